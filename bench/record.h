@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: MIT
+// Measurement records (one per device x backend x variant x shape) and their writers.
+#ifndef XCONV_RECORD_H
+#define XCONV_RECORD_H
+
+#include <stdio.h>
+
+#include "../host/xconv.h"
+
+typedef enum xconv_outcome {
+    XCONV_OUTCOME_PASS,           // ran, every element within threshold
+    XCONV_OUTCOME_FAIL,           // ran, wrong or unwritten elements
+    XCONV_OUTCOME_NOT_APPLICABLE, // the variant does not handle this shape/device (note says why)
+    XCONV_OUTCOME_ERROR,          // a build, allocation or runtime error (note says which)
+} xconv_outcome;
+
+typedef struct xconv_record {
+    char device[256];
+    char backend[16];
+    char driver[128];
+    char variant[48];
+    char family[16];
+    char shape_name[32];   // suite name of the shape, "" for ad-hoc shapes
+    char shape[256];       // SPEC string
+    char reference[48];    // what the output was compared with ("cpu_ref", "clblast_gemm+1000 samples")
+    uint64_t seed;
+    int repeat;            // timed runs (0 for validate-only records)
+    double median_ms, min_ms, max_ms;
+    double compile_ms;     // program build time, kept out of the timings
+    double gflops, gbps;   // from the median: FLOPs and minimum bytes (host/xconv.h) over time
+    double max_norm_err;
+    double threshold;
+    int64_t worst_index;
+    xconv_outcome outcome;
+    char note[512];        // reason for not applicable / error text / worst element position
+} xconv_record;
+
+// A run's header: the tool's version, commit and date.
+typedef struct xconv_run_info {
+    char tool_version[32];
+    char commit[64];
+    char date[40];         // ISO 8601 UTC
+    char command[512];     // the command line that produced the records
+} xconv_run_info;
+
+// Fills version, commit (build-time git hash) and the current date.
+void xconv_run_info_init(xconv_run_info *info, int argc, char **argv);
+
+// Returns "pass", "FAIL", "n/a", "error".
+const char *xconv_outcome_name(xconv_outcome outcome);
+
+// Median, min and max of n samples (n > 0); sorts a copy.
+void xconv_stats(const double *samples, int n, double *median, double *min, double *max);
+
+// Writers: JSON (one object: run info + "records" array), CSV (header row + one row a record),
+// and the human table. Return 0, or -1 when writing failed (errno set).
+int xconv_records_write_json(FILE *f, const xconv_run_info *info, const xconv_record *recs,
+                             int count);
+int xconv_records_write_csv(FILE *f, const xconv_record *recs, int count);
+int xconv_records_write_table(FILE *f, const xconv_record *recs, int count, bool timings);
+
+#endif // XCONV_RECORD_H

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: MIT
+// The kernel dialect: macros that let one kernel text compile as OpenCL C 1.2 and, through NVRTC,
+// as CUDA. Backends prepend this text to every kernel source; kernels use only these names for
+// qualifiers, work-item ids, barriers and math built-ins.
+//
+// Floating-point contraction is off on both compilers (OpenCL's FP_CONTRACT pragma here, NVRTC's
+// --fmad=false in the CUDA backend): a kernel that wants a fused multiply-add writes XC_FMA, so
+// both builds round the same operations the same way and give bitwise identical results.
+#ifndef XCONV_DIALECT_H
+#define XCONV_DIALECT_H
+
+#if defined(__OPENCL_VERSION__) || defined(__OPENCL_C_VERSION__)
+// =============================================================================================
+// OpenCL C
+
+#pragma OPENCL FP_CONTRACT OFF
+
+#define XC_KERNEL __kernel                 // a kernel entry point
+#define XC_FUNC static inline              // a helper function callable from kernels
+#define XC_GLOBAL __global                 // qualifier of a global-memory pointer
+#define XC_LOCAL __local                   // a local-memory array declared in a kernel body
+#define XC_LOCAL_PTR __local               // qualifier of a pointer into local memory
+#define XC_RESTRICT restrict
+
+// Constant memory: declare the array at file scope with XC_CONSTANT_ARRAY and take it as a kernel
+// parameter with XC_CONSTANT_PARAM (same name). On OpenCL the parameter is the array.
+#define XC_CONSTANT_ARRAY(type, name, count)
+#define XC_CONSTANT_PARAM(type, name) __constant type *restrict name
+
+#define XC_GLOBAL_ID(d) ((int)get_global_id(d))    // work-item index in the NDRange
+#define XC_LOCAL_ID(d) ((int)get_local_id(d))      // index within the work-group
+#define XC_GROUP_ID(d) ((int)get_group_id(d))      // work-group index
+#define XC_LOCAL_SIZE(d) ((int)get_local_size(d))  // work-group size
+#define XC_NUM_GROUPS(d) ((int)get_num_groups(d))  // work-groups in the NDRange
+#define XC_BARRIER() barrier(CLK_LOCAL_MEM_FENCE)  // work-group barrier over local memory
+
+#define XC_FMA(a, b, c) fma((a), (b), (c))
+#define XC_FABS(a) fabs(a)
+#define XC_NAN NAN
+#define XC_LOAD4(ptr, i) vload4((i), (ptr))           // 4 floats at ptr + 4*i
+#define XC_STORE4(v, ptr, i) vstore4((v), (i), (ptr))
+#define XC_MAKE_FLOAT4(a, b, c, d) ((float4)((a), (b), (c), (d)))
+
+#elif defined(__CUDACC_RTC__) || defined(__CUDACC__)
+// =============================================================================================
+// CUDA through NVRTC
+
+#define XC_KERNEL extern "C" __global__
+#define XC_FUNC static __device__ __forceinline__
+#define XC_GLOBAL
+#define XC_LOCAL __shared__
+#define XC_LOCAL_PTR
+#define XC_RESTRICT __restrict__
+
+// A real __constant__ symbol; the host copies the data into it before each launch. The kernel
+// parameter keeps the argument list the same as OpenCL's and is never read.
+#define XC_CONSTANT_ARRAY(type, name, count) __constant__ type name[count];
+#define XC_CONSTANT_PARAM(type, name) const type *name##_unused_param
+
+static __device__ __forceinline__ int xc_dim3_get(uint3 v, int d)
+{
+    return d == 0 ? (int)v.x : d == 1 ? (int)v.y : (int)v.z;
+}
+static __device__ __forceinline__ int xc_dim3_get(dim3 v, int d)
+{
+    return d == 0 ? (int)v.x : d == 1 ? (int)v.y : (int)v.z;
+}
+#define XC_LOCAL_ID(d) xc_dim3_get(threadIdx, (d))
+#define XC_GROUP_ID(d) xc_dim3_get(blockIdx, (d))
+#define XC_LOCAL_SIZE(d) xc_dim3_get(blockDim, (d))
+#define XC_NUM_GROUPS(d) xc_dim3_get(gridDim, (d))
+#define XC_GLOBAL_ID(d) (XC_GROUP_ID(d) * XC_LOCAL_SIZE(d) + XC_LOCAL_ID(d))
+#define XC_BARRIER() __syncthreads()
+
+#define XC_FMA(a, b, c) fmaf((a), (b), (c))
+#define XC_FABS(a) fabsf(a)
+#define XC_NAN __int_as_float(0x7fc00000)
+#define XC_LOAD4(ptr, i) (((const float4 *)(ptr))[(i)])
+#define XC_STORE4(v, ptr, i) (((float4 *)(ptr))[(i)] = (v))
+#define XC_MAKE_FLOAT4(a, b, c, d) make_float4((a), (b), (c), (d))
+
+#else
+#error "xconv_dialect.h: compile as OpenCL C or as CUDA"
+#endif
+
+#endif // XCONV_DIALECT_H

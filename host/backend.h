@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: MIT
+// The backend interface: one table of function pointers that each backend (OpenCL, CUDA) fills.
+#ifndef XCONV_BACKEND_H
+#define XCONV_BACKEND_H
+
+#include "xconv.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// Opaque handles owned by a backend.
+typedef struct xconv_buffer xconv_buffer;   // device memory (cl_mem, CUdeviceptr)
+typedef struct xconv_program xconv_program; // a built program/module, cached by the backend
+
+// ---------------------------------------------------------------------------------------------
+// Kernel launches
+
+typedef enum xconv_arg_kind {
+    XCONV_ARG_BUFFER,   // a __global pointer: buf
+    XCONV_ARG_INT,      // an int: i
+    XCONV_ARG_FLOAT,    // a float: f
+    XCONV_ARG_CONSTANT, // a constant-memory buffer: buf, bytes, and symbol. On OpenCL it is the
+                        // __constant pointer argument; on CUDA the backend copies `bytes` of buf
+                        // into the module's __constant__ array named `symbol` before the launch
+                        // and passes a null pointer for the argument (see common/xconv_dialect.h).
+} xconv_arg_kind;
+
+typedef struct xconv_arg {
+    xconv_arg_kind kind;
+    xconv_buffer *buf;
+    int32_t i;
+    float f;
+    size_t bytes;
+    const char *symbol;
+} xconv_arg;
+
+#define XCONV_ARG_BUF(b) ((xconv_arg){.kind = XCONV_ARG_BUFFER, .buf = (b)})
+#define XCONV_ARG_I32(v) ((xconv_arg){.kind = XCONV_ARG_INT, .i = (int32_t)(v)})
+#define XCONV_ARG_F32(v) ((xconv_arg){.kind = XCONV_ARG_FLOAT, .f = (float)(v)})
+#define XCONV_ARG_CONST(b, n, sym) \
+    ((xconv_arg){.kind = XCONV_ARG_CONSTANT, .buf = (b), .bytes = (n), .symbol = (sym)})
+
+#define XCONV_MAX_ARGS 16
+
+// One launch: NDRange sizes in work-items (global is a multiple of local in each dimension).
+typedef struct xconv_launch {
+    const char *kernel;     // entry point name
+    int dims;               // 1, 2 or 3
+    size_t global[3];
+    size_t local[3];
+    const xconv_arg *args;
+    int nargs;
+} xconv_launch;
+
+// ---------------------------------------------------------------------------------------------
+// Vendor library calls (optional slots)
+
+// C[b] = A[b] * B[b] for b < batch, all row-major, no transposes, fp32 with no reduced precision
+// (no TF32). Offsets and strides are in elements; a stride of 0 reuses the same matrix.
+typedef struct xconv_gemm_args {
+    size_t m, n, k;
+    xconv_buffer *a; size_t a_offset, lda, a_stride;
+    xconv_buffer *b; size_t b_offset, ldb, b_stride;
+    xconv_buffer *c; size_t c_offset, ldc, c_stride;
+    size_t batch;
+} xconv_gemm_args;
+
+// ---------------------------------------------------------------------------------------------
+// The table
+
+// Every slot takes the context that `open` returned. Required slots are never NULL.
+typedef struct xconv_backend_iface {
+    xconv_backend_kind kind;
+
+    // Lists up to `max` devices into infos and sets *count to the number present. Returns
+    // XCONV_ERR_UNAVAILABLE with a reason (no platform installed, no driver) when none can be
+    // listed; that is not fatal for the other backends.
+    xconv_status (*enumerate)(xconv_device_info *infos, int max, int *count, xconv_error *err);
+
+    // Opens device `backend_index` and returns its context in *ctx.
+    xconv_status (*open)(int backend_index, void **ctx, xconv_error *err);
+
+    // Releases the context, every program it cached and every buffer still allocated.
+    void (*close)(void *ctx);
+
+    // Allocates `bytes` of device memory; XCONV_ERR_OUT_OF_MEMORY past the device's limits.
+    xconv_status (*buffer_alloc)(void *ctx, size_t bytes, xconv_buffer **out, xconv_error *err);
+
+    // Frees a buffer; NULL is ignored.
+    void (*buffer_free)(void *ctx, xconv_buffer *buf);
+
+    // Blocking copies between host memory and a buffer, offsets in bytes.
+    xconv_status (*buffer_write)(void *ctx, xconv_buffer *buf, size_t offset, size_t bytes,
+                                 const void *src, xconv_error *err);
+    xconv_status (*buffer_read)(void *ctx, xconv_buffer *buf, size_t offset, size_t bytes,
+                                void *dst, xconv_error *err);
+
+    // Fills `count` floats of buf from element 0 with `value` (NaN to poison an output).
+    xconv_status (*buffer_fill)(void *ctx, xconv_buffer *buf, size_t count, float value,
+                                xconv_error *err);
+
+    // Builds `source` (the dialect header is prepended by the backend) with `options`, a string
+    // of "-DNAME=VALUE" defines. Programs are cached per (source, options) for the context's
+    // life; *compile_ms (when not NULL) gets the build time, 0 on a cache hit. A failed build
+    // returns XCONV_ERR_BUILD with the compiler's log in the message.
+    xconv_status (*program_build)(void *ctx, const char *source, const char *options,
+                                  xconv_program **out, double *compile_ms, xconv_error *err);
+
+    // Enqueues one launch of a kernel of a built program (asynchronous).
+    xconv_status (*launch)(void *ctx, xconv_program *prog, const xconv_launch *launch,
+                           xconv_error *err);
+
+    // Marks the start of a timed region in the device's queue.
+    xconv_status (*timer_start)(void *ctx, xconv_error *err);
+
+    // Marks its end, waits for the device, and returns the device time between the marks in ms
+    // (device events, not a host clock).
+    xconv_status (*timer_stop)(void *ctx, double *ms, xconv_error *err);
+
+    // Waits until everything enqueued has finished.
+    xconv_status (*finish)(void *ctx, xconv_error *err);
+
+    // Optional: the vendor BLAS (CLBlast, cuBLAS). NULL means the backend has none.
+    xconv_status (*sgemm)(void *ctx, const xconv_gemm_args *args, xconv_error *err);
+
+    // Optional: a vendor convolution named `algo` ("clblast_convgemm", "cudnn_fft", ...).
+    // NULL means the backend has none. Returns true when it can run problem p, else false with a
+    // reason; *workspace_bytes gets the scratch memory it needs.
+    bool (*vendor_conv_supports)(void *ctx, const char *algo, const xconv_problem *p,
+                                 size_t *workspace_bytes, char *reason, size_t reason_len);
+
+    // Runs vendor convolution `algo` y = conv(x, w) with a workspace of at least the bytes
+    // vendor_conv_supports asked for (NULL when 0).
+    xconv_status (*vendor_conv)(void *ctx, const char *algo, const xconv_problem *p,
+                                xconv_buffer *x, xconv_buffer *w, xconv_buffer *y,
+                                xconv_buffer *workspace, xconv_error *err);
+} xconv_backend_iface;
+
+// Returns the table of a backend, or NULL when it was not built in.
+const xconv_backend_iface *xconv_backend_get(xconv_backend_kind kind);
+
+// The registration functions of the backends (defined in cl/ and cuda/).
+const xconv_backend_iface *xconv_backend_opencl(void);
+const xconv_backend_iface *xconv_backend_cuda(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif // XCONV_BACKEND_H

@@ -140,6 +140,9 @@ typedef struct xconv_backend_iface {
 // Returns the table of a backend, or NULL when it was not built in.
 const xconv_backend_iface *xconv_backend_get(xconv_backend_kind kind);
 
+// Returns the embedded text of common/xconv_dialect.h, which backends prepend to every source.
+const char *xconv_kernel_dialect(void);
+
 // The registration functions of the backends (defined in cl/ and cuda/).
 const xconv_backend_iface *xconv_backend_opencl(void);
 const xconv_backend_iface *xconv_backend_cuda(void);

@@ -22,7 +22,6 @@ typedef struct xconv_variant {
     const char *family;    // "reference", "direct", "gemm", "peer"
     const char *summary;   // one line for listings
     unsigned backends;     // XCONV_BACKEND_BIT of each backend it runs on; 0: runs on the host
-    double threshold;      // largest normalised error that passes (validate/thresholds.c)
 
     // Returns true when the variant can run p on dev, else false with the reason in `reason`.
     // NULL means it applies to every valid problem.

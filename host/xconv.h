@@ -55,6 +55,8 @@ xconv_status xconv_error_prefix(xconv_error *err, const char *fmt, ...)
 #endif
     ;
 
+typedef struct xconv_device_info xconv_device_info;
+
 // ---------------------------------------------------------------------------------------------
 // The convolution descriptor
 
@@ -93,6 +95,11 @@ double xconv_problem_min_bytes(const xconv_problem *p);
 // Returns XCONV_OK when every rule holds, else XCONV_ERR_INVALID with a message naming the field
 // and the rule (positive sizes, non-empty output, groups dividing c and k, 32-bit indexable).
 xconv_status xconv_problem_check(const xconv_problem *p, xconv_error *err);
+
+// Returns XCONV_OK when x, w and y each fit in one of the device's largest allocations, else
+// XCONV_ERR_OUT_OF_MEMORY naming the tensor, its size and the device's limit.
+xconv_status xconv_problem_check_device(const xconv_problem *p, const xconv_device_info *info,
+                                        xconv_error *err);
 
 // Parses "n=32,c=3,h=224,w=224,k=64,r=7,s=7,stride=2,pad=3" (see docs/shapes.md) into *p and
 // checks it; returns XCONV_ERR_PARSE naming the bad token, or the check's status.
@@ -140,7 +147,7 @@ typedef enum xconv_backend_kind {
 const char *xconv_backend_name(xconv_backend_kind kind);
 
 // What a device reports about itself; the planner reads its limits from here.
-typedef struct xconv_device_info {
+struct xconv_device_info {
     xconv_backend_kind backend;
     int backend_index;           // index among this backend's devices
     char platform[128];          // OpenCL platform name, or "CUDA"
@@ -163,7 +170,7 @@ typedef struct xconv_device_info {
     int cc_major, cc_minor;      // CUDA compute capability (0 on OpenCL)
     double peak_gflops;          // measured or configured fp32 peak, 0 when unknown
     double peak_gbps;            // measured or configured memory bandwidth, 0 when unknown
-} xconv_device_info;
+};
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: MIT
+// Device listing across backends, selection by index or name, opening and closing.
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "device.h"
+
+// ---------------------------------------------------------------------------------------------
+// Backends
+
+const char *xconv_backend_name(xconv_backend_kind kind)
+{
+    return kind == XCONV_BACKEND_CUDA ? "cuda" : "opencl";
+}
+
+const xconv_backend_iface *xconv_backend_get(xconv_backend_kind kind)
+{
+    switch (kind) {
+    case XCONV_BACKEND_OPENCL:
+        return xconv_backend_opencl();
+    case XCONV_BACKEND_CUDA:
+#ifdef XCONV_HAVE_CUDA
+        return xconv_backend_cuda();
+#else
+        return NULL;
+#endif
+    default:
+        return NULL;
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Listing
+
+xconv_status xconv_devices_list(xconv_device_list *list)
+{
+    memset(list, 0, sizeof *list);
+    for (int kind = 0; kind < XCONV_BACKEND_COUNT; kind++) {
+        const xconv_backend_iface *be = xconv_backend_get((xconv_backend_kind)kind);
+        if (!be) {
+            list->backend_status[kind] = XCONV_ERR_UNAVAILABLE;
+            snprintf(list->backend_reason[kind], sizeof list->backend_reason[kind],
+                     "not built in (configure with -DXCONV_%s=ON)",
+                     kind == XCONV_BACKEND_CUDA ? "CUDA" : "OPENCL");
+            continue;
+        }
+        static xconv_error err;
+        int count = 0;
+        int room = XCONV_MAX_DEVICES - list->count;
+        xconv_status st = be->enumerate(list->devices + list->count, room, &count, &err);
+        list->backend_status[kind] = st;
+        if (st != XCONV_OK) {
+            snprintf(list->backend_reason[kind], sizeof list->backend_reason[kind], "%s",
+                     err.msg);
+            continue;
+        }
+        if (count == 0)
+            snprintf(list->backend_reason[kind], sizeof list->backend_reason[kind],
+                     "no devices");
+        list->count += count < room ? count : room;
+    }
+    return XCONV_OK;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Selection
+
+static bool contains_nocase(const char *haystack, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (const char *h = haystack; *h; h++) {
+        size_t i = 0;
+        while (i < n && h[i] && tolower((unsigned char)h[i]) == tolower((unsigned char)needle[i]))
+            i++;
+        if (i == n)
+            return true;
+    }
+    return n == 0;
+}
+
+static bool parse_index(const char *s, int *out)
+{
+    char *end = NULL;
+    if (!*s || !isdigit((unsigned char)*s))
+        return false;
+    long v = strtol(s, &end, 10);
+    if (*end || v < 0 || v > 1000000)
+        return false;
+    *out = (int)v;
+    return true;
+}
+
+void xconv_device_label(const xconv_device_info *info, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s:%d %s", xconv_backend_name(info->backend), info->backend_index,
+             info->name);
+}
+
+// Writes the valid choices into the error message.
+static int selection_error(const xconv_device_list *list, const char *selector,
+                           const char *why, xconv_error *err)
+{
+    char choices[4096] = "";
+    size_t used = 0;
+    for (int i = 0; i < list->count && used < sizeof choices; i++) {
+        char label[320];
+        xconv_device_label(&list->devices[i], label, sizeof label);
+        used += (size_t)snprintf(choices + used, sizeof choices - used, "\n  %d  %s", i, label);
+    }
+    for (int k = 0; k < XCONV_BACKEND_COUNT && used < sizeof choices; k++)
+        if (list->backend_status[k] != XCONV_OK)
+            used += (size_t)snprintf(choices + used, sizeof choices - used,
+                                     "\n  (%s: unavailable: %s)",
+                                     xconv_backend_name((xconv_backend_kind)k),
+                                     list->backend_reason[k]);
+    return xconv_error_set(err, XCONV_ERR_NOT_FOUND, "device '%s' %s; devices:%s", selector,
+                           why, list->count ? choices : " none");
+}
+
+int xconv_device_select(const xconv_device_list *list, const char *selector, xconv_error *err)
+{
+    if (!selector || !*selector)
+        selector = getenv("XCONV_DEVICE");
+    if (!selector || !*selector) {
+        for (int i = 0; i < list->count; i++)
+            if (list->devices[i].is_gpu)
+                return i;
+        for (int i = 0; i < list->count; i++)
+            if (list->devices[i].is_cpu)
+                return i;
+        if (list->count > 0)
+            return 0;
+        return selection_error(list, "(default)", "cannot be chosen: no device found", err);
+    }
+    int index;
+    if (parse_index(selector, &index)) {
+        if (index < list->count)
+            return index;
+        return selection_error(list, selector, "is past the last device", err);
+    }
+    const char *colon = strchr(selector, ':');
+    if (colon) {
+        for (int kind = 0; kind < XCONV_BACKEND_COUNT; kind++) {
+            const char *name = xconv_backend_name((xconv_backend_kind)kind);
+            if (strlen(name) != (size_t)(colon - selector) ||
+                strncmp(selector, name, strlen(name)) != 0)
+                continue;
+            if (!parse_index(colon + 1, &index))
+                return selection_error(list, selector, "has no valid index after ':'", err);
+            for (int i = 0; i < list->count; i++)
+                if ((int)list->devices[i].backend == kind &&
+                    list->devices[i].backend_index == index)
+                    return i;
+            return selection_error(list, selector, "does not exist", err);
+        }
+    }
+    for (int i = 0; i < list->count; i++) {
+        const xconv_device_info *d = &list->devices[i];
+        if (contains_nocase(d->name, selector) || contains_nocase(d->platform, selector) ||
+            contains_nocase(d->vendor, selector))
+            return i;
+    }
+    return selection_error(list, selector, "matches no device", err);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Opening
+
+xconv_device *xconv_device_open(const xconv_device_info *info, xconv_error *err)
+{
+    const xconv_backend_iface *be = xconv_backend_get(info->backend);
+    if (!be) {
+        xconv_error_set(err, XCONV_ERR_UNAVAILABLE, "backend %s is not built in",
+                        xconv_backend_name(info->backend));
+        return NULL;
+    }
+    xconv_device *dev = calloc(1, sizeof *dev);
+    if (!dev) {
+        xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "out of host memory");
+        return NULL;
+    }
+    dev->be = be;
+    dev->info = *info;
+    if (be->open(info->backend_index, &dev->ctx, err) != XCONV_OK) {
+        xconv_error_prefix(err, "opening %s:%d", xconv_backend_name(info->backend),
+                           info->backend_index);
+        free(dev);
+        return NULL;
+    }
+    return dev;
+}
+
+void xconv_device_close(xconv_device *dev)
+{
+    if (!dev)
+        return;
+    dev->be->close(dev->ctx);
+    free(dev);
+}

@@ -1,0 +1,478 @@
+// SPDX-License-Identifier: MIT
+// The harness: inputs, the reference, and running a variant with poisoning, checking and timing.
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "harness.h"
+#include "reference.h"
+#include "thresholds.h"
+
+#define MAX_ROTATION_SETS 8
+
+struct xconv_case {
+    xconv_device *dev;
+    xconv_problem p;
+    char shape_name[32];
+    char spec[256];
+    xconv_harness_opts opts;
+    int64_t x_n, w_n, y_n;
+    float *x, *w, *y;            // host inputs, and the output read back
+    xconv_buffer *dx, *dw;       // device inputs
+    bool ref_ready;
+    char ref_name[48];
+    double *ref64, *norm64;      // full float64 host reference (small problems)
+    float *ref32, *norm32;       // device reference path and its scale (large problems)
+    int64_t *samples;            // indices recomputed in float64 (large problems)
+    int nsamples;
+};
+
+void xconv_harness_opts_default(xconv_harness_opts *opts)
+{
+    *opts = (xconv_harness_opts){.seed = 1, .repeat = 0, .warmup = 2, .samples = 1000,
+                                 .host_ref_max_gflop = 1.0, .host_threads = 0};
+}
+
+// ---------------------------------------------------------------------------------------------
+// Device memory helpers
+
+static xconv_status upload(xconv_device *dev, const float *host, int64_t count,
+                           xconv_buffer **out, xconv_error *err)
+{
+    size_t bytes = (size_t)count * sizeof(float);
+    xconv_status st = dev->be->buffer_alloc(dev->ctx, bytes, out, err);
+    if (st == XCONV_OK && (st = dev->be->buffer_write(dev->ctx, *out, 0, bytes, host, err)))
+        dev->be->buffer_free(dev->ctx, *out), *out = NULL;
+    return st;
+}
+
+static void *host_alloc(size_t count, size_t size, xconv_error *err)
+{
+    void *ptr = calloc(count ? count : 1, size);
+    if (!ptr)
+        xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no host memory for %zu bytes",
+                        count * size);
+    return ptr;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Creating a case
+
+xconv_case *xconv_case_create(xconv_device *dev, const xconv_problem *p, const char *shape_name,
+                              const xconv_harness_opts *opts, xconv_error *err)
+{
+    if (xconv_problem_check(p, err) != XCONV_OK)
+        return NULL;
+    if (dev && xconv_problem_check_device(p, &dev->info, err) != XCONV_OK)
+        return NULL;
+    xconv_case *c = calloc(1, sizeof *c);
+    if (!c) {
+        xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no host memory");
+        return NULL;
+    }
+    c->dev = dev;
+    c->p = *p;
+    c->opts = *opts;
+    snprintf(c->shape_name, sizeof c->shape_name, "%s", shape_name ? shape_name : "");
+    xconv_shape_format(p, c->spec, sizeof c->spec);
+    c->x_n = xconv_problem_x_elems(p);
+    c->w_n = xconv_problem_w_elems(p);
+    c->y_n = xconv_problem_y_elems(p);
+    c->x = host_alloc((size_t)c->x_n, sizeof(float), err);
+    c->w = c->x ? host_alloc((size_t)c->w_n, sizeof(float), err) : NULL;
+    c->y = c->w ? host_alloc((size_t)c->y_n, sizeof(float), err) : NULL;
+    if (!c->y) {
+        xconv_case_destroy(c);
+        return NULL;
+    }
+    xconv_random_fill(c->x, (size_t)c->x_n, opts->seed, 1);
+    xconv_random_fill(c->w, (size_t)c->w_n, opts->seed, 2);
+    if (dev && (upload(dev, c->x, c->x_n, &c->dx, err) != XCONV_OK ||
+                upload(dev, c->w, c->w_n, &c->dw, err) != XCONV_OK)) {
+        xconv_case_destroy(c);
+        return NULL;
+    }
+    return c;
+}
+
+void xconv_case_destroy(xconv_case *c)
+{
+    if (!c)
+        return;
+    if (c->dev) {
+        c->dev->be->buffer_free(c->dev->ctx, c->dx);
+        c->dev->be->buffer_free(c->dev->ctx, c->dw);
+    }
+    free(c->x);
+    free(c->w);
+    free(c->y);
+    free(c->ref64);
+    free(c->norm64);
+    free(c->ref32);
+    free(c->norm32);
+    free(c->samples);
+    free(c);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Running a device variant once
+
+// Plans v, allocates its output and workspace, runs it once on NaN-poisoned y, reads y back.
+static xconv_status run_device_variant(xconv_device *dev, const xconv_variant *v,
+                                       const xconv_problem *p, xconv_buffer *dx,
+                                       xconv_buffer *dw, float *y_host, xconv_error *err)
+{
+    xconv_plan plan;
+    xconv_status st = xconv_variant_plan(v, dev, p, &plan, err);
+    if (st != XCONV_OK)
+        return st;
+    const xconv_backend_iface *be = dev->be;
+    size_t y_n = (size_t)xconv_problem_y_elems(p);
+    xconv_tensors t = {.x = dx, .w = dw};
+    st = be->buffer_alloc(dev->ctx, y_n * sizeof(float), &t.y, err);
+    if (st == XCONV_OK && plan.workspace_bytes)
+        st = be->buffer_alloc(dev->ctx, plan.workspace_bytes, &t.workspace, err);
+    if (st == XCONV_OK)
+        st = be->buffer_fill(dev->ctx, t.y, y_n, NAN, err);
+    if (st == XCONV_OK)
+        st = v->run(dev, p, &plan, &t, err);
+    if (st == XCONV_OK)
+        st = be->finish(dev->ctx, err);
+    if (st == XCONV_OK)
+        st = be->buffer_read(dev->ctx, t.y, 0, y_n * sizeof(float), y_host, err);
+    be->buffer_free(dev->ctx, t.workspace);
+    be->buffer_free(dev->ctx, t.y);
+    return st;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The reference
+
+// The device reference path for a backend.
+static const char *device_reference_name(const xconv_device *dev)
+{
+    return dev->info.backend == XCONV_BACKEND_CUDA ? "cublas_gemm" : "clblast_gemm";
+}
+
+// Full float64 host reference.
+static xconv_status make_host_reference(xconv_case *c, xconv_error *err)
+{
+    c->ref64 = host_alloc((size_t)c->y_n, sizeof(double), err);
+    c->norm64 = c->ref64 ? host_alloc((size_t)c->y_n, sizeof(double), err) : NULL;
+    if (!c->norm64)
+        return XCONV_ERR_OUT_OF_MEMORY;
+    snprintf(c->ref_name, sizeof c->ref_name, "cpu_ref");
+    return xconv_reference_conv(&c->p, c->x, c->w, c->ref64, c->norm64, c->opts.host_threads,
+                                err);
+}
+
+// The device reference path on (x, w), its scale from a run on (|x|, |w|), and float64 samples
+// that both the reference and every variant are checked against.
+static xconv_status make_device_reference(xconv_case *c, xconv_error *err)
+{
+    xconv_device *dev = c->dev;
+    const xconv_variant *ref = xconv_variant_find(device_reference_name(dev), err);
+    if (!ref)
+        return XCONV_ERR_NOT_FOUND;
+    c->ref32 = host_alloc((size_t)c->y_n, sizeof(float), err);
+    c->norm32 = c->ref32 ? host_alloc((size_t)c->y_n, sizeof(float), err) : NULL;
+    c->samples = c->norm32 ? host_alloc((size_t)c->opts.samples, sizeof(int64_t), err) : NULL;
+    float *abs_x = c->samples ? host_alloc((size_t)c->x_n, sizeof(float), err) : NULL;
+    float *abs_w = abs_x ? host_alloc((size_t)c->w_n, sizeof(float), err) : NULL;
+    if (!abs_w) {
+        free(abs_x);
+        return XCONV_ERR_OUT_OF_MEMORY;
+    }
+    for (int64_t i = 0; i < c->x_n; i++)
+        abs_x[i] = fabsf(c->x[i]);
+    for (int64_t i = 0; i < c->w_n; i++)
+        abs_w[i] = fabsf(c->w[i]);
+    xconv_buffer *dax = NULL, *daw = NULL;
+    xconv_status st = run_device_variant(dev, ref, &c->p, c->dx, c->dw, c->ref32, err);
+    if (st == XCONV_OK && (st = upload(dev, abs_x, c->x_n, &dax, err)) == XCONV_OK &&
+        (st = upload(dev, abs_w, c->w_n, &daw, err)) == XCONV_OK)
+        st = run_device_variant(dev, ref, &c->p, dax, daw, c->norm32, err);
+    dev->be->buffer_free(dev->ctx, dax);
+    dev->be->buffer_free(dev->ctx, daw);
+    free(abs_x);
+    free(abs_w);
+    if (st != XCONV_OK)
+        return xconv_error_prefix(err, "reference %s", ref->name);
+    c->nsamples = c->opts.samples;
+    xconv_sample_indices(&c->p, c->samples, c->nsamples, c->opts.seed);
+    xconv_compare_result check = {0};
+    xconv_compare_sampled(&c->p, c->x, c->w, c->ref32, c->samples, c->nsamples, &check);
+    double limit = xconv_threshold_for_family(ref->family);
+    if (check.nonfinite || !(check.max_norm_err <= limit))
+        return xconv_error_set(err, XCONV_ERR_DEVICE,
+                               "reference %s disagrees with float64 at sampled elements "
+                               "(max error %.3g, %lld non-finite)",
+                               ref->name, check.max_norm_err, (long long)check.nonfinite);
+    snprintf(c->ref_name, sizeof c->ref_name, "%s+%d samples", ref->name, c->nsamples);
+    return XCONV_OK;
+}
+
+static xconv_status ensure_reference(xconv_case *c, xconv_error *err)
+{
+    if (c->ref_ready)
+        return XCONV_OK;
+    bool small = xconv_problem_flops(&c->p) <= c->opts.host_ref_max_gflop * 1e9;
+    xconv_status st = (small || !c->dev) ? make_host_reference(c, err)
+                                         : make_device_reference(c, err);
+    c->ref_ready = st == XCONV_OK;
+    return st;
+}
+
+// Compares c->y with the reference.
+static void compare_output(const xconv_case *c, xconv_compare_result *res)
+{
+    memset(res, 0, sizeof *res);
+    if (c->ref64) {
+        xconv_compare_full(c->y, c->ref64, c->norm64, c->y_n, res);
+        return;
+    }
+    xconv_compare_full_f32(c->y, c->ref32, c->norm32, c->y_n, res);
+    xconv_compare_sampled(&c->p, c->x, c->w, c->y, c->samples, c->nsamples, res);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Timing
+
+typedef struct rotation {
+    xconv_tensors sets[MAX_ROTATION_SETS];
+    int count;
+} rotation;
+
+// Set 0 uses the case's inputs; when x + w + y fit twice in the last-level cache, more sets of
+// copies are added so that consecutive runs read inputs that are not cached.
+static xconv_status rotation_create(xconv_case *c, const xconv_plan *plan, rotation *rot,
+                                    xconv_error *err)
+{
+    xconv_device *dev = c->dev;
+    memset(rot, 0, sizeof *rot);
+    double ws = xconv_problem_min_bytes(&c->p);
+    int count = 1;
+    if (dev->info.cache_bytes && ws < 2.0 * (double)dev->info.cache_bytes)
+        count = (int)ceil(2.0 * (double)dev->info.cache_bytes / ws) + 1;
+    if (count > MAX_ROTATION_SETS)
+        count = MAX_ROTATION_SETS;
+    xconv_status st = XCONV_OK;
+    xconv_buffer *workspace = NULL;
+    if (plan->workspace_bytes)
+        st = dev->be->buffer_alloc(dev->ctx, plan->workspace_bytes, &workspace, err);
+    for (int i = 0; st == XCONV_OK && i < count; i++) {
+        xconv_tensors *t = &rot->sets[i];
+        t->workspace = workspace;
+        t->x = c->dx;
+        t->w = c->dw;
+        if (i > 0 && (st = upload(dev, c->x, c->x_n, &t->x, err)) == XCONV_OK)
+            st = upload(dev, c->w, c->w_n, &t->w, err);
+        if (st == XCONV_OK)
+            st = dev->be->buffer_alloc(dev->ctx, (size_t)c->y_n * sizeof(float), &t->y, err);
+        rot->count = i + 1;
+    }
+    if (st == XCONV_OK)
+        st = dev->be->buffer_fill(dev->ctx, rot->sets[0].y, (size_t)c->y_n, NAN, err);
+    return st;
+}
+
+static void rotation_destroy(xconv_case *c, rotation *rot)
+{
+    const xconv_backend_iface *be = c->dev->be;
+    for (int i = 0; i < rot->count; i++) {
+        if (i > 0) {
+            be->buffer_free(c->dev->ctx, rot->sets[i].x);
+            be->buffer_free(c->dev->ctx, rot->sets[i].w);
+        }
+        be->buffer_free(c->dev->ctx, rot->sets[i].y);
+    }
+    if (rot->count)
+        be->buffer_free(c->dev->ctx, rot->sets[0].workspace);
+}
+
+// Warm-up runs, then opts.repeat timed runs rotating the sets; the last output of set 0 is read
+// into c->y for a second check. Fills the timing fields of rec.
+static xconv_status time_variant(xconv_case *c, const xconv_variant *v, xconv_record *rec,
+                                 xconv_error *err)
+{
+    xconv_device *dev = c->dev;
+    xconv_plan plan;
+    xconv_status st = xconv_variant_plan(v, dev, &c->p, &plan, err);
+    if (st != XCONV_OK)
+        return st;
+    rotation rot;
+    st = rotation_create(c, &plan, &rot, err);
+    for (int i = 0; st == XCONV_OK && i < c->opts.warmup; i++)
+        st = v->run(dev, &c->p, &plan, &rot.sets[i % rot.count], err);
+    if (st == XCONV_OK)
+        st = dev->be->finish(dev->ctx, err);
+    double *ms = st == XCONV_OK ? host_alloc((size_t)c->opts.repeat, sizeof(double), err) : NULL;
+    if (!ms && st == XCONV_OK)
+        st = XCONV_ERR_OUT_OF_MEMORY;
+    for (int i = 0; st == XCONV_OK && i < c->opts.repeat; i++) {
+        int set = (i + 1) % rot.count;
+        if (i == c->opts.repeat - 1)
+            set = 0;  // the last run writes set 0, whose y was poisoned, for the final check
+        st = dev->be->timer_start(dev->ctx, err);
+        if (st == XCONV_OK)
+            st = v->run(dev, &c->p, &plan, &rot.sets[set], err);
+        if (st == XCONV_OK)
+            st = dev->be->timer_stop(dev->ctx, &ms[i], err);
+    }
+    if (st == XCONV_OK) {
+        xconv_stats(ms, c->opts.repeat, &rec->median_ms, &rec->min_ms, &rec->max_ms);
+        rec->repeat = c->opts.repeat;
+        double seconds = rec->median_ms * 1e-3;
+        rec->gflops = seconds > 0 ? xconv_problem_flops(&c->p) / seconds * 1e-9 : 0;
+        rec->gbps = seconds > 0 ? xconv_problem_min_bytes(&c->p) / seconds * 1e-9 : 0;
+        st = dev->be->buffer_read(dev->ctx, rot.sets[0].y, 0, (size_t)c->y_n * sizeof(float),
+                                  c->y, err);
+    }
+    free(ms);
+    rotation_destroy(c, &rot);
+    return st;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Running a variant against the case
+
+static void record_init(const xconv_case *c, const xconv_variant *v, xconv_record *rec)
+{
+    memset(rec, 0, sizeof *rec);
+    if (c->dev) {
+        xconv_device_label(&c->dev->info, rec->device, sizeof rec->device);
+        snprintf(rec->backend, sizeof rec->backend, "%s",
+                 xconv_backend_name(c->dev->info.backend));
+        snprintf(rec->driver, sizeof rec->driver, "%s", c->dev->info.driver);
+    }
+    if (v->backends == 0) {
+        snprintf(rec->device, sizeof rec->device, "host");
+        snprintf(rec->backend, sizeof rec->backend, "host");
+    }
+    snprintf(rec->variant, sizeof rec->variant, "%s", v->name);
+    snprintf(rec->family, sizeof rec->family, "%s", v->family);
+    snprintf(rec->shape_name, sizeof rec->shape_name, "%s", c->shape_name);
+    snprintf(rec->shape, sizeof rec->shape, "%s", c->spec);
+    rec->seed = c->opts.seed;
+    rec->threshold = xconv_threshold_for_family(v->family);
+    rec->worst_index = -1;
+    rec->max_norm_err = NAN;
+}
+
+static void record_outcome(xconv_record *rec, xconv_status st, const xconv_error *err)
+{
+    rec->outcome = st == XCONV_ERR_NOT_APPLICABLE ? XCONV_OUTCOME_NOT_APPLICABLE
+                                                  : XCONV_OUTCOME_ERROR;
+    snprintf(rec->note, sizeof rec->note, "%s", err->msg);
+}
+
+// Checks c->y against the reference and folds the result into rec.
+static void record_check(const xconv_case *c, xconv_record *rec)
+{
+    xconv_compare_result res;
+    compare_output(c, &res);
+    if (isnan(rec->max_norm_err) || res.max_norm_err > rec->max_norm_err) {
+        rec->max_norm_err = res.max_norm_err;
+        rec->worst_index = res.worst_index;
+    }
+    bool pass = res.nonfinite == 0 && res.max_norm_err <= rec->threshold;
+    if (pass && rec->outcome != XCONV_OUTCOME_FAIL) {
+        rec->outcome = XCONV_OUTCOME_PASS;
+        return;
+    }
+    rec->outcome = XCONV_OUTCOME_FAIL;
+    int64_t at[4];
+    if (res.nonfinite) {
+        xconv_index_split(&c->p, res.first_nonfinite, at);
+        snprintf(rec->note, sizeof rec->note,
+                 "%lld non-finite outputs (unwritten or NaN), first at n=%lld k=%lld p=%lld "
+                 "q=%lld",
+                 (long long)res.nonfinite, (long long)at[0], (long long)at[1], (long long)at[2],
+                 (long long)at[3]);
+    } else if (res.worst_index >= 0) {
+        xconv_index_split(&c->p, res.worst_index, at);
+        snprintf(rec->note, sizeof rec->note,
+                 "error %.3g > %.1g at n=%lld k=%lld p=%lld q=%lld", res.max_norm_err,
+                 rec->threshold, (long long)at[0], (long long)at[1], (long long)at[2],
+                 (long long)at[3]);
+    }
+}
+
+xconv_status xconv_case_run(xconv_case *c, const xconv_variant *v, xconv_record *rec,
+                            xconv_error *err)
+{
+    record_init(c, v, rec);
+    char reason[512] = "";
+    if (v->backends && (!c->dev || !xconv_variant_applies(v, c->dev, &c->p, reason,
+                                                          sizeof reason))) {
+        rec->outcome = XCONV_OUTCOME_NOT_APPLICABLE;
+        snprintf(rec->note, sizeof rec->note, "%s", c->dev ? reason : "needs a device");
+        return XCONV_OK;
+    }
+    if (!v->backends && xconv_problem_flops(&c->p) > c->opts.host_ref_max_gflop * 1e9) {
+        rec->outcome = XCONV_OUTCOME_NOT_APPLICABLE;
+        snprintf(rec->note, sizeof rec->note,
+                 "larger than the host reference limit of %.3g GFLOP",
+                 c->opts.host_ref_max_gflop);
+        return XCONV_OK;
+    }
+    xconv_status st = ensure_reference(c, err);
+    if (st != XCONV_OK)
+        return st;
+    snprintf(rec->reference, sizeof rec->reference, "%s", c->ref_name);
+    static xconv_error run_err;
+    if (c->dev)
+        c->dev->compile_ms = 0;
+    if (v->backends)
+        st = run_device_variant(c->dev, v, &c->p, c->dx, c->dw, c->y, &run_err);
+    else
+        st = v->run_host(&c->p, c->x, c->w, c->y, &run_err);
+    if (st != XCONV_OK) {
+        record_outcome(rec, st, &run_err);
+        return XCONV_OK;
+    }
+    if (c->dev)
+        rec->compile_ms = c->dev->compile_ms;
+    record_check(c, rec);
+    if (c->opts.repeat <= 0 || !v->backends || rec->outcome != XCONV_OUTCOME_PASS)
+        return XCONV_OK;
+    st = time_variant(c, v, rec, &run_err);
+    if (st != XCONV_OK) {
+        record_outcome(rec, st, &run_err);
+        return XCONV_OK;
+    }
+    record_check(c, rec);
+    return XCONV_OK;
+}
+
+// ---------------------------------------------------------------------------------------------
+// One run for `xconv run`
+
+xconv_status xconv_run_once(xconv_device *dev, const xconv_variant *v, const xconv_problem *p,
+                            const float *x, const float *w, float *y, double *ms,
+                            xconv_error *err)
+{
+    *ms = 0;
+    if (!v->backends)
+        return v->run_host(p, x, w, y, err);
+    char reason[512] = "";
+    if (!xconv_variant_applies(v, dev, p, reason, sizeof reason))
+        return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE, "%s: %s", v->name, reason);
+    xconv_status st = xconv_problem_check_device(p, &dev->info, err);
+    xconv_buffer *dx = NULL, *dw = NULL;
+    if (st == XCONV_OK)
+        st = upload(dev, x, xconv_problem_x_elems(p), &dx, err);
+    if (st == XCONV_OK)
+        st = upload(dev, w, xconv_problem_w_elems(p), &dw, err);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    if (st == XCONV_OK)
+        st = run_device_variant(dev, v, p, dx, dw, y, err);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    *ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-6;
+    dev->be->buffer_free(dev->ctx, dx);
+    dev->be->buffer_free(dev->ctx, dw);
+    return st;
+}

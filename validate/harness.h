@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: MIT
+// The harness: one problem's inputs and reference on one device, and running variants against it
+// (validation, and timing for benchmarks), producing records.
+#ifndef XCONV_HARNESS_H
+#define XCONV_HARNESS_H
+
+#include "../bench/record.h"
+#include "../host/variant.h"
+
+typedef struct xconv_harness_opts {
+    uint64_t seed;               // inputs are xconv_random_fill(seed, stream 1 for x, 2 for w)
+    int repeat;                  // timed runs per variant; 0 validates only
+    int warmup;                  // untimed runs before timing (compilation happens in the first)
+    int samples;                 // elements recomputed in float64 when the reference is a device
+    double host_ref_max_gflop;   // problems up to this size get the full float64 host reference
+    int host_threads;            // threads of the host reference (<= 0: all cores)
+} xconv_harness_opts;
+
+// Fills the defaults: seed 1, repeat 0, warmup 2, 1000 samples, 1 GFLOP, all cores.
+void xconv_harness_opts_default(xconv_harness_opts *opts);
+
+typedef struct xconv_case xconv_case;
+
+// Prepares problem p (named shape_name, "" for ad-hoc) on dev: random inputs on the host and on
+// the device. The reference is made lazily by the first variant run. Returns NULL on failure.
+xconv_case *xconv_case_create(xconv_device *dev, const xconv_problem *p, const char *shape_name,
+                              const xconv_harness_opts *opts, xconv_error *err);
+
+// Runs variant v: plans it, runs it on poisoned outputs, checks every element against the
+// reference, and (opts->repeat > 0) times it. Always fills *rec, whose outcome says what
+// happened (not applicable, error, fail or pass); returns XCONV_OK unless the harness itself
+// failed (for instance the reference could not be computed).
+xconv_status xconv_case_run(xconv_case *c, const xconv_variant *v, xconv_record *rec,
+                            xconv_error *err);
+
+// Frees the case's host and device memory; NULL is ignored.
+void xconv_case_destroy(xconv_case *c);
+
+// Runs v once on given host inputs and writes y (xconv_problem_y_elems floats). dev may be NULL
+// for host variants. Used by `xconv run`.
+xconv_status xconv_run_once(xconv_device *dev, const xconv_variant *v, const xconv_problem *p,
+                            const float *x, const float *w, float *y, double *ms,
+                            xconv_error *err);
+
+#endif // XCONV_HARNESS_H

@@ -1,0 +1,438 @@
+// SPDX-License-Identifier: MIT
+// Tests of the host references: random data, the float64 convolution, sampling and comparisons.
+#include <math.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "check.h"
+#include "validate/reference.h"
+#include "validate/thresholds.h"
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+
+// Returns a problem with the given sizes and the defaults for everything else.
+static xconv_problem make(int64_t n, int64_t c, int64_t h, int64_t w, int64_t k, int64_t r,
+                          int64_t s)
+{
+    xconv_problem p = xconv_problem_default();
+    p.n = n, p.c = c, p.h = h, p.w = w, p.k = k, p.r = r, p.s = s;
+    return p;
+}
+
+// The textbook loop nest with a bounds check per term, in the same (c, r, s) order.
+static void naive_conv(const xconv_problem *pr, const float *x, const float *w, double *y,
+                       double *norm)
+{
+    int64_t P = xconv_problem_out_h(pr), Q = xconv_problem_out_w(pr);
+    int64_t cg = pr->c / pr->groups, kg = pr->k / pr->groups;
+    for (int64_t n = 0; n < pr->n; n++)
+        for (int64_t k = 0; k < pr->k; k++)
+            for (int64_t p = 0; p < P; p++)
+                for (int64_t q = 0; q < Q; q++) {
+                    double sum = 0, nsum = 0;
+                    for (int64_t c = 0; c < cg; c++)
+                        for (int64_t r = 0; r < pr->r; r++)
+                            for (int64_t s = 0; s < pr->s; s++) {
+                                int64_t h = p * pr->stride_h - pr->pad_h + r * pr->dil_h;
+                                int64_t ww = q * pr->stride_w - pr->pad_w + s * pr->dil_w;
+                                if (h < 0 || h >= pr->h || ww < 0 || ww >= pr->w)
+                                    continue;
+                                int64_t ci = (k / kg) * cg + c;
+                                double prod = (double)w[((k * cg + c) * pr->r + r) * pr->s + s] *
+                                              (double)x[((n * pr->c + ci) * pr->h + h) * pr->w + ww];
+                                sum += prod;
+                                nsum += fabs(prod);
+                            }
+                    int64_t i = ((n * pr->k + k) * P + p) * Q + q;
+                    y[i] = sum;
+                    norm[i] = nsum;
+                }
+}
+
+// Runs the reference on p with x and w and checks y (and norm when given) against expected
+// values exactly.
+static void check_exact(const char *what, const xconv_problem *p, const float *x, const float *w,
+                        const double *want_y, const double *want_norm)
+{
+    int64_t ny = xconv_problem_y_elems(p);
+    double *y = malloc((size_t)ny * sizeof *y), *norm = malloc((size_t)ny * sizeof *norm);
+    xconv_error err = { 0 };
+    xconv_status st = xconv_reference_conv(p, x, w, y, norm, 2, &err);
+    CHECK_MSG(st == XCONV_OK, "%s: %s", what, err.msg);
+    for (int64_t i = 0; st == XCONV_OK && i < ny; i++) {
+        CHECK_MSG(y[i] == want_y[i], "%s: y[%lld] = %g, want %g", what, (long long)i, y[i],
+                  want_y[i]);
+        if (want_norm)
+            CHECK_MSG(norm[i] == want_norm[i], "%s: norm[%lld] = %g, want %g", what,
+                      (long long)i, norm[i], want_norm[i]);
+    }
+    free(y);
+    free(norm);
+}
+
+// Returns a float array of count values from the seeded generator (caller frees).
+static float *random_array(int64_t count, uint64_t seed, uint64_t stream)
+{
+    float *a = malloc((size_t)count * sizeof *a);
+    xconv_random_fill(a, (size_t)count, seed, stream);
+    return a;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Random data
+
+static void test_random(void)
+{
+    enum { LONG = 1 << 20 };
+    float *a = random_array(LONG, 42, 0), *b = random_array(LONG, 42, 0);
+    float *c = random_array(LONG, 42, 1), *d = random_array(LONG, 43, 0);
+    CHECK(memcmp(a, b, LONG * sizeof *a) == 0);
+    int64_t zeros = 0, out_of_range = 0, same_stream = 0, same_seed = 0;
+    double sum = 0, lo = 1, hi = -1;
+    for (int i = 0; i < LONG; i++) {
+        zeros += a[i] == 0.0f;
+        out_of_range += !(a[i] >= -1.0f && a[i] < 1.0f);
+        same_stream += a[i] == c[i];
+        same_seed += a[i] == d[i];
+        sum += a[i];
+        lo = a[i] < lo ? a[i] : lo;
+        hi = a[i] > hi ? a[i] : hi;
+    }
+    CHECK_MSG(zeros == 0, "%lld zeros", (long long)zeros);
+    CHECK(out_of_range == 0);
+    CHECK_MSG(same_stream < 64, "streams 0 and 1 agree in %lld places", (long long)same_stream);
+    CHECK_MSG(same_seed < 64, "seeds 42 and 43 agree in %lld places", (long long)same_seed);
+    CHECK_MSG(fabs(sum / LONG) < 0.01, "mean %g", sum / LONG);
+    CHECK(lo < -0.999 && hi > 0.999);
+
+    // Counter-based: a shorter fill is a prefix of a longer one.
+    float head[100];
+    xconv_random_fill(head, 100, 42, 0);
+    CHECK(memcmp(head, a, sizeof head) == 0);
+
+    // Pinned values, so the sequence cannot change silently between platforms or versions.
+    float pin[3];
+    xconv_random_fill(pin, 3, 1, 0);
+    printf("random_fill(seed 1, stream 0): %.9g %.9g %.9g\n", pin[0], pin[1], pin[2]);
+    free(a);
+    free(b);
+    free(c);
+    free(d);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Hand-computed cases
+
+static void test_hand_cases(void)
+{
+    // 3x3 input 1..9, 2x2 filter [[1, 0], [0, 1]]: y = x[p][q] + x[p+1][q+1].
+    float x9[9] = { 1, 2, 3, 4, 5, 6, 7, 8, 9 };
+    float diag[4] = { 1, 0, 0, 1 };
+    xconv_problem p = make(1, 1, 3, 3, 1, 2, 2);
+    check_exact("basic", &p, x9, diag, (double[]){ 6, 8, 12, 14 }, (double[]){ 6, 8, 12, 14 });
+
+    // Stride 2, pad 1, 3x3 ones: each output sums the 2x2 corner window it overlaps.
+    float ones9[9] = { 1, 1, 1, 1, 1, 1, 1, 1, 1 };
+    p = make(1, 1, 3, 3, 1, 3, 3);
+    p.stride_h = p.stride_w = 2;
+    p.pad_h = p.pad_w = 1;
+    check_exact("stride+pad", &p, x9, ones9, (double[]){ 12, 16, 24, 28 }, NULL);
+
+    // Dilation 2 on a 5x5 ramp x[h][w] = 5h + w with a 2x2 ones filter (3x3 footprint):
+    // y[p][q] = x[p][q] + x[p][q+2] + x[p+2][q] + x[p+2][q+2] = 4 (5p + q) + 24.
+    float ramp[25], ones4[4] = { 1, 1, 1, 1 };
+    for (int i = 0; i < 25; i++)
+        ramp[i] = (float)i;
+    p = make(1, 1, 5, 5, 1, 2, 2);
+    p.dil_h = p.dil_w = 2;
+    double dil_y[9];
+    for (int i = 0; i < 9; i++)
+        dil_y[i] = 4 * (5 * (i / 3) + i % 3) + 24;
+    check_exact("dilation", &p, ramp, ones4, dil_y, NULL);
+
+    // Two groups of two channels on a 1x1 image, 1x1 filters: k0 sees channels 0-1 only,
+    // k1 channels 2-3 only. Channel c holds c + 1.
+    float xg[4] = { 1, 2, 3, 4 }, wg[4] = { 1, 10, 100, 1000 };
+    p = make(1, 4, 1, 1, 2, 1, 1);
+    p.groups = 2;
+    check_exact("groups", &p, xg, wg, (double[]){ 21, 4300 }, NULL);
+
+    // Depthwise, 3 channels of 2x2 holding c + 1, filters 2, 3, 4.
+    float xd[12] = { 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3 }, wd[3] = { 2, 3, 4 };
+    p = make(1, 3, 2, 2, 3, 1, 1);
+    p.groups = 3;
+    check_exact("depthwise", &p, xd, wd,
+                (double[]){ 2, 2, 2, 2, 6, 6, 6, 6, 12, 12, 12, 12 }, NULL);
+
+    // Asymmetric: 2x4 input, 1x2 filter [1, -1], stride_w 2, pad_h 1: P = 4, Q = 2. Rows 0 and 3
+    // read only padding (y = norm = 0); the others are differences of neighbours.
+    float xa[8] = { 1, 2, 3, 4, 5, 6, 7, 8 }, wa[2] = { 1, -1 };
+    p = make(1, 1, 2, 4, 1, 1, 2);
+    p.stride_w = 2;
+    p.pad_h = 1;
+    check_exact("asymmetric", &p, xa, wa, (double[]){ 0, 0, -1, -1, -1, -1, 0, 0 },
+                (double[]){ 0, 0, 3, 7, 11, 15, 0, 0 });
+
+    // Mixed signs: the norm sums magnitudes while y cancels.
+    float xm[2] = { 3, -2 }, wm[2] = { 2, 3 };
+    p = make(1, 2, 1, 1, 1, 1, 1);
+    check_exact("norm", &p, xm, wm, (double[]){ 0 }, (double[]){ 12 });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Against the loop nest, element by element and across thread counts
+
+// Shapes covering every index path: stride, pad, dilation, groups, depthwise, asymmetric.
+static const char *const shapes[] = {
+    "n=2,c=3,h=9,w=7,k=4,r=3,s=3",
+    "n=1,c=4,h=11,w=13,k=6,r=3,s=5,stride_h=2,stride_w=3,pad_h=1,pad_w=2",
+    "n=2,c=6,h=10,w=10,k=4,r=3,s=3,dil_h=2,dil_w=3,pad=2,groups=2",
+    "n=1,c=8,h=12,w=9,k=8,r=3,s=3,stride=2,pad=1,groups=8",
+    "n=3,c=5,h=6,w=17,k=2,r=2,s=4,stride_h=3,stride_w=1,pad_h=3,pad_w=0,dil_h=1,dil_w=2",
+    "n=1,c=3,h=4,w=4,k=2,r=5,s=5,pad=3",
+    "n=2,c=16,h=7,w=7,k=32,r=1,s=1",
+};
+
+static void test_against_naive(void)
+{
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        xconv_problem p;
+        xconv_error err = { 0 };
+        if (xconv_shape_parse(shapes[i], &p, &err) != XCONV_OK) {
+            CHECK_MSG(0, "parse %s: %s", shapes[i], err.msg);
+            continue;
+        }
+        int64_t ny = xconv_problem_y_elems(&p);
+        float *x = random_array(xconv_problem_x_elems(&p), 7, 0);
+        float *w = random_array(xconv_problem_w_elems(&p), 7, 1);
+        double *y1 = malloc((size_t)ny * sizeof(double)), *n1 = malloc((size_t)ny * sizeof(double));
+        double *y4 = malloc((size_t)ny * sizeof(double)), *n4 = malloc((size_t)ny * sizeof(double));
+        double *yn = malloc((size_t)ny * sizeof(double)), *nn = malloc((size_t)ny * sizeof(double));
+        naive_conv(&p, x, w, yn, nn);
+        CHECK(xconv_reference_conv(&p, x, w, y1, n1, 1, &err) == XCONV_OK);
+        CHECK(xconv_reference_conv(&p, x, w, y4, n4, 4, &err) == XCONV_OK);
+        CHECK_MSG(memcmp(y1, yn, (size_t)ny * sizeof *y1) == 0, "%s: y differs from loop nest",
+                  shapes[i]);
+        CHECK_MSG(memcmp(n1, nn, (size_t)ny * sizeof *n1) == 0, "%s: norm differs", shapes[i]);
+        CHECK_MSG(memcmp(y1, y4, (size_t)ny * sizeof *y1) == 0, "%s: 1 vs 4 threads", shapes[i]);
+        CHECK_MSG(memcmp(n1, n4, (size_t)ny * sizeof *n1) == 0, "%s: 1 vs 4 threads", shapes[i]);
+
+        // Every element through the one-element path, bit for bit.
+        int64_t bad = 0;
+        for (int64_t e = 0; e < ny; e++) {
+            double en;
+            double ev = xconv_reference_element(&p, x, w, e, &en);
+            bad += ev != y1[e] || en != n1[e];
+        }
+        CHECK_MSG(bad == 0, "%s: %lld elements differ from reference_element", shapes[i],
+                  (long long)bad);
+        free(x), free(w), free(y1), free(n1), free(y4), free(n4), free(yn), free(nn);
+    }
+}
+
+// A shape the size of the small suite's larger ones must take well under a second.
+static void test_speed_and_threads(void)
+{
+    xconv_problem p;
+    xconv_error err = { 0 };
+    CHECK(xconv_shape_parse("n=2,c=32,h=56,w=56,k=32,r=3,s=3,pad=1", &p, &err) == XCONV_OK);
+    int64_t ny = xconv_problem_y_elems(&p);
+    float *x = random_array(xconv_problem_x_elems(&p), 3, 0);
+    float *w = random_array(xconv_problem_w_elems(&p), 3, 1);
+    double *ya = malloc((size_t)ny * sizeof(double)), *yb = malloc((size_t)ny * sizeof(double));
+    double *na = malloc((size_t)ny * sizeof(double)), *nb = malloc((size_t)ny * sizeof(double));
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    CHECK(xconv_reference_conv(&p, x, w, ya, na, 0, &err) == XCONV_OK);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) * 1e-6;
+    printf("reference %.1f MFLOP on all cores: %.1f ms\n", xconv_problem_flops(&p) * 1e-6, ms);
+    CHECK_MSG(ms < 2000, "%.1f ms", ms);
+    CHECK(xconv_reference_conv(&p, x, w, yb, nb, 3, &err) == XCONV_OK);
+    CHECK(memcmp(ya, yb, (size_t)ny * sizeof *ya) == 0);
+    CHECK(memcmp(na, nb, (size_t)ny * sizeof *na) == 0);
+    CHECK(xconv_reference_conv(&p, x, w, yb, NULL, 2, &err) == XCONV_OK);
+    CHECK(memcmp(ya, yb, (size_t)ny * sizeof *ya) == 0);
+    free(x), free(w), free(ya), free(yb), free(na), free(nb);
+}
+
+static void test_invalid(void)
+{
+    xconv_problem p = make(1, 3, 4, 4, 2, 5, 5);  // filter larger than the input: empty output
+    float v[64] = { 0 };
+    double y[64];
+    xconv_error err = { 0 };
+    CHECK(xconv_reference_conv(&p, v, v, y, NULL, 1, &err) == XCONV_ERR_INVALID);
+    CHECK(err.msg[0] != '\0');
+    p = make(1, 3, 4, 4, 2, 1, 1);
+    p.groups = 2;  // does not divide c
+    err.msg[0] = '\0';
+    CHECK(xconv_reference_conv(&p, v, v, y, NULL, 1, &err) == XCONV_ERR_INVALID);
+    CHECK(err.msg[0] != '\0');
+    p = make(1, 1, 4, 4, 1, 1, 1);
+    CHECK(xconv_reference_conv(&p, NULL, v, y, NULL, 1, &err) == XCONV_ERR_INVALID);
+    double en;
+    CHECK(isnan(xconv_reference_element(&p, v, v, 16, &en)) && isnan(en));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sampling and comparisons
+
+static void test_sample_indices(void)
+{
+    xconv_problem p = make(2, 3, 20, 20, 5, 3, 3);
+    int64_t total = xconv_problem_y_elems(&p), a[1000], b[1000], c[1000];
+    xconv_sample_indices(&p, a, 1000, 9);
+    xconv_sample_indices(&p, b, 1000, 9);
+    xconv_sample_indices(&p, c, 1000, 10);
+    CHECK(memcmp(a, b, sizeof a) == 0);
+    CHECK(memcmp(a, c, sizeof a) != 0);
+    CHECK(a[0] == 0 && a[999] == total - 1);
+    int64_t outside = 0, upper_half = 0;
+    for (int i = 0; i < 1000; i++) {
+        outside += a[i] < 0 || a[i] >= total;
+        upper_half += a[i] >= total / 2;
+    }
+    CHECK(outside == 0);
+    CHECK_MSG(upper_half > 400 && upper_half < 600, "%lld in the upper half", (long long)upper_half);
+    int64_t one;
+    xconv_sample_indices(&p, &one, 1, 9);
+    CHECK(one == 0);
+}
+
+static void test_index_split(void)
+{
+    xconv_problem p = make(3, 2, 6, 7, 5, 3, 2);  // P = 4, Q = 6
+    int64_t nkpq[4];
+    int64_t idx = ((2 * 5 + 3) * 4 + 1) * 6 + 5;
+    xconv_index_split(&p, idx, nkpq);
+    CHECK(nkpq[0] == 2 && nkpq[1] == 3 && nkpq[2] == 1 && nkpq[3] == 5);
+    xconv_index_split(&p, 0, nkpq);
+    CHECK(nkpq[0] == 0 && nkpq[1] == 0 && nkpq[2] == 0 && nkpq[3] == 0);
+}
+
+static void test_compare(void)
+{
+    xconv_problem p;
+    xconv_error err = { 0 };
+    CHECK(xconv_shape_parse("n=2,c=8,h=12,w=12,k=6,r=3,s=3,pad=1", &p, &err) == XCONV_OK);
+    int64_t ny = xconv_problem_y_elems(&p);
+    float *x = random_array(xconv_problem_x_elems(&p), 5, 0);
+    float *w = random_array(xconv_problem_w_elems(&p), 5, 1);
+    double *ref = malloc((size_t)ny * sizeof *ref), *norm = malloc((size_t)ny * sizeof *norm);
+    float *y = malloc((size_t)ny * sizeof *y), *ref_f = malloc((size_t)ny * sizeof *ref_f);
+    float *norm_f = malloc((size_t)ny * sizeof *norm_f);
+    CHECK(xconv_reference_conv(&p, x, w, ref, norm, 2, &err) == XCONV_OK);
+    for (int64_t i = 0; i < ny; i++) {
+        y[i] = ref_f[i] = (float)ref[i];
+        norm_f[i] = (float)norm[i];
+    }
+    double threshold = xconv_threshold_for_family("direct");
+    xconv_compare_result r;
+
+    // A copy rounded to float32 passes with room to spare.
+    xconv_compare_full(y, ref, norm, ny, &r);
+    CHECK(r.compared == ny && r.nonfinite == 0 && r.first_nonfinite == -1);
+    CHECK_MSG(r.max_norm_err < 1e-6, "copy error %g", r.max_norm_err);
+    CHECK(xconv_compare_passed(&r, threshold));
+
+    // A planted error is found at its index.
+    int64_t planted = ny / 3 + 7;
+    y[planted] += 0.25f;
+    xconv_compare_full(y, ref, norm, ny, &r);
+    CHECK_MSG(r.worst_index == planted, "worst %lld, planted %lld", (long long)r.worst_index,
+              (long long)planted);
+    CHECK(r.max_norm_err > 1e-3);
+    CHECK(!xconv_compare_passed(&r, threshold));
+    xconv_compare_full_f32(y, ref_f, norm_f, ny, &r);
+    CHECK(r.worst_index == planted && !xconv_compare_passed(&r, threshold));
+
+    // Sampled: the planted element among the samples is found; the others pass.
+    int64_t idx[100];
+    xconv_sample_indices(&p, idx, 100, 1);
+    idx[50] = planted;
+    xconv_compare_result s = { .worst_index = -1, .first_nonfinite = -1 };
+    xconv_compare_sampled(&p, x, w, y, idx, 100, &s);
+    CHECK(s.compared == 100 && s.worst_index == planted && s.nonfinite == 0);
+    y[planted] = (float)ref[planted];
+    s = (xconv_compare_result){ .worst_index = -1, .first_nonfinite = -1 };
+    xconv_compare_sampled(&p, x, w, y, idx, 100, &s);
+    CHECK(xconv_compare_passed(&s, threshold));
+
+    // NaN and Inf in y count as nonfinite, with the first index, and fail.
+    y[10] = NAN;
+    y[20] = INFINITY;
+    xconv_compare_full(y, ref, norm, ny, &r);
+    CHECK(r.nonfinite == 2 && r.first_nonfinite == 10);
+    CHECK(!xconv_compare_passed(&r, threshold));
+    xconv_compare_full_f32(y, ref_f, norm_f, ny, &r);
+    CHECK(r.nonfinite == 2 && r.first_nonfinite == 10);
+    s = (xconv_compare_result){ .worst_index = -1, .first_nonfinite = -1 };
+    int64_t two[2] = { 20, 10 };
+    xconv_compare_sampled(&p, x, w, y, two, 2, &s);
+    CHECK(s.nonfinite == 2 && s.first_nonfinite == 10);
+    y[10] = (float)ref[10];
+    y[20] = (float)ref[20];
+
+    // A NaN in the reference is nonfinite too.
+    double saved = ref[30];
+    ref[30] = NAN;
+    xconv_compare_full(y, ref, norm, ny, &r);
+    CHECK(r.nonfinite == 1 && r.first_nonfinite == 30);
+    ref[30] = saved;
+
+    // Nothing compared does not pass.
+    xconv_compare_full(y, ref, norm, 0, &r);
+    CHECK(r.compared == 0 && r.worst_index == -1 && !xconv_compare_passed(&r, threshold));
+    free(x), free(w), free(ref), free(norm), free(y), free(ref_f), free(norm_f);
+}
+
+// All-padding elements: norm 0, the error is |y - ref| itself.
+static void test_all_padding(void)
+{
+    float xa[8] = { 1, 2, 3, 4, 5, 6, 7, 8 }, wa[2] = { 1, -1 };
+    xconv_problem p = make(1, 1, 2, 4, 1, 1, 2);
+    p.stride_w = 2;
+    p.pad_h = 1;
+    double ref[8], norm[8];
+    xconv_error err = { 0 };
+    CHECK(xconv_reference_conv(&p, xa, wa, ref, norm, 1, &err) == XCONV_OK);
+    CHECK(norm[0] == 0 && ref[0] == 0);
+    float y[8];
+    for (int i = 0; i < 8; i++)
+        y[i] = (float)ref[i];
+    xconv_compare_result r;
+    xconv_compare_full(y, ref, norm, 8, &r);
+    CHECK(r.max_norm_err == 0 && r.nonfinite == 0);
+    y[7] = 1e-3f;  // a padding-only element written with garbage
+    xconv_compare_full(y, ref, norm, 8, &r);
+    CHECK(r.worst_index == 7 && fabs(r.max_norm_err - 1e-3) < 1e-9);
+}
+
+static void test_thresholds(void)
+{
+    CHECK(xconv_threshold_for_family("reference") == 1e-5);
+    CHECK(xconv_threshold_for_family("direct") == 1e-5);
+    CHECK(xconv_threshold_for_family("gemm") == 1e-5);
+    CHECK(xconv_threshold_for_family("peer") == 1e-5);
+    CHECK(xconv_threshold_for_family("winograd") == 1e-4);
+    CHECK(xconv_threshold_for_family("fft") == 1e-4);
+    CHECK(xconv_threshold_for_family("no such family") == 1e-5);
+    CHECK(xconv_threshold_for_family(NULL) == 1e-5);
+}
+
+int main(void)
+{
+    test_random();
+    test_hand_cases();
+    test_against_naive();
+    test_speed_and_threads();
+    test_invalid();
+    test_sample_indices();
+    test_index_split();
+    test_compare();
+    test_all_padding();
+    test_thresholds();
+    return check_summary("test_reference");
+}

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: MIT
+// Element-by-element comparison of an output with a reference, in units of each element's scale.
+#include <math.h>
+
+#include "reference.h"
+
+// The smallest scale an error is divided by, so a near-zero norm cannot overflow the quotient.
+#define COMPARE_TINY 1e-30
+
+// ---------------------------------------------------------------------------------------------
+// One element
+
+// Returns the normalised error |y - ref| / max(norm, tiny); when norm is 0 (every term was
+// padding, so ref is exactly 0) the error is |y - ref| itself.
+static double element_error(double y, double ref, double norm)
+{
+    double diff = fabs(y - ref);
+    if (norm == 0.0)
+        return diff;
+    return diff / (norm > COMPARE_TINY ? norm : COMPARE_TINY);
+}
+
+// Folds element `index` into *out: non-finite y or reference counts as nonfinite, anything
+// else updates the max error and where it was. Works on a zeroed result as well as a cleared one.
+static void fold(xconv_compare_result *out, int64_t index, double y, double ref, double norm)
+{
+    bool none_finite_yet = out->compared == out->nonfinite;
+    out->compared++;
+    if (!isfinite(y) || !isfinite(ref) || isnan(norm)) {
+        if (out->nonfinite == 0 || index < out->first_nonfinite)
+            out->first_nonfinite = index;
+        out->nonfinite++;
+        return;
+    }
+    double e = element_error(y, ref, norm);
+    if (none_finite_yet || e > out->max_norm_err) {
+        out->max_norm_err = e;
+        out->worst_index = index;
+    }
+}
+
+// Resets *out to "nothing compared".
+static void result_clear(xconv_compare_result *out)
+{
+    *out = (xconv_compare_result){ .max_norm_err = 0.0, .worst_index = -1, .nonfinite = 0,
+                                   .first_nonfinite = -1, .compared = 0 };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Public functions
+
+void xconv_compare_full(const float *y, const double *ref, const double *norm, int64_t count,
+                        xconv_compare_result *out)
+{
+    result_clear(out);
+    for (int64_t i = 0; i < count; i++)
+        fold(out, i, y[i], ref[i], norm[i]);
+}
+
+void xconv_compare_full_f32(const float *y, const float *ref_f, const float *norm_f,
+                            int64_t count, xconv_compare_result *out)
+{
+    result_clear(out);
+    for (int64_t i = 0; i < count; i++)
+        fold(out, i, y[i], ref_f[i], norm_f[i]);
+}
+
+void xconv_compare_sampled(const xconv_problem *p, const float *x, const float *w,
+                           const float *y, const int64_t *indices, int count,
+                           xconv_compare_result *out)
+{
+    for (int i = 0; i < count; i++) {
+        double norm;
+        double ref = xconv_reference_element(p, x, w, indices[i], &norm);
+        // An index outside y gives a NaN reference, counted as nonfinite without reading y.
+        double yv = isnan(ref) ? NAN : y[indices[i]];
+        fold(out, indices[i], yv, ref, norm);
+    }
+}

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: MIT
+// Seeded random data and sample indices from a counter-based generator (splitmix64), so the same
+// seed gives the same bits on every platform, compiler and thread count.
+#include "reference.h"
+
+// ---------------------------------------------------------------------------------------------
+// The generator
+
+// splitmix64's finaliser: a bijective 64-bit mix with good avalanche.
+static uint64_t mix64(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+#define GOLDEN_GAMMA 0x9E3779B97F4A7C15ull
+
+// Returns the generator's starting state for (seed, stream); distinct streams give unrelated
+// sequences because the stream is mixed before it meets the seed.
+static uint64_t stream_base(uint64_t seed, uint64_t stream)
+{
+    return mix64(seed ^ mix64(stream * GOLDEN_GAMMA + 0x632BE59BD9B4E019ull));
+}
+
+// Returns the counter-th 64-bit value of the stream that starts at base.
+static uint64_t draw64(uint64_t base, uint64_t counter)
+{
+    return mix64(base + (counter + 1) * GOLDEN_GAMMA);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Public functions
+
+void xconv_random_fill(float *out, size_t count, uint64_t seed, uint64_t stream)
+{
+    uint64_t base = stream_base(seed, stream);
+    for (size_t i = 0; i < count; i++) {
+        // 24 random bits k give (2k + 1 - 2^24) / 2^24: odd numerators on a symmetric grid in
+        // [-1 + 2^-24, 1 - 2^-24], exact in float32, mean 0, and never zero.
+        int32_t k = (int32_t)(draw64(base, i) >> 40);
+        out[i] = (float)(2 * k + 1 - (1 << 24)) * 0x1p-24f;
+    }
+}
+
+void xconv_sample_indices(const xconv_problem *p, int64_t *out, int count, uint64_t seed)
+{
+    int64_t total = xconv_problem_y_elems(p);
+    if (count <= 0 || total <= 0)
+        return;
+    uint64_t base = stream_base(seed, 0x5A3B1E5ull);
+    out[0] = 0;
+    for (int i = 1; i < count - 1; i++)
+        out[i] = (int64_t)(draw64(base, (uint64_t)i) % (uint64_t)total);
+    if (count > 1)
+        out[count - 1] = total - 1;
+}

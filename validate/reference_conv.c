@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: MIT
+// The float64 host reference convolution: direct summation over (c, r, s) per output element,
+// spread over host threads by output row; one element at a time for sampled checks.
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "reference.h"
+
+// Every output element sums its in-bounds terms in the same order, c outer, then r, then s, in
+// both the full convolution and xconv_reference_element, so the two agree bit for bit and the
+// result does not depend on the thread count. A product of two floats is exact in double, so
+// the order only affects the rounding of the sums.
+
+// ---------------------------------------------------------------------------------------------
+// Geometry
+
+// The problem's sizes as plain integers, with the output size and group sizes derived once.
+typedef struct geom {
+    int64_t n, c, h, w, k, r, s, p, q;
+    int64_t stride_h, stride_w, pad_h, pad_w, dil_h, dil_w;
+    int64_t cg, kg;  // input and output channels per group
+} geom;
+
+static geom geom_make(const xconv_problem *pr)
+{
+    geom g = {
+        .n = pr->n, .c = pr->c, .h = pr->h, .w = pr->w, .k = pr->k, .r = pr->r, .s = pr->s,
+        .p = xconv_problem_out_h(pr), .q = xconv_problem_out_w(pr),
+        .stride_h = pr->stride_h, .stride_w = pr->stride_w, .pad_h = pr->pad_h,
+        .pad_w = pr->pad_w, .dil_h = pr->dil_h, .dil_w = pr->dil_w,
+        .cg = pr->c / pr->groups, .kg = pr->k / pr->groups,
+    };
+    return g;
+}
+
+// Sets [*lo, *hi) to the taps t in [0, taps) with 0 <= origin + t * dil < size.
+static void tap_range(int64_t origin, int64_t dil, int64_t size, int64_t taps, int64_t *lo,
+                      int64_t *hi)
+{
+    int64_t l = origin < 0 ? (-origin + dil - 1) / dil : 0;
+    int64_t h = origin < size ? (size - 1 - origin) / dil + 1 : 0;
+    if (h > taps)
+        h = taps;
+    *lo = l;
+    *hi = h > l ? h : l;
+}
+
+// Sets [*lo, *hi) to the outputs o in [0, outs) with 0 <= o * stride + offset < size.
+static void out_range(int64_t offset, int64_t stride, int64_t size, int64_t outs, int64_t *lo,
+                      int64_t *hi)
+{
+    int64_t l = offset < 0 ? (-offset + stride - 1) / stride : 0;
+    int64_t h = offset < size ? (size - 1 - offset) / stride + 1 : 0;
+    if (h > outs)
+        h = outs;
+    *lo = l;
+    *hi = h > l ? h : l;
+}
+
+// ---------------------------------------------------------------------------------------------
+// One output row
+
+// Per-thread scratch: a row of sums and norms, and each filter column's valid output range.
+typedef struct row_scratch {
+    double *acc, *nacc;    // q long
+    int64_t *q_lo, *q_hi;  // s long
+} row_scratch;
+
+// Computes output row `row` (flat index over n, k, p) into y and norm (either may skip norm).
+static void conv_row(const geom *g, const float *x, const float *w, int64_t row,
+                     const row_scratch *sc, double *y, double *norm)
+{
+    int64_t p = row % g->p, nk = row / g->p, k = nk % g->k, n = nk / g->k;
+    int64_t c0 = (k / g->kg) * g->cg, h0 = p * g->stride_h - g->pad_h;
+    int64_t r_lo, r_hi;
+    tap_range(h0, g->dil_h, g->h, g->r, &r_lo, &r_hi);
+    double *acc = sc->acc, *nacc = sc->nacc;
+    for (int64_t q = 0; q < g->q; q++)
+        acc[q] = nacc[q] = 0.0;
+    for (int64_t c = 0; c < g->cg; c++) {
+        int64_t xc = (n * g->c + c0 + c) * g->h + h0;  // row h0 of channel c0 + c (may be < 0)
+        const float *wc = w + (k * g->cg + c) * g->r * g->s;
+        for (int64_t r = r_lo; r < r_hi; r++) {
+            const float *xr = x + (xc + r * g->dil_h) * g->w;  // an in-bounds input row
+            for (int64_t s = 0; s < g->s; s++) {
+                double wv = wc[r * g->s + s];
+                int64_t off = s * g->dil_w - g->pad_w;
+                for (int64_t q = sc->q_lo[s]; q < sc->q_hi[s]; q++) {
+                    double prod = wv * (double)xr[q * g->stride_w + off];
+                    acc[q] += prod;
+                    nacc[q] += fabs(prod);
+                }
+            }
+        }
+    }
+    for (int64_t q = 0; q < g->q; q++) {
+        y[row * g->q + q] = acc[q];
+        if (norm)
+            norm[row * g->q + q] = nacc[q];
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Threads
+
+// What every worker shares: the problem, the tensors and the next row to take.
+typedef struct conv_job {
+    geom g;
+    const float *x, *w;
+    double *y, *norm;
+    int64_t rows, chunk;
+    atomic_int_fast64_t next;
+    atomic_int failed;  // a worker could not allocate its scratch
+} conv_job;
+
+// Takes chunks of rows until none are left; returns NULL (the pthread signature).
+static void *conv_worker(void *arg)
+{
+    conv_job *job = arg;
+    const geom *g = &job->g;
+    row_scratch sc = {
+        .acc = malloc((size_t)g->q * sizeof(double)),
+        .nacc = malloc((size_t)g->q * sizeof(double)),
+        .q_lo = malloc((size_t)g->s * sizeof(int64_t)),
+        .q_hi = malloc((size_t)g->s * sizeof(int64_t)),
+    };
+    if (!sc.acc || !sc.nacc || !sc.q_lo || !sc.q_hi) {
+        atomic_store(&job->failed, 1);
+    } else {
+        for (int64_t s = 0; s < g->s; s++)
+            out_range(s * g->dil_w - g->pad_w, g->stride_w, g->w, g->q, &sc.q_lo[s],
+                      &sc.q_hi[s]);
+        for (;;) {
+            int64_t first = atomic_fetch_add(&job->next, job->chunk);
+            if (first >= job->rows)
+                break;
+            int64_t last = first + job->chunk < job->rows ? first + job->chunk : job->rows;
+            for (int64_t row = first; row < last; row++)
+                conv_row(g, job->x, job->w, row, &sc, job->y, job->norm);
+        }
+    }
+    free(sc.acc);
+    free(sc.nacc);
+    free(sc.q_lo);
+    free(sc.q_hi);
+    return NULL;
+}
+
+// Returns how many threads to use: the request (<= 0: online cores), at most one per row and one
+// per million multiply-adds so small problems do not pay for thread start-up.
+static int thread_count(int requested, int64_t rows, double macs)
+{
+    long t = requested > 0 ? requested : sysconf(_SC_NPROCESSORS_ONLN);
+    if (t < 1)
+        t = 1;
+    if (t > 256)
+        t = 256;
+    if (t > rows)
+        t = (long)rows;
+    double by_work = 1.0 + macs / 1048576.0;
+    if (t > by_work)
+        t = (long)by_work;
+    return (int)t;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Public functions
+
+xconv_status xconv_reference_conv(const xconv_problem *p, const float *x, const float *w,
+                                  double *y, double *norm, int threads, xconv_error *err)
+{
+    if (!p || !x || !w || !y)
+        return xconv_error_set(err, XCONV_ERR_INVALID,
+                               "reference convolution: problem, x, w and y must not be NULL");
+    xconv_status st = xconv_problem_check(p, err);
+    if (st != XCONV_OK)
+        return st;
+    conv_job job = { .g = geom_make(p), .x = x, .w = w, .y = y, .norm = norm };
+    job.rows = job.g.n * job.g.k * job.g.p;
+    int nthreads = thread_count(threads, job.rows, xconv_problem_flops(p) / 2.0);
+    job.chunk = job.rows / ((int64_t)nthreads * 16);
+    if (job.chunk < 1)
+        job.chunk = 1;
+    atomic_init(&job.next, 0);
+    atomic_init(&job.failed, 0);
+
+    // The calling thread works too, so a thread that fails to start only costs speed.
+    pthread_t tids[256];
+    int started = 0;
+    for (int i = 1; i < nthreads; i++) {
+        if (pthread_create(&tids[started], NULL, conv_worker, &job) != 0)
+            break;
+        started++;
+    }
+    conv_worker(&job);
+    for (int i = 0; i < started; i++)
+        pthread_join(tids[i], NULL);
+    if (atomic_load(&job.failed))
+        return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY,
+                               "reference convolution: cannot allocate row scratch (q=%lld)",
+                               (long long)job.g.q);
+    return XCONV_OK;
+}
+
+double xconv_reference_element(const xconv_problem *p, const float *x, const float *w,
+                               int64_t index, double *norm)
+{
+    geom g = geom_make(p);
+    if (index < 0 || index >= g.n * g.k * g.p * g.q) {
+        if (norm)
+            *norm = NAN;
+        return NAN;
+    }
+    int64_t nkpq[4];
+    xconv_index_split(p, index, nkpq);
+    int64_t n = nkpq[0], k = nkpq[1];
+    int64_t h0 = nkpq[2] * g.stride_h - g.pad_h, w0 = nkpq[3] * g.stride_w - g.pad_w;
+    int64_t c0 = (k / g.kg) * g.cg, r_lo, r_hi, s_lo, s_hi;
+    tap_range(h0, g.dil_h, g.h, g.r, &r_lo, &r_hi);
+    tap_range(w0, g.dil_w, g.w, g.s, &s_lo, &s_hi);
+    double sum = 0.0, nsum = 0.0;
+    for (int64_t c = 0; c < g.cg; c++) {
+        const float *xc = x + (n * g.c + c0 + c) * g.h * g.w;
+        const float *wc = w + (k * g.cg + c) * g.r * g.s;
+        for (int64_t r = r_lo; r < r_hi; r++) {
+            for (int64_t s = s_lo; s < s_hi; s++) {
+                double prod = (double)wc[r * g.s + s] *
+                              (double)xc[(h0 + r * g.dil_h) * g.w + w0 + s * g.dil_w];
+                sum += prod;
+                nsum += fabs(prod);
+            }
+        }
+    }
+    if (norm)
+        *norm = nsum;
+    return sum;
+}
+
+void xconv_index_split(const xconv_problem *p, int64_t index, int64_t nkpq[4])
+{
+    int64_t q = xconv_problem_out_w(p), pp = xconv_problem_out_h(p);
+    if (q < 1)
+        q = 1;
+    if (pp < 1)
+        pp = 1;
+    int64_t k = p->k > 0 ? p->k : 1;
+    nkpq[3] = index % q;
+    index /= q;
+    nkpq[2] = index % pp;
+    index /= pp;
+    nkpq[1] = index % k;
+    nkpq[0] = index / k;
+}

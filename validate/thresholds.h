@@ -1,0 +1,17 @@
+// SPDX-License-Identifier: MIT
+// Pass/fail thresholds on the normalised error, per variant family, kept in one place.
+#ifndef XCONV_THRESHOLDS_H
+#define XCONV_THRESHOLDS_H
+
+#include "reference.h"
+
+// Returns the largest normalised error |y - ref| / sum|x*w| a variant of `family` may show:
+// 1e-5 for "reference", "direct", "gemm", "peer" and any unknown family (or NULL), 1e-4 for
+// "winograd" and "fft". validate/thresholds.c explains the numbers.
+double xconv_threshold_for_family(const char *family);
+
+// Returns true when r compared at least one element, found none non-finite and its largest
+// normalised error is at most threshold.
+bool xconv_compare_passed(const xconv_compare_result *r, double threshold);
+
+#endif // XCONV_THRESHOLDS_H

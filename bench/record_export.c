@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: MIT
+// The machine-readable writers, JSON and CSV, both driven by one table of record fields.
+#include <math.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "record.h"
+
+// ---------------------------------------------------------------------------------------------
+// The fields
+
+typedef enum field_kind {
+    FIELD_STRING,   // char array, written escaped (JSON) or quoted when needed (CSV)
+    FIELD_U64,      // uint64_t
+    FIELD_INT,      // int
+    FIELD_I64,      // int64_t
+    FIELD_DOUBLE,   // double; NaN and Inf are written as null (JSON) or an empty cell (CSV)
+    FIELD_PASS,     // bool derived from the outcome
+    FIELD_OUTCOME,  // the outcome as a stable lowercase word
+} field_kind;
+
+typedef struct record_field {
+    const char *name;  // JSON key and CSV column
+    field_kind kind;
+    size_t offset;     // in xconv_record
+    size_t size;       // of the member, to bound strings that lack a terminator
+} record_field;
+
+#define FIELD(member, kind) \
+    { #member, kind, offsetof(xconv_record, member), sizeof(((xconv_record *)0)->member) }
+
+// Both formats write these, in this order (docs/validation.md lists their meanings).
+static const record_field fields[] = {
+    FIELD(device, FIELD_STRING),      FIELD(backend, FIELD_STRING),
+    FIELD(driver, FIELD_STRING),      FIELD(variant, FIELD_STRING),
+    FIELD(family, FIELD_STRING),      FIELD(shape_name, FIELD_STRING),
+    FIELD(shape, FIELD_STRING),       FIELD(reference, FIELD_STRING),
+    FIELD(seed, FIELD_U64),           FIELD(repeat, FIELD_INT),
+    FIELD(median_ms, FIELD_DOUBLE),   FIELD(min_ms, FIELD_DOUBLE),
+    FIELD(max_ms, FIELD_DOUBLE),      FIELD(compile_ms, FIELD_DOUBLE),
+    FIELD(gflops, FIELD_DOUBLE),      FIELD(gbps, FIELD_DOUBLE),
+    FIELD(max_norm_err, FIELD_DOUBLE), FIELD(threshold, FIELD_DOUBLE),
+    FIELD(worst_index, FIELD_I64),
+    { "pass", FIELD_PASS, offsetof(xconv_record, outcome), sizeof(xconv_outcome) },
+    FIELD(outcome, FIELD_OUTCOME),    FIELD(note, FIELD_STRING),
+};
+#define FIELD_COUNT (sizeof fields / sizeof fields[0])
+
+// Returns the outcome as the data formats spell it: "pass", "fail", "not_applicable", "error".
+static const char *outcome_word(xconv_outcome outcome)
+{
+    switch (outcome) {
+    case XCONV_OUTCOME_PASS: return "pass";
+    case XCONV_OUTCOME_FAIL: return "fail";
+    case XCONV_OUTCOME_NOT_APPLICABLE: return "not_applicable";
+    case XCONV_OUTCOME_ERROR: return "error";
+    }
+    return "error";
+}
+
+// Returns the address of field fd in rec.
+static const void *field_ptr(const xconv_record *rec, const record_field *fd)
+{
+    return (const char *)rec + fd->offset;
+}
+
+// Writes a number field (anything but a string) as text, or nothing when it is not finite;
+// returns false for a non-finite double (the caller writes null or leaves the cell empty).
+static bool write_number(FILE *f, const xconv_record *rec, const record_field *fd)
+{
+    const void *v = field_ptr(rec, fd);
+    switch (fd->kind) {
+    case FIELD_U64: fprintf(f, "%llu", (unsigned long long)*(const uint64_t *)v); return true;
+    case FIELD_INT: fprintf(f, "%d", *(const int *)v); return true;
+    case FIELD_I64: fprintf(f, "%lld", (long long)*(const int64_t *)v); return true;
+    case FIELD_PASS:
+        fputs(rec->outcome == XCONV_OUTCOME_PASS ? "true" : "false", f);
+        return true;
+    case FIELD_DOUBLE: {
+        double d = *(const double *)v;
+        if (!isfinite(d))
+            return false;
+        fprintf(f, "%.9g", d);
+        return true;
+    }
+    default: return true;
+    }
+}
+
+// Returns the length of the valid UTF-8 sequence at s (at most `left` bytes), or 0.
+static size_t utf8_length(const unsigned char *s, size_t left)
+{
+    size_t len = s[0] >= 0xF0 ? 4 : s[0] >= 0xE0 ? 3 : 2;
+    if (s[0] < 0xC2 || s[0] > 0xF4 || len > left)
+        return 0;
+    for (size_t i = 1; i < len; i++)
+        if ((s[i] & 0xC0) != 0x80)
+            return 0;
+    // Overlong three- and four-byte forms, UTF-16 surrogates and code points past U+10FFFF.
+    if ((s[0] == 0xE0 && s[1] < 0xA0) || (s[0] == 0xED && s[1] >= 0xA0) ||
+        (s[0] == 0xF0 && s[1] < 0x90) || (s[0] == 0xF4 && s[1] >= 0x90))
+        return 0;
+    return len;
+}
+
+// ---------------------------------------------------------------------------------------------
+// JSON
+
+// Writes s (at most max bytes) as a JSON string: quotes, backslashes and control characters
+// escaped, and any byte that is not valid UTF-8 replaced by U+FFFD.
+static void json_string(FILE *f, const char *s, size_t max)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    size_t len = strnlen(s, max);
+    putc('"', f);
+    for (size_t i = 0; i < len;) {
+        unsigned char c = u[i];
+        if (c == '"' || c == '\\') {
+            putc('\\', f);
+            putc(c, f);
+        } else if (c == '\n') {
+            fputs("\\n", f);
+        } else if (c == '\r') {
+            fputs("\\r", f);
+        } else if (c == '\t') {
+            fputs("\\t", f);
+        } else if (c < 0x20 || c == 0x7F) {
+            fprintf(f, "\\u%04x", c);
+        } else if (c >= 0x80) {
+            size_t n = utf8_length(u + i, len - i);
+            if (n == 0) {
+                fputs("\\ufffd", f);
+                n = 1;
+            } else {
+                fwrite(u + i, 1, n, f);
+            }
+            i += n;
+            continue;
+        } else {
+            putc(c, f);
+        }
+        i++;
+    }
+    putc('"', f);
+}
+
+// Writes one record as a one-line JSON object.
+static void json_record(FILE *f, const xconv_record *rec)
+{
+    putc('{', f);
+    for (size_t i = 0; i < FIELD_COUNT; i++) {
+        const record_field *fd = &fields[i];
+        fprintf(f, "%s\"%s\": ", i ? ", " : "", fd->name);
+        if (fd->kind == FIELD_STRING)
+            json_string(f, field_ptr(rec, fd), fd->size);
+        else if (fd->kind == FIELD_OUTCOME)
+            fprintf(f, "\"%s\"", outcome_word(rec->outcome));
+        else if (!write_number(f, rec, fd))
+            fputs("null", f);
+    }
+    putc('}', f);
+}
+
+// Returns 0 when everything written so far reached the file, else -1 (errno set by the failing
+// call).
+static int finish(FILE *f)
+{
+    if (fflush(f) != 0 || ferror(f))
+        return -1;
+    return 0;
+}
+
+int xconv_records_write_json(FILE *f, const xconv_run_info *info, const xconv_record *recs,
+                             int count)
+{
+    fputs("{\n  \"tool\": \"xconv\",\n  \"version\": ", f);
+    json_string(f, info->tool_version, sizeof info->tool_version);
+    fputs(",\n  \"commit\": ", f);
+    json_string(f, info->commit, sizeof info->commit);
+    fputs(",\n  \"date\": ", f);
+    json_string(f, info->date, sizeof info->date);
+    fputs(",\n  \"command\": ", f);
+    json_string(f, info->command, sizeof info->command);
+    fputs(",\n  \"records\": [", f);
+    for (int i = 0; i < count && !ferror(f); i++) {
+        fputs(i ? ",\n    " : "\n    ", f);
+        json_record(f, &recs[i]);
+    }
+    fputs(count > 0 ? "\n  ]\n}\n" : "]\n}\n", f);
+    return finish(f);
+}
+
+// ---------------------------------------------------------------------------------------------
+// CSV
+
+// Writes s (at most max bytes) as a CSV cell: enclosed in double quotes, with quotes doubled,
+// when it holds a comma, quote, CR or LF (RFC 4180), or starts or ends with a space.
+static void csv_string(FILE *f, const char *s, size_t max)
+{
+    size_t len = strnlen(s, max);
+    bool quote = len > 0 && (s[0] == ' ' || s[len - 1] == ' ');
+    for (size_t i = 0; i < len && !quote; i++)
+        quote = strchr(",\"\r\n", s[i]) != NULL;
+    if (!quote) {
+        fwrite(s, 1, len, f);
+        return;
+    }
+    putc('"', f);
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] == '"')
+            putc('"', f);
+        putc(s[i], f);
+    }
+    putc('"', f);
+}
+
+int xconv_records_write_csv(FILE *f, const xconv_record *recs, int count)
+{
+    for (size_t i = 0; i < FIELD_COUNT; i++)
+        fprintf(f, "%s%s", i ? "," : "", fields[i].name);
+    putc('\n', f);
+    for (int r = 0; r < count && !ferror(f); r++) {
+        for (size_t i = 0; i < FIELD_COUNT; i++) {
+            const record_field *fd = &fields[i];
+            if (i)
+                putc(',', f);
+            if (fd->kind == FIELD_STRING)
+                csv_string(f, field_ptr(&recs[r], fd), fd->size);
+            else if (fd->kind == FIELD_OUTCOME)
+                fputs(outcome_word(recs[r].outcome), f);
+            else
+                write_number(f, &recs[r], fd);
+        }
+        putc('\n', f);
+    }
+    return finish(f);
+}

@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: MIT
+// The human-readable writer: records as an aligned table, with notes under the rows they explain.
+#include <math.h>
+#include <string.h>
+
+#include "record.h"
+
+// ---------------------------------------------------------------------------------------------
+// Columns
+
+#define CELL_LEN 64   // bytes of one cell's text, terminator included
+#define NOTE_COLS 100 // columns of a note line before it is cut
+
+typedef struct table_column {
+    const char *title;
+    int max_width;  // longer text is cut and ends in "~"
+    bool right;     // numbers align right
+    bool timing;    // shown only when the table has timings
+} table_column;
+
+enum { COL_BACKEND, COL_DEVICE, COL_VARIANT, COL_SHAPE, COL_OUTCOME, COL_ERR, COL_MEDIAN,
+       COL_MIN, COL_MAX, COL_GFLOPS, COL_GBPS, COL_COUNT };
+
+static const table_column columns[COL_COUNT] = {
+    [COL_BACKEND] = { "backend", 8, false, false },
+    [COL_DEVICE] = { "device", 32, false, false },
+    [COL_VARIANT] = { "variant", 24, false, false },
+    [COL_SHAPE] = { "shape", 40, false, false },
+    [COL_OUTCOME] = { "outcome", 7, false, false },
+    [COL_ERR] = { "max err", 9, true, false },
+    [COL_MEDIAN] = { "median ms", 12, true, true },
+    [COL_MIN] = { "min ms", 12, true, true },
+    [COL_MAX] = { "max ms", 12, true, true },
+    [COL_GFLOPS] = { "GFLOP/s", 10, true, true },
+    [COL_GBPS] = { "GB/s", 9, true, true },
+};
+
+// ---------------------------------------------------------------------------------------------
+// Text helpers
+
+// Returns the display width of s: its UTF-8 code points.
+static int text_width(const char *s)
+{
+    int n = 0;
+    for (; *s; s++)
+        n += ((unsigned char)*s & 0xC0) != 0x80;
+    return n;
+}
+
+// Copies at most max_bytes of src (stopping at its terminator) into dst (CELL_LEN) and cuts the
+// result to `width` code points, ending in "~" when cut; never splits a UTF-8 sequence and
+// turns control characters into spaces.
+static void clip(char *dst, const char *src, size_t max_bytes, int width)
+{
+    size_t len = strnlen(src, max_bytes), out = 0;
+    int cols = 0;
+    for (size_t i = 0; i < len; cols++) {
+        size_t n = 1;
+        while (i + n < len && ((unsigned char)src[i + n] & 0xC0) == 0x80)
+            n++;
+        bool last = cols + 1 == width && i + n < len;
+        if (last || out + n + 2 > CELL_LEN) {
+            dst[out++] = '~';
+            break;
+        }
+        for (size_t b = 0; b < n; b++)  // control characters would break the row
+            dst[out++] = (unsigned char)src[i + b] < 0x20 ? ' ' : src[i + b];
+        i += n;
+    }
+    dst[out] = '\0';
+}
+
+// Formats v with fmt into cell, or "-" when v is not finite or `show` is false.
+static void number_cell(char *cell, const char *fmt, double v, bool show)
+{
+    if (show && isfinite(v))
+        snprintf(cell, CELL_LEN, fmt, v);
+    else
+        snprintf(cell, CELL_LEN, "-");
+}
+
+// Fills the cells of one record.
+static void record_cells(const xconv_record *rec, char cells[COL_COUNT][CELL_LEN])
+{
+    const char *shape = rec->shape_name[0] ? rec->shape_name : rec->shape;
+    size_t shape_len = rec->shape_name[0] ? sizeof rec->shape_name : sizeof rec->shape;
+    clip(cells[COL_BACKEND], rec->backend, sizeof rec->backend, columns[COL_BACKEND].max_width);
+    clip(cells[COL_DEVICE], rec->device, sizeof rec->device, columns[COL_DEVICE].max_width);
+    clip(cells[COL_VARIANT], rec->variant, sizeof rec->variant, columns[COL_VARIANT].max_width);
+    clip(cells[COL_SHAPE], shape, shape_len, columns[COL_SHAPE].max_width);
+    snprintf(cells[COL_OUTCOME], CELL_LEN, "%s", xconv_outcome_name(rec->outcome));
+    bool ran = rec->outcome == XCONV_OUTCOME_PASS || rec->outcome == XCONV_OUTCOME_FAIL;
+    bool timed = ran && rec->repeat > 0;
+    number_cell(cells[COL_ERR], "%.2e", rec->max_norm_err, ran);
+    number_cell(cells[COL_MEDIAN], "%.4f", rec->median_ms, timed);
+    number_cell(cells[COL_MIN], "%.4f", rec->min_ms, timed);
+    number_cell(cells[COL_MAX], "%.4f", rec->max_ms, timed);
+    number_cell(cells[COL_GFLOPS], "%.1f", rec->gflops, timed);
+    number_cell(cells[COL_GBPS], "%.1f", rec->gbps, timed);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rows
+
+// Writes one row of cells, padded to widths, with two spaces between columns.
+static void write_row(FILE *f, char cells[COL_COUNT][CELL_LEN], const int *widths, bool timings)
+{
+    int last = timings ? COL_COUNT - 1 : COL_ERR;
+    for (int c = 0; c <= last; c++) {
+        int pad = widths[c] - text_width(cells[c]);
+        if (columns[c].right)
+            fprintf(f, "%*s%s", pad, "", cells[c]);
+        else if (c < last)
+            fprintf(f, "%s%*s", cells[c], pad, "");
+        else
+            fputs(cells[c], f);
+        fputs(c < last ? "  " : "\n", f);
+    }
+}
+
+// Writes the note of a record that did not pass, indented under its row: its first line, cut to
+// NOTE_COLS columns, ending in " ..." when anything was left out.
+static void write_note(FILE *f, const xconv_record *rec)
+{
+    char note[sizeof rec->note + 1];
+    size_t len = strnlen(rec->note, sizeof rec->note);
+    memcpy(note, rec->note, len);
+    note[len] = '\0';
+    if (rec->outcome == XCONV_OUTCOME_PASS || !note[0])
+        return;
+    size_t first = strcspn(note, "\r\n"), end = 0;
+    bool cut = note[first + strspn(note + first, "\r\n\t ")] != '\0';
+    for (int cols = 0; end < first && cols < NOTE_COLS; cols++) {
+        end++;
+        while (end < first && ((unsigned char)note[end] & 0xC0) == 0x80)
+            end++;
+    }
+    cut = cut || end < first;
+    fprintf(f, "    note: %.*s%s\n", (int)end, note, cut ? " ..." : "");
+}
+
+int xconv_records_write_table(FILE *f, const xconv_record *recs, int count, bool timings)
+{
+    int widths[COL_COUNT];
+    char cells[COL_COUNT][CELL_LEN];
+    for (int c = 0; c < COL_COUNT; c++)
+        widths[c] = text_width(columns[c].title);
+    for (int r = 0; r < count; r++) {
+        record_cells(&recs[r], cells);
+        for (int c = 0; c < COL_COUNT; c++) {
+            int wdt = text_width(cells[c]);
+            widths[c] = wdt > widths[c] ? wdt : widths[c];
+        }
+    }
+    for (int c = 0; c < COL_COUNT; c++)
+        snprintf(cells[c], CELL_LEN, "%s", columns[c].title);
+    write_row(f, cells, widths, timings);
+    for (int r = 0; r < count && !ferror(f); r++) {
+        record_cells(&recs[r], cells);
+        write_row(f, cells, widths, timings);
+        write_note(f, &recs[r]);
+    }
+    if (count == 0)
+        fputs("(no records)\n", f);
+    if (fflush(f) != 0 || ferror(f))
+        return -1;
+    return 0;
+}

@@ -1,0 +1,357 @@
+// SPDX-License-Identifier: MIT
+// Tests of the records: statistics, run info, and the JSON, CSV and table writers.
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "bench/record.h"
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+
+// Returns everything a writer put into the temporary file f, NUL-terminated (caller frees).
+static char *slurp(FILE *f)
+{
+    long len = ftell(f);
+    char *text = calloc(1, (size_t)(len > 0 ? len : 0) + 1);
+    rewind(f);
+    if (len > 0 && fread(text, 1, (size_t)len, f) != (size_t)len)
+        text[0] = '\0';
+    return text;
+}
+
+// Returns true when python3 runs here.
+static bool have_python(void)
+{
+    return system("python3 -c 'pass' >/dev/null 2>&1") == 0;
+}
+
+// Writes text to a fresh temporary file and runs python3 `script` with its path as argv[1];
+// returns the exit status, or -1 when no file could be made.
+static int run_python(const char *text, const char *script)
+{
+    char path[] = "/tmp/xconv_test_record_XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0)
+        return -1;
+    size_t len = strlen(text);
+    bool ok = write(fd, text, len) == (ssize_t)len;
+    close(fd);
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "python3 -c '%s' %s", script, path);
+    int rc = ok ? system(cmd) : -1;
+    unlink(path);
+    return rc;
+}
+
+// Checks that the braces and brackets of JSON text balance outside strings, that strings end,
+// and that no raw control character sits inside a string.
+static void check_json_shape(const char *text)
+{
+    int depth = 0, min_depth = 0;
+    bool in_string = false, raw_control = false;
+    for (const char *c = text; *c; c++) {
+        if (in_string) {
+            if (*c == '\\' && c[1])
+                c++;
+            else if (*c == '"')
+                in_string = false;
+            else if ((unsigned char)*c < 0x20)
+                raw_control = true;
+        } else if (*c == '"') {
+            in_string = true;
+        } else if (*c == '{' || *c == '[') {
+            depth++;
+        } else if (*c == '}' || *c == ']') {
+            depth--;
+            min_depth = depth < min_depth ? depth : min_depth;
+        }
+    }
+    CHECK(!in_string);
+    CHECK(depth == 0 && min_depth == 0);
+    CHECK(!raw_control);
+}
+
+// Fills three records: a pass with timings, a failure with awkward strings, and an n/a.
+static void sample_records(xconv_record recs[3])
+{
+    memset(recs, 0, 3 * sizeof *recs);
+    xconv_record *a = &recs[0], *b = &recs[1], *c = &recs[2];
+    snprintf(a->device, sizeof a->device, "NVIDIA H100 80GB HBM3");
+    snprintf(a->backend, sizeof a->backend, "cuda");
+    snprintf(a->driver, sizeof a->driver, "12.4");
+    snprintf(a->variant, sizeof a->variant, "direct_tiled");
+    snprintf(a->family, sizeof a->family, "direct");
+    snprintf(a->shape_name, sizeof a->shape_name, "vgg3x3");
+    snprintf(a->shape, sizeof a->shape, "n=16,c=64,h=224,w=224,k=64,r=3,s=3,pad=1");
+    snprintf(a->reference, sizeof a->reference, "cpu_ref");
+    a->seed = 18446744073709551615ull;
+    a->repeat = 20;
+    a->median_ms = 1.25, a->min_ms = 1.2, a->max_ms = 1.5, a->compile_ms = 80.5;
+    a->gflops = 14800.5, a->gbps = 1234.5;
+    a->max_norm_err = 3.5e-8, a->threshold = 1e-5, a->worst_index = 12345;
+    a->outcome = XCONV_OUTCOME_PASS;
+
+    *b = *a;
+    snprintf(b->device, sizeof b->device, "Dev \"quoted\", back\\slash\ttab\nnewline \x01 caf\xc3\xa9");
+    snprintf(b->backend, sizeof b->backend, "opencl");
+    snprintf(b->variant, sizeof b->variant, "gemm_im2col");
+    snprintf(b->family, sizeof b->family, "gemm");
+    b->shape_name[0] = '\0';
+    snprintf(b->shape, sizeof b->shape, "n=1,c=3,h=5,w=5,k=2,r=3");
+    b->max_norm_err = 0.125, b->worst_index = 7;
+    b->gflops = NAN, b->gbps = INFINITY;
+    b->outcome = XCONV_OUTCOME_FAIL;
+    snprintf(b->note, sizeof b->note, "worst at n=0 k=0 p=2 q=1, \"bad\" \xff byte");
+
+    snprintf(c->device, sizeof c->device, "pocl-cpu");
+    snprintf(c->backend, sizeof c->backend, "opencl");
+    snprintf(c->variant, sizeof c->variant, "winograd_f2x3");
+    snprintf(c->family, sizeof c->family, "winograd");
+    snprintf(c->shape_name, sizeof c->shape_name, "resnet_1x1");
+    c->median_ms = c->min_ms = c->max_ms = c->gflops = c->gbps = c->max_norm_err = NAN;
+    c->worst_index = -1;
+    c->outcome = XCONV_OUTCOME_NOT_APPLICABLE;
+    snprintf(c->note, sizeof c->note, "needs r=s=3 and stride 1 (got r=1)\nsecond line");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tests
+
+static void test_stats(void)
+{
+    double med, lo, hi;
+    xconv_stats((double[]){ 5, 1, 3 }, 3, &med, &lo, &hi);
+    CHECK(med == 3 && lo == 1 && hi == 5);
+    xconv_stats((double[]){ 4, 1, 3, 2 }, 4, &med, &lo, &hi);
+    CHECK(med == 2.5 && lo == 1 && hi == 4);
+    xconv_stats((double[]){ 7 }, 1, &med, &lo, &hi);
+    CHECK(med == 7 && lo == 7 && hi == 7);
+    double samples[6] = { 6, 5, 4, 3, 2, 1 };
+    xconv_stats(samples, 6, &med, &lo, &hi);
+    CHECK(med == 3.5 && samples[0] == 6);  // the input is left in its order
+    xconv_stats(samples, 0, &med, &lo, &hi);
+    CHECK(isnan(med) && isnan(lo) && isnan(hi));
+}
+
+static void test_outcome_names(void)
+{
+    CHECK(strcmp(xconv_outcome_name(XCONV_OUTCOME_PASS), "pass") == 0);
+    CHECK(strcmp(xconv_outcome_name(XCONV_OUTCOME_FAIL), "FAIL") == 0);
+    CHECK(strcmp(xconv_outcome_name(XCONV_OUTCOME_NOT_APPLICABLE), "n/a") == 0);
+    CHECK(strcmp(xconv_outcome_name(XCONV_OUTCOME_ERROR), "error") == 0);
+}
+
+static void test_run_info(void)
+{
+    char *argv[] = { "xconv", "bench", "--shape", "n=1,c=3", "--note", "it's here", NULL };
+    xconv_run_info info;
+    xconv_run_info_init(&info, 6, argv);
+    CHECK(strcmp(info.tool_version, XCONV_VERSION) == 0);
+    CHECK(info.commit[0] != '\0');
+    CHECK_MSG(strlen(info.date) == 20 && info.date[4] == '-' && info.date[10] == 'T' &&
+                  info.date[19] == 'Z', "date %s", info.date);
+    CHECK_MSG(strcmp(info.command, "xconv bench --shape n=1,c=3 --note 'it'\\''s here'") == 0,
+              "command %s", info.command);
+
+    // A command line longer than the field is cut and marked.
+    char longarg[700];
+    memset(longarg, 'a', sizeof longarg - 1);
+    longarg[sizeof longarg - 1] = '\0';
+    char *argv2[] = { "xconv", longarg, NULL };
+    xconv_run_info_init(&info, 2, argv2);
+    size_t len = strlen(info.command);
+    CHECK(len == sizeof info.command - 1 && strcmp(info.command + len - 3, "...") == 0);
+}
+
+static void test_json(void)
+{
+    xconv_record recs[3];
+    sample_records(recs);
+    xconv_run_info info;
+    char *argv[] = { "xconv", "bench", "--json", "out \"x\".json", NULL };
+    xconv_run_info_init(&info, 4, argv);
+    FILE *f = tmpfile();
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    CHECK(xconv_records_write_json(f, &info, recs, 3) == 0);
+    char *text = slurp(f);
+    fclose(f);
+    check_json_shape(text);
+    CHECK_CONTAINS(text, "\"tool\": \"xconv\"");
+    CHECK_CONTAINS(text, "\"version\": \"" XCONV_VERSION "\"");
+    CHECK_CONTAINS(text, "\"records\": [");
+    CHECK_CONTAINS(text, "\"device\": \"Dev \\\"quoted\\\", back\\\\slash\\ttab\\nnewline "
+                         "\\u0001 caf\xc3\xa9\"");
+    CHECK_CONTAINS(text, "\\ufffd byte");
+    CHECK_CONTAINS(text, "\"gflops\": null");
+    CHECK_CONTAINS(text, "\"gbps\": null");
+    CHECK_CONTAINS(text, "\"pass\": true");
+    CHECK_CONTAINS(text, "\"outcome\": \"fail\"");
+    CHECK_CONTAINS(text, "\"outcome\": \"not_applicable\"");
+    CHECK_CONTAINS(text, "\"seed\": 18446744073709551615");
+    CHECK_CONTAINS(text, "\"threshold\": 1e-05");
+
+    if (have_python()) {
+        const char *script =
+            "import json, sys, math\n"
+            "d = json.load(open(sys.argv[1], encoding=\"utf-8\"))\n"
+            "assert d[\"tool\"] == \"xconv\" and len(d[\"records\"]) == 3\n"
+            "keys = \"device backend driver variant family shape_name shape reference seed "
+            "repeat median_ms min_ms max_ms compile_ms gflops gbps max_norm_err threshold "
+            "worst_index pass outcome note\".split()\n"
+            "assert all(list(r) == keys for r in d[\"records\"])\n"
+            "a, b, c = d[\"records\"]\n"
+            "assert b[\"device\"] == \"Dev \\\"quoted\\\", back\\\\slash\\ttab\\nnewline "
+            "\\x01 caf\\u00e9\", b[\"device\"]\n"
+            "assert a[\"pass\"] is True and b[\"pass\"] is False and b[\"gflops\"] is None\n"
+            "assert a[\"median_ms\"] == 1.25 and a[\"worst_index\"] == 12345\n"
+            "assert a[\"seed\"] == 2**64 - 1 and c[\"worst_index\"] == -1\n"
+            "assert c[\"outcome\"] == \"not_applicable\" and \"second line\" in c[\"note\"]\n"
+            "assert \"out \\\"x\\\".json\" in d[\"command\"]\n";
+        CHECK_MSG(run_python(text, script) == 0, "python3 rejected the JSON:\n%s", text);
+    } else {
+        printf("python3 not found: JSON checked by shape only\n");
+    }
+    free(text);
+
+    // No records still gives a valid document.
+    f = tmpfile();
+    CHECK(xconv_records_write_json(f, &info, NULL, 0) == 0);
+    text = slurp(f);
+    fclose(f);
+    check_json_shape(text);
+    CHECK_CONTAINS(text, "\"records\": []");
+    if (have_python())
+        CHECK(run_python(text, "import json,sys; assert json.load(open(sys.argv[1]))"
+                               "[\"records\"] == []") == 0);
+    free(text);
+}
+
+static void test_csv(void)
+{
+    xconv_record recs[3];
+    sample_records(recs);
+    FILE *f = tmpfile();
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    CHECK(xconv_records_write_csv(f, recs, 3) == 0);
+    char *text = slurp(f);
+    fclose(f);
+    const char *header = "device,backend,driver,variant,family,shape_name,shape,reference,seed,"
+                         "repeat,median_ms,min_ms,max_ms,compile_ms,gflops,gbps,max_norm_err,"
+                         "threshold,worst_index,pass,outcome,note\n";
+    CHECK(strncmp(text, header, strlen(header)) == 0);
+    CHECK_CONTAINS(text, "\nNVIDIA H100 80GB HBM3,cuda,12.4,direct_tiled,direct,vgg3x3,"
+                         "\"n=16,c=64,h=224,w=224,k=64,r=3,s=3,pad=1\",cpu_ref,");
+    CHECK_CONTAINS(text, "\"Dev \"\"quoted\"\", back\\slash\ttab\nnewline \x01 caf\xc3\xa9\"");
+    CHECK_CONTAINS(text, ",true,pass,\n");
+    CHECK_CONTAINS(text, ",false,fail,\"worst at n=0 k=0 p=2 q=1, \"\"bad\"\" \xff byte\"\n");
+    CHECK_CONTAINS(text, ",,,,");  // non-finite numbers are empty cells
+    if (have_python()) {
+        const char *script =
+            "import csv, sys\n"
+            "rows = list(csv.reader(open(sys.argv[1], newline=\"\", encoding=\"latin-1\")))\n"
+            "assert len(rows) == 4 and all(len(r) == 22 for r in rows), rows\n"
+            "assert rows[2][0].startswith(\"Dev \\\"quoted\\\", back\"), rows[2][0]\n"
+            "assert rows[1][6] == \"n=16,c=64,h=224,w=224,k=64,r=3,s=3,pad=1\"\n"
+            "assert rows[3][20] == \"not_applicable\" and rows[3][14] == \"\"\n";
+        CHECK_MSG(run_python(text, script) == 0, "python3 rejected the CSV:\n%s", text);
+    }
+    free(text);
+}
+
+static void test_table(void)
+{
+    xconv_record recs[3];
+    sample_records(recs);
+    FILE *f = tmpfile();
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    CHECK(xconv_records_write_table(f, recs, 3, true) == 0);
+    char *text = slurp(f);
+    fclose(f);
+    printf("%s", text);
+    CHECK_CONTAINS(text, "median ms");
+    CHECK_CONTAINS(text, "GFLOP/s");
+    CHECK_CONTAINS(text, "NVIDIA H100 80GB HBM3");
+    CHECK_CONTAINS(text, "vgg3x3");
+    CHECK_CONTAINS(text, "n=1,c=3,h=5,w=5,k=2,r=3");  // ad-hoc shape shown by its spec
+    CHECK_CONTAINS(text, "14800.5");
+    CHECK_CONTAINS(text, "1.2500");
+    CHECK_CONTAINS(text, "3.50e-08");
+    CHECK_CONTAINS(text, "FAIL");
+    CHECK_CONTAINS(text, "n/a");
+    CHECK_CONTAINS(text, "    note: needs r=s=3 and stride 1 (got r=1) ...\n");
+    CHECK_CONTAINS(text, "    note: worst at n=0 k=0 p=2 q=1");
+
+    // One line a record plus the header and two notes: the awkward device name's tab and
+    // newline did not leak into the table.
+    int lines = 0, notes = 0;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        lines++;
+        notes += strncmp(line, "    note: ", 10) == 0;
+        CHECK(strchr(line, '\t') == NULL);
+    }
+    CHECK_MSG(lines == 6 && notes == 2, "%d lines, %d notes", lines, notes);
+    free(text);
+
+    // Without timings the timing columns are left out.
+    f = tmpfile();
+    CHECK(xconv_records_write_table(f, recs, 3, false) == 0);
+    text = slurp(f);
+    fclose(f);
+    CHECK(strstr(text, "median ms") == NULL && strstr(text, "GFLOP/s") == NULL);
+    CHECK_CONTAINS(text, "max err");
+    free(text);
+
+    // A long device name is cut to its column.
+    memset(recs[0].device, 'D', 200);
+    recs[0].device[200] = '\0';
+    f = tmpfile();
+    CHECK(xconv_records_write_table(f, recs, 1, false) == 0);
+    text = slurp(f);
+    fclose(f);
+    CHECK_CONTAINS(text, "DDDDDDDDDDDDDDDDDDDDDDDDDDDDDDD~");
+    CHECK(strstr(text, "DDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDD") == NULL);
+    free(text);
+}
+
+// A full disk (/dev/full) makes every writer return -1.
+static void test_write_errors(void)
+{
+    FILE *f = fopen("/dev/full", "w");
+    if (!f) {
+        printf("/dev/full not available: write errors not tested\n");
+        return;
+    }
+    xconv_record recs[3];
+    sample_records(recs);
+    xconv_run_info info;
+    xconv_run_info_init(&info, 0, NULL);
+    CHECK(xconv_records_write_json(f, &info, recs, 3) == -1);
+    clearerr(f);
+    CHECK(xconv_records_write_csv(f, recs, 3) == -1);
+    clearerr(f);
+    errno = 0;
+    CHECK(xconv_records_write_table(f, recs, 3, true) == -1);
+    CHECK(errno != 0);
+    fclose(f);
+}
+
+int main(void)
+{
+    test_stats();
+    test_outcome_names();
+    test_run_info();
+    test_json();
+    test_csv();
+    test_table();
+    test_write_errors();
+    return check_summary("test_record");
+}

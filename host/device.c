@@ -52,8 +52,8 @@ xconv_status xconv_devices_list(xconv_device_list *list)
         xconv_status st = be->enumerate(list->devices + list->count, room, &count, &err);
         list->backend_status[kind] = st;
         if (st != XCONV_OK) {
-            snprintf(list->backend_reason[kind], sizeof list->backend_reason[kind], "%s",
-                     err.msg);
+            snprintf(list->backend_reason[kind], sizeof list->backend_reason[kind], "%.*s",
+                     (int)sizeof list->backend_reason[kind] - 1, err.msg);
             continue;
         }
         if (count == 0)

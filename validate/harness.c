@@ -365,7 +365,7 @@ static void record_outcome(xconv_record *rec, xconv_status st, const xconv_error
 {
     rec->outcome = st == XCONV_ERR_NOT_APPLICABLE ? XCONV_OUTCOME_NOT_APPLICABLE
                                                   : XCONV_OUTCOME_ERROR;
-    snprintf(rec->note, sizeof rec->note, "%s", err->msg);
+    snprintf(rec->note, sizeof rec->note, "%.*s", (int)sizeof rec->note - 1, err->msg);
 }
 
 // Checks c->y against the reference and folds the result into rec.

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: MIT
+// What the CLI's commands share: the command entry points and selection helpers.
+#ifndef XCONV_CLI_H
+#define XCONV_CLI_H
+
+#include <stdio.h>
+
+#include "../bench/record.h"
+#include "../host/device.h"
+#include "../host/variant.h"
+#include "options.h"
+
+// Exit codes: 0 success, 1 a check failed or a run errored, 2 bad usage or input.
+enum { CLI_OK = 0, CLI_FAILED = 1, CLI_USAGE = 2 };
+
+int cmd_devices(const cli_options *opts);
+int cmd_variants(const cli_options *opts);
+int cmd_run(const cli_options *opts);
+int cmd_validate(const cli_options *opts);
+int cmd_bench(const cli_options *opts);
+int cmd_explain(const cli_options *opts);
+
+// A shape to run: its suite name ("" for --shape) and problem.
+typedef struct cli_shape {
+    char name[32];
+    xconv_problem problem;
+} cli_shape;
+
+#define CLI_MAX_SHAPES 256
+
+// Collects --suite and --shape into shapes (default_suite when neither was given, NULL: none).
+// Returns 0 or CLI_USAGE after printing why.
+int cli_collect_shapes(const cli_options *opts, const char *default_suite, cli_shape *shapes,
+                       int *count);
+
+// Collects --variant names (comma lists split) into variants; none given leaves *count 0.
+// Returns 0 or CLI_USAGE after printing the valid names.
+int cli_collect_variants(const cli_options *opts, const xconv_variant **variants, int *count);
+
+// Lists devices and resolves --device selectors (none: the default device) into indices of
+// list. Returns 0 or CLI_USAGE/CLI_FAILED after printing why.
+int cli_select_devices(const cli_options *opts, xconv_device_list *list, int *indices,
+                       int *count);
+
+// Writes a file through writer into a temporary beside path and renames it into place, so a
+// failure leaves no partial file. Returns 0, or CLI_FAILED after printing why.
+int cli_write_file(const char *path, int (*writer)(FILE *f, const void *ctx), const void *ctx);
+
+// Prints the plan of v for p on dev: defines, steps, geometry, memory, FLOPs, bytes, floor.
+void cli_print_plan(xconv_device *dev, const xconv_variant *v, const xconv_problem *p);
+
+// Prints an error message from the library in the CLI's format.
+void cli_print_error(const char *context, const xconv_error *err);
+
+#endif // XCONV_CLI_H

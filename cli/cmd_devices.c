@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: MIT
+// `xconv devices` and `xconv variants`: what is installed and what can run.
+#include <string.h>
+
+#include "cli.h"
+
+// Writes s as a JSON string.
+static void json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\')
+            fprintf(f, "\\%c", ch);
+        else if (ch < 0x20)
+            fprintf(f, "\\u%04x", ch);
+        else
+            fputc(ch, f);
+    }
+    fputc('"', f);
+}
+
+static void print_device_json(FILE *f, int index, const xconv_device_info *d)
+{
+    fprintf(f, "    {\"index\": %d, \"backend\": \"%s\", \"backend_index\": %d, \"platform\": ",
+            index, xconv_backend_name(d->backend), d->backend_index);
+    json_string(f, d->platform);
+    fprintf(f, ", \"vendor\": ");
+    json_string(f, d->vendor);
+    fprintf(f, ", \"name\": ");
+    json_string(f, d->name);
+    fprintf(f, ", \"driver\": ");
+    json_string(f, d->driver);
+    fprintf(f, ", \"version\": ");
+    json_string(f, d->version);
+    fprintf(f,
+            ", \"type\": \"%s\", \"compute_units\": %d, \"clock_mhz\": %d, "
+            "\"global_mem_bytes\": %llu, \"local_mem_bytes\": %llu, \"max_alloc_bytes\": %llu, "
+            "\"const_mem_bytes\": %llu, \"cache_bytes\": %llu, \"max_work_group_size\": %zu, "
+            "\"preferred_multiple\": %zu, \"fp64\": %s",
+            d->is_gpu ? "gpu" : d->is_cpu ? "cpu" : "other", d->compute_units, d->clock_mhz,
+            (unsigned long long)d->global_mem_bytes, (unsigned long long)d->local_mem_bytes,
+            (unsigned long long)d->max_alloc_bytes, (unsigned long long)d->const_mem_bytes,
+            (unsigned long long)d->cache_bytes, d->max_work_group_size, d->preferred_multiple,
+            d->fp64 ? "true" : "false");
+    if (d->backend == XCONV_BACKEND_CUDA)
+        fprintf(f, ", \"compute_capability\": \"%d.%d\"", d->cc_major, d->cc_minor);
+    fprintf(f, "}");
+}
+
+static void print_devices_json(const xconv_device_list *list)
+{
+    printf("{\n  \"devices\": [\n");
+    for (int i = 0; i < list->count; i++) {
+        print_device_json(stdout, i, &list->devices[i]);
+        printf("%s\n", i + 1 < list->count ? "," : "");
+    }
+    printf("  ],\n  \"unavailable\": {");
+    int n = 0;
+    for (int k = 0; k < XCONV_BACKEND_COUNT; k++) {
+        if (list->backend_status[k] == XCONV_OK)
+            continue;
+        printf("%s\"%s\": ", n++ ? ", " : "", xconv_backend_name((xconv_backend_kind)k));
+        json_string(stdout, list->backend_reason[k]);
+    }
+    printf("}\n}\n");
+}
+
+static double mib(uint64_t bytes)
+{
+    return (double)bytes / 1048576.0;
+}
+
+static void print_device_text(int index, const xconv_device_info *d)
+{
+    printf("%d  %s:%d  %s\n", index, xconv_backend_name(d->backend), d->backend_index, d->name);
+    printf("     platform %s, vendor %s, driver %s, %s\n", d->platform, d->vendor, d->driver,
+           d->version);
+    printf("     %s, %d compute units at %d MHz, global %.0f MiB, local %.1f KiB, "
+           "largest allocation %.0f MiB\n",
+           d->is_gpu ? "GPU" : d->is_cpu ? "CPU" : "other", d->compute_units, d->clock_mhz,
+           mib(d->global_mem_bytes), (double)d->local_mem_bytes / 1024.0,
+           mib(d->max_alloc_bytes));
+    printf("     constant %.1f KiB, cache %.1f MiB, max work-group %zu, preferred multiple %zu, "
+           "fp64 %s",
+           (double)d->const_mem_bytes / 1024.0, mib(d->cache_bytes), d->max_work_group_size,
+           d->preferred_multiple, d->fp64 ? "yes" : "no");
+    if (d->backend == XCONV_BACKEND_CUDA)
+        printf(", compute capability %d.%d", d->cc_major, d->cc_minor);
+    printf("\n");
+}
+
+int cmd_devices(const cli_options *opts)
+{
+    xconv_device_list list;
+    xconv_devices_list(&list);
+    if (opts->json_stdout) {
+        print_devices_json(&list);
+    } else {
+        for (int i = 0; i < list.count; i++)
+            print_device_text(i, &list.devices[i]);
+        for (int k = 0; k < XCONV_BACKEND_COUNT; k++)
+            if (list.backend_status[k] != XCONV_OK)
+                printf("%s: unavailable (%s)\n", xconv_backend_name((xconv_backend_kind)k),
+                       list.backend_reason[k]);
+    }
+    if (list.count == 0) {
+        fprintf(stderr, "xconv: no device found: install an OpenCL driver (Debian: "
+                        "pocl-opencl-icd for the CPU) or an NVIDIA driver for CUDA\n");
+        return CLI_FAILED;
+    }
+    return CLI_OK;
+}
+
+int cmd_variants(const cli_options *opts)
+{
+    (void)opts;
+    int count = 0;
+    const xconv_variant *const *all = xconv_variants_all(&count);
+    printf("%-28s %-10s %-14s %s\n", "variant", "family", "backends", "summary");
+    for (int i = 0; i < count; i++) {
+        const xconv_variant *v = all[i];
+        char backends[32] = "host";
+        if (v->backends)
+            snprintf(backends, sizeof backends, "%s%s%s",
+                     v->backends & XCONV_BACKEND_BIT(XCONV_BACKEND_OPENCL) ? "opencl" : "",
+                     v->backends == XCONV_ON_ALL_BACKENDS ? "," : "",
+                     v->backends & XCONV_BACKEND_BIT(XCONV_BACKEND_CUDA) ? "cuda" : "");
+        printf("%-28s %-10s %-14s %s\n", v->name, v->family, backends, v->summary);
+    }
+    return CLI_OK;
+}

@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: MIT
+// `xconv run`: one convolution from a shape and/or .npy files, optionally written to .npy.
+#include <stdlib.h>
+#include <string.h>
+
+#include "../host/npy.h"
+#include "../validate/harness.h"
+#include "../validate/reference.h"
+#include "cli.h"
+
+// Checks that a dimension taken from a file agrees with a --shape key, then takes it.
+static int take_dim(int64_t *field, int64_t value, unsigned seen, unsigned key,
+                    const char *key_name, const char *file)
+{
+    if ((seen & key) && *field != value) {
+        fprintf(stderr, "xconv run: --shape says %s=%lld but %s gives %lld\n", key_name,
+                (long long)*field, file, (long long)value);
+        return CLI_USAGE;
+    }
+    *field = value;
+    return 0;
+}
+
+// Reads a 4-D float32 .npy file; returns 0 or CLI_USAGE after a message.
+static int read_4d(const char *path, const char *what, xconv_npy *npy)
+{
+    static xconv_error err;
+    if (xconv_npy_read(path, npy, &err) != XCONV_OK) {
+        cli_print_error(what, &err);
+        return CLI_USAGE;
+    }
+    if (npy->ndim != 4) {
+        fprintf(stderr, "xconv run: %s %s has %d dimensions; it must have 4 (%s)\n", what,
+                path, npy->ndim, strcmp(what, "--input") == 0 ? "N,C,H,W" : "K,C/groups,R,S");
+        xconv_npy_free(npy);
+        return CLI_USAGE;
+    }
+    return 0;
+}
+
+// Builds the problem from --shape, --input and --weights; returns 0 or CLI_USAGE.
+static int build_problem(const cli_options *opts, xconv_problem *p, xconv_npy *x, xconv_npy *w)
+{
+    static xconv_error err;
+    *p = xconv_problem_default();
+    unsigned seen = 0;
+    if (!opts->nshapes && !opts->input) {
+        fprintf(stderr, "xconv run: give --shape SPEC or --input X.npy --weights W.npy\n");
+        return CLI_USAGE;
+    }
+    if (!opts->input != !opts->weights) {
+        fprintf(stderr, "xconv run: --input and --weights go together\n");
+        return CLI_USAGE;
+    }
+    if (opts->nshapes > 1) {
+        fprintf(stderr, "xconv run: one --shape at a time\n");
+        return CLI_USAGE;
+    }
+    if (opts->nshapes && xconv_shape_apply(opts->shapes[0], p, &seen, &err) != XCONV_OK) {
+        cli_print_error("--shape", &err);
+        return CLI_USAGE;
+    }
+    if (opts->input) {
+        int rc = read_4d(opts->input, "--input", x);
+        if (!rc)
+            rc = read_4d(opts->weights, "--weights", w);
+        if (rc)
+            return rc;
+        const char *xi = opts->input, *wi = opts->weights;
+        rc = take_dim(&p->n, x->shape[0], seen, XCONV_KEY_N, "n", xi);
+        rc = rc ? rc : take_dim(&p->c, x->shape[1], seen, XCONV_KEY_C, "c", xi);
+        rc = rc ? rc : take_dim(&p->h, x->shape[2], seen, XCONV_KEY_H, "h", xi);
+        rc = rc ? rc : take_dim(&p->w, x->shape[3], seen, XCONV_KEY_W, "w", xi);
+        rc = rc ? rc : take_dim(&p->k, w->shape[0], seen, XCONV_KEY_K, "k", wi);
+        rc = rc ? rc : take_dim(&p->r, w->shape[2], seen, XCONV_KEY_R, "r", wi);
+        rc = rc ? rc : take_dim(&p->s, w->shape[3], seen, XCONV_KEY_S, "s", wi);
+        if (rc)
+            return rc;
+        if (p->groups < 1 || w->shape[1] * p->groups != p->c) {
+            fprintf(stderr,
+                    "xconv run: %s has %lld channels per filter but c=%lld with groups=%lld "
+                    "needs %lld\n",
+                    wi, (long long)w->shape[1], (long long)p->c, (long long)p->groups,
+                    p->groups >= 1 ? (long long)(p->c / p->groups) : 0LL);
+            return CLI_USAGE;
+        }
+    } else if (!(seen & XCONV_KEY_S)) {
+        p->s = p->r;
+    }
+    if (xconv_problem_check(p, &err) != XCONV_OK) {
+        cli_print_error("shape", &err);
+        return CLI_USAGE;
+    }
+    return 0;
+}
+
+static int run_problem(const cli_options *opts, const xconv_problem *p, const float *x,
+                       const float *w)
+{
+    static xconv_error err;
+    const xconv_variant *variants[CLI_MAX_LIST];
+    int nvariants = 0;
+    if (cli_collect_variants(opts, variants, &nvariants))
+        return CLI_USAGE;
+    if (nvariants > 1) {
+        fprintf(stderr, "xconv run: one --variant at a time\n");
+        return CLI_USAGE;
+    }
+    const xconv_variant *v = nvariants ? variants[0] : xconv_variant_find("direct_naive", &err);
+    xconv_device *dev = NULL;
+    char label[320] = "host";
+    if (v->backends) {
+        xconv_device_list list;
+        int index, count;
+        int rc = cli_select_devices(opts, &list, &index, &count);
+        if (rc)
+            return rc;
+        if (count > 1) {
+            fprintf(stderr, "xconv run: one --device at a time\n");
+            return CLI_USAGE;
+        }
+        if (!(dev = xconv_device_open(&list.devices[index], &err))) {
+            cli_print_error("device", &err);
+            return CLI_FAILED;
+        }
+        xconv_device_label(&dev->info, label, sizeof label);
+        if (opts->verbose)
+            cli_print_plan(dev, v, p);
+    }
+    int64_t y_n = xconv_problem_y_elems(p);
+    float *y = malloc((size_t)y_n * sizeof(float));
+    double ms = 0;
+    xconv_status st = y ? xconv_run_once(dev, v, p, x, w, y, &ms, &err)
+                        : xconv_error_set(&err, XCONV_ERR_OUT_OF_MEMORY, "no host memory");
+    int rc = CLI_OK;
+    char spec[256];
+    xconv_shape_format(p, spec, sizeof spec);
+    if (st != XCONV_OK) {
+        cli_print_error(v->name, &err);
+        rc = st == XCONV_ERR_NOT_APPLICABLE ? CLI_USAGE : CLI_FAILED;
+    } else {
+        printf("%s on %s: %s -> y[%lld,%lld,%lld,%lld], %.3f ms wall (upload, build and run)\n",
+               v->name, label, spec, (long long)p->n, (long long)p->k,
+               (long long)xconv_problem_out_h(p), (long long)xconv_problem_out_w(p), ms);
+        if (opts->output) {
+            int64_t shape[4] = {p->n, p->k, xconv_problem_out_h(p), xconv_problem_out_w(p)};
+            if (xconv_npy_write(opts->output, y, 4, shape, &err) != XCONV_OK) {
+                cli_print_error("--output", &err);
+                rc = CLI_FAILED;
+            } else {
+                printf("wrote %s\n", opts->output);
+            }
+        }
+    }
+    free(y);
+    xconv_device_close(dev);
+    return rc;
+}
+
+int cmd_run(const cli_options *opts)
+{
+    xconv_problem p;
+    xconv_npy x = {0}, w = {0};
+    int rc = build_problem(opts, &p, &x, &w);
+    float *rx = NULL, *rw = NULL;
+    if (!rc && !opts->input) {
+        rx = malloc((size_t)xconv_problem_x_elems(&p) * sizeof(float));
+        rw = malloc((size_t)xconv_problem_w_elems(&p) * sizeof(float));
+        if (!rx || !rw) {
+            fprintf(stderr, "xconv run: no host memory for the inputs\n");
+            rc = CLI_FAILED;
+        } else {
+            xconv_random_fill(rx, (size_t)xconv_problem_x_elems(&p), opts->seed, 1);
+            xconv_random_fill(rw, (size_t)xconv_problem_w_elems(&p), opts->seed, 2);
+            printf("random inputs, seed %llu\n", (unsigned long long)opts->seed);
+        }
+    }
+    if (!rc)
+        rc = run_problem(opts, &p, opts->input ? x.data : rx, opts->input ? w.data : rw);
+    free(rx);
+    free(rw);
+    xconv_npy_free(&x);
+    xconv_npy_free(&w);
+    return rc;
+}

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: MIT
+// xconv's command-line entry point: the subcommand table and the top-level help.
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+typedef struct command {
+    const char *name;
+    int (*run)(const cli_options *opts);
+    const char *usage;
+    const char *help;
+} command;
+
+static const command commands[] = {
+    {"devices", cmd_devices, "devices [--json]", "list every backend's devices and their limits"},
+    {"variants", cmd_variants, "variants", "list the variants, their families and backends"},
+    {"run", cmd_run,
+     "run [--shape SPEC] [--input X.npy --weights W.npy] [--variant V] [--device D] "
+     "[--output Y.npy] [--seed N]",
+     "run one convolution"},
+    {"validate", cmd_validate,
+     "validate [--suite NAME | --shape SPEC ...] [--variant V ...] [--device D ...] "
+     "[--json FILE] [--csv FILE]",
+     "check variants against the reference; exit 1 on any failure"},
+    {"bench", cmd_bench,
+     "bench [--suite NAME | --shape SPEC ...] [--variant V ...] [--device D ...] [--repeat N] "
+     "[--json FILE] [--csv FILE]",
+     "time variants with device events (checked first)"},
+    {"explain", cmd_explain, "explain --shape SPEC --variant V [--device D]",
+     "show the plan chosen for a shape on a device"},
+};
+
+static void print_usage(FILE *f)
+{
+    fprintf(f, "xconv %s: 2-D convolution kernels written once, run through OpenCL and CUDA, "
+               "checked and timed.\n\nUsage: xconv COMMAND [OPTIONS]\n\nCommands:\n",
+            XCONV_VERSION);
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
+    fprintf(f, "\n'xconv COMMAND --help' lists a command's options.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        print_usage(stderr);
+        return CLI_USAGE;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        print_usage(stdout);
+        return CLI_OK;
+    }
+    if (!strcmp(argv[1], "--version")) {
+        printf("xconv %s (%s)\n", XCONV_VERSION, XCONV_GIT_COMMIT);
+        return CLI_OK;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+        const command *cmd = &commands[i];
+        if (strcmp(argv[1], cmd->name) != 0)
+            continue;
+        cli_options opts;
+        int rc = cli_parse(argc, argv, cmd->name, &opts);
+        if (rc)
+            return rc;
+        if (opts.help) {
+            printf("Usage: xconv %s\n\n%s.\n\nOptions:\n", cmd->usage, cmd->help);
+            cli_print_options(cmd->name);
+            return CLI_OK;
+        }
+        return cmd->run(&opts);
+    }
+    fprintf(stderr, "xconv: unknown command '%s'\n\n", argv[1]);
+    print_usage(stderr);
+    return CLI_USAGE;
+}

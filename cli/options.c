@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: MIT
+// Option parsing for the CLI: a table of flags, which commands take them, and their help.
+#include <errno.h>
+#include <stddef.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "options.h"
+
+typedef enum { ARG_NONE, ARG_STRING, ARG_LIST, ARG_INT, ARG_U64, ARG_DOUBLE } arg_type;
+
+typedef struct flag {
+    const char *name;
+    const char *commands;  // space-separated commands that take it
+    arg_type type;
+    size_t offset;         // of the field in cli_options
+    size_t count_offset;   // ARG_LIST: of the count field
+    const char *help;
+} flag;
+
+#define FIELD(f) offsetof(cli_options, f)
+
+static const flag flags[] = {
+    {"--shape", "run validate bench explain", ARG_LIST, FIELD(shapes), FIELD(nshapes),
+     "SPEC    a shape, e.g. n=32,c=3,h=224,w=224,k=64,r=7,stride=2,pad=3 (repeatable)"},
+    {"--suite", "validate bench", ARG_LIST, FIELD(suites), FIELD(nsuites),
+     "NAME    a suite of shapes: small or standard (repeatable)"},
+    {"--variant", "run validate bench explain", ARG_LIST, FIELD(variants), FIELD(nvariants),
+     "NAME    a variant (repeatable or comma-separated; default: all that apply)"},
+    {"--device", "devices run validate bench explain", ARG_LIST, FIELD(devices), FIELD(ndevices),
+     "SEL     0, opencl:1, cuda:0 or a name substring (repeatable; default $XCONV_DEVICE, "
+     "else the first GPU, else the first CPU)"},
+    {"--input", "run", ARG_STRING, FIELD(input), 0, "X.npy   input, float32 NCHW"},
+    {"--weights", "run", ARG_STRING, FIELD(weights), 0, "W.npy   weights, float32 KCRS"},
+    {"--output", "run", ARG_STRING, FIELD(output), 0, "Y.npy   write the output here"},
+    {"--seed", "run validate bench", ARG_U64, FIELD(seed), 0,
+     "N       seed of the random inputs (default 1)"},
+    {"--repeat", "bench", ARG_INT, FIELD(repeat), 0, "N       timed runs (default 20)"},
+    {"--warmup", "bench", ARG_INT, FIELD(warmup), 0, "N       untimed runs first (default 2)"},
+    {"--host-ref-gflop", "validate bench", ARG_DOUBLE, FIELD(host_ref_gflop), 0,
+     "G       full float64 host reference up to G GFLOP (default 1), else the device path"},
+    {"--json", "validate bench", ARG_STRING, FIELD(json), 0,
+     "FILE    write the records as JSON"},
+    {"--json", "devices", ARG_NONE, FIELD(json_stdout), 0, "        print JSON"},
+    {"--csv", "validate bench", ARG_STRING, FIELD(csv), 0, "FILE    write the records as CSV"},
+    {"--verbose", "run validate bench", ARG_NONE, FIELD(verbose), 0,
+     "        print the plan and progress"},
+    {"--help", "devices variants run validate bench explain", ARG_NONE, FIELD(help), 0,
+     "        this help"},
+};
+
+static bool takes(const flag *f, const char *command)
+{
+    size_t n = strlen(command);
+    for (const char *p = f->commands; (p = strstr(p, command)); p += n)
+        if ((p == f->commands || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
+            return true;
+    return false;
+}
+
+void cli_print_options(const char *command)
+{
+    for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
+        if (takes(&flags[i], command))
+            printf("  %-16s %s\n", flags[i].name, flags[i].help);
+}
+
+// Stores one value; returns 0 or 2 after a message.
+static int store(const flag *f, const char *value, cli_options *opts)
+{
+    char *base = (char *)opts;
+    char *end = NULL;
+    errno = 0;
+    switch (f->type) {
+    case ARG_NONE:
+        *(bool *)(base + f->offset) = true;
+        return 0;
+    case ARG_STRING:
+        *(const char **)(base + f->offset) = value;
+        return 0;
+    case ARG_LIST: {
+        int *count = (int *)(base + f->count_offset);
+        const char **list = (const char **)(base + f->offset);
+        if (*count == CLI_MAX_LIST) {
+            fprintf(stderr, "xconv: too many %s options (at most %d)\n", f->name, CLI_MAX_LIST);
+            return 2;
+        }
+        list[(*count)++] = value;
+        return 0;
+    }
+    case ARG_INT: {
+        long v = strtol(value, &end, 10);
+        if (errno || *end || end == value || v < 0 || v > 1000000)
+            break;
+        *(int *)(base + f->offset) = (int)v;
+        return 0;
+    }
+    case ARG_U64: {
+        if (*value == '-')
+            break;
+        unsigned long long v = strtoull(value, &end, 10);
+        if (errno || *end || end == value)
+            break;
+        *(uint64_t *)(base + f->offset) = v;
+        opts->seed_given = true;
+        return 0;
+    }
+    case ARG_DOUBLE: {
+        double v = strtod(value, &end);
+        if (errno || *end || end == value || !(v >= 0))
+            break;
+        *(double *)(base + f->offset) = v;
+        return 0;
+    }
+    }
+    fprintf(stderr, "xconv: bad value '%s' for %s\n", value, f->name);
+    return 2;
+}
+
+int cli_parse(int argc, char **argv, const char *command, cli_options *opts)
+{
+    memset(opts, 0, sizeof *opts);
+    opts->command = command;
+    opts->seed = 1;
+    opts->repeat = 20;
+    opts->warmup = 2;
+    opts->host_ref_gflop = 1.0;
+    for (int i = 2; i < argc; i++) {
+        const char *arg = argv[i];
+        const char *eq = strchr(arg, '=');
+        size_t name_len = eq && strncmp(arg, "--", 2) == 0 ? (size_t)(eq - arg) : strlen(arg);
+        const flag *f = NULL;
+        bool known = false;
+        for (size_t j = 0; j < sizeof flags / sizeof flags[0]; j++) {
+            if (strlen(flags[j].name) != name_len || strncmp(flags[j].name, arg, name_len))
+                continue;
+            known = true;
+            if (takes(&flags[j], command))
+                f = &flags[j];
+        }
+        if (!f) {
+            if (known)
+                fprintf(stderr, "xconv %s: option '%.*s' does not apply to this command\n",
+                        command, (int)name_len, arg);
+            else
+                fprintf(stderr, "xconv %s: unknown option '%s' (see xconv %s --help)\n",
+                        command, arg, command);
+            return 2;
+        }
+        const char *value = NULL;
+        if (f->type == ARG_NONE) {
+            if (eq && arg[name_len] == '=') {
+                fprintf(stderr, "xconv %s: %s takes no value\n", command, f->name);
+                return 2;
+            }
+        } else if (arg[name_len] == '=') {
+            value = arg + name_len + 1;
+        } else if (i + 1 < argc) {
+            value = argv[++i];
+        } else {
+            fprintf(stderr, "xconv %s: %s needs a value\n", command, f->name);
+            return 2;
+        }
+        if (value && !*value) {
+            fprintf(stderr, "xconv %s: %s has an empty value\n", command, f->name);
+            return 2;
+        }
+        int rc = store(f, value, opts);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}

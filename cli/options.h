@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: MIT
+// The CLI's options: one struct filled once from argv by a table of flags.
+#ifndef XCONV_CLI_OPTIONS_H
+#define XCONV_CLI_OPTIONS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define CLI_MAX_LIST 64
+
+typedef struct cli_options {
+    const char *command;
+    const char *shapes[CLI_MAX_LIST];    // --shape SPEC (repeatable)
+    int nshapes;
+    const char *suites[CLI_MAX_LIST];    // --suite NAME (repeatable)
+    int nsuites;
+    const char *variants[CLI_MAX_LIST];  // --variant NAME (repeatable, or comma-separated)
+    int nvariants;
+    const char *devices[CLI_MAX_LIST];   // --device SEL (repeatable)
+    int ndevices;
+    const char *input, *weights, *output;  // .npy paths for run
+    const char *json, *csv;              // result files
+    const char *gemm;                    // --gemm M,N,K for bench
+    uint64_t seed;
+    bool seed_given;
+    int repeat;
+    int warmup;
+    double host_ref_gflop;
+    bool json_stdout;                    // devices --json
+    bool verbose;
+    bool parity;
+    bool help;
+} cli_options;
+
+// Parses argv[2..] for `command` into opts. Returns 0, or 2 after printing a message on stderr
+// for an unknown option, a missing or bad value, or an option the command does not take.
+int cli_parse(int argc, char **argv, const char *command, cli_options *opts);
+
+// Prints the options `command` takes, one a line.
+void cli_print_options(const char *command);
+
+#endif // XCONV_CLI_OPTIONS_H

@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: MIT
+// Helpers the commands share: collecting shapes, variants and devices, writing files safely.
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+void cli_print_error(const char *context, const xconv_error *err)
+{
+    fprintf(stderr, "xconv: %s: %s\n", context, err->msg);
+}
+
+int cli_collect_shapes(const cli_options *opts, const char *default_suite, cli_shape *shapes,
+                       int *count)
+{
+    *count = 0;
+    const char *suites[CLI_MAX_LIST];
+    int nsuites = opts->nsuites;
+    memcpy(suites, opts->suites, sizeof(const char *) * (size_t)nsuites);
+    if (nsuites == 0 && opts->nshapes == 0 && default_suite)
+        suites[nsuites++] = default_suite;
+    static xconv_error err;
+    for (int i = 0; i < nsuites; i++) {
+        int n = 0;
+        const xconv_named_shape *suite = xconv_suite_find(suites[i], &n);
+        if (!suite) {
+            fprintf(stderr, "xconv: unknown suite '%s'; suites:", suites[i]);
+            for (const char *const *name = xconv_suite_names(); *name; name++)
+                fprintf(stderr, " %s", *name);
+            fputc('\n', stderr);
+            return CLI_USAGE;
+        }
+        for (int j = 0; j < n && *count < CLI_MAX_SHAPES; j++) {
+            cli_shape *s = &shapes[(*count)++];
+            snprintf(s->name, sizeof s->name, "%s", suite[j].name);
+            if (xconv_shape_parse(suite[j].spec, &s->problem, &err) != XCONV_OK) {
+                cli_print_error(suite[j].name, &err);
+                return CLI_FAILED;
+            }
+        }
+    }
+    for (int i = 0; i < opts->nshapes && *count < CLI_MAX_SHAPES; i++) {
+        cli_shape *s = &shapes[(*count)++];
+        s->name[0] = '\0';
+        if (xconv_shape_parse(opts->shapes[i], &s->problem, &err) != XCONV_OK) {
+            cli_print_error("--shape", &err);
+            return CLI_USAGE;
+        }
+    }
+    return 0;
+}
+
+int cli_collect_variants(const cli_options *opts, const xconv_variant **variants, int *count)
+{
+    *count = 0;
+    static xconv_error err;
+    for (int i = 0; i < opts->nvariants; i++) {
+        char list[1024];
+        snprintf(list, sizeof list, "%s", opts->variants[i]);
+        for (char *save = NULL, *name = strtok_r(list, ",", &save); name;
+             name = strtok_r(NULL, ",", &save)) {
+            const xconv_variant *v = xconv_variant_find(name, &err);
+            if (!v) {
+                cli_print_error("--variant", &err);
+                return CLI_USAGE;
+            }
+            if (*count < CLI_MAX_LIST)
+                variants[(*count)++] = v;
+        }
+    }
+    return 0;
+}
+
+int cli_select_devices(const cli_options *opts, xconv_device_list *list, int *indices,
+                       int *count)
+{
+    xconv_devices_list(list);
+    *count = 0;
+    static xconv_error err;
+    int nsel = opts->ndevices ? opts->ndevices : 1;
+    for (int i = 0; i < nsel; i++) {
+        const char *sel = opts->ndevices ? opts->devices[i] : NULL;
+        int index = xconv_device_select(list, sel, &err);
+        if (index < 0) {
+            cli_print_error("--device", &err);
+            if (list->count == 0) {
+                fprintf(stderr, "xconv: no device: install an OpenCL driver (Debian: "
+                                "pocl-opencl-icd for the CPU) or an NVIDIA driver for CUDA\n");
+                return CLI_FAILED;
+            }
+            return CLI_USAGE;
+        }
+        indices[(*count)++] = index;
+    }
+    return 0;
+}
+
+int cli_write_file(const char *path, int (*writer)(FILE *f, const void *ctx), const void *ctx)
+{
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        fprintf(stderr, "xconv: cannot write %s: %s\n", path, strerror(errno));
+        return CLI_FAILED;
+    }
+    FILE *f = fdopen(fd, "w");
+    int failed = !f || writer(f, ctx) != 0;
+    if (f)
+        failed |= fclose(f) != 0;
+    else
+        close(fd);
+    if (failed || rename(tmp, path) != 0) {
+        fprintf(stderr, "xconv: cannot write %s: %s\n", path, strerror(errno));
+        unlink(tmp);
+        return CLI_FAILED;
+    }
+    return 0;
+}

@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: MIT
+// Tests of shape strings (parse, apply, format) and of the named suites.
+#include "check.h"
+#include "xconv.h"
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+
+static bool same(const xconv_problem *a, const xconv_problem *b)
+{
+    return a->n == b->n && a->c == b->c && a->h == b->h && a->w == b->w && a->k == b->k &&
+           a->r == b->r && a->s == b->s && a->stride_h == b->stride_h &&
+           a->stride_w == b->stride_w && a->pad_h == b->pad_h && a->pad_w == b->pad_w &&
+           a->dil_h == b->dil_h && a->dil_w == b->dil_w && a->groups == b->groups;
+}
+
+// Parses spec, expecting success; returns the problem.
+static xconv_problem parse_ok(const char *spec)
+{
+    xconv_problem p = {0};
+    xconv_error err = {0};
+    xconv_status st = xconv_shape_parse(spec, &p, &err);
+    CHECK_MSG(st == XCONV_OK, "'%s': %s", spec, err.msg);
+    return p;
+}
+
+// Parses spec, expecting status `want` and a message containing both needles.
+static void parse_bad(const char *spec, xconv_status want, const char *needle, const char *needle2)
+{
+    xconv_problem p = xconv_problem_default();
+    p.n = 77;
+    xconv_error err = {0};
+    xconv_status st = xconv_shape_parse(spec, &p, &err);
+    CHECK_MSG(st == want, "'%s' gave %d (%s)", spec, st, err.msg);
+    CHECK_CONTAINS(err.msg, needle);
+    if (needle2)
+        CHECK_CONTAINS(err.msg, needle2);
+    CHECK_MSG(p.n == 77, "'%s' changed the problem on failure", spec);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parsing
+
+static void test_parse_good(void)
+{
+    xconv_problem p = parse_ok("n=32,c=3,h=224,w=224,k=64,r=7,s=7,stride=2,pad=3");
+    CHECK(p.n == 32 && p.c == 3 && p.h == 224 && p.w == 224 && p.k == 64);
+    CHECK(p.r == 7 && p.s == 7 && p.stride_h == 2 && p.stride_w == 2);
+    CHECK(p.pad_h == 3 && p.pad_w == 3 && p.dil_h == 1 && p.dil_w == 1 && p.groups == 1);
+    // Defaults, and s = r when s is not given.
+    p = parse_ok("n=1,c=2,h=5,w=6,k=3,r=3");
+    CHECK(p.s == 3 && p.stride_h == 1 && p.stride_w == 1 && p.pad_h == 0 && p.pad_w == 0);
+    CHECK(p.dil_h == 1 && p.dil_w == 1 && p.groups == 1);
+    p = parse_ok("n=1,c=2,h=5,w=6,k=3,r=3,s=1");
+    CHECK(p.r == 3 && p.s == 1);
+    // Keys in any order, whitespace around tokens, keys and values.
+    p = parse_ok("  k=4 , r = 3,n=2,\tc=8,  w=12 ,h=10 ,groups=2 ");
+    CHECK(p.n == 2 && p.c == 8 && p.h == 10 && p.w == 12 && p.k == 4 && p.groups == 2);
+    // A leading '+' is an integer too.
+    p = parse_ok("n=+2,c=1,h=5,w=5,k=1,r=1");
+    CHECK(p.n == 2);
+}
+
+static void test_parse_overrides(void)
+{
+    // The specific key wins over the combined one, in either order.
+    const char *pairs[][2] = {
+        {"n=1,c=1,h=20,w=20,k=1,r=3,stride=2,stride_h=3",
+         "n=1,c=1,h=20,w=20,k=1,r=3,stride_h=3,stride=2"},
+        {"n=1,c=1,h=20,w=20,k=1,r=3,pad=2,pad_w=1", "n=1,c=1,h=20,w=20,k=1,r=3,pad_w=1,pad=2"},
+        {"n=1,c=1,h=20,w=20,k=1,r=3,dil=2,dil_h=3", "n=1,c=1,h=20,w=20,k=1,r=3,dil_h=3,dil=2"},
+    };
+    for (int i = 0; i < 3; i++) {
+        xconv_problem a = parse_ok(pairs[i][0]), b = parse_ok(pairs[i][1]);
+        CHECK_MSG(same(&a, &b), "'%s' != '%s'", pairs[i][0], pairs[i][1]);
+    }
+    xconv_problem p = parse_ok(pairs[0][1]);
+    CHECK(p.stride_h == 3 && p.stride_w == 2);
+    p = parse_ok(pairs[1][1]);
+    CHECK(p.pad_h == 2 && p.pad_w == 1);
+    p = parse_ok(pairs[2][1]);
+    CHECK(p.dil_h == 3 && p.dil_w == 2);
+    p = parse_ok("n=1,c=1,h=20,w=20,k=1,r=3,stride_w=2,stride_h=3,pad_h=1,pad_w=2");
+    CHECK(p.stride_h == 3 && p.stride_w == 2 && p.pad_h == 1 && p.pad_w == 2);
+}
+
+static void test_parse_bad_tokens(void)
+{
+    parse_bad("n=1,x=3,c=1", XCONV_ERR_PARSE, "unknown key 'x' in 'x=3'",
+              "valid keys: n c h w k r s stride stride_h stride_w pad pad_h pad_w dil dil_h "
+              "dil_w groups");
+    parse_bad("n=1,N=3", XCONV_ERR_PARSE, "unknown key 'N' in 'N=3'", NULL);
+    parse_bad("n=1,c3", XCONV_ERR_PARSE, "missing '=' in 'c3'", NULL);
+    parse_bad("n=1,c=", XCONV_ERR_PARSE, "empty value in 'c='", NULL);
+    parse_bad("n=1, c=  ", XCONV_ERR_PARSE, "empty value in 'c='", NULL);
+    parse_bad("n=1,=5", XCONV_ERR_PARSE, "missing key in '=5'", NULL);
+    parse_bad("n=1.5,c=1", XCONV_ERR_PARSE, "value '1.5' in 'n=1.5' is not an integer", NULL);
+    parse_bad("n=abc", XCONV_ERR_PARSE, "value 'abc' in 'n=abc' is not an integer", NULL);
+    parse_bad("n=0x10", XCONV_ERR_PARSE, "'n=0x10' is not an integer", NULL);
+    parse_bad("n=1 2", XCONV_ERR_PARSE, "'n=1 2' is not an integer", NULL);
+    parse_bad("n=-", XCONV_ERR_PARSE, "'n=-' is not an integer", NULL);
+    parse_bad("n=1e3", XCONV_ERR_PARSE, "'n=1e3' is not an integer", NULL);
+    parse_bad("n=99999999999999999999", XCONV_ERR_PARSE,
+              "value '99999999999999999999' in 'n=99999999999999999999' is out of range", NULL);
+    parse_bad("n=1,c=2,n=3", XCONV_ERR_PARSE, "key 'n' given twice (again in 'n=3')", NULL);
+    parse_bad("n=1,,c=2", XCONV_ERR_PARSE, "empty token #2 in shape 'n=1,,c=2'", NULL);
+    parse_bad("n=1,c=2,", XCONV_ERR_PARSE, "empty token #3", NULL);
+    parse_bad(",n=1", XCONV_ERR_PARSE, "empty token #1", NULL);
+    parse_bad("n=1, ,c=1", XCONV_ERR_PARSE, "empty token #2", NULL);
+    parse_bad("", XCONV_ERR_PARSE, "empty token #1 in shape ''", NULL);
+    // Negative values parse, and the check refuses them (naming the field).
+    parse_bad("n=1,c=1,h=5,w=5,k=1,r=1,pad=-1", XCONV_ERR_INVALID, "pad_h must not be negative",
+              "shape 'n=1,c=1,h=5,w=5,k=1,r=1,pad=-1'");
+    parse_bad("n=-2,c=1,h=5,w=5,k=1,r=1", XCONV_ERR_INVALID, "n must be at least 1 (got -2)",
+              NULL);
+    // Missing sizes stay 0 and are refused by the check.
+    parse_bad("n=1,c=1,h=5,w=5,r=1", XCONV_ERR_INVALID, "k must be at least 1 (got 0)", NULL);
+    parse_bad("n=1,c=8,h=5,w=5,k=8,r=1,groups=3", XCONV_ERR_INVALID, "groups=3 must divide c=8",
+              NULL);
+    parse_bad("n=1,c=1,h=4,w=4,k=1,r=5", XCONV_ERR_INVALID, "empty output: P = 0 <= 0", NULL);
+    // NULL arguments.
+    xconv_problem p;
+    CHECK(xconv_shape_parse(NULL, &p, NULL) == XCONV_ERR_INVALID);
+    CHECK(xconv_shape_parse("n=1", NULL, NULL) == XCONV_ERR_INVALID);
+    CHECK(xconv_shape_parse("n=1,x=2", &p, NULL) == XCONV_ERR_PARSE);
+}
+
+static void test_apply(void)
+{
+    xconv_problem p = xconv_problem_default();
+    p.n = 5, p.c = 6, p.r = 3, p.s = 3;
+    unsigned seen = 0;
+    xconv_error err = {0};
+    CHECK(xconv_shape_apply("n=2,r=5,stride_h=2,pad=1", &p, &seen, &err) == XCONV_OK);
+    CHECK(p.n == 2 && p.c == 6 && p.r == 5 && p.s == 3);  // apply does not fill s from r
+    CHECK(p.stride_h == 2 && p.stride_w == 1 && p.pad_h == 1 && p.pad_w == 1);
+    CHECK(seen == (XCONV_KEY_N | XCONV_KEY_R | XCONV_KEY_STRIDE | XCONV_KEY_PAD));
+    // No check: a shape that parse would refuse applies.
+    CHECK(xconv_shape_apply("k=0,dil_w=4,groups=7", &p, &seen, &err) == XCONV_OK);
+    CHECK(p.k == 0 && p.dil_w == 4 && p.dil_h == 1 && p.groups == 7);
+    CHECK(seen == (XCONV_KEY_K | XCONV_KEY_DIL | XCONV_KEY_GROUPS));
+    CHECK(xconv_shape_apply("c=1,h=2,w=3,s=4", &p, NULL, &err) == XCONV_OK);
+    CHECK(p.c == 1 && p.h == 2 && p.w == 3 && p.s == 4);
+    // A failure leaves *p and *seen untouched, even when earlier tokens were good.
+    xconv_problem before = p;
+    seen = 12345;
+    CHECK(xconv_shape_apply("n=9,bogus=1", &p, &seen, &err) == XCONV_ERR_PARSE);
+    CHECK_CONTAINS(err.msg, "unknown key 'bogus'");
+    CHECK(same(&p, &before) && seen == 12345);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Formatting and suites
+
+static void test_format(void)
+{
+    char buf[256];
+    xconv_problem p = parse_ok("n=32,c=3,h=224,w=224,k=64,r=7,stride=2,pad=3");
+    int n = xconv_shape_format(&p, buf, sizeof buf);
+    CHECK(n == (int)strlen(buf));
+    CHECK(strcmp(buf, "n=32,c=3,h=224,w=224,k=64,r=7,stride=2,pad=3") == 0);
+    p = parse_ok("pad_w=2,stride_h=2,n=2,c=4,h=20,w=21,k=8,r=3,s=5,dil_h=2,dil_w=1,groups=4");
+    xconv_shape_format(&p, buf, sizeof buf);
+    CHECK_MSG(strcmp(buf, "n=2,c=4,h=20,w=21,k=8,r=3,s=5,stride_h=2,stride_w=1,pad_h=0,pad_w=2,"
+                          "dil_h=2,dil_w=1,groups=4") == 0, "%s", buf);
+    xconv_problem q = parse_ok(buf);
+    CHECK(same(&p, &q));
+    // Truncation reports the full length, as snprintf does.
+    char small[8];
+    n = xconv_shape_format(&p, small, sizeof small);
+    CHECK(n == (int)strlen(buf) && strlen(small) == 7 && strncmp(small, buf, 7) == 0);
+    CHECK(xconv_shape_format(&p, NULL, 0) == (int)strlen(buf));
+}
+
+// Every suite shape parses, checks, and formats back to its own spec (the specs are canonical).
+static void test_suites(void)
+{
+    const char *const *names = xconv_suite_names();
+    int suites = 0;
+    for (; names[suites]; suites++) {
+        int count = -1;
+        const xconv_named_shape *shapes = xconv_suite_find(names[suites], &count);
+        CHECK_MSG(shapes && count > 0, "suite %s", names[suites]);
+        for (int i = 0; shapes && i < count; i++) {
+            xconv_problem p = parse_ok(shapes[i].spec);
+            char buf[256];
+            xconv_shape_format(&p, buf, sizeof buf);
+            CHECK_MSG(strcmp(buf, shapes[i].spec) == 0, "%s: '%s' formats as '%s'",
+                      shapes[i].name, shapes[i].spec, buf);
+            xconv_problem q = parse_ok(buf);
+            CHECK(same(&p, &q));
+            CHECK(strlen(shapes[i].name) < 32 && strlen(shapes[i].spec) < 256);
+            for (int j = 0; j < i; j++)
+                CHECK_MSG(strcmp(shapes[i].name, shapes[j].name) != 0, "%s twice",
+                          shapes[i].name);
+            if (strcmp(names[suites], "small") == 0)
+                CHECK_MSG(xconv_problem_flops(&p) < 20e6, "%s: %.3g FLOPs", shapes[i].name,
+                          xconv_problem_flops(&p));
+        }
+    }
+    CHECK(suites == 2);
+    int count = -1;
+    const xconv_named_shape *std = xconv_suite_find("standard", &count);
+    CHECK(std && count == 9);
+    if (std && count == 9) {
+        CHECK(strcmp(std[0].name, "ece408_c1") == 0);
+        CHECK(strcmp(std[5].spec, "n=32,c=3,h=224,w=224,k=64,r=7,stride=2,pad=3") == 0);
+        CHECK(strcmp(std[8].name, "dil3x3d2") == 0);
+    }
+    CHECK(xconv_suite_find("nope", &count) == NULL && count == 0);
+    CHECK(xconv_suite_find(NULL, NULL) == NULL);
+}
+
+// The small suite covers the features it promises.
+static void test_small_coverage(void)
+{
+    int count = 0;
+    const xconv_named_shape *shapes = xconv_suite_find("small", &count);
+    bool stride2 = false, asym_stride = false, asym_pad = false, dil = false, asym_dil = false;
+    bool grouped = false, depthwise = false, pw = false, pw_s2 = false, rect = false;
+    bool big_filter = false, c1 = false, c64 = false;
+    for (int i = 0; shapes && i < count; i++) {
+        xconv_problem p = parse_ok(shapes[i].spec);
+        stride2 |= p.stride_h == 2 && p.stride_w == 2;
+        asym_stride |= p.stride_h != p.stride_w;
+        asym_pad |= p.pad_h != p.pad_w;
+        dil |= p.dil_h == 2 && p.dil_w == 2;
+        asym_dil |= p.dil_h != p.dil_w;
+        grouped |= p.groups > 1 && p.groups < p.c;
+        depthwise |= p.groups == p.c && p.c == p.k && p.c > 1;
+        pw |= p.r == 1 && p.s == 1 && p.stride_h == 1;
+        pw_s2 |= p.r == 1 && p.s == 1 && p.stride_h == 2;
+        rect |= p.r != p.s;
+        big_filter |= p.r > p.h && p.s > p.w;
+        c1 |= p.c == 1;
+        c64 |= p.c >= 64;
+    }
+    CHECK(count >= 12);
+    CHECK(stride2 && asym_stride && asym_pad && dil && asym_dil && grouped && depthwise);
+    CHECK(pw && pw_s2 && rect && big_filter && c1 && c64);
+}
+
+int main(void)
+{
+    test_parse_good();
+    test_parse_overrides();
+    test_parse_bad_tokens();
+    test_apply();
+    test_format();
+    test_suites();
+    test_small_coverage();
+    return check_summary("test_shape");
+}

@@ -159,7 +159,7 @@ int xconv_device_select(const xconv_device_list *list, const char *selector, xco
     for (int i = 0; i < list->count; i++) {
         const xconv_device_info *d = &list->devices[i];
         if (contains_nocase(d->name, selector) || contains_nocase(d->platform, selector) ||
-            contains_nocase(d->vendor, selector))
+            contains_nocase(d->vendor, selector) || contains_nocase(d->version, selector))
             return i;
     }
     return selection_error(list, selector, "matches no device", err);

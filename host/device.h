@@ -29,7 +29,8 @@ typedef struct xconv_device_list {
 xconv_status xconv_devices_list(xconv_device_list *list);
 
 // Finds the device that `selector` names in list: a global index ("0"), a backend and index
-// ("opencl:1", "cuda:0") or a case-insensitive name substring ("pocl", "h100"). NULL or "" picks
+// ("opencl:1", "cuda:0") or a case-insensitive substring of the name, platform, vendor or
+// version ("pocl", "h100"). NULL or "" picks
 // XCONV_DEVICE from the environment, else the first GPU, else the first CPU device. Returns the
 // index in list->devices, or a negative status with a message that lists the valid choices.
 int xconv_device_select(const xconv_device_list *list, const char *selector, xconv_error *err);

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Every variant on the small suite on PoCL's CPU device, the .npy round trip through `run`, and
+# the results files. Skips (exit 77) when no OpenCL CPU device is installed.
+# Usage: small_suite.sh PATH/TO/xconv
+set -u
+xconv=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+if ! "$xconv" devices 2>/dev/null | grep -qi "opencl.*\(pthread\|cpu\|pocl\)\|CPU,"; then
+    echo "SKIP: no OpenCL CPU device (install pocl-opencl-icd)"
+    exit 77
+fi
+failures=0
+checks=0
+check() {  # check DESCRIPTION COMMAND...
+    local what=$1
+    shift
+    checks=$((checks + 1))
+    if ! "$@"; then
+        failures=$((failures + 1))
+        echo "FAIL: $what" >&2
+    fi
+}
+
+# Every variant that runs on OpenCL, every small shape, against the float64 reference.
+"$xconv" validate --suite small --device pocl --json "$tmp/v.json" --csv "$tmp/v.csv" \
+    >"$tmp/validate.txt" 2>&1
+rc=$?
+cat "$tmp/validate.txt"
+check "validate --suite small exits 0" test "$rc" -eq 0
+check "validate wrote JSON that parses" python3 -c \
+    'import json,sys; d=json.load(open(sys.argv[1])); assert d["records"]; assert all(r["outcome"] in ("pass","not_applicable") for r in d["records"])' "$tmp/v.json"
+check "validate wrote CSV" grep -q "direct_naive" "$tmp/v.csv"
+check "no failures in the table" bash -c "! grep -qE ' (FAIL|error) ' '$tmp/validate.txt'"
+
+# bench: timings present, positive, checked.
+"$xconv" bench --shape n=2,c=4,h=16,w=16,k=8,r=3,pad=1 --variant direct_naive,clblast_gemm \
+    --device pocl --repeat 3 --json "$tmp/b.json" >"$tmp/bench.txt" 2>&1
+check "bench exits 0" test $? -eq 0
+check "bench JSON has positive timings" python3 -c \
+    'import json,sys; d=json.load(open(sys.argv[1])); r=d["records"]; assert len(r)==2 and all(x["median_ms"]>0 and x["gflops"]>0 and x["pass"] for x in r); assert d["commit"] and d["date"]' "$tmp/b.json"
+
+# run: .npy in, .npy out, same result as the float64 reference within the threshold.
+"$xconv" run --shape n=2,c=3,h=9,w=11,k=4,r=3,pad=1 --variant cpu_ref --output "$tmp/ref.npy" >/dev/null
+check "cpu_ref wrote ref.npy" test -s "$tmp/ref.npy"
+"$xconv" run --shape n=2,c=3,h=9,w=11,k=4,r=3,pad=1 --variant direct_naive --device pocl \
+    --output "$tmp/y.npy" >/dev/null
+check "direct_naive wrote y.npy" test -s "$tmp/y.npy"
+check "direct_naive matches cpu_ref" python3 - "$tmp/ref.npy" "$tmp/y.npy" <<'PY'
+import struct, sys
+def load(path):
+    data = open(path, "rb").read()
+    hlen = struct.unpack("<H", data[8:10])[0]
+    header = data[10:10 + hlen].decode()
+    assert "'<f4'" in header and "(2, 4, 9, 11)" in header, header
+    return struct.unpack("<%df" % (len(data[10 + hlen:]) // 4), data[10 + hlen:])
+a, b = load(sys.argv[1]), load(sys.argv[2])
+assert len(a) == len(b) == 2 * 4 * 9 * 11
+assert max(abs(x - y) for x, y in zip(a, b)) < 1e-4
+PY
+# The files written by run feed back in: shapes come from them, and must agree with --shape.
+python3 - "$tmp" <<'PY'
+import struct, sys, random
+def save(path, shape):
+    n = 1
+    for d in shape: n *= d
+    header = "{'descr': '<f4', 'fortran_order': False, 'shape': (%s), }" % ", ".join(map(str, shape))
+    header += " " * (63 - (10 + len(header)) % 64) + "\n"
+    with open(path, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode())
+        f.write(struct.pack("<%df" % n, *[random.uniform(-1, 1) for _ in range(n)]))
+save(sys.argv[1] + "/x.npy", (1, 4, 10, 10))
+save(sys.argv[1] + "/w.npy", (6, 2, 3, 3))
+PY
+"$xconv" run --input "$tmp/x.npy" --weights "$tmp/w.npy" --shape groups=2,pad=1 --device pocl \
+    --output "$tmp/out.npy" >"$tmp/run.txt" 2>&1
+check "run with .npy inputs and groups=2" grep -q "y\[1,6,10,10\]" "$tmp/run.txt"
+"$xconv" run --input "$tmp/x.npy" --weights "$tmp/w.npy" --shape c=5 --device pocl >"$tmp/err" 2>&1
+check "a --shape key that disagrees with the file is refused" grep -q "c=5" "$tmp/err"
+
+echo "cli small suite: $((checks - failures)) passed, $failures failed"
+[ "$failures" -eq 0 ]

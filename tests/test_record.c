@@ -95,7 +95,8 @@ static void sample_records(xconv_record recs[3])
     a->outcome = XCONV_OUTCOME_PASS;
 
     *b = *a;
-    snprintf(b->device, sizeof b->device, "Dev \"quoted\", back\\slash\ttab\nnewline \x01 caf\xc3\xa9");
+    snprintf(b->device, sizeof b->device,
+             "Dev \"quoted\", back\\slash\ttab\nnewline \x01 caf\xc3\xa9");
     snprintf(b->backend, sizeof b->backend, "opencl");
     snprintf(b->variant, sizeof b->variant, "gemm_im2col");
     snprintf(b->family, sizeof b->family, "gemm");

@@ -39,8 +39,9 @@ static void naive_conv(const xconv_problem *pr, const float *x, const float *w, 
                                 if (h < 0 || h >= pr->h || ww < 0 || ww >= pr->w)
                                     continue;
                                 int64_t ci = (k / kg) * cg + c;
-                                double prod = (double)w[((k * cg + c) * pr->r + r) * pr->s + s] *
-                                              (double)x[((n * pr->c + ci) * pr->h + h) * pr->w + ww];
+                                int64_t wi = ((k * cg + c) * pr->r + r) * pr->s + s;
+                                int64_t xi = ((n * pr->c + ci) * pr->h + h) * pr->w + ww;
+                                double prod = (double)w[wi] * (double)x[xi];
                                 sum += prod;
                                 nsum += fabs(prod);
                             }
@@ -206,9 +207,9 @@ static void test_against_naive(void)
         int64_t ny = xconv_problem_y_elems(&p);
         float *x = random_array(xconv_problem_x_elems(&p), 7, 0);
         float *w = random_array(xconv_problem_w_elems(&p), 7, 1);
-        double *y1 = malloc((size_t)ny * sizeof(double)), *n1 = malloc((size_t)ny * sizeof(double));
-        double *y4 = malloc((size_t)ny * sizeof(double)), *n4 = malloc((size_t)ny * sizeof(double));
-        double *yn = malloc((size_t)ny * sizeof(double)), *nn = malloc((size_t)ny * sizeof(double));
+        size_t bytes = (size_t)ny * sizeof(double);
+        double *y1 = malloc(bytes), *n1 = malloc(bytes), *y4 = malloc(bytes);
+        double *n4 = malloc(bytes), *yn = malloc(bytes), *nn = malloc(bytes);
         naive_conv(&p, x, w, yn, nn);
         CHECK(xconv_reference_conv(&p, x, w, y1, n1, 1, &err) == XCONV_OK);
         CHECK(xconv_reference_conv(&p, x, w, y4, n4, 4, &err) == XCONV_OK);
@@ -295,7 +296,8 @@ static void test_sample_indices(void)
         upper_half += a[i] >= total / 2;
     }
     CHECK(outside == 0);
-    CHECK_MSG(upper_half > 400 && upper_half < 600, "%lld in the upper half", (long long)upper_half);
+    CHECK_MSG(upper_half > 400 && upper_half < 600, "%lld in the upper half",
+              (long long)upper_half);
     int64_t one;
     xconv_sample_indices(&p, &one, 1, 9);
     CHECK(one == 0);

@@ -1,0 +1,385 @@
+// SPDX-License-Identifier: MIT
+// The cuDNN rows: NCHW fp32 descriptors per problem, FMA math only, one named algorithm or find.
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_loader.h"
+#include "cudnn_conv.h"
+
+// Copies src into dst[len], truncating, always terminated (len > 0).
+static void copy_text(char *dst, size_t len, const char *src)
+{
+    size_t n = strnlen(src, len - 1);
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
+// ---------------------------------------------------------------------------------------------
+// Algorithm names
+
+#define FIND_NAME "cudnn_find"
+
+static const struct {
+    const char *name;
+    cudnnConvolutionFwdAlgo_t algo;
+} algo_rows[] = {
+    {"cudnn_implicit_gemm", CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM},
+    {"cudnn_implicit_precomp_gemm", CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM},
+    {"cudnn_gemm", CUDNN_CONVOLUTION_FWD_ALGO_GEMM},
+    {"cudnn_direct", CUDNN_CONVOLUTION_FWD_ALGO_DIRECT},
+    {"cudnn_fft", CUDNN_CONVOLUTION_FWD_ALGO_FFT},
+    {"cudnn_fft_tiling", CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING},
+    {"cudnn_winograd", CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD},
+    {"cudnn_winograd_nonfused", CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED},
+};
+#define ALGO_COUNT (sizeof algo_rows / sizeof algo_rows[0])
+
+const char *const *xconv_cudnn_algo_names(void)
+{
+    static const char *names[ALGO_COUNT + 2];
+    for (size_t i = 0; i < ALGO_COUNT; i++)
+        names[i] = algo_rows[i].name;
+    names[ALGO_COUNT] = FIND_NAME;
+    names[ALGO_COUNT + 1] = NULL;
+    return names;
+}
+
+// Returns the row name of a cuDNN algorithm ("cudnn_fft"), or "cudnn algo <n>".
+static const char *algo_name(cudnnConvolutionFwdAlgo_t algo)
+{
+    for (size_t i = 0; i < ALGO_COUNT; i++)
+        if (algo_rows[i].algo == algo)
+            return algo_rows[i].name;
+    return "cudnn (unknown algorithm)";
+}
+
+// Sets *algo for a row name; returns false when name is not one of ours (find excluded).
+static bool algo_from_name(const char *name, cudnnConvolutionFwdAlgo_t *algo)
+{
+    for (size_t i = 0; i < ALGO_COUNT; i++)
+        if (strcmp(algo_rows[i].name, name) == 0) {
+            *algo = algo_rows[i].algo;
+            return true;
+        }
+    return false;
+}
+
+// ---------------------------------------------------------------------------------------------
+// State
+
+// The descriptors of one problem, and what find chose for it.
+typedef struct dnn_entry {
+    xconv_problem p;
+    cudnnTensorDescriptor_t x_desc, y_desc;
+    cudnnFilterDescriptor_t w_desc;
+    cudnnConvolutionDescriptor_t conv_desc;
+    bool found;                          // find has run for p
+    bool found_ok;                       // and chose found_algo
+    cudnnConvolutionFwdAlgo_t found_algo;
+    size_t found_workspace;
+    char found_note[384];                // "picked ..." or why nothing was picked
+    struct dnn_entry *next;
+} dnn_entry;
+
+struct xconv_cudnn {
+    CUstream stream;
+    bool tried;                 // the handle was attempted
+    const xconv_cudnn_api *api; // NULL until loaded
+    cudnnHandle_t handle;
+    char unavailable[512];      // why there is no handle
+    dnn_entry *entries;
+    const char *last_choice;
+};
+
+xconv_cudnn *xconv_cudnn_create(CUstream stream)
+{
+    xconv_cudnn *dnn = calloc(1, sizeof *dnn);
+    if (dnn)
+        dnn->stream = stream;
+    return dnn;
+}
+
+// Destroys the descriptors of e (any may be NULL) and frees it.
+static void entry_free(const xconv_cudnn_api *api, dnn_entry *e)
+{
+    if (e->x_desc)
+        api->destroy_tensor_descriptor(e->x_desc);
+    if (e->y_desc)
+        api->destroy_tensor_descriptor(e->y_desc);
+    if (e->w_desc)
+        api->destroy_filter_descriptor(e->w_desc);
+    if (e->conv_desc)
+        api->destroy_convolution_descriptor(e->conv_desc);
+    free(e);
+}
+
+void xconv_cudnn_destroy(xconv_cudnn *dnn)
+{
+    if (!dnn)
+        return;
+    while (dnn->entries) {
+        dnn_entry *next = dnn->entries->next;
+        entry_free(dnn->api, dnn->entries);
+        dnn->entries = next;
+    }
+    if (dnn->handle)
+        dnn->api->destroy(dnn->handle);
+    free(dnn);
+}
+
+// Loads cuDNN and makes the handle on first use. Returns true, or false with the reason kept in
+// dnn->unavailable.
+static bool ensure_handle(xconv_cudnn *dnn)
+{
+    if (dnn->tried)
+        return dnn->handle != NULL;
+    dnn->tried = true;
+    xconv_error err;
+    const xconv_cudnn_api *api = xconv_cudnn_load(&err);
+    if (!api) {
+        copy_text(dnn->unavailable, sizeof dnn->unavailable, err.msg);
+        return false;
+    }
+    cudnnStatus_t s = api->create(&dnn->handle);
+    if (s == CUDNN_STATUS_SUCCESS)
+        s = api->set_stream(dnn->handle, (cudaStream_t)dnn->stream);
+    if (s != CUDNN_STATUS_SUCCESS) {
+        snprintf(dnn->unavailable, sizeof dnn->unavailable,
+                 "cuDNN %zu loaded but its handle failed: %s", api->get_version(),
+                 api->get_error_string(s));
+        if (dnn->handle)
+            api->destroy(dnn->handle);
+        dnn->handle = NULL;
+        return false;
+    }
+    dnn->api = api;
+    return true;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Descriptors
+
+// Returns true when every size of p fits cuDNN's int arguments.
+static bool fits_int(const xconv_problem *p)
+{
+    const int64_t v[] = {p->n, p->c, p->h, p->w, p->k, p->r, p->s, p->stride_h, p->stride_w,
+                         p->pad_h, p->pad_w, p->dil_h, p->dil_w, p->groups};
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+        if (v[i] < 0 || v[i] > INT_MAX)
+            return false;
+    return p->groups > 0 && p->c % p->groups == 0;
+}
+
+// Fills the descriptors of e for its problem: NCHW float x and y, KCRS filter, cross-correlation
+// with float compute, groups, FMA math. Returns CUDNN_STATUS_SUCCESS or the first failure.
+static cudnnStatus_t describe(const xconv_cudnn_api *api, dnn_entry *e)
+{
+    const xconv_problem *p = &e->p;
+    cudnnStatus_t s = api->create_tensor_descriptor(&e->x_desc);
+    if (s == CUDNN_STATUS_SUCCESS)
+        s = api->create_tensor_descriptor(&e->y_desc);
+    if (s == CUDNN_STATUS_SUCCESS)
+        s = api->create_filter_descriptor(&e->w_desc);
+    if (s == CUDNN_STATUS_SUCCESS)
+        s = api->create_convolution_descriptor(&e->conv_desc);
+    if (s == CUDNN_STATUS_SUCCESS)
+        s = api->set_tensor_4d_descriptor(e->x_desc, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT,
+                                          (int)p->n, (int)p->c, (int)p->h, (int)p->w);
+    if (s == CUDNN_STATUS_SUCCESS)
+        s = api->set_filter_4d_descriptor(e->w_desc, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW,
+                                          (int)p->k, (int)(p->c / p->groups), (int)p->r,
+                                          (int)p->s);
+    if (s == CUDNN_STATUS_SUCCESS)
+        s = api->set_convolution_2d_descriptor(e->conv_desc, (int)p->pad_h, (int)p->pad_w,
+                                               (int)p->stride_h, (int)p->stride_w,
+                                               (int)p->dil_h, (int)p->dil_w,
+                                               CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT);
+    if (s == CUDNN_STATUS_SUCCESS)
+        s = api->set_convolution_group_count(e->conv_desc, (int)p->groups);
+    if (s == CUDNN_STATUS_SUCCESS)
+        s = api->set_convolution_math_type(e->conv_desc, CUDNN_FMA_MATH);
+    int yn = 0, yc = 0, yh = 0, yw = 0;
+    if (s == CUDNN_STATUS_SUCCESS)
+        s = api->get_convolution_2d_forward_output_dim(e->conv_desc, e->x_desc, e->w_desc, &yn,
+                                                       &yc, &yh, &yw);
+    if (s == CUDNN_STATUS_SUCCESS)
+        s = api->set_tensor_4d_descriptor(e->y_desc, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, yn, yc,
+                                          yh, yw);
+    return s;
+}
+
+// Returns the cached entry of p, describing it on first use; NULL with a reason on failure.
+static dnn_entry *entry_get(xconv_cudnn *dnn, const xconv_problem *p, char *reason, size_t len)
+{
+    for (dnn_entry *e = dnn->entries; e; e = e->next)
+        if (memcmp(&e->p, p, sizeof *p) == 0)
+            return e;
+    if (!fits_int(p)) {
+        snprintf(reason, len, "cuDNN: the problem's sizes do not fit its int arguments");
+        return NULL;
+    }
+    dnn_entry *e = calloc(1, sizeof *e);
+    if (!e) {
+        snprintf(reason, len, "cuDNN: out of host memory");
+        return NULL;
+    }
+    e->p = *p;
+    cudnnStatus_t s = describe(dnn->api, e);
+    if (s != CUDNN_STATUS_SUCCESS) {
+        snprintf(reason, len, "cuDNN: cannot describe the problem (%s)",
+                 dnn->api->get_error_string(s));
+        entry_free(dnn->api, e);
+        return NULL;
+    }
+    e->next = dnn->entries;
+    dnn->entries = e;
+    return e;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Find
+
+// Runs cuDNN's find for e once and keeps the fastest result that succeeded with FMA math.
+static void run_find(xconv_cudnn *dnn, dnn_entry *e)
+{
+    if (e->found)
+        return;
+    e->found = true;
+    const xconv_cudnn_api *api = dnn->api;
+    int max = 0;
+    cudnnStatus_t s = api->get_convolution_forward_algorithm_max_count(dnn->handle, &max);
+    if (s != CUDNN_STATUS_SUCCESS || max <= 0)
+        max = (int)ALGO_COUNT;
+    xconv_cudnn_fwd_perf *perf = calloc((size_t)max, sizeof *perf);
+    if (!perf) {
+        snprintf(e->found_note, sizeof e->found_note, "cuDNN find: out of host memory");
+        return;
+    }
+    int returned = 0;
+    s = api->find_convolution_forward_algorithm(dnn->handle, e->x_desc, e->w_desc, e->conv_desc,
+                                                e->y_desc, max, &returned, perf);
+    if (s != CUDNN_STATUS_SUCCESS) {
+        snprintf(e->found_note, sizeof e->found_note, "cuDNN find failed (%s)",
+                 api->get_error_string(s));
+        free(perf);
+        return;
+    }
+    // Results come fastest first; the first one that ran in FMA math wins.
+    size_t used = (size_t)snprintf(e->found_note, sizeof e->found_note,
+                                   "cuDNN find: no algorithm succeeded with FMA math; results:");
+    for (int i = 0; i < returned; i++) {
+        if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].mathType == CUDNN_FMA_MATH) {
+            e->found_ok = true;
+            e->found_algo = perf[i].algo;
+            e->found_workspace = perf[i].memory;
+            snprintf(e->found_note, sizeof e->found_note,
+                     FIND_NAME " picked %s (%.4f ms in find, workspace %zu bytes)",
+                     algo_name(perf[i].algo), (double)perf[i].time, perf[i].memory);
+            break;
+        }
+        if (used < sizeof e->found_note)
+            used += (size_t)snprintf(e->found_note + used, sizeof e->found_note - used,
+                                     " %s/math %d/%s", algo_name(perf[i].algo),
+                                     (int)perf[i].mathType,
+                                     api->get_error_string(perf[i].status));
+    }
+    free(perf);
+}
+
+const char *xconv_cudnn_find_choice(const xconv_cudnn *dnn, const xconv_problem *p)
+{
+    if (!dnn)
+        return NULL;
+    for (const dnn_entry *e = dnn->entries; e; e = e->next)
+        if (memcmp(&e->p, p, sizeof *p) == 0)
+            return e->found_ok ? algo_name(e->found_algo) : NULL;
+    return NULL;
+}
+
+const char *xconv_cudnn_last_find_choice(const xconv_cudnn *dnn)
+{
+    return dnn ? dnn->last_choice : NULL;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Queries and runs
+
+// Resolves `algo` for p into a cuDNN algorithm and its workspace (running find when asked).
+// Returns NULL with a reason when it cannot run, else the entry.
+static dnn_entry *resolve(xconv_cudnn *dnn, const char *algo, const xconv_problem *p,
+                          cudnnConvolutionFwdAlgo_t *id, size_t *workspace, char *reason,
+                          size_t len)
+{
+    bool find = strcmp(algo, FIND_NAME) == 0;
+    if (!find && !algo_from_name(algo, id)) {
+        snprintf(reason, len, "unknown cuDNN algorithm '%s'", algo);
+        return NULL;
+    }
+    if (!ensure_handle(dnn)) {
+        copy_text(reason, len, dnn->unavailable);
+        return NULL;
+    }
+    dnn_entry *e = entry_get(dnn, p, reason, len);
+    if (!e)
+        return NULL;
+    if (find) {
+        run_find(dnn, e);
+        copy_text(reason, len, e->found_note);
+        if (!e->found_ok)
+            return NULL;
+        dnn->last_choice = algo_name(e->found_algo);
+        *id = e->found_algo;
+        *workspace = e->found_workspace;
+        return e;
+    }
+    cudnnStatus_t s = dnn->api->get_convolution_forward_workspace_size(
+        dnn->handle, e->x_desc, e->w_desc, e->conv_desc, e->y_desc, *id, workspace);
+    if (s != CUDNN_STATUS_SUCCESS) {
+        snprintf(reason, len, "cuDNN: not supported (%s)", dnn->api->get_error_string(s));
+        return NULL;
+    }
+    return e;
+}
+
+bool xconv_cudnn_supports(xconv_cudnn *dnn, const char *algo, const xconv_problem *p,
+                          size_t *workspace_bytes, char *reason, size_t reason_len)
+{
+    cudnnConvolutionFwdAlgo_t id = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
+    size_t workspace = 0;
+    char why[512] = "";
+    bool ok = resolve(dnn, algo, p, &id, &workspace, why, sizeof why) != NULL;
+    if (workspace_bytes)
+        *workspace_bytes = ok ? workspace : 0;
+    if (reason && reason_len)
+        copy_text(reason, reason_len, why);
+    return ok;
+}
+
+xconv_status xconv_cudnn_forward(xconv_cudnn *dnn, const char *algo, const xconv_problem *p,
+                                 CUdeviceptr x, CUdeviceptr w, CUdeviceptr y,
+                                 CUdeviceptr workspace, size_t workspace_bytes, xconv_error *err)
+{
+    cudnnConvolutionFwdAlgo_t id = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
+    size_t needed = 0;
+    char why[512] = "";
+    dnn_entry *e = resolve(dnn, algo, p, &id, &needed, why, sizeof why);
+    if (!e)
+        return xconv_error_set(err, dnn->handle ? XCONV_ERR_NOT_APPLICABLE
+                                                : XCONV_ERR_UNAVAILABLE, "%s: %s", algo, why);
+    if (workspace_bytes < needed || (needed > 0 && !workspace))
+        return xconv_error_set(err, XCONV_ERR_INVALID,
+                               "%s: a workspace of %zu bytes is smaller than the %zu cuDNN asks "
+                               "for", algo, workspace ? workspace_bytes : 0, needed);
+    const float one = 1.0f, zero = 0.0f;
+    cudnnStatus_t s = dnn->api->convolution_forward(
+        dnn->handle, &one, e->x_desc, (const void *)(uintptr_t)x, e->w_desc,
+        (const void *)(uintptr_t)w, e->conv_desc, id, (void *)(uintptr_t)workspace,
+        workspace ? workspace_bytes : 0, &zero, e->y_desc, (void *)(uintptr_t)y);
+    if (s != CUDNN_STATUS_SUCCESS)
+        return xconv_error_set(err, XCONV_ERR_DEVICE, "cudnnConvolutionForward (%s): %s", algo,
+                               dnn->api->get_error_string(s));
+    return XCONV_OK;
+}

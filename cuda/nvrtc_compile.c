@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: MIT
+// NVRTC compilation of kernel text: prelude, parity flags, architecture choice, PTX or CUBIN.
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../host/backend.h"
+#include "cuda_loader.h"
+#include "nvrtc_compile.h"
+
+#define MAX_ARGS 160
+
+// Flags every kernel gets. --fmad=false keeps NVCC from contracting a*b+c into an fma, as
+// OpenCL's FP_CONTRACT OFF does; kernels that want an fma write XC_FMA.
+static const char *const fixed_flags[] = {"--std=c++17", "--fmad=false"};
+
+const char *xconv_nvrtc_fixed_flags(void)
+{
+    return "--std=c++17 --fmad=false";
+}
+
+// ---------------------------------------------------------------------------------------------
+// Options
+
+// Splits `options` in place (it is a private copy) into "-DNAME[=VALUE]" and "-UNAME" arguments
+// appended to argv. Returns XCONV_OK, or XCONV_ERR_INVALID naming a token that is not a define.
+static xconv_status split_defines(char *options, const char **argv, int max, int *argc,
+                                  xconv_error *err)
+{
+    char *save = NULL;
+    for (char *tok = strtok_r(options, " \t\r\n", &save); tok;
+         tok = strtok_r(NULL, " \t\r\n", &save)) {
+        bool define = (tok[0] == '-' && (tok[1] == 'D' || tok[1] == 'U') && tok[2] != '\0');
+        if (!define)
+            return xconv_error_set(err, XCONV_ERR_INVALID,
+                                   "CUDA build option '%s' is not a define (-DNAME=VALUE or "
+                                   "-UNAME)", tok);
+        if (*argc >= max)
+            return xconv_error_set(err, XCONV_ERR_INVALID, "more than %d build options", max);
+        argv[(*argc)++] = tok;
+    }
+    return XCONV_OK;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Architecture
+
+// Writes the --gpu-architecture value for compute capability cc (major*10 + minor) into arch:
+// "sm_XY" when NVRTC knows it (*real = true), else "compute_ZW" for the newest architecture
+// NVRTC supports below it. Returns XCONV_ERR_UNAVAILABLE when it supports none that low.
+static xconv_status pick_arch(const xconv_nvrtc_api *nv, int cc, bool *real, char *arch,
+                              size_t len, xconv_error *err)
+{
+    int count = 0;
+    if (!nv->get_num_supported_archs || !nv->get_supported_archs ||
+        nv->get_num_supported_archs(&count) != NVRTC_SUCCESS || count <= 0) {
+        *real = true;  // NVRTC before 11.2 cannot list them: try the device's own
+        snprintf(arch, len, "sm_%d", cc);
+        return XCONV_OK;
+    }
+    int archs[256];
+    if (count > 256)
+        count = 256;
+    if (nv->get_supported_archs(archs) != NVRTC_SUCCESS)
+        return xconv_error_set(err, XCONV_ERR_UNAVAILABLE, "nvrtcGetSupportedArchs failed");
+    int best = -1;
+    for (int i = 0; i < count; i++) {
+        if (archs[i] == cc) {
+            *real = true;
+            snprintf(arch, len, "sm_%d", cc);
+            return XCONV_OK;
+        }
+        if (archs[i] < cc && archs[i] > best)
+            best = archs[i];
+    }
+    if (best < 0)
+        return xconv_error_set(err, XCONV_ERR_UNAVAILABLE,
+                               "%s supports sm_%d..sm_%d; the device is sm_%d", nv->library,
+                               archs[0], archs[count - 1], cc);
+    *real = false;
+    snprintf(arch, len, "compute_%d", best);
+    return XCONV_OK;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Compiling
+
+// Returns dialect + "#line 1" + source as one malloc'd string, or NULL when out of memory.
+static char *with_prelude(const char *source)
+{
+    const char *dialect = xconv_kernel_dialect();
+    static const char line[] = "\n#line 1\n";
+    size_t a = strlen(dialect), b = strlen(line), c = strlen(source);
+    char *text = malloc(a + b + c + 1);
+    if (!text)
+        return NULL;
+    memcpy(text, dialect, a);
+    memcpy(text + a, line, b);
+    memcpy(text + a + b, source, c + 1);
+    return text;
+}
+
+// Fills err with XCONV_ERR_BUILD, NVRTC's result and its log.
+static xconv_status build_error(const xconv_nvrtc_api *nv, nvrtcProgram prog, nvrtcResult r,
+                                const char *arch, xconv_error *err)
+{
+    size_t log_len = 0;
+    char *log = NULL;
+    if (nv->get_program_log_size(prog, &log_len) == NVRTC_SUCCESS && log_len > 0 &&
+        (log = malloc(log_len + 1)) != NULL && nv->get_program_log(prog, log) == NVRTC_SUCCESS)
+        log[log_len] = '\0';
+    else if (log)
+        log[0] = '\0';
+    xconv_error_set(err, XCONV_ERR_BUILD, "NVRTC (%s, %s) failed: %s\n%s", nv->library, arch,
+                    nv->get_error_string(r), log ? log : "(no log)");
+    free(log);
+    return XCONV_ERR_BUILD;
+}
+
+// Copies the compiled PTX or CUBIN of prog into *out.
+static xconv_status take_image(const xconv_nvrtc_api *nv, nvrtcProgram prog, bool cubin,
+                               xconv_nvrtc_image *out, xconv_error *err)
+{
+    size_t len = 0;
+    nvrtcResult r = cubin ? nv->get_cubin_size(prog, &len) : nv->get_ptx_size(prog, &len);
+    if (r != NVRTC_SUCCESS || len == 0)
+        return xconv_error_set(err, XCONV_ERR_BUILD, "NVRTC produced no %s: %s",
+                               cubin ? "CUBIN" : "PTX", nv->get_error_string(r));
+    out->data = malloc(len + 1);
+    if (!out->data)
+        return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for %zu bytes", len);
+    r = cubin ? nv->get_cubin(prog, out->data) : nv->get_ptx(prog, out->data);
+    if (r != NVRTC_SUCCESS) {
+        xconv_nvrtc_image_free(out);
+        return xconv_error_set(err, XCONV_ERR_BUILD, "NVRTC: %s", nv->get_error_string(r));
+    }
+    out->data[len] = '\0';
+    // The PTX size counts its terminating NUL.
+    out->len = (!cubin && len > 0 && out->data[len - 1] == '\0') ? len - 1 : len;
+    out->is_cubin = cubin;
+    return XCONV_OK;
+}
+
+// Runs NVRTC on text with argv; fills *out on success.
+static xconv_status run_nvrtc(const xconv_nvrtc_api *nv, const char *text, const char **argv,
+                              int argc, const char *arch, bool cubin, xconv_nvrtc_image *out,
+                              xconv_error *err)
+{
+    nvrtcProgram prog = NULL;
+    nvrtcResult r = nv->create_program(&prog, text, "xconv_kernel.cu", 0, NULL, NULL);
+    if (r != NVRTC_SUCCESS)
+        return xconv_error_set(err, XCONV_ERR_BUILD, "nvrtcCreateProgram: %s",
+                               nv->get_error_string(r));
+    r = nv->compile_program(prog, argc, argv);
+    xconv_status st = r != NVRTC_SUCCESS ? build_error(nv, prog, r, arch, err)
+                                         : take_image(nv, prog, cubin, out, err);
+    nv->destroy_program(&prog);
+    return st;
+}
+
+xconv_status xconv_nvrtc_compile(const char *source, const char *options, int cc_major,
+                                 int cc_minor, bool want_cubin, xconv_nvrtc_image *out,
+                                 xconv_error *err)
+{
+    memset(out, 0, sizeof *out);
+    const xconv_nvrtc_api *nv = xconv_nvrtc_load(err);
+    if (!nv)
+        return XCONV_ERR_UNAVAILABLE;
+    bool real = false;
+    xconv_status st = pick_arch(nv, cc_major * 10 + cc_minor, &real, out->arch,
+                                sizeof out->arch, err);
+    if (st != XCONV_OK)
+        return st;
+    char arch_flag[64];
+    snprintf(arch_flag, sizeof arch_flag, "--gpu-architecture=%s", out->arch);
+
+    const char *argv[MAX_ARGS];
+    int argc = 0;
+    for (size_t i = 0; i < sizeof fixed_flags / sizeof fixed_flags[0]; i++)
+        argv[argc++] = fixed_flags[i];
+    argv[argc++] = arch_flag;
+    char *opts = strdup(options ? options : "");
+    char *text = with_prelude(source);
+    if (!opts || !text)
+        st = xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for the kernel text");
+    else
+        st = split_defines(opts, argv, MAX_ARGS, &argc, err);
+    if (st == XCONV_OK)
+        st = run_nvrtc(nv, text, argv, argc, out->arch, real && want_cubin && nv->get_cubin,
+                       out, err);
+    free(opts);
+    free(text);
+    return st;
+}
+
+void xconv_nvrtc_image_free(xconv_nvrtc_image *img)
+{
+    free(img->data);
+    img->data = NULL;
+    img->len = 0;
+}
+
+xconv_status xconv_nvrtc_compile_ptx(const char *source, const char *options, int cc_major,
+                                     int cc_minor, char **ptx_out, size_t *ptx_len,
+                                     xconv_error *err)
+{
+    xconv_nvrtc_image img;
+    xconv_status st = xconv_nvrtc_compile(source, options, cc_major, cc_minor, false, &img, err);
+    *ptx_out = st == XCONV_OK ? img.data : NULL;
+    *ptx_len = st == XCONV_OK ? img.len : 0;
+    return st;
+}

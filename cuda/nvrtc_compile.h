@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: MIT
+// Kernel text to GPU code through NVRTC, with the dialect prelude and the parity flags; needs
+// libnvrtc but no GPU and no driver, so tests can compile every kernel on any machine.
+#ifndef XCONV_NVRTC_COMPILE_H
+#define XCONV_NVRTC_COMPILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "../host/xconv.h"
+
+// What one compilation produced.
+typedef struct xconv_nvrtc_image {
+    char *data;       // CUBIN or NUL-terminated PTX, malloc'd
+    size_t len;       // bytes of data (PTX: without the NUL)
+    bool is_cubin;    // true: machine code for arch; false: PTX the driver JIT-compiles
+    char arch[32];    // the --gpu-architecture value used ("sm_90", "compute_89")
+} xconv_nvrtc_image;
+
+// Compiles `source` (a cl/*.cl text; xconv_kernel_dialect() and "#line 1" are prepended) with
+// `options` ("-DNAME=VALUE ..." defines) for compute capability cc_major.cc_minor. When NVRTC
+// knows sm_XY and want_cubin is set the result is CUBIN for sm_XY; otherwise PTX for sm_XY, or,
+// when NVRTC is older than the device, PTX for its newest virtual architecture below it.
+// Returns XCONV_OK and fills *out (free with xconv_nvrtc_image_free); XCONV_ERR_BUILD with
+// NVRTC's log, XCONV_ERR_INVALID for an option that is not a define, or XCONV_ERR_UNAVAILABLE
+// when NVRTC cannot be loaded or supports no architecture at or below the device's.
+xconv_status xconv_nvrtc_compile(const char *source, const char *options, int cc_major,
+                                 int cc_minor, bool want_cubin, xconv_nvrtc_image *out,
+                                 xconv_error *err);
+
+// Frees what xconv_nvrtc_compile filled; a zeroed image is fine.
+void xconv_nvrtc_image_free(xconv_nvrtc_image *img);
+
+// Like xconv_nvrtc_compile, but always returns PTX: *ptx_out (malloc'd, NUL-terminated, free
+// with free()) and its length without the NUL in *ptx_len.
+xconv_status xconv_nvrtc_compile_ptx(const char *source, const char *options, int cc_major,
+                                     int cc_minor, char **ptx_out, size_t *ptx_len,
+                                     xconv_error *err);
+
+// Returns the NVRTC flags every kernel gets, space-separated, for logs and docs ("--std=c++17
+// --fmad=false"); the architecture flag and the defines are added per build.
+const char *xconv_nvrtc_fixed_flags(void);
+
+#endif // XCONV_NVRTC_COMPILE_H

@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: MIT
+// The OpenCL backend's device listing: every platform's devices, their limits and status names.
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "opencl_internal.h"
+
+#ifndef CL_PLATFORM_NOT_FOUND_KHR
+#define CL_PLATFORM_NOT_FOUND_KHR -1001
+#endif
+
+// ---------------------------------------------------------------------------------------------
+// Status codes
+
+const char *xconv_opencl_status_name(cl_int code)
+{
+    switch (code) {
+#define NAME(c) case c: return #c;
+    NAME(CL_SUCCESS) NAME(CL_DEVICE_NOT_FOUND) NAME(CL_DEVICE_NOT_AVAILABLE)
+    NAME(CL_COMPILER_NOT_AVAILABLE) NAME(CL_MEM_OBJECT_ALLOCATION_FAILURE)
+    NAME(CL_OUT_OF_RESOURCES) NAME(CL_OUT_OF_HOST_MEMORY) NAME(CL_PROFILING_INFO_NOT_AVAILABLE)
+    NAME(CL_MEM_COPY_OVERLAP) NAME(CL_BUILD_PROGRAM_FAILURE) NAME(CL_MAP_FAILURE)
+    NAME(CL_MISALIGNED_SUB_BUFFER_OFFSET) NAME(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
+    NAME(CL_COMPILE_PROGRAM_FAILURE) NAME(CL_LINK_PROGRAM_FAILURE)
+    NAME(CL_INVALID_VALUE) NAME(CL_INVALID_DEVICE_TYPE) NAME(CL_INVALID_PLATFORM)
+    NAME(CL_INVALID_DEVICE) NAME(CL_INVALID_CONTEXT) NAME(CL_INVALID_QUEUE_PROPERTIES)
+    NAME(CL_INVALID_COMMAND_QUEUE) NAME(CL_INVALID_HOST_PTR) NAME(CL_INVALID_MEM_OBJECT)
+    NAME(CL_INVALID_BINARY) NAME(CL_INVALID_BUILD_OPTIONS) NAME(CL_INVALID_PROGRAM)
+    NAME(CL_INVALID_PROGRAM_EXECUTABLE) NAME(CL_INVALID_KERNEL_NAME)
+    NAME(CL_INVALID_KERNEL_DEFINITION) NAME(CL_INVALID_KERNEL) NAME(CL_INVALID_ARG_INDEX)
+    NAME(CL_INVALID_ARG_VALUE) NAME(CL_INVALID_ARG_SIZE) NAME(CL_INVALID_KERNEL_ARGS)
+    NAME(CL_INVALID_WORK_DIMENSION) NAME(CL_INVALID_WORK_GROUP_SIZE)
+    NAME(CL_INVALID_WORK_ITEM_SIZE) NAME(CL_INVALID_GLOBAL_OFFSET)
+    NAME(CL_INVALID_EVENT_WAIT_LIST) NAME(CL_INVALID_EVENT) NAME(CL_INVALID_OPERATION)
+    NAME(CL_INVALID_BUFFER_SIZE) NAME(CL_INVALID_GLOBAL_WORK_SIZE) NAME(CL_INVALID_PROPERTY)
+    NAME(CL_PLATFORM_NOT_FOUND_KHR)
+#undef NAME
+    }
+    return "unknown";
+}
+
+xconv_status xconv_opencl_status_map(cl_int code)
+{
+    switch (code) {
+    case CL_MEM_OBJECT_ALLOCATION_FAILURE:
+    case CL_OUT_OF_RESOURCES:
+    case CL_OUT_OF_HOST_MEMORY:
+        return XCONV_ERR_OUT_OF_MEMORY;
+    default:
+        return XCONV_ERR_DEVICE;
+    }
+}
+
+xconv_status xconv_opencl_fail(xconv_error *err, cl_int code, const char *what)
+{
+    return xconv_error_set(err, xconv_opencl_status_map(code), "%s failed: %s (%d)", what,
+                           xconv_opencl_status_name(code), (int)code);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Platforms and devices
+
+#define NO_PLATFORM_MSG                                                                     \
+    "no OpenCL platform installed: install an OpenCL driver (Debian: pocl-opencl-icd for "  \
+    "CPUs, or the GPU vendor's driver) or point OCL_ICD_VENDORS at a folder of .icd files"
+
+// Appends the devices of platform `plat` to *list; returns CL_SUCCESS or the failing code.
+static cl_int add_platform_devices(cl_platform_id plat, opencl_device_list *list)
+{
+    cl_uint n = 0;
+    cl_int rc = clGetDeviceIDs(plat, CL_DEVICE_TYPE_ALL, 0, NULL, &n);
+    if (rc == CL_DEVICE_NOT_FOUND || (rc == CL_SUCCESS && n == 0))
+        return CL_SUCCESS;
+    if (rc != CL_SUCCESS)
+        return rc;
+    cl_device_id *grown = realloc(list->devices, (list->count + n) * sizeof *grown);
+    cl_platform_id *plats = realloc(list->platforms, (list->count + n) * sizeof *plats);
+    if (grown)
+        list->devices = grown;
+    if (plats)
+        list->platforms = plats;
+    if (!grown || !plats)
+        return CL_OUT_OF_HOST_MEMORY;
+    rc = clGetDeviceIDs(plat, CL_DEVICE_TYPE_ALL, n, list->devices + list->count, NULL);
+    if (rc != CL_SUCCESS)
+        return rc;
+    for (cl_uint i = 0; i < n; i++)
+        list->platforms[list->count + i] = plat;
+    list->count += (int)n;
+    return CL_SUCCESS;
+}
+
+xconv_status xconv_opencl_devices(opencl_device_list *list, xconv_error *err)
+{
+    *list = (opencl_device_list){0};
+    cl_uint nplat = 0;
+    cl_int rc = clGetPlatformIDs(0, NULL, &nplat);
+    if (rc == CL_PLATFORM_NOT_FOUND_KHR || (rc == CL_SUCCESS && nplat == 0))
+        return xconv_error_set(err, XCONV_ERR_UNAVAILABLE, NO_PLATFORM_MSG);
+    if (rc != CL_SUCCESS)
+        return xconv_error_set(err, XCONV_ERR_UNAVAILABLE, "clGetPlatformIDs failed: %s (%d)",
+                               xconv_opencl_status_name(rc), (int)rc);
+    cl_platform_id *plats = calloc(nplat, sizeof *plats);
+    if (!plats)
+        return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "out of host memory");
+    rc = clGetPlatformIDs(nplat, plats, NULL);
+    for (cl_uint i = 0; rc == CL_SUCCESS && i < nplat; i++)
+        rc = add_platform_devices(plats[i], list);
+    free(plats);
+    if (rc != CL_SUCCESS) {
+        xconv_opencl_devices_free(list);
+        return xconv_error_set(err, XCONV_ERR_UNAVAILABLE, "listing OpenCL devices failed: %s (%d)",
+                               xconv_opencl_status_name(rc), (int)rc);
+    }
+    return XCONV_OK;
+}
+
+void xconv_opencl_devices_free(opencl_device_list *list)
+{
+    free(list->devices);
+    free(list->platforms);
+    *list = (opencl_device_list){0};
+}
+
+// ---------------------------------------------------------------------------------------------
+// Device info
+
+// Copies a string query of a device or platform into buf, trimmed of padding ("" on failure).
+static void info_string(cl_device_id dev, cl_platform_id plat, cl_uint param, char *buf,
+                        size_t len)
+{
+    size_t need = 0;
+    buf[0] = '\0';
+    cl_int rc = dev ? clGetDeviceInfo(dev, param, 0, NULL, &need)
+                    : clGetPlatformInfo(plat, param, 0, NULL, &need);
+    char *tmp = rc == CL_SUCCESS && need > 0 ? calloc(need + 1, 1) : NULL;
+    if (!tmp)
+        return;
+    rc = dev ? clGetDeviceInfo(dev, param, need, tmp, NULL)
+             : clGetPlatformInfo(plat, param, need, tmp, NULL);
+    const char *s = tmp;
+    while (*s == ' ')
+        s++;
+    if (rc == CL_SUCCESS)
+        snprintf(buf, len, "%s", s);
+    for (size_t n = strlen(buf); n > 0 && (buf[n - 1] == ' ' || buf[n - 1] == '\n'); n--)
+        buf[n - 1] = '\0';
+    free(tmp);
+}
+
+static cl_ulong info_ulong(cl_device_id dev, cl_device_info param)
+{
+    cl_ulong v = 0;
+    return clGetDeviceInfo(dev, param, sizeof v, &v, NULL) == CL_SUCCESS ? v : 0;
+}
+
+static cl_uint info_uint(cl_device_id dev, cl_device_info param)
+{
+    cl_uint v = 0;
+    return clGetDeviceInfo(dev, param, sizeof v, &v, NULL) == CL_SUCCESS ? v : 0;
+}
+
+static size_t info_size(cl_device_id dev, cl_device_info param)
+{
+    size_t v = 0;
+    return clGetDeviceInfo(dev, param, sizeof v, &v, NULL) == CL_SUCCESS ? v : 0;
+}
+
+// Returns true when the device does double precision (an fp config, or cl_khr_fp64 listed).
+static bool device_fp64(cl_device_id dev)
+{
+    if (info_ulong(dev, CL_DEVICE_DOUBLE_FP_CONFIG) != 0)
+        return true;
+    size_t need = 0;
+    if (clGetDeviceInfo(dev, CL_DEVICE_EXTENSIONS, 0, NULL, &need) != CL_SUCCESS || need == 0)
+        return false;
+    char *ext = calloc(need + 1, 1);
+    bool found = ext && clGetDeviceInfo(dev, CL_DEVICE_EXTENSIONS, need, ext, NULL) == CL_SUCCESS
+                 && strstr(ext, "cl_khr_fp64") != NULL;
+    free(ext);
+    return found;
+}
+
+// Fills everything but preferred_multiple from the device's own queries.
+static void fill_info(cl_device_id dev, cl_platform_id plat, int index, xconv_device_info *info)
+{
+    *info = (xconv_device_info){.backend = XCONV_BACKEND_OPENCL, .backend_index = index};
+    info_string(NULL, plat, CL_PLATFORM_NAME, info->platform, sizeof info->platform);
+    info_string(dev, NULL, CL_DEVICE_VENDOR, info->vendor, sizeof info->vendor);
+    info_string(dev, NULL, CL_DEVICE_NAME, info->name, sizeof info->name);
+    info_string(dev, NULL, CL_DRIVER_VERSION, info->driver, sizeof info->driver);
+    info_string(dev, NULL, CL_DEVICE_VERSION, info->version, sizeof info->version);
+    cl_device_type type = info_ulong(dev, CL_DEVICE_TYPE);
+    info->is_gpu = (type & CL_DEVICE_TYPE_GPU) != 0;
+    info->is_cpu = (type & CL_DEVICE_TYPE_CPU) != 0;
+    info->compute_units = (int)info_uint(dev, CL_DEVICE_MAX_COMPUTE_UNITS);
+    info->clock_mhz = (int)info_uint(dev, CL_DEVICE_MAX_CLOCK_FREQUENCY);
+    info->global_mem_bytes = info_ulong(dev, CL_DEVICE_GLOBAL_MEM_SIZE);
+    info->local_mem_bytes = info_ulong(dev, CL_DEVICE_LOCAL_MEM_SIZE);
+    info->max_alloc_bytes = info_ulong(dev, CL_DEVICE_MAX_MEM_ALLOC_SIZE);
+    info->const_mem_bytes = info_ulong(dev, CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE);
+    info->cache_bytes = info_ulong(dev, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE);
+    info->max_work_group_size = info_size(dev, CL_DEVICE_MAX_WORK_GROUP_SIZE);
+    size_t sizes[16] = {0};
+    cl_uint dims = info_uint(dev, CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS);
+    if (dims > 16)
+        dims = 16;
+    clGetDeviceInfo(dev, CL_DEVICE_MAX_WORK_ITEM_SIZES, dims * sizeof(size_t), sizes, NULL);
+    for (int d = 0; d < 3; d++)
+        info->max_work_item_sizes[d] = (cl_uint)d < dims ? sizes[d] : 1;
+    info->fp64 = device_fp64(dev);
+}
+
+// A kernel that touches memory, built only to ask the compiler its preferred group multiple.
+static const char probe_source[] =
+    "__kernel void xconv_probe(__global float *x) { x[get_global_id(0)] += 1.0f; }\n";
+
+// Sets preferred_multiple of the n infos for devices devs (all of platform plat) from one
+// build of the probe kernel; a device where that fails gets 1 (no preference known).
+static void fill_preferred_multiples(cl_platform_id plat, const cl_device_id *devs, cl_uint n,
+                                     xconv_device_info *infos)
+{
+    for (cl_uint i = 0; i < n; i++)
+        infos[i].preferred_multiple = 1;
+    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)plat, 0};
+    cl_int rc;
+    cl_context context = clCreateContext(props, n, devs, NULL, NULL, &rc);
+    if (!context)
+        return;
+    const char *src = probe_source;
+    cl_program prog = clCreateProgramWithSource(context, 1, &src, NULL, &rc);
+    if (prog && clBuildProgram(prog, n, devs, "", NULL, NULL) == CL_SUCCESS) {
+        cl_kernel kernel = clCreateKernel(prog, "xconv_probe", &rc);
+        for (cl_uint i = 0; kernel && i < n; i++) {
+            size_t multiple = 0;
+            rc = clGetKernelWorkGroupInfo(kernel, devs[i],
+                                          CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE,
+                                          sizeof multiple, &multiple, NULL);
+            if (rc == CL_SUCCESS && multiple > 0)
+                infos[i].preferred_multiple = multiple;
+        }
+        if (kernel)
+            clReleaseKernel(kernel);
+    }
+    if (prog)
+        clReleaseProgram(prog);
+    clReleaseContext(context);
+}
+
+xconv_status xconv_opencl_enumerate(xconv_device_info *infos, int max, int *count,
+                                    xconv_error *err)
+{
+    *count = 0;
+    opencl_device_list list;
+    xconv_status st = xconv_opencl_devices(&list, err);
+    if (st != XCONV_OK)
+        return st;
+    xconv_device_info *all = calloc(list.count > 0 ? (size_t)list.count : 1, sizeof *all);
+    if (!all) {
+        xconv_opencl_devices_free(&list);
+        return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "out of host memory");
+    }
+    for (int i = 0; i < list.count; i++)
+        fill_info(list.devices[i], list.platforms[i], i, &all[i]);
+    // One probe build per platform, over that platform's run of devices.
+    for (int start = 0, end; start < list.count; start = end) {
+        for (end = start + 1; end < list.count && list.platforms[end] == list.platforms[start];)
+            end++;
+        fill_preferred_multiples(list.platforms[start], list.devices + start,
+                                 (cl_uint)(end - start), all + start);
+    }
+    for (int i = 0; i < list.count && i < max; i++)
+        infos[i] = all[i];
+    *count = list.count;
+    free(all);
+    xconv_opencl_devices_free(&list);
+    return XCONV_OK;
+}

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: MIT
+// The OpenCL backend's context and buffer structs and the helpers its files share (internal).
+#ifndef XCONV_OPENCL_INTERNAL_H
+#define XCONV_OPENCL_INTERNAL_H
+
+#include <CL/cl.h>
+
+#include "backend.h"
+
+// A device buffer; every live one is linked into its context so `close` can free it.
+struct xconv_buffer {
+    cl_mem mem;
+    size_t bytes;               // the size asked for (at least 4 are allocated)
+    struct xconv_buffer *prev, *next;
+};
+
+typedef struct opencl_context {
+    cl_device_id device;
+    cl_context context;
+    cl_command_queue queue;
+    uint64_t max_alloc_bytes;   // CL_DEVICE_MAX_MEM_ALLOC_SIZE
+    uint64_t const_mem_bytes;   // CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE
+    struct xconv_program *programs;  // the build cache, newest first
+    struct xconv_buffer *buffers;    // live buffers
+    cl_program stamp_program;   // the one-work-item kernel that marks timer regions
+    cl_kernel stamp_kernel;
+    cl_event timer_event;       // the stamp timer_start enqueued, NULL outside a region
+} opencl_context;
+
+// Every device of every platform, in enumeration order (the index is backend_index).
+typedef struct opencl_device_list {
+    cl_device_id *devices;
+    cl_platform_id *platforms;  // the platform of each device
+    int count;
+} opencl_device_list;
+
+// Fills *list; returns XCONV_ERR_UNAVAILABLE with the reason when no platform is installed.
+xconv_status xconv_opencl_devices(opencl_device_list *list, xconv_error *err);
+
+// Frees what xconv_opencl_devices allocated.
+void xconv_opencl_devices_free(opencl_device_list *list);
+
+// The `enumerate` slot (cl/opencl_device.c).
+xconv_status xconv_opencl_enumerate(xconv_device_info *infos, int max, int *count,
+                                    xconv_error *err);
+
+// Returns the name of an OpenCL status code ("CL_INVALID_WORK_GROUP_SIZE"), or "unknown".
+const char *xconv_opencl_status_name(cl_int code);
+
+// Returns the xconv status an OpenCL error maps to: allocation failures and out-of-resources
+// give XCONV_ERR_OUT_OF_MEMORY, everything else XCONV_ERR_DEVICE.
+xconv_status xconv_opencl_status_map(cl_int code);
+
+// Fills err with "<what> failed: NAME (code)" under the mapped status; returns that status.
+xconv_status xconv_opencl_fail(xconv_error *err, cl_int code, const char *what);
+
+// The vendor slots, in cl/opencl_clblast.c (CLBlast).
+xconv_status xconv_opencl_sgemm(void *ctx, const xconv_gemm_args *args, xconv_error *err);
+bool xconv_opencl_conv_supports(void *ctx, const char *algo, const xconv_problem *p,
+                                size_t *workspace_bytes, char *reason, size_t reason_len);
+xconv_status xconv_opencl_conv(void *ctx, const char *algo, const xconv_problem *p,
+                               xconv_buffer *x, xconv_buffer *w, xconv_buffer *y,
+                               xconv_buffer *workspace, xconv_error *err);
+
+// Drops CLBlast's process-wide caches of compiled kernels; called when the last context closes,
+// since those caches hold references to the context's programs.
+void xconv_opencl_clblast_release(void);
+
+#endif // XCONV_OPENCL_INTERNAL_H

@@ -1,0 +1,629 @@
+// SPDX-License-Identifier: MIT
+// The OpenCL backend: a context and profiling queue per device, buffers, cached programs,
+// launches and event timing, in one table (device listing and CLBlast live in cl/opencl_*.c).
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "opencl_internal.h"
+
+// A kernel object created from a program, kept for the program's life.
+typedef struct opencl_kernel {
+    char *name;
+    cl_kernel kernel;
+    cl_uint nargs;
+    struct opencl_kernel *next;
+} opencl_kernel;
+
+// A built program; the cache key is (text, options), looked up by their hash.
+struct xconv_program {
+    uint64_t hash;
+    char *text;       // the dialect, a #line directive, then the caller's source
+    char *options;    // exactly what clBuildProgram got
+    cl_program program;
+    opencl_kernel *kernels;
+    struct xconv_program *next;
+};
+
+// Contexts open in this process; CLBlast's caches are dropped when it returns to 0.
+static atomic_int open_contexts;
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Open and close
+
+static void program_release(xconv_program *prog)
+{
+    for (opencl_kernel *k = prog->kernels, *next; k; k = next) {
+        next = k->next;
+        clReleaseKernel(k->kernel);
+        free(k->name);
+        free(k);
+    }
+    if (prog->program)
+        clReleaseProgram(prog->program);
+    free(prog->text);
+    free(prog->options);
+    free(prog);
+}
+
+static void opencl_close(void *vctx)
+{
+    opencl_context *ctx = vctx;
+    if (!ctx)
+        return;
+    if (ctx->queue)
+        clFinish(ctx->queue);
+    for (xconv_program *p = ctx->programs, *next; p; p = next) {
+        next = p->next;
+        program_release(p);
+    }
+    for (xconv_buffer *b = ctx->buffers, *next; b; b = next) {
+        next = b->next;
+        clReleaseMemObject(b->mem);
+        free(b);
+    }
+    if (ctx->timer_event)
+        clReleaseEvent(ctx->timer_event);
+    if (ctx->stamp_kernel)
+        clReleaseKernel(ctx->stamp_kernel);
+    if (ctx->stamp_program)
+        clReleaseProgram(ctx->stamp_program);
+    if (ctx->queue)
+        clReleaseCommandQueue(ctx->queue);
+    if (ctx->context)
+        clReleaseContext(ctx->context);
+    free(ctx);
+    if (atomic_fetch_sub(&open_contexts, 1) == 1)
+        xconv_opencl_clblast_release();
+}
+
+static xconv_status opencl_open(int index, void **out, xconv_error *err)
+{
+    *out = NULL;
+    opencl_device_list list;
+    xconv_status st = xconv_opencl_devices(&list, err);
+    if (st != XCONV_OK)
+        return st;
+    if (index < 0 || index >= list.count) {
+        int count = list.count;
+        xconv_opencl_devices_free(&list);
+        return xconv_error_set(err, XCONV_ERR_NOT_FOUND, "no OpenCL device %d (there are %d)",
+                               index, count);
+    }
+    opencl_context *ctx = calloc(1, sizeof *ctx);
+    if (!ctx) {
+        xconv_opencl_devices_free(&list);
+        return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "out of host memory");
+    }
+    atomic_fetch_add(&open_contexts, 1);
+    ctx->device = list.devices[index];
+    cl_context_properties props[] = {
+        CL_CONTEXT_PLATFORM, (cl_context_properties)list.platforms[index], 0};
+    xconv_opencl_devices_free(&list);
+    cl_int rc;
+    ctx->context = clCreateContext(props, 1, &ctx->device, NULL, NULL, &rc);
+    if (ctx->context)
+        ctx->queue = clCreateCommandQueue(ctx->context, ctx->device, CL_QUEUE_PROFILING_ENABLE,
+                                          &rc);
+    if (!ctx->queue) {
+        opencl_close(ctx);
+        return xconv_opencl_fail(err, rc, "creating an OpenCL context and profiling queue");
+    }
+    clGetDeviceInfo(ctx->device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof(cl_ulong),
+                    &ctx->max_alloc_bytes, NULL);
+    clGetDeviceInfo(ctx->device, CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE, sizeof(cl_ulong),
+                    &ctx->const_mem_bytes, NULL);
+    *out = ctx;
+    return XCONV_OK;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Buffers
+
+// OpenCL allocates lazily; a 4-byte fill waited on makes most drivers commit the buffer now,
+// so a failure shows here rather than in a later launch. Returns CL_SUCCESS or the failure.
+static cl_int touch_buffer(opencl_context *ctx, cl_mem mem)
+{
+    cl_float zero = 0.0f;
+    cl_event ev = NULL;
+    cl_int rc = clEnqueueFillBuffer(ctx->queue, mem, &zero, sizeof zero, 0, sizeof zero, 0,
+                                    NULL, &ev);
+    if (rc != CL_SUCCESS)
+        return rc;
+    rc = clWaitForEvents(1, &ev);
+    cl_int exec = CL_COMPLETE;
+    clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof exec, &exec, NULL);
+    clReleaseEvent(ev);
+    return exec < 0 ? exec : rc;
+}
+
+static xconv_status opencl_buffer_alloc(void *vctx, size_t bytes, xconv_buffer **out,
+                                        xconv_error *err)
+{
+    opencl_context *ctx = vctx;
+    *out = NULL;
+    if (bytes > ctx->max_alloc_bytes)
+        return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY,
+                               "buffer of %zu bytes passes the device's largest allocation of "
+                               "%llu bytes", bytes, (unsigned long long)ctx->max_alloc_bytes);
+    xconv_buffer *buf = calloc(1, sizeof *buf);
+    if (!buf)
+        return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "out of host memory");
+    cl_int rc;
+    buf->bytes = bytes;
+    buf->mem = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, bytes < 4 ? 4 : bytes, NULL, &rc);
+    if (buf->mem)
+        rc = touch_buffer(ctx, buf->mem);
+    if (rc != CL_SUCCESS) {
+        if (buf->mem)
+            clReleaseMemObject(buf->mem);
+        free(buf);
+        xconv_opencl_fail(err, rc, "clCreateBuffer");
+        return xconv_error_prefix(err, "allocating a buffer of %zu bytes", bytes);
+    }
+    buf->next = ctx->buffers;
+    if (ctx->buffers)
+        ctx->buffers->prev = buf;
+    ctx->buffers = buf;
+    *out = buf;
+    return XCONV_OK;
+}
+
+static void opencl_buffer_free(void *vctx, xconv_buffer *buf)
+{
+    opencl_context *ctx = vctx;
+    if (!buf)
+        return;
+    if (buf->prev)
+        buf->prev->next = buf->next;
+    else
+        ctx->buffers = buf->next;
+    if (buf->next)
+        buf->next->prev = buf->prev;
+    clReleaseMemObject(buf->mem);
+    free(buf);
+}
+
+// Returns XCONV_OK when [offset, offset + bytes) lies inside buf, else XCONV_ERR_INVALID.
+static xconv_status check_range(const xconv_buffer *buf, size_t offset, size_t bytes,
+                                const char *what, xconv_error *err)
+{
+    if (!buf)
+        return xconv_error_set(err, XCONV_ERR_INVALID, "%s: buffer is NULL", what);
+    if (offset > buf->bytes || bytes > buf->bytes - offset)
+        return xconv_error_set(err, XCONV_ERR_INVALID,
+                               "%s of %zu bytes at offset %zu passes the buffer's %zu bytes",
+                               what, bytes, offset, buf->bytes);
+    return XCONV_OK;
+}
+
+static xconv_status opencl_buffer_write(void *vctx, xconv_buffer *buf, size_t offset,
+                                        size_t bytes, const void *src, xconv_error *err)
+{
+    opencl_context *ctx = vctx;
+    xconv_status st = check_range(buf, offset, bytes, "write", err);
+    if (st != XCONV_OK || bytes == 0)
+        return st;
+    cl_int rc = clEnqueueWriteBuffer(ctx->queue, buf->mem, CL_TRUE, offset, bytes, src, 0, NULL,
+                                     NULL);
+    return rc == CL_SUCCESS ? XCONV_OK : xconv_opencl_fail(err, rc, "clEnqueueWriteBuffer");
+}
+
+static xconv_status opencl_buffer_read(void *vctx, xconv_buffer *buf, size_t offset,
+                                       size_t bytes, void *dst, xconv_error *err)
+{
+    opencl_context *ctx = vctx;
+    xconv_status st = check_range(buf, offset, bytes, "read", err);
+    if (st != XCONV_OK || bytes == 0)
+        return st;
+    cl_int rc = clEnqueueReadBuffer(ctx->queue, buf->mem, CL_TRUE, offset, bytes, dst, 0, NULL,
+                                    NULL);
+    return rc == CL_SUCCESS ? XCONV_OK : xconv_opencl_fail(err, rc, "clEnqueueReadBuffer");
+}
+
+static xconv_status opencl_buffer_fill(void *vctx, xconv_buffer *buf, size_t count, float value,
+                                       xconv_error *err)
+{
+    opencl_context *ctx = vctx;
+    if (count > SIZE_MAX / sizeof(cl_float))
+        return xconv_error_set(err, XCONV_ERR_INVALID, "fill of %zu floats overflows", count);
+    xconv_status st = check_range(buf, 0, count * sizeof(cl_float), "fill", err);
+    if (st != XCONV_OK || count == 0)
+        return st;
+    cl_float pattern = value;
+    cl_int rc = clEnqueueFillBuffer(ctx->queue, buf->mem, &pattern, sizeof pattern, 0,
+                                    count * sizeof pattern, 0, NULL, NULL);
+    return rc == CL_SUCCESS ? XCONV_OK : xconv_opencl_fail(err, rc, "clEnqueueFillBuffer");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Programs
+
+// FNV-1a, 64-bit, continued from h over the bytes of s including its terminating zero.
+static uint64_t fnv1a(uint64_t h, const char *s)
+{
+    do {
+        h ^= (unsigned char)*s;
+        h *= 0x100000001b3ull;
+    } while (*s++);
+    return h;
+}
+
+// Returns the device's build log of prog (malloc'd, "" when empty), or NULL without memory.
+static char *build_log(cl_program prog, cl_device_id dev)
+{
+    size_t len = 0;
+    clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, 0, NULL, &len);
+    char *log = calloc(len + 1, 1);
+    if (log && len > 0 &&
+        clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, len, log, NULL) != CL_SUCCESS)
+        log[0] = '\0';
+    return log;
+}
+
+// Fills err with a failed build's status and as much of the device's log as fits.
+static xconv_status build_failure(cl_program prog, cl_device_id dev, cl_int rc,
+                                  const char *options, xconv_error *err)
+{
+    const size_t room = XCONV_ERROR_MSG_LEN - 1024;  // leaves space for the header line
+    char *log = prog ? build_log(prog, dev) : NULL;
+    bool cut = log && strlen(log) > room;
+    if (cut)
+        log[room] = '\0';
+    xconv_error_set(err, XCONV_ERR_BUILD, "clBuildProgram failed: %s (%d) with options \"%s\"; "
+                    "build log:\n%s%s", xconv_opencl_status_name(rc), (int)rc, options,
+                    log && log[0] ? log : "(empty)", cut ? "\n... (build log truncated)" : "");
+    free(log);
+    return XCONV_ERR_BUILD;
+}
+
+// Compiles text with options for the context's device; returns XCONV_OK and the program in
+// *out, or XCONV_ERR_BUILD with the log.
+static xconv_status compile(opencl_context *ctx, const char *text, const char *options,
+                            cl_program *out, xconv_error *err)
+{
+    cl_int rc;
+    cl_program prog = clCreateProgramWithSource(ctx->context, 1, &text, NULL, &rc);
+    if (!prog)
+        return xconv_opencl_fail(err, rc, "clCreateProgramWithSource");
+    rc = clBuildProgram(prog, 1, &ctx->device, options, NULL, NULL);
+    if (rc != CL_SUCCESS) {
+        build_failure(prog, ctx->device, rc, options, err);
+        clReleaseProgram(prog);
+        return XCONV_ERR_BUILD;
+    }
+    *out = prog;
+    return XCONV_OK;
+}
+
+// Returns a malloc'd concatenation of a, b and c, or NULL without memory.
+static char *concat3(const char *a, const char *b, const char *c)
+{
+    size_t la = strlen(a), lb = strlen(b), lc = strlen(c);
+    char *s = malloc(la + lb + lc + 1);
+    if (s) {
+        memcpy(s, a, la);
+        memcpy(s + la, b, lb);
+        memcpy(s + la + lb, c, lc + 1);
+    }
+    return s;
+}
+
+static xconv_status opencl_program_build(void *vctx, const char *source, const char *options,
+                                         xconv_program **out, double *compile_ms,
+                                         xconv_error *err)
+{
+    opencl_context *ctx = vctx;
+    *out = NULL;
+    if (compile_ms)
+        *compile_ms = 0.0;
+    if (!source)
+        return xconv_error_set(err, XCONV_ERR_INVALID, "program_build: source is NULL");
+    xconv_program *prog = calloc(1, sizeof *prog);
+    if (prog) {
+        // #line 1 makes the compiler's log count lines from the caller's source.
+        prog->text = concat3(xconv_kernel_dialect(), "\n#line 1\n", source);
+        prog->options = concat3(options ? options : "", options && options[0] ? " " : "",
+                                "-cl-std=CL1.2");
+    }
+    if (!prog || !prog->text || !prog->options) {
+        if (prog)
+            program_release(prog);
+        return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "out of host memory");
+    }
+    prog->hash = fnv1a(fnv1a(0xcbf29ce484222325ull, prog->text), prog->options);
+    for (xconv_program *p = ctx->programs; p; p = p->next) {
+        if (p->hash == prog->hash && strcmp(p->text, prog->text) == 0 &&
+            strcmp(p->options, prog->options) == 0) {
+            program_release(prog);
+            *out = p;
+            return XCONV_OK;
+        }
+    }
+    double t0 = now_ms();
+    xconv_status st = compile(ctx, prog->text, prog->options, &prog->program, err);
+    if (compile_ms)
+        *compile_ms = now_ms() - t0;
+    if (st != XCONV_OK) {
+        program_release(prog);
+        return st;
+    }
+    prog->next = ctx->programs;
+    ctx->programs = prog;
+    *out = prog;
+    return XCONV_OK;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Launches
+
+// Fills err with "no kernel named X" and the names the program does have.
+static xconv_status missing_kernel(const xconv_program *prog, const char *name, xconv_error *err)
+{
+    char names[2048] = "";
+    clGetProgramInfo(prog->program, CL_PROGRAM_KERNEL_NAMES, sizeof names - 1, names, NULL);
+    return xconv_error_set(err, XCONV_ERR_NOT_FOUND,
+                           "the program has no kernel named '%s' (its kernels: %s)", name,
+                           names[0] ? names : "none");
+}
+
+// Returns XCONV_OK and the program's kernel `name` (created once, then cached) in *out.
+static xconv_status find_kernel(xconv_program *prog, const char *name, opencl_kernel **out,
+                                xconv_error *err)
+{
+    for (opencl_kernel *k = prog->kernels; k; k = k->next) {
+        if (strcmp(k->name, name) == 0) {
+            *out = k;
+            return XCONV_OK;
+        }
+    }
+    cl_int rc;
+    cl_kernel kernel = clCreateKernel(prog->program, name, &rc);
+    if (!kernel)
+        return rc == CL_INVALID_KERNEL_NAME ? missing_kernel(prog, name, err)
+                                            : xconv_opencl_fail(err, rc, "clCreateKernel");
+    opencl_kernel *k = calloc(1, sizeof *k);
+    if (k)
+        k->name = strdup(name);
+    if (!k || !k->name) {
+        free(k);
+        clReleaseKernel(kernel);
+        return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "out of host memory");
+    }
+    k->kernel = kernel;
+    clGetKernelInfo(kernel, CL_KERNEL_NUM_ARGS, sizeof k->nargs, &k->nargs, NULL);
+    k->next = prog->kernels;
+    prog->kernels = k;
+    *out = k;
+    return XCONV_OK;
+}
+
+// Sets argument i of kernel k from a; returns XCONV_OK or XCONV_ERR_INVALID naming it.
+static xconv_status set_arg(opencl_context *ctx, opencl_kernel *k, cl_uint i, const xconv_arg *a,
+                            xconv_error *err)
+{
+    cl_int rc;
+    cl_int iv = a->i;
+    cl_float fv = a->f;
+    switch (a->kind) {
+    case XCONV_ARG_CONSTANT:
+        if (a->buf && (a->bytes > a->buf->bytes || a->bytes > ctx->const_mem_bytes))
+            return xconv_error_set(err, XCONV_ERR_INVALID, "kernel '%s' argument %u: constant "
+                                   "data of %zu bytes passes the buffer (%zu) or the device's "
+                                   "constant memory (%llu)", k->name, i, a->bytes,
+                                   a->buf->bytes, (unsigned long long)ctx->const_mem_bytes);
+        // On OpenCL a __constant argument is set like any other buffer.
+        /* fall through */
+    case XCONV_ARG_BUFFER:
+        if (!a->buf)
+            return xconv_error_set(err, XCONV_ERR_INVALID, "kernel '%s' argument %u: buffer "
+                                   "is NULL", k->name, i);
+        rc = clSetKernelArg(k->kernel, i, sizeof(cl_mem), &a->buf->mem);
+        break;
+    case XCONV_ARG_INT:
+        rc = clSetKernelArg(k->kernel, i, sizeof iv, &iv);
+        break;
+    case XCONV_ARG_FLOAT:
+        rc = clSetKernelArg(k->kernel, i, sizeof fv, &fv);
+        break;
+    default:
+        return xconv_error_set(err, XCONV_ERR_INVALID, "kernel '%s' argument %u: unknown kind %d",
+                               k->name, i, (int)a->kind);
+    }
+    if (rc == CL_SUCCESS)
+        return XCONV_OK;
+    return xconv_error_set(err, XCONV_ERR_INVALID, "kernel '%s' argument %u: clSetKernelArg "
+                           "failed: %s (%d)", k->name, i, xconv_opencl_status_name(rc), (int)rc);
+}
+
+// Writes "(a, b, c)" of the first dims sizes into buf.
+static const char *sizes_text(const size_t *v, int dims, char *buf, size_t len)
+{
+    int n = snprintf(buf, len, "(%zu", v[0]);
+    for (int d = 1; d < dims && n > 0 && (size_t)n < len; d++)
+        n += snprintf(buf + n, len - (size_t)n, ", %zu", v[d]);
+    if (n > 0 && (size_t)n < len)
+        snprintf(buf + n, len - (size_t)n, ")");
+    return buf;
+}
+
+// Checks dims and that global is a positive multiple of local; returns XCONV_ERR_INVALID if not.
+static xconv_status check_geometry(const xconv_launch *l, xconv_error *err)
+{
+    char g[96], lo[96];
+    if (l->dims < 1 || l->dims > 3)
+        return xconv_error_set(err, XCONV_ERR_INVALID, "kernel '%s': %d dimensions (1 to 3)",
+                               l->kernel, l->dims);
+    for (int d = 0; d < l->dims; d++) {
+        if (l->global[d] == 0 || l->local[d] == 0 || l->global[d] % l->local[d] != 0)
+            return xconv_error_set(err, XCONV_ERR_INVALID, "kernel '%s': global size %s is not "
+                                   "a positive multiple of local size %s", l->kernel,
+                                   sizes_text(l->global, l->dims, g, sizeof g),
+                                   sizes_text(l->local, l->dims, lo, sizeof lo));
+    }
+    return XCONV_OK;
+}
+
+// Explains a failed enqueue with the sizes used and the kernel's limits on this device.
+static xconv_status enqueue_failure(opencl_context *ctx, const opencl_kernel *k,
+                                    const xconv_launch *l, cl_int rc, xconv_error *err)
+{
+    char g[96], lo[96];
+    size_t kernel_max = 0;
+    cl_ulong local_mem = 0;
+    clGetKernelWorkGroupInfo(k->kernel, ctx->device, CL_KERNEL_WORK_GROUP_SIZE,
+                             sizeof kernel_max, &kernel_max, NULL);
+    clGetKernelWorkGroupInfo(k->kernel, ctx->device, CL_KERNEL_LOCAL_MEM_SIZE, sizeof local_mem,
+                             &local_mem, NULL);
+    bool sizes = rc == CL_INVALID_WORK_GROUP_SIZE || rc == CL_INVALID_WORK_ITEM_SIZE ||
+                 rc == CL_OUT_OF_RESOURCES;
+    return xconv_error_set(err, sizes ? XCONV_ERR_NOT_APPLICABLE : xconv_opencl_status_map(rc),
+                           "kernel '%s' with global size %s and local size %s: "
+                           "clEnqueueNDRangeKernel failed: %s (%d); this compiled kernel allows "
+                           "at most %zu work-items per group on this device and uses %llu bytes "
+                           "of local memory", k->name,
+                           sizes_text(l->global, l->dims, g, sizeof g),
+                           sizes_text(l->local, l->dims, lo, sizeof lo),
+                           xconv_opencl_status_name(rc), (int)rc, kernel_max,
+                           (unsigned long long)local_mem);
+}
+
+static xconv_status opencl_launch(void *vctx, xconv_program *prog, const xconv_launch *l,
+                                  xconv_error *err)
+{
+    opencl_context *ctx = vctx;
+    if (!prog || !l || !l->kernel)
+        return xconv_error_set(err, XCONV_ERR_INVALID, "launch: no program or kernel name");
+    xconv_status st = check_geometry(l, err);
+    opencl_kernel *k = NULL;
+    if (st == XCONV_OK)
+        st = find_kernel(prog, l->kernel, &k, err);
+    if (st != XCONV_OK)
+        return st;
+    if (l->nargs < 0 || (cl_uint)l->nargs != k->nargs)
+        return xconv_error_set(err, XCONV_ERR_INVALID, "kernel '%s' takes %u arguments; the "
+                               "launch passes %d", k->name, k->nargs, l->nargs);
+    for (int i = 0; i < l->nargs; i++) {
+        st = set_arg(ctx, k, (cl_uint)i, &l->args[i], err);
+        if (st != XCONV_OK)
+            return st;
+    }
+    cl_int rc = clEnqueueNDRangeKernel(ctx->queue, k->kernel, (cl_uint)l->dims, NULL, l->global,
+                                       l->local, 0, NULL, NULL);
+    return rc == CL_SUCCESS ? XCONV_OK : enqueue_failure(ctx, k, l, rc, err);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Timing
+//
+// A timed region may hold several of our launches and CLBlast calls, and CLBlast enqueues
+// kernels (several per call: pad, transpose, gemm) whose events we never see. So the region is
+// bracketed by two one-work-item "stamp" kernels on the in-order queue, and its time is
+// START(second stamp) - END(first stamp): everything enqueued between them ran in that span.
+// The span also holds any gap in which the device sat idle waiting for the host (CLBlast
+// compiling on its first call, say), so callers warm up before timing.
+
+static const char stamp_source[] = "__kernel void xconv_stamp(void) {}\n";
+
+// Enqueues one stamp and returns its event in *ev; builds the stamp kernel on first use.
+static xconv_status enqueue_stamp(opencl_context *ctx, cl_event *ev, xconv_error *err)
+{
+    if (!ctx->stamp_kernel) {
+        if (!ctx->stamp_program) {
+            xconv_status st = compile(ctx, stamp_source, "-cl-std=CL1.2", &ctx->stamp_program,
+                                      err);
+            if (st != XCONV_OK)
+                return st;
+        }
+        cl_int rc;
+        ctx->stamp_kernel = clCreateKernel(ctx->stamp_program, "xconv_stamp", &rc);
+        if (!ctx->stamp_kernel)
+            return xconv_opencl_fail(err, rc, "creating the timer's stamp kernel");
+    }
+    size_t one = 1;
+    cl_int rc = clEnqueueNDRangeKernel(ctx->queue, ctx->stamp_kernel, 1, NULL, &one, &one, 0,
+                                       NULL, ev);
+    return rc == CL_SUCCESS ? XCONV_OK : xconv_opencl_fail(err, rc, "enqueueing a timer stamp");
+}
+
+static xconv_status opencl_timer_start(void *vctx, xconv_error *err)
+{
+    opencl_context *ctx = vctx;
+    if (ctx->timer_event) {
+        clReleaseEvent(ctx->timer_event);
+        ctx->timer_event = NULL;
+    }
+    return enqueue_stamp(ctx, &ctx->timer_event, err);
+}
+
+static xconv_status opencl_timer_stop(void *vctx, double *ms, xconv_error *err)
+{
+    opencl_context *ctx = vctx;
+    *ms = 0.0;
+    if (!ctx->timer_event)
+        return xconv_error_set(err, XCONV_ERR_INVALID, "timer_stop without timer_start");
+    cl_event stop = NULL;
+    xconv_status st = enqueue_stamp(ctx, &stop, err);
+    cl_int rc = st == XCONV_OK ? clWaitForEvents(1, &stop) : CL_SUCCESS;
+    cl_ulong end = 0, start = 0;
+    if (st == XCONV_OK && rc == CL_SUCCESS)
+        rc = clGetEventProfilingInfo(ctx->timer_event, CL_PROFILING_COMMAND_END, sizeof end, &end,
+                                     NULL);
+    if (st == XCONV_OK && rc == CL_SUCCESS)
+        rc = clGetEventProfilingInfo(stop, CL_PROFILING_COMMAND_START, sizeof start, &start,
+                                     NULL);
+    if (stop)
+        clReleaseEvent(stop);
+    clReleaseEvent(ctx->timer_event);
+    ctx->timer_event = NULL;
+    if (st != XCONV_OK)
+        return st;
+    if (rc != CL_SUCCESS)
+        return xconv_opencl_fail(err, rc, "reading the timer's profiling events");
+    *ms = start > end ? (double)(start - end) * 1e-6 : 0.0;
+    return XCONV_OK;
+}
+
+static xconv_status opencl_finish(void *vctx, xconv_error *err)
+{
+    opencl_context *ctx = vctx;
+    cl_int rc = clFinish(ctx->queue);
+    return rc == CL_SUCCESS ? XCONV_OK : xconv_opencl_fail(err, rc, "clFinish");
+}
+
+// ---------------------------------------------------------------------------------------------
+// The table
+
+static const xconv_backend_iface opencl_iface = {
+    .kind = XCONV_BACKEND_OPENCL,
+    .enumerate = xconv_opencl_enumerate,
+    .open = opencl_open,
+    .close = opencl_close,
+    .buffer_alloc = opencl_buffer_alloc,
+    .buffer_free = opencl_buffer_free,
+    .buffer_write = opencl_buffer_write,
+    .buffer_read = opencl_buffer_read,
+    .buffer_fill = opencl_buffer_fill,
+    .program_build = opencl_program_build,
+    .launch = opencl_launch,
+    .timer_start = opencl_timer_start,
+    .timer_stop = opencl_timer_stop,
+    .finish = opencl_finish,
+    .sgemm = xconv_opencl_sgemm,
+    .vendor_conv_supports = xconv_opencl_conv_supports,
+    .vendor_conv = xconv_opencl_conv,
+};
+
+const xconv_backend_iface *xconv_backend_opencl(void)
+{
+    return &opencl_iface;
+}

@@ -22,10 +22,13 @@ struct xconv_buffer {
     struct xconv_buffer *prev, *next;  // the context's list of live buffers
 };
 
-// A kernel entry point looked up once per module.
+// A kernel entry point looked up once per module, with its parameters' sizes when the driver
+// can tell them (nparams < 0: unknown).
 typedef struct cuda_function {
     char name[128];
     CUfunction fn;
+    int nparams;
+    size_t param_bytes[XCONV_MAX_ARGS];
     struct cuda_function *next;
 } cuda_function;
 
@@ -44,6 +47,7 @@ typedef struct cuda_ctx {
     bool retained;
     CUstream stream;
     CUevent start, stop;       // the timer's marks
+    bool timing;               // start was recorded and stop not yet
     xconv_device_info info;
     xconv_buffer *buffers;
     xconv_program *programs;
@@ -215,6 +219,11 @@ static xconv_status cuda_open(int backend_index, void **out, xconv_error *err)
     const xconv_cu_api *cu = driver_init(err);
     if (!cu)
         return XCONV_ERR_UNAVAILABLE;
+    int count = 0;
+    if (cu->device_get_count(&count) != CUDA_SUCCESS || backend_index < 0 ||
+        backend_index >= count)
+        return xconv_error_set(err, XCONV_ERR_NOT_FOUND, "no CUDA device %d (%d present)",
+                               backend_index, count);
     cuda_ctx *ctx = calloc(1, sizeof *ctx);
     if (!ctx)
         return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for a CUDA context");
@@ -287,7 +296,8 @@ static xconv_status cuda_buffer_alloc(void *vctx, size_t bytes, xconv_buffer **o
     *out = NULL;
     if (bytes > ctx->info.max_alloc_bytes)
         return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY,
-                               "cannot allocate %zu bytes: the device has %llu", bytes,
+                               "cannot allocate %zu bytes: the device's largest allocation is "
+                               "%llu bytes", bytes,
                                (unsigned long long)ctx->info.max_alloc_bytes);
     xconv_status st = make_current(ctx, err);
     if (st != XCONV_OK)
@@ -334,8 +344,8 @@ static xconv_status check_range(const xconv_buffer *buf, size_t offset, size_t b
 {
     if (!buf || offset > buf->bytes || bytes > buf->bytes - offset)
         return xconv_error_set(err, XCONV_ERR_INVALID,
-                               "%s of %zu bytes at offset %zu passes the end of a buffer of %zu "
-                               "bytes", what, bytes, offset, buf ? buf->bytes : 0);
+                               "%s of %zu bytes at offset %zu passes the buffer's %zu bytes", what,
+                               bytes, offset, buf ? buf->bytes : 0);
     return XCONV_OK;
 }
 
@@ -473,13 +483,52 @@ static xconv_status cuda_program_build(void *vctx, const char *source, const cha
 // ---------------------------------------------------------------------------------------------
 // Launches
 
-// Returns the function `name` of prog (looked up once), or NULL with an error.
-static CUfunction program_function(cuda_ctx *ctx, xconv_program *prog, const char *name,
-                                   xconv_error *err)
+// Writes ", kernels in the module: a, b" into buf when the driver can list them.
+static void list_kernels(const cuda_ctx *ctx, const xconv_program *prog, char *buf, size_t len)
+{
+    const xconv_cu_api *cu = ctx->cu;
+    unsigned int count = 0;
+    buf[0] = '\0';
+    if (!cu->module_get_function_count || !cu->module_enumerate_functions || !cu->func_get_name ||
+        cu->module_get_function_count(&count, prog->module) != CUDA_SUCCESS || count == 0)
+        return;
+    CUfunction fns[64];
+    count = count < 64 ? count : 64;
+    if (cu->module_enumerate_functions(fns, count, prog->module) != CUDA_SUCCESS)
+        return;
+    size_t used = (size_t)snprintf(buf, len, "; kernels in the module:");
+    for (unsigned int i = 0; i < count && used < len; i++) {
+        const char *name = NULL;
+        if (cu->func_get_name(&name, fns[i]) == CUDA_SUCCESS && name)
+            used += (size_t)snprintf(buf + used, len - used, " %s", name);
+    }
+}
+
+// Reads the sizes of fn's parameters into f (nparams -1 when the driver cannot tell).
+static void read_params(const cuda_ctx *ctx, cuda_function *f)
+{
+    f->nparams = -1;
+    if (!ctx->cu->func_get_param_info)
+        return;
+    int n = 0;
+    size_t offset = 0, bytes = 0;
+    while (n <= XCONV_MAX_ARGS &&
+           ctx->cu->func_get_param_info(f->fn, (size_t)n, &offset, &bytes) == CUDA_SUCCESS) {
+        if (n < XCONV_MAX_ARGS)
+            f->param_bytes[n] = bytes;
+        n++;
+    }
+    f->nparams = n;
+}
+
+// Returns the function `name` of prog (looked up once), or NULL with XCONV_ERR_NOT_FOUND naming
+// the kernels the module has.
+static cuda_function *program_function(cuda_ctx *ctx, xconv_program *prog, const char *name,
+                                       xconv_error *err)
 {
     for (cuda_function *f = prog->functions; f; f = f->next)
         if (strcmp(f->name, name) == 0)
-            return f->fn;
+            return f;
     cuda_function *f = calloc(1, sizeof *f);
     if (!f || strlen(name) >= sizeof f->name) {
         free(f);
@@ -490,14 +539,38 @@ static CUfunction program_function(cuda_ctx *ctx, xconv_program *prog, const cha
     CUresult r = ctx->cu->module_get_function(&f->fn, prog->module, name);
     if (r != CUDA_SUCCESS) {
         free(f);
-        cu_fail(err, XCONV_ERR_NOT_FOUND, r, "cuModuleGetFunction");
-        xconv_error_prefix(err, "kernel '%s' (is it XC_KERNEL, i.e. extern \"C\"?)", name);
+        char kernels[1024];
+        list_kernels(ctx, prog, kernels, sizeof kernels);
+        xconv_error_set(err, XCONV_ERR_NOT_FOUND, "no kernel '%s' (cuModuleGetFunction: %s)%s",
+                        name, xconv_cu_result_name(r), kernels);
         return NULL;
     }
     snprintf(f->name, sizeof f->name, "%s", name);
+    read_params(ctx, f);
     f->next = prog->functions;
     prog->functions = f;
-    return f->fn;
+    return f;
+}
+
+// Checks the arguments' count and sizes against the kernel's parameters when they are known.
+static xconv_status check_args(const cuda_function *f, const xconv_launch *l, xconv_error *err)
+{
+    if (f->nparams < 0)
+        return XCONV_OK;
+    if (f->nparams != l->nargs)
+        return xconv_error_set(err, XCONV_ERR_INVALID, "%s takes %d arguments, %d given",
+                               l->kernel, f->nparams, l->nargs);
+    for (int i = 0; i < l->nargs; i++) {
+        bool pointer = l->args[i].kind == XCONV_ARG_BUFFER ||
+                       l->args[i].kind == XCONV_ARG_CONSTANT;
+        size_t want = pointer ? sizeof(CUdeviceptr) : 4;
+        if (f->param_bytes[i] != want)
+            return xconv_error_set(err, XCONV_ERR_INVALID,
+                                   "%s: argument %d is a %s of %zu bytes; the parameter has %zu",
+                                   l->kernel, i, pointer ? "pointer" : "scalar", want,
+                                   f->param_bytes[i]);
+    }
+    return XCONV_OK;
 }
 
 // Computes the grid and block of a launch into grid[3] and block[3], checking the device's
@@ -574,9 +647,12 @@ static xconv_status cuda_launch(void *vctx, xconv_program *prog, const xconv_lau
         st = make_current(ctx, err);
     if (st != XCONV_OK)
         return st;
-    CUfunction fn = program_function(ctx, prog, l->kernel, err);
-    if (!fn)
+    const cuda_function *f = program_function(ctx, prog, l->kernel, err);
+    if (!f)
         return err ? err->status : XCONV_ERR_NOT_FOUND;
+    st = check_args(f, l, err);
+    if (st != XCONV_OK)
+        return st;
     union {
         CUdeviceptr ptr;
         int32_t i;
@@ -602,7 +678,7 @@ static xconv_status cuda_launch(void *vctx, xconv_program *prog, const xconv_lau
                                    l->kernel, i, (int)a->kind);
         }
     }
-    CUresult r = ctx->cu->launch_kernel(fn, grid[0], grid[1], grid[2], block[0], block[1],
+    CUresult r = ctx->cu->launch_kernel(f->fn, grid[0], grid[1], grid[2], block[0], block[1],
                                         block[2], 0, ctx->stream, params, NULL);
     if (r != CUDA_SUCCESS) {
         cu_fail(err, XCONV_ERR_DEVICE, r, "cuLaunchKernel");
@@ -622,6 +698,7 @@ static xconv_status cuda_timer_start(void *vctx, xconv_error *err)
     if (st != XCONV_OK)
         return st;
     CU_TRY(ctx->cu->event_record(ctx->start, ctx->stream), "cuEventRecord (start)");
+    ctx->timing = true;
     return XCONV_OK;
 }
 
@@ -629,6 +706,9 @@ static xconv_status cuda_timer_stop(void *vctx, double *ms, xconv_error *err)
 {
     cuda_ctx *ctx = vctx;
     *ms = 0.0;
+    if (!ctx->timing)
+        return xconv_error_set(err, XCONV_ERR_INVALID, "timer_stop without timer_start");
+    ctx->timing = false;
     xconv_status st = make_current(ctx, err);
     if (st != XCONV_OK)
         return st;

@@ -98,6 +98,7 @@ static const void *load_library(library_state *state, const char *const *files,
 // Driver API
 
 #define CU_ROW(member, ...) {{__VA_ARGS__}, offsetof(xconv_cu_api, member), false}
+#define CU_OPT(member, ...) {{__VA_ARGS__}, offsetof(xconv_cu_api, member), true}
 
 static const symbol_row cu_rows[] = {
     CU_ROW(init, "cuInit"),
@@ -132,6 +133,10 @@ static const symbol_row cu_rows[] = {
     CU_ROW(event_record, "cuEventRecord"),
     CU_ROW(event_synchronize, "cuEventSynchronize"),
     CU_ROW(event_elapsed_time, "cuEventElapsedTime_v2", "cuEventElapsedTime"),
+    CU_OPT(module_get_function_count, "cuModuleGetFunctionCount"),
+    CU_OPT(module_enumerate_functions, "cuModuleEnumerateFunctions"),
+    CU_OPT(func_get_name, "cuFuncGetName"),
+    CU_OPT(func_get_param_info, "cuFuncGetParamInfo"),
 };
 
 static library_state cu_state;

@@ -52,6 +52,11 @@ typedef struct xconv_cu_api {
     CUresult (*event_record)(CUevent ev, CUstream s);
     CUresult (*event_synchronize)(CUevent ev);
     CUresult (*event_elapsed_time)(float *ms, CUevent start, CUevent stop);
+    // Optional (drivers of CUDA 12.4 and later; NULL before): kernel listing and parameters.
+    CUresult (*module_get_function_count)(unsigned int *count, CUmodule mod);
+    CUresult (*module_enumerate_functions)(CUfunction *fns, unsigned int count, CUmodule mod);
+    CUresult (*func_get_name)(const char **name, CUfunction fn);
+    CUresult (*func_get_param_info)(CUfunction fn, size_t index, size_t *offset, size_t *size);
 } xconv_cu_api;
 
 // Loads libcuda.so.1 once per process. Returns the table, or NULL with XCONV_ERR_UNAVAILABLE

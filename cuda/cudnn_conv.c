@@ -315,7 +315,10 @@ static dnn_entry *resolve(xconv_cudnn *dnn, const char *algo, const xconv_proble
 {
     bool find = strcmp(algo, FIND_NAME) == 0;
     if (!find && !algo_from_name(algo, id)) {
-        snprintf(reason, len, "unknown cuDNN algorithm '%s'", algo);
+        snprintf(reason, len, "unknown algorithm '%s' (cuDNN rows: cudnn_implicit_gemm, "
+                 "cudnn_implicit_precomp_gemm, cudnn_gemm, cudnn_direct, cudnn_fft, "
+                 "cudnn_fft_tiling, cudnn_winograd, cudnn_winograd_nonfused, " FIND_NAME ")",
+                 algo);
         return NULL;
     }
     if (!ensure_handle(dnn)) {

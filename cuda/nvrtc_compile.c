@@ -100,10 +100,14 @@ static char *with_prelude(const char *source)
     return text;
 }
 
-// Fills err with XCONV_ERR_BUILD, NVRTC's result and its log.
+// Fills err with XCONV_ERR_BUILD, NVRTC's result, the options and the log.
 static xconv_status build_error(const xconv_nvrtc_api *nv, nvrtcProgram prog, nvrtcResult r,
-                                const char *arch, xconv_error *err)
+                                const char **argv, int argc, xconv_error *err)
 {
+    char opts[2048] = "";
+    size_t used = 0;
+    for (int i = 0; i < argc && used < sizeof opts; i++)
+        used += (size_t)snprintf(opts + used, sizeof opts - used, "%s%s", i ? " " : "", argv[i]);
     size_t log_len = 0;
     char *log = NULL;
     if (nv->get_program_log_size(prog, &log_len) == NVRTC_SUCCESS && log_len > 0 &&
@@ -111,8 +115,8 @@ static xconv_status build_error(const xconv_nvrtc_api *nv, nvrtcProgram prog, nv
         log[log_len] = '\0';
     else if (log)
         log[0] = '\0';
-    xconv_error_set(err, XCONV_ERR_BUILD, "NVRTC (%s, %s) failed: %s\n%s", nv->library, arch,
-                    nv->get_error_string(r), log ? log : "(no log)");
+    xconv_error_set(err, XCONV_ERR_BUILD, "NVRTC (%s) failed: %s\noptions: %s\n%s",
+                    nv->library, nv->get_error_string(r), opts, log ? log : "(no log)");
     free(log);
     return XCONV_ERR_BUILD;
 }
@@ -143,8 +147,7 @@ static xconv_status take_image(const xconv_nvrtc_api *nv, nvrtcProgram prog, boo
 
 // Runs NVRTC on text with argv; fills *out on success.
 static xconv_status run_nvrtc(const xconv_nvrtc_api *nv, const char *text, const char **argv,
-                              int argc, const char *arch, bool cubin, xconv_nvrtc_image *out,
-                              xconv_error *err)
+                              int argc, bool cubin, xconv_nvrtc_image *out, xconv_error *err)
 {
     nvrtcProgram prog = NULL;
     nvrtcResult r = nv->create_program(&prog, text, "xconv_kernel.cu", 0, NULL, NULL);
@@ -152,7 +155,7 @@ static xconv_status run_nvrtc(const xconv_nvrtc_api *nv, const char *text, const
         return xconv_error_set(err, XCONV_ERR_BUILD, "nvrtcCreateProgram: %s",
                                nv->get_error_string(r));
     r = nv->compile_program(prog, argc, argv);
-    xconv_status st = r != NVRTC_SUCCESS ? build_error(nv, prog, r, arch, err)
+    xconv_status st = r != NVRTC_SUCCESS ? build_error(nv, prog, r, argv, argc, err)
                                          : take_image(nv, prog, cubin, out, err);
     nv->destroy_program(&prog);
     return st;
@@ -186,8 +189,7 @@ xconv_status xconv_nvrtc_compile(const char *source, const char *options, int cc
     else
         st = split_defines(opts, argv, MAX_ARGS, &argc, err);
     if (st == XCONV_OK)
-        st = run_nvrtc(nv, text, argv, argc, out->arch, real && want_cubin && nv->get_cubin,
-                       out, err);
+        st = run_nvrtc(nv, text, argv, argc, real && want_cubin && nv->get_cubin, out, err);
     free(opts);
     free(text);
     return st;

@@ -1,0 +1,370 @@
+// SPDX-License-Identifier: MIT
+// Compiles every embedded kernel through NVRTC for sm_90 with no GPU: the dialect's own macros,
+// each cl/*.cl source with fixed defines, and every CUDA variant's planned steps on the small
+// suite (PTX, plus CUBIN so ptxas checks the device's limits). Skips when NVRTC is missing.
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "tests/check.h"
+
+#ifndef XCONV_HAVE_CUDA
+
+int main(void)
+{
+    printf("SKIP: built without the CUDA backend (configure with -DXCONV_CUDA=ON and a CUDA "
+           "toolkit)\n");
+    return CHECK_SKIP_CODE;
+}
+
+#else
+
+#include "cuda/cuda_loader.h"
+#include "cuda/nvrtc_compile.h"
+#include "variant.h"
+#include "xconv_problem_fields.h"
+
+#define CC_MAJOR 9
+#define CC_MINOR 0
+
+static int programs_compiled;
+
+// ---------------------------------------------------------------------------------------------
+// Source and PTX inspection
+
+// Returns true when source declares a __constant__ array (XC_CONSTANT_ARRAY opening a line).
+static bool uses_constant(const char *source)
+{
+    for (const char *s = source; (s = strstr(s, "XC_CONSTANT_ARRAY(")); s++) {
+        const char *line = s;
+        while (line > source && (line[-1] == ' ' || line[-1] == '\t'))
+            line--;
+        if (line == source || line[-1] == '\n')
+            return true;
+    }
+    return false;
+}
+
+// Checks that ptx has an unmangled .entry for every "XC_KERNEL void name(" of source.
+static void check_entries(const char *label, const char *source, const char *ptx)
+{
+    static const char marker[] = "XC_KERNEL void ";
+    for (const char *s = source; (s = strstr(s, marker)); s++) {
+        const char *name = s + sizeof marker - 1;
+        size_t len = strcspn(name, " (\n");
+        char entry[160];
+        snprintf(entry, sizeof entry, ".entry %.*s(", (int)len, name);
+        CHECK_MSG(strstr(ptx, entry) != NULL, "%s: PTX lacks \"%s\"", label, entry);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Compiling
+
+// Compiles source with options to PTX and checks it: entries present, .const when the source
+// declares constant memory. With cubin, also builds the sm_90 CUBIN program_build would load.
+static void compile_and_check(const char *label, const char *source, const char *options,
+                              bool cubin)
+{
+    xconv_error err;
+    char *ptx = NULL;
+    size_t len = 0;
+    xconv_status st = xconv_nvrtc_compile_ptx(source, options, CC_MAJOR, CC_MINOR, &ptx, &len,
+                                              &err);
+    CHECK_MSG(st == XCONV_OK, "%s: %s", label, err.msg);
+    if (st != XCONV_OK)
+        return;
+    programs_compiled++;
+    CHECK_MSG(len > 0 && strlen(ptx) == len, "%s: PTX of %zu bytes", label, len);
+    CHECK_MSG(strstr(ptx, ".target sm_90") != NULL, "%s: PTX is not for sm_90", label);
+    check_entries(label, source, ptx);
+    if (uses_constant(source))
+        CHECK_MSG(strstr(ptx, ".const") != NULL, "%s: declares XC_CONSTANT_ARRAY but its PTX "
+                  "has no .const", label);
+    free(ptx);
+    if (!cubin)
+        return;
+    xconv_nvrtc_image img;
+    st = xconv_nvrtc_compile(source, options, CC_MAJOR, CC_MINOR, true, &img, &err);
+    CHECK_MSG(st == XCONV_OK, "%s (CUBIN): %s", label, err.msg);
+    if (st == XCONV_OK) {
+        CHECK_MSG(img.is_cubin && img.len > 4 && memcmp(img.data, "\x7f" "ELF", 4) == 0 &&
+                  strcmp(img.arch, "sm_90") == 0, "%s: no sm_90 CUBIN (arch %s)", label,
+                  img.arch);
+        xconv_nvrtc_image_free(&img);
+    }
+}
+
+// Writes a problem's defines ("-DXC_N=2 ...") into buf.
+static void problem_options(const xconv_problem *p, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+#define XCONV_WRITE_DEFINE(name, expr, meaning)                                         \
+    if (used < len)                                                                      \
+        used += (size_t)snprintf(buf + used, len - used, "%s-D" #name "=%lld",          \
+                                 used ? " " : "", (long long)(expr));
+    XCONV_PROBLEM_DEFINES(XCONV_WRITE_DEFINE)
+#undef XCONV_WRITE_DEFINE
+}
+
+// ---------------------------------------------------------------------------------------------
+// The dialect itself
+
+// Every dialect name in one kernel, so the prelude is checked even where no kernel uses a name.
+static const char dialect_source[] =
+    "XC_CONSTANT_ARRAY(float, xc_taps, 64)\n"
+    "XC_FUNC float twice(float v) { return v + v; }\n"
+    "XC_KERNEL void every_macro(const XC_GLOBAL float *XC_RESTRICT x, XC_GLOBAL float *y,\n"
+    "                           XC_CONSTANT_PARAM(float, xc_taps), const int n, const float a)\n"
+    "{\n"
+    "    XC_LOCAL float tile[64];\n"
+    "    XC_LOCAL_PTR float *t = tile;\n"
+    "    const int i = XC_GLOBAL_ID(0) + XC_GLOBAL_ID(1) + XC_GLOBAL_ID(2);\n"
+    "    const int l = XC_LOCAL_ID(0) + XC_LOCAL_ID(1) + XC_LOCAL_ID(2);\n"
+    "    const int g = XC_GROUP_ID(0) + XC_NUM_GROUPS(1) + XC_LOCAL_SIZE(2);\n"
+    "    t[l % 64] = x[i % n];\n"
+    "    XC_BARRIER();\n"
+    "    float4 v = XC_LOAD4(x, g % 4);\n"
+    "    float4 u = XC_MAKE_FLOAT4(v.x, v.y, v.z, XC_FABS(v.w));\n"
+    "    XC_STORE4(u, y, g % 4);\n"
+    "    y[i % n] = XC_FMA(a, t[(l + 1) % 64], twice(xc_taps[i % 64])) + (n < 0 ? XC_NAN : 0.0f);\n"
+    "}\n";
+
+static const char contract_source[] =
+    "XC_KERNEL void plain(XC_GLOBAL float *y, const float a, const float b, const float c)\n"
+    "{ y[XC_GLOBAL_ID(0)] = a * b + c; }\n";
+
+static const char fused_source[] =
+    "XC_KERNEL void fused(XC_GLOBAL float *y, const float a, const float b, const float c)\n"
+    "{ y[XC_GLOBAL_ID(0)] = XC_FMA(a, b, c); }\n";
+
+static const char broken_source[] =
+    "XC_KERNEL void broken(XC_GLOBAL float *y)\n"
+    "{   y[0] = undefined_thing; }\n";
+
+static void test_dialect(void)
+{
+    compile_and_check("dialect (every macro)", dialect_source, "", true);
+
+    // --fmad=false: a * b + c stays two roundings; only XC_FMA fuses (as FP_CONTRACT OFF).
+    xconv_error err;
+    char *ptx = NULL;
+    size_t len = 0;
+    CHECK(xconv_nvrtc_compile_ptx(contract_source, "", CC_MAJOR, CC_MINOR, &ptx, &len, &err) ==
+          XCONV_OK);
+    CHECK_MSG(ptx && strstr(ptx, "fma.rn.f32") == NULL && strstr(ptx, "mul.rn.f32") != NULL,
+              "a * b + c was contracted:\n%s", ptx ? ptx : "");
+    free(ptx);
+    CHECK(xconv_nvrtc_compile_ptx(fused_source, "", CC_MAJOR, CC_MINOR, &ptx, &len, &err) ==
+          XCONV_OK);
+    CHECK_MSG(ptx && strstr(ptx, "fma.rn.f32") != NULL, "XC_FMA did not give an fma");
+    free(ptx);
+
+    // A failed build names the error, its line in our source (#line 1) and the options.
+    ptx = NULL;
+    CHECK(xconv_nvrtc_compile_ptx(broken_source, "-DXC_UNUSED=1", CC_MAJOR, CC_MINOR, &ptx, &len,
+                                  &err) == XCONV_ERR_BUILD);
+    CHECK(ptx == NULL && len == 0);
+    CHECK_CONTAINS(err.msg, "undefined_thing");
+    CHECK_CONTAINS(err.msg, "(2): error");
+    CHECK_CONTAINS(err.msg, "--fmad=false");
+    CHECK_CONTAINS(err.msg, "-DXC_UNUSED=1");
+    CHECK(xconv_nvrtc_compile_ptx(fused_source, "-O3", CC_MAJOR, CC_MINOR, &ptx, &len, &err) ==
+          XCONV_ERR_INVALID);
+    CHECK_CONTAINS(err.msg, "'-O3' is not a define");
+
+    // A device newer than NVRTC falls back to PTX for NVRTC's newest architecture below it.
+    xconv_nvrtc_image img;
+    xconv_status st = xconv_nvrtc_compile(fused_source, "", 99, 9, true, &img, &err);
+    CHECK_MSG(st == XCONV_OK, "%s", err.msg);
+    if (st == XCONV_OK) {
+        CHECK(!img.is_cubin && strncmp(img.arch, "compute_", 8) == 0);
+        printf("  cc 99.9 (unknown to NVRTC): PTX for %s, JIT-compiled by the driver\n",
+               img.arch);
+        xconv_nvrtc_image_free(&img);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Raw sources
+
+// Each embedded source with the defines of two problems (the tile parameters keep defaults).
+static void test_raw_sources(void)
+{
+    xconv_problem probs[2] = {
+        {.n = 2, .c = 8, .h = 12, .w = 12, .k = 16, .r = 3, .s = 3, .stride_h = 1,
+         .stride_w = 1, .pad_h = 1, .pad_w = 1, .dil_h = 1, .dil_w = 1, .groups = 1},
+        {.n = 3, .c = 6, .h = 17, .w = 23, .k = 9, .r = 3, .s = 5, .stride_h = 2,
+         .stride_w = 3, .pad_h = 1, .pad_w = 2, .dil_h = 2, .dil_w = 1, .groups = 3},
+    };
+    const char *const *names = xconv_kernel_source_names();
+    int count = 0;
+    for (int i = 0; names[i]; i++, count++) {
+        const char *source = xconv_kernel_source(names[i]);
+        CHECK_MSG(source != NULL, "no text for kernel source %s", names[i]);
+        for (int j = 0; source && j < 2; j++) {
+            char options[1024], label[160];
+            problem_options(&probs[j], options, sizeof options);
+            snprintf(label, sizeof label, "cl/%s.cl (fixed defines %d)", names[i], j);
+            compile_and_check(label, source, options, j == 0);
+        }
+    }
+    printf("  raw sources: %d, each with 2 define sets\n", count);
+    CHECK_MSG(count > 0, "no embedded kernel sources");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Planned variants
+
+// Never called: a vendor BLAS slot, so variants that need one plan as they would on the GPU.
+static xconv_status stub_sgemm(void *ctx, const xconv_gemm_args *args, xconv_error *err)
+{
+    (void)ctx;
+    (void)args;
+    return xconv_error_set(err, XCONV_ERR_UNAVAILABLE, "no device in this test");
+}
+
+// A CUDA table with no device behind it: planners read its slots, nothing is run. The vendor
+// convolution slots stay NULL, so the cuDNN rows report themselves not applicable.
+static const xconv_backend_iface stub_backend = {.kind = XCONV_BACKEND_CUDA, .sgemm = stub_sgemm};
+
+// An H100 (sm_90) as the CUDA backend describes it.
+static xconv_device synthetic_h100(void)
+{
+    xconv_device dev = {.be = &stub_backend};
+    xconv_device_info *i = &dev.info;
+    i->backend = XCONV_BACKEND_CUDA;
+    snprintf(i->platform, sizeof i->platform, "CUDA");
+    snprintf(i->vendor, sizeof i->vendor, "NVIDIA");
+    snprintf(i->name, sizeof i->name, "synthetic H100 (sm_90)");
+    snprintf(i->version, sizeof i->version, "compute capability 9.0");
+    i->is_gpu = true;
+    i->compute_units = 132;
+    i->clock_mhz = 1980;
+    i->global_mem_bytes = i->max_alloc_bytes = 80ull << 30;
+    i->local_mem_bytes = 48 << 10;
+    i->const_mem_bytes = 64 << 10;
+    i->cache_bytes = 50ull << 20;
+    i->max_work_group_size = 1024;
+    i->max_work_item_sizes[0] = i->max_work_item_sizes[1] = 1024;
+    i->max_work_item_sizes[2] = 64;
+    i->preferred_multiple = 32;
+    i->fp64 = true;
+    i->cc_major = CC_MAJOR;
+    i->cc_minor = CC_MINOR;
+    return dev;
+}
+
+// Compiles one variant's plan for every small-suite shape, each distinct program once.
+static void test_variant(const xconv_variant *v, const xconv_device *dev)
+{
+    int shapes = 0, applied = 0, before = programs_compiled;
+    const xconv_named_shape *suite = xconv_suite_find("small", &shapes);
+    CHECK(suite != NULL && shapes > 0);
+    char skipped[512] = "";
+    uint64_t seen[64];
+    int nseen = 0;
+    for (int s = 0; s < shapes; s++) {
+        xconv_error err;
+        xconv_problem p;
+        CHECK_MSG(xconv_shape_parse(suite[s].spec, &p, &err) == XCONV_OK, "%s", err.msg);
+        static xconv_plan plan;
+        xconv_status st = xconv_variant_plan(v, dev, &p, &plan, &err);
+        if (st == XCONV_ERR_NOT_APPLICABLE) {
+            if (!skipped[0])
+                snprintf(skipped, sizeof skipped, " (not applicable to %s: %.300s)",
+                         suite[s].name, err.msg);
+            continue;
+        }
+        CHECK_MSG(st == XCONV_OK, "%s on %s: %s", v->name, suite[s].name, err.msg);
+        if (st != XCONV_OK)
+            continue;
+        applied++;
+        char options[4096];
+        xconv_plan_options(&plan, options, sizeof options);
+        for (int i = 0; i < plan.nsteps; i++) {
+            const char *source = xconv_kernel_source(plan.steps[i].source);
+            CHECK_MSG(source != NULL, "%s plans source '%s', which is not embedded", v->name,
+                      plan.steps[i].source);
+            if (!source)
+                continue;
+            uint64_t h = 1469598103934665603ull;  // FNV-1a of stem and options
+            for (const char *c = plan.steps[i].source; *c; c++)
+                h = (h ^ (unsigned char)*c) * 1099511628211ull;
+            for (const char *c = options; *c; c++)
+                h = (h ^ (unsigned char)*c) * 1099511628211ull;
+            bool dup = false;
+            for (int j = 0; j < nseen; j++)
+                dup = dup || seen[j] == h;
+            if (dup)
+                continue;
+            if (nseen < 64)
+                seen[nseen++] = h;
+            char label[256];
+            snprintf(label, sizeof label, "%s on %s, step %d (cl/%s.cl, %s)", v->name,
+                     suite[s].name, i, plan.steps[i].source, plan.steps[i].kernel);
+            compile_and_check(label, source, options, true);
+            char entry[160];
+            snprintf(entry, sizeof entry, "XC_KERNEL void %s(", plan.steps[i].kernel);
+            CHECK_MSG(strstr(source, entry) != NULL, "%s: cl/%s.cl has no kernel %s", v->name,
+                      plan.steps[i].source, plan.steps[i].kernel);
+        }
+    }
+    printf("  %-28s %2d of %d shapes planned, %2d programs compiled%s\n", v->name, applied,
+           shapes, programs_compiled - before, skipped);
+}
+
+static void test_planned(void)
+{
+    xconv_device dev = synthetic_h100();
+    int count = 0, cuda_variants = 0;
+    char vendor_rows[1024] = "";
+    size_t used = 0;
+    const xconv_variant *const *all = xconv_variants_all(&count);
+    for (int i = 0; i < count; i++) {
+        if (!(all[i]->backends & XCONV_BACKEND_BIT(XCONV_BACKEND_CUDA)))
+            continue;
+        cuda_variants++;
+        if (strcmp(all[i]->family, "peer") == 0) {  // vendor library calls: no kernel text
+            if (used < sizeof vendor_rows)
+                used += (size_t)snprintf(vendor_rows + used, sizeof vendor_rows - used, " %s",
+                                         all[i]->name);
+            continue;
+        }
+        test_variant(all[i], &dev);
+    }
+    CHECK_MSG(cuda_variants > 0, "no variant runs on CUDA");
+    if (vendor_rows[0])
+        printf("  vendor rows, no kernels to compile:%s\n", vendor_rows);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+int main(void)
+{
+    xconv_error err;
+    const xconv_nvrtc_api *nv = xconv_nvrtc_load(&err);
+    if (!nv) {
+        printf("SKIP: NVRTC cannot be loaded (%s)\n", err.msg);
+        return CHECK_SKIP_CODE;
+    }
+    int major = 0, minor = 0;
+    nv->version(&major, &minor);
+    printf("NVRTC %d.%d (%s), target sm_%d%d, flags %s\n", major, minor, nv->library, CC_MAJOR,
+           CC_MINOR, xconv_nvrtc_fixed_flags());
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    test_dialect();
+    test_raw_sources();
+    test_planned();
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    printf("  %d programs compiled in %.1f s\n", programs_compiled,
+           (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9);
+    return check_summary("test_nvrtc_kernels");
+}
+
+#endif // XCONV_HAVE_CUDA

@@ -369,11 +369,17 @@ static xconv_status opencl_program_build(void *vctx, const char *source, const c
 // Fills err with "no kernel named X" and the names the program does have.
 static xconv_status missing_kernel(const xconv_program *prog, const char *name, xconv_error *err)
 {
-    char names[2048] = "";
-    clGetProgramInfo(prog->program, CL_PROGRAM_KERNEL_NAMES, sizeof names - 1, names, NULL);
-    return xconv_error_set(err, XCONV_ERR_NOT_FOUND,
-                           "the program has no kernel named '%s' (its kernels: %s)", name,
-                           names[0] ? names : "none");
+    size_t len = 0;
+    clGetProgramInfo(prog->program, CL_PROGRAM_KERNEL_NAMES, 0, NULL, &len);
+    char *names = calloc(len + 1, 1);
+    if (names && len > 0 &&
+        clGetProgramInfo(prog->program, CL_PROGRAM_KERNEL_NAMES, len, names, NULL) != CL_SUCCESS)
+        names[0] = '\0';
+    xconv_error_set(err, XCONV_ERR_NOT_FOUND,
+                    "the program has no kernel named '%s' (its kernels: %s)", name,
+                    names && names[0] ? names : "unknown");
+    free(names);
+    return XCONV_ERR_NOT_FOUND;
 }
 
 // Returns XCONV_OK and the program's kernel `name` (created once, then cached) in *out.

@@ -110,7 +110,8 @@ xconv_status xconv_opencl_devices(opencl_device_list *list, xconv_error *err)
     free(plats);
     if (rc != CL_SUCCESS) {
         xconv_opencl_devices_free(list);
-        return xconv_error_set(err, XCONV_ERR_UNAVAILABLE, "listing OpenCL devices failed: %s (%d)",
+        return xconv_error_set(err, XCONV_ERR_UNAVAILABLE,
+                               "listing OpenCL devices failed: %s (%d)",
                                xconv_opencl_status_name(rc), (int)rc);
     }
     return XCONV_OK;
@@ -217,35 +218,48 @@ static const char probe_source[] =
     "__kernel void xconv_probe(__global float *x) { x[get_global_id(0)] += 1.0f; }\n";
 
 // Sets preferred_multiple of the n infos for devices devs (all of platform plat) from one
-// build of the probe kernel; a device where that fails gets 1 (no preference known).
+// build of the probe kernel; returns false when the context or the build failed.
+static bool probe_preferred_multiples(cl_platform_id plat, const cl_device_id *devs, cl_uint n,
+                                      xconv_device_info *infos)
+{
+    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)plat, 0};
+    cl_int rc;
+    cl_context context = clCreateContext(props, n, devs, NULL, NULL, &rc);
+    if (!context)
+        return false;
+    const char *src = probe_source;
+    cl_program prog = clCreateProgramWithSource(context, 1, &src, NULL, &rc);
+    cl_kernel kernel = NULL;
+    if (prog && clBuildProgram(prog, n, devs, "", NULL, NULL) == CL_SUCCESS)
+        kernel = clCreateKernel(prog, "xconv_probe", &rc);
+    for (cl_uint i = 0; kernel && i < n; i++) {
+        size_t multiple = 0;
+        rc = clGetKernelWorkGroupInfo(kernel, devs[i],
+                                      CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE,
+                                      sizeof multiple, &multiple, NULL);
+        if (rc == CL_SUCCESS && multiple > 0)
+            infos[i].preferred_multiple = multiple;
+    }
+    bool ok = kernel != NULL;
+    if (kernel)
+        clReleaseKernel(kernel);
+    if (prog)
+        clReleaseProgram(prog);
+    clReleaseContext(context);
+    return ok;
+}
+
+// Sets preferred_multiple of the n infos: one probe build for the whole platform, else one per
+// device; a device where both fail keeps 1 (no preference known).
 static void fill_preferred_multiples(cl_platform_id plat, const cl_device_id *devs, cl_uint n,
                                      xconv_device_info *infos)
 {
     for (cl_uint i = 0; i < n; i++)
         infos[i].preferred_multiple = 1;
-    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)plat, 0};
-    cl_int rc;
-    cl_context context = clCreateContext(props, n, devs, NULL, NULL, &rc);
-    if (!context)
+    if (probe_preferred_multiples(plat, devs, n, infos) || n == 1)
         return;
-    const char *src = probe_source;
-    cl_program prog = clCreateProgramWithSource(context, 1, &src, NULL, &rc);
-    if (prog && clBuildProgram(prog, n, devs, "", NULL, NULL) == CL_SUCCESS) {
-        cl_kernel kernel = clCreateKernel(prog, "xconv_probe", &rc);
-        for (cl_uint i = 0; kernel && i < n; i++) {
-            size_t multiple = 0;
-            rc = clGetKernelWorkGroupInfo(kernel, devs[i],
-                                          CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE,
-                                          sizeof multiple, &multiple, NULL);
-            if (rc == CL_SUCCESS && multiple > 0)
-                infos[i].preferred_multiple = multiple;
-        }
-        if (kernel)
-            clReleaseKernel(kernel);
-    }
-    if (prog)
-        clReleaseProgram(prog);
-    clReleaseContext(context);
+    for (cl_uint i = 0; i < n; i++)
+        probe_preferred_multiples(plat, devs + i, 1, infos + i);
 }
 
 xconv_status xconv_opencl_enumerate(xconv_device_info *infos, int max, int *count,

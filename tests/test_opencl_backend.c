@@ -172,7 +172,8 @@ static void test_programs(void *ctx)
     CHECK(again != prog && ms > 0.0);
 
     const int n = N - 5;  // not a multiple of the group: the kernel's bound check matters
-    xconv_arg args[] = {XCONV_ARG_BUF(bx), XCONV_ARG_BUF(by), XCONV_ARG_I32(n), XCONV_ARG_F32(-2.5f)};
+    xconv_arg args[] = {XCONV_ARG_BUF(bx), XCONV_ARG_BUF(by), XCONV_ARG_I32(n),
+                        XCONV_ARG_F32(-2.5f)};
     xconv_launch l = {.kernel = "axpb", .dims = 1, .global = {N}, .local = {64},
                       .args = args, .nargs = 4};
     CHECK(be->buffer_fill(ctx, by, N, NAN, &err) == XCONV_OK);

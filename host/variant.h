@@ -21,6 +21,8 @@ typedef struct xconv_variant {
     const char *name;      // "direct_tiled"
     const char *family;    // "reference", "direct", "gemm", "peer"
     const char *summary;   // one line for listings
+    const char *accuracy;  // the family whose error threshold applies (validate/thresholds.c);
+                           // NULL: family. cuDNN's Winograd and FFT rows use "winograd", "fft".
     unsigned backends;     // XCONV_BACKEND_BIT of each backend it runs on; 0: runs on the host
 
     // Returns true when the variant can run p on dev, else false with the reason in `reason`.

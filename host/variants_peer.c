@@ -39,7 +39,7 @@ static xconv_status run_vendor_conv(xconv_device *dev, const char *algo, const x
 }
 
 // One applies/plan/run triple per peer, each passing its own algorithm name to the backend.
-#define PEER(ident, backend_bit, text)                                                       \
+#define PEER(ident, backend_bit, accuracy_family, text)                                                       \
     static bool applies_##ident(const xconv_device *dev, const xconv_problem *p,            \
                                 char *reason, size_t len)                                   \
     {                                                                                       \
@@ -59,25 +59,27 @@ static xconv_status run_vendor_conv(xconv_device *dev, const char *algo, const x
         (void)plan;                                                                         \
         return run_vendor_conv(dev, #ident, p, t, err);                                     \
     }
-#define PEER_ROW(ident, backend_bit, text)                                                   \
-    {.name = #ident, .family = "peer", .summary = text, .backends = backend_bit,            \
-     .applies = applies_##ident, .plan = plan_##ident, .run = run_##ident},
+#define PEER_ROW(ident, backend_bit, accuracy_family, text)                                  \
+    {.name = #ident, .family = "peer", .summary = text, .accuracy = accuracy_family,        \
+     .backends = backend_bit, .applies = applies_##ident, .plan = plan_##ident,             \
+     .run = run_##ident},
 
 #define OPENCL_ONLY XCONV_BACKEND_BIT(XCONV_BACKEND_OPENCL)
 #define CUDA_ONLY XCONV_BACKEND_BIT(XCONV_BACKEND_CUDA)
 
-// name, backends, summary
+// name, backends, accuracy family (NULL: "peer"), summary
 #define XCONV_PEERS(X)                                                                       \
-    X(clblast_convgemm, OPENCL_ONLY, "CLBlast's Sconvgemm (im2col fused into its GEMM)")     \
-    X(cudnn_implicit_gemm, CUDA_ONLY, "cuDNN IMPLICIT_GEMM, FMA math (strict fp32)")         \
-    X(cudnn_implicit_precomp_gemm, CUDA_ONLY, "cuDNN IMPLICIT_PRECOMP_GEMM, FMA math")       \
-    X(cudnn_gemm, CUDA_ONLY, "cuDNN GEMM, FMA math")                                         \
-    X(cudnn_direct, CUDA_ONLY, "cuDNN DIRECT, FMA math")                                     \
-    X(cudnn_fft, CUDA_ONLY, "cuDNN FFT, FMA math")                                           \
-    X(cudnn_fft_tiling, CUDA_ONLY, "cuDNN FFT_TILING, FMA math")                             \
-    X(cudnn_winograd, CUDA_ONLY, "cuDNN WINOGRAD (fused), FMA math")                         \
-    X(cudnn_winograd_nonfused, CUDA_ONLY, "cuDNN WINOGRAD_NONFUSED, FMA math")               \
-    X(cudnn_find, CUDA_ONLY, "what cuDNN's own find picks among FMA-math algorithms")
+    X(clblast_convgemm, OPENCL_ONLY, NULL, "CLBlast's Sconvgemm (im2col inside its GEMM)")    \
+    X(cudnn_implicit_gemm, CUDA_ONLY, NULL, "cuDNN IMPLICIT_GEMM, FMA math (strict fp32)")   \
+    X(cudnn_implicit_precomp_gemm, CUDA_ONLY, NULL, "cuDNN IMPLICIT_PRECOMP_GEMM, FMA math") \
+    X(cudnn_gemm, CUDA_ONLY, NULL, "cuDNN GEMM, FMA math")                                   \
+    X(cudnn_direct, CUDA_ONLY, NULL, "cuDNN DIRECT, FMA math")                               \
+    X(cudnn_fft, CUDA_ONLY, "fft", "cuDNN FFT, FMA math")                                    \
+    X(cudnn_fft_tiling, CUDA_ONLY, "fft", "cuDNN FFT_TILING, FMA math")                      \
+    X(cudnn_winograd, CUDA_ONLY, "winograd", "cuDNN WINOGRAD (fused), FMA math")             \
+    X(cudnn_winograd_nonfused, CUDA_ONLY, "winograd", "cuDNN WINOGRAD_NONFUSED, FMA math")   \
+    X(cudnn_find, CUDA_ONLY, "winograd",                                                     \
+      "what cuDNN's own find picks among FMA-math algorithms (any kind: Winograd threshold)")
 
 XCONV_PEERS(PEER)
 

@@ -2,6 +2,7 @@
 // The direct convolution family: kernels that compute each output from its input window.
 #include <stdio.h>
 
+#include "plan_direct.h"
 #include "variant.h"
 
 // ---------------------------------------------------------------------------------------------
@@ -35,6 +36,33 @@ static xconv_status run_single_step(xconv_device *dev, const xconv_problem *p,
 }
 
 // ---------------------------------------------------------------------------------------------
+// The tiled variants: one planner (host/plan_direct.c), one kernel each
+
+// direct_const applies while the whole filter tensor fits the device's constant buffer.
+static bool applies_direct_const(const xconv_device *dev, const xconv_problem *p, char *reason,
+                                 size_t len)
+{
+    return xconv_direct_const_fits(&dev->info, p, reason, len);
+}
+
+static xconv_status plan_direct_const(const xconv_device *dev, const xconv_problem *p,
+                                      xconv_plan *plan, xconv_error *err)
+{
+    return xconv_direct_plan(&dev->info, p, XCONV_DIRECT_CONST, plan, err);
+}
+
+// Launches the single step with (x, filters in constant memory, y).
+static xconv_status run_const_step(xconv_device *dev, const xconv_problem *p,
+                                   const xconv_plan *plan, const xconv_tensors *t,
+                                   xconv_error *err)
+{
+    size_t bytes = (size_t)xconv_problem_w_elems(p) * sizeof(float);
+    const xconv_arg args[] = {XCONV_ARG_BUF(t->x), XCONV_ARG_CONST(t->w, bytes, "xc_filter"),
+                              XCONV_ARG_BUF(t->y)};
+    return xconv_plan_launch(dev, plan, 0, args, 3, err);
+}
+
+// ---------------------------------------------------------------------------------------------
 // The family's table
 
 static const xconv_variant direct_variants[] = {
@@ -45,6 +73,15 @@ static const xconv_variant direct_variants[] = {
         .backends = XCONV_ON_ALL_BACKENDS,
         .plan = plan_direct_naive,
         .run = run_single_step,
+    },
+    {
+        .name = "direct_const",
+        .family = "direct",
+        .summary = "filters in constant memory, register blocks of channels x positions",
+        .backends = XCONV_ON_ALL_BACKENDS,
+        .applies = applies_direct_const,
+        .plan = plan_direct_const,
+        .run = run_const_step,
     },
 };
 

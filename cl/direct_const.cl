@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: MIT
+// direct_const: filters read from constant memory. Each work-item computes a register block of
+// XC_BLOCK_K output channels x XC_BLOCK_H rows x XC_BLOCK_W columns, reading its input window
+// straight from global memory (rows shared between its outputs are loaded once).
+//
+// Work-item (tx, ty) of a work-group owns rows p = tile_p + ty * XC_BLOCK_H + i (i < XC_BLOCK_H)
+// and columns q = tile_q + tx + j * XC_WG_W (j < XC_BLOCK_W): columns interleave so that
+// neighbouring work-items read and write neighbouring addresses. The whole filter tensor is one
+// constant buffer, so the host applies this variant only while it fits the device's limit.
+
+// ---------------------------------------------------------------------------------------------
+// Tuning parameters (set by host/plan_direct.c)
+
+#ifndef XC_WG_W
+#define XC_WG_W 16     // work-items along q in a work-group (8..64)
+#endif
+#ifndef XC_WG_H
+#define XC_WG_H 8      // work-items along p in a work-group (1..16)
+#endif
+#ifndef XC_BLOCK_W
+#define XC_BLOCK_W 1   // output columns per work-item, XC_WG_W apart (1..4)
+#endif
+#ifndef XC_BLOCK_H
+#define XC_BLOCK_H 2   // consecutive output rows per work-item (1..4)
+#endif
+#ifndef XC_BLOCK_K
+#define XC_BLOCK_K 4   // output channels per work-item, all within one group (1..16)
+#endif
+
+// ---------------------------------------------------------------------------------------------
+// Derived parameters
+
+#define XC_TILE_W (XC_WG_W * XC_BLOCK_W)  // output columns of a work-group
+#define XC_TILE_H (XC_WG_H * XC_BLOCK_H)  // output rows of a work-group
+#define XC_TILES_W ((XC_Q + XC_TILE_W - 1) / XC_TILE_W)
+#define XC_TILES_H ((XC_P + XC_TILE_H - 1) / XC_TILE_H)
+#define XC_KBLOCKS ((XC_KG + XC_BLOCK_K - 1) / XC_BLOCK_K)  // k-blocks per channel group
+#define XC_RS (XC_R * XC_S)
+#define XC_FILTER_ELEMS (XC_K * XC_CG * XC_RS)
+
+XC_CONSTANT_ARRAY(float, xc_filter, XC_FILTER_ELEMS)
+
+XC_FUNC int dc_min(int a, int b) { return a < b ? a : b; }
+XC_FUNC int dc_clamp(int v, int hi) { return v < 0 ? 0 : v > hi ? hi : v; }  // into [0, hi]
+
+// ---------------------------------------------------------------------------------------------
+// The body
+
+XC_FUNC void direct_const_body(const XC_GLOBAL float *XC_RESTRICT x,
+                               XC_CONSTANT_PARAM(float, xc_filter),
+                               XC_GLOBAL float *XC_RESTRICT y)
+{
+    const int tx = XC_LOCAL_ID(0);  // column within the tile, < XC_WG_W
+    const int ty = XC_LOCAL_ID(1);  // row block within the tile, < XC_WG_H
+    int g = XC_GROUP_ID(0);         // flat (n, group, k-block, tile row, tile column)
+    const int tile_q = (g % XC_TILES_W) * XC_TILE_W;
+    g /= XC_TILES_W;
+    const int tile_p = (g % XC_TILES_H) * XC_TILE_H;
+    g /= XC_TILES_H;
+    const int kb = g % (XC_GROUPS * XC_KBLOCKS);
+    const int n = g / (XC_GROUPS * XC_KBLOCKS);
+    const int grp = kb / XC_KBLOCKS;
+    const int k0 = grp * XC_KG + (kb % XC_KBLOCKS) * XC_BLOCK_K;  // first output channel
+    const int k_end = grp * XC_KG + XC_KG;                         // past the group's last
+    const int p0 = tile_p + ty * XC_BLOCK_H;
+    const int q0 = tile_q + tx;
+
+    // Input rows and columns of each output, clamped to the output so that edge work-items
+    // read valid addresses (their results are not stored).
+    int ih0[XC_BLOCK_H];
+    int iw0[XC_BLOCK_W];
+    for (int i = 0; i < XC_BLOCK_H; i++)
+        ih0[i] = dc_min(p0 + i, XC_P - 1) * XC_STRIDE_H - XC_PAD_H;
+    for (int j = 0; j < XC_BLOCK_W; j++)
+        iw0[j] = dc_min(q0 + j * XC_WG_W, XC_Q - 1) * XC_STRIDE_W - XC_PAD_W;
+    int kf[XC_BLOCK_K];  // filter offset of each output channel, clamped to the group
+    for (int kk = 0; kk < XC_BLOCK_K; kk++)
+        kf[kk] = dc_min(k0 + kk, k_end - 1) * XC_CG * XC_RS;
+
+    float acc[XC_BLOCK_K][XC_BLOCK_H][XC_BLOCK_W];
+    for (int kk = 0; kk < XC_BLOCK_K; kk++)
+        for (int i = 0; i < XC_BLOCK_H; i++)
+            for (int j = 0; j < XC_BLOCK_W; j++)
+                acc[kk][i][j] = 0.0f;
+
+    const XC_GLOBAL float *x_img = x + (n * XC_C + grp * XC_CG) * XC_H * XC_W;
+    for (int c = 0; c < XC_CG; c++) {
+        const XC_GLOBAL float *x_plane = x_img + c * XC_H * XC_W;
+#pragma unroll
+        for (int r = 0; r < XC_R; r++) {
+#pragma unroll
+            for (int s = 0; s < XC_S; s++) {
+#pragma unroll
+                for (int i = 0; i < XC_BLOCK_H; i++) {
+                    const int ih = ih0[i] + r * XC_DIL_H;
+                    // With no padding every clamped row is inside: the test folds away.
+                    const bool row_in = XC_PAD_H == 0 || (ih >= 0 && ih < XC_H);
+                    const int ihc = XC_PAD_H == 0 ? ih : dc_clamp(ih, XC_H - 1);
+#pragma unroll
+                    for (int j = 0; j < XC_BLOCK_W; j++) {
+                        const int iw = iw0[j] + s * XC_DIL_W;
+                        const bool in = row_in && (XC_PAD_W == 0 || (iw >= 0 && iw < XC_W));
+                        const int iwc = XC_PAD_W == 0 ? iw : dc_clamp(iw, XC_W - 1);
+                        const float v = x_plane[ihc * XC_W + iwc];
+                        const float xv = in ? v : 0.0f;
+#pragma unroll
+                        for (int kk = 0; kk < XC_BLOCK_K; kk++)
+                            acc[kk][i][j] = XC_FMA(xv, xc_filter[kf[kk] + c * XC_RS + r * XC_S + s],
+                                                   acc[kk][i][j]);
+                    }
+                }
+            }
+        }
+    }
+
+    for (int kk = 0; kk < XC_BLOCK_K; kk++) {
+        if (k0 + kk >= k_end)
+            break;
+        for (int i = 0; i < XC_BLOCK_H; i++) {
+            const int p = p0 + i;
+            for (int j = 0; j < XC_BLOCK_W; j++) {
+                const int q = q0 + j * XC_WG_W;
+                if (p < XC_P && q < XC_Q)
+                    y[((n * XC_K + k0 + kk) * XC_P + p) * XC_Q + q] = acc[kk][i][j];
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Entry point
+
+XC_KERNEL void direct_const(const XC_GLOBAL float *XC_RESTRICT x,
+                            XC_CONSTANT_PARAM(float, xc_filter),
+                            XC_GLOBAL float *XC_RESTRICT y)
+{
+    direct_const_body(x, xc_filter, y);
+}

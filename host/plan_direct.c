@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: MIT
+// The direct family's planner: a small cost model searched over work-group shapes, register
+// blocks and channel chunks, bounded by the device's local memory and work-group limits.
+#include <math.h>
+#include <stdio.h>
+
+#include "plan_direct.h"
+
+// ---------------------------------------------------------------------------------------------
+// Model constants (properties of the kernels, not of any vendor's device)
+
+// Most accumulators a work-item keeps in registers: past this GPUs lose occupancy and CPUs
+// (where PoCL maps work-items to vector lanes, one register per accumulator) spill.
+#define ACC_MAX_GPU 32
+#define ACC_MAX_CPU 16
+// Most multiply-adds of one fully unrolled channel chunk (keeps compile times in seconds).
+#define UNROLL_MAX 4096
+// Relative cost of one cooperative element load into local memory (global load, local store,
+// index arithmetic) and of one barrier, in units of one multiply-add of a work-item.
+#define STAGE_LOAD_COST 4.0
+#define BARRIER_COST 64.0
+
+static const int wg_sizes[] = {1, 2, 4, 8, 16, 32, 64};
+static const int block_sizes[] = {1, 2, 3, 4};
+
+#define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+const char *xconv_direct_kind_name(xconv_direct_kind kind)
+{
+    switch (kind) {
+    case XCONV_DIRECT_CONST: return "direct_const";
+    case XCONV_DIRECT_TILED: return "direct_tiled";
+    case XCONV_DIRECT_TILED_DB: return "direct_tiled_db";
+    case XCONV_DIRECT_REGBLOCK: return "direct_regblock";
+    }
+    return "direct_unknown";
+}
+
+bool xconv_direct_const_fits(const xconv_device_info *info, const xconv_problem *p, char *reason,
+                             size_t len)
+{
+    uint64_t bytes = (uint64_t)xconv_problem_w_elems(p) * sizeof(float);
+    if (bytes <= info->const_mem_bytes)
+        return true;
+    snprintf(reason, len,
+             "the filters take %llu bytes (%lld x %lld x %lld x %lld floats); the device's "
+             "constant buffer holds %llu",
+             (unsigned long long)bytes, (long long)p->k, (long long)(p->c / p->groups),
+             (long long)p->r, (long long)p->s, (unsigned long long)info->const_mem_bytes);
+    return false;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The cost model
+
+static int ceil_div(int64_t a, int64_t b)
+{
+    return (int)((a + b - 1) / b);
+}
+
+// Input extent that `outputs` consecutive outputs with filter size f need.
+static int input_extent(int outputs, int64_t stride, int64_t f, int64_t dil)
+{
+    return (int)((outputs - 1) * stride + (f - 1) * dil + 1);
+}
+
+// Local memory of one candidate in bytes.
+static size_t local_bytes(xconv_direct_kind kind, const xconv_problem *p,
+                          const xconv_direct_tiling *t)
+{
+    switch (kind) {
+    case XCONV_DIRECT_TILED:
+        return (size_t)t->chunk_c * t->in_tile_h * t->in_tile_w * sizeof(float);
+    case XCONV_DIRECT_TILED_DB:
+        return 2 * (size_t)t->chunk_c * t->in_tile_h * t->in_tile_w * sizeof(float);
+    case XCONV_DIRECT_REGBLOCK:
+        return (size_t)t->block_k * t->chunk_c * p->r * p->s * sizeof(float);
+    case XCONV_DIRECT_CONST:
+        return 0;
+    }
+    return 0;
+}
+
+// Largest channel chunk (<= c per group) whose unrolled body and local memory fit; 0 if none.
+static int pick_chunk(xconv_direct_kind kind, const xconv_device_info *info,
+                      const xconv_problem *p, xconv_direct_tiling *t)
+{
+    int cg = (int)(p->c / p->groups);
+    if (kind == XCONV_DIRECT_CONST)
+        return cg;
+    int64_t acc = (int64_t)t->block_k * t->block_h * t->block_w;
+    for (int chunk = cg; chunk >= 1; chunk--) {
+        int chunks = ceil_div(cg, chunk);
+        if (chunk < cg && ceil_div(cg, chunk - 1) == chunks)
+            continue;  // a smaller chunk with the same count wastes less: try it
+        t->chunk_c = chunk;
+        if (acc * chunk * p->r * p->s <= UNROLL_MAX &&
+            local_bytes(kind, p, t) <= info->local_mem_bytes)
+            return chunk;
+    }
+    return 0;
+}
+
+// Relative time of candidate t (lower is better): wasted outputs, loads per multiply-add,
+// staging and barriers, work-group rounding and parallelism.
+static double model_cost(xconv_direct_kind kind, const xconv_device_info *info,
+                         const xconv_problem *p, const xconv_direct_tiling *t)
+{
+    int64_t P = xconv_problem_out_h(p), Q = xconv_problem_out_w(p), kg = p->k / p->groups;
+    int cg = (int)(p->c / p->groups);
+    int tile_h = t->wg_h * t->block_h, tile_w = t->wg_w * t->block_w;
+    double waste = (double)ceil_div(P, tile_h) * tile_h * ceil_div(Q, tile_w) * tile_w /
+                   ((double)P * Q) * (double)ceil_div(kg, t->block_k) * t->block_k / kg *
+                   (double)ceil_div(cg, t->chunk_c) * t->chunk_c / cg;
+
+    // Per input channel of one work-item: multiply-adds, input loads (rows shared between its
+    // outputs are loaded once) and filter loads (shared by its positions).
+    double fmas = (double)t->block_k * t->block_h * t->block_w * p->r * p->s;
+    double rows = input_extent(t->block_h, p->stride_h, p->r, p->dil_h);
+    double in_loads = rows * p->s * t->block_w;
+    double filter_weight = info->is_cpu ? 1.0 : kind == XCONV_DIRECT_CONST ? 0.25 : 0.5;
+    double f_loads = (double)t->block_k * p->r * p->s * filter_weight;
+    double per_fma = 1.0 + (in_loads + f_loads) / fmas;
+
+    // Staging into local memory, per channel, spread over the work-group.
+    double wg = (double)t->wg_w * t->wg_h;
+    double stage = 0;
+    if (kind == XCONV_DIRECT_TILED || kind == XCONV_DIRECT_TILED_DB)
+        stage = (double)t->in_tile_h * t->in_tile_w / wg * STAGE_LOAD_COST;
+    else if (kind == XCONV_DIRECT_REGBLOCK)
+        stage = (double)t->block_k * p->r * p->s / wg * STAGE_LOAD_COST;
+    int barriers = kind == XCONV_DIRECT_TILED_DB ? 1 : kind == XCONV_DIRECT_CONST ? 0 : 2;
+    stage += barriers * BARRIER_COST / t->chunk_c;
+    per_fma += stage / fmas;
+
+    // Work-groups rounded up to the device's preferred multiple, and too little parallelism.
+    size_t multiple = info->preferred_multiple ? info->preferred_multiple : 1;
+    double wg_eff = wg / (double)xconv_round_up((size_t)wg, multiple);
+    double groups = (double)t->work_groups, cus = info->compute_units > 0 ? info->compute_units : 1;
+    double par = info->is_cpu ? fmin(1.0, groups / (4 * cus))
+                              : fmin(1.0, groups * wg / (cus * 1024.0)) *
+                                    fmin(1.0, groups / (2 * cus));
+    // Past half the local memory a GPU holds one work-group per compute unit.
+    double occupancy = !info->is_cpu && t->local_mem_bytes * 2 > info->local_mem_bytes ? 1.3 : 1.0;
+    return waste * per_fma * occupancy / (wg_eff * fmax(par, 1e-3));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The search
+
+// Fills the derived fields of candidate t and returns true when it fits the device.
+static bool candidate_fits(xconv_direct_kind kind, const xconv_device_info *info,
+                           const xconv_problem *p, xconv_direct_tiling *t)
+{
+    int64_t P = xconv_problem_out_h(p), Q = xconv_problem_out_w(p), kg = p->k / p->groups;
+    int tile_h = t->wg_h * t->block_h, tile_w = t->wg_w * t->block_w;
+    bool tiled = kind == XCONV_DIRECT_TILED || kind == XCONV_DIRECT_TILED_DB;
+    t->in_tile_h = tiled ? input_extent(tile_h, p->stride_h, p->r, p->dil_h) : 0;
+    t->in_tile_w = tiled ? input_extent(tile_w, p->stride_w, p->s, p->dil_w) : 0;
+    t->chunk_c = pick_chunk(kind, info, p, t);
+    if (t->chunk_c == 0)
+        return false;
+    if (kind == XCONV_DIRECT_CONST &&
+        (int64_t)t->block_k * t->block_h * t->block_w * p->r * p->s > UNROLL_MAX)
+        return false;
+    t->local_mem_bytes = local_bytes(kind, p, t);
+    int64_t groups = (int64_t)ceil_div(P, tile_h) * ceil_div(Q, tile_w) * p->groups *
+                     ceil_div(kg, t->block_k) * p->n;
+    if (groups > XCONV_MAX_INDEX)
+        return false;
+    t->work_groups = (size_t)groups;
+    t->cost = model_cost(kind, info, p, t);
+    return true;
+}
+
+xconv_status xconv_direct_choose(const xconv_device_info *info, const xconv_problem *p,
+                                 xconv_direct_kind kind, xconv_direct_tiling *best,
+                                 xconv_error *err)
+{
+    int64_t P = xconv_problem_out_h(p), Q = xconv_problem_out_w(p), kg = p->k / p->groups;
+    int acc_max = info->is_cpu ? ACC_MAX_CPU : ACC_MAX_GPU;
+    size_t max_wg = info->max_work_group_size ? info->max_work_group_size : 1;
+    bool found = false;
+    for (int a = 0; a < COUNT(wg_sizes); a++)
+        for (int b = 0; b < COUNT(wg_sizes); b++)
+            for (int bw = 0; bw < COUNT(block_sizes); bw++)
+                for (int bh = 0; bh < COUNT(block_sizes); bh++)
+                    for (int bk = 1; bk <= kg && bk <= acc_max; bk++) {
+                        xconv_direct_tiling t = {.wg_w = wg_sizes[a], .wg_h = wg_sizes[b],
+                                                 .block_w = block_sizes[bw],
+                                                 .block_h = block_sizes[bh], .block_k = bk};
+                        size_t wg = (size_t)t.wg_w * t.wg_h;
+                        if (wg > max_wg || (size_t)t.wg_w > info->max_work_item_sizes[0] ||
+                            (size_t)t.wg_h > info->max_work_item_sizes[1] ||
+                            bk * t.block_h * t.block_w > acc_max)
+                            continue;
+                        // No work-group wider or taller than the output it covers.
+                        if ((t.wg_w > 1 && (int64_t)(t.wg_w / 2) * t.block_w >= Q) ||
+                            (t.wg_h > 1 && (int64_t)(t.wg_h / 2) * t.block_h >= P))
+                            continue;
+                        if (!candidate_fits(kind, info, p, &t))
+                            continue;
+                        // Ties go to the larger work-group, then the larger block.
+                        if (!found || t.cost < best->cost * (1 - 1e-9) ||
+                            (t.cost <= best->cost * (1 + 1e-9) &&
+                             wg * bk * t.block_h * t.block_w >
+                                 (size_t)best->wg_w * best->wg_h * best->block_k *
+                                     best->block_h * best->block_w)) {
+                            *best = t;
+                            found = true;
+                        }
+                    }
+    if (!found)
+        return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE,
+                               "%s: no tiling fits %llu bytes of local memory and work-groups "
+                               "of %zu",
+                               xconv_direct_kind_name(kind),
+                               (unsigned long long)info->local_mem_bytes, max_wg);
+    return XCONV_OK;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The plan
+
+xconv_status xconv_direct_plan(const xconv_device_info *info, const xconv_problem *p,
+                               xconv_direct_kind kind, xconv_plan *plan, xconv_error *err)
+{
+    xconv_direct_tiling t;
+    xconv_status st = xconv_direct_choose(info, p, kind, &t, err);
+    if (st == XCONV_OK)
+        st = xconv_plan_define_problem(plan, p, err);
+    const struct {
+        const char *name;
+        int value;
+    } defines[] = {
+        {"XC_WG_W", t.wg_w},       {"XC_WG_H", t.wg_h},       {"XC_BLOCK_W", t.block_w},
+        {"XC_BLOCK_H", t.block_h}, {"XC_BLOCK_K", t.block_k}, {"XC_CHUNK_C", t.chunk_c},
+    };
+    for (int i = 0; st == XCONV_OK && i < COUNT(defines); i++)
+        st = xconv_plan_define(plan, defines[i].name, defines[i].value, err);
+    if (st != XCONV_OK)
+        return st;
+    const char *name = xconv_direct_kind_name(kind);
+    xconv_step *step = xconv_plan_add_step(plan, name, name);
+    xconv_step_set_2d(step, t.work_groups * (size_t)t.wg_w, (size_t)t.wg_h, (size_t)t.wg_w,
+                      (size_t)t.wg_h);
+    step->local_mem_bytes = t.local_mem_bytes;
+    int n = snprintf(plan->summary, sizeof plan->summary,
+                     "work-groups of %dx%d items, each item %d channels x %dx%d outputs; "
+                     "tile %dx%d outputs",
+                     t.wg_w, t.wg_h, t.block_k, t.block_h, t.block_w, t.wg_h * t.block_h,
+                     t.wg_w * t.block_w);
+    if (kind == XCONV_DIRECT_TILED || kind == XCONV_DIRECT_TILED_DB)
+        snprintf(plan->summary + n, sizeof plan->summary - (size_t)n,
+                 " from a %dx%d input tile x %d channels%s in local memory; %zu work-groups",
+                 t.in_tile_h, t.in_tile_w, t.chunk_c,
+                 kind == XCONV_DIRECT_TILED_DB ? " (x2 buffers)" : "", t.work_groups);
+    else if (kind == XCONV_DIRECT_REGBLOCK)
+        snprintf(plan->summary + n, sizeof plan->summary - (size_t)n,
+                 "; filters staged %d channels at a time; %zu work-groups", t.chunk_c,
+                 t.work_groups);
+    else
+        snprintf(plan->summary + n, sizeof plan->summary - (size_t)n,
+                 "; filters in constant memory; %zu work-groups", t.work_groups);
+    return XCONV_OK;
+}

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: MIT
+// The direct family's planner: tile and block sizes from the problem and the device's limits.
+#ifndef XCONV_PLAN_DIRECT_H
+#define XCONV_PLAN_DIRECT_H
+
+#include "plan.h"
+
+// The direct kernels that share the planner (cl/direct_<kind>.cl).
+typedef enum xconv_direct_kind {
+    XCONV_DIRECT_CONST,     // filters in constant memory, input from global memory
+    XCONV_DIRECT_TILED,     // input tile + halo in local memory, one buffer
+    XCONV_DIRECT_TILED_DB,  // as tiled, two buffers: the next channel chunk loads during compute
+    XCONV_DIRECT_REGBLOCK,  // filters staged in local memory, large register blocks
+} xconv_direct_kind;
+
+// The launch geometry of one direct kernel. Work-item (tx, ty) of a work-group computes
+// block_k output channels at rows tile_p + ty * block_h + i and columns tile_q + tx + j * wg_w.
+typedef struct xconv_direct_tiling {
+    int wg_w, wg_h;            // work-group: work-items along q and along p
+    int block_w, block_h;      // outputs per work-item along q and along p
+    int block_k;               // output channels per work-item, all within one channel group
+    int chunk_c;               // input channels per local-memory stage (tiled kinds, regblock)
+    int in_tile_w, in_tile_h;  // input tile with its halo (tiled kinds; 0 otherwise)
+    size_t work_groups;        // work-groups in the launch
+    size_t local_mem_bytes;    // local memory the kernel declares
+    double cost;               // the model's relative time estimate (lower is better)
+} xconv_direct_tiling;
+
+// Returns the kernel file stem ("direct_tiled") of a kind.
+const char *xconv_direct_kind_name(xconv_direct_kind kind);
+
+// Returns true when the whole filter tensor of p fits the device's constant buffer, else false
+// with the numbers in `reason`.
+bool xconv_direct_const_fits(const xconv_device_info *info, const xconv_problem *p, char *reason,
+                             size_t len);
+
+// Chooses the tiling of `kind` for p on the device described by info. Returns XCONV_OK and fills
+// *t, or XCONV_ERR_NOT_APPLICABLE when no tiling fits the device's local memory and work-group
+// limits.
+xconv_status xconv_direct_choose(const xconv_device_info *info, const xconv_problem *p,
+                                 xconv_direct_kind kind, xconv_direct_tiling *t,
+                                 xconv_error *err);
+
+// Fills *plan (defines, one step, summary) for `kind` on p from xconv_direct_choose's tiling.
+// Returns XCONV_OK or its status.
+xconv_status xconv_direct_plan(const xconv_device_info *info, const xconv_problem *p,
+                               xconv_direct_kind kind, xconv_plan *plan, xconv_error *err);
+
+#endif // XCONV_PLAN_DIRECT_H

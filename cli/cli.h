@@ -19,6 +19,7 @@ int cmd_run(const cli_options *opts);
 int cmd_validate(const cli_options *opts);
 int cmd_bench(const cli_options *opts);
 int cmd_explain(const cli_options *opts);
+int cmd_parity(const cli_options *opts);
 
 // A shape to run: its suite name ("" for --shape) and problem.
 typedef struct cli_shape {

@@ -174,6 +174,8 @@ static int run_matrix(const cli_options *opts, bool timing)
 
 int cmd_validate(const cli_options *opts)
 {
+    if (opts->parity)
+        return cmd_parity(opts);
     return run_matrix(opts, false);
 }
 

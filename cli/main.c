@@ -21,7 +21,7 @@ static const command commands[] = {
      "run one convolution"},
     {"validate", cmd_validate,
      "validate [--suite NAME | --shape SPEC ...] [--variant V ...] [--device D ...] "
-     "[--json FILE] [--csv FILE]",
+     "[--json FILE] [--csv FILE] [--parity [--repeat N]]",
      "check variants against the reference; exit 1 on any failure"},
     {"bench", cmd_bench,
      "bench [--suite NAME | --shape SPEC ...] [--variant V ...] [--device D ...] [--repeat N] "

@@ -451,6 +451,11 @@ xconv_status xconv_case_run(xconv_case *c, const xconv_variant *v, xconv_record 
     return XCONV_OK;
 }
 
+const float *xconv_case_output(const xconv_case *c)
+{
+    return c->y;
+}
+
 // ---------------------------------------------------------------------------------------------
 // One run for `xconv run`
 

@@ -33,6 +33,9 @@ xconv_case *xconv_case_create(xconv_device *dev, const xconv_problem *p, const c
 xconv_status xconv_case_run(xconv_case *c, const xconv_variant *v, xconv_record *rec,
                             xconv_error *err);
 
+// The output of the last variant run by xconv_case_run (xconv_problem_y_elems floats).
+const float *xconv_case_output(const xconv_case *c);
+
 // Frees the case's host and device memory; NULL is ignored.
 void xconv_case_destroy(xconv_case *c);
 

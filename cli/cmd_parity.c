@@ -182,9 +182,10 @@ static void run_pair(xconv_device *ocl, xconv_device *cuda, const cli_shape *sha
         compare_bits(y_ocl, xconv_case_output(b), n, row);
         row->compared = true;
         row->ratio = row->cuda.median_ms > 0 ? row->opencl.median_ms / row->cuda.median_ms : 0;
-        fprintf(stderr, "[%d] %s %s: %s, max %llu ulp, ratio %.3f\n", list->count, row->variant,
-                shape->name[0] ? shape->name : row->shape, row->differing ? "DIFFERENT" : "identical",
-                (unsigned long long)row->max_ulp, row->ratio);
+        fprintf(stderr, "[%d] %s %s: %s, max %llu ulp, ratio %.3f\n", list->count,
+                row->variant, shape->name[0] ? shape->name : row->shape,
+                row->differing ? "DIFFERENT" : "identical", (unsigned long long)row->max_ulp,
+                row->ratio);
     }
     free(y_ocl);
     xconv_case_destroy(a);
@@ -231,7 +232,9 @@ int cmd_parity(const cli_options *opts)
                     list->backend_reason[XCONV_BACKEND_CUDA]);
             rc = CLI_FAILED;
         }
-        if (!rc && ocl_index < 0 && (ocl_index = opencl_twin(list, &list->devices[cuda_index])) < 0) {
+        if (!rc && ocl_index < 0)
+            ocl_index = opencl_twin(list, &list->devices[cuda_index]);
+        if (!rc && ocl_index < 0) {
             fprintf(stderr, "xconv validate --parity: no OpenCL device named like %s (is "
                             "NVIDIA's OpenCL ICD registered? see docs/gpu_host.md)\n",
                     list->devices[cuda_index].name);

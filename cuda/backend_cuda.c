@@ -69,8 +69,8 @@ static xconv_status cu_fail(xconv_error *err, xconv_status status, CUresult r, c
         text = NULL;
     if (r == CUDA_ERROR_OUT_OF_MEMORY)
         status = XCONV_ERR_OUT_OF_MEMORY;
-    return xconv_error_set(err, status, "%s: %s (%s)", what, xconv_cu_result_name(r),
-                           text ? text : "no description");
+    return xconv_error_set(err, status, "%s: %s%s%s%s", what, xconv_cu_result_name(r),
+                           text ? " (" : "", text ? text : "", text ? ")" : "");
 }
 
 // Returns from the calling function with XCONV_ERR_DEVICE when a driver call fails.
@@ -156,7 +156,8 @@ static xconv_status describe_device(const xconv_cu_api *cu, int index, xconv_dev
     // The static limit kernels can use without opting in to more (48 KiB).
     info->local_mem_bytes =
         (uint64_t)attribute(cu, dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK);
-    info->const_mem_bytes = (uint64_t)attribute(cu, dev, CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY);
+    info->const_mem_bytes =
+        (uint64_t)attribute(cu, dev, CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY);
     info->cache_bytes = (uint64_t)attribute(cu, dev, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE);
     info->max_work_group_size =
         (size_t)attribute(cu, dev, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);

@@ -149,11 +149,26 @@ const xconv_cu_api *xconv_cu_load(xconv_error *err)
                         &cu_table, "libcuda.so.1 not found (no NVIDIA driver)", err);
 }
 
+// Names of the results a driver that cannot name them (the toolkit's stub libcuda) gives cuInit.
+static const struct {
+    CUresult r;
+    const char *name;
+} init_results[] = {
+    {CUDA_ERROR_NOT_INITIALIZED, "CUDA_ERROR_NOT_INITIALIZED"},
+    {CUDA_ERROR_STUB_LIBRARY, "CUDA_ERROR_STUB_LIBRARY (the toolkit's stub libcuda, no driver)"},
+    {CUDA_ERROR_NO_DEVICE, "CUDA_ERROR_NO_DEVICE"},
+    {CUDA_ERROR_SYSTEM_DRIVER_MISMATCH, "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH"},
+    {CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE, "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE"},
+};
+
 const char *xconv_cu_result_name(CUresult r)
 {
     const char *name = NULL;
     if (cu_state.ok && cu_table.get_error_name(r, &name) == CUDA_SUCCESS && name)
         return name;
+    for (size_t i = 0; i < sizeof init_results / sizeof init_results[0]; i++)
+        if (init_results[i].r == r)
+            return init_results[i].name;
     static _Thread_local char unknown[32];
     snprintf(unknown, sizeof unknown, "CUresult %d", (int)r);
     return unknown;

@@ -63,8 +63,8 @@ typedef struct xconv_cu_api {
 // ("libcuda.so.1 not found (no NVIDIA driver): <dlerror>") when it or a symbol is missing.
 const xconv_cu_api *xconv_cu_load(xconv_error *err);
 
-// Returns the enum name of r ("CUDA_ERROR_OUT_OF_MEMORY"), or "CUresult <n>" when the driver
-// does not know it. The text lives in a static buffer for unknown codes.
+// Returns the enum name of r ("CUDA_ERROR_OUT_OF_MEMORY") from the driver, or from a short table
+// of cuInit's failures, else "CUresult <n>" (a thread-local buffer).
 const char *xconv_cu_result_name(CUresult r);
 
 // ---------------------------------------------------------------------------------------------

@@ -270,7 +270,18 @@ static char *build_log(cl_program prog, cl_device_id dev)
     return log;
 }
 
-// Fills err with a failed build's status and as much of the device's log as fits.
+// Returns the line of the compiled text where the caller's source begins: the dialect's lines,
+// the blank line and the #line directive come first.
+static int source_first_line(void)
+{
+    int line = 3;
+    for (const char *c = xconv_kernel_dialect(); *c; c++)
+        line += *c == '\n';
+    return line;
+}
+
+// Fills err with a failed build's status and as much of the device's log as fits. Some
+// compilers (NVIDIA's, Oclgrind's) ignore #line, so the header says where the source begins.
 static xconv_status build_failure(cl_program prog, cl_device_id dev, cl_int rc,
                                   const char *options, xconv_error *err)
 {
@@ -280,7 +291,8 @@ static xconv_status build_failure(cl_program prog, cl_device_id dev, cl_int rc,
     if (cut)
         log[room] = '\0';
     xconv_error_set(err, XCONV_ERR_BUILD, "clBuildProgram failed: %s (%d) with options \"%s\"; "
-                    "build log:\n%s%s", xconv_opencl_status_name(rc), (int)rc, options,
+                    "build log (source line 1 is line %d where the log ignores #line):\n%s%s",
+                    xconv_opencl_status_name(rc), (int)rc, options, source_first_line(),
                     log && log[0] ? log : "(empty)", cut ? "\n... (build log truncated)" : "");
     free(log);
     return XCONV_ERR_BUILD;

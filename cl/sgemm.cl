@@ -1,0 +1,438 @@
+// SPDX-License-Identifier: MIT
+// sgemm: xconv's tiled single-precision matrix product C = A * B, and the GEMM convolutions
+// built on its one body (im2col_gemm, gemm_1x1, implicit_gemm, implicit_precomp).
+//
+// Algorithm: each work-group computes a TILE_M x TILE_N block of C. It walks K in steps of
+// TILE_K: the A block (TILE_M x TILE_K) and the B block (TILE_K x TILE_N) are staged in local
+// memory, both stored k-major so that a work-item reads its rows and columns of one k as
+// contiguous vectors; each work-item keeps a WPT_M x WPT_N block of C in registers and adds
+// their outer product for every k with XC_FMA. Local memory is double-buffered: the next K step
+// is loaded from global memory into registers while the current one is multiplied, so a K step
+// costs one barrier. Every element of C is the sum over k = 0..K-1 in increasing order of one
+// fma each, whatever the tiles, so results do not depend on the tile parameters.
+//
+// Operands. A is M x K row-major (lda) at a + group * A_GROUP_STRIDE: for convolutions it is the
+// filter bank of one group. B is K x N and C is M x N, where a column index j of N may be split
+// into segments of SEG columns (an image's P*Q outputs): column j lives at
+// (j / SEG) * SEG_STRIDE + j % SEG, so a batch of images is one wide product. Where B comes from
+// is XC_GEMM_B_MODE:
+//   0  a matrix in memory (plain SGEMM, an im2col workspace, or the input itself for 1x1),
+//   1  gathered from the image x on the fly: row (c, r, s), column (n, p, q) (implicit GEMM),
+//   2  like 1, with each row's input offset read from a table built once per problem
+//      (cl/implicit_precomp.cl) instead of dividing the row index by R*S and S.
+// Work-group ids: 0 indexes column tiles, 1 row tiles, 2 the group (or the batch).
+
+// ---------------------------------------------------------------------------------------------
+// Tuning parameters (host/plan_gemm.c chooses them per device)
+
+#ifndef XC_GEMM_TILE_M
+#define XC_GEMM_TILE_M 64   // rows of C per work-group: 16..128
+#endif
+#ifndef XC_GEMM_TILE_N
+#define XC_GEMM_TILE_N 64   // columns of C per work-group: 32..128
+#endif
+#ifndef XC_GEMM_TILE_K
+#define XC_GEMM_TILE_K 16   // k per local-memory step: 8 or 16
+#endif
+#ifndef XC_GEMM_WPT_M
+#define XC_GEMM_WPT_M 4     // rows of C per work-item (register blocking): 2..8
+#endif
+#ifndef XC_GEMM_WPT_N
+#define XC_GEMM_WPT_N 4     // columns of C per work-item: 2..8
+#endif
+#ifndef XC_GEMM_VW
+#define XC_GEMM_VW 4        // local-memory fragment reads as float4 (4) or floats (1); with 4 a
+#endif                      // work-item's rows are VW-wide runs spaced THREADS_M * VW apart
+#ifndef XC_GEMM_PAD
+#define XC_GEMM_PAD 4       // floats of padding per local row against bank conflicts (VW | PAD)
+#endif
+#ifndef XC_GEMM_UNROLL_K
+#define XC_GEMM_UNROLL_K 1  // unroll the k loop of a local step fully (0 where a compiler
+#endif                      // chokes on it: PoCL's LLVM 15 crashes on some single-step builds)
+#ifndef XC_GEMM_VEC_A
+#define XC_GEMM_VEC_A 1     // global loads of A as float4 (4: lda, K, strides multiples of 4)
+#endif
+#ifndef XC_GEMM_VEC_B
+#define XC_GEMM_VEC_B 1     // global loads of B as float4 (4: mode 0, ldb, SEG, strides of 4)
+#endif
+#ifndef XC_GEMM_VEC_C
+#define XC_GEMM_VEC_C 1     // global stores of C as float4 (4: VW 4, ldc, SEG, strides of 4)
+#endif
+
+// ---------------------------------------------------------------------------------------------
+// The product's shape (from the planner; M and K fixed per build, N's extent a kernel argument)
+
+#ifndef XC_GEMM_B_MODE
+#define XC_GEMM_B_MODE 0    // where B comes from: 0 memory, 1 gathered, 2 gathered by table
+#endif
+#if !defined(XC_GEMM_M) || !defined(XC_GEMM_K)
+#error "sgemm.cl needs XC_GEMM_M and XC_GEMM_K"
+#endif
+#ifndef XC_GEMM_LDA
+#define XC_GEMM_LDA XC_GEMM_K          // row stride of A
+#endif
+#ifndef XC_GEMM_SEG
+#define XC_GEMM_SEG 1073741824         // columns per segment (default: one segment)
+#endif
+#ifndef XC_GEMM_LDB
+#define XC_GEMM_LDB XC_GEMM_SEG        // row stride of B within a segment
+#endif
+#ifndef XC_GEMM_LDC
+#define XC_GEMM_LDC XC_GEMM_SEG        // row stride of C within a segment
+#endif
+#ifndef XC_GEMM_B_SEG_STRIDE
+#define XC_GEMM_B_SEG_STRIDE 0         // elements from one segment of B to the next
+#endif
+#ifndef XC_GEMM_C_SEG_STRIDE
+#define XC_GEMM_C_SEG_STRIDE 0         // elements from one segment of C to the next
+#endif
+#ifndef XC_GEMM_A_GROUP_STRIDE
+#define XC_GEMM_A_GROUP_STRIDE 0       // elements from one group's A to the next
+#endif
+#ifndef XC_GEMM_B_GROUP_STRIDE
+#define XC_GEMM_B_GROUP_STRIDE 0
+#endif
+#ifndef XC_GEMM_C_GROUP_STRIDE
+#define XC_GEMM_C_GROUP_STRIDE 0
+#endif
+
+// ---------------------------------------------------------------------------------------------
+// Derived parameters
+
+#define XC_GEMM_THREADS_M (XC_GEMM_TILE_M / XC_GEMM_WPT_M)     // work-items along M
+#define XC_GEMM_THREADS_N (XC_GEMM_TILE_N / XC_GEMM_WPT_N)     // work-items along N
+#define XC_GEMM_THREADS (XC_GEMM_THREADS_M * XC_GEMM_THREADS_N)
+#define XC_GEMM_A_LD (XC_GEMM_TILE_M + XC_GEMM_PAD)            // local A: TILE_K rows of this
+#define XC_GEMM_B_LD (XC_GEMM_TILE_N + XC_GEMM_PAD)            // local B: TILE_K rows of this
+#define XC_GEMM_A_TILE (XC_GEMM_TILE_K * XC_GEMM_A_LD)
+#define XC_GEMM_B_TILE (XC_GEMM_TILE_K * XC_GEMM_B_LD)
+#define XC_GEMM_BUFFER (XC_GEMM_A_TILE + XC_GEMM_B_TILE)       // floats of one K step
+#define XC_GEMM_LOCAL_FLOAT4 ((2 * XC_GEMM_BUFFER + 3) / 4)    // both buffers, as float4s
+#define XC_GEMM_K_STEPS ((XC_GEMM_K + XC_GEMM_TILE_K - 1) / XC_GEMM_TILE_K)
+#define XC_GEMM_A_VECS_K (XC_GEMM_TILE_K / XC_GEMM_VEC_A)      // loads along one row of A
+#define XC_GEMM_A_LOADS (XC_GEMM_TILE_M * XC_GEMM_A_VECS_K / XC_GEMM_THREADS)
+#define XC_GEMM_B_VECS_N (XC_GEMM_TILE_N / XC_GEMM_VEC_B)      // loads along one row of B
+#define XC_GEMM_B_ROWS_PER_PASS (XC_GEMM_THREADS / XC_GEMM_B_VECS_N)
+#define XC_GEMM_B_LOADS (XC_GEMM_TILE_K / XC_GEMM_B_ROWS_PER_PASS)
+
+#if (XC_GEMM_TILE_M * XC_GEMM_A_VECS_K) % XC_GEMM_THREADS != 0
+#error "sgemm.cl: the A tile must split evenly over the work-items"
+#endif
+#if XC_GEMM_THREADS % XC_GEMM_B_VECS_N != 0 || XC_GEMM_TILE_K % XC_GEMM_B_ROWS_PER_PASS != 0
+#error "sgemm.cl: the B tile must split evenly over the work-items, a fixed column each"
+#endif
+#if XC_GEMM_WPT_M % XC_GEMM_VW != 0 || XC_GEMM_WPT_N % XC_GEMM_VW != 0 || \
+    XC_GEMM_PAD % XC_GEMM_VW != 0
+#error "sgemm.cl: WPT_M, WPT_N and PAD must be multiples of VW"
+#endif
+#if XC_GEMM_B_MODE != 0 && XC_GEMM_VEC_B != 1
+#error "sgemm.cl: gathered B is loaded one float at a time"
+#endif
+
+// The local memory of both K-step buffers, declared in each entry point (OpenCL 1.2 allows
+// local arrays only at kernel scope). float4 elements make the base 16-byte aligned.
+#define XC_GEMM_DECLARE_LOCAL(name) XC_LOCAL float4 name[XC_GEMM_LOCAL_FLOAT4]
+
+// The offset of column j of B or C from its segment split (SEG and strides are constants).
+#define XC_GEMM_COL_OFFSET(j, seg_stride) (((j) / XC_GEMM_SEG) * (seg_stride) + (j) % XC_GEMM_SEG)
+
+// ---------------------------------------------------------------------------------------------
+// Loading one K step into registers
+
+// Loads rows [row0, row0 + TILE_M) x k [k0, k0 + TILE_K) of A into regs (zeros outside A).
+XC_FUNC void xc_gemm_load_a(const XC_GLOBAL float *XC_RESTRICT a, const int row0, const int k0,
+                            const int tid, float *regs)
+{
+#pragma unroll
+    for (int i = 0; i < XC_GEMM_A_LOADS; i++) {
+        const int e = tid + i * XC_GEMM_THREADS;       // load index in the tile
+        const int row = row0 + e / XC_GEMM_A_VECS_K;   // row of A, bound M
+        const int k = k0 + (e % XC_GEMM_A_VECS_K) * XC_GEMM_VEC_A;  // first k, bound K
+        const bool ok = row < XC_GEMM_M && k < XC_GEMM_K;
+#if XC_GEMM_VEC_A == 4
+        float4 v = XC_MAKE_FLOAT4(0.0f, 0.0f, 0.0f, 0.0f);
+        if (ok)
+            v = ((const XC_GLOBAL float4 *)(a + row * XC_GEMM_LDA + k))[0];
+        regs[4 * i + 0] = v.x;
+        regs[4 * i + 1] = v.y;
+        regs[4 * i + 2] = v.z;
+        regs[4 * i + 3] = v.w;
+#else
+        regs[i] = ok ? a[row * XC_GEMM_LDA + k] : 0.0f;
+#endif
+    }
+}
+
+// Stores the registers of xc_gemm_load_a into the k-major local A tile.
+XC_FUNC void xc_gemm_store_a(XC_LOCAL_PTR float *a_tile, const int tid, const float *regs)
+{
+#pragma unroll
+    for (int i = 0; i < XC_GEMM_A_LOADS; i++) {
+        const int e = tid + i * XC_GEMM_THREADS;
+        const int m = e / XC_GEMM_A_VECS_K;                      // row in the tile
+        const int kk = (e % XC_GEMM_A_VECS_K) * XC_GEMM_VEC_A;   // k in the tile
+#pragma unroll
+        for (int v = 0; v < XC_GEMM_VEC_A; v++)
+            a_tile[(kk + v) * XC_GEMM_A_LD + m] = regs[XC_GEMM_VEC_A * i + v];
+    }
+}
+
+// Where this work-item's column of B starts: for memory B its offset, for gathered B the
+// image's base offset and the window's top-left corner (ih0, iw0). A column past `cols` gets a
+// corner far outside the image, so every gathered load from it is a zero.
+typedef struct xc_gemm_col {
+    int offset;
+    int ih0, iw0;
+    bool ok;
+} xc_gemm_col;
+
+XC_FUNC xc_gemm_col xc_gemm_b_column(const int j, const int cols)
+{
+    xc_gemm_col col;
+    col.ok = j < cols;
+#if XC_GEMM_B_MODE == 0
+    col.offset = col.ok ? XC_GEMM_COL_OFFSET(j, XC_GEMM_B_SEG_STRIDE) : 0;
+    col.ih0 = col.iw0 = 0;
+#else
+    const int jj = col.ok ? j : 0;
+    const int n = jj / (XC_P * XC_Q);      // image, bound N
+    const int p = (jj / XC_Q) % XC_P;      // output row, bound P
+    const int q = jj % XC_Q;               // output column, bound Q
+    col.ih0 = col.ok ? p * XC_STRIDE_H - XC_PAD_H : -1073741824;
+    col.iw0 = q * XC_STRIDE_W - XC_PAD_W;
+    col.offset = n * XC_C * XC_H * XC_W + col.ih0 * XC_W + col.iw0;
+    if (!col.ok)
+        col.offset = 0;
+#endif
+    return col;
+}
+
+// Loads rows [k0, k0 + TILE_K) of this work-item's column(s) of B into regs (zeros outside B
+// and in the padding). `table` is mode 2's offset table, unused otherwise.
+XC_FUNC void xc_gemm_load_b(const XC_GLOBAL float *XC_RESTRICT b,
+                            const XC_GLOBAL int *XC_RESTRICT table, const xc_gemm_col col,
+                            const int k0, const int tid, float *regs)
+{
+    const int first_row = tid / XC_GEMM_B_VECS_N;  // row of the first load, < ROWS_PER_PASS
+#pragma unroll
+    for (int i = 0; i < XC_GEMM_B_LOADS; i++) {
+        const int k = k0 + first_row + i * XC_GEMM_B_ROWS_PER_PASS;  // row of B, bound K
+#if XC_GEMM_B_MODE == 0
+        const bool ok = col.ok && k < XC_GEMM_K;
+#if XC_GEMM_VEC_B == 4
+        float4 v = XC_MAKE_FLOAT4(0.0f, 0.0f, 0.0f, 0.0f);
+        if (ok)
+            v = ((const XC_GLOBAL float4 *)(b + col.offset + k * XC_GEMM_LDB))[0];
+        regs[4 * i + 0] = v.x;
+        regs[4 * i + 1] = v.y;
+        regs[4 * i + 2] = v.z;
+        regs[4 * i + 3] = v.w;
+#else
+        regs[i] = ok ? b[col.offset + k * XC_GEMM_LDB] : 0.0f;
+#endif
+#else
+        const int kc = k < XC_GEMM_K ? k : 0;
+#if XC_GEMM_B_MODE == 1
+        const int c = kc / (XC_R * XC_S);   // input channel within the group
+        const int r = (kc / XC_S) % XC_R;   // filter row
+        const int s = kc % XC_S;            // filter column
+        const int dh = r * XC_DIL_H;
+        const int dw = s * XC_DIL_W;
+        const int offset = c * XC_H * XC_W + dh * XC_W + dw;
+#else
+        const int offset = table[kc];                    // c*H*W + dh*W + dw
+        const int packed = table[XC_GEMM_K + kc];        // dh << 16 | dw
+        const int dh = packed >> 16;
+        const int dw = packed & 0xffff;
+#endif
+        const bool ok = k < XC_GEMM_K && (unsigned)(col.ih0 + dh) < (unsigned)XC_H &&
+                        (unsigned)(col.iw0 + dw) < (unsigned)XC_W;
+        regs[i] = ok ? b[col.offset + offset] : 0.0f;
+#endif
+    }
+}
+
+// Stores the registers of xc_gemm_load_b into the local B tile.
+XC_FUNC void xc_gemm_store_b(XC_LOCAL_PTR float *b_tile, const int tid, const float *regs)
+{
+    const int first_row = tid / XC_GEMM_B_VECS_N;
+    const int n = (tid % XC_GEMM_B_VECS_N) * XC_GEMM_VEC_B;  // column in the tile
+#pragma unroll
+    for (int i = 0; i < XC_GEMM_B_LOADS; i++) {
+        const int kk = first_row + i * XC_GEMM_B_ROWS_PER_PASS;
+#if XC_GEMM_VEC_B == 4
+        ((XC_LOCAL_PTR float4 *)(b_tile + kk * XC_GEMM_B_LD + n))[0] =
+            XC_MAKE_FLOAT4(regs[4 * i], regs[4 * i + 1], regs[4 * i + 2], regs[4 * i + 3]);
+#else
+        b_tile[kk * XC_GEMM_B_LD + n] = regs[i];
+#endif
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Multiplying one K step
+
+// Reads WPT floats of local row `row` for work-item t into frag: VW-wide runs spaced
+// THREADS * VW apart (one float4 read each when VW is 4).
+#if XC_GEMM_VW == 4
+#define XC_GEMM_READ_FRAG(frag, row, wpt, threads, t)                                       \
+    for (int v = 0; v < (wpt) / 4; v++) {                                                   \
+        const float4 f4 = ((XC_LOCAL_PTR const float4 *)(row))[v * (threads) + (t)];        \
+        frag[4 * v + 0] = f4.x;                                                             \
+        frag[4 * v + 1] = f4.y;                                                             \
+        frag[4 * v + 2] = f4.z;                                                             \
+        frag[4 * v + 3] = f4.w;                                                             \
+    }
+#else
+#define XC_GEMM_READ_FRAG(frag, row, wpt, threads, t)                                       \
+    for (int v = 0; v < (wpt); v++)                                                         \
+        frag[v] = (row)[v * (threads) + (t)];
+#endif
+
+// acc += A_tile^T * B_tile for this work-item's rows (ty) and columns (tx).
+XC_FUNC void xc_gemm_multiply(XC_LOCAL_PTR const float *a_tile,
+                              XC_LOCAL_PTR const float *b_tile, const int tx, const int ty,
+                              float *acc)
+{
+#if XC_GEMM_UNROLL_K
+#pragma unroll
+#endif
+    for (int kk = 0; kk < XC_GEMM_TILE_K; kk++) {
+        float a_frag[XC_GEMM_WPT_M];
+        float b_frag[XC_GEMM_WPT_N];
+        XC_GEMM_READ_FRAG(a_frag, a_tile + kk * XC_GEMM_A_LD, XC_GEMM_WPT_M, XC_GEMM_THREADS_M, ty)
+        XC_GEMM_READ_FRAG(b_frag, b_tile + kk * XC_GEMM_B_LD, XC_GEMM_WPT_N, XC_GEMM_THREADS_N, tx)
+#pragma unroll
+        for (int i = 0; i < XC_GEMM_WPT_M; i++) {
+#pragma unroll
+            for (int j = 0; j < XC_GEMM_WPT_N; j++)
+                acc[i * XC_GEMM_WPT_N + j] =
+                    XC_FMA(a_frag[i], b_frag[j], acc[i * XC_GEMM_WPT_N + j]);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Storing C
+
+// The tile-relative index of fragment element e (VW-wide runs spaced THREADS * VW apart).
+#define XC_GEMM_FRAG_POS(e, threads, t) \
+    (((e) / XC_GEMM_VW) * (threads) * XC_GEMM_VW + (t) * XC_GEMM_VW + (e) % XC_GEMM_VW)
+
+// Writes this work-item's block of C, skipping rows past M and columns past `cols`.
+XC_FUNC void xc_gemm_store_c(XC_GLOBAL float *XC_RESTRICT c, const int row0, const int col0,
+                             const int cols, const int tx, const int ty, const float *acc)
+{
+#pragma unroll
+    for (int i = 0; i < XC_GEMM_WPT_M; i++) {
+        const int row = row0 + XC_GEMM_FRAG_POS(i, XC_GEMM_THREADS_M, ty);  // bound M
+        if (row >= XC_GEMM_M)
+            continue;
+#if XC_GEMM_VEC_C == 4
+#pragma unroll
+        for (int v = 0; v < XC_GEMM_WPT_N / 4; v++) {
+            const int j = col0 + XC_GEMM_FRAG_POS(4 * v, XC_GEMM_THREADS_N, tx);  // bound cols
+            const float *a4 = acc + i * XC_GEMM_WPT_N + 4 * v;
+            if (j < cols)
+                ((XC_GLOBAL float4 *)(c + XC_GEMM_COL_OFFSET(j, XC_GEMM_C_SEG_STRIDE) +
+                                      row * XC_GEMM_LDC))[0] =
+                    XC_MAKE_FLOAT4(a4[0], a4[1], a4[2], a4[3]);
+        }
+#else
+#pragma unroll
+        for (int e = 0; e < XC_GEMM_WPT_N; e++) {
+            const int j = col0 + XC_GEMM_FRAG_POS(e, XC_GEMM_THREADS_N, tx);
+            if (j < cols)
+                c[XC_GEMM_COL_OFFSET(j, XC_GEMM_C_SEG_STRIDE) + row * XC_GEMM_LDC] =
+                    acc[i * XC_GEMM_WPT_N + e];
+        }
+#endif
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The body
+
+// C tile (group id 0: column tile, 1: row tile, 2: group) = A * B over all K steps. Every
+// work-item reaches every barrier: columns and rows out of range only mask loads and stores.
+XC_FUNC void xc_gemm_body(const XC_GLOBAL float *XC_RESTRICT a,
+                          const XC_GLOBAL float *XC_RESTRICT b,
+                          const XC_GLOBAL int *XC_RESTRICT table, XC_GLOBAL float *XC_RESTRICT c,
+                          const int cols, XC_LOCAL_PTR float *lds)
+{
+    const int tx = XC_LOCAL_ID(0);                     // column work-item, bound THREADS_N
+    const int ty = XC_LOCAL_ID(1);                     // row work-item, bound THREADS_M
+    const int tid = ty * XC_GEMM_THREADS_N + tx;       // bound THREADS
+    const int col0 = XC_GROUP_ID(0) * XC_GEMM_TILE_N;  // first column of the tile
+    const int row0 = XC_GROUP_ID(1) * XC_GEMM_TILE_M;  // first row of the tile
+    const int group = XC_GROUP_ID(2);                  // group, bound the launch's third size
+    a += group * XC_GEMM_A_GROUP_STRIDE;
+    b += group * XC_GEMM_B_GROUP_STRIDE;
+    c += group * XC_GEMM_C_GROUP_STRIDE;
+    const xc_gemm_col col =
+        xc_gemm_b_column(col0 + (tid % XC_GEMM_B_VECS_N) * XC_GEMM_VEC_B, cols);
+
+    float acc[XC_GEMM_WPT_M * XC_GEMM_WPT_N];
+#pragma unroll
+    for (int i = 0; i < XC_GEMM_WPT_M * XC_GEMM_WPT_N; i++)
+        acc[i] = 0.0f;
+    float a_regs[XC_GEMM_A_LOADS * XC_GEMM_VEC_A];
+    float b_regs[XC_GEMM_B_LOADS * XC_GEMM_VEC_B];
+
+    xc_gemm_load_a(a, row0, 0, tid, a_regs);
+    xc_gemm_load_b(b, table, col, 0, tid, b_regs);
+    xc_gemm_store_a(lds, tid, a_regs);
+    xc_gemm_store_b(lds + XC_GEMM_A_TILE, tid, b_regs);
+    XC_BARRIER();
+    // Every K step but the last: load the next step while multiplying this one.
+#if XC_GEMM_K_STEPS > 1
+    for (int step = 0; step + 1 < XC_GEMM_K_STEPS; step++) {
+        XC_LOCAL_PTR float *now = lds + (step % 2) * XC_GEMM_BUFFER;
+        XC_LOCAL_PTR float *next = lds + ((step + 1) % 2) * XC_GEMM_BUFFER;
+        xc_gemm_load_a(a, row0, (step + 1) * XC_GEMM_TILE_K, tid, a_regs);
+        xc_gemm_load_b(b, table, col, (step + 1) * XC_GEMM_TILE_K, tid, b_regs);
+        xc_gemm_multiply(now, now + XC_GEMM_A_TILE, tx, ty, acc);
+        xc_gemm_store_a(next, tid, a_regs);
+        xc_gemm_store_b(next + XC_GEMM_A_TILE, tid, b_regs);
+        XC_BARRIER();
+    }
+#endif
+    XC_LOCAL_PTR float *last = lds + ((XC_GEMM_K_STEPS - 1) % 2) * XC_GEMM_BUFFER;
+    xc_gemm_multiply(last, last + XC_GEMM_A_TILE, tx, ty, acc);
+    xc_gemm_store_c(c, row0, col0, cols, tx, ty, acc);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Entry points (one set per B mode)
+
+#if XC_GEMM_B_MODE == 0
+// C[g] = A[g] * B[g] where B starts at b + b_offset and C at c + c_offset (elements), `cols`
+// columns. im2col_gemm (B: the im2col workspace), gemm_1x1 (B: the input) and plain SGEMM.
+XC_KERNEL void sgemm(const XC_GLOBAL float *XC_RESTRICT a, const XC_GLOBAL float *XC_RESTRICT b,
+                     XC_GLOBAL float *XC_RESTRICT c, const int b_offset, const int c_offset,
+                     const int cols)
+{
+    XC_GEMM_DECLARE_LOCAL(lds);
+    xc_gemm_body(a, b + b_offset, (const XC_GLOBAL int *)0, c + c_offset, cols,
+                 (XC_LOCAL_PTR float *)lds);
+}
+#elif XC_GEMM_B_MODE == 1
+// y = conv(x, w) with the input operand gathered from x: M = K/groups, N = N*P*Q.
+XC_KERNEL void implicit_gemm(const XC_GLOBAL float *XC_RESTRICT x,
+                             const XC_GLOBAL float *XC_RESTRICT w, XC_GLOBAL float *XC_RESTRICT y)
+{
+    XC_GEMM_DECLARE_LOCAL(lds);
+    xc_gemm_body(w, x, (const XC_GLOBAL int *)0, y, XC_N * XC_P * XC_Q,
+                 (XC_LOCAL_PTR float *)lds);
+}
+#else
+// implicit_gemm with each row's input offset from `table` (cl/implicit_precomp.cl builds it).
+XC_KERNEL void implicit_precomp(const XC_GLOBAL float *XC_RESTRICT x,
+                                const XC_GLOBAL float *XC_RESTRICT w,
+                                XC_GLOBAL float *XC_RESTRICT y,
+                                const XC_GLOBAL int *XC_RESTRICT table)
+{
+    XC_GEMM_DECLARE_LOCAL(lds);
+    xc_gemm_body(w, x, table, y, XC_N * XC_P * XC_Q, (XC_LOCAL_PTR float *)lds);
+}
+#endif

@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # One GPU-host session: environment, device list, validation and benchmarks, results under OUTDIR.
-# Usage: scripts/gpu_session.sh OUTDIR [smoke|validate|bench|all] [BUILD_DIR]
+# Usage: scripts/gpu_session.sh OUTDIR [smoke|validate|bench|pocl] [BUILD_DIR]
 # Needs the build folder and .gpu/ (scripts/gpu_bundle.sh) beside the checkout.
 set -u
-out=${1:?usage: gpu_session.sh OUTDIR [smoke|validate|bench|all] [BUILD_DIR]}
-mode=${2:-all}
+out=${1:?usage: gpu_session.sh OUTDIR [smoke|validate|bench|pocl] [BUILD_DIR]}
+mode=${2:-smoke}
 build=${3:-build-gpu}
 mkdir -p "$out"
 cd "$(dirname "$0")/.."
 # shellcheck source=gpu_env.sh
-source scripts/gpu_env.sh .gpu >"$out/env.txt" 2>&1
+source scripts/gpu_env.sh .gpu >>"$out/session.log" 2>&1
 x="$build/xconv"
 log="$out/session.log"
 run() {  # run CMD...: echo and log a command and its output
@@ -33,6 +33,26 @@ smoke)
     run "$x" validate --suite small --device cuda:0
     run "$x" bench --suite standard --device nvidia --variant direct_naive,clblast_convgemm \
         --repeat 5
+    ;;
+validate)
+    # The standard suite: every variant on NVIDIA OpenCL and CUDA; the references on PoCL.
+    run "$x" validate --suite standard --device nvidia --device cuda:0 \
+        --json "$out/validate_standard_h100.json"
+    run "$x" validate --suite standard --device pocl --variant "$standard_peers" \
+        --json "$out/validate_standard_pocl.json"
+    run "$x" validate --parity --suite standard --repeat 10 --json "$out/parity_h100.json"
+    ;;
+bench)
+    run "$x" bench --suite standard --device nvidia --repeat 20 --json "$out/bench_opencl_h100.json"
+    run "$x" bench --suite standard --device cuda:0 --repeat 25 --json "$out/bench_cuda_h100.json"
+    if "$x" bench --help | grep -q -- --gemm; then
+        run "$x" bench --gemm standard --device nvidia --device cuda:0 --repeat 10 \
+            --json "$out/gemm_h100.json"
+    fi
+    ;;
+pocl)
+    [ -x scripts/bench_pocl_direct.sh ] &&
+        run scripts/bench_pocl_direct.sh "$x" "$out/bench_pocl_16core.json"
     ;;
 esac
 echo "done: $mode" | tee -a "$log"

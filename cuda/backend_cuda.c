@@ -513,13 +513,16 @@ static void read_params(const cuda_ctx *ctx, cuda_function *f)
         return;
     int n = 0;
     size_t offset = 0, bytes = 0;
-    while (n <= XCONV_MAX_ARGS &&
-           ctx->cu->func_get_param_info(f->fn, (size_t)n, &offset, &bytes) == CUDA_SUCCESS) {
+    CUresult r;
+    while ((r = ctx->cu->func_get_param_info(f->fn, (size_t)n, &offset, &bytes)) ==
+           CUDA_SUCCESS && n <= XCONV_MAX_ARGS) {
         if (n < XCONV_MAX_ARGS)
             f->param_bytes[n] = bytes;
         n++;
     }
-    f->nparams = n;
+    // CUDA_ERROR_INVALID_VALUE marks the index past the last parameter; anything else means
+    // the driver cannot tell, and the arguments go unchecked.
+    f->nparams = r == CUDA_ERROR_INVALID_VALUE ? n : -1;
 }
 
 // Returns the function `name` of prog (looked up once), or NULL with XCONV_ERR_NOT_FOUND naming

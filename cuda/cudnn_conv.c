@@ -381,6 +381,10 @@ xconv_status xconv_cudnn_forward(xconv_cudnn *dnn, const char *algo, const xconv
         dnn->handle, &one, e->x_desc, (const void *)(uintptr_t)x, e->w_desc,
         (const void *)(uintptr_t)w, e->conv_desc, id, (void *)(uintptr_t)workspace,
         workspace ? workspace_bytes : 0, &zero, e->y_desc, (void *)(uintptr_t)y);
+    if (s == CUDNN_STATUS_NOT_SUPPORTED)  // the workspace query accepted what this refuses
+        return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE,
+                               "%s: cuDNN: not supported (%s from cudnnConvolutionForward)", algo,
+                               dnn->api->get_error_string(s));
     if (s != CUDNN_STATUS_SUCCESS)
         return xconv_error_set(err, XCONV_ERR_DEVICE, "cudnnConvolutionForward (%s): %s", algo,
                                dnn->api->get_error_string(s));

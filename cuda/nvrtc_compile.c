@@ -121,28 +121,45 @@ static xconv_status build_error(const xconv_nvrtc_api *nv, nvrtcProgram prog, nv
     return XCONV_ERR_BUILD;
 }
 
-// Copies the compiled PTX or CUBIN of prog into *out.
+// Copies the compiled PTX (cubin false) or CUBIN of prog into a malloc'd, NUL-terminated
+// *data and its length (PTX: without the NUL) into *len.
+static xconv_status take_output(const xconv_nvrtc_api *nv, nvrtcProgram prog, bool cubin,
+                                char **data, size_t *len, xconv_error *err)
+{
+    size_t n = 0;
+    nvrtcResult r = cubin ? nv->get_cubin_size(prog, &n) : nv->get_ptx_size(prog, &n);
+    if (r != NVRTC_SUCCESS || n == 0)
+        return xconv_error_set(err, XCONV_ERR_BUILD, "NVRTC produced no %s: %s",
+                               cubin ? "CUBIN" : "PTX", nv->get_error_string(r));
+    char *buf = malloc(n + 1);
+    if (!buf)
+        return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for %zu bytes", n);
+    r = cubin ? nv->get_cubin(prog, buf) : nv->get_ptx(prog, buf);
+    if (r != NVRTC_SUCCESS) {
+        free(buf);
+        return xconv_error_set(err, XCONV_ERR_BUILD, "NVRTC: %s", nv->get_error_string(r));
+    }
+    buf[n] = '\0';
+    *data = buf;
+    *len = (!cubin && buf[n - 1] == '\0') ? n - 1 : n;  // the PTX size counts its NUL
+    return XCONV_OK;
+}
+
+// Fills *out with the PTX of prog and, when cubin, its CUBIN as the image to load.
 static xconv_status take_image(const xconv_nvrtc_api *nv, nvrtcProgram prog, bool cubin,
                                xconv_nvrtc_image *out, xconv_error *err)
 {
-    size_t len = 0;
-    nvrtcResult r = cubin ? nv->get_cubin_size(prog, &len) : nv->get_ptx_size(prog, &len);
-    if (r != NVRTC_SUCCESS || len == 0)
-        return xconv_error_set(err, XCONV_ERR_BUILD, "NVRTC produced no %s: %s",
-                               cubin ? "CUBIN" : "PTX", nv->get_error_string(r));
-    out->data = malloc(len + 1);
-    if (!out->data)
-        return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for %zu bytes", len);
-    r = cubin ? nv->get_cubin(prog, out->data) : nv->get_ptx(prog, out->data);
-    if (r != NVRTC_SUCCESS) {
-        xconv_nvrtc_image_free(out);
-        return xconv_error_set(err, XCONV_ERR_BUILD, "NVRTC: %s", nv->get_error_string(r));
+    xconv_status st = take_output(nv, prog, false, &out->ptx, &out->ptx_len, err);
+    if (st == XCONV_OK && cubin)
+        st = take_output(nv, prog, true, &out->data, &out->len, err);
+    else if (st == XCONV_OK) {
+        out->data = out->ptx;
+        out->len = out->ptx_len;
     }
-    out->data[len] = '\0';
-    // The PTX size counts its terminating NUL.
-    out->len = (!cubin && len > 0 && out->data[len - 1] == '\0') ? len - 1 : len;
-    out->is_cubin = cubin;
-    return XCONV_OK;
+    out->is_cubin = cubin && st == XCONV_OK;
+    if (st != XCONV_OK)
+        xconv_nvrtc_image_free(out);
+    return st;
 }
 
 // Runs NVRTC on text with argv; fills *out on success.
@@ -197,9 +214,11 @@ xconv_status xconv_nvrtc_compile(const char *source, const char *options, int cc
 
 void xconv_nvrtc_image_free(xconv_nvrtc_image *img)
 {
-    free(img->data);
-    img->data = NULL;
-    img->len = 0;
+    if (img->data != img->ptx)
+        free(img->data);
+    free(img->ptx);
+    img->data = img->ptx = NULL;
+    img->len = img->ptx_len = 0;
 }
 
 xconv_status xconv_nvrtc_compile_ptx(const char *source, const char *options, int cc_major,
@@ -208,7 +227,7 @@ xconv_status xconv_nvrtc_compile_ptx(const char *source, const char *options, in
 {
     xconv_nvrtc_image img;
     xconv_status st = xconv_nvrtc_compile(source, options, cc_major, cc_minor, false, &img, err);
-    *ptx_out = st == XCONV_OK ? img.data : NULL;
-    *ptx_len = st == XCONV_OK ? img.len : 0;
+    *ptx_out = st == XCONV_OK ? img.ptx : NULL;  // data == ptx: nothing else to free
+    *ptx_len = st == XCONV_OK ? img.ptx_len : 0;
     return st;
 }

@@ -11,16 +11,19 @@
 
 // What one compilation produced.
 typedef struct xconv_nvrtc_image {
-    char *data;       // CUBIN or NUL-terminated PTX, malloc'd
+    char *data;       // what the driver loads: CUBIN, or the PTX (then data == ptx)
     size_t len;       // bytes of data (PTX: without the NUL)
     bool is_cubin;    // true: machine code for arch; false: PTX the driver JIT-compiles
+    char *ptx;        // the PTX of the same compilation, NUL-terminated, malloc'd
+    size_t ptx_len;   // its length without the NUL
     char arch[32];    // the --gpu-architecture value used ("sm_90", "compute_89")
 } xconv_nvrtc_image;
 
 // Compiles `source` (a cl/*.cl text; xconv_kernel_dialect() and "#line 1" are prepended) with
 // `options` ("-DNAME=VALUE ..." defines) for compute capability cc_major.cc_minor. When NVRTC
-// knows sm_XY and want_cubin is set the result is CUBIN for sm_XY; otherwise PTX for sm_XY, or,
-// when NVRTC is older than the device, PTX for its newest virtual architecture below it.
+// knows sm_XY and want_cubin is set the image is CUBIN for sm_XY; otherwise PTX for sm_XY, or,
+// when NVRTC is older than the device, PTX for its newest virtual architecture below it. The
+// PTX is always kept in out->ptx as well.
 // Returns XCONV_OK and fills *out (free with xconv_nvrtc_image_free); XCONV_ERR_BUILD with
 // NVRTC's log, XCONV_ERR_INVALID for an option that is not a define, or XCONV_ERR_UNAVAILABLE
 // when NVRTC cannot be loaded or supports no architecture at or below the device's.

@@ -94,8 +94,24 @@ static int build_problem(const cli_options *opts, xconv_problem *p, xconv_npy *x
     return 0;
 }
 
-static int run_problem(const cli_options *opts, const xconv_problem *p, const float *x,
-                       const float *w)
+// Draws seeded random inputs into *x and *w; returns 0 or CLI_FAILED.
+static int random_inputs(const cli_options *opts, const xconv_problem *p, float **x, float **w)
+{
+    *x = malloc((size_t)xconv_problem_x_elems(p) * sizeof(float));
+    *w = malloc((size_t)xconv_problem_w_elems(p) * sizeof(float));
+    if (!*x || !*w) {
+        fprintf(stderr, "xconv run: no host memory for the inputs\n");
+        return CLI_FAILED;
+    }
+    xconv_random_fill(*x, (size_t)xconv_problem_x_elems(p), opts->seed, 1);
+    xconv_random_fill(*w, (size_t)xconv_problem_w_elems(p), opts->seed, 2);
+    printf("random inputs, seed %llu\n", (unsigned long long)opts->seed);
+    return 0;
+}
+
+// Runs the problem on the chosen variant and device with the files' data, or random inputs.
+static int run_problem(const cli_options *opts, const xconv_problem *p, const float *file_x,
+                       const float *file_w)
 {
     static xconv_error err;
     const xconv_variant *variants[CLI_MAX_LIST];
@@ -124,9 +140,22 @@ static int run_problem(const cli_options *opts, const xconv_problem *p, const fl
             return CLI_FAILED;
         }
         xconv_device_label(&dev->info, label, sizeof label);
+        if (xconv_problem_check_device(p, &dev->info, &err) != XCONV_OK) {
+            cli_print_error(label, &err);
+            xconv_device_close(dev);
+            return CLI_FAILED;
+        }
         if (opts->verbose)
             cli_print_plan(dev, v, p);
     }
+    float *rx = NULL, *rw = NULL;
+    if (!file_x && random_inputs(opts, p, &rx, &rw)) {
+        free(rx);
+        free(rw);
+        xconv_device_close(dev);
+        return CLI_FAILED;
+    }
+    const float *x = file_x ? file_x : rx, *w = file_w ? file_w : rw;
     int64_t y_n = xconv_problem_y_elems(p);
     float *y = malloc((size_t)y_n * sizeof(float));
     double ms = 0;
@@ -153,6 +182,8 @@ static int run_problem(const cli_options *opts, const xconv_problem *p, const fl
         }
     }
     free(y);
+    free(rx);
+    free(rw);
     xconv_device_close(dev);
     return rc;
 }
@@ -162,23 +193,8 @@ int cmd_run(const cli_options *opts)
     xconv_problem p;
     xconv_npy x = {0}, w = {0};
     int rc = build_problem(opts, &p, &x, &w);
-    float *rx = NULL, *rw = NULL;
-    if (!rc && !opts->input) {
-        rx = malloc((size_t)xconv_problem_x_elems(&p) * sizeof(float));
-        rw = malloc((size_t)xconv_problem_w_elems(&p) * sizeof(float));
-        if (!rx || !rw) {
-            fprintf(stderr, "xconv run: no host memory for the inputs\n");
-            rc = CLI_FAILED;
-        } else {
-            xconv_random_fill(rx, (size_t)xconv_problem_x_elems(&p), opts->seed, 1);
-            xconv_random_fill(rw, (size_t)xconv_problem_w_elems(&p), opts->seed, 2);
-            printf("random inputs, seed %llu\n", (unsigned long long)opts->seed);
-        }
-    }
     if (!rc)
-        rc = run_problem(opts, &p, opts->input ? x.data : rx, opts->input ? w.data : rw);
-    free(rx);
-    free(rw);
+        rc = run_problem(opts, &p, x.data, w.data);
     xconv_npy_free(&x);
     xconv_npy_free(&w);
     return rc;

@@ -47,6 +47,12 @@ if [ -e "$tmp/y.npy" ]; then
 fi
 expect 2 "missing.npy" -- run --input "$tmp/missing.npy" --weights "$tmp/missing.npy"
 
+# A tensor past the device's largest allocation is refused before any work (PoCL allows 1 GiB
+# or so; 2^30.6 floats of x pass it on any device with less than 6 GiB per buffer).
+if "$xconv" devices 2>/dev/null | grep -q "largest allocation [0-9]\{1,4\} MiB"; then
+    expect 1 "largest allocation" -- run --shape n=1,c=1,h=40000,w=40000,k=1,r=1 --device 0
+fi
+
 # No OpenCL platform at all: the message says which package provides one.
 mkdir -p "$tmp/no-icd"
 checks=$((checks + 1))

@@ -125,6 +125,9 @@
     XC_GEMM_PAD % XC_GEMM_VW != 0
 #error "sgemm.cl: WPT_M, WPT_N and PAD must be multiples of VW"
 #endif
+#if XC_GEMM_VEC_B == 4 && XC_GEMM_PAD % 4 != 0
+#error "sgemm.cl: float4 stores into the local B tile need PAD a multiple of 4"
+#endif
 #if XC_GEMM_B_MODE != 0 && XC_GEMM_VEC_B != 1
 #error "sgemm.cl: gathered B is loaded one float at a time"
 #endif

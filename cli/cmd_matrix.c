@@ -185,5 +185,7 @@ int cmd_bench(const cli_options *opts)
         fprintf(stderr, "xconv bench: --repeat must be at least 1\n");
         return CLI_USAGE;
     }
+    if (opts->gemm)
+        return cmd_bench_gemm(opts);
     return run_matrix(opts, true);
 }

@@ -37,6 +37,9 @@ static const flag flags[] = {
     {"--output", "run", ARG_STRING, FIELD(output), 0, "Y.npy   write the output here"},
     {"--seed", "run validate bench", ARG_U64, FIELD(seed), 0,
      "N       seed of the random inputs (default 1)"},
+    {"--gemm", "bench", ARG_STRING, FIELD(gemm), 0,
+     "M,N,K   time our SGEMM beside the vendor's on C(MxN) = A(MxK) B(KxN); 'standard': the "
+     "standard suite's GEMM sizes, 4096^3 and 8192^3"},
     {"--repeat", "bench validate", ARG_INT, FIELD(repeat), 0,
      "N       timed runs (default 20; validate times only with --parity)"},
     {"--warmup", "bench validate", ARG_INT, FIELD(warmup), 0,

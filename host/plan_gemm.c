@@ -102,12 +102,12 @@ static double tile_cost(const xconv_device_info *info, const xconv_gemm_layout *
     return per_unit * work / (efficiency * fill);
 }
 
-// The vector width of B's global loads for L: 4 when every column run of 4 is contiguous and
-// 16-byte aligned, else 1.
-static int b_vector(const xconv_gemm_layout *L)
+// The vector width of B's global loads for L with tiles t: 4 when every column run of 4 is
+// contiguous and 16-byte aligned in memory and in the local tile, else 1.
+static int b_vector(const xconv_gemm_layout *L, const xconv_gemm_tiles *t)
 {
     return L->mode == XCONV_GEMM_B_MEMORY && L->ldb % 4 == 0 && L->seg % 4 == 0 &&
-                   L->b_seg_stride % 4 == 0 && L->b_group_stride % 4 == 0
+                   L->b_seg_stride % 4 == 0 && L->b_group_stride % 4 == 0 && t->pad % 4 == 0
                ? 4
                : 1;
 }
@@ -131,13 +131,14 @@ bool xconv_gemm_choose_tiles(const xconv_device_info *info, const xconv_gemm_lay
 {
     char why[256];
     if (tiles_from_env(out))
-        return xconv_gemm_tiles_fit(info, out, L->mode, b_vector(L), why, sizeof why);
+        return xconv_gemm_tiles_fit(info, out, L->mode, b_vector(L, out), why, sizeof why);
     const xconv_gemm_tiles *list = info->is_cpu ? cpu_tiles : gpu_tiles;
     size_t count = info->is_cpu ? sizeof cpu_tiles / sizeof cpu_tiles[0]
                                 : sizeof gpu_tiles / sizeof gpu_tiles[0];
     double best = INFINITY;
     for (size_t i = 0; i < count; i++) {
-        if (!xconv_gemm_tiles_fit(info, &list[i], L->mode, b_vector(L), why, sizeof why))
+        if (!xconv_gemm_tiles_fit(info, &list[i], L->mode, b_vector(L, &list[i]), why,
+                                  sizeof why))
             continue;
         double cost = tile_cost(info, L, &list[i]);
         if (cost < best * 0.999) {
@@ -183,7 +184,7 @@ xconv_status xconv_gemm_plan_step(const xconv_device_info *info, const xconv_gem
                                "index range",
                                (long long)L->m, (long long)L->n, (long long)L->k);
     int vec_a = L->lda % 4 == 0 && L->k % 4 == 0 && L->a_group_stride % 4 == 0 ? 4 : 1;
-    int vec_b = b_vector(L);
+    int vec_b = b_vector(L, t);
     int vec_c = t->vw == 4 && L->ldc % 4 == 0 && L->seg % 4 == 0 && L->c_seg_stride % 4 == 0 &&
                         L->c_group_stride % 4 == 0
                     ? 4

@@ -1,0 +1,410 @@
+// SPDX-License-Identifier: MIT
+// `xconv bench --gemm`: our SGEMM (cl/sgemm.cl) beside the vendor's (CLBlast, cuBLAS) on raw
+// matrices, each checked against float64 on the host before it is timed, as records.
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../host/plan_gemm.h"
+#include "../validate/reference.h"
+#include "../validate/thresholds.h"
+#include "cli.h"
+
+// Products up to this many multiply-adds are checked in full on the host, larger ones at
+// sampled elements.
+#define FULL_CHECK_MACS (1LL << 28)
+#define CHECK_SAMPLES 1000
+// On devices other than GPUs, `--gemm standard` keeps each product under this many FLOPs
+// (fewer images per chunk) and leaves out the cubes, so a CPU run stays in minutes.
+#define CPU_STANDARD_FLOPS 2e9
+
+typedef struct gemm_size {
+    char name[32];   // "res3x3", "4096^3", "" for an explicit size
+    int64_t m, n, k;
+    char note[160];  // why it was shrunk or left out (printed), "" when not
+    bool skip;
+} gemm_size;
+
+#define MAX_SIZES 32
+
+// ---------------------------------------------------------------------------------------------
+// Sizes
+
+// Parses "M,N,K" into *s; returns false when it is not three positive integers.
+static bool parse_size(const char *text, gemm_size *s)
+{
+    long long m, n, k;
+    char tail;
+    if (sscanf(text, "%lld,%lld,%lld%c", &m, &n, &k, &tail) != 3 || m < 1 || n < 1 || k < 1)
+        return false;
+    *s = (gemm_size){.m = m, .n = n, .k = k};
+    return true;
+}
+
+// The GEMM of each standard shape on this device (M = K/groups, N = P*Q * images in one
+// im2col_gemm chunk, K = C/groups*R*S), then 4096^3 and 8192^3.
+static int standard_sizes(const xconv_device_info *info, gemm_size *sizes)
+{
+    int count = 0, nshapes = 0;
+    const xconv_named_shape *shapes = xconv_suite_find("standard", &nshapes);
+    static xconv_error err;
+    for (int i = 0; i < nshapes && count < MAX_SIZES - 2; i++) {
+        xconv_problem p;
+        if (xconv_shape_parse(shapes[i].spec, &p, &err) != XCONV_OK)
+            continue;
+        gemm_size *s = &sizes[count++];
+        memset(s, 0, sizeof *s);
+        snprintf(s->name, sizeof s->name, "%s", shapes[i].name);
+        int64_t pq = xconv_problem_out_h(&p) * xconv_problem_out_w(&p);
+        int64_t images = xconv_im2col_gemm_chunk(info, &p);
+        s->m = p.k / p.groups;
+        s->k = p.c / p.groups * p.r * p.s;
+        if (!info->is_gpu) {
+            int64_t cap = (int64_t)(CPU_STANDARD_FLOPS / (2.0 * s->m * s->k * pq));
+            if (cap < images) {
+                snprintf(s->note, sizeof s->note, "%s: %lld of %lld images (not a GPU)",
+                         s->name, (long long)(cap > 1 ? cap : 1), (long long)p.n);
+                images = cap > 1 ? cap : 1;
+            }
+        }
+        s->n = pq * (images > 0 ? images : 1);
+    }
+    for (int64_t cube = 4096; cube <= 8192; cube *= 2) {
+        gemm_size *s = &sizes[count++];
+        *s = (gemm_size){.m = cube, .n = cube, .k = cube};
+        snprintf(s->name, sizeof s->name, "%lld^3", (long long)cube);
+        if (!info->is_gpu) {
+            s->skip = true;
+            snprintf(s->note, sizeof s->note, "%s: left out on a device that is not a GPU "
+                     "(ask for it with --gemm %lld,%lld,%lld)",
+                     s->name, (long long)cube, (long long)cube, (long long)cube);
+        }
+    }
+    return count;
+}
+
+// ---------------------------------------------------------------------------------------------
+// One product on one device
+
+// The device buffers and host copies of one product.
+typedef struct gemm_case {
+    xconv_device *dev;
+    gemm_size size;
+    xconv_problem as_conv;   // C = A*B as a 1x1 convolution: x = B (k x n), w = A (m x k)
+    float *a, *b, *c;
+    xconv_buffer *da, *db, *dc;
+} gemm_case;
+
+static void case_free(gemm_case *g)
+{
+    if (g->dev) {
+        g->dev->be->buffer_free(g->dev->ctx, g->da);
+        g->dev->be->buffer_free(g->dev->ctx, g->db);
+        g->dev->be->buffer_free(g->dev->ctx, g->dc);
+    }
+    free(g->a);
+    free(g->b);
+    free(g->c);
+}
+
+// Allocates and fills A and B (random, seeded) on the host and the device, and C.
+static xconv_status case_init(gemm_case *g, xconv_device *dev, const gemm_size *s,
+                              uint64_t seed, xconv_error *err)
+{
+    memset(g, 0, sizeof *g);
+    g->dev = dev;
+    g->size = *s;
+    g->as_conv = xconv_problem_default();
+    g->as_conv.n = 1, g->as_conv.c = s->k, g->as_conv.h = 1, g->as_conv.w = s->n;
+    g->as_conv.k = s->m, g->as_conv.r = 1, g->as_conv.s = 1;
+    size_t an = (size_t)(s->m * s->k), bn = (size_t)(s->k * s->n), cn = (size_t)(s->m * s->n);
+    g->a = malloc(an * sizeof(float));
+    g->b = malloc(bn * sizeof(float));
+    g->c = malloc(cn * sizeof(float));
+    if (!g->a || !g->b || !g->c)
+        return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no host memory for the matrices");
+    xconv_random_fill(g->a, an, seed, 2);
+    xconv_random_fill(g->b, bn, seed, 1);
+    const xconv_backend_iface *be = dev->be;
+    xconv_status st = be->buffer_alloc(dev->ctx, an * sizeof(float), &g->da, err);
+    if (st == XCONV_OK)
+        st = be->buffer_alloc(dev->ctx, bn * sizeof(float), &g->db, err);
+    if (st == XCONV_OK)
+        st = be->buffer_alloc(dev->ctx, cn * sizeof(float), &g->dc, err);
+    if (st == XCONV_OK)
+        st = be->buffer_write(dev->ctx, g->da, 0, an * sizeof(float), g->a, err);
+    if (st == XCONV_OK)
+        st = be->buffer_write(dev->ctx, g->db, 0, bn * sizeof(float), g->b, err);
+    return st;
+}
+
+// Enqueues one product: ours with `plan`, or the vendor's when plan is NULL.
+static xconv_status case_enqueue(gemm_case *g, const xconv_plan *plan, xconv_error *err)
+{
+    if (plan)
+        return xconv_sgemm_run(g->dev, plan, g->da, g->db, g->dc, err);
+    const gemm_size *s = &g->size;
+    // Strides of whole matrices: CLBlast refuses stride 0 on a batch of one.
+    xconv_gemm_args args = {
+        .m = (size_t)s->m, .n = (size_t)s->n, .k = (size_t)s->k,
+        .a = g->da, .lda = (size_t)s->k, .a_stride = (size_t)(s->m * s->k),
+        .b = g->db, .ldb = (size_t)s->n, .b_stride = (size_t)(s->k * s->n),
+        .c = g->dc, .ldc = (size_t)s->n, .c_stride = (size_t)(s->m * s->n), .batch = 1,
+    };
+    return g->dev->be->sgemm(g->dev->ctx, &args, err);
+}
+
+// Runs the product once on a NaN-poisoned C and checks it against float64 on the host: every
+// element when it is small, else CHECK_SAMPLES of them (corners included). Fills the record's
+// check fields and outcome.
+static xconv_status case_check(gemm_case *g, const xconv_plan *plan, xconv_record *rec,
+                               uint64_t seed, xconv_error *err)
+{
+    const xconv_backend_iface *be = g->dev->be;
+    size_t cn = (size_t)(g->size.m * g->size.n);
+    xconv_status st = be->buffer_fill(g->dev->ctx, g->dc, cn, NAN, err);
+    if (st == XCONV_OK)
+        st = case_enqueue(g, plan, err);
+    if (st == XCONV_OK)
+        st = be->finish(g->dev->ctx, err);
+    if (st == XCONV_OK)
+        st = be->buffer_read(g->dev->ctx, g->dc, 0, cn * sizeof(float), g->c, err);
+    if (st != XCONV_OK)
+        return st;
+    xconv_compare_result res = {0};
+    if (g->size.m * g->size.n * g->size.k <= FULL_CHECK_MACS) {
+        double *ref = malloc(cn * sizeof *ref), *norm = malloc(cn * sizeof *norm);
+        st = ref && norm ? xconv_reference_conv(&g->as_conv, g->b, g->a, ref, norm, 0, err)
+                         : xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no host memory");
+        if (st == XCONV_OK)
+            xconv_compare_full(g->c, ref, norm, (int64_t)cn, &res);
+        free(ref);
+        free(norm);
+        snprintf(rec->reference, sizeof rec->reference, "cpu_ref");
+    } else {
+        int64_t samples[CHECK_SAMPLES];
+        xconv_sample_indices(&g->as_conv, samples, CHECK_SAMPLES, seed);
+        xconv_compare_sampled(&g->as_conv, g->b, g->a, g->c, samples, CHECK_SAMPLES, &res);
+        snprintf(rec->reference, sizeof rec->reference, "cpu_ref %d samples", CHECK_SAMPLES);
+    }
+    if (st != XCONV_OK)
+        return st;
+    rec->max_norm_err = res.max_norm_err;
+    rec->worst_index = res.worst_index;
+    bool pass = res.nonfinite == 0 && res.compared > 0 && res.max_norm_err <= rec->threshold;
+    rec->outcome = pass ? XCONV_OUTCOME_PASS : XCONV_OUTCOME_FAIL;
+    if (!pass) {
+        int64_t at = res.nonfinite ? res.first_nonfinite : res.worst_index;
+        snprintf(rec->note, sizeof rec->note, "%lld non-finite; error %.3g at row %lld col %lld",
+                 (long long)res.nonfinite, res.max_norm_err, (long long)(at / g->size.n),
+                 (long long)(at % g->size.n));
+    }
+    return XCONV_OK;
+}
+
+// Warm-up runs, then `repeat` timed runs with device events; fills the timing fields.
+static xconv_status case_time(gemm_case *g, const xconv_plan *plan, int warmup, int repeat,
+                              xconv_record *rec, xconv_error *err)
+{
+    const xconv_backend_iface *be = g->dev->be;
+    xconv_status st = XCONV_OK;
+    for (int i = 0; st == XCONV_OK && i < warmup; i++)
+        st = case_enqueue(g, plan, err);
+    if (st == XCONV_OK)
+        st = be->finish(g->dev->ctx, err);
+    double *ms = calloc((size_t)repeat, sizeof *ms);
+    if (!ms)
+        return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no host memory");
+    for (int i = 0; st == XCONV_OK && i < repeat; i++) {
+        st = be->timer_start(g->dev->ctx, err);
+        if (st == XCONV_OK)
+            st = case_enqueue(g, plan, err);
+        if (st == XCONV_OK)
+            st = be->timer_stop(g->dev->ctx, &ms[i], err);
+    }
+    if (st == XCONV_OK) {
+        const gemm_size *s = &g->size;
+        xconv_stats(ms, repeat, &rec->median_ms, &rec->min_ms, &rec->max_ms);
+        rec->repeat = repeat;
+        double seconds = rec->median_ms * 1e-3;
+        double bytes = 4.0 * (double)(s->m * s->k + s->k * s->n + s->m * s->n);
+        rec->gflops = seconds > 0 ? 2.0 * (double)s->m * (double)s->n * s->k / seconds * 1e-9 : 0;
+        rec->gbps = seconds > 0 ? bytes / seconds * 1e-9 : 0;
+    }
+    free(ms);
+    return st;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Records
+
+typedef struct gemm_records {
+    xconv_record *recs;
+    int count, cap;
+    xconv_run_info info;
+} gemm_records;
+
+static xconv_record *record_new(gemm_records *list, const xconv_device *dev, const char *variant,
+                                const gemm_size *s)
+{
+    if (list->count == list->cap) {
+        int cap = list->cap ? list->cap * 2 : 32;
+        xconv_record *grown = realloc(list->recs, (size_t)cap * sizeof *grown);
+        if (!grown)
+            return NULL;
+        list->recs = grown;
+        list->cap = cap;
+    }
+    xconv_record *r = &list->recs[list->count++];
+    memset(r, 0, sizeof *r);
+    xconv_device_label(&dev->info, r->device, sizeof r->device);
+    snprintf(r->backend, sizeof r->backend, "%s", xconv_backend_name(dev->info.backend));
+    snprintf(r->driver, sizeof r->driver, "%s", dev->info.driver);
+    snprintf(r->variant, sizeof r->variant, "%s", variant);
+    snprintf(r->family, sizeof r->family, "gemm");
+    snprintf(r->shape_name, sizeof r->shape_name, "%s", s->name);
+    snprintf(r->shape, sizeof r->shape, "gemm m=%lld,n=%lld,k=%lld", (long long)s->m,
+             (long long)s->n, (long long)s->k);
+    r->threshold = xconv_threshold_for_family("gemm");
+    r->worst_index = -1;
+    r->max_norm_err = NAN;
+    return r;
+}
+
+static void record_error(xconv_record *r, const xconv_error *err)
+{
+    r->outcome = err->status == XCONV_ERR_NOT_APPLICABLE || err->status == XCONV_ERR_OUT_OF_MEMORY
+                     ? XCONV_OUTCOME_NOT_APPLICABLE
+                     : XCONV_OUTCOME_ERROR;
+    snprintf(r->note, sizeof r->note, "%.*s", (int)sizeof r->note - 1, err->msg);
+}
+
+// Checks and times ours and the vendor's SGEMM for size s on dev, adding one record each.
+static void bench_size(xconv_device *dev, const gemm_size *s, const cli_options *opts,
+                       gemm_records *list)
+{
+    static xconv_error err;
+    const char *vendor = dev->info.backend == XCONV_BACKEND_CUDA ? "cublas_sgemm"
+                                                                 : "clblast_sgemm";
+    xconv_plan plan;
+    xconv_status planned = xconv_sgemm_plan(dev, s->m, s->n, s->k, &plan, &err);
+    if (planned != XCONV_OK) {  // too large for this device: say so once for both
+        xconv_record *r = record_new(list, dev, "sgemm_ours", s);
+        if (r)
+            record_error(r, &err);
+        return;
+    }
+    if (opts->verbose)
+        fprintf(stderr, "%s\n", plan.summary);
+    gemm_case g;
+    xconv_status st = case_init(&g, dev, s, opts->seed, &err);
+    for (int which = 0; which < 2; which++) {
+        const xconv_plan *use = which == 0 ? &plan : NULL;
+        if (which == 1 && !dev->be->sgemm)
+            break;
+        xconv_record *r = record_new(list, dev, which == 0 ? "sgemm_ours" : vendor, s);
+        if (!r)
+            break;
+        r->seed = opts->seed;
+        double compile0 = dev->compile_ms;
+        xconv_status rs = st;
+        if (rs == XCONV_OK)
+            rs = case_check(&g, use, r, opts->seed, &err);
+        if (rs == XCONV_OK && r->outcome == XCONV_OUTCOME_PASS)
+            rs = case_time(&g, use, opts->warmup, opts->repeat, r, &err);
+        r->compile_ms = dev->compile_ms - compile0;
+        if (rs != XCONV_OK)
+            record_error(r, &err);
+        fprintf(stderr, "\r[%d] %-14s %-16s %-5s", list->count, r->variant,
+                s->name[0] ? s->name : "gemm", xconv_outcome_name(r->outcome));
+    }
+    case_free(&g);
+}
+
+// Prints ours as a share of the vendor's speed per size (records come in pairs).
+static void print_ratios(const gemm_records *list)
+{
+    for (int i = 0; i + 1 < list->count; i++) {
+        const xconv_record *ours = &list->recs[i], *vendor = &list->recs[i + 1];
+        if (strcmp(ours->variant, "sgemm_ours") || !strcmp(vendor->variant, "sgemm_ours") ||
+            strcmp(ours->shape, vendor->shape) || ours->gflops <= 0 || vendor->gflops <= 0)
+            continue;
+        printf("%-14s %-34s ours %8.1f GFLOP/s = %5.1f%% of %s\n",
+               ours->shape_name[0] ? ours->shape_name : "", ours->shape, ours->gflops,
+               100.0 * ours->gflops / vendor->gflops, vendor->variant);
+    }
+}
+
+static int write_json(FILE *f, const void *ctx)
+{
+    const gemm_records *list = ctx;
+    return xconv_records_write_json(f, &list->info, list->recs, list->count);
+}
+
+static int write_csv(FILE *f, const void *ctx)
+{
+    const gemm_records *list = ctx;
+    return xconv_records_write_csv(f, list->recs, list->count);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The command
+
+int cmd_bench_gemm(const cli_options *opts)
+{
+    gemm_size explicit_size;
+    bool standard = strcmp(opts->gemm, "standard") == 0;
+    if (!standard && !parse_size(opts->gemm, &explicit_size)) {
+        fprintf(stderr, "xconv bench: --gemm takes M,N,K (three positive integers) or "
+                        "'standard', not '%s'\n", opts->gemm);
+        return CLI_USAGE;
+    }
+    if (opts->nshapes || opts->nsuites || opts->nvariants) {
+        fprintf(stderr, "xconv bench: --gemm times SGEMM alone; leave out --shape, --suite and "
+                        "--variant\n");
+        return CLI_USAGE;
+    }
+    xconv_device_list *devices = calloc(1, sizeof *devices);
+    int indices[CLI_MAX_LIST], ndevices = 0;
+    int rc = devices ? cli_select_devices(opts, devices, indices, &ndevices) : CLI_FAILED;
+    gemm_records list = {0};
+    xconv_run_info_init(&list.info, 0, NULL);
+    static xconv_error err;
+    for (int d = 0; !rc && d < ndevices; d++) {
+        const xconv_device_info *info = &devices->devices[indices[d]];
+        xconv_device *dev = xconv_device_open(info, &err);
+        if (!dev) {
+            cli_print_error(info->name, &err);
+            rc = CLI_FAILED;
+            break;
+        }
+        gemm_size sizes[MAX_SIZES];
+        int nsizes = standard ? standard_sizes(info, sizes) : 1;
+        if (!standard)
+            sizes[0] = explicit_size;
+        for (int i = 0; i < nsizes; i++) {
+            if (sizes[i].note[0])
+                fprintf(stderr, "\rnote: %s\n", sizes[i].note);
+            if (!sizes[i].skip)
+                bench_size(dev, &sizes[i], opts, &list);
+        }
+        xconv_device_close(dev);
+    }
+    fprintf(stderr, "\r%60s\r", "");
+    int failed = 0;
+    for (int i = 0; i < list.count; i++)
+        failed += list.recs[i].outcome == XCONV_OUTCOME_FAIL ||
+                  list.recs[i].outcome == XCONV_OUTCOME_ERROR;
+    if (!rc) {
+        xconv_records_write_table(stdout, list.recs, list.count, true);
+        print_ratios(&list);
+        if (opts->json && cli_write_file(opts->json, write_json, &list))
+            rc = CLI_FAILED;
+        if (opts->csv && cli_write_file(opts->csv, write_csv, &list))
+            rc = CLI_FAILED;
+        printf("%d records: %d failed or errored\n", list.count, failed);
+    }
+    free(list.recs);
+    free(devices);
+    return rc ? rc : failed ? CLI_FAILED : CLI_OK;
+}

@@ -23,6 +23,9 @@
 #ifndef XC_BLOCK_H
 #define XC_BLOCK_H 2   // consecutive output rows per work-item (1..4)
 #endif
+#ifndef XC_STRIP_W
+#define XC_STRIP_W 0   // 1: an item's columns are consecutive (CPUs: vectors within an item);
+#endif                 // 0: they are XC_WG_W apart (GPUs: neighbouring items, neighbouring data)
 #ifndef XC_BLOCK_K
 #define XC_BLOCK_K 4   // output channels per work-item, all within one group (1..16)
 #endif
@@ -32,11 +35,15 @@
 
 #define XC_TILE_W (XC_WG_W * XC_BLOCK_W)  // output columns of a work-group
 #define XC_TILE_H (XC_WG_H * XC_BLOCK_H)  // output rows of a work-group
+#define XC_ITEM_STEP_W (XC_STRIP_W ? XC_BLOCK_W : 1)   // column step between work-items
+#define XC_BLOCK_STEP_W (XC_STRIP_W ? 1 : XC_WG_W)  // column step within a work-item
 #define XC_TILES_W ((XC_Q + XC_TILE_W - 1) / XC_TILE_W)
 #define XC_TILES_H ((XC_P + XC_TILE_H - 1) / XC_TILE_H)
 #define XC_KBLOCKS ((XC_KG + XC_BLOCK_K - 1) / XC_BLOCK_K)  // k-blocks per channel group
 #define XC_RS (XC_R * XC_S)
 #define XC_FILTER_ELEMS (XC_K * XC_CG * XC_RS)
+// Every column an item reads is inside the input: no padding and no partial tiles along q.
+#define XC_COLS_IN (XC_PAD_W == 0 && XC_Q % XC_TILE_W == 0)
 
 XC_CONSTANT_ARRAY(float, xc_filter, XC_FILTER_ELEMS)
 
@@ -63,16 +70,17 @@ XC_FUNC void direct_const_body(const XC_GLOBAL float *XC_RESTRICT x,
     const int k0 = grp * XC_KG + (kb % XC_KBLOCKS) * XC_BLOCK_K;  // first output channel
     const int k_end = grp * XC_KG + XC_KG;                         // past the group's last
     const int p0 = tile_p + ty * XC_BLOCK_H;
-    const int q0 = tile_q + tx;
+    const int q0 = tile_q + tx * XC_ITEM_STEP_W;
 
-    // Input rows and columns of each output, clamped to the output so that edge work-items
-    // read valid addresses (their results are not stored).
+    // First input row and column of each output. Rows are clamped to the output (edge rows
+    // repeat the last one and are not stored); columns are tested against the input, and their
+    // addresses clamped, at each load.
     int ih0[XC_BLOCK_H];
     int iw0[XC_BLOCK_W];
     for (int i = 0; i < XC_BLOCK_H; i++)
         ih0[i] = dc_min(p0 + i, XC_P - 1) * XC_STRIDE_H - XC_PAD_H;
     for (int j = 0; j < XC_BLOCK_W; j++)
-        iw0[j] = dc_min(q0 + j * XC_WG_W, XC_Q - 1) * XC_STRIDE_W - XC_PAD_W;
+        iw0[j] = (q0 + j * XC_BLOCK_STEP_W) * XC_STRIDE_W - XC_PAD_W;
     int kf[XC_BLOCK_K];  // filter offset of each output channel, clamped to the group
     for (int kk = 0; kk < XC_BLOCK_K; kk++)
         kf[kk] = dc_min(k0 + kk, k_end - 1) * XC_CG * XC_RS;
@@ -99,8 +107,10 @@ XC_FUNC void direct_const_body(const XC_GLOBAL float *XC_RESTRICT x,
 #pragma unroll
                     for (int j = 0; j < XC_BLOCK_W; j++) {
                         const int iw = iw0[j] + s * XC_DIL_W;
-                        const bool in = row_in && (XC_PAD_W == 0 || (iw >= 0 && iw < XC_W));
-                        const int iwc = XC_PAD_W == 0 ? iw : dc_clamp(iw, XC_W - 1);
+                        // Unconditional loads from clamped addresses, then a select: no
+                        // divergence on GPUs, and vectorizable across work-items on CPUs.
+                        const bool in = row_in && (XC_COLS_IN || (iw >= 0 && iw < XC_W));
+                        const int iwc = XC_COLS_IN ? iw : dc_clamp(iw, XC_W - 1);
                         const float v = x_plane[ihc * XC_W + iwc];
                         const float xv = in ? v : 0.0f;
 #pragma unroll
@@ -119,7 +129,7 @@ XC_FUNC void direct_const_body(const XC_GLOBAL float *XC_RESTRICT x,
         for (int i = 0; i < XC_BLOCK_H; i++) {
             const int p = p0 + i;
             for (int j = 0; j < XC_BLOCK_W; j++) {
-                const int q = q0 + j * XC_WG_W;
+                const int q = q0 + j * XC_BLOCK_STEP_W;
                 if (p < XC_P && q < XC_Q)
                     y[((n * XC_K + k0 + kk) * XC_P + p) * XC_Q + q] = acc[kk][i][j];
             }

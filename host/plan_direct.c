@@ -234,7 +234,7 @@ xconv_status xconv_direct_plan(const xconv_device_info *info, const xconv_proble
         int value;
     } defines[] = {
         {"XC_WG_W", t.wg_w},       {"XC_WG_H", t.wg_h},       {"XC_BLOCK_W", t.block_w},
-        {"XC_BLOCK_H", t.block_h}, {"XC_BLOCK_K", t.block_k}, {"XC_CHUNK_C", t.chunk_c},
+        {"XC_BLOCK_H", t.block_h}, {"XC_BLOCK_K", t.block_k}, {"XC_CHUNK_C", t.chunk_c}, {"XC_STRIP_W", t.strip},
     };
     for (int i = 0; st == XCONV_OK && i < COUNT(defines); i++)
         st = xconv_plan_define(plan, defines[i].name, defines[i].value, err);

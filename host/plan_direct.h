@@ -18,6 +18,7 @@ typedef enum xconv_direct_kind {
 typedef struct xconv_direct_tiling {
     int wg_w, wg_h;            // work-group: work-items along q and along p
     int block_w, block_h;      // outputs per work-item along q and along p
+    int strip;                 // 1: an item's columns are consecutive, 0: wg_w apart
     int block_k;               // output channels per work-item, all within one channel group
     int chunk_c;               // input channels per local-memory stage (tiled kinds, regblock)
     int in_tile_w, in_tile_h;  // input tile with its halo (tiled kinds; 0 otherwise)

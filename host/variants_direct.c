@@ -51,6 +51,24 @@ static xconv_status plan_direct_const(const xconv_device *dev, const xconv_probl
     return xconv_direct_plan(&dev->info, p, XCONV_DIRECT_CONST, plan, err);
 }
 
+static xconv_status plan_direct_tiled(const xconv_device *dev, const xconv_problem *p,
+                                      xconv_plan *plan, xconv_error *err)
+{
+    return xconv_direct_plan(&dev->info, p, XCONV_DIRECT_TILED, plan, err);
+}
+
+static xconv_status plan_direct_tiled_db(const xconv_device *dev, const xconv_problem *p,
+                                         xconv_plan *plan, xconv_error *err)
+{
+    return xconv_direct_plan(&dev->info, p, XCONV_DIRECT_TILED_DB, plan, err);
+}
+
+static xconv_status plan_direct_regblock(const xconv_device *dev, const xconv_problem *p,
+                                         xconv_plan *plan, xconv_error *err)
+{
+    return xconv_direct_plan(&dev->info, p, XCONV_DIRECT_REGBLOCK, plan, err);
+}
+
 // Launches the single step with (x, filters in constant memory, y).
 static xconv_status run_const_step(xconv_device *dev, const xconv_problem *p,
                                    const xconv_plan *plan, const xconv_tensors *t,
@@ -82,6 +100,30 @@ static const xconv_variant direct_variants[] = {
         .applies = applies_direct_const,
         .plan = plan_direct_const,
         .run = run_const_step,
+    },
+    {
+        .name = "direct_tiled",
+        .family = "direct",
+        .summary = "input tile + halo in local memory per channel chunk, register blocks",
+        .backends = XCONV_ON_ALL_BACKENDS,
+        .plan = plan_direct_tiled,
+        .run = run_single_step,
+    },
+    {
+        .name = "direct_tiled_db",
+        .family = "direct",
+        .summary = "as direct_tiled with two tile buffers: one barrier per channel chunk",
+        .backends = XCONV_ON_ALL_BACKENDS,
+        .plan = plan_direct_tiled_db,
+        .run = run_single_step,
+    },
+    {
+        .name = "direct_regblock",
+        .family = "direct",
+        .summary = "large register blocks of channels x positions, filters staged in local memory",
+        .backends = XCONV_ON_ALL_BACKENDS,
+        .plan = plan_direct_regblock,
+        .run = run_single_step,
     },
 };
 

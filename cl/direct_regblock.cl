@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: MIT
+// direct_regblock: each work-item computes a register block of XC_BLOCK_K output channels x
+// XC_BLOCK_H rows x XC_BLOCK_W columns, reading its input window straight from global memory
+// (rows shared between its outputs are loaded once); the work-group's filters are staged in
+// local memory XC_CHUNK_C input channels at a time, laid out [c][r][s][k] so that one input
+// value meets XC_BLOCK_K consecutive filter values.
+//
+// Work-item (tx, ty) of a work-group owns rows p = tile_p + ty * XC_BLOCK_H + i (i < XC_BLOCK_H)
+// and columns q = tile_q + tx + j * XC_WG_W (j < XC_BLOCK_W, XC_STRIP_W=0: neighbouring
+// work-items read and write neighbouring addresses) or consecutive ones (XC_STRIP_W=1).
+// The local array is used only inside the kernel function itself: PoCL (3.1, several threads)
+// gave wrong results when a __local pointer was passed to a helper function.
+
+// ---------------------------------------------------------------------------------------------
+// Tuning parameters (set by host/plan_direct.c)
+
+#ifndef XC_WG_W
+#define XC_WG_W 16     // work-items along q in a work-group (8..64)
+#endif
+#ifndef XC_WG_H
+#define XC_WG_H 8      // work-items along p in a work-group (1..16)
+#endif
+#ifndef XC_BLOCK_W
+#define XC_BLOCK_W 1   // output columns per work-item, XC_WG_W apart (1..4)
+#endif
+#ifndef XC_BLOCK_H
+#define XC_BLOCK_H 2   // consecutive output rows per work-item (1..4)
+#endif
+#ifndef XC_STRIP_W
+#define XC_STRIP_W 0   // 1: an item's columns are consecutive (CPUs: vectors within an item);
+#endif                 // 0: they are XC_WG_W apart (GPUs: neighbouring items, neighbouring data)
+#ifndef XC_BLOCK_K
+#define XC_BLOCK_K 4   // output channels per work-item, all within one group (1..16)
+#endif
+
+// ---------------------------------------------------------------------------------------------
+// Derived parameters
+
+#define XC_TILE_W (XC_WG_W * XC_BLOCK_W)  // output columns of a work-group
+#define XC_TILE_H (XC_WG_H * XC_BLOCK_H)  // output rows of a work-group
+#define XC_ITEM_STEP_W (XC_STRIP_W ? XC_BLOCK_W : 1)   // column step between work-items
+#define XC_BLOCK_STEP_W (XC_STRIP_W ? 1 : XC_WG_W)  // column step within a work-item
+#define XC_TILES_W ((XC_Q + XC_TILE_W - 1) / XC_TILE_W)
+#define XC_TILES_H ((XC_P + XC_TILE_H - 1) / XC_TILE_H)
+#define XC_KBLOCKS ((XC_KG + XC_BLOCK_K - 1) / XC_BLOCK_K)  // k-blocks per channel group
+#define XC_RS (XC_R * XC_S)
+#ifndef XC_CHUNK_C
+#define XC_CHUNK_C 4   // input channels of filters staged at a time (1..C/groups)
+#endif
+#define XC_WG_SIZE (XC_WG_W * XC_WG_H)
+#define XC_CHUNKS ((XC_CG + XC_CHUNK_C - 1) / XC_CHUNK_C)
+#define XC_STAGE_ELEMS (XC_CHUNK_C * XC_RS * XC_BLOCK_K)  // floats of one chunk's filters
+// Every column an item reads is inside the input: no padding and no partial tiles along q.
+#define XC_COLS_IN (XC_PAD_W == 0 && XC_Q % XC_TILE_W == 0)
+
+XC_FUNC int rb_min(int a, int b) { return a < b ? a : b; }
+XC_FUNC int rb_clamp(int v, int hi) { return v < 0 ? 0 : v > hi ? hi : v; }  // into [0, hi]
+
+// ---------------------------------------------------------------------------------------------
+// The kernel
+
+XC_KERNEL void direct_regblock(const XC_GLOBAL float *XC_RESTRICT x,
+                               const XC_GLOBAL float *XC_RESTRICT w,
+                               XC_GLOBAL float *XC_RESTRICT y)
+{
+    XC_LOCAL float wl[XC_STAGE_ELEMS];  // filters [c][r][s][k] of one chunk
+    const int tx = XC_LOCAL_ID(0);  // column within the tile, < XC_WG_W
+    const int ty = XC_LOCAL_ID(1);  // row block within the tile, < XC_WG_H
+    int g = XC_GROUP_ID(0);         // flat (n, group, k-block, tile row, tile column)
+    const int tile_q = (g % XC_TILES_W) * XC_TILE_W;
+    g /= XC_TILES_W;
+    const int tile_p = (g % XC_TILES_H) * XC_TILE_H;
+    g /= XC_TILES_H;
+    const int kb = g % (XC_GROUPS * XC_KBLOCKS);
+    const int n = g / (XC_GROUPS * XC_KBLOCKS);
+    const int grp = kb / XC_KBLOCKS;
+    const int k0 = grp * XC_KG + (kb % XC_KBLOCKS) * XC_BLOCK_K;  // first output channel
+    const int k_end = grp * XC_KG + XC_KG;                         // past the group's last
+    const int p0 = tile_p + ty * XC_BLOCK_H;
+    const int q0 = tile_q + tx * XC_ITEM_STEP_W;
+
+    // First input row and column of each output. Rows are clamped to the output (edge rows
+    // repeat the last one and are not stored); columns are tested against the input, and their
+    // addresses clamped, at each load.
+    int ih0[XC_BLOCK_H];
+    int iw0[XC_BLOCK_W];
+    for (int i = 0; i < XC_BLOCK_H; i++)
+        ih0[i] = rb_min(p0 + i, XC_P - 1) * XC_STRIDE_H - XC_PAD_H;
+    for (int j = 0; j < XC_BLOCK_W; j++)
+        iw0[j] = (q0 + j * XC_BLOCK_STEP_W) * XC_STRIDE_W - XC_PAD_W;
+    const int lid = ty * XC_WG_W + tx;
+
+    float acc[XC_BLOCK_K][XC_BLOCK_H][XC_BLOCK_W];
+    for (int kk = 0; kk < XC_BLOCK_K; kk++)
+        for (int i = 0; i < XC_BLOCK_H; i++)
+            for (int j = 0; j < XC_BLOCK_W; j++)
+                acc[kk][i][j] = 0.0f;
+
+    const XC_GLOBAL float *x_img = x + (n * XC_C + grp * XC_CG) * XC_H * XC_W;
+    for (int c0 = 0; c0 < XC_CG; c0 += XC_CHUNK_C) {
+        // Stage the chunk's filters; zeros past the group's channels and output channels.
+        for (int e = lid; e < XC_STAGE_ELEMS; e += XC_WG_SIZE) {
+            const int kk = e % XC_BLOCK_K;
+            const int rs = (e / XC_BLOCK_K) % XC_RS;
+            const int cc = e / (XC_BLOCK_K * XC_RS);
+            float v = 0.0f;
+            if (c0 + cc < XC_CG && k0 + kk < k_end)
+                v = w[((k0 + kk) * XC_CG + c0 + cc) * XC_RS + rs];
+            wl[e] = v;
+        }
+        XC_BARRIER();  // the chunk's filters are staged
+#pragma unroll
+        for (int cc = 0; cc < XC_CHUNK_C; cc++) {
+            // Channels past the group's last read the last channel's inputs, against zero filters.
+            const int c = XC_CG % XC_CHUNK_C == 0 ? c0 + cc : rb_min(c0 + cc, XC_CG - 1);
+            const XC_GLOBAL float *x_plane = x_img + c * XC_H * XC_W;
+#pragma unroll
+            for (int r = 0; r < XC_R; r++) {
+#pragma unroll
+                for (int s = 0; s < XC_S; s++) {
+#pragma unroll
+                    for (int i = 0; i < XC_BLOCK_H; i++) {
+                        const int ih = ih0[i] + r * XC_DIL_H;
+                        // With no padding every clamped row is inside: the test folds away.
+                        const bool row_in = XC_PAD_H == 0 || (ih >= 0 && ih < XC_H);
+                        const int ihc = XC_PAD_H == 0 ? ih : rb_clamp(ih, XC_H - 1);
+#pragma unroll
+                        for (int j = 0; j < XC_BLOCK_W; j++) {
+                            const int iw = iw0[j] + s * XC_DIL_W;
+                            // Unconditional loads from clamped addresses, then a select: no
+                            // divergence on GPUs, and vectorizable across work-items on CPUs.
+                            const bool in = row_in && (XC_COLS_IN || (iw >= 0 && iw < XC_W));
+                            const int iwc = XC_COLS_IN ? iw : rb_clamp(iw, XC_W - 1);
+                            const float v = x_plane[ihc * XC_W + iwc];
+                            const float xv = in ? v : 0.0f;
+#pragma unroll
+                            for (int kk = 0; kk < XC_BLOCK_K; kk++)
+                                acc[kk][i][j] = XC_FMA(
+                                    xv, wl[((cc * XC_R + r) * XC_S + s) * XC_BLOCK_K + kk],
+                                    acc[kk][i][j]);
+                        }
+                    }
+                }
+            }
+        }
+        XC_BARRIER();  // every work-item is done with the chunk's filters
+    }
+
+    for (int kk = 0; kk < XC_BLOCK_K; kk++) {
+        for (int i = 0; i < XC_BLOCK_H; i++) {
+            const int p = p0 + i;
+            for (int j = 0; j < XC_BLOCK_W; j++) {
+                const int q = q0 + j * XC_BLOCK_STEP_W;
+                if (k0 + kk < k_end && p < XC_P && q < XC_Q)
+                    y[((n * XC_K + k0 + kk) * XC_P + p) * XC_Q + q] = acc[kk][i][j];
+            }
+        }
+    }
+}
+

@@ -88,6 +88,7 @@ static xconv_status make_current(cuda_ctx *ctx, xconv_error *err)
     return XCONV_OK;
 }
 
+// Returns a monotonic host clock in milliseconds (for compile times).
 static double now_ms(void)
 {
     struct timespec ts;
@@ -663,10 +664,11 @@ static xconv_status cuda_launch(void *vctx, xconv_program *prog, const xconv_lau
         float f;
     } values[XCONV_MAX_ARGS];
     void *params[XCONV_MAX_ARGS];
+    memset(values, 0, sizeof values);
+    for (int i = 0; i < XCONV_MAX_ARGS; i++)
+        params[i] = &values[i];  // zeros past nargs when the driver cannot count parameters
     for (int i = 0; i < l->nargs; i++) {
         const xconv_arg *a = &l->args[i];
-        memset(&values[i], 0, sizeof values[i]);
-        params[i] = &values[i];
         switch (a->kind) {
         case XCONV_ARG_BUFFER: values[i].ptr = a->buf ? a->buf->ptr : 0; break;
         case XCONV_ARG_INT: values[i].i = a->i; break;

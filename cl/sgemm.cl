@@ -65,6 +65,9 @@
 #ifndef XC_GEMM_B_MODE
 #define XC_GEMM_B_MODE 0    // where B comes from: 0 memory, 1 gathered, 2 gathered by table
 #endif
+#ifndef XC_GEMM_TABLE_CONST
+#define XC_GEMM_TABLE_CONST 0  // mode 2: the table in constant memory (1; 2*K ints must fit)
+#endif                         // or in global memory (0)
 #if !defined(XC_GEMM_M) || !defined(XC_GEMM_K)
 #error "sgemm.cl needs XC_GEMM_M and XC_GEMM_K"
 #endif
@@ -130,6 +133,16 @@
 #endif
 #if XC_GEMM_B_MODE != 0 && XC_GEMM_VEC_B != 1
 #error "sgemm.cl: gathered B is loaded one float at a time"
+#endif
+
+// Mode 2's offset table (2*K ints): a constant-memory array or a global pointer, passed along as
+// `xc_gemm_table` either way; modes 0 and 1 pass a null global pointer.
+#if XC_GEMM_B_MODE == 2 && XC_GEMM_TABLE_CONST
+#define XC_GEMM_TABLE_ARRAY XC_CONSTANT_ARRAY(int, xc_gemm_table, 2 * XC_GEMM_K)
+XC_GEMM_TABLE_ARRAY
+#define XC_GEMM_TABLE_PARAM XC_CONSTANT_PARAM(int, xc_gemm_table)
+#else
+#define XC_GEMM_TABLE_PARAM const XC_GLOBAL int *XC_RESTRICT xc_gemm_table
 #endif
 
 // The local memory of both K-step buffers, declared in each entry point (OpenCL 1.2 allows
@@ -211,9 +224,9 @@ XC_FUNC xc_gemm_col xc_gemm_b_column(const int j, const int cols)
 }
 
 // Loads rows [k0, k0 + TILE_K) of this work-item's column(s) of B into regs (zeros outside B
-// and in the padding). `table` is mode 2's offset table, unused otherwise.
+// and in the padding). xc_gemm_table is mode 2's offset table, unused otherwise.
 XC_FUNC void xc_gemm_load_b(const XC_GLOBAL float *XC_RESTRICT b,
-                            const XC_GLOBAL int *XC_RESTRICT table, const xc_gemm_col col,
+                            XC_GEMM_TABLE_PARAM, const xc_gemm_col col,
                             const int k0, const int tid, float *regs)
 {
     const int first_row = tid / XC_GEMM_B_VECS_N;  // row of the first load, < ROWS_PER_PASS
@@ -243,8 +256,8 @@ XC_FUNC void xc_gemm_load_b(const XC_GLOBAL float *XC_RESTRICT b,
         const int dw = s * XC_DIL_W;
         const int offset = c * XC_H * XC_W + dh * XC_W + dw;
 #else
-        const int offset = table[kc];                    // c*H*W + dh*W + dw
-        const int packed = table[XC_GEMM_K + kc];        // dh << 16 | dw
+        const int offset = xc_gemm_table[kc];              // c*H*W + dh*W + dw
+        const int packed = xc_gemm_table[XC_GEMM_K + kc];  // dh << 16 | dw
         const int dh = packed >> 16;
         const int dw = packed & 0xffff;
 #endif
@@ -360,7 +373,7 @@ XC_FUNC void xc_gemm_store_c(XC_GLOBAL float *XC_RESTRICT c, const int row0, con
 // work-item reaches every barrier: columns and rows out of range only mask loads and stores.
 XC_FUNC void xc_gemm_body(const XC_GLOBAL float *XC_RESTRICT a,
                           const XC_GLOBAL float *XC_RESTRICT b,
-                          const XC_GLOBAL int *XC_RESTRICT table, XC_GLOBAL float *XC_RESTRICT c,
+                          XC_GEMM_TABLE_PARAM, XC_GLOBAL float *XC_RESTRICT c,
                           const int cols, XC_LOCAL_PTR float *lds)
 {
     const int tx = XC_LOCAL_ID(0);                     // column work-item, bound THREADS_N
@@ -371,7 +384,6 @@ XC_FUNC void xc_gemm_body(const XC_GLOBAL float *XC_RESTRICT a,
     const int group = XC_GROUP_ID(2);                  // group, bound the launch's third size
     a += group * XC_GEMM_A_GROUP_STRIDE;
     b += group * XC_GEMM_B_GROUP_STRIDE;
-    c += group * XC_GEMM_C_GROUP_STRIDE;
     const xc_gemm_col col =
         xc_gemm_b_column(col0 + (tid % XC_GEMM_B_VECS_N) * XC_GEMM_VEC_B, cols);
 
@@ -383,7 +395,7 @@ XC_FUNC void xc_gemm_body(const XC_GLOBAL float *XC_RESTRICT a,
     float b_regs[XC_GEMM_B_LOADS * XC_GEMM_VEC_B];
 
     xc_gemm_load_a(a, row0, 0, tid, a_regs);
-    xc_gemm_load_b(b, table, col, 0, tid, b_regs);
+    xc_gemm_load_b(b, xc_gemm_table, col, 0, tid, b_regs);
     xc_gemm_store_a(lds, tid, a_regs);
     xc_gemm_store_b(lds + XC_GEMM_A_TILE, tid, b_regs);
     XC_BARRIER();
@@ -393,7 +405,7 @@ XC_FUNC void xc_gemm_body(const XC_GLOBAL float *XC_RESTRICT a,
         XC_LOCAL_PTR float *now = lds + (step % 2) * XC_GEMM_BUFFER;
         XC_LOCAL_PTR float *next = lds + ((step + 1) % 2) * XC_GEMM_BUFFER;
         xc_gemm_load_a(a, row0, (step + 1) * XC_GEMM_TILE_K, tid, a_regs);
-        xc_gemm_load_b(b, table, col, (step + 1) * XC_GEMM_TILE_K, tid, b_regs);
+        xc_gemm_load_b(b, xc_gemm_table, col, (step + 1) * XC_GEMM_TILE_K, tid, b_regs);
         xc_gemm_multiply(now, now + XC_GEMM_A_TILE, tx, ty, acc);
         xc_gemm_store_a(next, tid, a_regs);
         xc_gemm_store_b(next + XC_GEMM_A_TILE, tid, b_regs);
@@ -402,7 +414,7 @@ XC_FUNC void xc_gemm_body(const XC_GLOBAL float *XC_RESTRICT a,
 #endif
     XC_LOCAL_PTR float *last = lds + ((XC_GEMM_K_STEPS - 1) % 2) * XC_GEMM_BUFFER;
     xc_gemm_multiply(last, last + XC_GEMM_A_TILE, tx, ty, acc);
-    xc_gemm_store_c(c, row0, col0, cols, tx, ty, acc);
+    xc_gemm_store_c(c + group * XC_GEMM_C_GROUP_STRIDE, row0, col0, cols, tx, ty, acc);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -429,13 +441,13 @@ XC_KERNEL void implicit_gemm(const XC_GLOBAL float *XC_RESTRICT x,
                  (XC_LOCAL_PTR float *)lds);
 }
 #else
-// implicit_gemm with each row's input offset from `table` (cl/implicit_precomp.cl builds it).
+// implicit_gemm with each row's input offset from the table cl/implicit_precomp.cl builds.
 XC_KERNEL void implicit_precomp(const XC_GLOBAL float *XC_RESTRICT x,
                                 const XC_GLOBAL float *XC_RESTRICT w,
                                 XC_GLOBAL float *XC_RESTRICT y,
-                                const XC_GLOBAL int *XC_RESTRICT table)
+                                XC_GEMM_TABLE_PARAM)
 {
     XC_GEMM_DECLARE_LOCAL(lds);
-    xc_gemm_body(w, x, table, y, XC_N * XC_P * XC_Q, (XC_LOCAL_PTR float *)lds);
+    xc_gemm_body(w, x, xc_gemm_table, y, XC_N * XC_P * XC_Q, (XC_LOCAL_PTR float *)lds);
 }
 #endif

@@ -220,6 +220,7 @@ xconv_status xconv_gemm_plan_step(const xconv_device_info *info, const xconv_gem
         {"XC_GEMM_VEC_B", vec_b},
         {"XC_GEMM_VEC_C", vec_c},
         {"XC_GEMM_UNROLL_K", unroll},
+        {"XC_GEMM_TABLE_CONST", xconv_gemm_table_const(info, L)},
     };
     for (size_t i = 0; i < sizeof defines / sizeof defines[0]; i++) {
         xconv_status st = xconv_plan_define(plan, defines[i].name, defines[i].value, err);
@@ -236,6 +237,13 @@ xconv_status xconv_gemm_plan_step(const xconv_device_info *info, const xconv_gem
     xconv_step_set_3d(step, global, local);
     step->local_mem_bytes = xconv_gemm_local_bytes(t);
     return XCONV_OK;
+}
+
+bool xconv_gemm_table_const(const xconv_device_info *info, const xconv_gemm_layout *L)
+{
+    uint64_t bytes = 2 * (uint64_t)L->k * sizeof(int32_t);
+    return L->mode == XCONV_GEMM_B_TABLE && bytes <= info->const_mem_bytes &&
+           bytes <= XCONV_GEMM_CONST_TABLE_MAX;
 }
 
 void xconv_gemm_step_set_cols(xconv_step *step, const xconv_plan *plan, int64_t cols)

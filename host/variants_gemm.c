@@ -193,11 +193,21 @@ static xconv_status plan_implicit_precomp(const xconv_device *dev, const xconv_p
     xconv_step *step = xconv_plan_add_step(plan, "implicit_precomp", "implicit_precomp_table");
     xconv_step_set_1d(step, (size_t)rows,
                       xconv_fit_work_group(&dev->info, xconv_round_up(64, multiple)));
-    snprintf(plan->summary, sizeof plan->summary, "offset table of %lld rows (%zu bytes)",
-             (long long)rows, plan->workspace_bytes);
     xconv_gemm_layout L = conv_layout(p, XCONV_GEMM_B_TABLE, p->n);
     L.b_group_stride = p->c / p->groups * p->h * p->w;
+    snprintf(plan->summary, sizeof plan->summary, "offset table of %lld rows (%zu bytes, %s)",
+             (long long)rows, plan->workspace_bytes,
+             xconv_gemm_table_const(&dev->info, &L) ? "constant memory" : "global memory");
     return plan_gemm_step(dev, &L, "implicit_precomp", "implicit GEMM", plan, err);
+}
+
+// Returns true when the plan keeps the table in constant memory (XC_GEMM_TABLE_CONST).
+static bool plan_constant_table(const xconv_plan *plan)
+{
+    for (int i = 0; i < plan->ndefines; i++)
+        if (strcmp(plan->defines[i].name, "XC_GEMM_TABLE_CONST") == 0)
+            return plan->defines[i].value != 0;
+    return false;
 }
 
 // Builds the table into the workspace, then runs the GEMM that reads it.
@@ -210,8 +220,10 @@ static xconv_status run_implicit_precomp(xconv_device *dev, const xconv_problem 
     xconv_status st = xconv_plan_launch(dev, plan, 0, table_args, 1, err);
     if (st != XCONV_OK)
         return st;
-    const xconv_arg args[] = {XCONV_ARG_BUF(t->x), XCONV_ARG_BUF(t->w), XCONV_ARG_BUF(t->y),
-                              XCONV_ARG_BUF(t->workspace)};
+    xconv_arg args[] = {XCONV_ARG_BUF(t->x), XCONV_ARG_BUF(t->w), XCONV_ARG_BUF(t->y),
+                        XCONV_ARG_BUF(t->workspace)};
+    if (plan_constant_table(plan))
+        args[3] = XCONV_ARG_CONST(t->workspace, plan->workspace_bytes, "xc_gemm_table");
     return xconv_plan_launch(dev, plan, 1, args, 4, err);
 }
 

@@ -1,0 +1,412 @@
+// SPDX-License-Identifier: MIT
+// Tests the GEMM planner with synthetic devices (tiles within every limit, narrow products get
+// narrow tiles, im2col chunks under small allocations, huge SGEMMs refused), then, where an
+// OpenCL device is present, runs a chunked im2col_gemm and GPU-sized tiles on odd sizes against
+// float64, and, where NVRTC is present, compiles the GPU plans and checks they keep their
+// accumulators in registers.
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan_gemm.h"
+#include "tests/check.h"
+#include "validate/harness.h"
+#include "validate/reference.h"
+#include "variant.h"
+#ifdef XCONV_HAVE_CUDA
+#include "cuda/nvrtc_compile.h"
+#endif
+
+// ---------------------------------------------------------------------------------------------
+// Synthetic devices
+
+// A GPU like an H100: 48 KiB local memory per work-group, 1024 work-items, warps of 32.
+static xconv_device_info gpu_info(void)
+{
+    xconv_device_info i = {.is_gpu = true, .compute_units = 132, .local_mem_bytes = 48 << 10,
+                           .max_alloc_bytes = 20ull << 30, .global_mem_bytes = 80ull << 30,
+                           .const_mem_bytes = 64 << 10,
+                           .max_work_group_size = 1024, .max_work_item_sizes = {1024, 1024, 64},
+                           .preferred_multiple = 32};
+    snprintf(i.name, sizeof i.name, "synthetic GPU");
+    return i;
+}
+
+// A CPU as PoCL reports one: 2 cores, 1 MiB "local" memory, work-groups up to 4096.
+static xconv_device_info cpu_info(void)
+{
+    xconv_device_info i = {.is_cpu = true, .compute_units = 2, .local_mem_bytes = 1 << 20,
+                           .max_alloc_bytes = 1ull << 30, .global_mem_bytes = 4ull << 30,
+                           .max_work_group_size = 4096,
+                           .max_work_item_sizes = {4096, 4096, 4096}, .preferred_multiple = 8};
+    snprintf(i.name, sizeof i.name, "synthetic CPU");
+    return i;
+}
+
+// A small GPU: 16 KiB local memory, 256 work-items, 128 per dimension.
+static xconv_device_info small_gpu_info(void)
+{
+    xconv_device_info i = gpu_info();
+    i.compute_units = 8;
+    i.local_mem_bytes = 16 << 10;
+    i.max_work_group_size = 256;
+    i.max_work_item_sizes[0] = i.max_work_item_sizes[1] = 128;
+    i.max_alloc_bytes = 128ull << 20;
+    i.global_mem_bytes = 1ull << 30;
+    snprintf(i.name, sizeof i.name, "synthetic small GPU");
+    return i;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Plans within limits
+
+static const char *const gemm_names[] = {"im2col_gemm", "implicit_gemm", "implicit_precomp",
+                                         "gemm_1x1"};
+
+// Returns the value of define name in plan, or -1.
+static long long define_of(const xconv_plan *plan, const char *name)
+{
+    for (int i = 0; i < plan->ndefines; i++)
+        if (strcmp(plan->defines[i].name, name) == 0)
+            return plan->defines[i].value;
+    return -1;
+}
+
+// The tiles a plan's defines describe.
+static xconv_gemm_tiles tiles_of(const xconv_plan *plan)
+{
+    return (xconv_gemm_tiles){
+        (int)define_of(plan, "XC_GEMM_TILE_M"), (int)define_of(plan, "XC_GEMM_TILE_N"),
+        (int)define_of(plan, "XC_GEMM_TILE_K"), (int)define_of(plan, "XC_GEMM_WPT_M"),
+        (int)define_of(plan, "XC_GEMM_WPT_N"), (int)define_of(plan, "XC_GEMM_VW"),
+        (int)define_of(plan, "XC_GEMM_PAD")};
+}
+
+// Checks every step of plan against info's limits.
+static void check_plan_limits(const char *label, const xconv_device_info *info,
+                              const xconv_plan *plan)
+{
+    for (int s = 0; s < plan->nsteps; s++) {
+        const xconv_step *step = &plan->steps[s];
+        size_t volume = step->local[0] * step->local[1] * step->local[2];
+        CHECK_MSG(volume <= info->max_work_group_size, "%s step %d: %zu work-items", label, s,
+                  volume);
+        for (int d = 0; d < 3; d++) {
+            CHECK_MSG(step->local[d] >= 1 && step->global[d] % step->local[d] == 0,
+                      "%s step %d dim %d: global %zu, local %zu", label, s, d, step->global[d],
+                      step->local[d]);
+            CHECK_MSG(!info->max_work_item_sizes[d] || step->local[d] <= info->max_work_item_sizes[d],
+                      "%s step %d dim %d: local %zu", label, s, d, step->local[d]);
+        }
+        CHECK_MSG(step->local_mem_bytes <= info->local_mem_bytes, "%s step %d: %zu local bytes",
+                  label, s, step->local_mem_bytes);
+    }
+    CHECK_MSG(plan->workspace_bytes <= info->max_alloc_bytes, "%s: workspace %zu", label,
+              plan->workspace_bytes);
+    xconv_gemm_tiles t = tiles_of(plan);
+    char why[256] = "";
+    CHECK_MSG(xconv_gemm_tiles_fit(info, &t, (xconv_gemm_mode)define_of(plan, "XC_GEMM_B_MODE"),
+                                   (int)define_of(plan, "XC_GEMM_VEC_B"), why, sizeof why),
+              "%s: %s", label, why);
+}
+
+// Plans every GEMM variant for every shape of both suites on info and checks the limits.
+static void test_suites_fit(const xconv_device_info *info)
+{
+    xconv_device dev = {.info = *info};
+    const char *suites[] = {"small", "standard"};
+    int planned = 0;
+    for (size_t s = 0; s < 2; s++) {
+        int count = 0;
+        const xconv_named_shape *shapes = xconv_suite_find(suites[s], &count);
+        for (int i = 0; i < count; i++) {
+            xconv_problem p;
+            xconv_error err;
+            CHECK(xconv_shape_parse(shapes[i].spec, &p, &err) == XCONV_OK);
+            for (size_t v = 0; v < sizeof gemm_names / sizeof gemm_names[0]; v++) {
+                const xconv_variant *var = xconv_variant_find(gemm_names[v], &err);
+                CHECK(var != NULL);
+                char reason[256], label[384];
+                if (!var || (var->applies && !var->applies(&dev, &p, reason, sizeof reason)))
+                    continue;
+                static xconv_plan plan;
+                memset(&plan, 0, sizeof plan);
+                snprintf(label, sizeof label, "%s %s on %s", gemm_names[v], shapes[i].name,
+                         info->name);
+                xconv_status st = var->plan(&dev, &p, &plan, &err);
+                CHECK_MSG(st == XCONV_OK, "%s: %s", label, err.msg);
+                if (st == XCONV_OK)
+                    check_plan_limits(label, info, &plan), planned++;
+            }
+        }
+    }
+    CHECK(planned > 40);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tile choices
+
+static xconv_gemm_tiles choose(const xconv_device_info *info, int64_t m, int64_t n, int64_t k)
+{
+    xconv_gemm_layout L = {.mode = XCONV_GEMM_B_MEMORY, .m = m, .n = n, .k = k, .lda = k,
+                           .ldb = n, .ldc = n, .seg = n, .groups = 1};
+    xconv_gemm_tiles t = {0};
+    CHECK_MSG(xconv_gemm_choose_tiles(info, &L, &t), "no tiles for %lldx%lldx%lld on %s",
+              (long long)m, (long long)n, (long long)k, info->name);
+    return t;
+}
+
+static void test_tile_choices(void)
+{
+    xconv_device_info gpu = gpu_info(), cpu = cpu_info(), small = small_gpu_info();
+    xconv_gemm_tiles t = choose(&gpu, 8192, 8192, 8192);
+    CHECK_MSG(t.tile_m == 128 && t.tile_n == 128 && t.wpt_m == 8 && t.wpt_n == 8,
+              "8192^3 on a GPU got %dx%d tiles, %dx%d per work-item", t.tile_m, t.tile_n,
+              t.wpt_m, t.wpt_n);
+    t = choose(&gpu, 6, 1936 * 10000, 25);  // ece408_c1: 6 filters
+    CHECK_MSG(t.tile_m <= 16, "6 rows got tile_m %d", t.tile_m);
+    t = choose(&gpu, 64, 64, 64);  // one small product: keep compute units busy
+    CHECK_MSG(t.tile_m * t.tile_n <= 64 * 64, "64^3 got %dx%d tiles", t.tile_m, t.tile_n);
+    t = choose(&small, 4096, 4096, 4096);
+    CHECK_MSG(xconv_gemm_threads(&t) <= 256 && xconv_gemm_local_bytes(&t) <= 16 << 10,
+              "small GPU got %zu work-items, %zu local bytes", xconv_gemm_threads(&t),
+              xconv_gemm_local_bytes(&t));
+    t = choose(&cpu, 1024, 1024, 1024);
+    CHECK(xconv_gemm_threads(&t) <= 4096);
+
+    xconv_device_info none = small;
+    none.local_mem_bytes = 256;
+    xconv_gemm_layout L = {.mode = XCONV_GEMM_B_MEMORY, .m = 64, .n = 64, .k = 64, .lda = 64,
+                           .ldb = 64, .ldc = 64, .seg = 64, .groups = 1};
+    CHECK(!xconv_gemm_choose_tiles(&none, &L, &t));
+    char why[256] = "";
+    xconv_gemm_tiles big = {128, 128, 16, 8, 8, 4, 4};
+    CHECK(!xconv_gemm_tiles_fit(&small, &big, XCONV_GEMM_B_MEMORY, 4, why, sizeof why));
+    CHECK_CONTAINS(why, "local memory");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Chunks and refusals
+
+static void test_chunks(void)
+{
+    xconv_device dev = {.info = gpu_info()};
+    xconv_problem p;
+    xconv_error err;
+    CHECK(xconv_shape_parse("n=8,c=16,h=32,w=32,k=8,r=3,pad=1", &p, &err) == XCONV_OK);
+    size_t image_bytes = 16 * 9 * 32 * 32 * sizeof(float);
+    dev.info.max_alloc_bytes = 3 * image_bytes + 100;  // three images a pass: 3, 3, 2
+    const xconv_variant *v = xconv_variant_find("im2col_gemm", &err);
+    static xconv_plan plan;
+    CHECK(v && xconv_variant_plan(v, &dev, &p, &plan, &err) == XCONV_OK);
+    CHECK_MSG(plan.batch_chunk == 3, "chunk %lld", (long long)plan.batch_chunk);
+    CHECK(plan.workspace_bytes == 3 * image_bytes);
+    CHECK(define_of(&plan, "XC_GEMM_N") == 3 * 32 * 32);
+
+    dev.info.max_alloc_bytes = image_bytes - 1;  // not even one image
+    CHECK(xconv_variant_plan(v, &dev, &p, &plan, &err) == XCONV_ERR_NOT_APPLICABLE);
+    CHECK_CONTAINS(err.msg, "workspace");
+
+    dev.info = small_gpu_info();
+    CHECK(xconv_sgemm_plan(&dev, 8192, 8192, 8192, &plan, &err) == XCONV_ERR_OUT_OF_MEMORY);
+    CHECK_CONTAINS(err.msg, "per allocation");
+    dev.info = gpu_info();
+    CHECK(xconv_sgemm_plan(&dev, 70000, 70000, 70000, &plan, &err) == XCONV_ERR_OUT_OF_MEMORY);
+    CHECK(xconv_sgemm_plan(&dev, 8192, 8192, 8192, &plan, &err) == XCONV_OK);
+    CHECK(xconv_sgemm_plan(&dev, 0, 8, 8, &plan, &err) == XCONV_ERR_INVALID);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Running on a device
+
+// Opens the default OpenCL device, or returns NULL (the run tests are then skipped).
+static xconv_device *open_device(void)
+{
+    static xconv_device_list list;
+    xconv_error err;
+    xconv_devices_list(&list);
+    for (int i = 0; i < list.count; i++)
+        if (list.devices[i].backend == XCONV_BACKEND_OPENCL)
+            return xconv_device_open(&list.devices[i], &err);
+    return NULL;
+}
+
+// Runs variant `name` for spec on dev and checks every element against float64.
+static void check_variant_run(xconv_device *dev, const char *name, const char *spec)
+{
+    xconv_problem p;
+    xconv_error err;
+    CHECK(xconv_shape_parse(spec, &p, &err) == XCONV_OK);
+    const xconv_variant *v = xconv_variant_find(name, &err);
+    size_t xn = (size_t)xconv_problem_x_elems(&p), wn = (size_t)xconv_problem_w_elems(&p);
+    size_t yn = (size_t)xconv_problem_y_elems(&p);
+    float *x = malloc(xn * sizeof *x), *w = malloc(wn * sizeof *w), *y = malloc(yn * sizeof *y);
+    double *ref = malloc(yn * sizeof *ref), *norm = malloc(yn * sizeof *norm);
+    CHECK(v && x && w && y && ref && norm);
+    if (v && x && w && y && ref && norm) {
+        xconv_random_fill(x, xn, 7, 1);
+        xconv_random_fill(w, wn, 7, 2);
+        double ms = 0;
+        xconv_status st = xconv_run_once(dev, v, &p, x, w, y, &ms, &err);
+        CHECK_MSG(st == XCONV_OK, "%s %s: %s", name, spec, err.msg);
+        CHECK(xconv_reference_conv(&p, x, w, ref, norm, 0, &err) == XCONV_OK);
+        xconv_compare_result res;
+        xconv_compare_full(y, ref, norm, (int64_t)yn, &res);
+        CHECK_MSG(st != XCONV_OK || (res.nonfinite == 0 && res.max_norm_err <= 1e-5),
+                  "%s %s: %lld non-finite, error %.3g", name, spec, (long long)res.nonfinite,
+                  res.max_norm_err);
+    }
+    free(x), free(w), free(y), free(ref), free(norm);
+}
+
+// im2col_gemm over 5 images, 2 a pass (the last pass partial), against float64.
+static void test_chunked_run(xconv_device *dev)
+{
+    const char *spec = "n=5,c=3,h=13,w=11,k=7,r=3,stride=2,pad=1";
+    uint64_t saved = dev->info.max_alloc_bytes;
+    size_t image_bytes = 3 * 9 * 7 * 6 * sizeof(float);
+    dev->info.max_alloc_bytes = 2 * image_bytes + 100;  // x (8580 bytes) still fits
+    xconv_problem p;
+    xconv_error err;
+    static xconv_plan plan;
+    CHECK(xconv_shape_parse(spec, &p, &err) == XCONV_OK);
+    CHECK(xconv_variant_plan(xconv_variant_find("im2col_gemm", &err), dev, &p, &plan, &err) ==
+          XCONV_OK);
+    CHECK_MSG(plan.batch_chunk == 2, "chunk %lld", (long long)plan.batch_chunk);
+    check_variant_run(dev, "im2col_gemm", spec);
+    dev->info.max_alloc_bytes = saved;
+}
+
+// Our SGEMM on raw odd-sized matrices against float64.
+static void check_sgemm_run(xconv_device *dev, int64_t m, int64_t n, int64_t k)
+{
+    xconv_error err;
+    static xconv_plan plan;
+    CHECK_MSG(xconv_sgemm_plan(dev, m, n, k, &plan, &err) == XCONV_OK, "%s", err.msg);
+    xconv_problem p = xconv_problem_default();  // C = A*B as a 1x1 convolution
+    p.n = 1, p.c = k, p.h = 1, p.w = n, p.k = m, p.r = p.s = 1;
+    size_t an = (size_t)(m * k), bn = (size_t)(k * n), cn = (size_t)(m * n);
+    float *a = malloc(an * 4), *b = malloc(bn * 4), *c = malloc(cn * 4);
+    double *ref = malloc(cn * 8), *norm = malloc(cn * 8);
+    xconv_buffer *da = NULL, *db = NULL, *dc = NULL;
+    const xconv_backend_iface *be = dev->be;
+    xconv_random_fill(a, an, 3, 2);
+    xconv_random_fill(b, bn, 3, 1);
+    xconv_status st = be->buffer_alloc(dev->ctx, an * 4, &da, &err);
+    st = st ? st : be->buffer_alloc(dev->ctx, bn * 4, &db, &err);
+    st = st ? st : be->buffer_alloc(dev->ctx, cn * 4, &dc, &err);
+    st = st ? st : be->buffer_write(dev->ctx, da, 0, an * 4, a, &err);
+    st = st ? st : be->buffer_write(dev->ctx, db, 0, bn * 4, b, &err);
+    st = st ? st : be->buffer_fill(dev->ctx, dc, cn, NAN, &err);
+    st = st ? st : xconv_sgemm_run(dev, &plan, da, db, dc, &err);
+    st = st ? st : be->buffer_read(dev->ctx, dc, 0, cn * 4, c, &err);
+    CHECK_MSG(st == XCONV_OK, "sgemm %lldx%lldx%lld: %s", (long long)m, (long long)n,
+              (long long)k, err.msg);
+    CHECK(xconv_reference_conv(&p, b, a, ref, norm, 0, &err) == XCONV_OK);
+    xconv_compare_result res;
+    xconv_compare_full(c, ref, norm, (int64_t)cn, &res);
+    CHECK_MSG(res.nonfinite == 0 && res.max_norm_err <= 1e-5,
+              "sgemm %lldx%lldx%lld (%s): %lld non-finite, error %.3g", (long long)m,
+              (long long)n, (long long)k, plan.summary, (long long)res.nonfinite,
+              res.max_norm_err);
+    be->buffer_free(dev->ctx, da), be->buffer_free(dev->ctx, db), be->buffer_free(dev->ctx, dc);
+    free(a), free(b), free(c), free(ref), free(norm);
+}
+
+// The GPU's large tiles (forced through XCONV_GEMM_TILES) on sizes that are not multiples of
+// them, and the edge shapes every variant must handle.
+static void test_runs(xconv_device *dev)
+{
+    static const char *const tiles[] = {"", "128,128,16,8,8", "64,128,8,8,8", "16,64,16,4,4",
+                                        "32,32,16,4,4,1"};
+    static const char *const specs[] = {
+        "n=3,c=5,h=31,w=17,k=7,r=4,s=2,stride_h=2,stride_w=3,pad_h=2,pad_w=1,dil_h=2,dil_w=1",
+        "n=2,c=16,h=20,w=20,k=16,r=3,groups=16,pad=1",
+        "n=1,c=3,h=33,w=65,k=129,r=3",
+        "n=2,c=67,h=9,w=13,k=33,r=1",
+    };
+    for (size_t t = 0; t < sizeof tiles / sizeof tiles[0]; t++) {
+        setenv("XCONV_GEMM_TILES", tiles[t], 1);
+        check_sgemm_run(dev, 131, 67, 45);
+        check_sgemm_run(dev, 64, 128, 32);
+        for (size_t s = 0; s < sizeof specs / sizeof specs[0]; s++)
+            for (size_t v = 0; v < sizeof gemm_names / sizeof gemm_names[0]; v++)
+                if (v != 3 || s == 3)
+                    check_variant_run(dev, gemm_names[v], specs[s]);
+    }
+    unsetenv("XCONV_GEMM_TILES");
+}
+
+// ---------------------------------------------------------------------------------------------
+// NVRTC: the GPU plans compile and keep their accumulators in registers
+
+#ifdef XCONV_HAVE_CUDA
+// Compiles the GEMM step of plan for sm_90; returns false when NVRTC is missing.
+static bool check_ptx(const char *label, const xconv_plan *plan)
+{
+    const xconv_step *step = &plan->steps[plan->nsteps - 1];
+    char options[4096];
+    xconv_plan_options(plan, options, sizeof options);
+    xconv_nvrtc_image img;
+    xconv_error err;
+    xconv_status st = xconv_nvrtc_compile(xconv_kernel_source(step->source), options, 9, 0,
+                                          false, &img, &err);
+    if (st == XCONV_ERR_UNAVAILABLE)
+        return false;
+    CHECK_MSG(st == XCONV_OK, "%s: %s", label, err.msg);
+    if (st == XCONV_OK)
+        CHECK_MSG(strstr(img.ptx, "__local_depot") == NULL,
+                  "%s: private arrays spill to local memory (%s)", label, plan->summary);
+    xconv_nvrtc_image_free(&img);
+    return true;
+}
+
+static void test_nvrtc(void)
+{
+    xconv_device dev = {.info = gpu_info()};
+    dev.info.backend = XCONV_BACKEND_CUDA;
+    static xconv_plan plan;
+    xconv_error err;
+    CHECK(xconv_sgemm_plan(&dev, 4096, 4096, 4096, &plan, &err) == XCONV_OK);
+    if (!check_ptx("sgemm 4096^3", &plan)) {
+        printf("NVRTC not available: GPU plans not compiled\n");
+        return;
+    }
+    int count = 0, compiled = 1;
+    const xconv_named_shape *shapes = xconv_suite_find("standard", &count);
+    for (int i = 0; i < count; i++) {
+        xconv_problem p;
+        CHECK(xconv_shape_parse(shapes[i].spec, &p, &err) == XCONV_OK);
+        for (size_t v = 0; v < sizeof gemm_names / sizeof gemm_names[0]; v++) {
+            const xconv_variant *var = xconv_variant_find(gemm_names[v], &err);
+            char label[128];
+            snprintf(label, sizeof label, "%s %s", gemm_names[v], shapes[i].name);
+            if (xconv_variant_plan(var, &dev, &p, &plan, &err) == XCONV_OK)
+                compiled += check_ptx(label, &plan);
+        }
+    }
+    printf("NVRTC: %d GPU plans compiled for sm_90\n", compiled);
+}
+#endif
+
+int main(void)
+{
+    xconv_device_info gpu = gpu_info(), cpu = cpu_info(), small = small_gpu_info();
+    test_suites_fit(&gpu);
+    test_suites_fit(&cpu);
+    test_suites_fit(&small);
+    test_tile_choices();
+    test_chunks();
+#ifdef XCONV_HAVE_CUDA
+    test_nvrtc();
+#endif
+    xconv_device *dev = open_device();
+    if (dev) {
+        test_chunked_run(dev);
+        test_runs(dev);
+        xconv_device_close(dev);
+    } else {
+        printf("no OpenCL device: run tests skipped\n");
+    }
+    return check_summary("test_plan_gemm");
+}

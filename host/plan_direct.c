@@ -91,7 +91,7 @@ static int pick_chunk(xconv_direct_kind kind, const xconv_device_info *info,
     int64_t acc = (int64_t)t->block_k * t->block_h * t->block_w;
     for (int chunk = cg; chunk >= 1; chunk--) {
         int chunks = ceil_div(cg, chunk);
-        if (chunk < cg && ceil_div(cg, chunk - 1) == chunks)
+        if (chunk > 1 && ceil_div(cg, chunk - 1) == chunks)
             continue;  // a smaller chunk with the same count wastes less: try it
         t->chunk_c = chunk;
         if (acc * chunk * p->r * p->s <= UNROLL_MAX &&
@@ -133,6 +133,10 @@ static double model_cost(xconv_direct_kind kind, const xconv_device_info *info,
     stage += barriers * BARRIER_COST / t->chunk_c;
     per_fma += stage / fmas;
 
+    // Neighbouring work-items along q read neighbouring addresses: fewer than 8 of them waste
+    // most of each memory transaction (GPUs) or vector (CPUs, where PoCL vectorizes along q).
+    per_fma *= 1.0 + 2.0 / t->wg_w;
+
     // Work-groups rounded up to the device's preferred multiple, and too little parallelism.
     size_t multiple = info->preferred_multiple ? info->preferred_multiple : 1;
     double wg_eff = wg / (double)xconv_round_up((size_t)wg, multiple);
@@ -141,7 +145,11 @@ static double model_cost(xconv_direct_kind kind, const xconv_device_info *info,
                               : fmin(1.0, groups * wg / (cus * 1024.0)) *
                                     fmin(1.0, groups / (2 * cus));
     // Past half the local memory a GPU holds one work-group per compute unit.
+    // Small work-groups leave a GPU's units short of threads (they hold a bounded number of
+    // work-groups each).
     double occupancy = !info->is_cpu && t->local_mem_bytes * 2 > info->local_mem_bytes ? 1.3 : 1.0;
+    if (!info->is_cpu && wg < 4.0 * (double)multiple)
+        occupancy *= 1.0 + (4.0 * (double)multiple - wg) / (16.0 * (double)multiple);
     return waste * per_fma * occupancy / (wg_eff * fmax(par, 1e-3));
 }
 
@@ -181,14 +189,23 @@ xconv_status xconv_direct_choose(const xconv_device_info *info, const xconv_prob
     int acc_max = info->is_cpu ? ACC_MAX_CPU : ACC_MAX_GPU;
     size_t max_wg = info->max_work_group_size ? info->max_work_group_size : 1;
     bool found = false;
-    for (int a = 0; a < COUNT(wg_sizes); a++)
-        for (int b = 0; b < COUNT(wg_sizes); b++)
+    // Work-group sides: powers of two, and (index COUNT(wg_sizes)) the one that covers the
+    // output exactly with the block size at hand.
+    for (int a = 0; a <= COUNT(wg_sizes); a++)
+        for (int b = 0; b <= COUNT(wg_sizes); b++)
             for (int bw = 0; bw < COUNT(block_sizes); bw++)
                 for (int bh = 0; bh < COUNT(block_sizes); bh++)
                     for (int bk = 1; bk <= kg && bk <= acc_max; bk++) {
-                        xconv_direct_tiling t = {.wg_w = wg_sizes[a], .wg_h = wg_sizes[b],
-                                                 .block_w = block_sizes[bw],
-                                                 .block_h = block_sizes[bh], .block_k = bk};
+                        int exact_w = ceil_div(Q, block_sizes[bw]);
+                        int exact_h = ceil_div(P, block_sizes[bh]);
+                        if ((a == COUNT(wg_sizes) && exact_w > wg_sizes[COUNT(wg_sizes) - 1]) ||
+                            (b == COUNT(wg_sizes) && exact_h > wg_sizes[COUNT(wg_sizes) - 1]))
+                            continue;
+                        xconv_direct_tiling t = {
+                            .wg_w = a < COUNT(wg_sizes) ? wg_sizes[a] : exact_w,
+                            .wg_h = b < COUNT(wg_sizes) ? wg_sizes[b] : exact_h,
+                            .block_w = block_sizes[bw], .block_h = block_sizes[bh],
+                            .block_k = bk};
                         size_t wg = (size_t)t.wg_w * t.wg_h;
                         if (wg > max_wg || (size_t)t.wg_w > info->max_work_item_sizes[0] ||
                             (size_t)t.wg_h > info->max_work_item_sizes[1] ||

@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: MIT
+// Tests of the direct family's planner on synthetic GPU-like and CPU-like device descriptions:
+// every plan respects the device's limits and covers the output, for real and tiny shapes.
+#include <string.h>
+
+#include "check.h"
+#include "plan_direct.h"
+
+// ---------------------------------------------------------------------------------------------
+// Devices and shapes
+
+// A GPU-like device: 48 KiB of local memory, work-groups of 1024, warps of 32, 132 units.
+static xconv_device_info gpu_info(void)
+{
+    xconv_device_info info;
+    memset(&info, 0, sizeof info);
+    info.is_gpu = true;
+    info.compute_units = 132;
+    info.local_mem_bytes = 48 * 1024;
+    info.const_mem_bytes = 64 * 1024;
+    info.max_work_group_size = 1024;
+    info.max_work_item_sizes[0] = 1024, info.max_work_item_sizes[1] = 1024;
+    info.max_work_item_sizes[2] = 64;
+    info.preferred_multiple = 32;
+    info.max_alloc_bytes = 1ull << 34;
+    return info;
+}
+
+// A CPU-like device (PoCL's figures): 2 units, vectors of 8, large work-groups and local memory.
+static xconv_device_info cpu_info(void)
+{
+    xconv_device_info info;
+    memset(&info, 0, sizeof info);
+    info.is_cpu = true;
+    info.compute_units = 2;
+    info.local_mem_bytes = 1024 * 1024;
+    info.const_mem_bytes = 1024 * 1024;
+    info.max_work_group_size = 4096;
+    info.max_work_item_sizes[0] = info.max_work_item_sizes[1] = 4096;
+    info.max_work_item_sizes[2] = 4096;
+    info.preferred_multiple = 8;
+    info.max_alloc_bytes = 1ull << 30;
+    return info;
+}
+
+static const char *const shapes[] = {
+    // the standard suite
+    "n=10000,c=1,h=48,w=48,k=6,r=5",
+    "n=10000,c=6,h=22,w=22,k=16,r=5",
+    "n=16,c=64,h=224,w=224,k=64,r=3,pad=1",
+    "n=32,c=256,h=14,w=14,k=256,r=3,pad=1",
+    "n=32,c=1024,h=14,w=14,k=256,r=1",
+    "n=32,c=3,h=224,w=224,k=64,r=7,stride=2,pad=3",
+    "n=64,c=3,h=227,w=227,k=96,r=11,stride=4",
+    "n=32,c=32,h=56,w=56,k=64,r=5,pad=2",
+    "n=16,c=128,h=56,w=56,k=128,r=3,pad=2,dil=2",
+    // tiny and odd ones
+    "n=1,c=1,h=1,w=1,k=1,r=1",
+    "n=2,c=3,h=4,w=4,k=4,r=5,pad=2",
+    "n=3,c=5,h=31,w=17,k=7,r=4,s=2,stride_h=2,stride_w=3,pad_h=2,pad_w=1,dil_h=2,dil_w=1",
+    "n=2,c=16,h=20,w=20,k=16,r=3,groups=16,pad=1",
+    "n=1,c=3,h=33,w=65,k=9,r=3",
+    "n=1,c=7,h=3,w=200,k=13,r=3,pad=1,groups=1",
+};
+
+static const xconv_direct_kind kinds[] = {XCONV_DIRECT_CONST, XCONV_DIRECT_TILED,
+                                          XCONV_DIRECT_TILED_DB, XCONV_DIRECT_REGBLOCK};
+
+#define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+// ---------------------------------------------------------------------------------------------
+// Checks
+
+// Checks one tiling of `kind` for p against the device's limits and the output's extent.
+static void check_tiling(const xconv_device_info *info, const xconv_problem *p,
+                         xconv_direct_kind kind, const xconv_direct_tiling *t, const char *spec)
+{
+    int64_t P = xconv_problem_out_h(p), Q = xconv_problem_out_w(p), kg = p->k / p->groups;
+    size_t wg = (size_t)t->wg_w * t->wg_h;
+    const char *name = xconv_direct_kind_name(kind);
+    CHECK_MSG(wg >= 1 && wg <= info->max_work_group_size, "%s %s: work-group %zu", name, spec,
+              wg);
+    CHECK((size_t)t->wg_w <= info->max_work_item_sizes[0]);
+    CHECK((size_t)t->wg_h <= info->max_work_item_sizes[1]);
+    CHECK_MSG(t->local_mem_bytes <= info->local_mem_bytes, "%s %s: %zu bytes", name, spec,
+              t->local_mem_bytes);
+    CHECK_MSG(t->block_k >= 1 && t->block_k <= kg, "%s %s: block_k %d", name, spec, t->block_k);
+    CHECK(t->block_k * t->block_h * t->block_w <= 32);
+    CHECK_MSG(t->chunk_c >= 1 && t->chunk_c <= p->c / p->groups, "%s %s: chunk %d", name, spec,
+              t->chunk_c);
+    int64_t tiles_h = (P + t->wg_h * t->block_h - 1) / (t->wg_h * t->block_h);
+    int64_t tiles_w = (Q + t->wg_w * t->block_w - 1) / (t->wg_w * t->block_w);
+    int64_t kblocks = (kg + t->block_k - 1) / t->block_k;
+    CHECK_MSG((int64_t)t->work_groups == tiles_h * tiles_w * kblocks * p->groups * p->n,
+              "%s %s: %zu work-groups", name, spec, t->work_groups);
+    // No work-group so large that half of it would already cover the output.
+    CHECK_MSG(t->wg_w == 1 || (int64_t)(t->wg_w / 2) * t->block_w < Q, "%s %s: wg_w %d", name,
+              spec, t->wg_w);
+    CHECK_MSG(t->wg_h == 1 || (int64_t)(t->wg_h / 2) * t->block_h < P, "%s %s: wg_h %d", name,
+              spec, t->wg_h);
+    if (kind == XCONV_DIRECT_TILED || kind == XCONV_DIRECT_TILED_DB) {
+        int tile_h = t->wg_h * t->block_h, tile_w = t->wg_w * t->block_w;
+        CHECK(t->in_tile_h == (tile_h - 1) * p->stride_h + (p->r - 1) * p->dil_h + 1);
+        CHECK(t->in_tile_w == (tile_w - 1) * p->stride_w + (p->s - 1) * p->dil_w + 1);
+    }
+}
+
+// Plans every kind for every shape on info and checks the tilings and the plans.
+static void check_device(const xconv_device_info *info, const char *label)
+{
+    for (int s = 0; s < COUNT(shapes); s++) {
+        xconv_problem p;
+        xconv_error err = {0};
+        CHECK(xconv_shape_parse(shapes[s], &p, &err) == XCONV_OK);
+        for (int k = 0; k < COUNT(kinds); k++) {
+            char reason[256] = "";
+            if (kinds[k] == XCONV_DIRECT_CONST &&
+                !xconv_direct_const_fits(info, &p, reason, sizeof reason))
+                continue;
+            xconv_direct_tiling t;
+            xconv_status st = xconv_direct_choose(info, &p, kinds[k], &t, &err);
+            CHECK_MSG(st == XCONV_OK, "%s %s %s: %s", label, xconv_direct_kind_name(kinds[k]),
+                      shapes[s], err.msg);
+            if (st != XCONV_OK)
+                continue;
+            check_tiling(info, &p, kinds[k], &t, shapes[s]);
+
+            xconv_plan plan;
+            memset(&plan, 0, sizeof plan);
+            CHECK(xconv_direct_plan(info, &p, kinds[k], &plan, &err) == XCONV_OK);
+            CHECK(plan.nsteps == 1);
+            const xconv_step *step = &plan.steps[0];
+            CHECK(strcmp(step->kernel, xconv_direct_kind_name(kinds[k])) == 0);
+            CHECK(step->local[0] == (size_t)t.wg_w && step->local[1] == (size_t)t.wg_h);
+            CHECK(step->global[0] == t.work_groups * (size_t)t.wg_w);
+            CHECK(step->local_mem_bytes == t.local_mem_bytes);
+            CHECK(strlen(plan.summary) > 20);
+            char options[4096];
+            xconv_plan_options(&plan, options, sizeof options);
+            CHECK_CONTAINS(options, "-DXC_BLOCK_K=");
+            CHECK_CONTAINS(options, "-DXC_CHUNK_C=");
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tests
+
+static void test_gpu_like(void)
+{
+    xconv_device_info info = gpu_info();
+    check_device(&info, "gpu");
+}
+
+static void test_cpu_like(void)
+{
+    xconv_device_info info = cpu_info();
+    check_device(&info, "cpu");
+}
+
+// The few-channel layers get register blocks over several channels and positions on a GPU.
+static void test_gpu_few_channels(void)
+{
+    xconv_device_info info = gpu_info();
+    xconv_problem p;
+    xconv_error err = {0};
+    CHECK(xconv_shape_parse("n=10000,c=6,h=22,w=22,k=16,r=5", &p, &err) == XCONV_OK);
+    xconv_direct_tiling t;
+    CHECK(xconv_direct_choose(&info, &p, XCONV_DIRECT_REGBLOCK, &t, &err) == XCONV_OK);
+    CHECK_MSG(t.block_k * t.block_h * t.block_w >= 8, "block %dx%dx%d", t.block_k, t.block_h,
+              t.block_w);
+    CHECK(t.wg_w * t.wg_h >= 64);  // a few warps per work-group
+}
+
+// A device with little local memory gets smaller chunks, or a clear refusal.
+static void test_small_local_memory(void)
+{
+    xconv_device_info info = gpu_info();
+    info.local_mem_bytes = 2048;
+    xconv_problem p;
+    xconv_error err = {0};
+    CHECK(xconv_shape_parse("n=1,c=64,h=56,w=56,k=64,r=3,pad=1", &p, &err) == XCONV_OK);
+    xconv_direct_tiling t;
+    xconv_status st = xconv_direct_choose(&info, &p, XCONV_DIRECT_TILED_DB, &t, &err);
+    if (st == XCONV_OK)
+        CHECK(t.local_mem_bytes <= 2048);
+    else
+        CHECK_CONTAINS(err.msg, "local memory");
+    info.local_mem_bytes = 16;
+    CHECK(xconv_direct_choose(&info, &p, XCONV_DIRECT_TILED, &t, &err) ==
+          XCONV_ERR_NOT_APPLICABLE);
+    CHECK_CONTAINS(err.msg, "16 bytes of local memory");
+}
+
+// direct_const applies only while the filters fit the constant buffer, and says the numbers.
+static void test_const_fits(void)
+{
+    xconv_device_info info = gpu_info();
+    xconv_problem p;
+    xconv_error err = {0};
+    char reason[256] = "";
+    CHECK(xconv_shape_parse("n=1,c=16,h=8,w=8,k=64,r=3", &p, &err) == XCONV_OK);
+    CHECK(xconv_direct_const_fits(&info, &p, reason, sizeof reason));  // 36864 bytes
+    CHECK(xconv_shape_parse("n=1,c=256,h=8,w=8,k=256,r=3", &p, &err) == XCONV_OK);
+    CHECK(!xconv_direct_const_fits(&info, &p, reason, sizeof reason));
+    CHECK_CONTAINS(reason, "2359296 bytes");
+    CHECK_CONTAINS(reason, "65536");
+}
+
+int main(void)
+{
+    test_gpu_like();
+    test_cpu_like();
+    test_gpu_few_channels();
+    test_small_local_memory();
+    test_const_fits();
+    return check_summary("test_plan_direct");
+}

@@ -115,8 +115,8 @@ XC_FUNC void direct_const_body(const XC_GLOBAL float *XC_RESTRICT x,
                         const float xv = in ? v : 0.0f;
 #pragma unroll
                         for (int kk = 0; kk < XC_BLOCK_K; kk++)
-                            acc[kk][i][j] = XC_FMA(xv, xc_filter[kf[kk] + c * XC_RS + r * XC_S + s],
-                                                   acc[kk][i][j]);
+                            acc[kk][i][j] = XC_FMA(
+                                xv, xc_filter[kf[kk] + c * XC_RS + r * XC_S + s], acc[kk][i][j]);
                     }
                 }
             }

@@ -140,7 +140,8 @@ static double model_cost(xconv_direct_kind kind, const xconv_device_info *info,
     // Work-groups rounded up to the device's preferred multiple, and too little parallelism.
     size_t multiple = info->preferred_multiple ? info->preferred_multiple : 1;
     double wg_eff = wg / (double)xconv_round_up((size_t)wg, multiple);
-    double groups = (double)t->work_groups, cus = info->compute_units > 0 ? info->compute_units : 1;
+    double groups = (double)t->work_groups;
+    double cus = info->compute_units > 0 ? info->compute_units : 1;
     double par = info->is_cpu ? fmin(1.0, groups / (4 * cus))
                               : fmin(1.0, groups * wg / (cus * 1024.0)) *
                                     fmin(1.0, groups / (2 * cus));
@@ -251,7 +252,8 @@ xconv_status xconv_direct_plan(const xconv_device_info *info, const xconv_proble
         int value;
     } defines[] = {
         {"XC_WG_W", t.wg_w},       {"XC_WG_H", t.wg_h},       {"XC_BLOCK_W", t.block_w},
-        {"XC_BLOCK_H", t.block_h}, {"XC_BLOCK_K", t.block_k}, {"XC_CHUNK_C", t.chunk_c}, {"XC_STRIP_W", t.strip},
+        {"XC_BLOCK_H", t.block_h}, {"XC_BLOCK_K", t.block_k}, {"XC_CHUNK_C", t.chunk_c},
+        {"XC_STRIP_W", t.strip},
     };
     for (int i = 0; st == XCONV_OK && i < COUNT(defines); i++)
         st = xconv_plan_define(plan, defines[i].name, defines[i].value, err);

@@ -28,6 +28,6 @@ args=()
 for s in "${shapes[@]}"; do
     args+=(--shape "$s")
 done
-exec "$xconv" bench "${args[@]}" \
-    --variant direct_naive,direct_const,direct_tiled,direct_tiled_db,direct_regblock,clblast_convgemm \
+variants=direct_naive,direct_const,direct_tiled,direct_tiled_db,direct_regblock,clblast_convgemm
+exec "$xconv" bench "${args[@]}" --variant "$variants" \
     --device "${XCONV_DEVICE:-pocl}" --repeat "${REPEAT:-3}" --warmup 1 --json "$out" "$@"

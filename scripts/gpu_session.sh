@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # One GPU-host session: environment, device list, validation and benchmarks, results under OUTDIR.
-# Usage: scripts/gpu_session.sh OUTDIR [smoke|validate|bench|pocl] [BUILD_DIR]
+# Usage: scripts/gpu_session.sh OUTDIR [smoke|preview|validate|bench|pocl] [BUILD_DIR]
 # Needs the build folder and .gpu/ (scripts/gpu_bundle.sh) beside the checkout.
 set -u
-out=${1:?usage: gpu_session.sh OUTDIR [smoke|validate|bench|pocl] [BUILD_DIR]}
+out=${1:?usage: gpu_session.sh OUTDIR [smoke|preview|validate|bench|pocl] [BUILD_DIR]}
 mode=${2:-smoke}
 build=${3:-build-gpu}
 mkdir -p "$out"
@@ -13,10 +13,12 @@ cd "$(dirname "$0")/.."
 source scripts/gpu_env.sh .gpu >>"$out/session.log" 2>&1
 x="$build/xconv"
 log="$out/session.log"
-run() {  # run CMD...: echo and log a command and its output
+run() {  # run CMD...: echo and log a command, its output and its exit code
     echo "+ $*" | tee -a "$log"
-    "$@" 2>&1 | tee -a "$log"
-    return "${PIPESTATUS[0]}"
+    "$@" 2>&1 | tr '\r' '\n' | tee -a "$log"
+    local rc=${PIPESTATUS[0]}
+    echo "exit code $rc" | tee -a "$log"
+    return "$rc"
 }
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu \
     --format=csv >>"$log" 2>&1
@@ -49,6 +51,17 @@ bench)
         run "$x" bench --gemm standard --device nvidia --device cuda:0 --repeat 10 \
             --json "$out/gemm_h100.json"
     fi
+    ;;
+preview)
+    v=direct_naive,direct_const,direct_tiled,direct_tiled_db,direct_regblock
+    v=$v,im2col_gemm,implicit_gemm,implicit_precomp,gemm_1x1
+    run "$x" validate --suite small --device nvidia --device cuda:0 --variant "$v" \
+        --json "$out/validate_small_h100.json" | grep -E "FAIL|error|records"
+    run "$x" bench --suite standard --device nvidia --variant "$v,clblast_convgemm" --repeat 10 \
+        --json "$out/bench_opencl_preview.json" | grep -E "^opencl|records"
+    run "$x" bench --suite standard --device cuda:0 --repeat 10 \
+        --variant "$v,cudnn_find,cudnn_implicit_precomp_gemm" \
+        --json "$out/bench_cuda_preview.json" | grep -E "^cuda|records"
     ;;
 pocl)
     [ -x scripts/bench_pocl_direct.sh ] &&

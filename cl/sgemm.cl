@@ -135,14 +135,20 @@
 #error "sgemm.cl: gathered B is loaded one float at a time"
 #endif
 
-// Mode 2's offset table (2*K ints): a constant-memory array or a global pointer, passed along as
-// `xc_gemm_table` either way; modes 0 and 1 pass a null global pointer.
+// Mode 2's offset table (two runs of TABLE_LD ints, read as int4s): a constant-memory array or a
+// global pointer, passed along as `xc_gemm_table` either way; modes 0 and 1 pass a null pointer.
+#ifndef XC_GEMM_TABLE_LD
+#define XC_GEMM_TABLE_LD ((XC_GEMM_K + XC_GEMM_TILE_K - 1) / XC_GEMM_TILE_K * XC_GEMM_TILE_K)
+#endif                      // rows of the table: K rounded up to whole K steps
+#if XC_GEMM_TABLE_LD % XC_GEMM_TILE_K != 0
+#error "sgemm.cl: XC_GEMM_TABLE_LD must cover whole K steps"
+#endif
 #if XC_GEMM_B_MODE == 2 && XC_GEMM_TABLE_CONST
-#define XC_GEMM_TABLE_ARRAY XC_CONSTANT_ARRAY(int, xc_gemm_table, 2 * XC_GEMM_K)
+#define XC_GEMM_TABLE_ARRAY XC_CONSTANT_ARRAY(int4, xc_gemm_table, XC_GEMM_TABLE_LD / 2)
 XC_GEMM_TABLE_ARRAY
-#define XC_GEMM_TABLE_PARAM XC_CONSTANT_PARAM(int, xc_gemm_table)
+#define XC_GEMM_TABLE_PARAM XC_CONSTANT_PARAM(int4, xc_gemm_table)
 #else
-#define XC_GEMM_TABLE_PARAM const XC_GLOBAL int *XC_RESTRICT xc_gemm_table
+#define XC_GEMM_TABLE_PARAM const XC_GLOBAL int4 *XC_RESTRICT xc_gemm_table
 #endif
 
 // The local memory of both K-step buffers, declared in each entry point (OpenCL 1.2 allows
@@ -223,17 +229,38 @@ XC_FUNC xc_gemm_col xc_gemm_b_column(const int j, const int cols)
     return col;
 }
 
-// Loads rows [k0, k0 + TILE_K) of this work-item's column(s) of B into regs (zeros outside B
-// and in the padding). xc_gemm_table is mode 2's offset table, unused otherwise.
+// The tile row of B load i of a work-item whose first row is `first` (< ROWS_PER_PASS): from
+// memory, rows are spaced a pass apart; gathered, each work-item takes B_LOADS consecutive rows,
+// so it decodes (c, r, s) once per K step, or reads its table entries as int4s.
+#if XC_GEMM_B_MODE == 0
+#define XC_GEMM_B_ROW(first, i) ((first) + (i) * XC_GEMM_B_ROWS_PER_PASS)
+#else
+#define XC_GEMM_B_ROW(first, i) ((first) * XC_GEMM_B_LOADS + (i))
+#endif
+
+#if XC_GEMM_B_MODE == 2 && XC_GEMM_B_LOADS % 4 != 0
+#error "sgemm.cl: the table is read as int4s: B_LOADS must be a multiple of 4"
+#endif
+
+// One gathered element: x at the column's corner moved by the tap (dh, dw) and `offset`, or 0
+// in the padding and past K.
+#define XC_GEMM_GATHER(reg, k, tap_offset, tap_dh, tap_dw)                                \
+    reg = ((k) < XC_GEMM_K && (unsigned)(col.ih0 + (tap_dh)) < (unsigned)XC_H &&          \
+           (unsigned)(col.iw0 + (tap_dw)) < (unsigned)XC_W)                               \
+              ? b[col.offset + (tap_offset)]                                              \
+              : 0.0f
+
+// Loads rows [k0, k0 + TILE_K) of this work-item's column of B into regs (zeros outside B and
+// in the padding). xc_gemm_table is mode 2's offset table, unused otherwise.
 XC_FUNC void xc_gemm_load_b(const XC_GLOBAL float *XC_RESTRICT b,
                             XC_GEMM_TABLE_PARAM, const xc_gemm_col col,
                             const int k0, const int tid, float *regs)
 {
-    const int first_row = tid / XC_GEMM_B_VECS_N;  // row of the first load, < ROWS_PER_PASS
+    const int first_row = tid / XC_GEMM_B_VECS_N;  // bound ROWS_PER_PASS
+#if XC_GEMM_B_MODE == 0
 #pragma unroll
     for (int i = 0; i < XC_GEMM_B_LOADS; i++) {
-        const int k = k0 + first_row + i * XC_GEMM_B_ROWS_PER_PASS;  // row of B, bound K
-#if XC_GEMM_B_MODE == 0
+        const int k = k0 + XC_GEMM_B_ROW(first_row, i);  // row of B, bound K
         const bool ok = col.ok && k < XC_GEMM_K;
 #if XC_GEMM_VEC_B == 4
         float4 v = XC_MAKE_FLOAT4(0.0f, 0.0f, 0.0f, 0.0f);
@@ -246,26 +273,40 @@ XC_FUNC void xc_gemm_load_b(const XC_GLOBAL float *XC_RESTRICT b,
 #else
         regs[i] = ok ? b[col.offset + k * XC_GEMM_LDB] : 0.0f;
 #endif
-#else
-        const int kc = k < XC_GEMM_K ? k : 0;
-#if XC_GEMM_B_MODE == 1
-        const int c = kc / (XC_R * XC_S);   // input channel within the group
-        const int r = (kc / XC_S) % XC_R;   // filter row
-        const int s = kc % XC_S;            // filter column
+    }
+#elif XC_GEMM_B_MODE == 1
+    const int k_first = k0 + XC_GEMM_B_ROW(first_row, 0);
+    int c = k_first / (XC_R * XC_S);  // input channel within the group of row k_first
+    int r = (k_first / XC_S) % XC_R;  // its filter row
+    int s = k_first % XC_S;           // its filter column
+#pragma unroll
+    for (int i = 0; i < XC_GEMM_B_LOADS; i++) {
         const int dh = r * XC_DIL_H;
         const int dw = s * XC_DIL_W;
-        const int offset = c * XC_H * XC_W + dh * XC_W + dw;
-#else
-        const int offset = xc_gemm_table[kc];              // c*H*W + dh*W + dw
-        const int packed = xc_gemm_table[XC_GEMM_K + kc];  // dh << 16 | dw
-        const int dh = packed >> 16;
-        const int dw = packed & 0xffff;
-#endif
-        const bool ok = k < XC_GEMM_K && (unsigned)(col.ih0 + dh) < (unsigned)XC_H &&
-                        (unsigned)(col.iw0 + dw) < (unsigned)XC_W;
-        regs[i] = ok ? b[col.offset + offset] : 0.0f;
-#endif
+        XC_GEMM_GATHER(regs[i], k_first + i, c * XC_H * XC_W + dh * XC_W + dw, dh, dw);
+        s++;  // the next row: (c, r, s + 1) with carries
+        if (s == XC_S) {
+            s = 0;
+            r++;
+            if (r == XC_R) {
+                r = 0;
+                c++;
+            }
+        }
     }
+#else
+    const int k_first = k0 + XC_GEMM_B_ROW(first_row, 0);  // a multiple of 4
+#pragma unroll
+    for (int v = 0; v < XC_GEMM_B_LOADS / 4; v++) {
+        const int4 offset = xc_gemm_table[k_first / 4 + v];                      // c*H*W+dh*W+dw
+        const int4 packed = xc_gemm_table[XC_GEMM_TABLE_LD / 4 + k_first / 4 + v];  // dh<<16|dw
+        const int k = k_first + 4 * v;
+        XC_GEMM_GATHER(regs[4 * v + 0], k + 0, offset.x, packed.x >> 16, packed.x & 0xffff);
+        XC_GEMM_GATHER(regs[4 * v + 1], k + 1, offset.y, packed.y >> 16, packed.y & 0xffff);
+        XC_GEMM_GATHER(regs[4 * v + 2], k + 2, offset.z, packed.z >> 16, packed.z & 0xffff);
+        XC_GEMM_GATHER(regs[4 * v + 3], k + 3, offset.w, packed.w >> 16, packed.w & 0xffff);
+    }
+#endif
 }
 
 // Stores the registers of xc_gemm_load_b into the local B tile.
@@ -275,7 +316,7 @@ XC_FUNC void xc_gemm_store_b(XC_LOCAL_PTR float *b_tile, const int tid, const fl
     const int n = (tid % XC_GEMM_B_VECS_N) * XC_GEMM_VEC_B;  // column in the tile
 #pragma unroll
     for (int i = 0; i < XC_GEMM_B_LOADS; i++) {
-        const int kk = first_row + i * XC_GEMM_B_ROWS_PER_PASS;
+        const int kk = XC_GEMM_B_ROW(first_row, i);
 #if XC_GEMM_VEC_B == 4
         ((XC_LOCAL_PTR float4 *)(b_tile + kk * XC_GEMM_B_LD + n))[0] =
             XC_MAKE_FLOAT4(regs[4 * i], regs[4 * i + 1], regs[4 * i + 2], regs[4 * i + 3]);
@@ -428,7 +469,7 @@ XC_KERNEL void sgemm(const XC_GLOBAL float *XC_RESTRICT a, const XC_GLOBAL float
                      const int cols)
 {
     XC_GEMM_DECLARE_LOCAL(lds);
-    xc_gemm_body(a, b + b_offset, (const XC_GLOBAL int *)0, c + c_offset, cols,
+    xc_gemm_body(a, b + b_offset, (const XC_GLOBAL int4 *)0, c + c_offset, cols,
                  (XC_LOCAL_PTR float *)lds);
 }
 #elif XC_GEMM_B_MODE == 1
@@ -437,7 +478,7 @@ XC_KERNEL void implicit_gemm(const XC_GLOBAL float *XC_RESTRICT x,
                              const XC_GLOBAL float *XC_RESTRICT w, XC_GLOBAL float *XC_RESTRICT y)
 {
     XC_GEMM_DECLARE_LOCAL(lds);
-    xc_gemm_body(w, x, (const XC_GLOBAL int *)0, y, XC_N * XC_P * XC_Q,
+    xc_gemm_body(w, x, (const XC_GLOBAL int4 *)0, y, XC_N * XC_P * XC_Q,
                  (XC_LOCAL_PTR float *)lds);
 }
 #else

@@ -60,9 +60,14 @@ xconv_status xconv_gemm_plan_step(const xconv_device_info *info, const xconv_gem
 // The most bytes of offset table kept in constant memory (CUDA's __constant__ limit).
 #define XCONV_GEMM_CONST_TABLE_MAX (64u << 10)
 
+// Rows of the offset table of L with tiles t (mode XCONV_GEMM_B_TABLE): K rounded up to whole
+// K steps. The table holds two ints per row.
+int64_t xconv_gemm_table_rows(const xconv_gemm_layout *L, const xconv_gemm_tiles *t);
+
 // Returns true when L's offset table (mode XCONV_GEMM_B_TABLE) goes to constant memory: it fits
 // the device's constant buffer and XCONV_GEMM_CONST_TABLE_MAX; false for a global table.
-bool xconv_gemm_table_const(const xconv_device_info *info, const xconv_gemm_layout *L);
+bool xconv_gemm_table_const(const xconv_device_info *info, const xconv_gemm_layout *L,
+                            const xconv_gemm_tiles *t);
 
 // Sets the column extent of a planned GEMM step to `cols` (a partial chunk of images).
 void xconv_gemm_step_set_cols(xconv_step *step, const xconv_plan *plan, int64_t cols);

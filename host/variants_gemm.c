@@ -2,6 +2,7 @@
 // The GEMM convolution family: convolution as a matrix product (im2col, implicit, 1x1), all on
 // our tiled SGEMM body (cl/sgemm.cl) with tiles from host/plan_gemm.c.
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "plan_gemm.h"
@@ -25,26 +26,40 @@ static xconv_gemm_layout conv_layout(const xconv_problem *p, xconv_gemm_mode mod
     };
 }
 
-// Chooses tiles for L and adds the GEMM step; fills the summary with `what` and the tiles.
-static xconv_status plan_gemm_step(const xconv_device *dev, const xconv_gemm_layout *L,
-                                   const char *kernel, const char *what, xconv_plan *plan,
-                                   xconv_error *err)
+// Chooses tiles for L into *t; returns XCONV_ERR_NOT_APPLICABLE when none fit the device.
+static xconv_status choose_tiles(const xconv_device *dev, const xconv_gemm_layout *L,
+                                 xconv_gemm_tiles *t, xconv_error *err)
 {
-    xconv_gemm_tiles t;
-    if (!xconv_gemm_choose_tiles(&dev->info, L, &t))
-        return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE,
-                               "no GEMM tiles fit the device's limits (work-group %zu, local "
-                               "memory %llu bytes)",
-                               dev->info.max_work_group_size,
-                               (unsigned long long)dev->info.local_mem_bytes);
-    xconv_status st = xconv_gemm_plan_step(&dev->info, L, &t, "sgemm", kernel, plan, err);
+    if (xconv_gemm_choose_tiles(&dev->info, L, t))
+        return XCONV_OK;
+    return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE,
+                           "no GEMM tiles fit the device's limits (work-group %zu, local "
+                           "memory %llu bytes)",
+                           dev->info.max_work_group_size,
+                           (unsigned long long)dev->info.local_mem_bytes);
+}
+
+// Adds the GEMM step for L with tiles t (chosen here when t is NULL); appends `what` and the
+// tiles to the summary.
+static xconv_status plan_gemm_step(const xconv_device *dev, const xconv_gemm_layout *L,
+                                   const xconv_gemm_tiles *t, const char *kernel,
+                                   const char *what, xconv_plan *plan, xconv_error *err)
+{
+    xconv_gemm_tiles chosen;
+    if (!t) {
+        xconv_status st = choose_tiles(dev, L, &chosen, err);
+        if (st != XCONV_OK)
+            return st;
+        t = &chosen;
+    }
+    xconv_status st = xconv_gemm_plan_step(&dev->info, L, t, "sgemm", kernel, plan, err);
     if (st != XCONV_OK)
         return st;
     int used = (int)strlen(plan->summary);
     snprintf(plan->summary + used, sizeof plan->summary - (size_t)used,
              "%s%s: %lldx%lldx%lld x %lld group(s), %dx%d tiles, k step %d, %dx%d per work-item",
              used ? "; " : "", what, (long long)L->m, (long long)L->n, (long long)L->k,
-             (long long)L->groups, t.tile_m, t.tile_n, t.tile_k, t.wpt_m, t.wpt_n);
+             (long long)L->groups, t->tile_m, t->tile_n, t->tile_k, t->wpt_m, t->wpt_n);
     return XCONV_OK;
 }
 
@@ -60,6 +75,9 @@ static xconv_status plan_im2col_gemm(const xconv_device *dev, const xconv_proble
     if (st != XCONV_OK)
         return st;
     int64_t chunk = xconv_im2col_gemm_chunk(&dev->info, p);
+    const char *env = getenv("XCONV_GEMM_CHUNK");  // tuning override: images per pass
+    if (env && atoll(env) > 0 && atoll(env) < chunk)
+        chunk = atoll(env);
     int64_t image_elems = p->c * p->r * p->s * xconv_problem_out_h(p) * xconv_problem_out_w(p);
     if (chunk < 1)
         return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE,
@@ -76,7 +94,7 @@ static xconv_status plan_im2col_gemm(const xconv_device *dev, const xconv_proble
     snprintf(plan->summary, sizeof plan->summary, "im2col of %lld image(s) a pass (%.1f MiB)",
              (long long)chunk, plan->workspace_bytes / 1048576.0);
     xconv_gemm_layout L = conv_layout(p, XCONV_GEMM_B_MEMORY, chunk);
-    return plan_gemm_step(dev, &L, "sgemm", "SGEMM", plan, err);
+    return plan_gemm_step(dev, &L, NULL, "sgemm", "SGEMM", plan, err);
 }
 
 // Per chunk of images: im2col into the workspace, then the SGEMM into y's chunk. A last partial
@@ -132,7 +150,7 @@ static xconv_status plan_gemm_1x1(const xconv_device *dev, const xconv_problem *
     if (st != XCONV_OK)
         return st;
     xconv_gemm_layout L = conv_layout(p, XCONV_GEMM_B_MEMORY, p->n);
-    return plan_gemm_step(dev, &L, "sgemm", "SGEMM on the input", plan, err);
+    return plan_gemm_step(dev, &L, NULL, "sgemm", "SGEMM on the input", plan, err);
 }
 
 static xconv_status run_gemm_1x1(xconv_device *dev, const xconv_problem *p,
@@ -156,7 +174,7 @@ static xconv_status plan_implicit_gemm(const xconv_device *dev, const xconv_prob
         return st;
     xconv_gemm_layout L = conv_layout(p, XCONV_GEMM_B_GATHER, p->n);
     L.b_group_stride = p->c / p->groups * p->h * p->w;  // a group's first channel in x
-    return plan_gemm_step(dev, &L, "implicit_gemm", "implicit GEMM", plan, err);
+    return plan_gemm_step(dev, &L, NULL, "implicit_gemm", "implicit GEMM", plan, err);
 }
 
 // Launches the single step with (x, w, y).
@@ -180,25 +198,30 @@ static bool implicit_precomp_applies(const xconv_device *dev, const xconv_proble
     return false;
 }
 
-// Plans the offset table (2 ints per row of B, the workspace) and the GEMM reading it.
+// Plans the offset table (2 ints per row of B, K rounded up to whole K steps: the workspace) and
+// the GEMM reading it.
 static xconv_status plan_implicit_precomp(const xconv_device *dev, const xconv_problem *p,
                                           xconv_plan *plan, xconv_error *err)
 {
     xconv_status st = xconv_plan_define_problem(plan, p, err);
     if (st != XCONV_OK)
         return st;
-    int64_t rows = p->c / p->groups * p->r * p->s;
+    xconv_gemm_layout L = conv_layout(p, XCONV_GEMM_B_TABLE, p->n);
+    L.b_group_stride = p->c / p->groups * p->h * p->w;
+    xconv_gemm_tiles t;
+    st = choose_tiles(dev, &L, &t, err);
+    if (st != XCONV_OK)
+        return st;
+    int64_t rows = xconv_gemm_table_rows(&L, &t);
     plan->workspace_bytes = (size_t)(2 * rows) * sizeof(int32_t);
     size_t multiple = dev->info.preferred_multiple ? dev->info.preferred_multiple : 1;
     xconv_step *step = xconv_plan_add_step(plan, "implicit_precomp", "implicit_precomp_table");
     xconv_step_set_1d(step, (size_t)rows,
                       xconv_fit_work_group(&dev->info, xconv_round_up(64, multiple)));
-    xconv_gemm_layout L = conv_layout(p, XCONV_GEMM_B_TABLE, p->n);
-    L.b_group_stride = p->c / p->groups * p->h * p->w;
     snprintf(plan->summary, sizeof plan->summary, "offset table of %lld rows (%zu bytes, %s)",
              (long long)rows, plan->workspace_bytes,
-             xconv_gemm_table_const(&dev->info, &L) ? "constant memory" : "global memory");
-    return plan_gemm_step(dev, &L, "implicit_precomp", "implicit GEMM", plan, err);
+             xconv_gemm_table_const(&dev->info, &L, &t) ? "constant memory" : "global memory");
+    return plan_gemm_step(dev, &L, &t, "implicit_precomp", "implicit GEMM", plan, err);
 }
 
 // Returns true when the plan keeps the table in constant memory (XC_GEMM_TABLE_CONST).

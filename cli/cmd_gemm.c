@@ -15,8 +15,9 @@
 #define FULL_CHECK_MACS (1LL << 28)
 #define CHECK_SAMPLES 1000
 // On devices other than GPUs, `--gemm standard` keeps each product under this many FLOPs
-// (fewer images per chunk) and leaves out the cubes, so a CPU run stays in minutes.
+// (fewer images per chunk) and leaves out the cubes, so a CPU run stays in minutes and memory.
 #define CPU_STANDARD_FLOPS 2e9
+#define CPU_STANDARD_BYTES 256e6  // and B and C under this many bytes
 
 typedef struct gemm_size {
     char name[32];   // "res3x3", "4096^3", "" for an explicit size
@@ -61,6 +62,8 @@ static int standard_sizes(const xconv_device_info *info, gemm_size *sizes)
         s->k = p.c / p.groups * p.r * p.s;
         if (!info->is_gpu) {
             int64_t cap = (int64_t)(CPU_STANDARD_FLOPS / (2.0 * s->m * s->k * pq));
+            int64_t by_bytes = (int64_t)(CPU_STANDARD_BYTES / (4.0 * (s->m + s->k) * pq));
+            cap = by_bytes < cap ? by_bytes : cap;
             if (cap < images) {
                 snprintf(s->note, sizeof s->note, "%s: %lld of %lld images (not a GPU)",
                          s->name, (long long)(cap > 1 ? cap : 1), (long long)p.n);

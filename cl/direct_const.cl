@@ -140,9 +140,10 @@ XC_FUNC void direct_const_body(const XC_GLOBAL float *XC_RESTRICT x,
 // ---------------------------------------------------------------------------------------------
 // Entry point
 
-XC_KERNEL void direct_const(const XC_GLOBAL float *XC_RESTRICT x,
-                            XC_CONSTANT_PARAM(float, xc_filter),
-                            XC_GLOBAL float *XC_RESTRICT y)
+XC_KERNEL XC_WORK_GROUP_SIZE(XC_WG_W, XC_WG_H, 1)
+void direct_const(const XC_GLOBAL float *XC_RESTRICT x,
+                  XC_CONSTANT_PARAM(float, xc_filter),
+                  XC_GLOBAL float *XC_RESTRICT y)
 {
     direct_const_body(x, xc_filter, y);
 }

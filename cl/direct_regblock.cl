@@ -59,9 +59,10 @@ XC_FUNC int rb_clamp(int v, int hi) { return v < 0 ? 0 : v > hi ? hi : v; }  // 
 // ---------------------------------------------------------------------------------------------
 // The kernel
 
-XC_KERNEL void direct_regblock(const XC_GLOBAL float *XC_RESTRICT x,
-                               const XC_GLOBAL float *XC_RESTRICT w,
-                               XC_GLOBAL float *XC_RESTRICT y)
+XC_KERNEL XC_WORK_GROUP_SIZE(XC_WG_W, XC_WG_H, 1)
+void direct_regblock(const XC_GLOBAL float *XC_RESTRICT x,
+                     const XC_GLOBAL float *XC_RESTRICT w,
+                     XC_GLOBAL float *XC_RESTRICT y)
 {
     XC_LOCAL float wl[XC_STAGE_ELEMS];  // filters [c][r][s][k] of one chunk
     const int tx = XC_LOCAL_ID(0);  // column within the tile, < XC_WG_W

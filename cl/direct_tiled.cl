@@ -59,9 +59,10 @@ XC_FUNC int dt_min(int a, int b) { return a < b ? a : b; }
 // ---------------------------------------------------------------------------------------------
 // The kernel
 
-XC_KERNEL void direct_tiled(const XC_GLOBAL float *XC_RESTRICT x,
-                            const XC_GLOBAL float *XC_RESTRICT w,
-                            XC_GLOBAL float *XC_RESTRICT y)
+XC_KERNEL XC_WORK_GROUP_SIZE(XC_WG_W, XC_WG_H, 1)
+void direct_tiled(const XC_GLOBAL float *XC_RESTRICT x,
+                  const XC_GLOBAL float *XC_RESTRICT w,
+                  XC_GLOBAL float *XC_RESTRICT y)
 {
     XC_LOCAL float tile[XC_TILE_ELEMS];  // one chunk's input tile
     const int tx = XC_LOCAL_ID(0);  // column within the tile, < XC_WG_W

@@ -60,7 +60,8 @@ XC_FUNC int db_min(int a, int b) { return a < b ? a : b; }
 // ---------------------------------------------------------------------------------------------
 // The kernel
 
-XC_KERNEL void direct_tiled_db(const XC_GLOBAL float *XC_RESTRICT x,
+XC_KERNEL XC_WORK_GROUP_SIZE(XC_WG_W, XC_WG_H, 1)
+void direct_tiled_db(const XC_GLOBAL float *XC_RESTRICT x,
                             const XC_GLOBAL float *XC_RESTRICT w,
                             XC_GLOBAL float *XC_RESTRICT y)
 {

@@ -16,6 +16,9 @@
 #pragma OPENCL FP_CONTRACT OFF
 
 #define XC_KERNEL __kernel                 // a kernel entry point
+// The exact work-group size a kernel is always launched with (after XC_KERNEL): lets the compiler
+// size registers for it (CUDA's __launch_bounds__) and specialise (OpenCL's reqd_work_group_size).
+#define XC_WORK_GROUP_SIZE(x, y, z) __attribute__((reqd_work_group_size(x, y, z)))
 #define XC_FUNC static inline              // a helper function callable from kernels
 #define XC_GLOBAL __global                 // qualifier of a global-memory pointer
 #define XC_LOCAL __local                   // a local-memory array declared in a kernel body
@@ -46,6 +49,7 @@
 // CUDA through NVRTC
 
 #define XC_KERNEL extern "C" __global__
+#define XC_WORK_GROUP_SIZE(x, y, z) __launch_bounds__((x) * (y) * (z))
 #define XC_FUNC static __device__ __forceinline__
 #define XC_GLOBAL
 #define XC_LOCAL __shared__

@@ -383,6 +383,8 @@ static void record_check(const xconv_case *c, xconv_record *rec)
         return;
     }
     rec->outcome = XCONV_OUTCOME_FAIL;
+    char before[sizeof rec->note];  // what the run noted (a vendor's choice) goes after the error
+    snprintf(before, sizeof before, "%s", rec->note);
     int64_t at[4];
     if (res.nonfinite) {
         xconv_index_split(&c->p, res.first_nonfinite, at);
@@ -398,6 +400,19 @@ static void record_check(const xconv_case *c, xconv_record *rec)
                  rec->threshold, (long long)at[0], (long long)at[1], (long long)at[2],
                  (long long)at[3]);
     }
+    if (before[0] && !strstr(rec->note, before)) {
+        size_t used = strlen(rec->note);
+        snprintf(rec->note + used, sizeof rec->note - used, "; %s", before);
+    }
+}
+
+// Notes what a vendor call chose (cudnn_find's algorithm) in the record.
+static void record_plan_summary(const xconv_case *c, const xconv_variant *v, xconv_record *rec)
+{
+    static xconv_error err;
+    xconv_plan plan;
+    if (xconv_variant_plan(v, c->dev, &c->p, &plan, &err) == XCONV_OK)
+        snprintf(rec->note, sizeof rec->note, "%s", plan.summary);
 }
 
 xconv_status xconv_case_run(xconv_case *c, const xconv_variant *v, xconv_record *rec,
@@ -435,6 +450,8 @@ xconv_status xconv_case_run(xconv_case *c, const xconv_variant *v, xconv_record 
     }
     if (c->dev)
         rec->compile_ms = c->dev->compile_ms;
+    if (v->backends && strcmp(v->family, "peer") == 0)
+        record_plan_summary(c, v, rec);
     record_check(c, rec);
     // A peer outside the threshold is still timed (its speed is the comparison, its outcome
     // says it failed); our own variants are timed only when correct.

@@ -65,6 +65,9 @@
 #ifndef XC_GEMM_B_MODE
 #define XC_GEMM_B_MODE 0    // where B comes from: 0 memory, 1 gathered, 2 gathered by table
 #endif
+#ifndef XC_GEMM_TABLE_LOCAL
+#define XC_GEMM_TABLE_LOCAL 0  // mode 2: each work-group copies the table to local memory first
+#endif                         // (1) and reads it there, or reads it where it lies (0; PoCL)
 #ifndef XC_GEMM_TABLE_CONST
 #define XC_GEMM_TABLE_CONST 0  // mode 2: the table in constant memory (1; 2*K ints must fit)
 #endif                         // or in global memory (0)
@@ -149,6 +152,12 @@ XC_GEMM_TABLE_ARRAY
 #define XC_GEMM_TABLE_PARAM XC_CONSTANT_PARAM(int4, xc_gemm_table)
 #else
 #define XC_GEMM_TABLE_PARAM const XC_GLOBAL int4 *XC_RESTRICT xc_gemm_table
+#endif
+// What the GEMM body reads the table through: the local copy, or the table where it lies.
+#if XC_GEMM_B_MODE == 2 && XC_GEMM_TABLE_LOCAL
+#define XC_GEMM_TABLE_READ XC_LOCAL_PTR const int4 *XC_RESTRICT xc_gemm_table
+#else
+#define XC_GEMM_TABLE_READ XC_GEMM_TABLE_PARAM
 #endif
 
 // The local memory of both K-step buffers, declared in each entry point (OpenCL 1.2 allows
@@ -253,7 +262,7 @@ XC_FUNC xc_gemm_col xc_gemm_b_column(const int j, const int cols)
 // Loads rows [k0, k0 + TILE_K) of this work-item's column of B into regs (zeros outside B and
 // in the padding). xc_gemm_table is mode 2's offset table, unused otherwise.
 XC_FUNC void xc_gemm_load_b(const XC_GLOBAL float *XC_RESTRICT b,
-                            XC_GEMM_TABLE_PARAM, const xc_gemm_col col,
+                            XC_GEMM_TABLE_READ, const xc_gemm_col col,
                             const int k0, const int tid, float *regs)
 {
     const int first_row = tid / XC_GEMM_B_VECS_N;  // bound ROWS_PER_PASS
@@ -414,7 +423,7 @@ XC_FUNC void xc_gemm_store_c(XC_GLOBAL float *XC_RESTRICT c, const int row0, con
 // work-item reaches every barrier: columns and rows out of range only mask loads and stores.
 XC_FUNC void xc_gemm_body(const XC_GLOBAL float *XC_RESTRICT a,
                           const XC_GLOBAL float *XC_RESTRICT b,
-                          XC_GEMM_TABLE_PARAM, XC_GLOBAL float *XC_RESTRICT c,
+                          XC_GEMM_TABLE_READ, XC_GLOBAL float *XC_RESTRICT c,
                           const int cols, XC_LOCAL_PTR float *lds)
 {
     const int tx = XC_LOCAL_ID(0);                     // column work-item, bound THREADS_N
@@ -488,7 +497,17 @@ XC_KERNEL void implicit_precomp(const XC_GLOBAL float *XC_RESTRICT x,
                                 XC_GLOBAL float *XC_RESTRICT y,
                                 XC_GEMM_TABLE_PARAM)
 {
+#if XC_GEMM_TABLE_LOCAL
+    XC_GEMM_DECLARE_LOCAL(lds);
+    XC_LOCAL int4 table_lds[XC_GEMM_TABLE_LD / 2];  // the whole table, both runs
+    const int tid = XC_LOCAL_ID(1) * XC_GEMM_THREADS_N + XC_LOCAL_ID(0);  // bound THREADS
+    for (int i = tid; i < XC_GEMM_TABLE_LD / 2; i += XC_GEMM_THREADS)
+        table_lds[i] = xc_gemm_table[i];
+    XC_BARRIER();
+    xc_gemm_body(w, x, table_lds, y, XC_N * XC_P * XC_Q, (XC_LOCAL_PTR float *)lds);
+#else
     XC_GEMM_DECLARE_LOCAL(lds);
     xc_gemm_body(w, x, xc_gemm_table, y, XC_N * XC_P * XC_Q, (XC_LOCAL_PTR float *)lds);
+#endif
 }
 #endif

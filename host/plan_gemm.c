@@ -236,6 +236,9 @@ xconv_status xconv_gemm_plan_step(const xconv_device_info *info, const xconv_gem
         if (st == XCONV_OK)
             st = xconv_plan_define(plan, "XC_GEMM_TABLE_CONST",
                                    xconv_gemm_table_const(info, L, t), err);
+        if (st == XCONV_OK)
+            st = xconv_plan_define(plan, "XC_GEMM_TABLE_LOCAL",
+                                   xconv_gemm_table_local(info, L, t), err);
         if (st != XCONV_OK)
             return st;
     }
@@ -253,6 +256,8 @@ xconv_status xconv_gemm_plan_step(const xconv_device_info *info, const xconv_gem
     size_t local[3] = {threads_n, threads_m, 1};
     xconv_step_set_3d(step, global, local);
     step->local_mem_bytes = xconv_gemm_local_bytes(t);
+    if (xconv_gemm_table_local(info, L, t))
+        step->local_mem_bytes += 2 * (size_t)xconv_gemm_table_rows(L, t) * sizeof(int32_t);
     return XCONV_OK;
 }
 
@@ -267,6 +272,14 @@ bool xconv_gemm_table_const(const xconv_device_info *info, const xconv_gemm_layo
     uint64_t bytes = 2 * (uint64_t)xconv_gemm_table_rows(L, t) * sizeof(int32_t);
     return L->mode == XCONV_GEMM_B_TABLE && bytes <= info->const_mem_bytes &&
            bytes <= XCONV_GEMM_CONST_TABLE_MAX;
+}
+
+bool xconv_gemm_table_local(const xconv_device_info *info, const xconv_gemm_layout *L,
+                            const xconv_gemm_tiles *t)
+{
+    uint64_t bytes = 2 * (uint64_t)xconv_gemm_table_rows(L, t) * sizeof(int32_t);
+    return L->mode == XCONV_GEMM_B_TABLE && info->is_gpu &&
+           xconv_gemm_local_bytes(t) + bytes <= info->local_mem_bytes;
 }
 
 void xconv_gemm_step_set_cols(xconv_step *step, const xconv_plan *plan, int64_t cols)

@@ -69,6 +69,13 @@ int64_t xconv_gemm_table_rows(const xconv_gemm_layout *L, const xconv_gemm_tiles
 bool xconv_gemm_table_const(const xconv_device_info *info, const xconv_gemm_layout *L,
                             const xconv_gemm_tiles *t);
 
+// Returns true when L's offset table fits in local memory beside t's tiles on a GPU: each
+// work-group then copies it there once and reads it from local memory (global or constant reads
+// of it ran up to 1.7x slower through NVIDIA's OpenCL than through CUDA). Not on CPUs: PoCL 3.1
+// reads zeros through the local table's pointer inside the inlined body.
+bool xconv_gemm_table_local(const xconv_device_info *info, const xconv_gemm_layout *L,
+                            const xconv_gemm_tiles *t);
+
 // Sets the column extent of a planned GEMM step to `cols` (a partial chunk of images).
 void xconv_gemm_step_set_cols(xconv_step *step, const xconv_plan *plan, int64_t cols);
 

@@ -218,9 +218,10 @@ static xconv_status plan_implicit_precomp(const xconv_device *dev, const xconv_p
     xconv_step *step = xconv_plan_add_step(plan, "implicit_precomp", "implicit_precomp_table");
     xconv_step_set_1d(step, (size_t)rows,
                       xconv_fit_work_group(&dev->info, xconv_round_up(64, multiple)));
-    snprintf(plan->summary, sizeof plan->summary, "offset table of %lld rows (%zu bytes, %s)",
+    snprintf(plan->summary, sizeof plan->summary, "offset table of %lld rows (%zu bytes, %s%s)",
              (long long)rows, plan->workspace_bytes,
-             xconv_gemm_table_const(&dev->info, &L, &t) ? "constant memory" : "global memory");
+             xconv_gemm_table_const(&dev->info, &L, &t) ? "constant memory" : "global memory",
+             xconv_gemm_table_local(&dev->info, &L, &t) ? ", read from a local copy" : "");
     return plan_gemm_step(dev, &L, &t, "implicit_precomp", "implicit GEMM", plan, err);
 }
 

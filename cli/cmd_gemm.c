@@ -36,7 +36,8 @@ static bool parse_size(const char *text, gemm_size *s)
 {
     long long m, n, k;
     char tail;
-    if (sscanf(text, "%lld,%lld,%lld%c", &m, &n, &k, &tail) != 3 || m < 1 || n < 1 || k < 1)
+    if (sscanf(text, "%lld,%lld,%lld%c", &m, &n, &k, &tail) != 3 || m < 1 || n < 1 || k < 1 ||
+        m > XCONV_MAX_INDEX || n > XCONV_MAX_INDEX || k > XCONV_MAX_INDEX)
         return false;
     *s = (gemm_size){.m = m, .n = n, .k = k};
     return true;
@@ -358,7 +359,7 @@ int cmd_bench_gemm(const cli_options *opts)
     gemm_size explicit_size;
     bool standard = strcmp(opts->gemm, "standard") == 0;
     if (!standard && !parse_size(opts->gemm, &explicit_size)) {
-        fprintf(stderr, "xconv bench: --gemm takes M,N,K (three positive integers) or "
+        fprintf(stderr, "xconv bench: --gemm takes M,N,K (three integers from 1 to 2^31-1) or "
                         "'standard', not '%s'\n", opts->gemm);
         return CLI_USAGE;
     }

@@ -309,19 +309,16 @@ xconv_status xconv_sgemm_plan(const xconv_device *dev, int64_t m, int64_t n, int
     memset(plan, 0, sizeof *plan);
     if (m < 1 || n < 1 || k < 1)
         return xconv_error_set(err, XCONV_ERR_INVALID, "GEMM sizes must be positive");
-    int64_t largest = m * k > k * n ? m * k : k * n;
-    largest = largest > m * n ? largest : m * n;
-    uint64_t bytes = (uint64_t)largest * sizeof(float);
-    if (largest > XCONV_MAX_INDEX || bytes > dev->info.max_alloc_bytes ||
-        (dev->info.global_mem_bytes &&
-         (uint64_t)(m * k + k * n + m * n) * sizeof(float) > dev->info.global_mem_bytes))
+    double dm = (double)m, dn = (double)n, dk = (double)k;  // products in double: no overflow
+    double largest = fmax(dm * dk, fmax(dk * dn, dm * dn)), all = dm * dk + dk * dn + dm * dn;
+    if (largest > (double)XCONV_MAX_INDEX || largest * 4 > (double)dev->info.max_alloc_bytes ||
+        (dev->info.global_mem_bytes && all * 4 > (double)dev->info.global_mem_bytes))
         return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY,
                                "GEMM m=%lld,n=%lld,k=%lld needs a %.1f MiB matrix (%.1f MiB "
                                "for all three); the device allows %.1f MiB per allocation and "
                                "has %.1f MiB, and indices must stay under 2^31",
-                               (long long)m, (long long)n, (long long)k, bytes / 1048576.0,
-                               (double)(m * k + k * n + m * n) * 4 / 1048576.0,
-                               dev->info.max_alloc_bytes / 1048576.0,
+                               (long long)m, (long long)n, (long long)k, largest * 4 / 1048576.0,
+                               all * 4 / 1048576.0, dev->info.max_alloc_bytes / 1048576.0,
                                dev->info.global_mem_bytes / 1048576.0);
     xconv_gemm_layout L = {.mode = XCONV_GEMM_B_MEMORY, .m = m, .n = n, .k = k, .lda = k,
                            .ldb = n, .ldc = n, .seg = n, .groups = 1};

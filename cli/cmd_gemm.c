@@ -372,7 +372,7 @@ int cmd_bench_gemm(const cli_options *opts)
     int indices[CLI_MAX_LIST], ndevices = 0;
     int rc = devices ? cli_select_devices(opts, devices, indices, &ndevices) : CLI_FAILED;
     gemm_records list = {0};
-    xconv_run_info_init(&list.info, 0, NULL);
+    xconv_run_info_init(&list.info, opts->argc, opts->argv);
     static xconv_error err;
     for (int d = 0; !rc && d < ndevices; d++) {
         const xconv_device_info *info = &devices->devices[indices[d]];

@@ -150,7 +150,7 @@ static int run_matrix(const cli_options *opts, bool timing)
     fprintf(stderr, "seed %llu\n", (unsigned long long)hopts.seed);
 
     record_list list = {0};
-    xconv_run_info_init(&list.info, 0, NULL);
+    xconv_run_info_init(&list.info, opts->argc, opts->argv);
     for (int d = 0; d < ndevices; d++)
         run_device(opts, &hopts, &devices->devices[indices[d]], shapes, nshapes, asked, nasked,
                    &list);

@@ -256,7 +256,7 @@ int cmd_parity(const cli_options *opts)
         hopts.repeat = opts->repeat;
         hopts.warmup = opts->warmup;
         hopts.host_ref_max_gflop = opts->host_ref_gflop;
-        xconv_run_info_init(&rows.info, 0, NULL);
+        xconv_run_info_init(&rows.info, opts->argc, opts->argv);
         for (int s = 0; !rc && s < nshapes; s++)
             run_pair(ocl, cuda, &shapes[s], variants, nvariants, &hopts, &rows);
         xconv_device_close(cuda);

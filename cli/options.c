@@ -131,6 +131,8 @@ int cli_parse(int argc, char **argv, const char *command, cli_options *opts)
 {
     memset(opts, 0, sizeof *opts);
     opts->command = command;
+    opts->argc = argc;
+    opts->argv = argv;
     opts->seed = 1;
     opts->repeat = 20;
     opts->warmup = 2;

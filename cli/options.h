@@ -10,6 +10,8 @@
 
 typedef struct cli_options {
     const char *command;
+    int argc;                            // the whole command line, for results files
+    char **argv;
     const char *shapes[CLI_MAX_LIST];    // --shape SPEC (repeatable)
     int nshapes;
     const char *suites[CLI_MAX_LIST];    // --suite NAME (repeatable)

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # One GPU-host session: environment, device list, validation and benchmarks, results under OUTDIR.
-# Usage: scripts/gpu_session.sh OUTDIR [smoke|preview|validate|bench|pocl] [BUILD_DIR]
+# Usage: scripts/gpu_session.sh OUTDIR [smoke|preview|record1|record2] [BUILD_DIR]
 # Needs the build folder and .gpu/ (scripts/gpu_bundle.sh) beside the checkout.
 set -u
-out=${1:?usage: gpu_session.sh OUTDIR [smoke|preview|validate|bench|pocl] [BUILD_DIR]}
+out=${1:?usage: gpu_session.sh OUTDIR [smoke|preview|record1|record2] [BUILD_DIR]}
 mode=${2:-smoke}
 build=${3:-build-gpu}
 mkdir -p "$out"
@@ -36,21 +36,26 @@ smoke)
     run "$x" bench --suite standard --device nvidia --variant direct_naive,clblast_convgemm \
         --repeat 5
     ;;
-validate)
-    # The standard suite: every variant on NVIDIA OpenCL and CUDA; the references on PoCL.
-    run "$x" validate --suite standard --device nvidia --device cuda:0 \
-        --json "$out/validate_standard_h100.json"
+record1)
+    # NVIDIA OpenCL: every variant on the standard suite, checked then timed, beside CLBlast;
+    # the references on PoCL; then each shared variant through both backends (parity).
+    run "$x" bench --suite standard --device nvidia --repeat 20 \
+        --json "$out/bench_opencl_h100.json" | grep -E "^opencl|records"
     run "$x" validate --suite standard --device pocl --variant "$standard_peers" \
-        --json "$out/validate_standard_pocl.json"
-    run "$x" validate --parity --suite standard --repeat 10 --json "$out/parity_h100.json"
+        --json "$out/validate_standard_pocl.json" | grep -E "FAIL|error|records"
+    run "$x" validate --parity --suite standard --repeat 10 --json "$out/parity_h100.json" |
+        grep -vE "^\[|^$"
     ;;
-bench)
-    run "$x" bench --suite standard --device nvidia --repeat 20 --json "$out/bench_opencl_h100.json"
-    run "$x" bench --suite standard --device cuda:0 --repeat 25 --json "$out/bench_cuda_h100.json"
-    if "$x" bench --help | grep -q -- --gemm; then
-        run "$x" bench --gemm standard --device nvidia --device cuda:0 --repeat 10 \
-            --json "$out/gemm_h100.json"
-    fi
+record2)
+    # CUDA: every variant and every cuDNN row on the standard suite; SGEMM; PoCL on the host CPU.
+    run "$x" bench --suite standard --device cuda:0 --repeat 25 \
+        --json "$out/bench_cuda_h100.json" | grep -E "^cuda|records"
+    run "$x" bench --gemm standard --device nvidia --device cuda:0 --repeat 10 \
+        --json "$out/gemm_h100.json" | grep -vE "^\[|^$"
+    run "$x" bench --suite small --device pocl --repeat 5 \
+        --variant direct_naive,direct_const,direct_tiled,direct_tiled_db,direct_regblock,clblast_convgemm \
+        --json "$out/bench_pocl_small_host16.json" | grep -E "records"
+    run scripts/bench_pocl_direct.sh "$x" "$out/bench_pocl_standard_cut_host16.json" | grep records
     ;;
 preview)
     v=direct_naive,direct_const,direct_tiled,direct_tiled_db,direct_regblock
@@ -62,10 +67,6 @@ preview)
     run "$x" bench --suite standard --device cuda:0 --repeat 10 \
         --variant "$v,cudnn_find,cudnn_implicit_precomp_gemm" \
         --json "$out/bench_cuda_preview.json" | grep -E "^cuda|records"
-    ;;
-pocl)
-    [ -x scripts/bench_pocl_direct.sh ] &&
-        run scripts/bench_pocl_direct.sh "$x" "$out/bench_pocl_16core.json"
     ;;
 esac
 echo "done: $mode" | tee -a "$log"

@@ -8,9 +8,6 @@
 #include "record.h"
 
 // The build system passes the short git hash; a build outside it says so.
-#ifndef XCONV_GIT_COMMIT
-#define XCONV_GIT_COMMIT "unknown"
-#endif
 
 // ---------------------------------------------------------------------------------------------
 // Run info
@@ -77,7 +74,7 @@ void xconv_run_info_init(xconv_run_info *info, int argc, char **argv)
 {
     memset(info, 0, sizeof *info);
     snprintf(info->tool_version, sizeof info->tool_version, "%s", XCONV_VERSION);
-    snprintf(info->commit, sizeof info->commit, "%s", XCONV_GIT_COMMIT);
+    snprintf(info->commit, sizeof info->commit, "%s", xconv_git_commit());
     time_t now = time(NULL);
     struct tm utc;
     if (now == (time_t)-1 || !gmtime_r(&now, &utc) ||

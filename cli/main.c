@@ -52,7 +52,7 @@ int main(int argc, char **argv)
         return CLI_OK;
     }
     if (!strcmp(argv[1], "--version")) {
-        printf("xconv %s (%s)\n", XCONV_VERSION, XCONV_GIT_COMMIT);
+        printf("xconv %s (%s)\n", XCONV_VERSION, xconv_git_commit());
         return CLI_OK;
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {

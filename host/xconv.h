@@ -13,6 +13,10 @@ extern "C" {
 
 #define XCONV_VERSION "0.1.0"
 
+// The git commit the library was built from ("abc123def456", "-dirty" appended when tracked
+// files differed from it, "unknown" outside a checkout).
+const char *xconv_git_commit(void);
+
 // ---------------------------------------------------------------------------------------------
 // Status and errors
 

@@ -7,8 +7,6 @@
 
 #include "record.h"
 
-// The build system passes the short git hash; a build outside it says so.
-
 // ---------------------------------------------------------------------------------------------
 // Run info
 

@@ -7,6 +7,9 @@
 // and columns q = tile_q + tx + j * XC_WG_W (j < XC_BLOCK_W): columns interleave so that
 // neighbouring work-items read and write neighbouring addresses. The whole filter tensor is one
 // constant buffer, so the host applies this variant only while it fits the device's limit.
+// With XC_FLAT=1 the work-groups are one-dimensional and carry no tile: consecutive work-items
+// take consecutive register blocks of the whole output (columns, then rows, then k-blocks, then
+// images), so no work-group is padded to a warp multiple.
 
 // ---------------------------------------------------------------------------------------------
 // Tuning parameters (set by host/plan_direct.c)
@@ -29,14 +32,26 @@
 #ifndef XC_BLOCK_K
 #define XC_BLOCK_K 4   // output channels per work-item, all within one group (1..16)
 #endif
+#ifndef XC_FLAT
+#define XC_FLAT 0      // 1: flat numbering of register blocks, XC_WG_H = 1, columns consecutive
+#endif
+#ifndef XC_UNROLL_C
+#define XC_UNROLL_C 0  // 1: the channel loop is unrolled too, so with XC_BLOCK_K = K every filter
+#endif                 // index is a compile-time constant (operands straight from constant banks)
 
 // ---------------------------------------------------------------------------------------------
 // Derived parameters
 
+#if XC_FLAT
+#define XC_TILE_W XC_BLOCK_W  // the unit the flat index counts: one work-item's block
+#define XC_TILE_H XC_BLOCK_H
+#define XC_BLOCK_STEP_W 1     // column step within a work-item
+#else
 #define XC_TILE_W (XC_WG_W * XC_BLOCK_W)  // output columns of a work-group
 #define XC_TILE_H (XC_WG_H * XC_BLOCK_H)  // output rows of a work-group
-#define XC_ITEM_STEP_W (XC_STRIP_W ? XC_BLOCK_W : 1)   // column step between work-items
 #define XC_BLOCK_STEP_W (XC_STRIP_W ? 1 : XC_WG_W)  // column step within a work-item
+#endif
+#define XC_ITEM_STEP_W (XC_STRIP_W ? XC_BLOCK_W : 1)   // column step between work-items
 #define XC_TILES_W ((XC_Q + XC_TILE_W - 1) / XC_TILE_W)
 #define XC_TILES_H ((XC_P + XC_TILE_H - 1) / XC_TILE_H)
 #define XC_KBLOCKS ((XC_KG + XC_BLOCK_K - 1) / XC_BLOCK_K)  // k-blocks per channel group
@@ -57,15 +72,23 @@ XC_FUNC void direct_const_body(const XC_GLOBAL float *XC_RESTRICT x,
                                XC_CONSTANT_PARAM(float, xc_filter),
                                XC_GLOBAL float *XC_RESTRICT y)
 {
+#if XC_FLAT
+    const int tx = 0, ty = 0;  // the "tile" is the work-item's own block
+    // Flat (n, group, k-block, block row, block column) of this work-item; past the last image
+    // in the last work-group.
+    int g = XC_GROUP_ID(0) * XC_WG_W + XC_LOCAL_ID(0);
+#else
     const int tx = XC_LOCAL_ID(0);  // column within the tile, < XC_WG_W
     const int ty = XC_LOCAL_ID(1);  // row block within the tile, < XC_WG_H
     int g = XC_GROUP_ID(0);         // flat (n, group, k-block, tile row, tile column)
+#endif
     const int tile_q = (g % XC_TILES_W) * XC_TILE_W;
     g /= XC_TILES_W;
     const int tile_p = (g % XC_TILES_H) * XC_TILE_H;
     g /= XC_TILES_H;
     const int kb = g % (XC_GROUPS * XC_KBLOCKS);
-    const int n = g / (XC_GROUPS * XC_KBLOCKS);
+    const int n_item = g / (XC_GROUPS * XC_KBLOCKS);  // past XC_N - 1 only for flat spares
+    const int n = dc_min(n_item, XC_N - 1);           // spares read the last image, store nothing
     const int grp = kb / XC_KBLOCKS;
     const int k0 = grp * XC_KG + (kb % XC_KBLOCKS) * XC_BLOCK_K;  // first output channel
     const int k_end = grp * XC_KG + XC_KG;                         // past the group's last
@@ -92,6 +115,9 @@ XC_FUNC void direct_const_body(const XC_GLOBAL float *XC_RESTRICT x,
                 acc[kk][i][j] = 0.0f;
 
     const XC_GLOBAL float *x_img = x + (n * XC_C + grp * XC_CG) * XC_H * XC_W;
+#if XC_UNROLL_C
+#pragma unroll
+#endif
     for (int c = 0; c < XC_CG; c++) {
         const XC_GLOBAL float *x_plane = x_img + c * XC_H * XC_W;
 #pragma unroll
@@ -124,7 +150,7 @@ XC_FUNC void direct_const_body(const XC_GLOBAL float *XC_RESTRICT x,
     }
 
     for (int kk = 0; kk < XC_BLOCK_K; kk++) {
-        if (k0 + kk >= k_end)
+        if (k0 + kk >= k_end || n_item >= XC_N)
             break;
         for (int i = 0; i < XC_BLOCK_H; i++) {
             const int p = p0 + i;

@@ -3,6 +3,8 @@
 // blocks and channel chunks, bounded by the device's local memory and work-group limits.
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "plan_direct.h"
 
@@ -108,7 +110,8 @@ static double model_cost(xconv_direct_kind kind, const xconv_device_info *info,
 {
     int64_t P = xconv_problem_out_h(p), Q = xconv_problem_out_w(p), kg = p->k / p->groups;
     int cg = (int)(p->c / p->groups);
-    int tile_h = t->wg_h * t->block_h, tile_w = t->wg_w * t->block_w;
+    int tile_h = t->flat ? t->block_h : t->wg_h * t->block_h;
+    int tile_w = t->flat ? t->block_w : t->wg_w * t->block_w;
     double waste = (double)ceil_div(P, tile_h) * tile_h * ceil_div(Q, tile_w) * tile_w /
                    ((double)P * Q) * (double)ceil_div(kg, t->block_k) * t->block_k / kg *
                    (double)ceil_div(cg, t->chunk_c) * t->chunk_c / cg;
@@ -118,6 +121,8 @@ static double model_cost(xconv_direct_kind kind, const xconv_device_info *info,
     double fmas = (double)t->block_k * t->block_h * t->block_w * p->r * p->s;
     double rows = input_extent(t->block_h, p->stride_h, p->r, p->dil_h);
     double in_loads = rows * p->s * t->block_w;
+    // Flat work-groups and the unrolled channel loop are only forced (XCONV_DIRECT_PLAN): on
+    // the H100 they did not beat the searched plans (docs/direct_family.md, "H100").
     double filter_weight = info->is_cpu ? 1.0 : kind == XCONV_DIRECT_CONST ? 0.25 : 0.5;
     double f_loads = (double)t->block_k * p->r * p->s * filter_weight;
     double per_fma = 1.0 + (in_loads + f_loads) / fmas;
@@ -135,7 +140,8 @@ static double model_cost(xconv_direct_kind kind, const xconv_device_info *info,
 
     // Neighbouring work-items along q read neighbouring addresses: fewer than 8 of them waste
     // most of each memory transaction (GPUs) or vector (CPUs, where PoCL vectorizes along q).
-    per_fma *= 1.0 + 2.0 / t->wg_w;
+    int along_q = t->flat ? (int)fmin(t->wg_w, ceil_div(Q, t->block_w)) : t->wg_w;
+    per_fma *= 1.0 + 2.0 / along_q;
 
     // Work-groups rounded up to the device's preferred multiple, and too little parallelism.
     size_t multiple = info->preferred_multiple ? info->preferred_multiple : 1;
@@ -162,24 +168,64 @@ static bool candidate_fits(xconv_direct_kind kind, const xconv_device_info *info
                            const xconv_problem *p, xconv_direct_tiling *t)
 {
     int64_t P = xconv_problem_out_h(p), Q = xconv_problem_out_w(p), kg = p->k / p->groups;
-    int tile_h = t->wg_h * t->block_h, tile_w = t->wg_w * t->block_w;
+    if (t->flat && (kind != XCONV_DIRECT_CONST || t->wg_h != 1))
+        return false;
+    int tile_h = t->flat ? t->block_h : t->wg_h * t->block_h;
+    int tile_w = t->flat ? t->block_w : t->wg_w * t->block_w;
     bool tiled = kind == XCONV_DIRECT_TILED || kind == XCONV_DIRECT_TILED_DB;
     t->in_tile_h = tiled ? input_extent(tile_h, p->stride_h, p->r, p->dil_h) : 0;
     t->in_tile_w = tiled ? input_extent(tile_w, p->stride_w, p->s, p->dil_w) : 0;
     t->chunk_c = pick_chunk(kind, info, p, t);
     if (t->chunk_c == 0)
         return false;
+    int64_t unrolled = (int64_t)t->block_k * t->block_h * t->block_w * p->r * p->s;
     if (kind == XCONV_DIRECT_CONST &&
-        (int64_t)t->block_k * t->block_h * t->block_w * p->r * p->s > UNROLL_MAX)
+        (unrolled > UNROLL_MAX || (t->unroll_c && unrolled * t->chunk_c > UNROLL_MAX)))
         return false;
     t->local_mem_bytes = local_bytes(kind, p, t);
     int64_t groups = (int64_t)ceil_div(P, tile_h) * ceil_div(Q, tile_w) * p->groups *
                      ceil_div(kg, t->block_k) * p->n;
-    if (groups > XCONV_MAX_INDEX)
+    if (groups > XCONV_MAX_INDEX || (t->flat && groups * t->wg_w > XCONV_MAX_INDEX))
         return false;
+    if (t->flat)
+        groups = ceil_div(groups, t->wg_w);
     t->work_groups = (size_t)groups;
     t->cost = model_cost(kind, info, p, t);
     return true;
+}
+
+// Keeps candidate t in *best when it fits and costs less (ties: the larger work-group, then the
+// larger block). Returns true when *best holds a candidate afterwards.
+static bool consider(xconv_direct_kind kind, const xconv_device_info *info,
+                     const xconv_problem *p, xconv_direct_tiling t, xconv_direct_tiling *best,
+                     bool found)
+{
+    if (!candidate_fits(kind, info, p, &t))
+        return found;
+    size_t size = (size_t)t.wg_w * t.wg_h * t.block_k * t.block_h * t.block_w;
+    size_t best_size = found ? (size_t)best->wg_w * best->wg_h * best->block_k * best->block_h *
+                                   best->block_w
+                             : 0;
+    if (!found || t.cost < best->cost * (1 - 1e-9) ||
+        (t.cost <= best->cost * (1 + 1e-9) && size > best_size))
+        *best = t;
+    return true;
+}
+
+// Reads the tiling XCONV_DIRECT_PLAN forces for `kind` into *t. Returns true when it names one.
+static bool forced_tiling(xconv_direct_kind kind, xconv_direct_tiling *t)
+{
+    const char *env = getenv("XCONV_DIRECT_PLAN");
+    const char *name = xconv_direct_kind_name(kind);
+    size_t len = strlen(name);
+    for (const char *e = env; e && *e; e = strchr(e, ';') ? strchr(e, ';') + 1 : "") {
+        if (strncmp(e, name, len) != 0 || e[len] != ':')
+            continue;
+        memset(t, 0, sizeof *t);
+        return sscanf(e + len + 1, "%d,%d,%d,%d,%d,%d,%d,%d", &t->wg_w, &t->wg_h, &t->block_w,
+                      &t->block_h, &t->block_k, &t->strip, &t->flat, &t->unroll_c) == 8;
+    }
+    return false;
 }
 
 xconv_status xconv_direct_choose(const xconv_device_info *info, const xconv_problem *p,
@@ -189,6 +235,13 @@ xconv_status xconv_direct_choose(const xconv_device_info *info, const xconv_prob
     int64_t P = xconv_problem_out_h(p), Q = xconv_problem_out_w(p), kg = p->k / p->groups;
     int acc_max = info->is_cpu ? ACC_MAX_CPU : ACC_MAX_GPU;
     size_t max_wg = info->max_work_group_size ? info->max_work_group_size : 1;
+    if (forced_tiling(kind, best)) {
+        if (candidate_fits(kind, info, p, best))
+            return XCONV_OK;
+        return xconv_error_set(err, XCONV_ERR_INVALID,
+                               "%s: the tiling XCONV_DIRECT_PLAN forces does not fit",
+                               xconv_direct_kind_name(kind));
+    }
     bool found = false;
     // Work-group sides: powers of two, and (index COUNT(wg_sizes)) the one that covers the
     // output exactly with the block size at hand.
@@ -216,17 +269,7 @@ xconv_status xconv_direct_choose(const xconv_device_info *info, const xconv_prob
                         if ((t.wg_w > 1 && (int64_t)(t.wg_w / 2) * t.block_w >= Q) ||
                             (t.wg_h > 1 && (int64_t)(t.wg_h / 2) * t.block_h >= P))
                             continue;
-                        if (!candidate_fits(kind, info, p, &t))
-                            continue;
-                        // Ties go to the larger work-group, then the larger block.
-                        if (!found || t.cost < best->cost * (1 - 1e-9) ||
-                            (t.cost <= best->cost * (1 + 1e-9) &&
-                             wg * bk * t.block_h * t.block_w >
-                                 (size_t)best->wg_w * best->wg_h * best->block_k *
-                                     best->block_h * best->block_w)) {
-                            *best = t;
-                            found = true;
-                        }
+                        found = consider(kind, info, p, t, best, found);
                     }
     if (!found)
         return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE,
@@ -253,7 +296,7 @@ xconv_status xconv_direct_plan(const xconv_device_info *info, const xconv_proble
     } defines[] = {
         {"XC_WG_W", t.wg_w},       {"XC_WG_H", t.wg_h},       {"XC_BLOCK_W", t.block_w},
         {"XC_BLOCK_H", t.block_h}, {"XC_BLOCK_K", t.block_k}, {"XC_CHUNK_C", t.chunk_c},
-        {"XC_STRIP_W", t.strip},
+        {"XC_STRIP_W", t.strip},   {"XC_FLAT", t.flat},       {"XC_UNROLL_C", t.unroll_c},
     };
     for (int i = 0; st == XCONV_OK && i < COUNT(defines); i++)
         st = xconv_plan_define(plan, defines[i].name, defines[i].value, err);
@@ -264,11 +307,17 @@ xconv_status xconv_direct_plan(const xconv_device_info *info, const xconv_proble
     xconv_step_set_2d(step, t.work_groups * (size_t)t.wg_w, (size_t)t.wg_h, (size_t)t.wg_w,
                       (size_t)t.wg_h);
     step->local_mem_bytes = t.local_mem_bytes;
-    int n = snprintf(plan->summary, sizeof plan->summary,
-                     "work-groups of %dx%d items, each item %d channels x %dx%d outputs; "
-                     "tile %dx%d outputs",
-                     t.wg_w, t.wg_h, t.block_k, t.block_h, t.block_w, t.wg_h * t.block_h,
-                     t.wg_w * t.block_w);
+    int n = t.flat ? snprintf(plan->summary, sizeof plan->summary,
+                              "flat work-groups of %d items, each item %d channels x %dx%d "
+                              "outputs%s",
+                              t.wg_w, t.block_k, t.block_h, t.block_w,
+                              t.unroll_c ? ", channel loop unrolled" : "")
+                   : snprintf(plan->summary, sizeof plan->summary,
+                              "work-groups of %dx%d items, each item %d channels x %dx%d "
+                              "outputs; tile %dx%d outputs%s",
+                              t.wg_w, t.wg_h, t.block_k, t.block_h, t.block_w,
+                              t.wg_h * t.block_h, t.wg_w * t.block_w,
+                              t.unroll_c ? ", channel loop unrolled" : "");
     if (kind == XCONV_DIRECT_TILED || kind == XCONV_DIRECT_TILED_DB)
         snprintf(plan->summary + n, sizeof plan->summary - (size_t)n,
                  " from a %dx%d input tile x %d channels%s in local memory; %zu work-groups",

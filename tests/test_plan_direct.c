@@ -88,6 +88,16 @@ static void check_tiling(const xconv_device_info *info, const xconv_problem *p,
     CHECK(t->block_k * t->block_h * t->block_w <= 32);
     CHECK_MSG(t->chunk_c >= 1 && t->chunk_c <= p->c / p->groups, "%s %s: chunk %d", name, spec,
               t->chunk_c);
+    if (t->flat) {
+        // Flat work-groups (direct_const on GPUs): 1-D, numbering register blocks.
+        CHECK_MSG(kind == XCONV_DIRECT_CONST && t->wg_h == 1 && info->is_gpu, "%s %s: flat",
+                  name, spec);
+        int64_t blocks = (P + t->block_h - 1) / t->block_h * ((Q + t->block_w - 1) / t->block_w) *
+                         ((kg + t->block_k - 1) / t->block_k) * p->groups * p->n;
+        CHECK_MSG((int64_t)t->work_groups == (blocks + t->wg_w - 1) / t->wg_w,
+                  "%s %s: %zu flat work-groups", name, spec, t->work_groups);
+        return;
+    }
     int64_t tiles_h = (P + t->wg_h * t->block_h - 1) / (t->wg_h * t->block_h);
     int64_t tiles_w = (Q + t->wg_w * t->block_w - 1) / (t->wg_w * t->block_w);
     int64_t kblocks = (kg + t->block_k - 1) / t->block_k;

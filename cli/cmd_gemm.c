@@ -58,7 +58,7 @@ static int standard_sizes(const xconv_device_info *info, gemm_size *sizes)
         memset(s, 0, sizeof *s);
         snprintf(s->name, sizeof s->name, "%s", shapes[i].name);
         int64_t pq = xconv_problem_out_h(&p) * xconv_problem_out_w(&p);
-        int64_t images = xconv_im2col_gemm_chunk(info, &p);
+        int64_t images = xconv_im2col_chunk(info, &p);
         s->m = p.k / p.groups;
         s->k = p.c / p.groups * p.r * p.s;
         if (!info->is_gpu) {

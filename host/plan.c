@@ -104,6 +104,39 @@ size_t xconv_fit_work_group(const xconv_device_info *info, size_t want)
 }
 
 // ---------------------------------------------------------------------------------------------
+// The im2col step shared by the im2col + GEMM variants
+
+int64_t xconv_im2col_chunk(const xconv_device_info *info, const xconv_problem *p)
+{
+    int64_t image_elems = p->c * p->r * p->s * xconv_problem_out_h(p) * xconv_problem_out_w(p);
+    uint64_t budget = info->max_alloc_bytes;
+    if (info->global_mem_bytes && info->global_mem_bytes / 4 < budget)
+        budget = info->global_mem_bytes / 4;
+    int64_t chunk = (int64_t)(budget / ((uint64_t)image_elems * sizeof(float)));
+    if (chunk > XCONV_MAX_INDEX / image_elems)
+        chunk = XCONV_MAX_INDEX / image_elems;
+    if (chunk > 65535)  // the image index is a grid dimension (CUDA's z is 16-bit)
+        chunk = 65535;
+    return chunk > p->n ? p->n : chunk;
+}
+
+xconv_step *xconv_plan_im2col(const xconv_device_info *info, const xconv_problem *p,
+                              int64_t chunk, xconv_plan *plan)
+{
+    size_t pq = (size_t)(xconv_problem_out_h(p) * xconv_problem_out_w(p));
+    size_t multiple = info->preferred_multiple ? info->preferred_multiple : 1;
+    size_t local = xconv_fit_work_group(info, xconv_round_up(pq < 128 ? pq : 128, multiple));
+    xconv_step *step = xconv_plan_add_step(plan, "im2col", "im2col");
+    if (!step)
+        return NULL;
+    xconv_step_set_3d(step, (size_t[3]){pq, (size_t)(p->c * p->r), (size_t)chunk},
+                      (size_t[3]){local, 1, 1});
+    plan->batch_chunk = chunk;
+    plan->workspace_bytes = (size_t)chunk * (size_t)(p->c * p->r * p->s) * pq * sizeof(float);
+    return step;
+}
+
+// ---------------------------------------------------------------------------------------------
 // Launching
 
 xconv_status xconv_plan_launch(xconv_device *dev, const xconv_plan *plan, int step,

@@ -64,6 +64,15 @@ const char *xconv_kernel_source(const char *name);
 // Returns the names of all embedded kernel sources, NULL-terminated.
 const char *const *xconv_kernel_source_names(void);
 
+// Images per im2col pass: as many as fit one allocation (and a quarter of device memory), the
+// 32-bit index range and a grid dimension (65535); at most p->n, < 1 when one image does not fit.
+int64_t xconv_im2col_chunk(const xconv_device_info *info, const xconv_problem *p);
+
+// Adds the im2col step (cl/im2col.cl) for chunks of `chunk` images, with its workspace, to plan.
+// Returns the step, or NULL when the plan is full.
+xconv_step *xconv_plan_im2col(const xconv_device_info *info, const xconv_problem *p,
+                              int64_t chunk, xconv_plan *plan);
+
 // Rounds v up to a multiple of m (m > 0).
 size_t xconv_round_up(size_t v, size_t m);
 

@@ -288,18 +288,6 @@ void xconv_gemm_step_set_cols(xconv_step *step, const xconv_plan *plan, int64_t 
     step->global[0] = (size_t)ceil_div(cols, tile_n) * step->local[0];
 }
 
-int64_t xconv_im2col_gemm_chunk(const xconv_device_info *info, const xconv_problem *p)
-{
-    int64_t image_elems = p->c * p->r * p->s * xconv_problem_out_h(p) * xconv_problem_out_w(p);
-    uint64_t budget = info->max_alloc_bytes;
-    if (info->global_mem_bytes && info->global_mem_bytes / 4 < budget)
-        budget = info->global_mem_bytes / 4;
-    int64_t by_bytes = (int64_t)(budget / ((uint64_t)image_elems * sizeof(float)));
-    int64_t by_index = XCONV_MAX_INDEX / image_elems;
-    int64_t chunk = by_bytes < by_index ? by_bytes : by_index;
-    return chunk > p->n ? p->n : chunk;
-}
-
 // ---------------------------------------------------------------------------------------------
 // Our SGEMM on raw matrices
 

@@ -79,10 +79,6 @@ bool xconv_gemm_table_local(const xconv_device_info *info, const xconv_gemm_layo
 // Sets the column extent of a planned GEMM step to `cols` (a partial chunk of images).
 void xconv_gemm_step_set_cols(xconv_step *step, const xconv_plan *plan, int64_t cols);
 
-// Images per im2col_gemm pass: the most whose im2col columns fit the largest allocation, a
-// quarter of global memory and the 32-bit index range, at most p->n; 0 when one image does not.
-int64_t xconv_im2col_gemm_chunk(const xconv_device_info *info, const xconv_problem *p);
-
 // ---------------------------------------------------------------------------------------------
 // Our SGEMM on raw row-major matrices
 

@@ -74,7 +74,7 @@ static xconv_status plan_im2col_gemm(const xconv_device *dev, const xconv_proble
     xconv_status st = xconv_plan_define_problem(plan, p, err);
     if (st != XCONV_OK)
         return st;
-    int64_t chunk = xconv_im2col_gemm_chunk(&dev->info, p);
+    int64_t chunk = xconv_im2col_chunk(&dev->info, p);
     const char *env = getenv("XCONV_GEMM_CHUNK");  // tuning override: images per pass
     if (env && atoll(env) > 0 && atoll(env) < chunk)
         chunk = atoll(env);
@@ -85,12 +85,7 @@ static xconv_status plan_im2col_gemm(const xconv_device *dev, const xconv_proble
                                "budget (largest allocation %llu bytes)",
                                (long long)image_elems,
                                (unsigned long long)dev->info.max_alloc_bytes);
-    plan->batch_chunk = chunk;
-    plan->workspace_bytes = (size_t)(chunk * image_elems) * sizeof(float);
-    size_t multiple = dev->info.preferred_multiple ? dev->info.preferred_multiple : 1;
-    xconv_step *step = xconv_plan_add_step(plan, "im2col", "im2col");
-    xconv_step_set_1d(step, (size_t)(chunk * image_elems),
-                      xconv_fit_work_group(&dev->info, xconv_round_up(256, multiple)));
+    xconv_plan_im2col(&dev->info, p, chunk, plan);
     snprintf(plan->summary, sizeof plan->summary, "im2col of %lld image(s) a pass (%.1f MiB)",
              (long long)chunk, plan->workspace_bytes / 1048576.0);
     xconv_gemm_layout L = conv_layout(p, XCONV_GEMM_B_MEMORY, chunk);

@@ -41,34 +41,19 @@ static bool vendor_gemm_applies(const xconv_device *dev, const xconv_problem *p,
     return true;
 }
 
-// Plans the largest chunk of images whose columns fit one allocation (and a quarter of device
-// memory) and the 32-bit index range. Returns XCONV_ERR_NOT_APPLICABLE when one image does not.
+// Plans im2col in chunks of images that fit the device (xconv_im2col_chunk). Returns
+// XCONV_ERR_NOT_APPLICABLE when one image's columns do not fit.
 static xconv_status plan_vendor_gemm(const xconv_device *dev, const xconv_problem *p,
                                      xconv_plan *plan, xconv_error *err)
 {
     xconv_status st = xconv_plan_define_problem(plan, p, err);
     if (st != XCONV_OK)
         return st;
-    int64_t image_elems = p->c * p->r * p->s * xconv_problem_out_h(p) * xconv_problem_out_w(p);
-    uint64_t budget = dev->info.max_alloc_bytes;
-    if (dev->info.global_mem_bytes && dev->info.global_mem_bytes / 4 < budget)
-        budget = dev->info.global_mem_bytes / 4;
-    int64_t by_bytes = (int64_t)(budget / ((uint64_t)image_elems * sizeof(float)));
-    int64_t by_index = XCONV_MAX_INDEX / image_elems;
-    int64_t chunk = by_bytes < by_index ? by_bytes : by_index;
-    if (chunk > p->n)
-        chunk = p->n;
+    int64_t chunk = xconv_im2col_chunk(&dev->info, p);
     if (chunk < 1)
         return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE,
-                               "one image's im2col columns (%lld floats) pass the workspace "
-                               "budget of %llu bytes",
-                               (long long)image_elems, (unsigned long long)budget);
-    plan->batch_chunk = chunk;
-    plan->workspace_bytes = (size_t)(chunk * image_elems) * sizeof(float);
-    size_t multiple = dev->info.preferred_multiple ? dev->info.preferred_multiple : 1;
-    size_t local = xconv_fit_work_group(&dev->info, xconv_round_up(256, multiple));
-    xconv_step *step = xconv_plan_add_step(plan, "im2col", "im2col");
-    xconv_step_set_1d(step, (size_t)(chunk * image_elems), local);
+                               "one image's im2col columns pass the device's workspace budget");
+    xconv_plan_im2col(&dev->info, p, chunk, plan);
     snprintf(plan->summary, sizeof plan->summary,
              "im2col of %lld images at a time (%.1f MiB), then %lld batched SGEMM call(s)",
              (long long)chunk, plan->workspace_bytes / 1048576.0, (long long)p->groups);

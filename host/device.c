@@ -46,7 +46,7 @@ xconv_status xconv_devices_list(xconv_device_list *list)
                      kind == XCONV_BACKEND_CUDA ? "CUDA" : "OPENCL");
             continue;
         }
-        static xconv_error err;
+        xconv_error err;  // one message per backend, copied out below
         int count = 0;
         int room = XCONV_MAX_DEVICES - list->count;
         xconv_status st = be->enumerate(list->devices + list->count, room, &count, &err);

@@ -409,7 +409,7 @@ static void record_check(const xconv_case *c, xconv_record *rec)
 // Notes what a vendor call chose (cudnn_find's algorithm) in the record.
 static void record_plan_summary(const xconv_case *c, const xconv_variant *v, xconv_record *rec)
 {
-    static xconv_error err;
+    xconv_error err;
     xconv_plan plan;
     if (xconv_variant_plan(v, c->dev, &c->p, &plan, &err) == XCONV_OK)
         snprintf(rec->note, sizeof rec->note, "%s", plan.summary);
@@ -437,7 +437,7 @@ xconv_status xconv_case_run(xconv_case *c, const xconv_variant *v, xconv_record 
     if (st != XCONV_OK)
         return st;
     snprintf(rec->reference, sizeof rec->reference, "%s", c->ref_name);
-    static xconv_error run_err;
+    xconv_error run_err;  // the variant's own failure goes into the record, not to the caller
     if (c->dev)
         c->dev->compile_ms = 0;
     if (v->backends)

@@ -119,25 +119,22 @@ void xconv_case_destroy(xconv_case *c)
 // ---------------------------------------------------------------------------------------------
 // Running a device variant once
 
-// Plans v, allocates its output and workspace, runs it once on NaN-poisoned y, reads y back.
+// Allocates v's output and workspace as planned, runs it once on NaN-poisoned y, reads y back.
 static xconv_status run_device_variant(xconv_device *dev, const xconv_variant *v,
-                                       const xconv_problem *p, xconv_buffer *dx,
-                                       xconv_buffer *dw, float *y_host, xconv_error *err)
+                                       const xconv_problem *p, const xconv_plan *plan,
+                                       xconv_buffer *dx, xconv_buffer *dw, float *y_host,
+                                       xconv_error *err)
 {
-    xconv_plan plan;
-    xconv_status st = xconv_variant_plan(v, dev, p, &plan, err);
-    if (st != XCONV_OK)
-        return st;
     const xconv_backend_iface *be = dev->be;
     size_t y_n = (size_t)xconv_problem_y_elems(p);
     xconv_tensors t = {.x = dx, .w = dw};
-    st = be->buffer_alloc(dev->ctx, y_n * sizeof(float), &t.y, err);
-    if (st == XCONV_OK && plan.workspace_bytes)
-        st = be->buffer_alloc(dev->ctx, plan.workspace_bytes, &t.workspace, err);
+    xconv_status st = be->buffer_alloc(dev->ctx, y_n * sizeof(float), &t.y, err);
+    if (st == XCONV_OK && plan->workspace_bytes)
+        st = be->buffer_alloc(dev->ctx, plan->workspace_bytes, &t.workspace, err);
     if (st == XCONV_OK)
         st = be->buffer_fill(dev->ctx, t.y, y_n, NAN, err);
     if (st == XCONV_OK)
-        st = v->run(dev, p, &plan, &t, err);
+        st = v->run(dev, p, plan, &t, err);
     if (st == XCONV_OK)
         st = be->finish(dev->ctx, err);
     if (st == XCONV_OK)
@@ -190,10 +187,13 @@ static xconv_status make_device_reference(xconv_case *c, xconv_error *err)
     for (int64_t i = 0; i < c->w_n; i++)
         abs_w[i] = fabsf(c->w[i]);
     xconv_buffer *dax = NULL, *daw = NULL;
-    xconv_status st = run_device_variant(dev, ref, &c->p, c->dx, c->dw, c->ref32, err);
+    xconv_plan plan;
+    xconv_status st = xconv_variant_plan(ref, dev, &c->p, &plan, err);
+    if (st == XCONV_OK)
+        st = run_device_variant(dev, ref, &c->p, &plan, c->dx, c->dw, c->ref32, err);
     if (st == XCONV_OK && (st = upload(dev, abs_x, c->x_n, &dax, err)) == XCONV_OK &&
         (st = upload(dev, abs_w, c->w_n, &daw, err)) == XCONV_OK)
-        st = run_device_variant(dev, ref, &c->p, dax, daw, c->norm32, err);
+        st = run_device_variant(dev, ref, &c->p, &plan, dax, daw, c->norm32, err);
     dev->be->buffer_free(dev->ctx, dax);
     dev->be->buffer_free(dev->ctx, daw);
     free(abs_x);
@@ -292,20 +292,16 @@ static void rotation_destroy(xconv_case *c, rotation *rot)
         be->buffer_free(c->dev->ctx, rot->sets[0].workspace);
 }
 
-// Warm-up runs, then opts.repeat timed runs rotating the sets; the last output of set 0 is read
-// into c->y for a second check. Fills the timing fields of rec.
-static xconv_status time_variant(xconv_case *c, const xconv_variant *v, xconv_record *rec,
-                                 xconv_error *err)
+// Warm-up runs, then opts.repeat timed runs of plan rotating the sets; the last output of set 0
+// is read into c->y for a second check. Fills the timing fields of rec.
+static xconv_status time_variant(xconv_case *c, const xconv_variant *v, const xconv_plan *plan,
+                                 xconv_record *rec, xconv_error *err)
 {
     xconv_device *dev = c->dev;
-    xconv_plan plan;
-    xconv_status st = xconv_variant_plan(v, dev, &c->p, &plan, err);
-    if (st != XCONV_OK)
-        return st;
     rotation rot;
-    st = rotation_create(c, &plan, &rot, err);
+    xconv_status st = rotation_create(c, plan, &rot, err);
     for (int i = 0; st == XCONV_OK && i < c->opts.warmup; i++)
-        st = v->run(dev, &c->p, &plan, &rot.sets[i % rot.count], err);
+        st = v->run(dev, &c->p, plan, &rot.sets[i % rot.count], err);
     if (st == XCONV_OK)
         st = dev->be->finish(dev->ctx, err);
     double *ms = st == XCONV_OK ? host_alloc((size_t)c->opts.repeat, sizeof(double), err) : NULL;
@@ -317,7 +313,7 @@ static xconv_status time_variant(xconv_case *c, const xconv_variant *v, xconv_re
             set = 0;  // the last run writes set 0, whose y was poisoned, for the final check
         st = dev->be->timer_start(dev->ctx, err);
         if (st == XCONV_OK)
-            st = v->run(dev, &c->p, &plan, &rot.sets[set], err);
+            st = v->run(dev, &c->p, plan, &rot.sets[set], err);
         if (st == XCONV_OK)
             st = dev->be->timer_stop(dev->ctx, &ms[i], err);
     }
@@ -406,15 +402,6 @@ static void record_check(const xconv_case *c, xconv_record *rec)
     }
 }
 
-// Notes what a vendor call chose (cudnn_find's algorithm) in the record.
-static void record_plan_summary(const xconv_case *c, const xconv_variant *v, xconv_record *rec)
-{
-    xconv_error err;
-    xconv_plan plan;
-    if (xconv_variant_plan(v, c->dev, &c->p, &plan, &err) == XCONV_OK)
-        snprintf(rec->note, sizeof rec->note, "%s", plan.summary);
-}
-
 xconv_status xconv_case_run(xconv_case *c, const xconv_variant *v, xconv_record *rec,
                             xconv_error *err)
 {
@@ -440,9 +427,10 @@ xconv_status xconv_case_run(xconv_case *c, const xconv_variant *v, xconv_record 
     xconv_error run_err;  // the variant's own failure goes into the record, not to the caller
     if (c->dev)
         c->dev->compile_ms = 0;
-    if (v->backends)
-        st = run_device_variant(c->dev, v, &c->p, c->dx, c->dw, c->y, &run_err);
-    else
+    xconv_plan plan;  // planned once: for the checked run and for timing
+    if (v->backends && (st = xconv_variant_plan(v, c->dev, &c->p, &plan, &run_err)) == XCONV_OK)
+        st = run_device_variant(c->dev, v, &c->p, &plan, c->dx, c->dw, c->y, &run_err);
+    else if (!v->backends)
         st = v->run_host(&c->p, c->x, c->w, c->y, &run_err);
     if (st != XCONV_OK) {
         record_outcome(rec, st, &run_err);
@@ -450,8 +438,8 @@ xconv_status xconv_case_run(xconv_case *c, const xconv_variant *v, xconv_record 
     }
     if (c->dev)
         rec->compile_ms = c->dev->compile_ms;
-    if (v->backends && strcmp(v->family, "peer") == 0)
-        record_plan_summary(c, v, rec);
+    if (v->backends && strcmp(v->family, "peer") == 0)  // what the vendor chose (cudnn_find)
+        snprintf(rec->note, sizeof rec->note, "%s", plan.summary);
     record_check(c, rec);
     // A peer outside the threshold is still timed (its speed is the comparison, its outcome
     // says it failed); our own variants are timed only when correct.
@@ -459,7 +447,7 @@ xconv_status xconv_case_run(xconv_case *c, const xconv_variant *v, xconv_record 
                     (rec->outcome == XCONV_OUTCOME_FAIL && strcmp(v->family, "peer") == 0);
     if (c->opts.repeat <= 0 || !v->backends || !timeable)
         return XCONV_OK;
-    st = time_variant(c, v, rec, &run_err);
+    st = time_variant(c, v, &plan, rec, &run_err);
     if (st != XCONV_OK) {
         record_outcome(rec, st, &run_err);
         return XCONV_OK;
@@ -492,10 +480,13 @@ xconv_status xconv_run_once(xconv_device *dev, const xconv_variant *v, const xco
         st = upload(dev, x, xconv_problem_x_elems(p), &dx, err);
     if (st == XCONV_OK)
         st = upload(dev, w, xconv_problem_w_elems(p), &dw, err);
+    xconv_plan plan;
+    if (st == XCONV_OK)
+        st = xconv_variant_plan(v, dev, p, &plan, err);
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     if (st == XCONV_OK)
-        st = run_device_variant(dev, v, p, dx, dw, y, err);
+        st = run_device_variant(dev, v, p, &plan, dx, dw, y, err);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     *ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-6;
     dev->be->buffer_free(dev->ctx, dx);

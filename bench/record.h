@@ -22,7 +22,7 @@ typedef struct xconv_record {
     char family[16];
     char shape_name[32];   // suite name of the shape, "" for ad-hoc shapes
     char shape[256];       // SPEC string
-    char reference[48];    // what the output was compared with ("cpu_ref", "clblast_gemm+1000 samples")
+    char reference[48];    // what y was compared with ("cpu_ref", "clblast_gemm+1000 samples")
     uint64_t seed;
     int repeat;            // timed runs (0 for validate-only records)
     double median_ms, min_ms, max_ms;
@@ -51,6 +51,10 @@ const char *xconv_outcome_name(xconv_outcome outcome);
 
 // Median, min and max of n samples (n > 0); sorts a copy.
 void xconv_stats(const double *samples, int n, double *median, double *min, double *max);
+
+// Writes s (at most max bytes) as a JSON string literal: quotes, backslashes and control
+// characters escaped, bytes that are not valid UTF-8 replaced by U+FFFD.
+void xconv_json_write_string(FILE *f, const char *s, size_t max);
 
 // Writers: JSON (one object: run info + "records" array), CSV (header row + one row a record),
 // and the human table. Return 0, or -1 when writing failed (errno set).

@@ -108,7 +108,7 @@ static size_t utf8_length(const unsigned char *s, size_t left)
 
 // Writes s (at most max bytes) as a JSON string: quotes, backslashes and control characters
 // escaped, and any byte that is not valid UTF-8 replaced by U+FFFD.
-static void json_string(FILE *f, const char *s, size_t max)
+void xconv_json_write_string(FILE *f, const char *s, size_t max)
 {
     const unsigned char *u = (const unsigned char *)s;
     size_t len = strnlen(s, max);
@@ -152,7 +152,7 @@ static void json_record(FILE *f, const xconv_record *rec)
         const record_field *fd = &fields[i];
         fprintf(f, "%s\"%s\": ", i ? ", " : "", fd->name);
         if (fd->kind == FIELD_STRING)
-            json_string(f, field_ptr(rec, fd), fd->size);
+            xconv_json_write_string(f, field_ptr(rec, fd), fd->size);
         else if (fd->kind == FIELD_OUTCOME)
             fprintf(f, "\"%s\"", outcome_word(rec->outcome));
         else if (!write_number(f, rec, fd))
@@ -174,13 +174,13 @@ int xconv_records_write_json(FILE *f, const xconv_run_info *info, const xconv_re
                              int count)
 {
     fputs("{\n  \"tool\": \"xconv\",\n  \"version\": ", f);
-    json_string(f, info->tool_version, sizeof info->tool_version);
+    xconv_json_write_string(f, info->tool_version, sizeof info->tool_version);
     fputs(",\n  \"commit\": ", f);
-    json_string(f, info->commit, sizeof info->commit);
+    xconv_json_write_string(f, info->commit, sizeof info->commit);
     fputs(",\n  \"date\": ", f);
-    json_string(f, info->date, sizeof info->date);
+    xconv_json_write_string(f, info->date, sizeof info->date);
     fputs(",\n  \"command\": ", f);
-    json_string(f, info->command, sizeof info->command);
+    xconv_json_write_string(f, info->command, sizeof info->command);
     fputs(",\n  \"records\": [", f);
     for (int i = 0; i < count && !ferror(f); i++) {
         fputs(i ? ",\n    " : "\n    ", f);

@@ -4,20 +4,10 @@
 
 #include "cli.h"
 
-// Writes s as a JSON string.
+// Writes a device-info string field as JSON.
 static void json_string(FILE *f, const char *s)
 {
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\')
-            fprintf(f, "\\%c", ch);
-        else if (ch < 0x20)
-            fprintf(f, "\\u%04x", ch);
-        else
-            fputc(ch, f);
-    }
-    fputc('"', f);
+    xconv_json_write_string(f, s, strlen(s));
 }
 
 static void print_device_json(FILE *f, int index, const xconv_device_info *d)

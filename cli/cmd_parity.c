@@ -108,14 +108,21 @@ static int write_json(FILE *f, const void *ctx)
             list->info.tool_version, list->info.commit, list->info.date);
     for (int i = 0; i < list->count; i++) {
         const parity_row *r = &list->rows[i];
+        const struct { const char *key, *value; } strings[] = {
+            {"device", r->device}, {"variant", r->variant}, {"shape_name", r->shape_name},
+            {"shape", r->shape}, {"driver", r->cuda.driver},
+        };
+        fputs("    {", f);
+        for (size_t j = 0; j < sizeof strings / sizeof strings[0]; j++) {
+            fprintf(f, "\"%s\": ", strings[j].key);
+            xconv_json_write_string(f, strings[j].value, strlen(strings[j].value));
+            fputs(", ", f);
+        }
         fprintf(f,
-                "    {\"device\": \"%s\", \"variant\": \"%s\", \"shape_name\": \"%s\", "
-                "\"shape\": \"%s\", \"driver\": \"%s\", \"compared\": %s, \"bitwise_identical\": "
-                "%s, \"differing_elements\": %lld, \"max_ulp\": %llu, \"opencl_median_ms\": %.6f,"
-                " \"cuda_median_ms\": %.6f, \"time_ratio\": %.4f, \"opencl_outcome\": \"%s\", "
-                "\"cuda_outcome\": \"%s\", \"opencl_max_norm_err\": %.3g, "
-                "\"cuda_max_norm_err\": %.3g, \"pass\": %s}%s\n",
-                r->device, r->variant, r->shape_name, r->shape, r->cuda.driver,
+                "\"compared\": %s, \"bitwise_identical\": %s, \"differing_elements\": %lld, "
+                "\"max_ulp\": %llu, \"opencl_median_ms\": %.6f, \"cuda_median_ms\": %.6f, "
+                "\"time_ratio\": %.4f, \"opencl_outcome\": \"%s\", \"cuda_outcome\": \"%s\", "
+                "\"opencl_max_norm_err\": %.3g, \"cuda_max_norm_err\": %.3g, \"pass\": %s}%s\n",
                 r->compared ? "true" : "false",
                 r->compared && !r->differing ? "true" : "false", (long long)r->differing,
                 (unsigned long long)r->max_ulp, r->opencl.median_ms, r->cuda.median_ms,

@@ -8,6 +8,10 @@
 // Work-item (tx, ty) of a work-group owns rows p = tile_p + ty * XC_BLOCK_H + i (i < XC_BLOCK_H)
 // and columns q = tile_q + tx + j * XC_WG_W (j < XC_BLOCK_W, XC_STRIP_W=0: neighbouring
 // work-items read and write neighbouring addresses) or consecutive ones (XC_STRIP_W=1).
+// With XC_FLAT=1 the work-groups are one-dimensional and carry no tile: consecutive work-items
+// take consecutive register blocks (columns consecutive, then rows, k-blocks, images), so no
+// work-group is padded to a warp multiple; the whole filter tensor is staged once, [c][r][s][k]
+// over all K, and the channel loop stays rolled (its body is XC_BLOCK_K x block x R x S FMAs).
 // The local array is used only inside the kernel function itself: PoCL (3.1, several threads)
 // gave wrong results when a __local pointer was passed to a helper function.
 
@@ -32,14 +36,25 @@
 #ifndef XC_BLOCK_K
 #define XC_BLOCK_K 4   // output channels per work-item, all within one group (1..16)
 #endif
+#ifndef XC_FLAT
+#define XC_FLAT 0      // 1: flat numbering of register blocks, XC_WG_H = 1, XC_STRIP_W = 1,
+#endif                 // XC_CHUNK_C = C/groups (all filters staged at once)
 
 // ---------------------------------------------------------------------------------------------
 // Derived parameters
 
+#if XC_FLAT
+#define XC_TILE_W XC_BLOCK_W  // the unit the flat index counts: one work-item's block
+#define XC_TILE_H XC_BLOCK_H
+#define XC_BLOCK_STEP_W 1     // column step within a work-item
+#define XC_STAGE_K XC_K       // output channels staged: all of them, every group's
+#else
 #define XC_TILE_W (XC_WG_W * XC_BLOCK_W)  // output columns of a work-group
 #define XC_TILE_H (XC_WG_H * XC_BLOCK_H)  // output rows of a work-group
-#define XC_ITEM_STEP_W (XC_STRIP_W ? XC_BLOCK_W : 1)   // column step between work-items
 #define XC_BLOCK_STEP_W (XC_STRIP_W ? 1 : XC_WG_W)  // column step within a work-item
+#define XC_STAGE_K XC_BLOCK_K                         // the work-group's own k-block
+#endif
+#define XC_ITEM_STEP_W (XC_STRIP_W ? XC_BLOCK_W : 1)   // column step between work-items
 #define XC_TILES_W ((XC_Q + XC_TILE_W - 1) / XC_TILE_W)
 #define XC_TILES_H ((XC_P + XC_TILE_H - 1) / XC_TILE_H)
 #define XC_KBLOCKS ((XC_KG + XC_BLOCK_K - 1) / XC_BLOCK_K)  // k-blocks per channel group
@@ -49,7 +64,7 @@
 #endif
 #define XC_WG_SIZE (XC_WG_W * XC_WG_H)
 #define XC_CHUNKS ((XC_CG + XC_CHUNK_C - 1) / XC_CHUNK_C)
-#define XC_STAGE_ELEMS (XC_CHUNK_C * XC_RS * XC_BLOCK_K)  // floats of one chunk's filters
+#define XC_STAGE_ELEMS (XC_CHUNK_C * XC_RS * XC_STAGE_K)  // floats of one chunk's filters
 // Every column an item reads is inside the input: no padding and no partial tiles along q.
 #define XC_COLS_IN (XC_PAD_W == 0 && XC_Q % XC_TILE_W == 0)
 
@@ -64,19 +79,31 @@ void direct_regblock(const XC_GLOBAL float *XC_RESTRICT x,
                      const XC_GLOBAL float *XC_RESTRICT w,
                      XC_GLOBAL float *XC_RESTRICT y)
 {
-    XC_LOCAL float wl[XC_STAGE_ELEMS];  // filters [c][r][s][k] of one chunk
+    // Filters [c][r][s][k] of one chunk; 16-byte aligned so that 4 consecutive k are one load.
+    XC_LOCAL float wl[XC_STAGE_ELEMS] __attribute__((aligned(16)));
+#if XC_FLAT
+    const int tx = 0, ty = 0;  // the "tile" is the work-item's own block
+    // Flat (n, group, k-block, block row, block column) of this work-item; past the last image
+    // in the last work-group.
+    int g = XC_GROUP_ID(0) * XC_WG_W + XC_LOCAL_ID(0);
+    const int lid = XC_LOCAL_ID(0);
+#else
     const int tx = XC_LOCAL_ID(0);  // column within the tile, < XC_WG_W
     const int ty = XC_LOCAL_ID(1);  // row block within the tile, < XC_WG_H
     int g = XC_GROUP_ID(0);         // flat (n, group, k-block, tile row, tile column)
+    const int lid = ty * XC_WG_W + tx;
+#endif
     const int tile_q = (g % XC_TILES_W) * XC_TILE_W;
     g /= XC_TILES_W;
     const int tile_p = (g % XC_TILES_H) * XC_TILE_H;
     g /= XC_TILES_H;
     const int kb = g % (XC_GROUPS * XC_KBLOCKS);
-    const int n = g / (XC_GROUPS * XC_KBLOCKS);
+    const int n_item = g / (XC_GROUPS * XC_KBLOCKS);  // past XC_N - 1 only for flat spares
+    const int n = rb_min(n_item, XC_N - 1);           // spares read the last image, store nothing
     const int grp = kb / XC_KBLOCKS;
     const int k0 = grp * XC_KG + (kb % XC_KBLOCKS) * XC_BLOCK_K;  // first output channel
     const int k_end = grp * XC_KG + XC_KG;                         // past the group's last
+    const int k_stage = XC_FLAT ? k0 : 0;  // first staged output channel of this work-item
     const int p0 = tile_p + ty * XC_BLOCK_H;
     const int q0 = tile_q + tx * XC_ITEM_STEP_W;
 
@@ -89,7 +116,6 @@ void direct_regblock(const XC_GLOBAL float *XC_RESTRICT x,
         ih0[i] = rb_min(p0 + i, XC_P - 1) * XC_STRIDE_H - XC_PAD_H;
     for (int j = 0; j < XC_BLOCK_W; j++)
         iw0[j] = (q0 + j * XC_BLOCK_STEP_W) * XC_STRIDE_W - XC_PAD_W;
-    const int lid = ty * XC_WG_W + tx;
 
     float acc[XC_BLOCK_K][XC_BLOCK_H][XC_BLOCK_W];
     for (int kk = 0; kk < XC_BLOCK_K; kk++)
@@ -101,16 +127,22 @@ void direct_regblock(const XC_GLOBAL float *XC_RESTRICT x,
     for (int c0 = 0; c0 < XC_CG; c0 += XC_CHUNK_C) {
         // Stage the chunk's filters; zeros past the group's channels and output channels.
         for (int e = lid; e < XC_STAGE_ELEMS; e += XC_WG_SIZE) {
-            const int kk = e % XC_BLOCK_K;
-            const int rs = (e / XC_BLOCK_K) % XC_RS;
-            const int cc = e / (XC_BLOCK_K * XC_RS);
+            const int kk = e % XC_STAGE_K;
+            const int rs = (e / XC_STAGE_K) % XC_RS;
+            const int cc = e / (XC_STAGE_K * XC_RS);
+            const int k = XC_FLAT ? kk : k0 + kk;
             float v = 0.0f;
-            if (c0 + cc < XC_CG && k0 + kk < k_end)
-                v = w[((k0 + kk) * XC_CG + c0 + cc) * XC_RS + rs];
+            if (c0 + cc < XC_CG && (XC_FLAT || k < k_end))
+                v = w[(k * XC_CG + c0 + cc) * XC_RS + rs];
             wl[e] = v;
         }
         XC_BARRIER();  // the chunk's filters are staged
+        // Flat: one chunk of every channel, looped (the unrolled body is large already).
+#if XC_FLAT
+#pragma unroll 1
+#else
 #pragma unroll
+#endif
         for (int cc = 0; cc < XC_CHUNK_C; cc++) {
             // Channels past the group's last read the last channel's inputs, against zero filters.
             const int c = XC_CG % XC_CHUNK_C == 0 ? c0 + cc : rb_min(c0 + cc, XC_CG - 1);
@@ -134,11 +166,10 @@ void direct_regblock(const XC_GLOBAL float *XC_RESTRICT x,
                             const int iwc = XC_COLS_IN ? iw : rb_clamp(iw, XC_W - 1);
                             const float v = x_plane[ihc * XC_W + iwc];
                             const float xv = in ? v : 0.0f;
+                            const int wi = ((cc * XC_R + r) * XC_S + s) * XC_STAGE_K + k_stage;
 #pragma unroll
                             for (int kk = 0; kk < XC_BLOCK_K; kk++)
-                                acc[kk][i][j] = XC_FMA(
-                                    xv, wl[((cc * XC_R + r) * XC_S + s) * XC_BLOCK_K + kk],
-                                    acc[kk][i][j]);
+                                acc[kk][i][j] = XC_FMA(xv, wl[wi + kk], acc[kk][i][j]);
                         }
                     }
                 }
@@ -148,11 +179,13 @@ void direct_regblock(const XC_GLOBAL float *XC_RESTRICT x,
     }
 
     for (int kk = 0; kk < XC_BLOCK_K; kk++) {
+        if (k0 + kk >= k_end || n_item >= XC_N)
+            break;
         for (int i = 0; i < XC_BLOCK_H; i++) {
             const int p = p0 + i;
             for (int j = 0; j < XC_BLOCK_W; j++) {
                 const int q = q0 + j * XC_BLOCK_STEP_W;
-                if (k0 + kk < k_end && p < XC_P && q < XC_Q)
+                if (p < XC_P && q < XC_Q)
                     y[((n * XC_K + k0 + kk) * XC_P + p) * XC_Q + q] = acc[kk][i][j];
             }
         }

@@ -15,6 +15,12 @@
 // (where PoCL maps work-items to vector lanes, one register per accumulator) spill.
 #define ACC_MAX_GPU 32
 #define ACC_MAX_CPU 16
+// Most accumulators of a flat direct_regblock work-item (GPUs only): its block spans every
+// output channel of a group, and the long unrolled body keeps enough independent FMAs in
+// flight that fewer resident threads do not matter (docs/direct_family.md, "Flat regblock").
+#define ACC_MAX_FLAT 96
+// Widest block of consecutive columns a flat work-item takes.
+#define FLAT_BLOCK_W_MAX 12
 // Most multiply-adds of one fully unrolled channel chunk (keeps compile times in seconds).
 #define UNROLL_MAX 4096
 // Relative cost of one cooperative element load into local memory (global load, local store,
@@ -75,8 +81,8 @@ static size_t local_bytes(xconv_direct_kind kind, const xconv_problem *p,
         return (size_t)t->chunk_c * t->in_tile_h * t->in_tile_w * sizeof(float);
     case XCONV_DIRECT_TILED_DB:
         return 2 * (size_t)t->chunk_c * t->in_tile_h * t->in_tile_w * sizeof(float);
-    case XCONV_DIRECT_REGBLOCK:
-        return (size_t)t->block_k * t->chunk_c * p->r * p->s * sizeof(float);
+    case XCONV_DIRECT_REGBLOCK:  // flat: every output channel's filters at once
+        return (size_t)(t->flat ? p->k : t->block_k) * t->chunk_c * p->r * p->s * sizeof(float);
     case XCONV_DIRECT_CONST:
         return 0;
     }
@@ -91,6 +97,12 @@ static int pick_chunk(xconv_direct_kind kind, const xconv_device_info *info,
     if (kind == XCONV_DIRECT_CONST)
         return cg;
     int64_t acc = (int64_t)t->block_k * t->block_h * t->block_w;
+    if (t->flat) {  // flat regblock: one chunk of every channel, its loop rolled
+        t->chunk_c = cg;
+        return acc * p->r * p->s <= UNROLL_MAX && local_bytes(kind, p, t) <= info->local_mem_bytes
+                   ? cg
+                   : 0;
+    }
     for (int chunk = cg; chunk >= 1; chunk--) {
         int chunks = ceil_div(cg, chunk);
         if (chunk > 1 && ceil_div(cg, chunk - 1) == chunks)
@@ -120,11 +132,21 @@ static double model_cost(xconv_direct_kind kind, const xconv_device_info *info,
     // outputs are loaded once) and filter loads (shared by its positions).
     double fmas = (double)t->block_k * t->block_h * t->block_w * p->r * p->s;
     double rows = input_extent(t->block_h, p->stride_h, p->r, p->dil_h);
-    double in_loads = rows * p->s * t->block_w;
-    // Flat work-groups and the unrolled channel loop are only forced (XCONV_DIRECT_PLAN): on
-    // the H100 they did not beat the searched plans (docs/direct_family.md, "H100").
+    // Consecutive columns share inputs: the compiler loads each distinct one once.
+    bool consecutive = t->flat || t->strip;
+    double in_loads = rows * (consecutive ? input_extent(t->block_w, p->stride_w, p->s, p->dil_w)
+                                          : (double)p->s * t->block_w);
+    // direct_const's flat plans and its unrolled channel loop are only forced
+    // (XCONV_DIRECT_PLAN): on the H100 they did not beat the searched plans.
     double filter_weight = info->is_cpu ? 1.0 : kind == XCONV_DIRECT_CONST ? 0.25 : 0.5;
-    double f_loads = (double)t->block_k * p->r * p->s * filter_weight;
+    // regblock's staged filters are consecutive in k and 16-byte aligned: on GPUs, groups of 4
+    // (or 2) are one load.
+    int stage_k = kind == XCONV_DIRECT_REGBLOCK && t->flat ? (int)p->k : t->block_k;
+    int vector = kind != XCONV_DIRECT_REGBLOCK || info->is_cpu ? 1
+                 : stage_k % 4 == 0                             ? 4
+                 : stage_k % 2 == 0                             ? 2
+                                                                : 1;
+    double f_loads = (double)t->block_k * p->r * p->s * filter_weight / vector;
     double per_fma = 1.0 + (in_loads + f_loads) / fmas;
 
     // Staging into local memory, per channel, spread over the work-group.
@@ -133,14 +155,18 @@ static double model_cost(xconv_direct_kind kind, const xconv_device_info *info,
     if (kind == XCONV_DIRECT_TILED || kind == XCONV_DIRECT_TILED_DB)
         stage = (double)t->in_tile_h * t->in_tile_w / wg * STAGE_LOAD_COST;
     else if (kind == XCONV_DIRECT_REGBLOCK)
-        stage = (double)t->block_k * p->r * p->s / wg * STAGE_LOAD_COST;
+        stage = (double)stage_k * p->r * p->s / wg * STAGE_LOAD_COST;
     int barriers = kind == XCONV_DIRECT_TILED_DB ? 1 : kind == XCONV_DIRECT_CONST ? 0 : 2;
     stage += barriers * BARRIER_COST / t->chunk_c;
     per_fma += stage / fmas;
 
     // Neighbouring work-items along q read neighbouring addresses: fewer than 8 of them waste
     // most of each memory transaction (GPUs) or vector (CPUs, where PoCL vectorizes along q).
-    int along_q = t->flat ? (int)fmin(t->wg_w, ceil_div(Q, t->block_w)) : t->wg_w;
+    // Flat regblock: a row's work-items read one run of consecutive inputs between them.
+    int along_q = !t->flat                         ? t->wg_w
+                  : kind == XCONV_DIRECT_REGBLOCK ? (int)fmin(t->wg_w, ceil_div(Q, t->block_w)) *
+                                                        t->block_w
+                                                  : (int)fmin(t->wg_w, ceil_div(Q, t->block_w));
     per_fma *= 1.0 + 2.0 / along_q;
 
     // Work-groups rounded up to the device's preferred multiple, and too little parallelism.
@@ -168,7 +194,9 @@ static bool candidate_fits(xconv_direct_kind kind, const xconv_device_info *info
                            const xconv_problem *p, xconv_direct_tiling *t)
 {
     int64_t P = xconv_problem_out_h(p), Q = xconv_problem_out_w(p), kg = p->k / p->groups;
-    if (t->flat && (kind != XCONV_DIRECT_CONST || t->wg_h != 1))
+    // Flat: 1-D work-groups; regblock's blocks then span the group's output channels.
+    if (t->flat && ((kind != XCONV_DIRECT_CONST && kind != XCONV_DIRECT_REGBLOCK) ||
+                    t->wg_h != 1 || (kind == XCONV_DIRECT_REGBLOCK && t->block_k != kg)))
         return false;
     int tile_h = t->flat ? t->block_h : t->wg_h * t->block_h;
     int tile_w = t->flat ? t->block_w : t->wg_w * t->block_w;
@@ -236,6 +264,8 @@ xconv_status xconv_direct_choose(const xconv_device_info *info, const xconv_prob
     int acc_max = info->is_cpu ? ACC_MAX_CPU : ACC_MAX_GPU;
     size_t max_wg = info->max_work_group_size ? info->max_work_group_size : 1;
     if (forced_tiling(kind, best)) {
+        if (best->block_k == 0)  // 0: every output channel of a group
+            best->block_k = (int)kg;
         if (candidate_fits(kind, info, p, best))
             return XCONV_OK;
         return xconv_error_set(err, XCONV_ERR_INVALID,
@@ -271,6 +301,21 @@ xconv_status xconv_direct_choose(const xconv_device_info *info, const xconv_prob
                             continue;
                         found = consider(kind, info, p, t, best, found);
                     }
+    // Flat regblock on GPUs: work-groups of 1, 2, 4 or 8 times the preferred multiple, blocks
+    // of every output channel of a group by up to 4 rows by up to FLAT_BLOCK_W_MAX columns.
+    size_t multiple = info->preferred_multiple ? info->preferred_multiple : 1;
+    for (size_t wg = multiple; kind == XCONV_DIRECT_REGBLOCK && !info->is_cpu &&
+                               wg <= 8 * multiple && wg <= max_wg &&
+                               wg <= info->max_work_item_sizes[0];
+         wg *= 2)
+        for (int bh = 0; bh < COUNT(block_sizes); bh++)
+            for (int bw = 1; bw <= FLAT_BLOCK_W_MAX; bw++) {
+                xconv_direct_tiling t = {.wg_w = (int)wg, .wg_h = 1, .block_w = bw,
+                                         .block_h = block_sizes[bh], .block_k = (int)kg,
+                                         .strip = 1, .flat = 1};
+                if (kg * t.block_h * bw <= ACC_MAX_FLAT && bw <= Q && t.block_h <= P)
+                    found = consider(kind, info, p, t, best, found);
+            }
     if (!found)
         return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE,
                                "%s: no tiling fits %llu bytes of local memory and work-groups "
@@ -323,6 +368,9 @@ xconv_status xconv_direct_plan(const xconv_device_info *info, const xconv_proble
                  " from a %dx%d input tile x %d channels%s in local memory; %zu work-groups",
                  t.in_tile_h, t.in_tile_w, t.chunk_c,
                  kind == XCONV_DIRECT_TILED_DB ? " (x2 buffers)" : "", t.work_groups);
+    else if (kind == XCONV_DIRECT_REGBLOCK && t.flat)
+        snprintf(plan->summary + n, sizeof plan->summary - (size_t)n,
+                 "; all filters staged at once; %zu work-groups", t.work_groups);
     else if (kind == XCONV_DIRECT_REGBLOCK)
         snprintf(plan->summary + n, sizeof plan->summary - (size_t)n,
                  "; filters staged %d channels at a time; %zu work-groups", t.chunk_c,

@@ -20,7 +20,8 @@ typedef struct xconv_direct_tiling {
     int block_w, block_h;      // outputs per work-item along q and along p
     int strip;                 // 1: an item's columns are consecutive, 0: wg_w apart
     int flat;                  // 1: 1-D work-groups of wg_w items numbering blocks, no tile
-                               // (direct_const only; set only through XCONV_DIRECT_PLAN)
+                               // (regblock on GPUs, block_k = K/groups; direct_const only
+                               // through XCONV_DIRECT_PLAN)
     int unroll_c;              // 1: the channel loop is unrolled too (direct_const; likewise)
     int block_k;               // output channels per work-item, all within one channel group
     int chunk_c;               // input channels per local-memory stage (tiled kinds, regblock)
@@ -42,7 +43,8 @@ bool xconv_direct_const_fits(const xconv_device_info *info, const xconv_problem 
 // *t, or XCONV_ERR_NOT_APPLICABLE when no tiling fits the device's local memory and work-group
 // limits. For experiments, the environment variable XCONV_DIRECT_PLAN (unset by default) forces
 // a tiling: entries "kind:wg_w,wg_h,block_w,block_h,block_k,strip,flat,unroll_c" separated by
-// ';', e.g. "direct_const:128,1,1,1,16,1,1,1"; XCONV_ERR_INVALID when it does not fit.
+// ';', e.g. "direct_const:128,1,1,1,16,1,1,1" (block_k 0: K/groups); XCONV_ERR_INVALID when
+// it does not fit.
 xconv_status xconv_direct_choose(const xconv_device_info *info, const xconv_problem *p,
                                  xconv_direct_kind kind, xconv_direct_tiling *t,
                                  xconv_error *err);

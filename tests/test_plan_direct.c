@@ -85,13 +85,16 @@ static void check_tiling(const xconv_device_info *info, const xconv_problem *p,
     CHECK_MSG(t->local_mem_bytes <= info->local_mem_bytes, "%s %s: %zu bytes", name, spec,
               t->local_mem_bytes);
     CHECK_MSG(t->block_k >= 1 && t->block_k <= kg, "%s %s: block_k %d", name, spec, t->block_k);
-    CHECK(t->block_k * t->block_h * t->block_w <= 32);
+    CHECK(t->block_k * t->block_h * t->block_w <= (t->flat ? 96 : 32));
     CHECK_MSG(t->chunk_c >= 1 && t->chunk_c <= p->c / p->groups, "%s %s: chunk %d", name, spec,
               t->chunk_c);
     if (t->flat) {
-        // Flat work-groups (direct_const on GPUs): 1-D, numbering register blocks.
-        CHECK_MSG(kind == XCONV_DIRECT_CONST && t->wg_h == 1 && info->is_gpu, "%s %s: flat",
-                  name, spec);
+        // Flat work-groups (regblock on GPUs): 1-D, numbering register blocks of every
+        // output channel of a group, all filters in local memory at once.
+        CHECK_MSG(kind == XCONV_DIRECT_REGBLOCK && t->wg_h == 1 && info->is_gpu &&
+                  t->block_k == kg && t->chunk_c == p->c / p->groups &&
+                  t->local_mem_bytes == (size_t)(p->k * t->chunk_c * p->r * p->s) * 4,
+                  "%s %s: flat", name, spec);
         int64_t blocks = (P + t->block_h - 1) / t->block_h * ((Q + t->block_w - 1) / t->block_w) *
                          ((kg + t->block_k - 1) / t->block_k) * p->groups * p->n;
         CHECK_MSG((int64_t)t->work_groups == (blocks + t->wg_w - 1) / t->wg_w,

@@ -194,9 +194,9 @@ static bool candidate_fits(xconv_direct_kind kind, const xconv_device_info *info
                            const xconv_problem *p, xconv_direct_tiling *t)
 {
     int64_t P = xconv_problem_out_h(p), Q = xconv_problem_out_w(p), kg = p->k / p->groups;
-    // Flat: 1-D work-groups; regblock's blocks then span the group's output channels.
+    // Flat: 1-D work-groups (regblock stages every output channel's filters).
     if (t->flat && ((kind != XCONV_DIRECT_CONST && kind != XCONV_DIRECT_REGBLOCK) ||
-                    t->wg_h != 1 || (kind == XCONV_DIRECT_REGBLOCK && t->block_k != kg)))
+                    t->wg_h != 1))
         return false;
     int tile_h = t->flat ? t->block_h : t->wg_h * t->block_h;
     int tile_w = t->flat ? t->block_w : t->wg_w * t->block_w;

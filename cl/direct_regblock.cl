@@ -67,6 +67,11 @@
 #define XC_STAGE_ELEMS (XC_CHUNK_C * XC_RS * XC_STAGE_K)  // floats of one chunk's filters
 // Every column an item reads is inside the input: no padding and no partial tiles along q.
 #define XC_COLS_IN (XC_PAD_W == 0 && XC_Q % XC_TILE_W == 0)
+// An item's columns are consecutive and its blocks tile each row exactly: one 2- or 4-float
+// vector store per row (aligned: Q and the block's first column are multiples of XC_BLOCK_W),
+// so a warp writes whole sectors instead of every XC_BLOCK_W-th float per instruction.
+#define XC_STORE_VEC ((XC_FLAT || XC_STRIP_W) && XC_Q % XC_BLOCK_W == 0 && \
+                      (XC_BLOCK_W == 2 || XC_BLOCK_W == 4))
 
 XC_FUNC int rb_min(int a, int b) { return a < b ? a : b; }
 XC_FUNC int rb_clamp(int v, int hi) { return v < 0 ? 0 : v > hi ? hi : v; }  // into [0, hi]
@@ -183,11 +188,23 @@ void direct_regblock(const XC_GLOBAL float *XC_RESTRICT x,
             break;
         for (int i = 0; i < XC_BLOCK_H; i++) {
             const int p = p0 + i;
+            if (p >= XC_P)
+                break;
+            XC_GLOBAL float *y_row = y + ((n * XC_K + k0 + kk) * XC_P + p) * XC_Q;
+#if XC_STORE_VEC && XC_BLOCK_W == 4
+            if (q0 < XC_Q)
+                *(XC_GLOBAL float4 *)(y_row + q0) =
+                    XC_MAKE_FLOAT4(acc[kk][i][0], acc[kk][i][1], acc[kk][i][2], acc[kk][i][3]);
+#elif XC_STORE_VEC && XC_BLOCK_W == 2
+            if (q0 < XC_Q)
+                *(XC_GLOBAL float2 *)(y_row + q0) = XC_MAKE_FLOAT2(acc[kk][i][0], acc[kk][i][1]);
+#else
             for (int j = 0; j < XC_BLOCK_W; j++) {
                 const int q = q0 + j * XC_BLOCK_STEP_W;
-                if (p < XC_P && q < XC_Q)
-                    y[((n * XC_K + k0 + kk) * XC_P + p) * XC_Q + q] = acc[kk][i][j];
+                if (q < XC_Q)
+                    y_row[q] = acc[kk][i][j];
             }
+#endif
         }
     }
 }

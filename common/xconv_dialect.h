@@ -43,13 +43,21 @@
 #define XC_LOAD4(ptr, i) vload4((i), (ptr))           // 4 floats at ptr + 4*i
 #define XC_STORE4(v, ptr, i) vstore4((v), (i), (ptr))
 #define XC_MAKE_FLOAT4(a, b, c, d) ((float4)((a), (b), (c), (d)))
+#define XC_MAKE_FLOAT2(a, b) ((float2)((a), (b)))
 
 #elif defined(__CUDACC_RTC__) || defined(__CUDACC__)
 // =============================================================================================
 // CUDA through NVRTC
 
 #define XC_KERNEL extern "C" __global__
+// XC_MIN_GROUPS (a plan's define; 0 or absent: no hint): work-groups the compiler should fit on
+// one multiprocessor, which caps registers per thread. OpenCL C has no such hint: ignored there.
+// (A hint of 1 is not the same as none: ptxas then allows itself more registers.)
+#if defined(XC_MIN_GROUPS) && XC_MIN_GROUPS > 0
+#define XC_WORK_GROUP_SIZE(x, y, z) __launch_bounds__((x) * (y) * (z), XC_MIN_GROUPS)
+#else
 #define XC_WORK_GROUP_SIZE(x, y, z) __launch_bounds__((x) * (y) * (z))
+#endif
 #define XC_FUNC static __device__ __forceinline__
 #define XC_GLOBAL
 #define XC_LOCAL __shared__
@@ -76,6 +84,7 @@
 #define XC_LOAD4(ptr, i) (((const float4 *)(ptr))[(i)])
 #define XC_STORE4(v, ptr, i) (((float4 *)(ptr))[(i)] = (v))
 #define XC_MAKE_FLOAT4(a, b, c, d) make_float4((a), (b), (c), (d))
+#define XC_MAKE_FLOAT2(a, b) make_float2((a), (b))
 
 #else
 #error "xconv_dialect.h: compile as OpenCL C or as CUDA"

@@ -250,8 +250,10 @@ static bool forced_tiling(xconv_direct_kind kind, xconv_direct_tiling *t)
         if (strncmp(e, name, len) != 0 || e[len] != ':')
             continue;
         memset(t, 0, sizeof *t);
-        return sscanf(e + len + 1, "%d,%d,%d,%d,%d,%d,%d,%d", &t->wg_w, &t->wg_h, &t->block_w,
-                      &t->block_h, &t->block_k, &t->strip, &t->flat, &t->unroll_c) == 8;
+        int fields = sscanf(e + len + 1, "%d,%d,%d,%d,%d,%d,%d,%d,%d", &t->wg_w, &t->wg_h,
+                            &t->block_w, &t->block_h, &t->block_k, &t->strip, &t->flat,
+                            &t->unroll_c, &t->min_groups);
+        return fields == 8 || fields == 9;
     }
     return false;
 }
@@ -342,6 +344,7 @@ xconv_status xconv_direct_plan(const xconv_device_info *info, const xconv_proble
         {"XC_WG_W", t.wg_w},       {"XC_WG_H", t.wg_h},       {"XC_BLOCK_W", t.block_w},
         {"XC_BLOCK_H", t.block_h}, {"XC_BLOCK_K", t.block_k}, {"XC_CHUNK_C", t.chunk_c},
         {"XC_STRIP_W", t.strip},   {"XC_FLAT", t.flat},       {"XC_UNROLL_C", t.unroll_c},
+        {"XC_MIN_GROUPS", t.min_groups},
     };
     for (int i = 0; st == XCONV_OK && i < COUNT(defines); i++)
         st = xconv_plan_define(plan, defines[i].name, defines[i].value, err);

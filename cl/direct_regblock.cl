@@ -12,6 +12,8 @@
 // take consecutive register blocks (columns consecutive, then rows, k-blocks, images), so no
 // work-group is padded to a warp multiple; the whole filter tensor is staged once, [c][r][s][k]
 // over all K, and the channel loop stays rolled (its body is XC_BLOCK_K x block x R x S FMAs).
+// Each work-item then computes XC_REPEAT blocks, XC_WG_W apart, so the staging and its barrier
+// are paid once per XC_REPEAT blocks.
 // The local array is used only inside the kernel function itself: PoCL (3.1, several threads)
 // gave wrong results when a __local pointer was passed to a helper function.
 
@@ -39,6 +41,9 @@
 #ifndef XC_FLAT
 #define XC_FLAT 0      // 1: flat numbering of register blocks, XC_WG_H = 1, XC_STRIP_W = 1,
 #endif                 // XC_CHUNK_C = C/groups (all filters staged at once)
+#ifndef XC_REPEAT
+#define XC_REPEAT 1    // flat: blocks each work-item computes one after another (filters are
+#endif                 // staged once for all of them); 1 otherwise
 
 // ---------------------------------------------------------------------------------------------
 // Derived parameters
@@ -88,123 +93,136 @@ void direct_regblock(const XC_GLOBAL float *XC_RESTRICT x,
     XC_LOCAL float wl[XC_STAGE_ELEMS] __attribute__((aligned(16)));
 #if XC_FLAT
     const int tx = 0, ty = 0;  // the "tile" is the work-item's own block
-    // Flat (n, group, k-block, block row, block column) of this work-item; past the last image
-    // in the last work-group.
-    int g = XC_GROUP_ID(0) * XC_WG_W + XC_LOCAL_ID(0);
     const int lid = XC_LOCAL_ID(0);
 #else
     const int tx = XC_LOCAL_ID(0);  // column within the tile, < XC_WG_W
     const int ty = XC_LOCAL_ID(1);  // row block within the tile, < XC_WG_H
-    int g = XC_GROUP_ID(0);         // flat (n, group, k-block, tile row, tile column)
     const int lid = ty * XC_WG_W + tx;
 #endif
-    const int tile_q = (g % XC_TILES_W) * XC_TILE_W;
-    g /= XC_TILES_W;
-    const int tile_p = (g % XC_TILES_H) * XC_TILE_H;
-    g /= XC_TILES_H;
-    const int kb = g % (XC_GROUPS * XC_KBLOCKS);
-    const int n_item = g / (XC_GROUPS * XC_KBLOCKS);  // past XC_N - 1 only for flat spares
-    const int n = rb_min(n_item, XC_N - 1);           // spares read the last image, store nothing
-    const int grp = kb / XC_KBLOCKS;
-    const int k0 = grp * XC_KG + (kb % XC_KBLOCKS) * XC_BLOCK_K;  // first output channel
-    const int k_end = grp * XC_KG + XC_KG;                         // past the group's last
-    const int k_stage = XC_FLAT ? k0 : 0;  // first staged output channel of this work-item
-    const int p0 = tile_p + ty * XC_BLOCK_H;
-    const int q0 = tile_q + tx * XC_ITEM_STEP_W;
+    for (int rep = 0; rep < XC_REPEAT; rep++) {
+#if XC_FLAT
+        // Flat (n, group, k-block, block row, block column) of this work-item's block; past the
+        // last image in the last work-group.
+        int g = (XC_GROUP_ID(0) * XC_REPEAT + rep) * XC_WG_W + lid;
+#else
+        int g = XC_GROUP_ID(0);  // flat (n, group, k-block, tile row, tile column)
+#endif
+        const int tile_q = (g % XC_TILES_W) * XC_TILE_W;
+        g /= XC_TILES_W;
+        const int tile_p = (g % XC_TILES_H) * XC_TILE_H;
+        g /= XC_TILES_H;
+        const int kb = g % (XC_GROUPS * XC_KBLOCKS);
+        const int n_item = g / (XC_GROUPS * XC_KBLOCKS);  // past XC_N - 1: flat spares
+        const int n = rb_min(n_item, XC_N - 1);  // spares read the last image, store nothing
+        const int grp = kb / XC_KBLOCKS;
+        const int k0 = grp * XC_KG + (kb % XC_KBLOCKS) * XC_BLOCK_K;  // first output channel
+        const int k_end = grp * XC_KG + XC_KG;                         // past the group's last
+        const int k_stage = XC_FLAT ? k0 : 0;  // first staged output channel of this work-item
+        const int p0 = tile_p + ty * XC_BLOCK_H;
+        const int q0 = tile_q + tx * XC_ITEM_STEP_W;
 
-    // First input row and column of each output. Rows are clamped to the output (edge rows
-    // repeat the last one and are not stored); columns are tested against the input, and their
-    // addresses clamped, at each load.
-    int ih0[XC_BLOCK_H];
-    int iw0[XC_BLOCK_W];
-    for (int i = 0; i < XC_BLOCK_H; i++)
-        ih0[i] = rb_min(p0 + i, XC_P - 1) * XC_STRIDE_H - XC_PAD_H;
-    for (int j = 0; j < XC_BLOCK_W; j++)
-        iw0[j] = (q0 + j * XC_BLOCK_STEP_W) * XC_STRIDE_W - XC_PAD_W;
-
-    float acc[XC_BLOCK_K][XC_BLOCK_H][XC_BLOCK_W];
-    for (int kk = 0; kk < XC_BLOCK_K; kk++)
+        // First input row and column of each output. Rows are clamped to the output (edge rows
+        // repeat the last one and are not stored); columns are tested against the input, and their
+        // addresses clamped, at each load.
+        int ih0[XC_BLOCK_H];
+        int iw0[XC_BLOCK_W];
         for (int i = 0; i < XC_BLOCK_H; i++)
-            for (int j = 0; j < XC_BLOCK_W; j++)
-                acc[kk][i][j] = 0.0f;
+            ih0[i] = rb_min(p0 + i, XC_P - 1) * XC_STRIDE_H - XC_PAD_H;
+        for (int j = 0; j < XC_BLOCK_W; j++)
+            iw0[j] = (q0 + j * XC_BLOCK_STEP_W) * XC_STRIDE_W - XC_PAD_W;
 
-    const XC_GLOBAL float *x_img = x + (n * XC_C + grp * XC_CG) * XC_H * XC_W;
-    for (int c0 = 0; c0 < XC_CG; c0 += XC_CHUNK_C) {
-        // Stage the chunk's filters; zeros past the group's channels and output channels.
-        for (int e = lid; e < XC_STAGE_ELEMS; e += XC_WG_SIZE) {
-            const int kk = e % XC_STAGE_K;
-            const int rs = (e / XC_STAGE_K) % XC_RS;
-            const int cc = e / (XC_STAGE_K * XC_RS);
-            const int k = XC_FLAT ? kk : k0 + kk;
-            float v = 0.0f;
-            if (c0 + cc < XC_CG && (XC_FLAT || k < k_end))
-                v = w[(k * XC_CG + c0 + cc) * XC_RS + rs];
-            wl[e] = v;
-        }
-        XC_BARRIER();  // the chunk's filters are staged
-        // Flat: one chunk of every channel, looped (the unrolled body is large already).
+        float acc[XC_BLOCK_K][XC_BLOCK_H][XC_BLOCK_W];
+        for (int kk = 0; kk < XC_BLOCK_K; kk++)
+            for (int i = 0; i < XC_BLOCK_H; i++)
+                for (int j = 0; j < XC_BLOCK_W; j++)
+                    acc[kk][i][j] = 0.0f;
+
+        const XC_GLOBAL float *x_img = x + (n * XC_C + grp * XC_CG) * XC_H * XC_W;
+        for (int c0 = 0; c0 < XC_CG; c0 += XC_CHUNK_C) {
+            // Stage the chunk's filters; zeros past the group's channels and output channels. Flat:
+            // every filter, for the first block only (the condition is the same for the whole
+            // work-group, so the barrier is too).
+            for (int e = lid; e < XC_STAGE_ELEMS && (!XC_FLAT || rep == 0); e += XC_WG_SIZE) {
+                const int kk = e % XC_STAGE_K;
+                const int rs = (e / XC_STAGE_K) % XC_RS;
+                const int cc = e / (XC_STAGE_K * XC_RS);
+                const int k = XC_FLAT ? kk : k0 + kk;
+                float v = 0.0f;
+                if (c0 + cc < XC_CG && (XC_FLAT || k < k_end))
+                    v = w[(k * XC_CG + c0 + cc) * XC_RS + rs];
+                wl[e] = v;
+            }
+            if (!XC_FLAT || rep == 0)
+                XC_BARRIER();  // the chunk's filters are staged
+            // Flat: one chunk of every channel, looped (the unrolled body is large already).
 #if XC_FLAT
 #pragma unroll 1
 #else
 #pragma unroll
 #endif
-        for (int cc = 0; cc < XC_CHUNK_C; cc++) {
-            // Channels past the group's last read the last channel's inputs, against zero filters.
-            const int c = XC_CG % XC_CHUNK_C == 0 ? c0 + cc : rb_min(c0 + cc, XC_CG - 1);
-            const XC_GLOBAL float *x_plane = x_img + c * XC_H * XC_W;
+            for (int cc = 0; cc < XC_CHUNK_C; cc++) {
+                // Channels past the group's last read the last channel's inputs, against zero
+                // filters.
+                const int c = XC_CG % XC_CHUNK_C == 0 ? c0 + cc : rb_min(c0 + cc, XC_CG - 1);
+                const XC_GLOBAL float *x_plane = x_img + c * XC_H * XC_W;
 #pragma unroll
-            for (int r = 0; r < XC_R; r++) {
+                for (int r = 0; r < XC_R; r++) {
 #pragma unroll
-                for (int s = 0; s < XC_S; s++) {
+                    for (int s = 0; s < XC_S; s++) {
 #pragma unroll
-                    for (int i = 0; i < XC_BLOCK_H; i++) {
-                        const int ih = ih0[i] + r * XC_DIL_H;
-                        // With no padding every clamped row is inside: the test folds away.
-                        const bool row_in = XC_PAD_H == 0 || (ih >= 0 && ih < XC_H);
-                        const int ihc = XC_PAD_H == 0 ? ih : rb_clamp(ih, XC_H - 1);
+                        for (int i = 0; i < XC_BLOCK_H; i++) {
+                            const int ih = ih0[i] + r * XC_DIL_H;
+                            // With no padding every clamped row is inside: the test folds away.
+                            const bool row_in = XC_PAD_H == 0 || (ih >= 0 && ih < XC_H);
+                            const int ihc = XC_PAD_H == 0 ? ih : rb_clamp(ih, XC_H - 1);
 #pragma unroll
-                        for (int j = 0; j < XC_BLOCK_W; j++) {
-                            const int iw = iw0[j] + s * XC_DIL_W;
-                            // Unconditional loads from clamped addresses, then a select: no
-                            // divergence on GPUs, and vectorizable across work-items on CPUs.
-                            const bool in = row_in && (XC_COLS_IN || (iw >= 0 && iw < XC_W));
-                            const int iwc = XC_COLS_IN ? iw : rb_clamp(iw, XC_W - 1);
-                            const float v = x_plane[ihc * XC_W + iwc];
-                            const float xv = in ? v : 0.0f;
-                            const int wi = ((cc * XC_R + r) * XC_S + s) * XC_STAGE_K + k_stage;
+                            for (int j = 0; j < XC_BLOCK_W; j++) {
+                                const int iw = iw0[j] + s * XC_DIL_W;
+                                // Unconditional loads from clamped addresses, then a select: no
+                                // divergence on GPUs, and vectorizable across work-items on CPUs.
+                                const bool in = row_in && (XC_COLS_IN || (iw >= 0 && iw < XC_W));
+                                const int iwc = XC_COLS_IN ? iw : rb_clamp(iw, XC_W - 1);
+                                const float v = x_plane[ihc * XC_W + iwc];
+                                const float xv = in ? v : 0.0f;
+                                const int wi = ((cc * XC_R + r) * XC_S + s) * XC_STAGE_K + k_stage;
 #pragma unroll
-                            for (int kk = 0; kk < XC_BLOCK_K; kk++)
-                                acc[kk][i][j] = XC_FMA(xv, wl[wi + kk], acc[kk][i][j]);
+                                for (int kk = 0; kk < XC_BLOCK_K; kk++)
+                                    acc[kk][i][j] = XC_FMA(xv, wl[wi + kk], acc[kk][i][j]);
+                            }
                         }
                     }
                 }
             }
+            // Every work-item is done with the chunk's filters. Flat plans never restage, but
+            // keep it: without it ptxas hoisted ece408_c1's filter loads into 198 registers
+            // (56 with it), and the kernel ran 40% slower through CUDA.
+            XC_BARRIER();
         }
-        XC_BARRIER();  // every work-item is done with the chunk's filters
-    }
 
-    for (int kk = 0; kk < XC_BLOCK_K; kk++) {
-        if (k0 + kk >= k_end || n_item >= XC_N)
-            break;
-        for (int i = 0; i < XC_BLOCK_H; i++) {
-            const int p = p0 + i;
-            if (p >= XC_P)
+        for (int kk = 0; kk < XC_BLOCK_K; kk++) {
+            if (k0 + kk >= k_end || n_item >= XC_N)
                 break;
-            XC_GLOBAL float *y_row = y + ((n * XC_K + k0 + kk) * XC_P + p) * XC_Q;
+            for (int i = 0; i < XC_BLOCK_H; i++) {
+                const int p = p0 + i;
+                if (p >= XC_P)
+                    break;
+                XC_GLOBAL float *y_row = y + ((n * XC_K + k0 + kk) * XC_P + p) * XC_Q;
 #if XC_STORE_VEC && XC_BLOCK_W == 4
-            if (q0 < XC_Q)
-                *(XC_GLOBAL float4 *)(y_row + q0) =
-                    XC_MAKE_FLOAT4(acc[kk][i][0], acc[kk][i][1], acc[kk][i][2], acc[kk][i][3]);
+                if (q0 < XC_Q)
+                    *(XC_GLOBAL float4 *)(y_row + q0) =
+                        XC_MAKE_FLOAT4(acc[kk][i][0], acc[kk][i][1], acc[kk][i][2], acc[kk][i][3]);
 #elif XC_STORE_VEC && XC_BLOCK_W == 2
-            if (q0 < XC_Q)
-                *(XC_GLOBAL float2 *)(y_row + q0) = XC_MAKE_FLOAT2(acc[kk][i][0], acc[kk][i][1]);
+                if (q0 < XC_Q)
+                    *(XC_GLOBAL float2 *)(y_row + q0) =
+                        XC_MAKE_FLOAT2(acc[kk][i][0], acc[kk][i][1]);
 #else
-            for (int j = 0; j < XC_BLOCK_W; j++) {
-                const int q = q0 + j * XC_BLOCK_STEP_W;
-                if (q < XC_Q)
-                    y_row[q] = acc[kk][i][j];
-            }
+                for (int j = 0; j < XC_BLOCK_W; j++) {
+                    const int q = q0 + j * XC_BLOCK_STEP_W;
+                    if (q < XC_Q)
+                        y_row[q] = acc[kk][i][j];
+                }
 #endif
+            }
         }
     }
 }

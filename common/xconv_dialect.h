@@ -50,14 +50,7 @@
 // CUDA through NVRTC
 
 #define XC_KERNEL extern "C" __global__
-// XC_MIN_GROUPS (a plan's define; 0 or absent: no hint): work-groups the compiler should fit on
-// one multiprocessor, which caps registers per thread. OpenCL C has no such hint: ignored there.
-// (A hint of 1 is not the same as none: ptxas then allows itself more registers.)
-#if defined(XC_MIN_GROUPS) && XC_MIN_GROUPS > 0
-#define XC_WORK_GROUP_SIZE(x, y, z) __launch_bounds__((x) * (y) * (z), XC_MIN_GROUPS)
-#else
 #define XC_WORK_GROUP_SIZE(x, y, z) __launch_bounds__((x) * (y) * (z))
-#endif
 #define XC_FUNC static __device__ __forceinline__
 #define XC_GLOBAL
 #define XC_LOCAL __shared__

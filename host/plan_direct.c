@@ -15,12 +15,20 @@
 // (where PoCL maps work-items to vector lanes, one register per accumulator) spill.
 #define ACC_MAX_GPU 32
 #define ACC_MAX_CPU 16
-// Most accumulators of a flat direct_regblock work-item (GPUs only): its block spans every
-// output channel of a group, and the long unrolled body keeps enough independent FMAs in
-// flight that fewer resident threads do not matter (docs/direct_family.md, "Flat regblock").
-#define ACC_MAX_FLAT 96
-// Widest block of consecutive columns a flat work-item takes.
+// Most accumulators of a flat direct_regblock work-item (GPUs only). Measured on the H200 with
+// ece408_c1/c2: blocks of 48 ran fastest; 64 and 96 lost more to fewer resident threads than
+// they gained in reuse (docs/direct_family.md, "Flat regblock").
+#define ACC_MAX_FLAT 48
+// Widest block of consecutive columns a flat work-item takes (flat blocks are one row: taller
+// ones hold more hoisted input rows in registers and ran slower).
 #define FLAT_BLOCK_W_MAX 12
+// Relative cost of a flat work-item's input load against a filter load: a warp's input loads
+// spread over several rows and images (more sectors per load), its filter loads are broadcasts.
+#define FLAT_INPUT_LOAD_COST 2.0
+// Relative cost of storing one output of a flat work-item, times how many more sectors than
+// needed a warp's store touches (columns XC_BLOCK_W floats apart, unless one vector store per
+// row covers them: cl/direct_regblock.cl, XC_STORE_VEC).
+#define FLAT_STORE_COST 2.0
 // Most multiply-adds of one fully unrolled channel chunk (keeps compile times in seconds).
 #define UNROLL_MAX 4096
 // Relative cost of one cooperative element load into local memory (global load, local store,
@@ -136,6 +144,8 @@ static double model_cost(xconv_direct_kind kind, const xconv_device_info *info,
     bool consecutive = t->flat || t->strip;
     double in_loads = rows * (consecutive ? input_extent(t->block_w, p->stride_w, p->s, p->dil_w)
                                           : (double)p->s * t->block_w);
+    if (t->flat && !info->is_cpu)
+        in_loads *= FLAT_INPUT_LOAD_COST;
     // direct_const's flat plans and its unrolled channel loop are only forced
     // (XCONV_DIRECT_PLAN): on the H100 they did not beat the searched plans.
     double filter_weight = info->is_cpu ? 1.0 : kind == XCONV_DIRECT_CONST ? 0.25 : 0.5;
@@ -148,6 +158,11 @@ static double model_cost(xconv_direct_kind kind, const xconv_device_info *info,
                                                                 : 1;
     double f_loads = (double)t->block_k * p->r * p->s * filter_weight / vector;
     double per_fma = 1.0 + (in_loads + f_loads) / fmas;
+    if (t->flat && kind == XCONV_DIRECT_REGBLOCK && !info->is_cpu) {
+        bool vector_store = (t->block_w == 2 || t->block_w == 4) && Q % t->block_w == 0;
+        double spread = vector_store ? 1.0 : fmin(t->block_w, 8.0);
+        per_fma += spread * FLAT_STORE_COST / ((double)cg * p->r * p->s);
+    }
 
     // Staging into local memory, per channel, spread over the work-group.
     double wg = (double)t->wg_w * t->wg_h;
@@ -158,6 +173,8 @@ static double model_cost(xconv_direct_kind kind, const xconv_device_info *info,
         stage = (double)stage_k * p->r * p->s / wg * STAGE_LOAD_COST;
     int barriers = kind == XCONV_DIRECT_TILED_DB ? 1 : kind == XCONV_DIRECT_CONST ? 0 : 2;
     stage += barriers * BARRIER_COST / t->chunk_c;
+    if (t->repeat > 1)
+        stage /= t->repeat;  // staged once for all of a flat work-item's blocks
     per_fma += stage / fmas;
 
     // Neighbouring work-items along q read neighbouring addresses: fewer than 8 of them waste
@@ -215,8 +232,10 @@ static bool candidate_fits(xconv_direct_kind kind, const xconv_device_info *info
                      ceil_div(kg, t->block_k) * p->n;
     if (groups > XCONV_MAX_INDEX || (t->flat && groups * t->wg_w > XCONV_MAX_INDEX))
         return false;
+    if (t->repeat > 1 && (!t->flat || kind != XCONV_DIRECT_REGBLOCK))
+        return false;  // only flat regblock work-items take several blocks
     if (t->flat)
-        groups = ceil_div(groups, t->wg_w);
+        groups = ceil_div(groups, (int64_t)t->wg_w * (t->repeat > 1 ? t->repeat : 1));
     t->work_groups = (size_t)groups;
     t->cost = model_cost(kind, info, p, t);
     return true;
@@ -252,7 +271,7 @@ static bool forced_tiling(xconv_direct_kind kind, xconv_direct_tiling *t)
         memset(t, 0, sizeof *t);
         int fields = sscanf(e + len + 1, "%d,%d,%d,%d,%d,%d,%d,%d,%d", &t->wg_w, &t->wg_h,
                             &t->block_w, &t->block_h, &t->block_k, &t->strip, &t->flat,
-                            &t->unroll_c, &t->min_groups);
+                            &t->unroll_c, &t->repeat);
         return fields == 8 || fields == 9;
     }
     return false;
@@ -303,21 +322,22 @@ xconv_status xconv_direct_choose(const xconv_device_info *info, const xconv_prob
                             continue;
                         found = consider(kind, info, p, t, best, found);
                     }
-    // Flat regblock on GPUs: work-groups of 1, 2, 4 or 8 times the preferred multiple, blocks
-    // of every output channel of a group by up to 4 rows by up to FLAT_BLOCK_W_MAX columns.
+    // Flat regblock on GPUs: work-groups of 1, 2 or 4 times the preferred multiple, blocks of
+    // up to K/groups channels by one row by up to FLAT_BLOCK_W_MAX columns, 1 or 2 blocks per
+    // work-item.
     size_t multiple = info->preferred_multiple ? info->preferred_multiple : 1;
     for (size_t wg = multiple; kind == XCONV_DIRECT_REGBLOCK && !info->is_cpu &&
-                               wg <= 8 * multiple && wg <= max_wg &&
+                               wg <= 4 * multiple && wg <= max_wg &&
                                wg <= info->max_work_item_sizes[0];
          wg *= 2)
-        for (int bh = 0; bh < COUNT(block_sizes); bh++)
-            for (int bw = 1; bw <= FLAT_BLOCK_W_MAX; bw++) {
-                xconv_direct_tiling t = {.wg_w = (int)wg, .wg_h = 1, .block_w = bw,
-                                         .block_h = block_sizes[bh], .block_k = (int)kg,
-                                         .strip = 1, .flat = 1};
-                if (kg * t.block_h * bw <= ACC_MAX_FLAT && bw <= Q && t.block_h <= P)
+        for (int bk = 1; bk <= kg; bk++)
+            for (int bw = 1; bw <= FLAT_BLOCK_W_MAX && bw <= Q; bw++)
+                for (int repeat = 1; repeat <= 2 && bk * bw <= ACC_MAX_FLAT; repeat++) {
+                    xconv_direct_tiling t = {.wg_w = (int)wg, .wg_h = 1, .block_w = bw,
+                                             .block_h = 1, .block_k = bk, .strip = 1,
+                                             .flat = 1, .repeat = repeat};
                     found = consider(kind, info, p, t, best, found);
-            }
+                }
     if (!found)
         return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE,
                                "%s: no tiling fits %llu bytes of local memory and work-groups "
@@ -344,7 +364,7 @@ xconv_status xconv_direct_plan(const xconv_device_info *info, const xconv_proble
         {"XC_WG_W", t.wg_w},       {"XC_WG_H", t.wg_h},       {"XC_BLOCK_W", t.block_w},
         {"XC_BLOCK_H", t.block_h}, {"XC_BLOCK_K", t.block_k}, {"XC_CHUNK_C", t.chunk_c},
         {"XC_STRIP_W", t.strip},   {"XC_FLAT", t.flat},       {"XC_UNROLL_C", t.unroll_c},
-        {"XC_MIN_GROUPS", t.min_groups},
+        {"XC_REPEAT", t.repeat > 1 ? t.repeat : 1},
     };
     for (int i = 0; st == XCONV_OK && i < COUNT(defines); i++)
         st = xconv_plan_define(plan, defines[i].name, defines[i].value, err);
@@ -356,10 +376,10 @@ xconv_status xconv_direct_plan(const xconv_device_info *info, const xconv_proble
                       (size_t)t.wg_h);
     step->local_mem_bytes = t.local_mem_bytes;
     int n = t.flat ? snprintf(plan->summary, sizeof plan->summary,
-                              "flat work-groups of %d items, each item %d channels x %dx%d "
-                              "outputs%s",
-                              t.wg_w, t.block_k, t.block_h, t.block_w,
-                              t.unroll_c ? ", channel loop unrolled" : "")
+                              "flat work-groups of %d items, each item %d x (%d channels x "
+                              "%dx%d outputs)%s",
+                              t.wg_w, t.repeat > 1 ? t.repeat : 1, t.block_k, t.block_h,
+                              t.block_w, t.unroll_c ? ", channel loop unrolled" : "")
                    : snprintf(plan->summary, sizeof plan->summary,
                               "work-groups of %dx%d items, each item %d channels x %dx%d "
                               "outputs; tile %dx%d outputs%s",

@@ -85,19 +85,21 @@ static void check_tiling(const xconv_device_info *info, const xconv_problem *p,
     CHECK_MSG(t->local_mem_bytes <= info->local_mem_bytes, "%s %s: %zu bytes", name, spec,
               t->local_mem_bytes);
     CHECK_MSG(t->block_k >= 1 && t->block_k <= kg, "%s %s: block_k %d", name, spec, t->block_k);
-    CHECK(t->block_k * t->block_h * t->block_w <= (t->flat ? 96 : 32));
+    CHECK(t->block_k * t->block_h * t->block_w <= (t->flat ? 48 : 32));
     CHECK_MSG(t->chunk_c >= 1 && t->chunk_c <= p->c / p->groups, "%s %s: chunk %d", name, spec,
               t->chunk_c);
     if (t->flat) {
-        // Flat work-groups (regblock on GPUs): 1-D, numbering register blocks of every
-        // output channel of a group, all filters in local memory at once.
+        // Flat work-groups (regblock on GPUs): 1-D, numbering one-row register blocks, all
+        // filters in local memory at once, one or two blocks per work-item.
         CHECK_MSG(kind == XCONV_DIRECT_REGBLOCK && t->wg_h == 1 && info->is_gpu &&
-                  t->block_k == kg && t->chunk_c == p->c / p->groups &&
+                  t->block_h == 1 && t->repeat >= 1 && t->repeat <= 2 &&
+                  t->chunk_c == p->c / p->groups &&
                   t->local_mem_bytes == (size_t)(p->k * t->chunk_c * p->r * p->s) * 4,
                   "%s %s: flat", name, spec);
         int64_t blocks = (P + t->block_h - 1) / t->block_h * ((Q + t->block_w - 1) / t->block_w) *
                          ((kg + t->block_k - 1) / t->block_k) * p->groups * p->n;
-        CHECK_MSG((int64_t)t->work_groups == (blocks + t->wg_w - 1) / t->wg_w,
+        int64_t per_group = (int64_t)t->wg_w * (t->repeat > 1 ? t->repeat : 1);
+        CHECK_MSG((int64_t)t->work_groups == (blocks + per_group - 1) / per_group,
                   "%s %s: %zu flat work-groups", name, spec, t->work_groups);
         return;
     }

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # One GPU-host session: environment, device list, validation and benchmarks, results under OUTDIR.
-# Usage: scripts/gpu_session.sh OUTDIR [smoke|preview|record1|record2] [BUILD_DIR]
+# Usage: scripts/gpu_session.sh OUTDIR [smoke|preview|record1|record2|direct] [BUILD_DIR]
 # Needs the build folder and .gpu/ (scripts/gpu_bundle.sh) beside the checkout.
 set -u
-out=${1:?usage: gpu_session.sh OUTDIR [smoke|preview|record1|record2] [BUILD_DIR]}
+out=${1:?usage: gpu_session.sh OUTDIR [smoke|preview|record1|record2|direct] [BUILD_DIR]}
 mode=${2:-smoke}
 build=${3:-build-gpu}
 mkdir -p "$out"
@@ -54,6 +54,19 @@ record2)
         --json "$out/gemm_h100.json" | grep -vE "^\[|^$"
     run "$x" bench --suite small --device pocl --repeat 5 \
         --variant direct_naive,direct_const,direct_tiled,direct_tiled_db,direct_regblock,clblast_convgemm \
+        --json "$out/bench_pocl_small_host16.json" | grep -E "records"
+    run scripts/bench_pocl_direct.sh "$x" "$out/bench_pocl_standard_cut_host16.json" | grep records
+    ;;
+direct)
+    # The direct family beside its peers in one run per backend (clblast_convgemm on OpenCL,
+    # cudnn_find and cuDNN's implicit GEMM on CUDA), bitwise parity, and PoCL on the host CPU.
+    d=direct_naive,direct_const,direct_tiled,direct_tiled_db,direct_regblock
+    run "$x" bench --suite standard --device nvidia --device cuda:0 --repeat 20 \
+        --variant "$d,clblast_convgemm,cudnn_find,cudnn_implicit_precomp_gemm" \
+        --json "$out/bench_direct_h100.json" | grep -E "^(opencl|cuda) |records"
+    run "$x" validate --parity --suite standard --repeat 10 --variant "${d#direct_naive,}" \
+        --json "$out/parity_direct_h100.json" | grep -vE "^\[|^$"
+    run "$x" bench --suite small --device pocl --repeat 5 --variant "$d,clblast_convgemm" \
         --json "$out/bench_pocl_small_host16.json" | grep -E "records"
     run scripts/bench_pocl_direct.sh "$x" "$out/bench_pocl_standard_cut_host16.json" | grep records
     ;;

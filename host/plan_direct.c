@@ -287,6 +287,7 @@ xconv_status xconv_direct_choose(const xconv_device_info *info, const xconv_prob
     if (forced_tiling(kind, best)) {
         if (best->block_k == 0)  // 0: every output channel of a group
             best->block_k = (int)kg;
+        best->forced = true;
         if (candidate_fits(kind, info, p, best))
             return XCONV_OK;
         return xconv_error_set(err, XCONV_ERR_INVALID,
@@ -401,5 +402,9 @@ xconv_status xconv_direct_plan(const xconv_device_info *info, const xconv_proble
     else
         snprintf(plan->summary + n, sizeof plan->summary - (size_t)n,
                  "; filters in constant memory; %zu work-groups", t.work_groups);
+    if (t.forced) {
+        size_t used = strlen(plan->summary);
+        snprintf(plan->summary + used, sizeof plan->summary - used, " (XCONV_DIRECT_PLAN)");
+    }
     return XCONV_OK;
 }

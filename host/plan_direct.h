@@ -31,6 +31,7 @@ typedef struct xconv_direct_tiling {
     size_t work_groups;        // work-groups in the launch
     size_t local_mem_bytes;    // local memory the kernel declares
     double cost;               // the model's relative time estimate (lower is better)
+    bool forced;               // set by XCONV_DIRECT_PLAN, not searched
 } xconv_direct_tiling;
 
 // Returns the kernel file stem ("direct_tiled") of a kind.

@@ -288,7 +288,15 @@ xconv_status xconv_direct_choose(const xconv_device_info *info, const xconv_prob
         if (best->block_k == 0)  // 0: every output channel of a group
             best->block_k = (int)kg;
         best->forced = true;
-        if (candidate_fits(kind, info, p, best))
+        bool in_range = best->wg_w >= 1 && best->wg_h >= 1 && best->block_w >= 1 &&
+                        best->block_h >= 1 && best->block_k >= 1 && best->block_k <= kg &&
+                        (size_t)best->wg_w * best->wg_h <= max_wg &&
+                        (size_t)best->wg_w <= info->max_work_item_sizes[0] &&
+                        (size_t)best->wg_h <= info->max_work_item_sizes[1] &&
+                        (best->strip | best->flat | best->unroll_c) <= 1 && best->strip >= 0 &&
+                        best->flat >= 0 && best->unroll_c >= 0 && best->repeat >= 0 &&
+                        best->repeat <= 64;
+        if (in_range && candidate_fits(kind, info, p, best))
             return XCONV_OK;
         return xconv_error_set(err, XCONV_ERR_INVALID,
                                "%s: the tiling XCONV_DIRECT_PLAN forces does not fit",

@@ -34,6 +34,17 @@ check "validate wrote JSON that parses" python3 -c \
 check "validate wrote CSV" grep -q "direct_naive" "$tmp/v.csv"
 check "no failures in the table" bash -c "! grep -qE ' (FAIL|error) ' '$tmp/validate.txt'"
 
+# direct_regblock's flat mode (what GPUs get: 1-D work-groups, all filters staged once) forced
+# on the CPU device: float4 and scalar stores, one channel per k-block, two blocks per item.
+for plan in 32,1,4,1,0,1,1,0,2 32,1,3,1,1,1,1,0,1; do
+    XCONV_DIRECT_PLAN=direct_regblock:$plan "$xconv" validate --suite small --device pocl \
+        --variant direct_regblock >"$tmp/flat.txt" 2>&1
+    rc=$?
+    check "flat regblock $plan: validate exits 0" test "$rc" -eq 0
+    check "flat regblock $plan: every small shape passes" \
+        grep -q "16 records: 0 failed or errored" "$tmp/flat.txt"
+done
+
 # bench: timings present, positive, checked.
 "$xconv" bench --shape n=2,c=4,h=16,w=16,k=8,r=3,pad=1 --variant direct_naive,clblast_gemm \
     --device pocl --repeat 3 --json "$tmp/b.json" >"$tmp/bench.txt" 2>&1

@@ -173,8 +173,7 @@ static double model_cost(xconv_direct_kind kind, const xconv_device_info *info,
         stage = (double)stage_k * p->r * p->s / wg * STAGE_LOAD_COST;
     int barriers = kind == XCONV_DIRECT_TILED_DB ? 1 : kind == XCONV_DIRECT_CONST ? 0 : 2;
     stage += barriers * BARRIER_COST / t->chunk_c;
-    if (t->repeat > 1)
-        stage /= t->repeat;  // staged once for all of a flat work-item's blocks
+    stage /= t->repeat;  // staged once for all of a flat work-item's blocks
     per_fma += stage / fmas;
 
     // Neighbouring work-items along q read neighbouring addresses: fewer than 8 of them waste
@@ -211,6 +210,17 @@ static bool candidate_fits(xconv_direct_kind kind, const xconv_device_info *info
                            const xconv_problem *p, xconv_direct_tiling *t)
 {
     int64_t P = xconv_problem_out_h(p), Q = xconv_problem_out_w(p), kg = p->k / p->groups;
+    // Sizes inside the problem and the device's work-group limits.
+    size_t max_wg = info->max_work_group_size ? info->max_work_group_size : 1;
+    if (t->wg_w < 1 || t->wg_h < 1 || t->block_w < 1 || t->block_h < 1 || t->block_k < 1 ||
+        t->block_k > kg || (size_t)t->wg_w * t->wg_h > max_wg ||
+        (size_t)t->wg_w > info->max_work_item_sizes[0] ||
+        (size_t)t->wg_h > info->max_work_item_sizes[1])
+        return false;
+    if (t->repeat < 1)
+        t->repeat = 1;
+    if (t->repeat > 1 && (!t->flat || kind != XCONV_DIRECT_REGBLOCK))
+        return false;  // only flat regblock work-items take several blocks
     // Flat: 1-D work-groups (regblock stages every output channel's filters).
     if (t->flat && ((kind != XCONV_DIRECT_CONST && kind != XCONV_DIRECT_REGBLOCK) ||
                     t->wg_h != 1))
@@ -232,10 +242,8 @@ static bool candidate_fits(xconv_direct_kind kind, const xconv_device_info *info
                      ceil_div(kg, t->block_k) * p->n;
     if (groups > XCONV_MAX_INDEX || (t->flat && groups * t->wg_w > XCONV_MAX_INDEX))
         return false;
-    if (t->repeat > 1 && (!t->flat || kind != XCONV_DIRECT_REGBLOCK))
-        return false;  // only flat regblock work-items take several blocks
     if (t->flat)
-        groups = ceil_div(groups, (int64_t)t->wg_w * (t->repeat > 1 ? t->repeat : 1));
+        groups = ceil_div(groups, (int64_t)t->wg_w * t->repeat);
     t->work_groups = (size_t)groups;
     t->cost = model_cost(kind, info, p, t);
     return true;
@@ -288,12 +296,8 @@ xconv_status xconv_direct_choose(const xconv_device_info *info, const xconv_prob
         if (best->block_k == 0)  // 0: every output channel of a group
             best->block_k = (int)kg;
         best->forced = true;
-        bool in_range = best->wg_w >= 1 && best->wg_h >= 1 && best->block_w >= 1 &&
-                        best->block_h >= 1 && best->block_k >= 1 && best->block_k <= kg &&
-                        (size_t)best->wg_w * best->wg_h <= max_wg &&
-                        (size_t)best->wg_w <= info->max_work_item_sizes[0] &&
-                        (size_t)best->wg_h <= info->max_work_item_sizes[1] &&
-                        (best->strip | best->flat | best->unroll_c) <= 1 && best->strip >= 0 &&
+        // Flags 0 or 1 and a bounded repeat; candidate_fits checks sizes and device limits.
+        bool in_range = (best->strip | best->flat | best->unroll_c) <= 1 && best->strip >= 0 &&
                         best->flat >= 0 && best->unroll_c >= 0 && best->repeat >= 0 &&
                         best->repeat <= 64;
         if (in_range && candidate_fits(kind, info, p, best))
@@ -320,10 +324,7 @@ xconv_status xconv_direct_choose(const xconv_device_info *info, const xconv_prob
                             .wg_h = b < COUNT(wg_sizes) ? wg_sizes[b] : exact_h,
                             .block_w = block_sizes[bw], .block_h = block_sizes[bh],
                             .block_k = bk};
-                        size_t wg = (size_t)t.wg_w * t.wg_h;
-                        if (wg > max_wg || (size_t)t.wg_w > info->max_work_item_sizes[0] ||
-                            (size_t)t.wg_h > info->max_work_item_sizes[1] ||
-                            bk * t.block_h * t.block_w > acc_max)
+                        if (bk * t.block_h * t.block_w > acc_max)
                             continue;
                         // No work-group wider or taller than the output it covers.
                         if ((t.wg_w > 1 && (int64_t)(t.wg_w / 2) * t.block_w >= Q) ||
@@ -336,8 +337,7 @@ xconv_status xconv_direct_choose(const xconv_device_info *info, const xconv_prob
     // work-item.
     size_t multiple = info->preferred_multiple ? info->preferred_multiple : 1;
     for (size_t wg = multiple; kind == XCONV_DIRECT_REGBLOCK && !info->is_cpu &&
-                               wg <= 4 * multiple && wg <= max_wg &&
-                               wg <= info->max_work_item_sizes[0];
+                               wg <= 4 * multiple;
          wg *= 2)
         for (int bk = 1; bk <= kg; bk++)
             for (int bw = 1; bw <= FLAT_BLOCK_W_MAX && bw <= Q; bw++)
@@ -373,7 +373,7 @@ xconv_status xconv_direct_plan(const xconv_device_info *info, const xconv_proble
         {"XC_WG_W", t.wg_w},       {"XC_WG_H", t.wg_h},       {"XC_BLOCK_W", t.block_w},
         {"XC_BLOCK_H", t.block_h}, {"XC_BLOCK_K", t.block_k}, {"XC_CHUNK_C", t.chunk_c},
         {"XC_STRIP_W", t.strip},   {"XC_FLAT", t.flat},       {"XC_UNROLL_C", t.unroll_c},
-        {"XC_REPEAT", t.repeat > 1 ? t.repeat : 1},
+        {"XC_REPEAT", t.repeat},
     };
     for (int i = 0; st == XCONV_OK && i < COUNT(defines); i++)
         st = xconv_plan_define(plan, defines[i].name, defines[i].value, err);
@@ -387,7 +387,7 @@ xconv_status xconv_direct_plan(const xconv_device_info *info, const xconv_proble
     int n = t.flat ? snprintf(plan->summary, sizeof plan->summary,
                               "flat work-groups of %d items, each item %d x (%d channels x "
                               "%dx%d outputs)%s",
-                              t.wg_w, t.repeat > 1 ? t.repeat : 1, t.block_k, t.block_h,
+                              t.wg_w, t.repeat, t.block_k, t.block_h,
                               t.block_w, t.unroll_c ? ", channel loop unrolled" : "")
                    : snprintf(plan->summary, sizeof plan->summary,
                               "work-groups of %dx%d items, each item %d channels x %dx%d "

@@ -20,11 +20,11 @@ typedef struct xconv_direct_tiling {
     int block_w, block_h;      // outputs per work-item along q and along p
     int strip;                 // 1: an item's columns are consecutive, 0: wg_w apart
     int flat;                  // 1: 1-D work-groups of wg_w items numbering blocks, no tile
-                               // (regblock on GPUs, block_k = K/groups; direct_const only
-                               // through XCONV_DIRECT_PLAN)
+                               // (regblock on GPUs; direct_const only through
+                               // XCONV_DIRECT_PLAN)
     int unroll_c;              // 1: the channel loop is unrolled too (direct_const; likewise)
-    int repeat;                // flat regblock: blocks per work-item, one after another
-                               // (filters staged once for all of them); 0 or 1 otherwise
+    int repeat;                // blocks per work-item, one after another (filters staged once
+                               // for all of them); above 1 only for flat regblock
     int block_k;               // output channels per work-item, all within one channel group
     int chunk_c;               // input channels per local-memory stage (tiled kinds, regblock)
     int in_tile_w, in_tile_h;  // input tile with its halo (tiled kinds; 0 otherwise)

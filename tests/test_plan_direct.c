@@ -98,11 +98,12 @@ static void check_tiling(const xconv_device_info *info, const xconv_problem *p,
                   "%s %s: flat", name, spec);
         int64_t blocks = (P + t->block_h - 1) / t->block_h * ((Q + t->block_w - 1) / t->block_w) *
                          ((kg + t->block_k - 1) / t->block_k) * p->groups * p->n;
-        int64_t per_group = (int64_t)t->wg_w * (t->repeat > 1 ? t->repeat : 1);
+        int64_t per_group = (int64_t)t->wg_w * t->repeat;
         CHECK_MSG((int64_t)t->work_groups == (blocks + per_group - 1) / per_group,
                   "%s %s: %zu flat work-groups", name, spec, t->work_groups);
         return;
     }
+    CHECK_MSG(t->repeat == 1, "%s %s: repeat %d without flat", name, spec, t->repeat);
     int64_t tiles_h = (P + t->wg_h * t->block_h - 1) / (t->wg_h * t->block_h);
     int64_t tiles_w = (Q + t->wg_w * t->block_w - 1) / (t->wg_w * t->block_w);
     int64_t kblocks = (kg + t->block_k - 1) / t->block_k;

@@ -72,11 +72,12 @@
 #define XC_STAGE_ELEMS (XC_CHUNK_C * XC_RS * XC_STAGE_K)  // floats of one chunk's filters
 // Every column an item reads is inside the input: no padding and no partial tiles along q.
 #define XC_COLS_IN (XC_PAD_W == 0 && XC_Q % XC_TILE_W == 0)
-// An item's columns are consecutive and its blocks tile each row exactly: one 2- or 4-float
-// vector store per row (aligned: Q and the block's first column are multiples of XC_BLOCK_W),
-// so a warp writes whole sectors instead of every XC_BLOCK_W-th float per instruction.
-#define XC_STORE_VEC ((XC_FLAT || XC_STRIP_W) && XC_Q % XC_BLOCK_W == 0 && \
-                      (XC_BLOCK_W == 2 || XC_BLOCK_W == 4))
+// An item's columns are consecutive and its blocks tile each row exactly: the row is stored as
+// 4-float (XC_BLOCK_W a multiple of 4) or 2-float (even) vectors, aligned because Q and the
+// block's first column are multiples of XC_BLOCK_W, so a warp writes whole sectors instead of
+// every XC_BLOCK_W-th float per instruction.
+#define XC_STORE_VEC ((XC_FLAT || XC_STRIP_W) && XC_Q % XC_BLOCK_W == 0 && XC_BLOCK_W % 2 == 0)
+#define XC_STORE_VEC_W (XC_BLOCK_W % 4 == 0 ? 4 : 2)  // floats per vector store
 
 XC_FUNC int rb_min(int a, int b) { return a < b ? a : b; }
 XC_FUNC int rb_clamp(int v, int hi) { return v < 0 ? 0 : v > hi ? hi : v; }  // into [0, hi]
@@ -193,10 +194,15 @@ void direct_regblock(const XC_GLOBAL float *XC_RESTRICT x,
                     }
                 }
             }
-            // Every work-item is done with the chunk's filters. Flat plans never restage, but
-            // keep it: without it ptxas hoisted ece408_c1's filter loads into 198 registers
-            // (56 with it), and the kernel ran 40% slower through CUDA.
-            XC_BARRIER();
+#if XC_FLAT
+            // Flat plans never restage, so no work-item waits for the others here. The fence only
+            // keeps the compiler from hoisting the staged filters' loads out of the XC_REPEAT loop:
+            // with neither it nor a barrier, ptxas kept ece408_c1's filters in 172-198 registers
+            // (63 with it), and the kernel ran 40% slower through CUDA.
+            XC_LOCAL_FENCE();
+#else
+            XC_BARRIER();  // every work-item is done with the chunk's filters
+#endif
         }
 
         for (int kk = 0; kk < XC_BLOCK_K; kk++) {
@@ -207,14 +213,16 @@ void direct_regblock(const XC_GLOBAL float *XC_RESTRICT x,
                 if (p >= XC_P)
                     break;
                 XC_GLOBAL float *y_row = y + ((n * XC_K + k0 + kk) * XC_P + p) * XC_Q;
-#if XC_STORE_VEC && XC_BLOCK_W == 4
-                if (q0 < XC_Q)
-                    *(XC_GLOBAL float4 *)(y_row + q0) =
-                        XC_MAKE_FLOAT4(acc[kk][i][0], acc[kk][i][1], acc[kk][i][2], acc[kk][i][3]);
-#elif XC_STORE_VEC && XC_BLOCK_W == 2
-                if (q0 < XC_Q)
-                    *(XC_GLOBAL float2 *)(y_row + q0) =
-                        XC_MAKE_FLOAT2(acc[kk][i][0], acc[kk][i][1]);
+#if XC_STORE_VEC
+                for (int j = 0; j < XC_BLOCK_W && q0 < XC_Q; j += XC_STORE_VEC_W) {
+#if XC_STORE_VEC_W == 4
+                    *(XC_GLOBAL float4 *)(y_row + q0 + j) = XC_MAKE_FLOAT4(
+                        acc[kk][i][j], acc[kk][i][j + 1], acc[kk][i][j + 2], acc[kk][i][j + 3]);
+#else
+                    *(XC_GLOBAL float2 *)(y_row + q0 + j) =
+                        XC_MAKE_FLOAT2(acc[kk][i][j], acc[kk][i][j + 1]);
+#endif
+                }
 #else
                 for (int j = 0; j < XC_BLOCK_W; j++) {
                     const int q = q0 + j * XC_BLOCK_STEP_W;

@@ -36,6 +36,9 @@
 #define XC_LOCAL_SIZE(d) ((int)get_local_size(d))  // work-group size
 #define XC_NUM_GROUPS(d) ((int)get_num_groups(d))  // work-groups in the NDRange
 #define XC_BARRIER() barrier(CLK_LOCAL_MEM_FENCE)  // work-group barrier over local memory
+// Orders this work-item's local-memory accesses (no work-group synchronisation): loads are not
+// moved across it.
+#define XC_LOCAL_FENCE() mem_fence(CLK_LOCAL_MEM_FENCE)
 
 #define XC_FMA(a, b, c) fma((a), (b), (c))
 #define XC_FABS(a) fabs(a)
@@ -70,6 +73,7 @@
 #define XC_NUM_GROUPS(d) XC_DIM3_GET(gridDim, (d))
 #define XC_GLOBAL_ID(d) (XC_GROUP_ID(d) * XC_LOCAL_SIZE(d) + XC_LOCAL_ID(d))
 #define XC_BARRIER() __syncthreads()
+#define XC_LOCAL_FENCE() __threadfence_block()
 
 #define XC_FMA(a, b, c) fmaf((a), (b), (c))
 #define XC_FABS(a) fabsf(a)

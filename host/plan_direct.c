@@ -159,6 +159,9 @@ static double model_cost(xconv_direct_kind kind, const xconv_device_info *info,
     double f_loads = (double)t->block_k * p->r * p->s * filter_weight / vector;
     double per_fma = 1.0 + (in_loads + f_loads) / fmas;
     if (t->flat && kind == XCONV_DIRECT_REGBLOCK && !info->is_cpu) {
+        // The kernel also stores wider even blocks as float2/float4 pieces, but the model counts
+        // only one-vector rows: counting 6 made ece408_c2 take 8x1x6 blocks, which ran 5% slower
+        // through CUDA than 16x1x3 and 1-2% faster through OpenCL (H100).
         bool vector_store = (t->block_w == 2 || t->block_w == 4) && Q % t->block_w == 0;
         double spread = vector_store ? 1.0 : fmin(t->block_w, 8.0);
         per_fma += spread * FLAT_STORE_COST / ((double)cg * p->r * p->s);

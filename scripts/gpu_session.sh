@@ -66,8 +66,10 @@ direct)
         --json "$out/bench_direct_h100.json" | grep -E "^(opencl|cuda) |records"
     run "$x" validate --parity --suite standard --repeat 10 --variant "${d#direct_naive,}" \
         --json "$out/parity_direct_h100.json" | grep -vE "^\[|^$"
-    run "$x" bench --suite small --device pocl --repeat 5 --variant "$d,clblast_convgemm" \
-        --json "$out/bench_pocl_small_host16.json" | grep -E "records"
+    # Small shapes take 0.1 ms on 16 threads and vary by 10% between runs: many repeats.
+    run "$x" bench --suite small --device pocl --repeat 30 --warmup 3 \
+        --variant "$d,clblast_convgemm" --json "$out/bench_pocl_small_host16.json" |
+        grep -E "records"
     run scripts/bench_pocl_direct.sh "$x" "$out/bench_pocl_standard_cut_host16.json" | grep records
     ;;
 preview)

@@ -35,11 +35,6 @@
 // index arithmetic) and of one barrier, in units of one multiply-add of a work-item.
 #define STAGE_LOAD_COST 4.0
 #define BARRIER_COST 64.0
-// Multiply-adds a CPU work-group should carry before another one pays for waking a core. On the
-// GPU host's 16-core PoCL, the small suite's shapes (2-12 million multiply-adds) ran faster
-// over 8 work-groups than over 64: the best direct variant's geometric-mean lead over
-// clblast_convgemm went from 2.65x to 2.90x in one run.
-#define CPU_GROUP_FMAS 5e5
 
 static const int wg_sizes[] = {1, 2, 4, 8, 16, 32, 64};
 static const int block_sizes[] = {1, 2, 3, 4};
@@ -198,10 +193,7 @@ static double model_cost(xconv_direct_kind kind, const xconv_device_info *info,
     double wg_eff = wg / (double)xconv_round_up((size_t)wg, multiple);
     double groups = (double)t->work_groups;
     double cus = info->compute_units > 0 ? info->compute_units : 1;
-    // CPUs: up to 4 work-groups per core for balance, fewer when the work is small, never fewer
-    // than half the cores.
-    double wanted = fmin(4 * cus, fmax(cus / 2, xconv_problem_flops(p) / 2 / CPU_GROUP_FMAS));
-    double par = info->is_cpu ? fmin(1.0, groups / wanted)
+    double par = info->is_cpu ? fmin(1.0, groups / (4 * cus))
                               : fmin(1.0, groups * wg / (cus * 1024.0)) *
                                     fmin(1.0, groups / (2 * cus));
     // Past half the local memory a GPU holds one work-group per compute unit.

@@ -188,23 +188,6 @@ static void test_gpu_few_channels(void)
     CHECK(t.wg_w * t.wg_h >= 64);  // a few warps per work-group
 }
 
-// On a 16-core CPU, a small problem is not split into the 4 work-groups per core that a large
-// one gets: each work-group must carry enough work to pay for waking a core.
-static void test_cpu_work_group_count(void)
-{
-    xconv_device_info info = cpu_info();
-    info.compute_units = 16;
-    xconv_problem p;
-    xconv_error err = {0};
-    xconv_direct_tiling t;
-    CHECK(xconv_shape_parse("n=8,c=6,h=22,w=22,k=16,r=5", &p, &err) == XCONV_OK);
-    CHECK(xconv_direct_choose(&info, &p, XCONV_DIRECT_REGBLOCK, &t, &err) == XCONV_OK);
-    CHECK_MSG(t.work_groups >= 8 && t.work_groups < 64, "%zu work-groups", t.work_groups);
-    CHECK(xconv_shape_parse("n=1,c=64,h=224,w=224,k=64,r=3,pad=1", &p, &err) == XCONV_OK);
-    CHECK(xconv_direct_choose(&info, &p, XCONV_DIRECT_REGBLOCK, &t, &err) == XCONV_OK);
-    CHECK_MSG(t.work_groups >= 64, "%zu work-groups", t.work_groups);
-}
-
 // A device with little local memory gets smaller chunks, or a clear refusal.
 static void test_small_local_memory(void)
 {
@@ -245,7 +228,6 @@ int main(void)
     test_gpu_like();
     test_cpu_like();
     test_gpu_few_channels();
-    test_cpu_work_group_count();
     test_small_local_memory();
     test_const_fits();
     return check_summary("test_plan_direct");

@@ -242,25 +242,12 @@ static xconv_status case_time(gemm_case *g, const xconv_plan *plan, int warmup, 
 // ---------------------------------------------------------------------------------------------
 // Records
 
-typedef struct gemm_records {
-    xconv_record *recs;
-    int count, cap;
-    xconv_run_info info;
-} gemm_records;
-
-static xconv_record *record_new(gemm_records *list, const xconv_device *dev, const char *variant,
+static xconv_record *record_new(cli_records *list, const xconv_device *dev, const char *variant,
                                 const gemm_size *s)
 {
-    if (list->count == list->cap) {
-        int cap = list->cap ? list->cap * 2 : 32;
-        xconv_record *grown = realloc(list->recs, (size_t)cap * sizeof *grown);
-        if (!grown)
-            return NULL;
-        list->recs = grown;
-        list->cap = cap;
-    }
-    xconv_record *r = &list->recs[list->count++];
-    memset(r, 0, sizeof *r);
+    xconv_record *r = cli_records_add(list);
+    if (!r)
+        return NULL;
     xconv_device_label(&dev->info, r->device, sizeof r->device);
     snprintf(r->backend, sizeof r->backend, "%s", xconv_backend_name(dev->info.backend));
     snprintf(r->driver, sizeof r->driver, "%s", dev->info.driver);
@@ -285,7 +272,7 @@ static void record_error(xconv_record *r, const xconv_error *err)
 
 // Checks and times ours and the vendor's SGEMM for size s on dev, adding one record each.
 static void bench_size(xconv_device *dev, const gemm_size *s, const cli_options *opts,
-                       gemm_records *list)
+                       cli_records *list)
 {
     static xconv_error err;
     const char *vendor = dev->info.backend == XCONV_BACKEND_CUDA ? "cublas_sgemm"
@@ -326,7 +313,7 @@ static void bench_size(xconv_device *dev, const gemm_size *s, const cli_options 
 }
 
 // Prints ours as a share of the vendor's speed per size (records come in pairs).
-static void print_ratios(const gemm_records *list)
+static void print_ratios(const cli_records *list)
 {
     for (int i = 0; i + 1 < list->count; i++) {
         const xconv_record *ours = &list->recs[i], *vendor = &list->recs[i + 1];
@@ -337,18 +324,6 @@ static void print_ratios(const gemm_records *list)
                ours->shape_name[0] ? ours->shape_name : "", ours->shape, ours->gflops,
                100.0 * ours->gflops / vendor->gflops, vendor->variant);
     }
-}
-
-static int write_json(FILE *f, const void *ctx)
-{
-    const gemm_records *list = ctx;
-    return xconv_records_write_json(f, &list->info, list->recs, list->count);
-}
-
-static int write_csv(FILE *f, const void *ctx)
-{
-    const gemm_records *list = ctx;
-    return xconv_records_write_csv(f, list->recs, list->count);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -371,8 +346,8 @@ int cmd_bench_gemm(const cli_options *opts)
     xconv_device_list *devices = calloc(1, sizeof *devices);
     int indices[CLI_MAX_LIST], ndevices = 0;
     int rc = devices ? cli_select_devices(opts, devices, indices, &ndevices) : CLI_FAILED;
-    gemm_records list = {0};
-    xconv_run_info_init(&list.info, opts->argc, opts->argv);
+    cli_records list;
+    cli_records_init(&list, opts);
     static xconv_error err;
     for (int d = 0; !rc && d < ndevices; d++) {
         const xconv_device_info *info = &devices->devices[indices[d]];
@@ -395,20 +370,14 @@ int cmd_bench_gemm(const cli_options *opts)
         xconv_device_close(dev);
     }
     fprintf(stderr, "\r%60s\r", "");
-    int failed = 0;
-    for (int i = 0; i < list.count; i++)
-        failed += list.recs[i].outcome == XCONV_OUTCOME_FAIL ||
-                  list.recs[i].outcome == XCONV_OUTCOME_ERROR;
+    int failed = cli_records_failed(&list);
     if (!rc) {
         xconv_records_write_table(stdout, list.recs, list.count, true);
         print_ratios(&list);
-        if (opts->json && cli_write_file(opts->json, write_json, &list))
-            rc = CLI_FAILED;
-        if (opts->csv && cli_write_file(opts->csv, write_csv, &list))
-            rc = CLI_FAILED;
+        rc = cli_records_write_files(&list, opts);
         printf("%d records: %d failed or errored\n", list.count, failed);
     }
-    free(list.recs);
+    cli_records_free(&list);
     free(devices);
     return rc ? rc : failed ? CLI_FAILED : CLI_OK;
 }

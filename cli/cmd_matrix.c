@@ -6,37 +6,6 @@
 #include "../validate/harness.h"
 #include "cli.h"
 
-typedef struct record_list {
-    xconv_record *recs;
-    int count, cap;
-    xconv_run_info info;
-} record_list;
-
-static xconv_record *record_add(record_list *list)
-{
-    if (list->count == list->cap) {
-        int cap = list->cap ? list->cap * 2 : 64;
-        xconv_record *grown = realloc(list->recs, (size_t)cap * sizeof *grown);
-        if (!grown)
-            return NULL;
-        list->recs = grown;
-        list->cap = cap;
-    }
-    return &list->recs[list->count++];
-}
-
-static int write_json(FILE *f, const void *ctx)
-{
-    const record_list *list = ctx;
-    return xconv_records_write_json(f, &list->info, list->recs, list->count);
-}
-
-static int write_csv(FILE *f, const void *ctx)
-{
-    const record_list *list = ctx;
-    return xconv_records_write_csv(f, list->recs, list->count);
-}
-
 // The variants to run on a device: the ones asked for, or every device variant of its backend.
 static int variants_for(const xconv_variant *const *asked, int nasked, const xconv_device *dev,
                         const xconv_variant **out)
@@ -65,14 +34,13 @@ static void progress(const cli_options *opts, int done, const xconv_record *r)
 }
 
 // Adds an error record for each variant when a device or shape could not be set up.
-static void add_setup_errors(record_list *list, const xconv_variant *const *variants, int n,
+static void add_setup_errors(cli_records *list, const xconv_variant *const *variants, int n,
                              const char *device, const cli_shape *shape, const xconv_error *err)
 {
     for (int i = 0; i < n; i++) {
-        xconv_record *r = record_add(list);
+        xconv_record *r = cli_records_add(list);
         if (!r)
             return;
-        memset(r, 0, sizeof *r);
         snprintf(r->device, sizeof r->device, "%s", device);
         snprintf(r->variant, sizeof r->variant, "%s", variants[i]->name);
         snprintf(r->family, sizeof r->family, "%s", variants[i]->family);
@@ -88,7 +56,7 @@ static void add_setup_errors(record_list *list, const xconv_variant *const *vari
 
 static void run_device(const cli_options *opts, const xconv_harness_opts *hopts,
                        const xconv_device_info *info, const cli_shape *shapes, int nshapes,
-                       const xconv_variant *const *asked, int nasked, record_list *list)
+                       const xconv_variant *const *asked, int nasked, cli_records *list)
 {
     static xconv_error err;
     char label[320];
@@ -108,7 +76,7 @@ static void run_device(const cli_options *opts, const xconv_harness_opts *hopts,
             continue;
         }
         for (int v = 0; v < nvariants; v++) {
-            xconv_record *r = record_add(list);
+            xconv_record *r = cli_records_add(list);
             if (!r)
                 break;
             if (xconv_case_run(c, variants[v], r, &err) != XCONV_OK) {
@@ -149,24 +117,19 @@ static int run_matrix(const cli_options *opts, bool timing)
     hopts.host_ref_max_gflop = opts->host_ref_gflop;
     fprintf(stderr, "seed %llu\n", (unsigned long long)hopts.seed);
 
-    record_list list = {0};
-    xconv_run_info_init(&list.info, opts->argc, opts->argv);
+    cli_records list;
+    cli_records_init(&list, opts);
     for (int d = 0; d < ndevices; d++)
         run_device(opts, &hopts, &devices->devices[indices[d]], shapes, nshapes, asked, nasked,
                    &list);
     fprintf(stderr, "\r%60s\r", "");
     xconv_records_write_table(stdout, list.recs, list.count, timing);
 
-    int failed = 0;
-    for (int i = 0; i < list.count; i++)
-        failed += list.recs[i].outcome == XCONV_OUTCOME_FAIL ||
-                  list.recs[i].outcome == XCONV_OUTCOME_ERROR;
-    if (opts->json && cli_write_file(opts->json, write_json, &list))
-        rc = CLI_FAILED;
-    if (opts->csv && cli_write_file(opts->csv, write_csv, &list))
+    int failed = cli_records_failed(&list);
+    if (cli_records_write_files(&list, opts))
         rc = CLI_FAILED;
     printf("%d records: %d failed or errored\n", list.count, failed);
-    free(list.recs);
+    cli_records_free(&list);
     free(shapes);
     free(devices);
     return rc ? rc : failed ? CLI_FAILED : CLI_OK;

@@ -78,6 +78,13 @@
 // every XC_BLOCK_W-th float per instruction.
 #define XC_STORE_VEC ((XC_FLAT || XC_STRIP_W) && XC_Q % XC_BLOCK_W == 0 && XC_BLOCK_W % 2 == 0)
 #define XC_STORE_VEC_W (XC_BLOCK_W % 4 == 0 ? 4 : 2)  // floats per vector store
+// Flat blocks of even width over unit-stride, undilated, unpadded columns of an even-width input:
+// each input row segment a block reads (XC_ROW_W floats from an even column) is loaded as float2
+// pairs, 8-byte aligned, instead of one float at a time. XC_ROW_W is even: Q = W - S + 1 and
+// both Q (a multiple of XC_BLOCK_W) and W are even, so S is odd.
+#define XC_ROW_W (XC_BLOCK_W + XC_S - 1)
+#define XC_ROW_VEC2 (XC_FLAT && XC_COLS_IN && XC_STRIDE_W == 1 && XC_DIL_W == 1 && \
+                     XC_W % 2 == 0 && XC_BLOCK_W % 2 == 0)
 
 XC_FUNC int rb_min(int a, int b) { return a < b ? a : b; }
 XC_FUNC int rb_clamp(int v, int hi) { return v < 0 ? 0 : v > hi ? hi : v; }  // into [0, hi]
@@ -166,6 +173,36 @@ void direct_regblock(const XC_GLOBAL float *XC_RESTRICT x,
                 // filters.
                 const int c = XC_CG % XC_CHUNK_C == 0 ? c0 + cc : rb_min(c0 + cc, XC_CG - 1);
                 const XC_GLOBAL float *x_plane = x_img + c * XC_H * XC_W;
+#if XC_ROW_VEC2
+                // Each accumulator still adds its taps in (r, s) order: the same sums as below.
+#pragma unroll
+                for (int r = 0; r < XC_R; r++) {
+#pragma unroll
+                    for (int i = 0; i < XC_BLOCK_H; i++) {
+                        const int ih = ih0[i] + r * XC_DIL_H;
+                        const bool row_in = XC_PAD_H == 0 || (ih >= 0 && ih < XC_H);
+                        const int ihc = XC_PAD_H == 0 ? ih : rb_clamp(ih, XC_H - 1);
+                        const XC_GLOBAL float *x_row = x_plane + ihc * XC_W + iw0[0];
+                        float xr[XC_ROW_W];
+#pragma unroll
+                        for (int e = 0; e < XC_ROW_W; e += 2) {
+                            const float2 v2 = *(const XC_GLOBAL float2 *)(x_row + e);
+                            xr[e] = row_in ? v2.x : 0.0f;
+                            xr[e + 1] = row_in ? v2.y : 0.0f;
+                        }
+#pragma unroll
+                        for (int s = 0; s < XC_S; s++) {
+                            const int wi = ((cc * XC_R + r) * XC_S + s) * XC_STAGE_K + k_stage;
+#pragma unroll
+                            for (int j = 0; j < XC_BLOCK_W; j++) {
+#pragma unroll
+                                for (int kk = 0; kk < XC_BLOCK_K; kk++)
+                                    acc[kk][i][j] = XC_FMA(xr[j + s], wl[wi + kk], acc[kk][i][j]);
+                            }
+                        }
+                    }
+                }
+#else
 #pragma unroll
                 for (int r = 0; r < XC_R; r++) {
 #pragma unroll
@@ -193,6 +230,7 @@ void direct_regblock(const XC_GLOBAL float *XC_RESTRICT x,
                         }
                     }
                 }
+#endif
             }
 #if XC_FLAT
             // Flat plans never restage, so no work-item waits for the others here. The fence only

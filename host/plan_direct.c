@@ -80,6 +80,15 @@ static int input_extent(int outputs, int64_t stride, int64_t f, int64_t dil)
     return (int)((outputs - 1) * stride + (f - 1) * dil + 1);
 }
 
+// Whether flat regblock candidate t reads its input row segments as float2 pairs: blocks of even
+// width over unit-stride, undilated, unpadded columns that they tile exactly, in an input of even
+// width (cl/direct_regblock.cl, XC_ROW_VEC2).
+static bool flat_rows_paired(const xconv_problem *p, const xconv_direct_tiling *t)
+{
+    return t->flat && t->block_w % 2 == 0 && p->pad_w == 0 && p->stride_w == 1 &&
+           p->dil_w == 1 && p->w % 2 == 0 && xconv_problem_out_w(p) % t->block_w == 0;
+}
+
 // Local memory of one candidate in bytes.
 static size_t local_bytes(xconv_direct_kind kind, const xconv_problem *p,
                           const xconv_direct_tiling *t)
@@ -146,6 +155,8 @@ static double model_cost(xconv_direct_kind kind, const xconv_device_info *info,
                                           : (double)p->s * t->block_w);
     if (t->flat && !info->is_cpu)
         in_loads *= FLAT_INPUT_LOAD_COST;
+    if (kind == XCONV_DIRECT_REGBLOCK && flat_rows_paired(p, t))
+        in_loads /= 2;  // one load per two columns
     // direct_const's flat plans and its unrolled channel loop are only forced
     // (XCONV_DIRECT_PLAN): on the H100 they did not beat the searched plans.
     double filter_weight = info->is_cpu ? 1.0 : kind == XCONV_DIRECT_CONST ? 0.25 : 0.5;
@@ -159,11 +170,11 @@ static double model_cost(xconv_direct_kind kind, const xconv_device_info *info,
     double f_loads = (double)t->block_k * p->r * p->s * filter_weight / vector;
     double per_fma = 1.0 + (in_loads + f_loads) / fmas;
     if (t->flat && kind == XCONV_DIRECT_REGBLOCK && !info->is_cpu) {
-        // The kernel also stores wider even blocks as float2/float4 pieces, but the model counts
-        // only one-vector rows: counting 6 made ece408_c2 take 8x1x6 blocks, which ran 5% slower
-        // through CUDA than 16x1x3 and 1-2% faster through OpenCL (H100).
-        bool vector_store = (t->block_w == 2 || t->block_w == 4) && Q % t->block_w == 0;
-        double spread = vector_store ? 1.0 : fmin(t->block_w, 8.0);
+        // Rows of even width that tile the output row are stored as float4 or float2 pieces
+        // (XC_STORE_VEC): a warp's store then spreads over block_w / piece as many sectors.
+        bool vector_store = t->block_w % 2 == 0 && Q % t->block_w == 0;
+        double piece = t->block_w % 4 == 0 ? 4.0 : 2.0;
+        double spread = vector_store ? t->block_w / piece : fmin(t->block_w, 8.0);
         per_fma += spread * FLAT_STORE_COST / ((double)cg * p->r * p->s);
     }
 

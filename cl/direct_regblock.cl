@@ -149,18 +149,21 @@ void direct_regblock(const XC_GLOBAL float *XC_RESTRICT x,
         for (int c0 = 0; c0 < XC_CG; c0 += XC_CHUNK_C) {
             // Stage the chunk's filters; zeros past the group's channels and output channels. Flat:
             // every filter, for the first block only (the condition is the same for the whole
-            // work-group, so the barrier is too).
-            for (int e = lid; e < XC_STAGE_ELEMS && (!XC_FLAT || rep == 0); e += XC_WG_SIZE) {
+            // work-group, so the barrier is too). Flags, not constants in && and ||: compilers warn
+            // about those (NVIDIA's OpenCL printed "1 warning generated.").
+            const bool stage = XC_FLAT ? rep == 0 : true;
+            for (int e = lid; stage && e < XC_STAGE_ELEMS; e += XC_WG_SIZE) {
                 const int kk = e % XC_STAGE_K;
                 const int rs = (e / XC_STAGE_K) % XC_RS;
                 const int cc = e / (XC_STAGE_K * XC_RS);
                 const int k = XC_FLAT ? kk : k0 + kk;
+                const bool k_in = XC_FLAT ? true : k < k_end;  // flat stages every k
                 float v = 0.0f;
-                if (c0 + cc < XC_CG && (XC_FLAT || k < k_end))
+                if (c0 + cc < XC_CG && k_in)
                     v = w[(k * XC_CG + c0 + cc) * XC_RS + rs];
                 wl[e] = v;
             }
-            if (!XC_FLAT || rep == 0)
+            if (stage)
                 XC_BARRIER();  // the chunk's filters are staged
             // Flat: one chunk of every channel, looped (the unrolled body is large already).
 #if XC_FLAT

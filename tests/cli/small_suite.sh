@@ -37,6 +37,7 @@ check "no failures in the table" bash -c "! grep -qE ' (FAIL|error) ' '$tmp/vali
 # direct_regblock's flat mode (what GPUs get: 1-D work-groups, all filters staged once) forced
 # on the CPU device: float4 and scalar stores, one channel per k-block, two blocks per item, and
 # rows of 8 and 6 stored as two float4 (plain3x3, many_channels) and three float2 (ece408_mini2).
+# Rows of 4 (ece408_mini1) and 6 (ece408_mini2) also read their input rows as float2 pairs.
 for plan in 32,1,4,1,0,1,1,0,2 32,1,3,1,1,1,1,0,1 16,1,8,1,1,1,1,0,2 32,1,6,1,1,1,1,0,1; do
     XCONV_DIRECT_PLAN=direct_regblock:$plan "$xconv" validate --suite small --device pocl \
         --variant direct_regblock >"$tmp/flat.txt" 2>&1

@@ -176,6 +176,9 @@ void direct_regblock(const XC_GLOBAL float *XC_RESTRICT x,
                 // filters.
                 const int c = XC_CG % XC_CHUNK_C == 0 ? c0 + cc : rb_min(c0 + cc, XC_CG - 1);
                 const XC_GLOBAL float *x_plane = x_img + c * XC_H * XC_W;
+                // This channel's staged filters: each tap's offset from here is a constant, so
+                // its loads need no address arithmetic of their own.
+                const XC_LOCAL_PTR float *w_chan = wl + cc * XC_RS * XC_STAGE_K + k_stage;
 #if XC_ROW_VEC2
                 // Each accumulator still adds its taps in (r, s) order: the same sums as below.
 #pragma unroll
@@ -195,12 +198,13 @@ void direct_regblock(const XC_GLOBAL float *XC_RESTRICT x,
                         }
 #pragma unroll
                         for (int s = 0; s < XC_S; s++) {
-                            const int wi = ((cc * XC_R + r) * XC_S + s) * XC_STAGE_K + k_stage;
+                            const int wi = (r * XC_S + s) * XC_STAGE_K;
 #pragma unroll
                             for (int j = 0; j < XC_BLOCK_W; j++) {
 #pragma unroll
                                 for (int kk = 0; kk < XC_BLOCK_K; kk++)
-                                    acc[kk][i][j] = XC_FMA(xr[j + s], wl[wi + kk], acc[kk][i][j]);
+                                    acc[kk][i][j] =
+                                        XC_FMA(xr[j + s], w_chan[wi + kk], acc[kk][i][j]);
                             }
                         }
                     }
@@ -225,10 +229,10 @@ void direct_regblock(const XC_GLOBAL float *XC_RESTRICT x,
                                 const int iwc = XC_COLS_IN ? iw : rb_clamp(iw, XC_W - 1);
                                 const float v = x_plane[ihc * XC_W + iwc];
                                 const float xv = in ? v : 0.0f;
-                                const int wi = ((cc * XC_R + r) * XC_S + s) * XC_STAGE_K + k_stage;
+                                const int wi = (r * XC_S + s) * XC_STAGE_K;
 #pragma unroll
                                 for (int kk = 0; kk < XC_BLOCK_K; kk++)
-                                    acc[kk][i][j] = XC_FMA(xv, wl[wi + kk], acc[kk][i][j]);
+                                    acc[kk][i][j] = XC_FMA(xv, w_chan[wi + kk], acc[kk][i][j]);
                             }
                         }
                     }

@@ -17,7 +17,7 @@ i=0
 for plan in "$@"; do
     variant=${plan%%:*}
     XCONV_DIRECT_PLAN=$plan "$x" bench --shape "$shape" "${devices[@]}" --variant "$variant" \
-        --repeat 20 --json "$out/${label}_plan$i.json" 2>&1 |
+        --repeat 20 --warmup 10 --json "$out/${label}_plan$i.json" 2>&1 |
         grep -E "^(opencl|cuda) " | sed "s|^|$plan |" |
         awk '{ print $1, $2, $(NF-6), "median_ms=" $(NF-4), "GFLOP/s=" $(NF-1) }'
     i=$((i + 1))

@@ -10,6 +10,9 @@
 // With XC_FLAT=1 the work-groups are one-dimensional and carry no tile: consecutive work-items
 // take consecutive register blocks of the whole output (columns, then rows, then k-blocks, then
 // images), so no work-group is padded to a warp multiple.
+// With XC_VEC_Q > 0 (CPU devices; OpenCL C only) an item's XC_BLOCK_W = XC_VEC_Q consecutive
+// columns are one vector: each tap is one vector load (stride 1 or 2) and one vector FMA per
+// channel, with per-lane clamped loads only for taps whose window crosses the input's edge.
 
 // ---------------------------------------------------------------------------------------------
 // Tuning parameters (set by host/plan_direct.c)
@@ -35,6 +38,9 @@
 #ifndef XC_FLAT
 #define XC_FLAT 0      // 1: flat numbering of register blocks, XC_WG_H = 1, columns consecutive
 #endif
+#ifndef XC_VEC_Q
+#define XC_VEC_Q 0     // 4, 8 or 16: columns are vector lanes (needs XC_STRIP_W, not XC_FLAT)
+#endif
 #ifndef XC_UNROLL_C
 #define XC_UNROLL_C 0  // 1: the channel loop is unrolled too, so with XC_BLOCK_K = K every filter
 #endif                 // index is a compile-time constant (operands straight from constant banks)
@@ -59,6 +65,30 @@
 #define XC_FILTER_ELEMS (XC_K * XC_CG * XC_RS)
 // Every column an item reads is inside the input: no padding and no partial tiles along q.
 #define XC_COLS_IN (XC_PAD_W == 0 && XC_Q % XC_TILE_W == 0)
+
+#if XC_VEC_Q
+#if !defined(__OPENCL_VERSION__) && !defined(__OPENCL_C_VERSION__)
+#error "direct_const: XC_VEC_Q needs OpenCL C's vector types"
+#endif
+#if XC_BLOCK_W != XC_VEC_Q || !XC_STRIP_W || XC_FLAT
+#error "direct_const: XC_VEC_Q needs XC_BLOCK_W == XC_VEC_Q, XC_STRIP_W = 1 and XC_FLAT = 0"
+#endif
+#define DC_CAT2(a, b) a##b
+#define DC_CAT(a, b) DC_CAT2(a, b)
+#define DC_VEC DC_CAT(float, XC_VEC_Q)            // the vector of an item's columns
+#define DC_VLOAD DC_CAT(vload, XC_VEC_Q)
+#define DC_VSTORE DC_CAT(vstore, XC_VEC_Q)
+// Whether a tap's lanes can be one load: stride 1, or stride 2 with a double-width load.
+#if XC_STRIDE_W == 2 && XC_VEC_Q == 4
+#define DC_VLOAD_PAIRS(p) vload8(0, (p)).even     // 4 columns at stride 2: one 8-float load
+#define DC_TAP_LOADS 1
+#elif XC_STRIDE_W == 2 && XC_VEC_Q == 8
+#define DC_VLOAD_PAIRS(p) vload16(0, (p)).even
+#define DC_TAP_LOADS 1
+#else
+#define DC_TAP_LOADS (XC_STRIDE_W == 1)
+#endif
+#endif
 
 XC_CONSTANT_ARRAY(float, xc_filter, XC_FILTER_ELEMS)
 
@@ -108,6 +138,75 @@ XC_FUNC void direct_const_body(const XC_GLOBAL float *XC_RESTRICT x,
     for (int kk = 0; kk < XC_BLOCK_K; kk++)
         kf[kk] = dc_min(k0 + kk, k_end - 1) * XC_CG * XC_RS;
 
+#if XC_VEC_Q
+    // Taps whose window of input columns lies inside the row: their lanes are one vector load.
+    bool tap_in[XC_S];
+    for (int s = 0; s < XC_S; s++) {
+        const int first = iw0[0] + s * XC_DIL_W;
+        const int last = first + (XC_STRIDE_W == 2 ? 2 * XC_VEC_Q : XC_VEC_Q) - 1;
+        tap_in[s] = DC_TAP_LOADS && first >= 0 && last < XC_W;
+    }
+    DC_VEC acc[XC_BLOCK_K][XC_BLOCK_H];
+    for (int kk = 0; kk < XC_BLOCK_K; kk++)
+        for (int i = 0; i < XC_BLOCK_H; i++)
+            acc[kk][i] = (DC_VEC)(0.0f);
+
+    const XC_GLOBAL float *x_img = x + (n * XC_C + grp * XC_CG) * XC_H * XC_W;
+    for (int c = 0; c < XC_CG; c++) {
+        const XC_GLOBAL float *x_plane = x_img + c * XC_H * XC_W;
+#pragma unroll
+        for (int r = 0; r < XC_R; r++) {
+#pragma unroll
+            for (int s = 0; s < XC_S; s++) {
+#pragma unroll
+                for (int i = 0; i < XC_BLOCK_H; i++) {
+                    const int ih = ih0[i] + r * XC_DIL_H;
+                    const bool row_in = XC_PAD_H == 0 || (ih >= 0 && ih < XC_H);
+                    const XC_GLOBAL float *x_row =
+                        x_plane + (XC_PAD_H == 0 ? ih : dc_clamp(ih, XC_H - 1)) * XC_W;
+                    DC_VEC xv;
+                    if (tap_in[s]) {
+#if XC_STRIDE_W == 1
+                        xv = DC_VLOAD(0, x_row + iw0[0] + s * XC_DIL_W);
+#elif defined(DC_VLOAD_PAIRS)
+                        xv = DC_VLOAD_PAIRS(x_row + iw0[0] + s * XC_DIL_W);
+#endif
+                    } else {
+                        // The window crosses an edge: lane by lane from clamped addresses.
+                        float lane[XC_VEC_Q];
+                        for (int j = 0; j < XC_VEC_Q; j++) {
+                            const int iw = iw0[j] + s * XC_DIL_W;
+                            const float v = x_row[dc_clamp(iw, XC_W - 1)];
+                            lane[j] = iw >= 0 && iw < XC_W ? v : 0.0f;
+                        }
+                        xv = DC_VLOAD(0, lane);
+                    }
+                    xv = row_in ? xv : (DC_VEC)(0.0f);
+#pragma unroll
+                    for (int kk = 0; kk < XC_BLOCK_K; kk++)
+                        acc[kk][i] = fma(xv, (DC_VEC)(xc_filter[kf[kk] + c * XC_RS + r * XC_S + s]),
+                                         acc[kk][i]);
+                }
+            }
+        }
+    }
+
+    for (int kk = 0; kk < XC_BLOCK_K; kk++) {
+        if (k0 + kk >= k_end || n_item >= XC_N)
+            break;
+        for (int i = 0; i < XC_BLOCK_H && p0 + i < XC_P; i++) {
+            XC_GLOBAL float *y_row = y + ((n * XC_K + k0 + kk) * XC_P + p0 + i) * XC_Q;
+            if (q0 + XC_VEC_Q <= XC_Q) {
+                DC_VSTORE(acc[kk][i], 0, y_row + q0);
+            } else {  // the last item of a row: only the lanes inside it
+                float lane[XC_VEC_Q];
+                DC_VSTORE(acc[kk][i], 0, lane);
+                for (int j = 0; j < XC_VEC_Q && q0 + j < XC_Q; j++)
+                    y_row[q0 + j] = lane[j];
+            }
+        }
+    }
+#else
     float acc[XC_BLOCK_K][XC_BLOCK_H][XC_BLOCK_W];
     for (int kk = 0; kk < XC_BLOCK_K; kk++)
         for (int i = 0; i < XC_BLOCK_H; i++)
@@ -161,6 +260,7 @@ XC_FUNC void direct_const_body(const XC_GLOBAL float *XC_RESTRICT x,
             }
         }
     }
+#endif
 }
 
 // ---------------------------------------------------------------------------------------------

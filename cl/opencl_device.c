@@ -203,6 +203,7 @@ static void fill_info(cl_device_id dev, cl_platform_id plat, int index, xconv_de
     info->const_mem_bytes = info_ulong(dev, CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE);
     info->cache_bytes = info_ulong(dev, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE);
     info->max_work_group_size = info_size(dev, CL_DEVICE_MAX_WORK_GROUP_SIZE);
+    info->native_float_width = (int)info_uint(dev, CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT);
     size_t sizes[16] = {0};
     cl_uint dims = info_uint(dev, CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS);
     if (dims > 16)

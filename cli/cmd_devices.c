@@ -27,12 +27,12 @@ static void print_device_json(FILE *f, int index, const xconv_device_info *d)
             ", \"type\": \"%s\", \"compute_units\": %d, \"clock_mhz\": %d, "
             "\"global_mem_bytes\": %llu, \"local_mem_bytes\": %llu, \"max_alloc_bytes\": %llu, "
             "\"const_mem_bytes\": %llu, \"cache_bytes\": %llu, \"max_work_group_size\": %zu, "
-            "\"preferred_multiple\": %zu, \"fp64\": %s",
+            "\"preferred_multiple\": %zu, \"native_float_width\": %d, \"fp64\": %s",
             d->is_gpu ? "gpu" : d->is_cpu ? "cpu" : "other", d->compute_units, d->clock_mhz,
             (unsigned long long)d->global_mem_bytes, (unsigned long long)d->local_mem_bytes,
             (unsigned long long)d->max_alloc_bytes, (unsigned long long)d->const_mem_bytes,
             (unsigned long long)d->cache_bytes, d->max_work_group_size, d->preferred_multiple,
-            d->fp64 ? "true" : "false");
+            d->native_float_width, d->fp64 ? "true" : "false");
     if (d->backend == XCONV_BACKEND_CUDA)
         fprintf(f, ", \"compute_capability\": \"%d.%d\"", d->cc_major, d->cc_minor);
     fprintf(f, "}");
@@ -72,9 +72,9 @@ static void print_device_text(int index, const xconv_device_info *d)
            mib(d->global_mem_bytes), (double)d->local_mem_bytes / 1024.0,
            mib(d->max_alloc_bytes));
     printf("     constant %.1f KiB, cache %.1f MiB, max work-group %zu, preferred multiple %zu, "
-           "fp64 %s",
+           "float vectors %d, fp64 %s",
            (double)d->const_mem_bytes / 1024.0, mib(d->cache_bytes), d->max_work_group_size,
-           d->preferred_multiple, d->fp64 ? "yes" : "no");
+           d->preferred_multiple, d->native_float_width, d->fp64 ? "yes" : "no");
     if (d->backend == XCONV_BACKEND_CUDA)
         printf(", compute capability %d.%d", d->cc_major, d->cc_minor);
     printf("\n");

@@ -35,8 +35,25 @@
 // index arithmetic) and of one barrier, in units of one multiply-add of a work-item.
 #define STAGE_LOAD_COST 4.0
 #define BARRIER_COST 64.0
+// Vector columns (direct_const on CPUs, XC_VEC_Q): the widest vector used (float16 ran slower
+// than float8 under PoCL on AVX-512: docs/direct_family.md), the tallest work-group (1x8 and
+// 1x32 ran slower than 1x2 and 1x4), the most vector accumulators of an item, the cost of one
+// lane loaded alone (where a tap's window crosses the input's edge) and the loop's own
+// instructions per tap (address, branch), in units of one vector multiply-add.
+#define VEC_Q_MAX 8
+#define VEC_WG_H_MAX 4
+#define VEC_ACC_MAX 8
+#define VEC_LANE_LOAD_COST 3.0
+// Vector plans are searched only where at most this share of an output row's (item, tap) pairs
+// load lane by lane: with stride 4 (alex11x11s4) they ran 1.5x slower than scalar plans.
+#define VEC_EDGE_TAPS_MAX 0.5
+#define VEC_TAP_OVERHEAD 2.0
 
 static const int wg_sizes[] = {1, 2, 4, 8, 16, 32, 64};
+static bool valid_vec_q(int v)
+{
+    return v == 0 || v == 4 || v == 8 || v == 16;  // OpenCL C vector widths the kernel takes
+}
 static const int block_sizes[] = {1, 2, 3, 4};
 
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
@@ -132,6 +149,23 @@ static int pick_chunk(xconv_direct_kind kind, const xconv_device_info *info,
     return 0;
 }
 
+// Share of (item, tap) pairs of an output row whose vec_q input columns are not one vector load
+// (cl/direct_const.cl, tap_in): the window crosses the row's edge, or the stride is above 2.
+static double vec_edge_taps(const xconv_problem *p, int vec_q)
+{
+    int64_t Q = xconv_problem_out_w(p);
+    if (p->stride_w > 2 || (p->stride_w == 2 && vec_q > 8))
+        return 1.0;
+    int64_t crossing = 0, pairs = 0;
+    for (int64_t q0 = 0; q0 < Q; q0 += vec_q)
+        for (int64_t s = 0; s < p->s; s++, pairs++) {
+            int64_t first = q0 * p->stride_w - p->pad_w + s * p->dil_w;
+            int64_t last = first + vec_q * p->stride_w - 1;
+            crossing += first < 0 || last >= p->w;
+        }
+    return (double)crossing / (double)pairs;
+}
+
 // Relative time of candidate t (lower is better): wasted outputs, loads per multiply-add,
 // staging and barriers, work-group rounding and parallelism.
 static double model_cost(xconv_direct_kind kind, const xconv_device_info *info,
@@ -178,6 +212,16 @@ static double model_cost(xconv_direct_kind kind, const xconv_device_info *info,
         per_fma += spread * FLAT_STORE_COST / ((double)cg * p->r * p->s);
     }
 
+    if (t->vec_q) {
+        // Per tap and channel: block_k x block_h vector multiply-adds, block_h vector loads
+        // (lane by lane where the window crosses an edge) and the loop's overhead.
+        double taps = vec_edge_taps(p, t->vec_q);
+        double vfmas = (double)t->block_k * t->block_h;
+        double cost = vfmas + VEC_TAP_OVERHEAD +
+                      t->block_h * (1 + taps * (VEC_LANE_LOAD_COST * t->vec_q - 1));
+        per_fma = cost / (vfmas * t->vec_q);
+    }
+
     // Staging into local memory, per channel, spread over the work-group.
     double wg = (double)t->wg_w * t->wg_h;
     double stage = 0;
@@ -197,11 +241,12 @@ static double model_cost(xconv_direct_kind kind, const xconv_device_info *info,
                   : kind == XCONV_DIRECT_REGBLOCK ? (int)fmin(t->wg_w, ceil_div(Q, t->block_w)) *
                                                         t->block_w
                                                   : (int)fmin(t->wg_w, ceil_div(Q, t->block_w));
-    per_fma *= 1.0 + 2.0 / along_q;
+    if (!t->vec_q)  // vector items hold their own lanes
+        per_fma *= 1.0 + 2.0 / along_q;
 
     // Work-groups rounded up to the device's preferred multiple, and too little parallelism.
     size_t multiple = info->preferred_multiple ? info->preferred_multiple : 1;
-    double wg_eff = wg / (double)xconv_round_up((size_t)wg, multiple);
+    double wg_eff = t->vec_q ? 1.0 : wg / (double)xconv_round_up((size_t)wg, multiple);
     double groups = (double)t->work_groups;
     double cus = info->compute_units > 0 ? info->compute_units : 1;
     double par = info->is_cpu ? fmin(1.0, groups / (4 * cus))
@@ -233,6 +278,10 @@ static bool candidate_fits(xconv_direct_kind kind, const xconv_device_info *info
         return false;
     if (t->repeat < 1)
         t->repeat = 1;
+    // Vector columns: direct_const's tiled items with consecutive columns, OpenCL C only.
+    if (t->vec_q && (kind != XCONV_DIRECT_CONST || t->flat || !t->strip ||
+                     t->block_w != t->vec_q || info->backend != XCONV_BACKEND_OPENCL))
+        return false;
     if (t->repeat > 1 && (!t->flat || kind != XCONV_DIRECT_REGBLOCK))
         return false;  // only flat regblock work-items take several blocks
     // Flat: 1-D work-groups (regblock stages every output channel's filters).
@@ -291,10 +340,10 @@ static bool forced_tiling(xconv_direct_kind kind, xconv_direct_tiling *t)
         if (strncmp(e, name, len) != 0 || e[len] != ':')
             continue;
         memset(t, 0, sizeof *t);
-        int fields = sscanf(e + len + 1, "%d,%d,%d,%d,%d,%d,%d,%d,%d", &t->wg_w, &t->wg_h,
+        int fields = sscanf(e + len + 1, "%d,%d,%d,%d,%d,%d,%d,%d,%d,%d", &t->wg_w, &t->wg_h,
                             &t->block_w, &t->block_h, &t->block_k, &t->strip, &t->flat,
-                            &t->unroll_c, &t->repeat);
-        return fields == 8 || fields == 9;
+                            &t->unroll_c, &t->repeat, &t->vec_q);
+        return fields >= 8;
     }
     return false;
 }
@@ -313,7 +362,7 @@ xconv_status xconv_direct_choose(const xconv_device_info *info, const xconv_prob
         // Flags 0 or 1 and a bounded repeat; candidate_fits checks sizes and device limits.
         bool in_range = (best->strip | best->flat | best->unroll_c) <= 1 && best->strip >= 0 &&
                         best->flat >= 0 && best->unroll_c >= 0 && best->repeat >= 0 &&
-                        best->repeat <= 64;
+                        best->repeat <= 64 && valid_vec_q(best->vec_q);
         if (in_range && candidate_fits(kind, info, p, best))
             return XCONV_OK;
         return xconv_error_set(err, XCONV_ERR_INVALID,
@@ -346,6 +395,26 @@ xconv_status xconv_direct_choose(const xconv_device_info *info, const xconv_prob
                             continue;
                         found = consider(kind, info, p, t, best, found);
                     }
+    // Vector columns on CPUs (direct_const): items of vec_q consecutive columns, one column of
+    // up to VEC_WG_H_MAX items per work-group (wider ones let PoCL vectorize across items over
+    // our vectors; taller ones ran slower).
+    int vec_q = info->native_float_width >= VEC_Q_MAX ? VEC_Q_MAX
+                : info->native_float_width >= 4      ? 4
+                                                     : 0;
+    if (vec_q && vec_edge_taps(p, vec_q) > VEC_EDGE_TAPS_MAX)
+        vec_q = 0;  // mostly lane-by-lane loads (stride above 2, rows narrower than a vector)
+    for (int b = 0; kind == XCONV_DIRECT_CONST && info->is_cpu && vec_q &&
+                    wg_sizes[b] <= VEC_WG_H_MAX;
+         b++)
+        for (int bh = 1; bh <= 2; bh++)
+            for (int bk = 1; bk <= kg && bk * bh <= VEC_ACC_MAX; bk++) {
+                xconv_direct_tiling t = {.wg_w = 1, .wg_h = wg_sizes[b], .block_w = vec_q,
+                                         .block_h = bh, .block_k = bk, .strip = 1,
+                                         .vec_q = vec_q};
+                if (t.wg_h > 1 && (int64_t)(t.wg_h / 2) * bh >= P)
+                    continue;  // no work-group taller than the output
+                found = consider(kind, info, p, t, best, found);
+            }
     // Flat regblock on GPUs: work-groups of 1, 2 or 4 times the preferred multiple, blocks of
     // up to K/groups channels by one row by up to FLAT_BLOCK_W_MAX columns, 1 or 2 blocks per
     // work-item.
@@ -387,7 +456,7 @@ xconv_status xconv_direct_plan(const xconv_device_info *info, const xconv_proble
         {"XC_WG_W", t.wg_w},       {"XC_WG_H", t.wg_h},       {"XC_BLOCK_W", t.block_w},
         {"XC_BLOCK_H", t.block_h}, {"XC_BLOCK_K", t.block_k}, {"XC_CHUNK_C", t.chunk_c},
         {"XC_STRIP_W", t.strip},   {"XC_FLAT", t.flat},       {"XC_UNROLL_C", t.unroll_c},
-        {"XC_REPEAT", t.repeat},
+        {"XC_REPEAT", t.repeat},   {"XC_VEC_Q", t.vec_q},
     };
     for (int i = 0; st == XCONV_OK && i < COUNT(defines); i++)
         st = xconv_plan_define(plan, defines[i].name, defines[i].value, err);
@@ -405,8 +474,9 @@ xconv_status xconv_direct_plan(const xconv_device_info *info, const xconv_proble
                               t.block_w, t.unroll_c ? ", channel loop unrolled" : "")
                    : snprintf(plan->summary, sizeof plan->summary,
                               "work-groups of %dx%d items, each item %d channels x %dx%d "
-                              "outputs; tile %dx%d outputs%s",
+                              "outputs%s; tile %dx%d outputs%s",
                               t.wg_w, t.wg_h, t.block_k, t.block_h, t.block_w,
+                              t.vec_q ? " (columns as one vector)" : "",
                               t.wg_h * t.block_h, t.wg_w * t.block_w,
                               t.unroll_c ? ", channel loop unrolled" : "");
     if (kind == XCONV_DIRECT_TILED || kind == XCONV_DIRECT_TILED_DB)

@@ -25,6 +25,8 @@ typedef struct xconv_direct_tiling {
     int unroll_c;              // 1: the channel loop is unrolled too (direct_const; likewise)
     int repeat;                // blocks per work-item, one after another (filters staged once
                                // for all of them); above 1 only for flat regblock
+    int vec_q;                 // 0, or the vector width: an item's block_w = vec_q consecutive
+                               // columns are one OpenCL C vector (direct_const on CPUs)
     int block_k;               // output channels per work-item, all within one channel group
     int chunk_c;               // input channels per local-memory stage (tiled kinds, regblock)
     int in_tile_w, in_tile_h;  // input tile with its halo (tiled kinds; 0 otherwise)
@@ -45,7 +47,7 @@ bool xconv_direct_const_fits(const xconv_device_info *info, const xconv_problem 
 // Chooses the tiling of `kind` for p on the device described by info. Returns XCONV_OK and fills
 // *t, or XCONV_ERR_NOT_APPLICABLE when no tiling fits the device's local memory and work-group
 // limits. For experiments, the environment variable XCONV_DIRECT_PLAN (unset by default) forces
-// a tiling: entries "kind:wg_w,wg_h,block_w,block_h,block_k,strip,flat,unroll_c[,repeat]"
+// a tiling: entries "kind:wg_w,wg_h,block_w,block_h,block_k,strip,flat,unroll_c[,repeat[,vec_q]]"
 // separated by ';', e.g. "direct_const:128,1,1,1,16,1,1,1" (block_k 0: K/groups);
 // XCONV_ERR_INVALID when it does not fit.
 xconv_status xconv_direct_choose(const xconv_device_info *info, const xconv_problem *p,

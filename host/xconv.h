@@ -170,6 +170,7 @@ struct xconv_device_info {
     size_t max_work_group_size;
     size_t max_work_item_sizes[3];
     size_t preferred_multiple;   // preferred work-group size multiple (warp/wavefront/SIMD width)
+    int native_float_width;      // native float vector width (OpenCL; 1 on GPUs, CUDA: 1)
     bool fp64;
     int cc_major, cc_minor;      // CUDA compute capability (0 on OpenCL)
     double peak_gflops;          // measured or configured fp32 peak, 0 when unknown

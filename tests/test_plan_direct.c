@@ -22,16 +22,20 @@ static xconv_device_info gpu_info(void)
     info.max_work_item_sizes[0] = 1024, info.max_work_item_sizes[1] = 1024;
     info.max_work_item_sizes[2] = 64;
     info.preferred_multiple = 32;
+    info.native_float_width = 1;
     info.max_alloc_bytes = 1ull << 34;
     return info;
 }
 
-// A CPU-like device (PoCL's figures): 2 units, vectors of 8, large work-groups and local memory.
+// A CPU-like device (PoCL's figures on AVX-512): 2 units, work-groups in multiples of 8, native
+// float vectors of 16, large work-groups and local memory.
 static xconv_device_info cpu_info(void)
 {
     xconv_device_info info;
     memset(&info, 0, sizeof info);
+    info.backend = XCONV_BACKEND_OPENCL;
     info.is_cpu = true;
+    info.native_float_width = 16;
     info.compute_units = 2;
     info.local_mem_bytes = 1024 * 1024;
     info.const_mem_bytes = 1024 * 1024;
@@ -85,7 +89,16 @@ static void check_tiling(const xconv_device_info *info, const xconv_problem *p,
     CHECK_MSG(t->local_mem_bytes <= info->local_mem_bytes, "%s %s: %zu bytes", name, spec,
               t->local_mem_bytes);
     CHECK_MSG(t->block_k >= 1 && t->block_k <= kg, "%s %s: block_k %d", name, spec, t->block_k);
-    CHECK(t->block_k * t->block_h * t->block_w <= (t->flat ? 48 : 32));
+    if (t->vec_q) {
+        // Vector columns: direct_const on a CPU, one column of items per work-group, each item
+        // one vector of consecutive columns by block_h rows by block_k channels.
+        CHECK_MSG(kind == XCONV_DIRECT_CONST && info->is_cpu && !t->flat && t->strip &&
+                      t->block_w == t->vec_q && t->vec_q <= info->native_float_width &&
+                      t->vec_q <= 8 && t->wg_w == 1 && t->block_k * t->block_h <= 8,
+                  "%s %s: vector columns %d", name, spec, t->vec_q);
+    } else {
+        CHECK(t->block_k * t->block_h * t->block_w <= (t->flat ? 48 : 32));
+    }
     CHECK_MSG(t->chunk_c >= 1 && t->chunk_c <= p->c / p->groups, "%s %s: chunk %d", name, spec,
               t->chunk_c);
     if (t->flat) {
@@ -193,6 +206,51 @@ static void test_gpu_few_channels(void)
     CHECK_MSG(t.block_w % 2 == 0 && 18 % t.block_w == 0, "block width %d", t.block_w);
 }
 
+// On a CPU with vector units, direct_const computes consecutive columns as one vector where most
+// taps load as one (stride 1 or 2), and not where they would load lane by lane (stride 4, rows
+// narrower than a vector); GPUs never get vector columns.
+static void test_cpu_vector_columns(void)
+{
+    const struct {
+        const char *spec;
+        int vec_q;
+    } cases[] = {
+        {"n=16,c=64,h=224,w=224,k=64,r=3,pad=1", 8},
+        {"n=32,c=3,h=224,w=224,k=64,r=7,stride=2,pad=3", 8},
+        {"n=10000,c=6,h=22,w=22,k=16,r=5", 8},
+        {"n=64,c=3,h=227,w=227,k=96,r=11,stride=4", 0},
+        {"n=2,c=3,h=4,w=4,k=4,r=5,pad=2", 0},
+    };
+    xconv_device_info cpu = cpu_info(), gpu = gpu_info();
+    for (int i = 0; i < COUNT(cases); i++) {
+        xconv_problem p;
+        xconv_error err = {0};
+        CHECK(xconv_shape_parse(cases[i].spec, &p, &err) == XCONV_OK);
+        xconv_direct_tiling t;
+        CHECK(xconv_direct_choose(&cpu, &p, XCONV_DIRECT_CONST, &t, &err) == XCONV_OK);
+        CHECK_MSG(t.vec_q == cases[i].vec_q, "%s: vector columns %d, expected %d",
+                  cases[i].spec, t.vec_q, cases[i].vec_q);
+        xconv_plan plan;
+        memset(&plan, 0, sizeof plan);
+        CHECK(xconv_direct_plan(&cpu, &p, XCONV_DIRECT_CONST, &plan, &err) == XCONV_OK);
+        char options[4096];
+        xconv_plan_options(&plan, options, sizeof options);
+        CHECK_CONTAINS(options, cases[i].vec_q ? "-DXC_VEC_Q=8" : "-DXC_VEC_Q=0");
+        if (cases[i].vec_q)
+            CHECK_CONTAINS(plan.summary, "columns as one vector");
+        CHECK(xconv_direct_choose(&gpu, &p, XCONV_DIRECT_CONST, &t, &err) == XCONV_OK);
+        CHECK(t.vec_q == 0);
+    }
+    // A CPU whose native float vectors are narrower than 4 gets none either.
+    cpu.native_float_width = 1;
+    xconv_problem p;
+    xconv_error err = {0};
+    xconv_direct_tiling t;
+    CHECK(xconv_shape_parse(cases[0].spec, &p, &err) == XCONV_OK);
+    CHECK(xconv_direct_choose(&cpu, &p, XCONV_DIRECT_CONST, &t, &err) == XCONV_OK);
+    CHECK(t.vec_q == 0);
+}
+
 // A device with little local memory gets smaller chunks, or a clear refusal.
 static void test_small_local_memory(void)
 {
@@ -233,6 +291,7 @@ int main(void)
     test_gpu_like();
     test_cpu_like();
     test_gpu_few_channels();
+    test_cpu_vector_columns();
     test_small_local_memory();
     test_const_fits();
     return check_summary("test_plan_direct");

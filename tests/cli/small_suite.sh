@@ -47,6 +47,19 @@ for plan in 32,1,4,1,0,1,1,0,2 32,1,3,1,1,1,1,0,1 16,1,8,1,1,1,1,0,2 32,1,6,1,1,
         grep -q "16 records: 0 failed or errored" "$tmp/flat.txt"
 done
 
+# direct_const's vector columns (what CPUs get where the planner finds them worth it; its own
+# plans, with several channels per item, ran in the validate above) forced on every small shape:
+# float8 over two rows, float4 with stride-2 pair loads, float16 in work-groups two items wide
+# (stride 2 then loads lane by lane). One channel per item, as depthwise3x3 allows no more.
+for plan in 1,4,8,2,1,1,0,0,1,8 1,2,4,1,1,1,0,0,1,4 2,2,16,1,1,1,0,0,1,16; do
+    XCONV_DIRECT_PLAN=direct_const:$plan "$xconv" validate --suite small --device pocl \
+        --variant direct_const >"$tmp/vec.txt" 2>&1
+    rc=$?
+    check "vector direct_const $plan: validate exits 0" test "$rc" -eq 0
+    check "vector direct_const $plan: every small shape passes" \
+        grep -q "16 records: 0 failed or errored" "$tmp/vec.txt"
+done
+
 # bench: timings present, positive, checked.
 "$xconv" bench --shape n=2,c=4,h=16,w=16,k=8,r=3,pad=1 --variant direct_naive,clblast_gemm \
     --device pocl --repeat 3 --json "$tmp/b.json" >"$tmp/bench.txt" 2>&1

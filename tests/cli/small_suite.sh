@@ -34,31 +34,33 @@ check "validate wrote JSON that parses" python3 -c \
 check "validate wrote CSV" grep -q "direct_naive" "$tmp/v.csv"
 check "no failures in the table" bash -c "! grep -qE ' (FAIL|error) ' '$tmp/validate.txt'"
 
+# validate_forced VARIANT LABEL PLAN...: every small shape passes with each tiling forced.
+validate_forced() {
+    local variant=$1 label=$2 plan
+    shift 2
+    for plan in "$@"; do
+        XCONV_DIRECT_PLAN=$variant:$plan "$xconv" validate --suite small --device pocl \
+            --variant "$variant" >"$tmp/forced.txt" 2>&1
+        rc=$?
+        check "$label $plan: validate exits 0" test "$rc" -eq 0
+        check "$label $plan: every small shape passes" \
+            grep -q "16 records: 0 failed or errored" "$tmp/forced.txt"
+    done
+}
+
 # direct_regblock's flat mode (what GPUs get: 1-D work-groups, all filters staged once) forced
 # on the CPU device: float4 and scalar stores, one channel per k-block, two blocks per item, and
 # rows of 8 and 6 stored as two float4 (plain3x3, many_channels) and three float2 (ece408_mini2).
 # Rows of 4 (ece408_mini1) and 6 (ece408_mini2) also read their input rows as float2 pairs.
-for plan in 32,1,4,1,0,1,1,0,2 32,1,3,1,1,1,1,0,1 16,1,8,1,1,1,1,0,2 32,1,6,1,1,1,1,0,1; do
-    XCONV_DIRECT_PLAN=direct_regblock:$plan "$xconv" validate --suite small --device pocl \
-        --variant direct_regblock >"$tmp/flat.txt" 2>&1
-    rc=$?
-    check "flat regblock $plan: validate exits 0" test "$rc" -eq 0
-    check "flat regblock $plan: every small shape passes" \
-        grep -q "16 records: 0 failed or errored" "$tmp/flat.txt"
-done
+validate_forced direct_regblock "flat regblock" \
+    32,1,4,1,0,1,1,0,2 32,1,3,1,1,1,1,0,1 16,1,8,1,1,1,1,0,2 32,1,6,1,1,1,1,0,1
 
 # direct_const's vector columns (what CPUs get where the planner finds them worth it; its own
 # plans, with several channels per item, ran in the validate above) forced on every small shape:
 # float8 over two rows, float4 with stride-2 pair loads, float16 in work-groups two items wide
 # (stride 2 then loads lane by lane). One channel per item, as depthwise3x3 allows no more.
-for plan in 1,4,8,2,1,1,0,0,1,8 1,2,4,1,1,1,0,0,1,4 2,2,16,1,1,1,0,0,1,16; do
-    XCONV_DIRECT_PLAN=direct_const:$plan "$xconv" validate --suite small --device pocl \
-        --variant direct_const >"$tmp/vec.txt" 2>&1
-    rc=$?
-    check "vector direct_const $plan: validate exits 0" test "$rc" -eq 0
-    check "vector direct_const $plan: every small shape passes" \
-        grep -q "16 records: 0 failed or errored" "$tmp/vec.txt"
-done
+validate_forced direct_const "vector direct_const" \
+    1,4,8,2,1,1,0,0,1,8 1,2,4,1,1,1,0,0,1,4 2,2,16,1,1,1,0,0,1,16
 
 # bench: timings present, positive, checked.
 "$xconv" bench --shape n=2,c=4,h=16,w=16,k=8,r=3,pad=1 --variant direct_naive,clblast_gemm \

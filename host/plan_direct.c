@@ -50,13 +50,15 @@
 #define VEC_TAP_OVERHEAD 2.0
 
 static const int wg_sizes[] = {1, 2, 4, 8, 16, 32, 64};
-static bool valid_vec_q(int v)
-{
-    return v == 0 || v == 4 || v == 8 || v == 16;  // OpenCL C vector widths the kernel takes
-}
 static const int block_sizes[] = {1, 2, 3, 4};
 
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+// Vector widths cl/direct_const.cl takes (0: scalar columns).
+static bool valid_vec_q(int v)
+{
+    return v == 0 || v == 4 || v == 8 || v == 16;
+}
 
 const char *xconv_direct_kind_name(xconv_direct_kind kind)
 {
@@ -404,7 +406,7 @@ xconv_status xconv_direct_choose(const xconv_device_info *info, const xconv_prob
     if (vec_q && vec_edge_taps(p, vec_q) > VEC_EDGE_TAPS_MAX)
         vec_q = 0;  // mostly lane-by-lane loads (stride above 2, rows narrower than a vector)
     for (int b = 0; kind == XCONV_DIRECT_CONST && info->is_cpu && vec_q &&
-                    wg_sizes[b] <= VEC_WG_H_MAX;
+                    b < COUNT(wg_sizes) && wg_sizes[b] <= VEC_WG_H_MAX;
          b++)
         for (int bh = 1; bh <= 2; bh++)
             for (int bk = 1; bk <= kg && bk * bh <= VEC_ACC_MAX; bk++) {

@@ -146,12 +146,22 @@ XC_FUNC void direct_const_body(const XC_GLOBAL float *XC_RESTRICT x,
         const int last = first + (XC_STRIDE_W == 2 ? 2 * XC_VEC_Q : XC_VEC_Q) - 1;
         tap_in[s] = DC_TAP_LOADS && first >= 0 && last < XC_W;
     }
-    DC_VEC acc[XC_BLOCK_K][XC_BLOCK_H];
+    DC_VEC acc[XC_BLOCK_K][XC_BLOCK_H];  // lane j: column q0 + j
     for (int kk = 0; kk < XC_BLOCK_K; kk++)
         for (int i = 0; i < XC_BLOCK_H; i++)
             acc[kk][i] = (DC_VEC)(0.0f);
+#else
+    float acc[XC_BLOCK_K][XC_BLOCK_H][XC_BLOCK_W];
+    for (int kk = 0; kk < XC_BLOCK_K; kk++)
+        for (int i = 0; i < XC_BLOCK_H; i++)
+            for (int j = 0; j < XC_BLOCK_W; j++)
+                acc[kk][i][j] = 0.0f;
+#endif
 
     const XC_GLOBAL float *x_img = x + (n * XC_C + grp * XC_CG) * XC_H * XC_W;
+#if XC_UNROLL_C
+#pragma unroll
+#endif
     for (int c = 0; c < XC_CG; c++) {
         const XC_GLOBAL float *x_plane = x_img + c * XC_H * XC_W;
 #pragma unroll
@@ -161,9 +171,11 @@ XC_FUNC void direct_const_body(const XC_GLOBAL float *XC_RESTRICT x,
 #pragma unroll
                 for (int i = 0; i < XC_BLOCK_H; i++) {
                     const int ih = ih0[i] + r * XC_DIL_H;
+                    // With no padding every clamped row is inside: the test folds away.
                     const bool row_in = XC_PAD_H == 0 || (ih >= 0 && ih < XC_H);
-                    const XC_GLOBAL float *x_row =
-                        x_plane + (XC_PAD_H == 0 ? ih : dc_clamp(ih, XC_H - 1)) * XC_W;
+                    const int ihc = XC_PAD_H == 0 ? ih : dc_clamp(ih, XC_H - 1);
+#if XC_VEC_Q
+                    const XC_GLOBAL float *x_row = x_plane + ihc * XC_W;
                     DC_VEC xv;
                     if (tap_in[s]) {
 #if XC_STRIDE_W == 1
@@ -186,49 +198,7 @@ XC_FUNC void direct_const_body(const XC_GLOBAL float *XC_RESTRICT x,
                     for (int kk = 0; kk < XC_BLOCK_K; kk++)
                         acc[kk][i] = fma(xv, (DC_VEC)(xc_filter[kf[kk] + c * XC_RS + r * XC_S + s]),
                                          acc[kk][i]);
-                }
-            }
-        }
-    }
-
-    for (int kk = 0; kk < XC_BLOCK_K; kk++) {
-        if (k0 + kk >= k_end || n_item >= XC_N)
-            break;
-        for (int i = 0; i < XC_BLOCK_H && p0 + i < XC_P; i++) {
-            XC_GLOBAL float *y_row = y + ((n * XC_K + k0 + kk) * XC_P + p0 + i) * XC_Q;
-            if (q0 + XC_VEC_Q <= XC_Q) {
-                DC_VSTORE(acc[kk][i], 0, y_row + q0);
-            } else {  // the last item of a row: only the lanes inside it
-                float lane[XC_VEC_Q];
-                DC_VSTORE(acc[kk][i], 0, lane);
-                for (int j = 0; j < XC_VEC_Q && q0 + j < XC_Q; j++)
-                    y_row[q0 + j] = lane[j];
-            }
-        }
-    }
 #else
-    float acc[XC_BLOCK_K][XC_BLOCK_H][XC_BLOCK_W];
-    for (int kk = 0; kk < XC_BLOCK_K; kk++)
-        for (int i = 0; i < XC_BLOCK_H; i++)
-            for (int j = 0; j < XC_BLOCK_W; j++)
-                acc[kk][i][j] = 0.0f;
-
-    const XC_GLOBAL float *x_img = x + (n * XC_C + grp * XC_CG) * XC_H * XC_W;
-#if XC_UNROLL_C
-#pragma unroll
-#endif
-    for (int c = 0; c < XC_CG; c++) {
-        const XC_GLOBAL float *x_plane = x_img + c * XC_H * XC_W;
-#pragma unroll
-        for (int r = 0; r < XC_R; r++) {
-#pragma unroll
-            for (int s = 0; s < XC_S; s++) {
-#pragma unroll
-                for (int i = 0; i < XC_BLOCK_H; i++) {
-                    const int ih = ih0[i] + r * XC_DIL_H;
-                    // With no padding every clamped row is inside: the test folds away.
-                    const bool row_in = XC_PAD_H == 0 || (ih >= 0 && ih < XC_H);
-                    const int ihc = XC_PAD_H == 0 ? ih : dc_clamp(ih, XC_H - 1);
 #pragma unroll
                     for (int j = 0; j < XC_BLOCK_W; j++) {
                         const int iw = iw0[j] + s * XC_DIL_W;
@@ -243,6 +213,7 @@ XC_FUNC void direct_const_body(const XC_GLOBAL float *XC_RESTRICT x,
                             acc[kk][i][j] = XC_FMA(
                                 xv, xc_filter[kf[kk] + c * XC_RS + r * XC_S + s], acc[kk][i][j]);
                     }
+#endif
                 }
             }
         }
@@ -251,6 +222,19 @@ XC_FUNC void direct_const_body(const XC_GLOBAL float *XC_RESTRICT x,
     for (int kk = 0; kk < XC_BLOCK_K; kk++) {
         if (k0 + kk >= k_end || n_item >= XC_N)
             break;
+#if XC_VEC_Q
+        for (int i = 0; i < XC_BLOCK_H && p0 + i < XC_P; i++) {
+            XC_GLOBAL float *y_row = y + ((n * XC_K + k0 + kk) * XC_P + p0 + i) * XC_Q;
+            if (q0 + XC_VEC_Q <= XC_Q) {
+                DC_VSTORE(acc[kk][i], 0, y_row + q0);
+            } else {  // the last item of a row: only the lanes inside it
+                float lane[XC_VEC_Q];
+                DC_VSTORE(acc[kk][i], 0, lane);
+                for (int j = 0; j < XC_VEC_Q && q0 + j < XC_Q; j++)
+                    y_row[q0 + j] = lane[j];
+            }
+        }
+#else
         for (int i = 0; i < XC_BLOCK_H; i++) {
             const int p = p0 + i;
             for (int j = 0; j < XC_BLOCK_W; j++) {
@@ -259,8 +243,8 @@ XC_FUNC void direct_const_body(const XC_GLOBAL float *XC_RESTRICT x,
                     y[((n * XC_K + k0 + kk) * XC_P + p) * XC_Q + q] = acc[kk][i][j];
             }
         }
-    }
 #endif
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -5,42 +5,19 @@
 // local memory XC_CHUNK_C input channels at a time, laid out [c][r][s][k] so that one input
 // value meets XC_BLOCK_K consecutive filter values.
 //
-// Work-item (tx, ty) of a work-group owns rows p = tile_p + ty * XC_BLOCK_H + i (i < XC_BLOCK_H)
-// and columns q = tile_q + tx + j * XC_WG_W (j < XC_BLOCK_W, XC_STRIP_W=0: neighbouring
-// work-items read and write neighbouring addresses) or consecutive ones (XC_STRIP_W=1).
-// With XC_FLAT=1 the work-groups are one-dimensional and carry no tile: consecutive work-items
-// take consecutive register blocks (columns consecutive, then rows, k-blocks, images), so no
-// work-group is padded to a warp multiple; the whole filter tensor is staged once, [c][r][s][k]
-// over all K, and the channel loop stays rolled (its body is XC_BLOCK_K x block x R x S FMAs).
-// Each work-item then computes XC_REPEAT blocks, XC_WG_W apart, so the staging and its barrier
-// are paid once per XC_REPEAT blocks.
+// The block geometry (tiles, interleaved or consecutive columns, flat numbering) is the family's,
+// in common/xconv_direct_block.h. With XC_FLAT=1 the whole filter tensor is staged once,
+// [c][r][s][k] over all K, and the channel loop stays rolled (its body is XC_BLOCK_K x block x
+// R x S FMAs); each work-item then computes XC_REPEAT blocks, XC_WG_W apart, so the staging and
+// its barrier are paid once per XC_REPEAT blocks.
 // The local array is used only inside the kernel function itself: PoCL (3.1, several threads)
 // gave wrong results when a __local pointer was passed to a helper function.
 
-// ---------------------------------------------------------------------------------------------
-// Tuning parameters (set by host/plan_direct.c)
+#include "xconv_direct_block.h"
 
-#ifndef XC_WG_W
-#define XC_WG_W 16     // work-items along q in a work-group (8..64)
-#endif
-#ifndef XC_WG_H
-#define XC_WG_H 8      // work-items along p in a work-group (1..16)
-#endif
-#ifndef XC_BLOCK_W
-#define XC_BLOCK_W 1   // output columns per work-item, XC_WG_W apart (1..4)
-#endif
-#ifndef XC_BLOCK_H
-#define XC_BLOCK_H 2   // consecutive output rows per work-item (1..4)
-#endif
-#ifndef XC_STRIP_W
-#define XC_STRIP_W 0   // 1: an item's columns are consecutive (CPUs: vectors within an item);
-#endif                 // 0: they are XC_WG_W apart (GPUs: neighbouring items, neighbouring data)
-#ifndef XC_BLOCK_K
-#define XC_BLOCK_K 4   // output channels per work-item, all within one group (1..16)
-#endif
-#ifndef XC_FLAT
-#define XC_FLAT 0      // 1: flat numbering of register blocks, XC_WG_H = 1, XC_STRIP_W = 1,
-#endif                 // XC_CHUNK_C = C/groups (all filters staged at once)
+// ---------------------------------------------------------------------------------------------
+// Tuning parameters of this kernel (set by host/plan_direct.c; the family's are in the header)
+
 #ifndef XC_REPEAT
 #define XC_REPEAT 1    // flat: blocks each work-item computes one after another (filters are
 #endif                 // staged once for all of them); 1 otherwise
@@ -48,30 +25,8 @@
 // ---------------------------------------------------------------------------------------------
 // Derived parameters
 
-#if XC_FLAT
-#define XC_TILE_W XC_BLOCK_W  // the unit the flat index counts: one work-item's block
-#define XC_TILE_H XC_BLOCK_H
-#define XC_BLOCK_STEP_W 1     // column step within a work-item
-#define XC_STAGE_K XC_K       // output channels staged: all of them, every group's
-#else
-#define XC_TILE_W (XC_WG_W * XC_BLOCK_W)  // output columns of a work-group
-#define XC_TILE_H (XC_WG_H * XC_BLOCK_H)  // output rows of a work-group
-#define XC_BLOCK_STEP_W (XC_STRIP_W ? 1 : XC_WG_W)  // column step within a work-item
-#define XC_STAGE_K XC_BLOCK_K                         // the work-group's own k-block
-#endif
-#define XC_ITEM_STEP_W (XC_STRIP_W ? XC_BLOCK_W : 1)   // column step between work-items
-#define XC_TILES_W ((XC_Q + XC_TILE_W - 1) / XC_TILE_W)
-#define XC_TILES_H ((XC_P + XC_TILE_H - 1) / XC_TILE_H)
-#define XC_KBLOCKS ((XC_KG + XC_BLOCK_K - 1) / XC_BLOCK_K)  // k-blocks per channel group
-#define XC_RS (XC_R * XC_S)
-#ifndef XC_CHUNK_C
-#define XC_CHUNK_C 4   // input channels of filters staged at a time (1..C/groups)
-#endif
-#define XC_WG_SIZE (XC_WG_W * XC_WG_H)
-#define XC_CHUNKS ((XC_CG + XC_CHUNK_C - 1) / XC_CHUNK_C)
+#define XC_STAGE_K (XC_FLAT ? XC_K : XC_BLOCK_K)  // output channels staged: flat, every group's
 #define XC_STAGE_ELEMS (XC_CHUNK_C * XC_RS * XC_STAGE_K)  // floats of one chunk's filters
-// Every column an item reads is inside the input: no padding and no partial tiles along q.
-#define XC_COLS_IN (XC_PAD_W == 0 && XC_Q % XC_TILE_W == 0)
 // An item's columns are consecutive and its blocks tile each row exactly: the row is stored as
 // 4-float (XC_BLOCK_W a multiple of 4) or 2-float (even) vectors, aligned because Q and the
 // block's first column are multiples of XC_BLOCK_W, so a warp writes whole sectors instead of
@@ -85,9 +40,6 @@
 #define XC_ROW_W (XC_BLOCK_W + XC_S - 1)
 #define XC_ROW_VEC2 (XC_FLAT && XC_COLS_IN && XC_STRIDE_W == 1 && XC_DIL_W == 1 && \
                      XC_W % 2 == 0 && XC_BLOCK_W % 2 == 0)
-
-XC_FUNC int rb_min(int a, int b) { return a < b ? a : b; }
-XC_FUNC int rb_clamp(int v, int hi) { return v < 0 ? 0 : v > hi ? hi : v; }  // into [0, hi]
 
 // ---------------------------------------------------------------------------------------------
 // The kernel
@@ -111,33 +63,15 @@ void direct_regblock(const XC_GLOBAL float *XC_RESTRICT x,
 #if XC_FLAT
         // Flat (n, group, k-block, block row, block column) of this work-item's block; past the
         // last image in the last work-group.
-        int g = (XC_GROUP_ID(0) * XC_REPEAT + rep) * XC_WG_W + lid;
+        const int g = (XC_GROUP_ID(0) * XC_REPEAT + rep) * XC_WG_W + lid;
 #else
-        int g = XC_GROUP_ID(0);  // flat (n, group, k-block, tile row, tile column)
+        const int g = XC_GROUP_ID(0);  // flat (n, group, k-block, tile row, tile column)
 #endif
-        const int tile_q = (g % XC_TILES_W) * XC_TILE_W;
-        g /= XC_TILES_W;
-        const int tile_p = (g % XC_TILES_H) * XC_TILE_H;
-        g /= XC_TILES_H;
-        const int kb = g % (XC_GROUPS * XC_KBLOCKS);
-        const int n_item = g / (XC_GROUPS * XC_KBLOCKS);  // past XC_N - 1: flat spares
-        const int n = rb_min(n_item, XC_N - 1);  // spares read the last image, store nothing
-        const int grp = kb / XC_KBLOCKS;
-        const int k0 = grp * XC_KG + (kb % XC_KBLOCKS) * XC_BLOCK_K;  // first output channel
-        const int k_end = grp * XC_KG + XC_KG;                         // past the group's last
-        const int k_stage = XC_FLAT ? k0 : 0;  // first staged output channel of this work-item
-        const int p0 = tile_p + ty * XC_BLOCK_H;
-        const int q0 = tile_q + tx * XC_ITEM_STEP_W;
-
-        // First input row and column of each output. Rows are clamped to the output (edge rows
-        // repeat the last one and are not stored); columns are tested against the input, and their
-        // addresses clamped, at each load.
+        const xd_block b = xd_locate(g, tx, ty);
+        const int k_stage = XC_FLAT ? b.k0 : 0;  // first staged output channel of this work-item
         int ih0[XC_BLOCK_H];
         int iw0[XC_BLOCK_W];
-        for (int i = 0; i < XC_BLOCK_H; i++)
-            ih0[i] = rb_min(p0 + i, XC_P - 1) * XC_STRIDE_H - XC_PAD_H;
-        for (int j = 0; j < XC_BLOCK_W; j++)
-            iw0[j] = (q0 + j * XC_BLOCK_STEP_W) * XC_STRIDE_W - XC_PAD_W;
+        xd_first_inputs(b, ih0, iw0);
 
         float acc[XC_BLOCK_K][XC_BLOCK_H][XC_BLOCK_W];
         for (int kk = 0; kk < XC_BLOCK_K; kk++)
@@ -145,7 +79,7 @@ void direct_regblock(const XC_GLOBAL float *XC_RESTRICT x,
                 for (int j = 0; j < XC_BLOCK_W; j++)
                     acc[kk][i][j] = 0.0f;
 
-        const XC_GLOBAL float *x_img = x + (n * XC_C + grp * XC_CG) * XC_H * XC_W;
+        const XC_GLOBAL float *x_img = x + (b.n * XC_C + b.grp * XC_CG) * XC_H * XC_W;
         for (int c0 = 0; c0 < XC_CG; c0 += XC_CHUNK_C) {
             // Stage the chunk's filters; zeros past the group's channels and output channels. Flat:
             // every filter, for the first block only (the condition is the same for the whole
@@ -156,8 +90,8 @@ void direct_regblock(const XC_GLOBAL float *XC_RESTRICT x,
                 const int kk = e % XC_STAGE_K;
                 const int rs = (e / XC_STAGE_K) % XC_RS;
                 const int cc = e / (XC_STAGE_K * XC_RS);
-                const int k = XC_FLAT ? kk : k0 + kk;
-                const bool k_in = XC_FLAT ? true : k < k_end;  // flat stages every k
+                const int k = XC_FLAT ? kk : b.k0 + kk;
+                const bool k_in = XC_FLAT ? true : k < b.k_end;  // flat stages every k
                 float v = 0.0f;
                 if (c0 + cc < XC_CG && k_in)
                     v = w[(k * XC_CG + c0 + cc) * XC_RS + rs];
@@ -174,7 +108,7 @@ void direct_regblock(const XC_GLOBAL float *XC_RESTRICT x,
             for (int cc = 0; cc < XC_CHUNK_C; cc++) {
                 // Channels past the group's last read the last channel's inputs, against zero
                 // filters.
-                const int c = XC_CG % XC_CHUNK_C == 0 ? c0 + cc : rb_min(c0 + cc, XC_CG - 1);
+                const int c = XC_CG % XC_CHUNK_C == 0 ? c0 + cc : xd_min(c0 + cc, XC_CG - 1);
                 const XC_GLOBAL float *x_plane = x_img + c * XC_H * XC_W;
                 // This channel's staged filters: each tap's offset from here is a constant, so
                 // its loads need no address arithmetic of their own.
@@ -185,9 +119,8 @@ void direct_regblock(const XC_GLOBAL float *XC_RESTRICT x,
                 for (int r = 0; r < XC_R; r++) {
 #pragma unroll
                     for (int i = 0; i < XC_BLOCK_H; i++) {
-                        const int ih = ih0[i] + r * XC_DIL_H;
-                        const bool row_in = XC_PAD_H == 0 || (ih >= 0 && ih < XC_H);
-                        const int ihc = XC_PAD_H == 0 ? ih : rb_clamp(ih, XC_H - 1);
+                        bool row_in;
+                        const int ihc = xd_input_row(ih0[i] + r * XC_DIL_H, &row_in);
                         const XC_GLOBAL float *x_row = x_plane + ihc * XC_W + iw0[0];
                         float xr[XC_ROW_W];
 #pragma unroll
@@ -214,27 +147,11 @@ void direct_regblock(const XC_GLOBAL float *XC_RESTRICT x,
                 for (int r = 0; r < XC_R; r++) {
 #pragma unroll
                     for (int s = 0; s < XC_S; s++) {
+                        float wv[XC_BLOCK_K];  // the tap's staged filter values
 #pragma unroll
-                        for (int i = 0; i < XC_BLOCK_H; i++) {
-                            const int ih = ih0[i] + r * XC_DIL_H;
-                            // With no padding every clamped row is inside: the test folds away.
-                            const bool row_in = XC_PAD_H == 0 || (ih >= 0 && ih < XC_H);
-                            const int ihc = XC_PAD_H == 0 ? ih : rb_clamp(ih, XC_H - 1);
-#pragma unroll
-                            for (int j = 0; j < XC_BLOCK_W; j++) {
-                                const int iw = iw0[j] + s * XC_DIL_W;
-                                // Unconditional loads from clamped addresses, then a select: no
-                                // divergence on GPUs, and vectorizable across work-items on CPUs.
-                                const bool in = row_in && (XC_COLS_IN || (iw >= 0 && iw < XC_W));
-                                const int iwc = XC_COLS_IN ? iw : rb_clamp(iw, XC_W - 1);
-                                const float v = x_plane[ihc * XC_W + iwc];
-                                const float xv = in ? v : 0.0f;
-                                const int wi = (r * XC_S + s) * XC_STAGE_K;
-#pragma unroll
-                                for (int kk = 0; kk < XC_BLOCK_K; kk++)
-                                    acc[kk][i][j] = XC_FMA(xv, w_chan[wi + kk], acc[kk][i][j]);
-                            }
-                        }
+                        for (int kk = 0; kk < XC_BLOCK_K; kk++)
+                            wv[kk] = w_chan[(r * XC_S + s) * XC_STAGE_K + kk];
+                        xd_add_tap(acc, x_plane, ih0, iw0, r, s, wv);
                     }
                 }
 #endif
@@ -250,33 +167,24 @@ void direct_regblock(const XC_GLOBAL float *XC_RESTRICT x,
 #endif
         }
 
-        for (int kk = 0; kk < XC_BLOCK_K; kk++) {
-            if (k0 + kk >= k_end || n_item >= XC_N)
-                break;
-            for (int i = 0; i < XC_BLOCK_H; i++) {
-                const int p = p0 + i;
-                if (p >= XC_P)
-                    break;
-                XC_GLOBAL float *y_row = y + ((n * XC_K + k0 + kk) * XC_P + p) * XC_Q;
 #if XC_STORE_VEC
-                for (int j = 0; j < XC_BLOCK_W && q0 < XC_Q; j += XC_STORE_VEC_W) {
+        for (int kk = 0; kk < XC_BLOCK_K && b.k0 + kk < b.k_end && b.n_item < XC_N; kk++) {
+            for (int i = 0; i < XC_BLOCK_H && b.p0 + i < XC_P; i++) {
+                XC_GLOBAL float *y_row = y + ((b.n * XC_K + b.k0 + kk) * XC_P + b.p0 + i) * XC_Q;
+                for (int j = 0; j < XC_BLOCK_W && b.q0 < XC_Q; j += XC_STORE_VEC_W) {
 #if XC_STORE_VEC_W == 4
-                    *(XC_GLOBAL float4 *)(y_row + q0 + j) = XC_MAKE_FLOAT4(
+                    *(XC_GLOBAL float4 *)(y_row + b.q0 + j) = XC_MAKE_FLOAT4(
                         acc[kk][i][j], acc[kk][i][j + 1], acc[kk][i][j + 2], acc[kk][i][j + 3]);
 #else
-                    *(XC_GLOBAL float2 *)(y_row + q0 + j) =
+                    *(XC_GLOBAL float2 *)(y_row + b.q0 + j) =
                         XC_MAKE_FLOAT2(acc[kk][i][j], acc[kk][i][j + 1]);
 #endif
                 }
-#else
-                for (int j = 0; j < XC_BLOCK_W; j++) {
-                    const int q = q0 + j * XC_BLOCK_STEP_W;
-                    if (q < XC_Q)
-                        y_row[q] = acc[kk][i][j];
-                }
-#endif
             }
         }
+#else
+        xd_store_block(y, b, acc);
+#endif
     }
 }
 

@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: MIT
+// The direct family's shared kernel pieces: its tuning parameters' defaults, the tile and
+// register-block geometry they imply, where a work-item's block lies, and the scalar loops that
+// add one filter tap to a block and store it. direct_const, direct_tiled, direct_tiled_db and
+// direct_regblock include it; cmake/embed_kernels.cmake pastes it into their text at build time,
+// so each embedded kernel is still one self-contained source for OpenCL and NVRTC alike.
+//
+// Work-item (tx, ty) of a work-group owns rows p = tile_p + ty * XC_BLOCK_H + i (i < XC_BLOCK_H)
+// and columns q = tile_q + tx + j * XC_WG_W (j < XC_BLOCK_W, XC_STRIP_W=0: neighbouring
+// work-items read and write neighbouring addresses) or consecutive ones (XC_STRIP_W=1), for
+// XC_BLOCK_K output channels of one group. With XC_FLAT=1 (direct_const, direct_regblock) the
+// work-groups are one-dimensional and carry no tile: consecutive work-items take consecutive
+// register blocks (columns consecutive, then rows, k-blocks, images), so no work-group is padded
+// to a warp multiple.
+#ifndef XCONV_DIRECT_BLOCK_H
+#define XCONV_DIRECT_BLOCK_H
+
+// ---------------------------------------------------------------------------------------------
+// Tuning parameters (set by host/plan_direct.c)
+
+#ifndef XC_WG_W
+#define XC_WG_W 16     // work-items along q in a work-group (8..64)
+#endif
+#ifndef XC_WG_H
+#define XC_WG_H 8      // work-items along p in a work-group (1..16)
+#endif
+#ifndef XC_BLOCK_W
+#define XC_BLOCK_W 1   // output columns per work-item (1..8)
+#endif
+#ifndef XC_BLOCK_H
+#define XC_BLOCK_H 2   // consecutive output rows per work-item (1..4)
+#endif
+#ifndef XC_STRIP_W
+#define XC_STRIP_W 0   // 1: an item's columns are consecutive (CPUs: vectors within an item);
+#endif                 // 0: they are XC_WG_W apart (GPUs: neighbouring items, neighbouring data)
+#ifndef XC_BLOCK_K
+#define XC_BLOCK_K 4   // output channels per work-item, all within one group (1..16)
+#endif
+#ifndef XC_CHUNK_C
+#define XC_CHUNK_C 4   // input channels staged in local memory at a time (1..C/groups)
+#endif
+#ifndef XC_FLAT
+#define XC_FLAT 0      // 1: flat numbering of register blocks, XC_WG_H = 1, columns consecutive
+#endif
+
+// ---------------------------------------------------------------------------------------------
+// Derived parameters
+
+#if XC_FLAT
+#define XC_TILE_W XC_BLOCK_W  // the unit the flat index counts: one work-item's block
+#define XC_TILE_H XC_BLOCK_H
+#define XC_BLOCK_STEP_W 1     // column step within a work-item
+#else
+#define XC_TILE_W (XC_WG_W * XC_BLOCK_W)  // output columns of a work-group
+#define XC_TILE_H (XC_WG_H * XC_BLOCK_H)  // output rows of a work-group
+#define XC_BLOCK_STEP_W (XC_STRIP_W ? 1 : XC_WG_W)  // column step within a work-item
+#endif
+#define XC_ITEM_STEP_W (XC_STRIP_W ? XC_BLOCK_W : 1)   // column step between work-items
+#define XC_TILES_W ((XC_Q + XC_TILE_W - 1) / XC_TILE_W)
+#define XC_TILES_H ((XC_P + XC_TILE_H - 1) / XC_TILE_H)
+#define XC_KBLOCKS ((XC_KG + XC_BLOCK_K - 1) / XC_BLOCK_K)  // k-blocks per channel group
+#define XC_RS (XC_R * XC_S)
+#define XC_WG_SIZE (XC_WG_W * XC_WG_H)
+#define XC_CHUNKS ((XC_CG + XC_CHUNK_C - 1) / XC_CHUNK_C)
+// Every column an item reads is inside the input: no padding and no partial tiles along q.
+#define XC_COLS_IN (XC_PAD_W == 0 && XC_Q % XC_TILE_W == 0)
+
+XC_FUNC int xd_min(int a, int b) { return a < b ? a : b; }
+XC_FUNC int xd_clamp(int v, int hi) { return v < 0 ? 0 : v > hi ? hi : v; }  // into [0, hi]
+
+// ---------------------------------------------------------------------------------------------
+// Where a work-item's register block lies
+
+typedef struct {
+    int tile_p, tile_q;  // first output row and column of the work-group's tile
+    int p0, q0;          // first output row and column of the work-item's block
+    int n_item;          // image of the block: past XC_N - 1 only for flat spares
+    int n;               // the image read: n_item clamped, so spares read the last one
+    int grp;             // channel group
+    int k0, k_end;       // first output channel, and past the group's last one
+} xd_block;
+
+// Returns the block of work-item (tx, ty) (both 0 for flat plans) whose flat index g counts
+// (n, group, k-block, tile row, tile column), tile column fastest.
+XC_FUNC xd_block xd_locate(int g, int tx, int ty)
+{
+    xd_block b;
+    b.tile_q = (g % XC_TILES_W) * XC_TILE_W;
+    g /= XC_TILES_W;
+    b.tile_p = (g % XC_TILES_H) * XC_TILE_H;
+    g /= XC_TILES_H;
+    const int kb = g % (XC_GROUPS * XC_KBLOCKS);
+    b.n_item = g / (XC_GROUPS * XC_KBLOCKS);
+    b.n = xd_min(b.n_item, XC_N - 1);
+    b.grp = kb / XC_KBLOCKS;
+    b.k0 = b.grp * XC_KG + (kb % XC_KBLOCKS) * XC_BLOCK_K;
+    b.k_end = b.grp * XC_KG + XC_KG;
+    b.p0 = b.tile_p + ty * XC_BLOCK_H;
+    b.q0 = b.tile_q + tx * XC_ITEM_STEP_W;
+    return b;
+}
+
+// Fills the first input row of each of the block's rows and the first input column of each of
+// its columns. Rows are clamped to the output (edge rows repeat the last one and are not
+// stored); columns are tested against the input, and their addresses clamped, at each load.
+XC_FUNC void xd_first_inputs(xd_block b, int ih0[XC_BLOCK_H], int iw0[XC_BLOCK_W])
+{
+    for (int i = 0; i < XC_BLOCK_H; i++)
+        ih0[i] = xd_min(b.p0 + i, XC_P - 1) * XC_STRIDE_H - XC_PAD_H;
+    for (int j = 0; j < XC_BLOCK_W; j++)
+        iw0[j] = (b.q0 + j * XC_BLOCK_STEP_W) * XC_STRIDE_W - XC_PAD_W;
+}
+
+// Returns input row ih clamped into the input (ih itself when the input has no rows of padding)
+// and sets *inside to whether ih is a row of the input rather than of its padding.
+XC_FUNC int xd_input_row(int ih, bool *inside)
+{
+    // With no padding every clamped row is inside: the test folds away.
+    *inside = XC_PAD_H == 0 || (ih >= 0 && ih < XC_H);
+    return XC_PAD_H == 0 ? ih : xd_clamp(ih, XC_H - 1);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Input tiles in local memory (direct_tiled, direct_tiled_db)
+
+// A work-group's input tile: its outputs' windows, halo and zero padding included, one plane per
+// channel of a chunk.
+#define XC_IN_TILE_H ((XC_TILE_H - 1) * XC_STRIDE_H + (XC_R - 1) * XC_DIL_H + 1)
+#define XC_IN_TILE_W ((XC_TILE_W - 1) * XC_STRIDE_W + (XC_S - 1) * XC_DIL_W + 1)
+#define XC_IN_PLANE (XC_IN_TILE_H * XC_IN_TILE_W)
+#define XC_TILE_ELEMS (XC_CHUNK_C * XC_IN_PLANE)  // floats of one chunk's tile
+
+// Returns element e of the tile of channels c0.. whose top-left input is (ih0, iw0): zero in the
+// padding and past the group's last channel. (The caller stores it: PoCL 3.1 gave wrong results
+// when a __local pointer was passed to a helper function.)
+XC_FUNC float xd_tile_element(const XC_GLOBAL float *x_img, int c0, int ih0, int iw0, int e)
+{
+    const int cc = e / XC_IN_PLANE;
+    const int rem = e - cc * XC_IN_PLANE;
+    const int row = rem / XC_IN_TILE_W;
+    const int ih = ih0 + row;
+    const int iw = iw0 + rem - row * XC_IN_TILE_W;
+    float v = 0.0f;
+    if (c0 + cc < XC_CG && ih >= 0 && ih < XC_H && iw >= 0 && iw < XC_W)
+        v = x_img[((c0 + cc) * XC_H + ih) * XC_W + iw];
+    return v;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The scalar block loops
+
+// Adds tap (r, s) of one input channel (x_plane) to the block: each output's input times the
+// tap's XC_BLOCK_K filter values wv. Loads are unconditional, from clamped addresses, then a
+// select gives the zero padding: no divergence on GPUs, vectorizable across work-items on CPUs.
+XC_FUNC void xd_add_tap(float acc[XC_BLOCK_K][XC_BLOCK_H][XC_BLOCK_W],
+                        const XC_GLOBAL float *x_plane, const int ih0[XC_BLOCK_H],
+                        const int iw0[XC_BLOCK_W], int r, int s, const float wv[XC_BLOCK_K])
+{
+#pragma unroll
+    for (int i = 0; i < XC_BLOCK_H; i++) {
+        bool row_in;
+        const int ihc = xd_input_row(ih0[i] + r * XC_DIL_H, &row_in);
+#pragma unroll
+        for (int j = 0; j < XC_BLOCK_W; j++) {
+            const int iw = iw0[j] + s * XC_DIL_W;
+            const bool in = row_in && (XC_COLS_IN || (iw >= 0 && iw < XC_W));
+            const int iwc = XC_COLS_IN ? iw : xd_clamp(iw, XC_W - 1);
+            const float v = x_plane[ihc * XC_W + iwc];
+            const float xv = in ? v : 0.0f;
+#pragma unroll
+            for (int kk = 0; kk < XC_BLOCK_K; kk++)
+                acc[kk][i][j] = XC_FMA(xv, wv[kk], acc[kk][i][j]);
+        }
+    }
+}
+
+// Stores the block's outputs that exist: none of a flat spare's, and none past the group's
+// last output channel or the output's last row or column.
+XC_FUNC void xd_store_block(XC_GLOBAL float *y, xd_block b,
+                            float acc[XC_BLOCK_K][XC_BLOCK_H][XC_BLOCK_W])
+{
+    for (int kk = 0; kk < XC_BLOCK_K; kk++) {
+        if (b.k0 + kk >= b.k_end || b.n_item >= XC_N)
+            break;
+        for (int i = 0; i < XC_BLOCK_H; i++) {
+            const int p = b.p0 + i;
+            for (int j = 0; j < XC_BLOCK_W; j++) {
+                const int q = b.q0 + j * XC_BLOCK_STEP_W;
+                if (p < XC_P && q < XC_Q)
+                    y[((b.n * XC_K + b.k0 + kk) * XC_P + p) * XC_Q + q] = acc[kk][i][j];
+            }
+        }
+    }
+}
+
+#endif // XCONV_DIRECT_BLOCK_H

@@ -168,21 +168,20 @@ static double vec_edge_taps(const xconv_problem *p, int vec_q)
     return (double)crossing / (double)pairs;
 }
 
-// Relative time of candidate t (lower is better): wasted outputs, loads per multiply-add,
-// staging and barriers, work-group rounding and parallelism.
-static double model_cost(xconv_direct_kind kind, const xconv_device_info *info,
-                         const xconv_problem *p, const xconv_direct_tiling *t)
+// Output channels whose filters a regblock work-group stages: every one for flat plans.
+static int staged_k(xconv_direct_kind kind, const xconv_problem *p, const xconv_direct_tiling *t)
 {
-    int64_t P = xconv_problem_out_h(p), Q = xconv_problem_out_w(p), kg = p->k / p->groups;
-    int cg = (int)(p->c / p->groups);
-    int tile_h = t->flat ? t->block_h : t->wg_h * t->block_h;
-    int tile_w = t->flat ? t->block_w : t->wg_w * t->block_w;
-    double waste = (double)ceil_div(P, tile_h) * tile_h * ceil_div(Q, tile_w) * tile_w /
-                   ((double)P * Q) * (double)ceil_div(kg, t->block_k) * t->block_k / kg *
-                   (double)ceil_div(cg, t->chunk_c) * t->chunk_c / cg;
+    return kind == XCONV_DIRECT_REGBLOCK && t->flat ? (int)p->k : t->block_k;
+}
 
-    // Per input channel of one work-item: multiply-adds, input loads (rows shared between its
-    // outputs are loaded once) and filter loads (shared by its positions).
+// Relative cost per multiply-add of scalar plans: the multiply-add itself, input loads (rows
+// shared between a work-item's outputs are loaded once) and filter loads (shared by its
+// positions), per input channel of one work-item, and flat regblock's scattered stores.
+static double scalar_cost_per_fma(xconv_direct_kind kind, const xconv_device_info *info,
+                                  const xconv_problem *p, const xconv_direct_tiling *t)
+{
+    int64_t Q = xconv_problem_out_w(p);
+    int cg = (int)(p->c / p->groups);
     double fmas = (double)t->block_k * t->block_h * t->block_w * p->r * p->s;
     double rows = input_extent(t->block_h, p->stride_h, p->r, p->dil_h);
     // Consecutive columns share inputs: the compiler loads each distinct one once.
@@ -198,7 +197,7 @@ static double model_cost(xconv_direct_kind kind, const xconv_device_info *info,
     double filter_weight = info->is_cpu ? 1.0 : kind == XCONV_DIRECT_CONST ? 0.25 : 0.5;
     // regblock's staged filters are consecutive in k and 16-byte aligned: on GPUs, groups of 4
     // (or 2) are one load.
-    int stage_k = kind == XCONV_DIRECT_REGBLOCK && t->flat ? (int)p->k : t->block_k;
+    int stage_k = staged_k(kind, p, t);
     int vector = kind != XCONV_DIRECT_REGBLOCK || info->is_cpu ? 1
                  : stage_k % 4 == 0                             ? 4
                  : stage_k % 2 == 0                             ? 2
@@ -213,16 +212,35 @@ static double model_cost(xconv_direct_kind kind, const xconv_device_info *info,
         double spread = vector_store ? t->block_w / piece : fmin(t->block_w, 8.0);
         per_fma += spread * FLAT_STORE_COST / ((double)cg * p->r * p->s);
     }
+    return per_fma;
+}
 
-    if (t->vec_q) {
-        // Per tap and channel: block_k x block_h vector multiply-adds, block_h vector loads
-        // (lane by lane where the window crosses an edge) and the loop's overhead.
-        double taps = vec_edge_taps(p, t->vec_q);
-        double vfmas = (double)t->block_k * t->block_h;
-        double cost = vfmas + VEC_TAP_OVERHEAD +
-                      t->block_h * (1 + taps * (VEC_LANE_LOAD_COST * t->vec_q - 1));
-        per_fma = cost / (vfmas * t->vec_q);
-    }
+// Relative cost per multiply-add of vector-column plans: per tap and channel, block_k x block_h
+// vector multiply-adds, block_h vector loads (lane by lane where the window crosses an edge) and
+// the loop's overhead.
+static double vector_cost_per_fma(const xconv_problem *p, const xconv_direct_tiling *t)
+{
+    double taps = vec_edge_taps(p, t->vec_q);
+    double vfmas = (double)t->block_k * t->block_h;
+    double cost = vfmas + VEC_TAP_OVERHEAD +
+                  t->block_h * (1 + taps * (VEC_LANE_LOAD_COST * t->vec_q - 1));
+    return cost / (vfmas * t->vec_q);
+}
+
+// Relative time of candidate t (lower is better): wasted outputs, loads per multiply-add,
+// staging and barriers, work-group rounding and parallelism.
+static double model_cost(xconv_direct_kind kind, const xconv_device_info *info,
+                         const xconv_problem *p, const xconv_direct_tiling *t)
+{
+    int64_t P = xconv_problem_out_h(p), Q = xconv_problem_out_w(p), kg = p->k / p->groups;
+    int cg = (int)(p->c / p->groups);
+    int tile_h = t->flat ? t->block_h : t->wg_h * t->block_h;
+    int tile_w = t->flat ? t->block_w : t->wg_w * t->block_w;
+    double waste = (double)ceil_div(P, tile_h) * tile_h * ceil_div(Q, tile_w) * tile_w /
+                   ((double)P * Q) * (double)ceil_div(kg, t->block_k) * t->block_k / kg *
+                   (double)ceil_div(cg, t->chunk_c) * t->chunk_c / cg;
+    double per_fma = t->vec_q ? vector_cost_per_fma(p, t)
+                              : scalar_cost_per_fma(kind, info, p, t);
 
     // Staging into local memory, per channel, spread over the work-group.
     double wg = (double)t->wg_w * t->wg_h;
@@ -230,11 +248,11 @@ static double model_cost(xconv_direct_kind kind, const xconv_device_info *info,
     if (kind == XCONV_DIRECT_TILED || kind == XCONV_DIRECT_TILED_DB)
         stage = (double)t->in_tile_h * t->in_tile_w / wg * STAGE_LOAD_COST;
     else if (kind == XCONV_DIRECT_REGBLOCK)
-        stage = (double)stage_k * p->r * p->s / wg * STAGE_LOAD_COST;
+        stage = (double)staged_k(kind, p, t) * p->r * p->s / wg * STAGE_LOAD_COST;
     int barriers = kind == XCONV_DIRECT_TILED_DB ? 1 : kind == XCONV_DIRECT_CONST ? 0 : 2;
     stage += barriers * BARRIER_COST / t->chunk_c;
     stage /= t->repeat;  // staged once for all of a flat work-item's blocks
-    per_fma += stage / fmas;
+    per_fma += stage / ((double)t->block_k * t->block_h * t->block_w * p->r * p->s);
 
     // Neighbouring work-items along q read neighbouring addresses: fewer than 8 of them waste
     // most of each memory transaction (GPUs) or vector (CPUs, where PoCL vectorizes along q).

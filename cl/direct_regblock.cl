@@ -81,10 +81,10 @@ void direct_regblock(const XC_GLOBAL float *XC_RESTRICT x,
 
         const XC_GLOBAL float *x_img = x + (b.n * XC_C + b.grp * XC_CG) * XC_H * XC_W;
         for (int c0 = 0; c0 < XC_CG; c0 += XC_CHUNK_C) {
-            // Stage the chunk's filters; zeros past the group's channels and output channels. Flat:
-            // every filter, for the first block only (the condition is the same for the whole
-            // work-group, so the barrier is too). Flags, not constants in && and ||: compilers warn
-            // about those (NVIDIA's OpenCL printed "1 warning generated.").
+            // Stage the chunk's filters; zeros past the group's channels and output channels.
+            // Flat: every filter, for the first block only (the condition is the same for the
+            // whole work-group, so the barrier is too). Flags, not constants in && and ||:
+            // compilers warn about those (NVIDIA's OpenCL printed "1 warning generated.").
             const bool stage = XC_FLAT ? rep == 0 : true;
             for (int e = lid; stage && e < XC_STAGE_ELEMS; e += XC_WG_SIZE) {
                 const int kk = e % XC_STAGE_K;
@@ -147,20 +147,32 @@ void direct_regblock(const XC_GLOBAL float *XC_RESTRICT x,
                 for (int r = 0; r < XC_R; r++) {
 #pragma unroll
                     for (int s = 0; s < XC_S; s++) {
-                        float wv[XC_BLOCK_K];  // the tap's staged filter values
+                        const int wi = (r * XC_S + s) * XC_STAGE_K;
+                        // The tap's filter values are read where they are used: copied into an
+                        // array first for xd_add_tap, PoCL 3.1 generated twice the code and ran
+                        // ece408_mini2 1.5x slower. (No helper can take w_chan: see above.)
 #pragma unroll
-                        for (int kk = 0; kk < XC_BLOCK_K; kk++)
-                            wv[kk] = w_chan[(r * XC_S + s) * XC_STAGE_K + kk];
-                        xd_add_tap(acc, x_plane, ih0, iw0, r, s, wv);
+                        for (int i = 0; i < XC_BLOCK_H; i++) {
+                            bool row_in;
+                            const int ihc = xd_input_row(ih0[i] + r * XC_DIL_H, &row_in);
+#pragma unroll
+                            for (int j = 0; j < XC_BLOCK_W; j++) {
+                                const float xv =
+                                    xd_input(x_plane, ihc, row_in, iw0[j] + s * XC_DIL_W);
+#pragma unroll
+                                for (int kk = 0; kk < XC_BLOCK_K; kk++)
+                                    acc[kk][i][j] = XC_FMA(xv, w_chan[wi + kk], acc[kk][i][j]);
+                            }
+                        }
                     }
                 }
 #endif
             }
 #if XC_FLAT
             // Flat plans never restage, so no work-item waits for the others here. The fence only
-            // keeps the compiler from hoisting the staged filters' loads out of the XC_REPEAT loop:
-            // with neither it nor a barrier, ptxas kept ece408_c1's filters in 172-198 registers
-            // (63 with it), and the kernel ran 40% slower through CUDA.
+            // keeps the compiler from hoisting the staged filters' loads out of the XC_REPEAT
+            // loop: with neither it nor a barrier, ptxas kept ece408_c1's filters in 172-198
+            // registers (63 with it), and the kernel ran 40% slower through CUDA.
             XC_LOCAL_FENCE();
 #else
             XC_BARRIER();  // every work-item is done with the chunk's filters

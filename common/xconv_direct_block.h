@@ -149,9 +149,19 @@ XC_FUNC float xd_tile_element(const XC_GLOBAL float *x_img, int c0, int ih0, int
 // ---------------------------------------------------------------------------------------------
 // The scalar block loops
 
+// Returns the input at column iw of clamped row ihc (row_in: whether the row is inside), zero in
+// the padding. The load is unconditional, from a clamped address, and a select gives the zero:
+// no divergence on GPUs, vectorizable across work-items on CPUs.
+XC_FUNC float xd_input(const XC_GLOBAL float *x_plane, int ihc, bool row_in, int iw)
+{
+    const bool in = row_in && (XC_COLS_IN || (iw >= 0 && iw < XC_W));
+    const int iwc = XC_COLS_IN ? iw : xd_clamp(iw, XC_W - 1);
+    const float v = x_plane[ihc * XC_W + iwc];
+    return in ? v : 0.0f;
+}
+
 // Adds tap (r, s) of one input channel (x_plane) to the block: each output's input times the
-// tap's XC_BLOCK_K filter values wv. Loads are unconditional, from clamped addresses, then a
-// select gives the zero padding: no divergence on GPUs, vectorizable across work-items on CPUs.
+// tap's XC_BLOCK_K filter values wv.
 XC_FUNC void xd_add_tap(float acc[XC_BLOCK_K][XC_BLOCK_H][XC_BLOCK_W],
                         const XC_GLOBAL float *x_plane, const int ih0[XC_BLOCK_H],
                         const int iw0[XC_BLOCK_W], int r, int s, const float wv[XC_BLOCK_K])
@@ -162,11 +172,7 @@ XC_FUNC void xd_add_tap(float acc[XC_BLOCK_K][XC_BLOCK_H][XC_BLOCK_W],
         const int ihc = xd_input_row(ih0[i] + r * XC_DIL_H, &row_in);
 #pragma unroll
         for (int j = 0; j < XC_BLOCK_W; j++) {
-            const int iw = iw0[j] + s * XC_DIL_W;
-            const bool in = row_in && (XC_COLS_IN || (iw >= 0 && iw < XC_W));
-            const int iwc = XC_COLS_IN ? iw : xd_clamp(iw, XC_W - 1);
-            const float v = x_plane[ihc * XC_W + iwc];
-            const float xv = in ? v : 0.0f;
+            const float xv = xd_input(x_plane, ihc, row_in, iw0[j] + s * XC_DIL_W);
 #pragma unroll
             for (int kk = 0; kk < XC_BLOCK_K; kk++)
                 acc[kk][i][j] = XC_FMA(xv, wv[kk], acc[kk][i][j]);

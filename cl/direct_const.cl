@@ -109,11 +109,11 @@ XC_FUNC void direct_const_body(const XC_GLOBAL float *XC_RESTRICT x,
 #pragma unroll
             for (int s = 0; s < XC_S; s++) {
                 const int tap = c * XC_RS + r * XC_S + s;  // the tap's filter offset
-#if XC_VEC_Q
 #pragma unroll
                 for (int i = 0; i < XC_BLOCK_H; i++) {
                     bool row_in;
                     const int ihc = xd_input_row(ih0[i] + r * XC_DIL_H, &row_in);
+#if XC_VEC_Q
                     const XC_GLOBAL float *x_row = x_plane + ihc * XC_W;
                     DC_VEC xv;
                     if (tap_in[s]) {
@@ -136,20 +136,25 @@ XC_FUNC void direct_const_body(const XC_GLOBAL float *XC_RESTRICT x,
 #pragma unroll
                     for (int kk = 0; kk < XC_BLOCK_K; kk++)
                         acc[kk][i] = fma(xv, (DC_VEC)(xc_filter[kf[kk] + tap]), acc[kk][i]);
-                }
 #else
-                float wv[XC_BLOCK_K];  // the tap's filter values, one per output channel
 #pragma unroll
-                for (int kk = 0; kk < XC_BLOCK_K; kk++)
-                    wv[kk] = xc_filter[kf[kk] + tap];
-                xd_add_tap(acc, x_plane, ih0, iw0, r, s, wv);
+                    for (int j = 0; j < XC_BLOCK_W; j++) {
+                        const float xv = xd_input(x_plane, ihc, row_in, iw0[j] + s * XC_DIL_W);
+#pragma unroll
+                        for (int kk = 0; kk < XC_BLOCK_K; kk++)
+                            acc[kk][i][j] =
+                                XC_FMA(xv, xc_filter[kf[kk] + tap], acc[kk][i][j]);
+                    }
 #endif
+                }
             }
         }
     }
 
+    for (int kk = 0; kk < XC_BLOCK_K; kk++) {
+        if (b.k0 + kk >= b.k_end || b.n_item >= XC_N)
+            break;
 #if XC_VEC_Q
-    for (int kk = 0; kk < XC_BLOCK_K && b.k0 + kk < b.k_end && b.n_item < XC_N; kk++) {
         for (int i = 0; i < XC_BLOCK_H && b.p0 + i < XC_P; i++) {
             XC_GLOBAL float *y_row = y + ((b.n * XC_K + b.k0 + kk) * XC_P + b.p0 + i) * XC_Q;
             if (b.q0 + XC_VEC_Q <= XC_Q) {
@@ -161,10 +166,17 @@ XC_FUNC void direct_const_body(const XC_GLOBAL float *XC_RESTRICT x,
                     y_row[b.q0 + j] = lane[j];
             }
         }
-    }
 #else
-    xd_store_block(y, b, acc);
+        for (int i = 0; i < XC_BLOCK_H; i++) {
+            const int p = b.p0 + i;
+            for (int j = 0; j < XC_BLOCK_W; j++) {
+                const int q = b.q0 + j * XC_BLOCK_STEP_W;
+                if (p < XC_P && q < XC_Q)
+                    y[((b.n * XC_K + b.k0 + kk) * XC_P + p) * XC_Q + q] = acc[kk][i][j];
+            }
+        }
 #endif
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

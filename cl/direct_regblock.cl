@@ -179,10 +179,15 @@ void direct_regblock(const XC_GLOBAL float *XC_RESTRICT x,
 #endif
         }
 
+        for (int kk = 0; kk < XC_BLOCK_K; kk++) {
+            if (b.k0 + kk >= b.k_end || b.n_item >= XC_N)
+                break;
+            for (int i = 0; i < XC_BLOCK_H; i++) {
+                const int p = b.p0 + i;
+                if (p >= XC_P)
+                    break;
+                XC_GLOBAL float *y_row = y + ((b.n * XC_K + b.k0 + kk) * XC_P + p) * XC_Q;
 #if XC_STORE_VEC
-        for (int kk = 0; kk < XC_BLOCK_K && b.k0 + kk < b.k_end && b.n_item < XC_N; kk++) {
-            for (int i = 0; i < XC_BLOCK_H && b.p0 + i < XC_P; i++) {
-                XC_GLOBAL float *y_row = y + ((b.n * XC_K + b.k0 + kk) * XC_P + b.p0 + i) * XC_Q;
                 for (int j = 0; j < XC_BLOCK_W && b.q0 < XC_Q; j += XC_STORE_VEC_W) {
 #if XC_STORE_VEC_W == 4
                     *(XC_GLOBAL float4 *)(y_row + b.q0 + j) = XC_MAKE_FLOAT4(
@@ -192,11 +197,15 @@ void direct_regblock(const XC_GLOBAL float *XC_RESTRICT x,
                         XC_MAKE_FLOAT2(acc[kk][i][j], acc[kk][i][j + 1]);
 #endif
                 }
+#else
+                for (int j = 0; j < XC_BLOCK_W; j++) {
+                    const int q = b.q0 + j * XC_BLOCK_STEP_W;
+                    if (q < XC_Q)
+                        y_row[q] = acc[kk][i][j];
+                }
+#endif
             }
         }
-#else
-        xd_store_block(y, b, acc);
-#endif
     }
 }
 

@@ -5,7 +5,8 @@
 //
 // Work-item (tx, ty) computes XC_BLOCK_K output channels x XC_BLOCK_H consecutive rows x
 // XC_BLOCK_W columns, the columns consecutive (XC_STRIP_W=1) or XC_WG_W apart (XC_STRIP_W=0).
-// Filters are read from global memory at addresses shared by the whole work-group.
+// Filters are read from global memory at addresses shared by the whole work-group. The tuning
+// parameters, geometry and tile layout are the family's, in common/xconv_direct_block.h.
 // The local array is used only inside the kernel function itself: PoCL (3.1, several threads)
 // gave wrong results when a __local pointer was passed to a helper function.
 
@@ -23,16 +24,25 @@ void direct_tiled(const XC_GLOBAL float *XC_RESTRICT x,
     const int tx = XC_LOCAL_ID(0);  // column within the tile, < XC_WG_W
     const int ty = XC_LOCAL_ID(1);  // row block within the tile, < XC_WG_H
     const int lid = ty * XC_WG_W + tx;
-    const xd_block b = xd_locate(XC_GROUP_ID(0), tx, ty);
+    int g = XC_GROUP_ID(0);  // flat (n, group, k-block, tile row, tile column)
+    const int tile_q = (g % XC_TILES_W) * XC_TILE_W;
+    g /= XC_TILES_W;
+    const int tile_p = (g % XC_TILES_H) * XC_TILE_H;
+    g /= XC_TILES_H;
+    const int kb = g % (XC_GROUPS * XC_KBLOCKS);
+    const int n = g / (XC_GROUPS * XC_KBLOCKS);
+    const int grp = kb / XC_KBLOCKS;
+    const int k0 = grp * XC_KG + (kb % XC_KBLOCKS) * XC_BLOCK_K;  // first output channel
+    const int k_end = grp * XC_KG + XC_KG;                         // past the group's last
     float acc[XC_BLOCK_K][XC_BLOCK_H][XC_BLOCK_W];
     for (int kk = 0; kk < XC_BLOCK_K; kk++)
         for (int i = 0; i < XC_BLOCK_H; i++)
             for (int j = 0; j < XC_BLOCK_W; j++)
                 acc[kk][i][j] = 0.0f;
 
-    const XC_GLOBAL float *x_img = x + (b.n * XC_C + b.grp * XC_CG) * XC_H * XC_W;
-    const int ih0 = b.tile_p * XC_STRIDE_H - XC_PAD_H;  // the tile's top-left input
-    const int iw0 = b.tile_q * XC_STRIDE_W - XC_PAD_W;
+    const XC_GLOBAL float *x_img = x + (n * XC_C + grp * XC_CG) * XC_H * XC_W;
+    const int ih0 = tile_p * XC_STRIDE_H - XC_PAD_H;  // the tile's top-left input
+    const int iw0 = tile_q * XC_STRIDE_W - XC_PAD_W;
     for (int c0 = 0; c0 < XC_CG; c0 += XC_CHUNK_C) {
         for (int e = lid; e < XC_TILE_ELEMS; e += XC_WG_SIZE)  // element of the chunk
             tile[e] = xd_tile_element(x_img, c0, ih0, iw0, e);
@@ -49,7 +59,7 @@ void direct_tiled(const XC_GLOBAL float *XC_RESTRICT x,
                     float wv[XC_BLOCK_K];
 #pragma unroll
                     for (int kk = 0; kk < XC_BLOCK_K; kk++)
-                        wv[kk] = w[(xd_min(b.k0 + kk, b.k_end - 1) * XC_CG + c) * XC_RS +
+                        wv[kk] = w[(xd_min(k0 + kk, k_end - 1) * XC_CG + c) * XC_RS +
                                    r * XC_S + s];
 #pragma unroll
                     for (int i = 0; i < XC_BLOCK_H; i++) {
@@ -72,6 +82,17 @@ void direct_tiled(const XC_GLOBAL float *XC_RESTRICT x,
         XC_BARRIER();  // every work-item is done with it
     }
 
-    xd_store_block(y, b, acc);
+    const int p0 = tile_p + ty * XC_BLOCK_H;
+    const int q0 = tile_q + tx * XC_ITEM_STEP_W;
+    for (int kk = 0; kk < XC_BLOCK_K; kk++) {
+        for (int i = 0; i < XC_BLOCK_H; i++) {
+            const int p = p0 + i;
+            for (int j = 0; j < XC_BLOCK_W; j++) {
+                const int q = q0 + j * XC_BLOCK_STEP_W;
+                if (k0 + kk < k_end && p < XC_P && q < XC_Q)
+                    y[((n * XC_K + k0 + kk) * XC_P + p) * XC_Q + q] = acc[kk][i][j];
+            }
+        }
+    }
 }
 

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 // The direct family's shared kernel pieces: its tuning parameters' defaults, the tile and
-// register-block geometry they imply, where a work-item's block lies, and the scalar loops that
-// add one filter tap to a block and store it. direct_const, direct_tiled, direct_tiled_db and
-// direct_regblock include it; cmake/embed_kernels.cmake pastes it into their text at build time,
-// so each embedded kernel is still one self-contained source for OpenCL and NVRTC alike.
+// register-block geometry they imply, where a work-item's block and its first inputs lie, the
+// clamped input loads, and the elements of a local-memory input tile. direct_const,
+// direct_tiled, direct_tiled_db and direct_regblock include it; cmake/embed_kernels.cmake pastes
+// it into their text at build time, so each embedded kernel is still one self-contained source
+// for OpenCL and NVRTC alike.
 //
 // Work-item (tx, ty) of a work-group owns rows p = tile_p + ty * XC_BLOCK_H + i (i < XC_BLOCK_H)
 // and columns q = tile_q + tx + j * XC_WG_W (j < XC_BLOCK_W, XC_STRIP_W=0: neighbouring
@@ -111,6 +112,9 @@ XC_FUNC void xd_first_inputs(xd_block b, int ih0[XC_BLOCK_H], int iw0[XC_BLOCK_W
         iw0[j] = (b.q0 + j * XC_BLOCK_STEP_W) * XC_STRIDE_W - XC_PAD_W;
 }
 
+// ---------------------------------------------------------------------------------------------
+// Input loads
+
 // Returns input row ih clamped into the input (ih itself when the input has no rows of padding)
 // and sets *inside to whether ih is a row of the input rather than of its padding.
 XC_FUNC int xd_input_row(int ih, bool *inside)
@@ -118,6 +122,17 @@ XC_FUNC int xd_input_row(int ih, bool *inside)
     // With no padding every clamped row is inside: the test folds away.
     *inside = XC_PAD_H == 0 || (ih >= 0 && ih < XC_H);
     return XC_PAD_H == 0 ? ih : xd_clamp(ih, XC_H - 1);
+}
+
+// Returns the input at column iw of clamped row ihc (row_in: whether the row is inside), zero in
+// the padding. The load is unconditional, from a clamped address, and a select gives the zero:
+// no divergence on GPUs, vectorizable across work-items on CPUs.
+XC_FUNC float xd_input(const XC_GLOBAL float *x_plane, int ihc, bool row_in, int iw)
+{
+    const bool in = row_in && (XC_COLS_IN || (iw >= 0 && iw < XC_W));
+    const int iwc = XC_COLS_IN ? iw : xd_clamp(iw, XC_W - 1);
+    const float v = x_plane[ihc * XC_W + iwc];
+    return in ? v : 0.0f;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -144,59 +159,6 @@ XC_FUNC float xd_tile_element(const XC_GLOBAL float *x_img, int c0, int ih0, int
     if (c0 + cc < XC_CG && ih >= 0 && ih < XC_H && iw >= 0 && iw < XC_W)
         v = x_img[((c0 + cc) * XC_H + ih) * XC_W + iw];
     return v;
-}
-
-// ---------------------------------------------------------------------------------------------
-// The scalar block loops
-
-// Returns the input at column iw of clamped row ihc (row_in: whether the row is inside), zero in
-// the padding. The load is unconditional, from a clamped address, and a select gives the zero:
-// no divergence on GPUs, vectorizable across work-items on CPUs.
-XC_FUNC float xd_input(const XC_GLOBAL float *x_plane, int ihc, bool row_in, int iw)
-{
-    const bool in = row_in && (XC_COLS_IN || (iw >= 0 && iw < XC_W));
-    const int iwc = XC_COLS_IN ? iw : xd_clamp(iw, XC_W - 1);
-    const float v = x_plane[ihc * XC_W + iwc];
-    return in ? v : 0.0f;
-}
-
-// Adds tap (r, s) of one input channel (x_plane) to the block: each output's input times the
-// tap's XC_BLOCK_K filter values wv.
-XC_FUNC void xd_add_tap(float acc[XC_BLOCK_K][XC_BLOCK_H][XC_BLOCK_W],
-                        const XC_GLOBAL float *x_plane, const int ih0[XC_BLOCK_H],
-                        const int iw0[XC_BLOCK_W], int r, int s, const float wv[XC_BLOCK_K])
-{
-#pragma unroll
-    for (int i = 0; i < XC_BLOCK_H; i++) {
-        bool row_in;
-        const int ihc = xd_input_row(ih0[i] + r * XC_DIL_H, &row_in);
-#pragma unroll
-        for (int j = 0; j < XC_BLOCK_W; j++) {
-            const float xv = xd_input(x_plane, ihc, row_in, iw0[j] + s * XC_DIL_W);
-#pragma unroll
-            for (int kk = 0; kk < XC_BLOCK_K; kk++)
-                acc[kk][i][j] = XC_FMA(xv, wv[kk], acc[kk][i][j]);
-        }
-    }
-}
-
-// Stores the block's outputs that exist: none of a flat spare's, and none past the group's
-// last output channel or the output's last row or column.
-XC_FUNC void xd_store_block(XC_GLOBAL float *y, xd_block b,
-                            float acc[XC_BLOCK_K][XC_BLOCK_H][XC_BLOCK_W])
-{
-    for (int kk = 0; kk < XC_BLOCK_K; kk++) {
-        if (b.k0 + kk >= b.k_end || b.n_item >= XC_N)
-            break;
-        for (int i = 0; i < XC_BLOCK_H; i++) {
-            const int p = b.p0 + i;
-            for (int j = 0; j < XC_BLOCK_W; j++) {
-                const int q = b.q0 + j * XC_BLOCK_STEP_W;
-                if (p < XC_P && q < XC_Q)
-                    y[((b.n * XC_K + b.k0 + kk) * XC_P + p) * XC_Q + q] = acc[kk][i][j];
-            }
-        }
-    }
 }
 
 #endif // XCONV_DIRECT_BLOCK_H

@@ -148,9 +148,10 @@ void direct_regblock(const XC_GLOBAL float *XC_RESTRICT x,
 #pragma unroll
                     for (int s = 0; s < XC_S; s++) {
                         const int wi = (r * XC_S + s) * XC_STAGE_K;
-                        // The tap's filter values are read where they are used: copied into an
-                        // array first for xd_add_tap, PoCL 3.1 generated twice the code and ran
-                        // ece408_mini2 1.5x slower. (No helper can take w_chan: see above.)
+                        // The tap's filter values are read where they are used: copied into a
+                        // private array for a shared helper, PoCL 3.1 generated twice the code
+                        // and ran ece408_mini2 about 1.5x slower (and no helper can take w_chan:
+                        // see above).
 #pragma unroll
                         for (int i = 0; i < XC_BLOCK_H; i++) {
                             bool row_in;

@@ -168,6 +168,12 @@ static double vec_edge_taps(const xconv_problem *p, int vec_q)
     return (double)crossing / (double)pairs;
 }
 
+// Multiply-adds of one work-item per input channel.
+static double fmas_per_channel(const xconv_problem *p, const xconv_direct_tiling *t)
+{
+    return (double)t->block_k * t->block_h * t->block_w * p->r * p->s;
+}
+
 // Output channels whose filters a regblock work-group stages: every one for flat plans.
 static int staged_k(xconv_direct_kind kind, const xconv_problem *p, const xconv_direct_tiling *t)
 {
@@ -182,7 +188,7 @@ static double scalar_cost_per_fma(xconv_direct_kind kind, const xconv_device_inf
 {
     int64_t Q = xconv_problem_out_w(p);
     int cg = (int)(p->c / p->groups);
-    double fmas = (double)t->block_k * t->block_h * t->block_w * p->r * p->s;
+    double fmas = fmas_per_channel(p, t);
     double rows = input_extent(t->block_h, p->stride_h, p->r, p->dil_h);
     // Consecutive columns share inputs: the compiler loads each distinct one once.
     bool consecutive = t->flat || t->strip;
@@ -252,7 +258,7 @@ static double model_cost(xconv_direct_kind kind, const xconv_device_info *info,
     int barriers = kind == XCONV_DIRECT_TILED_DB ? 1 : kind == XCONV_DIRECT_CONST ? 0 : 2;
     stage += barriers * BARRIER_COST / t->chunk_c;
     stage /= t->repeat;  // staged once for all of a flat work-item's blocks
-    per_fma += stage / ((double)t->block_k * t->block_h * t->block_w * p->r * p->s);
+    per_fma += stage / fmas_per_channel(p, t);
 
     // Neighbouring work-items along q read neighbouring addresses: fewer than 8 of them waste
     // most of each memory transaction (GPUs) or vector (CPUs, where PoCL vectorizes along q).

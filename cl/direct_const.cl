@@ -74,11 +74,16 @@ XC_FUNC void direct_const_body(const XC_GLOBAL float *XC_RESTRICT x,
     int ih0[XC_BLOCK_H];
     int iw0[XC_BLOCK_W];
     xd_first_inputs(b, ih0, iw0);
-    int kf[XC_BLOCK_K];  // filter offset of each output channel, clamped to the group
-    for (int kk = 0; kk < XC_BLOCK_K; kk++)
-        kf[kk] = xd_min(b.k0 + kk, b.k_end - 1) * XC_CG * XC_RS;
-
 #if XC_VEC_Q
+#if XC_BLOCK_K > XC_KG
+#error "direct_const: XC_VEC_Q needs XC_BLOCK_K <= XC_KG"
+#endif
+    // The block's output channels, moved back where needed to end at the group's last one: every
+    // filter value is then a compile-time offset from one pointer per input channel, which CPUs
+    // fold into the FMA's memory operand (with offsets clamped per channel, PoCL spent two address
+    // instructions on each FMA). Channels before b.k0 are computed again and not stored.
+    const int k_first = xd_min(b.k0, b.k_end - XC_BLOCK_K);
+    __constant float *w_block = xc_filter + k_first * XC_CG * XC_RS;
     // Taps whose window of input columns lies inside the row: their lanes are one vector load.
     bool tap_in[XC_S];
     for (int s = 0; s < XC_S; s++) {
@@ -91,6 +96,9 @@ XC_FUNC void direct_const_body(const XC_GLOBAL float *XC_RESTRICT x,
         for (int i = 0; i < XC_BLOCK_H; i++)
             acc[kk][i] = (DC_VEC)(0.0f);
 #else
+    int kf[XC_BLOCK_K];  // filter offset of each output channel, clamped to the group
+    for (int kk = 0; kk < XC_BLOCK_K; kk++)
+        kf[kk] = xd_min(b.k0 + kk, b.k_end - 1) * XC_CG * XC_RS;
     float acc[XC_BLOCK_K][XC_BLOCK_H][XC_BLOCK_W];
     for (int kk = 0; kk < XC_BLOCK_K; kk++)
         for (int i = 0; i < XC_BLOCK_H; i++)
@@ -135,7 +143,8 @@ XC_FUNC void direct_const_body(const XC_GLOBAL float *XC_RESTRICT x,
                     xv = row_in ? xv : (DC_VEC)(0.0f);
 #pragma unroll
                     for (int kk = 0; kk < XC_BLOCK_K; kk++)
-                        acc[kk][i] = fma(xv, (DC_VEC)(xc_filter[kf[kk] + tap]), acc[kk][i]);
+                        acc[kk][i] = fma(xv, (DC_VEC)(w_block[kk * XC_CG * XC_RS + tap]),
+                                         acc[kk][i]);
 #else
 #pragma unroll
                     for (int j = 0; j < XC_BLOCK_W; j++) {
@@ -152,11 +161,12 @@ XC_FUNC void direct_const_body(const XC_GLOBAL float *XC_RESTRICT x,
     }
 
     for (int kk = 0; kk < XC_BLOCK_K; kk++) {
-        if (b.k0 + kk >= b.k_end || b.n_item >= XC_N)
-            break;
 #if XC_VEC_Q
+        const int k = k_first + kk;  // below b.k0: another block's channel, computed again
+        if (k < b.k0 || b.n_item >= XC_N)
+            continue;
         for (int i = 0; i < XC_BLOCK_H && b.p0 + i < XC_P; i++) {
-            XC_GLOBAL float *y_row = y + ((b.n * XC_K + b.k0 + kk) * XC_P + b.p0 + i) * XC_Q;
+            XC_GLOBAL float *y_row = y + ((b.n * XC_K + k) * XC_P + b.p0 + i) * XC_Q;
             if (b.q0 + XC_VEC_Q <= XC_Q) {
                 DC_VSTORE(acc[kk][i], 0, y_row + b.q0);
             } else {  // the last item of a row: only the lanes inside it
@@ -167,6 +177,8 @@ XC_FUNC void direct_const_body(const XC_GLOBAL float *XC_RESTRICT x,
             }
         }
 #else
+        if (b.k0 + kk >= b.k_end || b.n_item >= XC_N)
+            break;
         for (int i = 0; i < XC_BLOCK_H; i++) {
             const int p = b.p0 + i;
             for (int j = 0; j < XC_BLOCK_W; j++) {

@@ -62,6 +62,18 @@ validate_forced direct_regblock "flat regblock" \
 validate_forced direct_const "vector direct_const" \
     1,4,8,2,1,1,0,0,1,8 1,2,4,1,1,1,0,0,1,4 2,2,16,1,1,1,0,0,1,16
 
+# Vector direct_const with 3 channels per item where the group's channel count is not a multiple
+# of 3 (groups4: 8 per group; odd_sizes: 7; asym_stride_pad: 10): the last k-block of each group
+# moves back to end at the group's last channel and stores only the channels it adds.
+for shape in n=4,c=16,h=16,w=16,k=32,r=3,pad=1,groups=4 n=3,c=5,h=17,w=23,k=7,r=3,pad=1 \
+    n=2,c=6,h=21,w=26,k=10,r=3,s=4,stride_h=2,stride_w=3,pad_h=1,pad_w=2; do
+    XCONV_DIRECT_PLAN=direct_const:1,2,8,1,3,1,0,0,1,8 "$xconv" validate --shape "$shape" \
+        --device pocl --variant direct_const >"$tmp/forced.txt" 2>&1
+    check "vector direct_const, 3 channels per item, $shape: validate exits 0" test $? -eq 0
+    check "vector direct_const, 3 channels per item, $shape: passes" \
+        grep -q "1 records: 0 failed or errored" "$tmp/forced.txt"
+done
+
 # bench: timings present, positive, checked.
 "$xconv" bench --shape n=2,c=4,h=16,w=16,k=8,r=3,pad=1 --variant direct_naive,clblast_gemm \
     --device pocl --repeat 3 --json "$tmp/b.json" >"$tmp/bench.txt" 2>&1

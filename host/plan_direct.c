@@ -44,9 +44,6 @@
 #define VEC_WG_H_MAX 4
 #define VEC_ACC_MAX 8
 #define VEC_LANE_LOAD_COST 3.0
-// Vector plans are searched only where at most this share of an output row's (item, tap) pairs
-// load lane by lane: with stride 4 (alex11x11s4) they ran 1.5x slower than scalar plans.
-#define VEC_EDGE_TAPS_MAX 0.5
 #define VEC_TAP_OVERHEAD 2.0
 
 static const int wg_sizes[] = {1, 2, 4, 8, 16, 32, 64};
@@ -421,26 +418,25 @@ xconv_status xconv_direct_choose(const xconv_device_info *info, const xconv_prob
                             continue;
                         found = consider(kind, info, p, t, best, found);
                     }
-    // Vector columns on CPUs (direct_const): items of vec_q consecutive columns, one column of
-    // up to VEC_WG_H_MAX items per work-group (wider ones let PoCL vectorize across items over
-    // our vectors; taller ones ran slower).
-    int vec_q = info->native_float_width >= VEC_Q_MAX ? VEC_Q_MAX
-                : info->native_float_width >= 4      ? 4
-                                                     : 0;
-    if (vec_q && vec_edge_taps(p, vec_q) > VEC_EDGE_TAPS_MAX)
-        vec_q = 0;  // mostly lane-by-lane loads (stride above 2, rows narrower than a vector)
-    for (int b = 0; kind == XCONV_DIRECT_CONST && info->is_cpu && vec_q &&
-                    b < COUNT(wg_sizes) && wg_sizes[b] <= VEC_WG_H_MAX;
-         b++)
-        for (int bh = 1; bh <= 2; bh++)
-            for (int bk = 1; bk <= kg && bk * bh <= VEC_ACC_MAX; bk++) {
-                xconv_direct_tiling t = {.wg_w = 1, .wg_h = wg_sizes[b], .block_w = vec_q,
-                                         .block_h = bh, .block_k = bk, .strip = 1,
-                                         .vec_q = vec_q};
-                if (t.wg_h > 1 && (int64_t)(t.wg_h / 2) * bh >= P)
-                    continue;  // no work-group taller than the output
-                found = consider(kind, info, p, t, best, found);
-            }
+    // Vector columns on CPUs (direct_const): items of vec_q (4 or 8) consecutive columns, one
+    // column of up to VEC_WG_H_MAX items per work-group (wider ones let PoCL vectorize across
+    // items over our vectors; taller ones ran slower). Since each FMA's filter operand is a
+    // constant offset, they beat the scalar plans even where every tap loads lane by lane
+    // (stride 4: alex11x11s4 17 ms against 40 ms on one thread), so every shape gets them; the
+    // narrower vector wins where the wider one's windows cross the row's edges more often.
+    for (int vec_q = 4; kind == XCONV_DIRECT_CONST && info->is_cpu && vec_q <= VEC_Q_MAX &&
+                        vec_q <= info->native_float_width;
+         vec_q *= 2)
+        for (int b = 0; b < COUNT(wg_sizes) && wg_sizes[b] <= VEC_WG_H_MAX; b++)
+            for (int bh = 1; bh <= 2; bh++)
+                for (int bk = 1; bk <= kg && bk * bh <= VEC_ACC_MAX; bk++) {
+                    xconv_direct_tiling t = {.wg_w = 1, .wg_h = wg_sizes[b], .block_w = vec_q,
+                                             .block_h = bh, .block_k = bk, .strip = 1,
+                                             .vec_q = vec_q};
+                    if (t.wg_h > 1 && (int64_t)(t.wg_h / 2) * bh >= P)
+                        continue;  // no work-group taller than the output
+                    found = consider(kind, info, p, t, best, found);
+                }
     // Flat regblock on GPUs: work-groups of 1, 2 or 4 times the preferred multiple, blocks of
     // up to K/groups channels by one row by up to FLAT_BLOCK_W_MAX columns, 1 or 2 blocks per
     // work-item.

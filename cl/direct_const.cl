@@ -8,7 +8,8 @@
 // applies this variant only while it fits the device's limit.
 // With XC_VEC_Q > 0 (CPU devices; OpenCL C only) an item's XC_BLOCK_W = XC_VEC_Q consecutive
 // columns are one vector: each tap is one vector load (stride 1 or 2) and one vector FMA per
-// channel, with per-lane clamped loads only for taps whose window crosses the input's edge.
+// channel, with per-lane clamped loads only for taps whose stored lanes' window crosses the
+// input's edge (lanes past the output's last column may read on into the input plane).
 
 #include "xconv_direct_block.h"
 
@@ -84,12 +85,17 @@ XC_FUNC void direct_const_body(const XC_GLOBAL float *XC_RESTRICT x,
     // instructions on each FMA). Channels before b.k0 are computed again and not stored.
     const int k_first = xd_min(b.k0, b.k_end - XC_BLOCK_K);
     __constant float *w_block = xc_filter + k_first * XC_CG * XC_RS;
-    // Taps whose window of input columns lies inside the row: their lanes are one vector load.
-    bool tap_in[XC_S];
+    // Taps whose stored lanes read columns inside the row are one vector load. The load may
+    // run past the row's end for lanes past the output's last column (not stored): tap_end[s]
+    // is the last column it reads, and the loop falls back to lane-by-lane loads where that
+    // would leave the input plane. Other taps: -1.
+    const int lanes = xd_min(XC_VEC_Q, XC_Q - b.q0);  // lanes of the item that are stored
+    int tap_end[XC_S];
     for (int s = 0; s < XC_S; s++) {
         const int first = iw0[0] + s * XC_DIL_W;
-        const int last = first + (XC_STRIDE_W == 2 ? 2 * XC_VEC_Q : XC_VEC_Q) - 1;
-        tap_in[s] = DC_TAP_LOADS && first >= 0 && last < XC_W;
+        const int needed = first + (lanes - 1) * XC_STRIDE_W;
+        const bool vector = DC_TAP_LOADS && first >= 0 && needed < XC_W;
+        tap_end[s] = vector ? first + (XC_STRIDE_W == 2 ? 2 * XC_VEC_Q : XC_VEC_Q) - 1 : -1;
     }
     DC_VEC acc[XC_BLOCK_K][XC_BLOCK_H];  // lane j: column q0 + j
     for (int kk = 0; kk < XC_BLOCK_K; kk++)
@@ -124,7 +130,7 @@ XC_FUNC void direct_const_body(const XC_GLOBAL float *XC_RESTRICT x,
 #if XC_VEC_Q
                     const XC_GLOBAL float *x_row = x_plane + ihc * XC_W;
                     DC_VEC xv;
-                    if (tap_in[s]) {
+                    if (tap_end[s] >= 0 && tap_end[s] < (XC_H - ihc) * XC_W) {
 #if XC_STRIDE_W == 1
                         xv = DC_VLOAD(0, x_row + iw0[0] + s * XC_DIL_W);
 #elif defined(DC_VLOAD_PAIRS)

@@ -149,7 +149,8 @@ static int pick_chunk(xconv_direct_kind kind, const xconv_device_info *info,
 }
 
 // Share of (item, tap) pairs of an output row whose vec_q input columns are not one vector load
-// (cl/direct_const.cl, tap_in): the window crosses the row's edge, or the stride is above 2.
+// (cl/direct_const.cl, tap_end): the window of the lanes that are stored crosses the row's edge,
+// or the stride is above 2.
 static double vec_edge_taps(const xconv_problem *p, int vec_q)
 {
     int64_t Q = xconv_problem_out_w(p);
@@ -159,8 +160,9 @@ static double vec_edge_taps(const xconv_problem *p, int vec_q)
     for (int64_t q0 = 0; q0 < Q; q0 += vec_q)
         for (int64_t s = 0; s < p->s; s++, pairs++) {
             int64_t first = q0 * p->stride_w - p->pad_w + s * p->dil_w;
-            int64_t last = first + vec_q * p->stride_w - 1;
-            crossing += first < 0 || last >= p->w;
+            int64_t lanes = Q - q0 < vec_q ? Q - q0 : vec_q;
+            int64_t needed = first + (lanes - 1) * p->stride_w;
+            crossing += first < 0 || needed >= p->w;
         }
     return (double)crossing / (double)pairs;
 }

@@ -45,6 +45,11 @@
 #define VEC_ACC_MAX 8
 #define VEC_LANE_LOAD_COST 3.0
 #define VEC_TAP_OVERHEAD 2.0
+// What waking one more CPU thread for a launch costs, in units of one vector multiply-add (about
+// 10 us on a 2 GHz core). On the H100 host's 16-core PoCL (a virtual machine), direct_const on
+// tiny shapes ran 10-20% faster in work-groups that cover whole images (6-9 of them) than in
+// the 64-150 its work-group target gave (docs/direct_family.md, eighth round).
+#define THREAD_WAKE_COST 20000.0
 
 static const int wg_sizes[] = {1, 2, 4, 8, 16, 32, 64};
 static const int block_sizes[] = {1, 2, 3, 4};
@@ -283,7 +288,15 @@ static double model_cost(xconv_direct_kind kind, const xconv_device_info *info,
     double occupancy = !info->is_cpu && t->local_mem_bytes * 2 > info->local_mem_bytes ? 1.3 : 1.0;
     if (!info->is_cpu && wg < 4.0 * (double)multiple)
         occupancy *= 1.0 + (4.0 * (double)multiple - wg) / (16.0 * (double)multiple);
-    return waste * per_fma * occupancy / (wg_eff * fmax(par, 1e-3));
+    double cost = waste * per_fma * occupancy / (wg_eff * fmax(par, 1e-3));
+    if (info->is_cpu) {
+        // Each thread a launch engages (one per work-group, up to one per compute unit) costs
+        // THREAD_WAKE_COST against the launch's own work shared by cus threads: tiny problems
+        // run faster on fewer work-groups.
+        double fmas = (double)p->n * p->k * P * Q * cg * p->r * p->s;
+        cost += THREAD_WAKE_COST * fmin(groups, cus) * cus / fmas;
+    }
+    return cost;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -422,19 +435,29 @@ xconv_status xconv_direct_choose(const xconv_device_info *info, const xconv_prob
                     }
     // Vector columns on CPUs (direct_const): items of vec_q (4 or 8) consecutive columns, one
     // column of up to VEC_WG_H_MAX items per work-group (wider ones let PoCL vectorize across
-    // items over our vectors; taller ones ran slower). Since each FMA's filter operand is a
-    // constant offset, they beat the scalar plans even where every tap loads lane by lane
-    // (stride 4: alex11x11s4 17 ms against 40 ms on one thread), so every shape gets them; the
-    // narrower vector wins where the wider one's windows cross the row's edges more often.
+    // items over our vectors; taller ones ran slower), or of all the block rows of an image
+    // where that leaves fewer work-groups than compute units (tiny problems: each thread a
+    // launch wakes costs more than the work it takes, model_cost). Since each FMA's filter
+    // operand is a constant offset, they beat the scalar plans even where every tap loads lane
+    // by lane (stride 4: alex11x11s4 17 ms against 40 ms on one thread), so every shape gets
+    // them; the narrower vector wins where the wider one's windows cross the row's edges more
+    // often.
+    int cus = info->compute_units > 0 ? (int)info->compute_units : 1;
     for (int vec_q = 4; kind == XCONV_DIRECT_CONST && info->is_cpu && vec_q <= VEC_Q_MAX &&
                         vec_q <= info->native_float_width;
          vec_q *= 2)
-        for (int b = 0; b < COUNT(wg_sizes) && wg_sizes[b] <= VEC_WG_H_MAX; b++)
+        for (int b = 0; b <= COUNT(wg_sizes); b++)  // the last: a whole image's block rows
             for (int bh = 1; bh <= 2; bh++)
                 for (int bk = 1; bk <= kg && bk * bh <= VEC_ACC_MAX; bk++) {
-                    xconv_direct_tiling t = {.wg_w = 1, .wg_h = wg_sizes[b], .block_w = vec_q,
-                                             .block_h = bh, .block_k = bk, .strip = 1,
-                                             .vec_q = vec_q};
+                    int64_t rows = ceil_div(P, bh);  // block rows of an image
+                    bool whole = b == COUNT(wg_sizes);
+                    xconv_direct_tiling t = {.wg_w = 1, .wg_h = whole ? (int)rows : wg_sizes[b],
+                                             .block_w = vec_q, .block_h = bh, .block_k = bk,
+                                             .strip = 1, .vec_q = vec_q};
+                    int64_t groups = ceil_div(rows, t.wg_h) * ceil_div(Q, vec_q) * p->groups *
+                                     ceil_div(kg, bk) * p->n;
+                    if (whole ? rows <= VEC_WG_H_MAX || groups >= cus : t.wg_h > VEC_WG_H_MAX)
+                        continue;  // whole-image columns only for tiny problems
                     if (t.wg_h > 1 && (int64_t)(t.wg_h / 2) * bh >= P)
                         continue;  // no work-group taller than the output
                     found = consider(kind, info, p, t, best, found);

@@ -378,7 +378,20 @@ static xconv_status opencl_program_build(void *vctx, const char *source, const c
 // ---------------------------------------------------------------------------------------------
 // Launches
 
-// Fills err with "no kernel named X" and the names the program does have.
+// Whether `name` is one of the ';'-separated names in `names`.
+static bool name_listed(const char *names, const char *name)
+{
+    size_t len = strlen(name);
+    for (const char *p = names; p && *p; p = strchr(p, ';') ? strchr(p, ';') + 1 : "") {
+        if (strncmp(p, name, len) == 0 && (p[len] == ';' || p[len] == '\0'))
+            return true;
+    }
+    return false;
+}
+
+// Fills err after clCreateKernel answered CL_INVALID_KERNEL_NAME: "no kernel named X" and the
+// names the program does have, or, where the program lists X (Oclgrind does so for kernels it
+// cannot run), that the implementation refused to create it.
 static xconv_status missing_kernel(const xconv_program *prog, const char *name, xconv_error *err)
 {
     size_t len = 0;
@@ -387,11 +400,16 @@ static xconv_status missing_kernel(const xconv_program *prog, const char *name, 
     if (names && len > 0 &&
         clGetProgramInfo(prog->program, CL_PROGRAM_KERNEL_NAMES, len, names, NULL) != CL_SUCCESS)
         names[0] = '\0';
-    xconv_error_set(err, XCONV_ERR_NOT_FOUND,
-                    "the program has no kernel named '%s' (its kernels: %s)", name,
-                    names && names[0] ? names : "unknown");
+    xconv_status st =
+        name_listed(names, name)
+            ? xconv_error_set(err, XCONV_ERR_DEVICE,
+                              "the OpenCL implementation lists kernel '%s' but refused to "
+                              "create it (CL_INVALID_KERNEL_NAME)", name)
+            : xconv_error_set(err, XCONV_ERR_NOT_FOUND,
+                              "the program has no kernel named '%s' (its kernels: %s)", name,
+                              names && names[0] ? names : "unknown");
     free(names);
-    return XCONV_ERR_NOT_FOUND;
+    return st;
 }
 
 // Returns XCONV_OK and the program's kernel `name` (created once, then cached) in *out.

@@ -11,17 +11,8 @@ if ! "$xconv" devices 2>/dev/null | grep -qi "opencl.*\(pthread\|cpu\|pocl\)\|CP
     echo "SKIP: no OpenCL CPU device (install pocl-opencl-icd)"
     exit 77
 fi
-failures=0
-checks=0
-check() {  # check DESCRIPTION COMMAND...
-    local what=$1
-    shift
-    checks=$((checks + 1))
-    if ! "$@"; then
-        failures=$((failures + 1))
-        echo "FAIL: $what" >&2
-    fi
-}
+# shellcheck source=checks.bash
+source "$(dirname "${BASH_SOURCE[0]}")/checks.bash"
 
 # Every variant that runs on OpenCL, every small shape, against the float64 reference.
 "$xconv" validate --suite small --device pocl --json "$tmp/v.json" --csv "$tmp/v.csv" \

@@ -252,6 +252,37 @@ static void test_cpu_vector_columns(void)
     CHECK(t.vec_q == 0);
 }
 
+// On a CPU with many compute units a tiny problem gets fewer work-groups than units (each thread
+// a launch wakes costs more than its share of the work), still as vector columns; a large one
+// keeps several work-groups per unit, and two units see no such plan.
+static void test_cpu_tiny_problems(void)
+{
+    xconv_device_info cpu = cpu_info();
+    cpu.compute_units = 16;
+    const char *tiny[] = {"n=2,c=3,h=4,w=4,k=4,r=5,pad=2",
+                          "n=2,c=6,h=21,w=26,k=10,r=3,s=4,stride_h=2,stride_w=3,pad_h=1,pad_w=2",
+                          "n=3,c=5,h=17,w=23,k=7,r=3,pad=1"};
+    for (int i = 0; i < COUNT(tiny); i++) {
+        xconv_problem p;
+        xconv_error err = {0};
+        xconv_direct_tiling t;
+        CHECK(xconv_shape_parse(tiny[i], &p, &err) == XCONV_OK);
+        CHECK(xconv_direct_choose(&cpu, &p, XCONV_DIRECT_CONST, &t, &err) == XCONV_OK);
+        CHECK_MSG(t.work_groups < 16 && t.vec_q > 0, "%s: %zu work-groups, vector columns %d",
+                  tiny[i], t.work_groups, t.vec_q);
+    }
+    xconv_problem p;
+    xconv_error err = {0};
+    xconv_direct_tiling t;
+    CHECK(xconv_shape_parse("n=16,c=64,h=224,w=224,k=64,r=3,pad=1", &p, &err) == XCONV_OK);
+    CHECK(xconv_direct_choose(&cpu, &p, XCONV_DIRECT_CONST, &t, &err) == XCONV_OK);
+    CHECK_MSG(t.work_groups >= 4 * 16, "vgg3x3: %zu work-groups", t.work_groups);
+    cpu.compute_units = 2;
+    CHECK(xconv_shape_parse(tiny[1], &p, &err) == XCONV_OK);
+    CHECK(xconv_direct_choose(&cpu, &p, XCONV_DIRECT_CONST, &t, &err) == XCONV_OK);
+    CHECK_MSG(t.wg_h <= 4, "asym_stride_pad on 2 units: work-groups of %d items", t.wg_h);
+}
+
 // A device with little local memory gets smaller chunks, or a clear refusal.
 static void test_small_local_memory(void)
 {
@@ -293,6 +324,7 @@ int main(void)
     test_cpu_like();
     test_gpu_few_channels();
     test_cpu_vector_columns();
+    test_cpu_tiny_problems();
     test_small_local_memory();
     test_const_fits();
     return check_summary("test_plan_direct");

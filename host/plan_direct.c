@@ -293,8 +293,7 @@ static double model_cost(xconv_direct_kind kind, const xconv_device_info *info,
         // Each thread a launch engages (one per work-group, up to one per compute unit) costs
         // THREAD_WAKE_COST against the launch's own work shared by cus threads: tiny problems
         // run faster on fewer work-groups.
-        double fmas = (double)p->n * p->k * P * Q * cg * p->r * p->s;
-        cost += THREAD_WAKE_COST * fmin(groups, cus) * cus / fmas;
+        cost += THREAD_WAKE_COST * fmin(groups, cus) * cus / (xconv_problem_flops(p) / 2);
     }
     return cost;
 }
@@ -302,11 +301,22 @@ static double model_cost(xconv_direct_kind kind, const xconv_device_info *info,
 // ---------------------------------------------------------------------------------------------
 // The search
 
+// Tiles of t over the whole problem (n, channel group, k-block, tile row, tile column): the
+// work-groups of a tiled plan, the work-items' blocks of a flat one.
+static int64_t tile_count(const xconv_problem *p, const xconv_direct_tiling *t)
+{
+    int64_t P = xconv_problem_out_h(p), Q = xconv_problem_out_w(p), kg = p->k / p->groups;
+    int tile_h = t->flat ? t->block_h : t->wg_h * t->block_h;
+    int tile_w = t->flat ? t->block_w : t->wg_w * t->block_w;
+    return (int64_t)ceil_div(P, tile_h) * ceil_div(Q, tile_w) * p->groups *
+           ceil_div(kg, t->block_k) * p->n;
+}
+
 // Fills the derived fields of candidate t and returns true when it fits the device.
 static bool candidate_fits(xconv_direct_kind kind, const xconv_device_info *info,
                            const xconv_problem *p, xconv_direct_tiling *t)
 {
-    int64_t P = xconv_problem_out_h(p), Q = xconv_problem_out_w(p), kg = p->k / p->groups;
+    int64_t kg = p->k / p->groups;
     // Sizes inside the problem and the device's work-group limits.
     size_t max_wg = info->max_work_group_size ? info->max_work_group_size : 1;
     if (t->wg_w < 1 || t->wg_h < 1 || t->block_w < 1 || t->block_h < 1 || t->block_k < 1 ||
@@ -339,8 +349,7 @@ static bool candidate_fits(xconv_direct_kind kind, const xconv_device_info *info
         (unrolled > UNROLL_MAX || (t->unroll_c && unrolled * t->chunk_c > UNROLL_MAX)))
         return false;
     t->local_mem_bytes = local_bytes(kind, p, t);
-    int64_t groups = (int64_t)ceil_div(P, tile_h) * ceil_div(Q, tile_w) * p->groups *
-                     ceil_div(kg, t->block_k) * p->n;
+    int64_t groups = tile_count(p, t);
     if (groups > XCONV_MAX_INDEX || (t->flat && groups * t->wg_w > XCONV_MAX_INDEX))
         return false;
     if (t->flat)
@@ -454,9 +463,8 @@ xconv_status xconv_direct_choose(const xconv_device_info *info, const xconv_prob
                     xconv_direct_tiling t = {.wg_w = 1, .wg_h = whole ? (int)rows : wg_sizes[b],
                                              .block_w = vec_q, .block_h = bh, .block_k = bk,
                                              .strip = 1, .vec_q = vec_q};
-                    int64_t groups = ceil_div(rows, t.wg_h) * ceil_div(Q, vec_q) * p->groups *
-                                     ceil_div(kg, bk) * p->n;
-                    if (whole ? rows <= VEC_WG_H_MAX || groups >= cus : t.wg_h > VEC_WG_H_MAX)
+                    if (whole ? rows <= VEC_WG_H_MAX || tile_count(p, &t) >= cus
+                              : t.wg_h > VEC_WG_H_MAX)
                         continue;  // whole-image columns only for tiny problems
                     if (t.wg_h > 1 && (int64_t)(t.wg_h / 2) * bh >= P)
                         continue;  // no work-group taller than the output

@@ -73,6 +73,8 @@ static void opencl_close(void *vctx)
     }
     if (ctx->timer_event)
         clReleaseEvent(ctx->timer_event);
+    if (ctx->region_last)
+        clReleaseEvent(ctx->region_last);
     if (ctx->stamp_kernel)
         clReleaseKernel(ctx->stamp_kernel);
     if (ctx->stamp_program)
@@ -142,7 +144,7 @@ static cl_int touch_buffer(opencl_context *ctx, cl_mem mem)
     rc = clWaitForEvents(1, &ev);
     cl_int exec = CL_COMPLETE;
     clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof exec, &exec, NULL);
-    clReleaseEvent(ev);
+    xconv_opencl_region_note(ctx, ev);
     return exec < 0 ? exec : rc;
 }
 
@@ -213,8 +215,11 @@ static xconv_status opencl_buffer_write(void *vctx, xconv_buffer *buf, size_t of
     xconv_status st = check_range(buf, offset, bytes, "write", err);
     if (st != XCONV_OK || bytes == 0)
         return st;
+    cl_event ev;
     cl_int rc = clEnqueueWriteBuffer(ctx->queue, buf->mem, CL_TRUE, offset, bytes, src, 0, NULL,
-                                     NULL);
+                                     xconv_opencl_region_slot(ctx, &ev));
+    if (rc == CL_SUCCESS)
+        xconv_opencl_region_note(ctx, ev);
     return rc == CL_SUCCESS ? XCONV_OK : xconv_opencl_fail(err, rc, "clEnqueueWriteBuffer");
 }
 
@@ -225,8 +230,11 @@ static xconv_status opencl_buffer_read(void *vctx, xconv_buffer *buf, size_t off
     xconv_status st = check_range(buf, offset, bytes, "read", err);
     if (st != XCONV_OK || bytes == 0)
         return st;
+    cl_event ev;
     cl_int rc = clEnqueueReadBuffer(ctx->queue, buf->mem, CL_TRUE, offset, bytes, dst, 0, NULL,
-                                    NULL);
+                                    xconv_opencl_region_slot(ctx, &ev));
+    if (rc == CL_SUCCESS)
+        xconv_opencl_region_note(ctx, ev);
     return rc == CL_SUCCESS ? XCONV_OK : xconv_opencl_fail(err, rc, "clEnqueueReadBuffer");
 }
 
@@ -240,8 +248,12 @@ static xconv_status opencl_buffer_fill(void *vctx, xconv_buffer *buf, size_t cou
     if (st != XCONV_OK || count == 0)
         return st;
     cl_float pattern = value;
+    cl_event ev;
     cl_int rc = clEnqueueFillBuffer(ctx->queue, buf->mem, &pattern, sizeof pattern, 0,
-                                    count * sizeof pattern, 0, NULL, NULL);
+                                    count * sizeof pattern, 0, NULL,
+                                    xconv_opencl_region_slot(ctx, &ev));
+    if (rc == CL_SUCCESS)
+        xconv_opencl_region_note(ctx, ev);
     return rc == CL_SUCCESS ? XCONV_OK : xconv_opencl_fail(err, rc, "clEnqueueFillBuffer");
 }
 
@@ -553,25 +565,51 @@ static xconv_status opencl_launch(void *vctx, xconv_program *prog, const xconv_l
         if (st != XCONV_OK)
             return st;
     }
+    cl_event ev;
     cl_int rc = clEnqueueNDRangeKernel(ctx->queue, k->kernel, (cl_uint)l->dims, NULL, l->global,
-                                       l->local, 0, NULL, NULL);
-    return rc == CL_SUCCESS ? XCONV_OK : enqueue_failure(ctx, k, l, rc, err);
+                                       l->local, 0, NULL, xconv_opencl_region_slot(ctx, &ev));
+    if (rc != CL_SUCCESS)
+        return enqueue_failure(ctx, k, l, rc, err);
+    xconv_opencl_region_note(ctx, ev);
+    return XCONV_OK;
 }
 
 // ---------------------------------------------------------------------------------------------
 // Timing
 //
 // A timed region may hold several of our launches and CLBlast calls, and CLBlast enqueues
-// kernels (several per call: pad, transpose, gemm) whose events we never see. So the region is
-// bracketed by two one-work-item "stamp" kernels on the in-order queue, and its time is
-// START(second stamp) - END(first stamp): everything enqueued between them ran in that span.
-// The span also holds any gap in which the device sat idle waiting for the host (CLBlast
-// compiling on its first call, say), so callers warm up before timing.
+// kernels (several per call: im2col, pad, transpose, gemm) of which it returns only the last
+// one's event. So timer_start enqueues a one-work-item "stamp" kernel on the in-order queue,
+// every command inside the region keeps its event (CLBlast's calls keep the event they return),
+// and the region's time is END(last command) - END(stamp): everything enqueued in between ran in
+// that span. Like CUDA's start event, the stamp charges the region one gap between commands (the
+// device starting its first command); the region ends with its own last command, not at the
+// start of a later one. The span also holds any time the device sat idle waiting for the host
+// (CLBlast compiling on its first call, say), so callers warm up before timing.
 
 static const char stamp_source[] = "__kernel void xconv_stamp(void) {}\n";
 
-// Enqueues one stamp and returns its event in *ev; builds the stamp kernel on first use.
-static xconv_status enqueue_stamp(opencl_context *ctx, cl_event *ev, xconv_error *err)
+cl_event *xconv_opencl_region_slot(opencl_context *ctx, cl_event *ev)
+{
+    *ev = NULL;
+    return ctx->timer_event ? ev : NULL;
+}
+
+void xconv_opencl_region_note(opencl_context *ctx, cl_event ev)
+{
+    if (!ev)
+        return;
+    if (!ctx->timer_event) {
+        clReleaseEvent(ev);
+        return;
+    }
+    if (ctx->region_last)
+        clReleaseEvent(ctx->region_last);
+    ctx->region_last = ev;
+}
+
+// Enqueues the start stamp into ctx->timer_event; builds the stamp kernel on first use.
+static xconv_status enqueue_stamp(opencl_context *ctx, xconv_error *err)
 {
     if (!ctx->stamp_kernel) {
         if (!ctx->stamp_program) {
@@ -587,18 +625,29 @@ static xconv_status enqueue_stamp(opencl_context *ctx, cl_event *ev, xconv_error
     }
     size_t one = 1;
     cl_int rc = clEnqueueNDRangeKernel(ctx->queue, ctx->stamp_kernel, 1, NULL, &one, &one, 0,
-                                       NULL, ev);
-    return rc == CL_SUCCESS ? XCONV_OK : xconv_opencl_fail(err, rc, "enqueueing a timer stamp");
+                                       NULL, &ctx->timer_event);
+    if (rc == CL_SUCCESS)
+        return XCONV_OK;
+    ctx->timer_event = NULL;
+    return xconv_opencl_fail(err, rc, "enqueueing the timer's stamp");
+}
+
+// Ends any region: releases its stamp and last command.
+static void region_release(opencl_context *ctx)
+{
+    if (ctx->region_last)
+        clReleaseEvent(ctx->region_last);
+    if (ctx->timer_event)
+        clReleaseEvent(ctx->timer_event);
+    ctx->region_last = NULL;
+    ctx->timer_event = NULL;
 }
 
 static xconv_status opencl_timer_start(void *vctx, xconv_error *err)
 {
     opencl_context *ctx = vctx;
-    if (ctx->timer_event) {
-        clReleaseEvent(ctx->timer_event);
-        ctx->timer_event = NULL;
-    }
-    return enqueue_stamp(ctx, &ctx->timer_event, err);
+    region_release(ctx);
+    return enqueue_stamp(ctx, err);
 }
 
 static xconv_status opencl_timer_stop(void *vctx, double *ms, xconv_error *err)
@@ -607,25 +656,22 @@ static xconv_status opencl_timer_stop(void *vctx, double *ms, xconv_error *err)
     *ms = 0.0;
     if (!ctx->timer_event)
         return xconv_error_set(err, XCONV_ERR_INVALID, "timer_stop without timer_start");
-    cl_event stop = NULL;
-    xconv_status st = enqueue_stamp(ctx, &stop, err);
-    cl_int rc = st == XCONV_OK ? clWaitForEvents(1, &stop) : CL_SUCCESS;
-    cl_ulong end = 0, start = 0;
-    if (st == XCONV_OK && rc == CL_SUCCESS)
-        rc = clGetEventProfilingInfo(ctx->timer_event, CL_PROFILING_COMMAND_END, sizeof end, &end,
-                                     NULL);
-    if (st == XCONV_OK && rc == CL_SUCCESS)
-        rc = clGetEventProfilingInfo(stop, CL_PROFILING_COMMAND_START, sizeof start, &start,
-                                     NULL);
-    if (stop)
-        clReleaseEvent(stop);
-    clReleaseEvent(ctx->timer_event);
-    ctx->timer_event = NULL;
-    if (st != XCONV_OK)
-        return st;
+    if (!ctx->region_last) {  // nothing ran in the region
+        region_release(ctx);
+        return XCONV_OK;
+    }
+    cl_ulong begin = 0, end = 0;
+    cl_int rc = clWaitForEvents(1, &ctx->region_last);
+    if (rc == CL_SUCCESS)
+        rc = clGetEventProfilingInfo(ctx->timer_event, CL_PROFILING_COMMAND_END, sizeof begin,
+                                     &begin, NULL);
+    if (rc == CL_SUCCESS)
+        rc = clGetEventProfilingInfo(ctx->region_last, CL_PROFILING_COMMAND_END, sizeof end,
+                                     &end, NULL);
+    region_release(ctx);
     if (rc != CL_SUCCESS)
         return xconv_opencl_fail(err, rc, "reading the timer's profiling events");
-    *ms = start > end ? (double)(start - end) * 1e-6 : 0.0;
+    *ms = end > begin ? (double)(end - begin) * 1e-6 : 0.0;
     return XCONV_OK;
 }
 

@@ -3,6 +3,7 @@
 // timing, CLBlast's SGEMM and convgemm against host computations, and the error paths.
 #include <math.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "backend.h"
 #include "tests/check.h"
@@ -13,6 +14,14 @@ static const xconv_backend_iface *be;
 // Host helpers
 
 // Deterministic values in [-1, 1) from a small LCG.
+// The host's monotonic clock in milliseconds.
+static double host_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
+}
+
 static void fill_random(float *v, size_t n, uint32_t seed)
 {
     for (size_t i = 0; i < n; i++) {
@@ -193,6 +202,11 @@ static void test_programs(void *ctx)
     CHECK(be->timer_stop(ctx, &region, &err) == XCONV_OK);
     CHECK_MSG(region > 0.0 && region < 10000.0, "%g ms", region);
     CHECK(be->timer_stop(ctx, &region, &err) == XCONV_ERR_INVALID);
+    // A region in which nothing ran takes no time.
+    CHECK(be->timer_start(ctx, &err) == XCONV_OK);
+    region = -1.0;
+    CHECK(be->timer_stop(ctx, &region, &err) == XCONV_OK);
+    CHECK_MSG(region == 0.0, "%g ms", region);
 
     // Error paths: missing kernel, wrong argument count, bad geometry.
     l.kernel = "no_such_kernel";
@@ -271,8 +285,15 @@ static void test_sgemm(void *ctx, size_t a_stride_mats)
                          .b = bb, .b_offset = OFF, .ldb = LDB, .b_stride = b_stride,
                          .c = bc, .c_offset = OFF, .ldc = LDC, .c_stride = c_stride,
                          .batch = BATCH};
+    // Timed as a region: it ends with the event CLBlast returns, so it is not empty, and it
+    // lies inside the host's time around it.
+    double region = 0.0, host_before = host_ms();
+    CHECK(be->timer_start(ctx, &err) == XCONV_OK);
     xconv_status st = be->sgemm(ctx, &g, &err);
     CHECK_MSG(st == XCONV_OK, "%s", err.msg);
+    CHECK(be->timer_stop(ctx, &region, &err) == XCONV_OK);
+    double host = host_ms() - host_before;
+    CHECK_MSG(region > 0.0 && region <= host, "region %g ms, host %g ms", region, host);
     CHECK(be->buffer_read(ctx, bc, 0, c_len * 4, c, &err) == XCONV_OK);
     int bad = 0;
     for (size_t bi = 0; bi < BATCH; bi++)

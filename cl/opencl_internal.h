@@ -25,7 +25,6 @@ typedef struct opencl_context {
     cl_program stamp_program;   // the one-work-item kernel that marks timer regions
     cl_kernel stamp_kernel;
     cl_event timer_event;       // the stamp timer_start enqueued, NULL outside a region
-    cl_event region_last;       // the event of the region's latest command, NULL before one
 } opencl_context;
 
 // Every device of every platform, in enumeration order (the index is backend_index).
@@ -62,15 +61,6 @@ bool xconv_opencl_conv_supports(void *ctx, const char *algo, const xconv_problem
 xconv_status xconv_opencl_conv(void *ctx, const char *algo, const xconv_problem *p,
                                xconv_buffer *x, xconv_buffer *w, xconv_buffer *y,
                                xconv_buffer *workspace, xconv_error *err);
-
-// Inside a timed region every command keeps its event, so that the region ends where its last
-// command ended. Returns `ev` (set to NULL) inside a region, to pass as the command's event,
-// and NULL outside one.
-cl_event *xconv_opencl_region_slot(opencl_context *ctx, cl_event *ev);
-
-// Takes ev (NULL is fine): inside a region it becomes the region's last command, replacing the
-// one before; outside a region it is released.
-void xconv_opencl_region_note(opencl_context *ctx, cl_event ev);
 
 // Drops CLBlast's process-wide caches of compiled kernels; called when the last context closes,
 // since those caches hold references to the context's programs.

@@ -202,11 +202,13 @@ static void test_programs(void *ctx)
     CHECK(be->timer_stop(ctx, &region, &err) == XCONV_OK);
     CHECK_MSG(region > 0.0 && region < 10000.0, "%g ms", region);
     CHECK(be->timer_stop(ctx, &region, &err) == XCONV_ERR_INVALID);
-    // A region in which nothing ran takes no time.
+    // An empty region is the gap between the two marks, no more than the host saw pass.
+    double host_before = host_ms();
     CHECK(be->timer_start(ctx, &err) == XCONV_OK);
     region = -1.0;
     CHECK(be->timer_stop(ctx, &region, &err) == XCONV_OK);
-    CHECK_MSG(region == 0.0, "%g ms", region);
+    double host = host_ms() - host_before;
+    CHECK_MSG(region >= 0.0 && region <= host, "region %g ms, host %g ms", region, host);
 
     // Error paths: missing kernel, wrong argument count, bad geometry.
     l.kernel = "no_such_kernel";
@@ -285,8 +287,7 @@ static void test_sgemm(void *ctx, size_t a_stride_mats)
                          .b = bb, .b_offset = OFF, .ldb = LDB, .b_stride = b_stride,
                          .c = bc, .c_offset = OFF, .ldc = LDC, .c_stride = c_stride,
                          .batch = BATCH};
-    // Timed as a region: it ends with the event CLBlast returns, so it is not empty, and it
-    // lies inside the host's time around it.
+    // Timed as a region, it takes some time, and no more than the host saw pass around it.
     double region = 0.0, host_before = host_ms();
     CHECK(be->timer_start(ctx, &err) == XCONV_OK);
     xconv_status st = be->sgemm(ctx, &g, &err);

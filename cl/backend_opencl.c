@@ -73,6 +73,8 @@ static void opencl_close(void *vctx)
     }
     if (ctx->timer_event)
         clReleaseEvent(ctx->timer_event);
+    if (ctx->region_last)
+        clReleaseEvent(ctx->region_last);
     if (ctx->stamp_kernel)
         clReleaseKernel(ctx->stamp_kernel);
     if (ctx->stamp_program)
@@ -122,6 +124,9 @@ static xconv_status opencl_open(int index, void **out, xconv_error *err)
                     &ctx->max_alloc_bytes, NULL);
     clGetDeviceInfo(ctx->device, CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE, sizeof(cl_ulong),
                     &ctx->const_mem_bytes, NULL);
+    cl_device_type type = 0;
+    clGetDeviceInfo(ctx->device, CL_DEVICE_TYPE, sizeof type, &type, NULL);
+    ctx->region_events = (type & CL_DEVICE_TYPE_CPU) != 0;
     *out = ctx;
     return XCONV_OK;
 }
@@ -142,7 +147,7 @@ static cl_int touch_buffer(opencl_context *ctx, cl_mem mem)
     rc = clWaitForEvents(1, &ev);
     cl_int exec = CL_COMPLETE;
     clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof exec, &exec, NULL);
-    clReleaseEvent(ev);
+    xconv_opencl_region_note(ctx, ev);
     return exec < 0 ? exec : rc;
 }
 
@@ -213,8 +218,11 @@ static xconv_status opencl_buffer_write(void *vctx, xconv_buffer *buf, size_t of
     xconv_status st = check_range(buf, offset, bytes, "write", err);
     if (st != XCONV_OK || bytes == 0)
         return st;
+    cl_event ev;
     cl_int rc = clEnqueueWriteBuffer(ctx->queue, buf->mem, CL_TRUE, offset, bytes, src, 0, NULL,
-                                     NULL);
+                                     xconv_opencl_region_slot(ctx, &ev));
+    if (rc == CL_SUCCESS)
+        xconv_opencl_region_note(ctx, ev);
     return rc == CL_SUCCESS ? XCONV_OK : xconv_opencl_fail(err, rc, "clEnqueueWriteBuffer");
 }
 
@@ -225,8 +233,11 @@ static xconv_status opencl_buffer_read(void *vctx, xconv_buffer *buf, size_t off
     xconv_status st = check_range(buf, offset, bytes, "read", err);
     if (st != XCONV_OK || bytes == 0)
         return st;
+    cl_event ev;
     cl_int rc = clEnqueueReadBuffer(ctx->queue, buf->mem, CL_TRUE, offset, bytes, dst, 0, NULL,
-                                    NULL);
+                                    xconv_opencl_region_slot(ctx, &ev));
+    if (rc == CL_SUCCESS)
+        xconv_opencl_region_note(ctx, ev);
     return rc == CL_SUCCESS ? XCONV_OK : xconv_opencl_fail(err, rc, "clEnqueueReadBuffer");
 }
 
@@ -240,8 +251,12 @@ static xconv_status opencl_buffer_fill(void *vctx, xconv_buffer *buf, size_t cou
     if (st != XCONV_OK || count == 0)
         return st;
     cl_float pattern = value;
+    cl_event ev;
     cl_int rc = clEnqueueFillBuffer(ctx->queue, buf->mem, &pattern, sizeof pattern, 0,
-                                    count * sizeof pattern, 0, NULL, NULL);
+                                    count * sizeof pattern, 0, NULL,
+                                    xconv_opencl_region_slot(ctx, &ev));
+    if (rc == CL_SUCCESS)
+        xconv_opencl_region_note(ctx, ev);
     return rc == CL_SUCCESS ? XCONV_OK : xconv_opencl_fail(err, rc, "clEnqueueFillBuffer");
 }
 
@@ -553,25 +568,54 @@ static xconv_status opencl_launch(void *vctx, xconv_program *prog, const xconv_l
         if (st != XCONV_OK)
             return st;
     }
+    cl_event ev;
     cl_int rc = clEnqueueNDRangeKernel(ctx->queue, k->kernel, (cl_uint)l->dims, NULL, l->global,
-                                       l->local, 0, NULL, NULL);
-    return rc == CL_SUCCESS ? XCONV_OK : enqueue_failure(ctx, k, l, rc, err);
+                                       l->local, 0, NULL, xconv_opencl_region_slot(ctx, &ev));
+    if (rc != CL_SUCCESS)
+        return enqueue_failure(ctx, k, l, rc, err);
+    xconv_opencl_region_note(ctx, ev);
+    return XCONV_OK;
 }
 
 // ---------------------------------------------------------------------------------------------
 // Timing
 //
 // A timed region may hold several of our launches and CLBlast calls, and CLBlast enqueues
-// kernels (several per call: im2col, pad, transpose, gemm) whose events we never see. So
-// timer_start enqueues a one-work-item "stamp" kernel on the in-order queue and timer_stop a
-// marker, which completes only once every command before it has; the region's time is
-// END(marker) - END(stamp). Our own commands carry no events: on NVIDIA's OpenCL a kernel that
-// returns an event starts several microseconds later. The start is a kernel, not a marker: with
-// a marker there, PoCL read the same kernel 10-25% longer. The span also holds any time the device sat idle waiting for the host (CLBlast
-// compiling on its first call, say), so callers warm up before timing. docs/validation.md
-// ("Timing") has the measurements behind these choices.
+// kernels (several per call: im2col, pad, transpose, gemm) of which it returns only the last
+// one's event. timer_start enqueues a one-work-item "stamp" kernel on the in-order queue, and
+// the region's time runs from END(stamp) to the region's end as the device reports it:
+// - on a CPU device, the END of the region's last command: every command in the region keeps
+//   its event (each CLBlast call the one it returns). A host thread runs the queue there, and
+//   notices a command's end only later (15-25 us on PoCL's 16 threads), so any mark enqueued
+//   after the region (a marker, a second stamp) completes that much after the region did;
+// - on other devices, the END of a marker enqueued after the region, which completes only once
+//   every command before it has (2 us after the last kernel on NVIDIA's OpenCL). There our
+//   commands carry no events: NVIDIA's OpenCL starts a kernel that returns an event 7 us later.
+// Either way the region is charged one gap between commands, the device starting its first
+// command after the stamp, as CUDA's start event charges it. The span also holds any time the
+// device sat idle waiting for the host (CLBlast compiling on its first call, say), so callers
+// warm up before timing. docs/validation.md ("Timing") has the measurements.
 
 static const char stamp_source[] = "__kernel void xconv_stamp(void) {}\n";
+
+cl_event *xconv_opencl_region_slot(opencl_context *ctx, cl_event *ev)
+{
+    *ev = NULL;
+    return ctx->timer_event && ctx->region_events ? ev : NULL;
+}
+
+void xconv_opencl_region_note(opencl_context *ctx, cl_event ev)
+{
+    if (!ev)
+        return;
+    if (!ctx->timer_event || !ctx->region_events) {
+        clReleaseEvent(ev);
+        return;
+    }
+    if (ctx->region_last)
+        clReleaseEvent(ctx->region_last);
+    ctx->region_last = ev;
+}
 
 // Enqueues the start stamp into ctx->timer_event; builds the stamp kernel on first use.
 static xconv_status enqueue_stamp(opencl_context *ctx, xconv_error *err)
@@ -597,13 +641,21 @@ static xconv_status enqueue_stamp(opencl_context *ctx, xconv_error *err)
     return xconv_opencl_fail(err, rc, "enqueueing the timer's stamp");
 }
 
+// Ends any region: releases its stamp and last command.
+static void region_release(opencl_context *ctx)
+{
+    if (ctx->region_last)
+        clReleaseEvent(ctx->region_last);
+    if (ctx->timer_event)
+        clReleaseEvent(ctx->timer_event);
+    ctx->region_last = NULL;
+    ctx->timer_event = NULL;
+}
+
 static xconv_status opencl_timer_start(void *vctx, xconv_error *err)
 {
     opencl_context *ctx = vctx;
-    if (ctx->timer_event) {
-        clReleaseEvent(ctx->timer_event);
-        ctx->timer_event = NULL;
-    }
+    region_release(ctx);
     return enqueue_stamp(ctx, err);
 }
 
@@ -613,23 +665,28 @@ static xconv_status opencl_timer_stop(void *vctx, double *ms, xconv_error *err)
     *ms = 0.0;
     if (!ctx->timer_event)
         return xconv_error_set(err, XCONV_ERR_INVALID, "timer_stop without timer_start");
-    cl_event stop = NULL;
-    cl_int rc = clEnqueueMarkerWithWaitList(ctx->queue, 0, NULL, &stop);
-    const char *what = "enqueueing the timer's end marker";
-    if (rc == CL_SUCCESS) {
-        what = "reading the timer's profiling events";
-        rc = clWaitForEvents(1, &stop);
+    // The region's end: its last command's event, or a marker after it.
+    cl_event end_event = ctx->region_last, marker = NULL;
+    cl_int rc = CL_SUCCESS;
+    const char *what = "reading the timer's profiling events";
+    if (!end_event) {
+        rc = clEnqueueMarkerWithWaitList(ctx->queue, 0, NULL, &marker);
+        end_event = marker;
+        if (rc != CL_SUCCESS)
+            what = "enqueueing the timer's end marker";
     }
+    if (rc == CL_SUCCESS)
+        rc = clWaitForEvents(1, &end_event);
     cl_ulong begin = 0, end = 0;
     if (rc == CL_SUCCESS)
         rc = clGetEventProfilingInfo(ctx->timer_event, CL_PROFILING_COMMAND_END, sizeof begin,
                                      &begin, NULL);
     if (rc == CL_SUCCESS)
-        rc = clGetEventProfilingInfo(stop, CL_PROFILING_COMMAND_END, sizeof end, &end, NULL);
-    if (stop)
-        clReleaseEvent(stop);
-    clReleaseEvent(ctx->timer_event);
-    ctx->timer_event = NULL;
+        rc = clGetEventProfilingInfo(end_event, CL_PROFILING_COMMAND_END, sizeof end, &end,
+                                     NULL);
+    if (marker)
+        clReleaseEvent(marker);
+    region_release(ctx);
     if (rc != CL_SUCCESS)
         return xconv_opencl_fail(err, rc, what);
     *ms = end > begin ? (double)(end - begin) * 1e-6 : 0.0;

@@ -9,6 +9,9 @@
 
 #define CONVGEMM_ALGO "clblast_convgemm"
 
+// Each CLBlast call returns the event of the last kernel it enqueued; inside a timed region that
+// event ends the region (xconv_opencl_region_note), so the region covers the whole call.
+
 // ---------------------------------------------------------------------------------------------
 // Status codes
 
@@ -62,13 +65,6 @@ static xconv_status clblast_fail(xconv_error *err, CLBlastStatusCode code, const
                            name[0] ? " (" : "", name, name[0] ? ")" : "");
 }
 
-// Releases the event a CLBlast call returned, when it returned one.
-static void release_event(cl_event ev)
-{
-    if (ev)
-        clReleaseEvent(ev);
-}
-
 void xconv_opencl_clblast_release(void)
 {
     CLBlastClearCache();
@@ -87,7 +83,7 @@ static CLBlastStatusCode sgemm_loop(opencl_context *ctx, const xconv_gemm_args *
             g->a->mem, g->a_offset + b * g->a_stride, g->lda,
             g->b->mem, g->b_offset + b * g->b_stride, g->ldb, 0.0f,
             g->c->mem, g->c_offset + b * g->c_stride, g->ldc, &ctx->queue, &ev);
-        release_event(ev);
+        xconv_opencl_region_note(ctx, ev);
         if (rc != CLBlastSuccess)
             return rc;
     }
@@ -107,7 +103,7 @@ xconv_status xconv_opencl_sgemm(void *vctx, const xconv_gemm_args *g, xconv_erro
         g->a->mem, g->a_offset, g->lda, g->a_stride,
         g->b->mem, g->b_offset, g->ldb, g->b_stride, 0.0f,
         g->c->mem, g->c_offset, g->ldc, g->c_stride, g->batch, &ctx->queue, &ev);
-    release_event(ev);
+    xconv_opencl_region_note(ctx, ev);
     // A shared (stride 0) operand is legal here; should a CLBlast version refuse it, a loop of
     // single calls computes the same product.
     if (rc != CLBlastSuccess && g->batch > 1 && (g->a_stride == 0 || g->b_stride == 0))
@@ -160,6 +156,6 @@ xconv_status xconv_opencl_conv(void *vctx, const char *algo, const xconv_problem
         (size_t)p->r, (size_t)p->s, (size_t)p->pad_h, (size_t)p->pad_w, (size_t)p->stride_h,
         (size_t)p->stride_w, (size_t)p->dil_h, (size_t)p->dil_w, (size_t)p->k, (size_t)p->n,
         x->mem, 0, w->mem, 0, y->mem, 0, &ctx->queue, &ev);
-    release_event(ev);
+    xconv_opencl_region_note(ctx, ev);
     return rc == CLBlastSuccess ? XCONV_OK : clblast_fail(err, rc, "CLBlastSconvgemm");
 }

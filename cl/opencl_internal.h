@@ -4,6 +4,7 @@
 #define XCONV_OPENCL_INTERNAL_H
 
 #include <CL/cl.h>
+#include <stdbool.h>
 
 #include "backend.h"
 
@@ -25,6 +26,8 @@ typedef struct opencl_context {
     cl_program stamp_program;   // the one-work-item kernel that marks timer regions
     cl_kernel stamp_kernel;
     cl_event timer_event;       // the stamp timer_start enqueued, NULL outside a region
+    bool region_events;         // commands in a timed region keep their events (CPU devices)
+    cl_event region_last;       // then the event of the region's latest command, NULL before one
 } opencl_context;
 
 // Every device of every platform, in enumeration order (the index is backend_index).
@@ -61,6 +64,15 @@ bool xconv_opencl_conv_supports(void *ctx, const char *algo, const xconv_problem
 xconv_status xconv_opencl_conv(void *ctx, const char *algo, const xconv_problem *p,
                                xconv_buffer *x, xconv_buffer *w, xconv_buffer *y,
                                xconv_buffer *workspace, xconv_error *err);
+
+// On CPU devices every command inside a timed region keeps its event, so that the region ends
+// where its last command ended. Returns `ev` (set to NULL) then, to pass as the command's event,
+// and NULL otherwise.
+cl_event *xconv_opencl_region_slot(opencl_context *ctx, cl_event *ev);
+
+// Takes ev (NULL is fine): inside a region on a CPU device it becomes the region's last command,
+// replacing the one before; otherwise it is released.
+void xconv_opencl_region_note(opencl_context *ctx, cl_event ev);
 
 // Drops CLBlast's process-wide caches of compiled kernels; called when the last context closes,
 // since those caches hold references to the context's programs.

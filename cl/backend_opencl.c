@@ -590,7 +590,7 @@ static xconv_status opencl_launch(void *vctx, xconv_program *prog, const xconv_l
 //   after the region (a marker, a second stamp) completes that much after the region did;
 // - on other devices, the END of a marker enqueued after the region, which completes only once
 //   every command before it has (2 us after the last kernel on NVIDIA's OpenCL). There our
-//   commands carry no events: NVIDIA's OpenCL starts a kernel that returns an event 7 us later.
+//   commands carry no events: NVIDIA's OpenCL starts a kernel that returns an event 6-8 us later.
 // Either way the region is charged one gap between commands, the device starting its first
 // command after the stamp, as CUDA's start event charges it. The span also holds any time the
 // device sat idle waiting for the host (CLBlast compiling on its first call, say), so callers

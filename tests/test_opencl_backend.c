@@ -14,7 +14,6 @@ static const xconv_backend_iface *be;
 // ---------------------------------------------------------------------------------------------
 // Host helpers
 
-// Deterministic values in [-1, 1) from a small LCG.
 // The host's monotonic clock in milliseconds.
 static double host_ms(void)
 {
@@ -35,6 +34,7 @@ static void check_region_end(void *ctx, const char *after)
               after, oc->region_last ? "a" : "no", cpu ? "CPU" : "non-CPU");
 }
 
+// Deterministic values in [-1, 1) from a small LCG.
 static void fill_random(float *v, size_t n, uint32_t seed)
 {
     for (size_t i = 0; i < n; i++) {

@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "clock.h"
 #include "opencl_internal.h"
 
 // A kernel object created from a program, kept for the program's life.
@@ -29,13 +29,6 @@ struct xconv_program {
 
 // Contexts open in this process; CLBlast's caches are dropped when it returns to 0.
 static atomic_int open_contexts;
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
 
 // ---------------------------------------------------------------------------------------------
 // Open and close
@@ -376,10 +369,10 @@ static xconv_status opencl_program_build(void *vctx, const char *source, const c
             return XCONV_OK;
         }
     }
-    double t0 = now_ms();
+    double t0 = xconv_now_ms();
     xconv_status st = compile(ctx, prog->text, prog->options, &prog->program, err);
     if (compile_ms)
-        *compile_ms = now_ms() - t0;
+        *compile_ms = xconv_now_ms() - t0;
     if (st != XCONV_OK) {
         program_release(prog);
         return st;

@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "../host/backend.h"
+#include "../host/clock.h"
 #include "cuda_loader.h"
 #include "cudnn_conv.h"
 #include "nvrtc_compile.h"
@@ -86,14 +86,6 @@ static xconv_status make_current(cuda_ctx *ctx, xconv_error *err)
 {
     CU_TRY(ctx->cu->ctx_set_current(ctx->pctx), "cuCtxSetCurrent");
     return XCONV_OK;
-}
-
-// Returns a monotonic host clock in milliseconds (for compile times).
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
 
 // FNV-1a over a string, continuing from h.
@@ -446,7 +438,7 @@ static xconv_status cuda_program_build(void *vctx, const char *source, const cha
         *out = prog;
         return XCONV_OK;
     }
-    double t0 = now_ms();
+    double t0 = xconv_now_ms();
     xconv_nvrtc_image img;
     xconv_status st = xconv_nvrtc_compile(source, options, ctx->info.cc_major,
                                           ctx->info.cc_minor, true, &img, err);
@@ -478,7 +470,7 @@ static xconv_status cuda_program_build(void *vctx, const char *source, const cha
     prog->next = ctx->programs;
     ctx->programs = prog;
     if (compile_ms)
-        *compile_ms = now_ms() - t0;
+        *compile_ms = xconv_now_ms() - t0;
     *out = prog;
     return XCONV_OK;
 }

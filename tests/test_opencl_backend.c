@@ -3,24 +3,16 @@
 // timing, CLBlast's SGEMM and convgemm against host computations, and the error paths.
 #include <math.h>
 #include <stdint.h>
-#include <time.h>
 
 #include "backend.h"
 #include "cl/opencl_internal.h"
+#include "clock.h"
 #include "tests/check.h"
 
 static const xconv_backend_iface *be;
 
 // ---------------------------------------------------------------------------------------------
 // Host helpers
-
-// The host's monotonic clock in milliseconds.
-static double host_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
-}
 
 // White-box: what will end the timed region now open. On a CPU device it is the event of the
 // region's latest command; elsewhere no command carries an event and a marker ends the region.
@@ -217,11 +209,11 @@ static void test_programs(void *ctx)
     CHECK_MSG(region > 0.0 && region < 10000.0, "%g ms", region);
     CHECK(be->timer_stop(ctx, &region, &err) == XCONV_ERR_INVALID);
     // An empty region is the gap between the two marks, no more than the host saw pass.
-    double host_before = host_ms();
+    double host_before = xconv_now_ms();
     CHECK(be->timer_start(ctx, &err) == XCONV_OK);
     region = -1.0;
     CHECK(be->timer_stop(ctx, &region, &err) == XCONV_OK);
-    double host = host_ms() - host_before;
+    double host = xconv_now_ms() - host_before;
     CHECK_MSG(region >= 0.0 && region <= host, "region %g ms, host %g ms", region, host);
 
     // Error paths: missing kernel, wrong argument count, bad geometry.
@@ -302,13 +294,13 @@ static void test_sgemm(void *ctx, size_t a_stride_mats)
                          .c = bc, .c_offset = OFF, .ldc = LDC, .c_stride = c_stride,
                          .batch = BATCH};
     // Timed as a region, it takes some time, and no more than the host saw pass around it.
-    double region = 0.0, host_before = host_ms();
+    double region = 0.0, host_before = xconv_now_ms();
     CHECK(be->timer_start(ctx, &err) == XCONV_OK);
     xconv_status st = be->sgemm(ctx, &g, &err);
     CHECK_MSG(st == XCONV_OK, "%s", err.msg);
     check_region_end(ctx, "a CLBlast call");
     CHECK(be->timer_stop(ctx, &region, &err) == XCONV_OK);
-    double host = host_ms() - host_before;
+    double host = xconv_now_ms() - host_before;
     CHECK_MSG(region > 0.0 && region <= host, "region %g ms, host %g ms", region, host);
     CHECK(be->buffer_read(ctx, bc, 0, c_len * 4, c, &err) == XCONV_OK);
     int bad = 0;

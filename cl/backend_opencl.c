@@ -30,6 +30,8 @@ struct xconv_program {
 // Contexts open in this process; CLBlast's caches are dropped when it returns to 0.
 static atomic_int open_contexts;
 
+static void region_release(opencl_context *ctx);  // Timing, below
+
 // ---------------------------------------------------------------------------------------------
 // Open and close
 
@@ -64,10 +66,7 @@ static void opencl_close(void *vctx)
         clReleaseMemObject(b->mem);
         free(b);
     }
-    if (ctx->timer_event)
-        clReleaseEvent(ctx->timer_event);
-    if (ctx->region_last)
-        clReleaseEvent(ctx->region_last);
+    region_release(ctx);
     if (ctx->stamp_kernel)
         clReleaseKernel(ctx->stamp_kernel);
     if (ctx->stamp_program)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "device.h"
+#include "program_memo.h"
 
 // ---------------------------------------------------------------------------------------------
 // Backends
@@ -196,6 +197,7 @@ void xconv_device_close(xconv_device *dev)
 {
     if (!dev)
         return;
+    xconv_program_memo_free(dev->programs);  // borrowed pointers: the backend frees programs
     dev->be->close(dev->ctx);
     free(dev);
 }

@@ -7,12 +7,15 @@
 
 #define XCONV_MAX_DEVICES 64
 
+typedef struct xconv_program_memo xconv_program_memo;  // host/program_memo.h
+
 // An open device. Variants enqueue work on it through be and ctx.
 typedef struct xconv_device {
     const xconv_backend_iface *be;
     void *ctx;
     xconv_device_info info;
-    double compile_ms;  // program build time accumulated since it was last reset
+    double compile_ms;             // program build time accumulated since it was last reset
+    xconv_program_memo *programs;  // programs by (kernel source, plan defines), for launches
 } xconv_device;
 
 // One entry of the device list, with a backend's failure kept when it listed nothing.

@@ -27,8 +27,10 @@ static xconv_status plan_vendor_conv(const xconv_device *dev, const char *algo,
                              sizeof reason))
         return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE, "%s", reason);
     plan->workspace_bytes = workspace;
-    if (reason[0])  // the backend's word on its choice, e.g. what cudnn_find picked
-        snprintf(plan->summary, sizeof plan->summary, "%s", reason);
+    // The backend's word on its choice (what cudnn_find picked), cut to the summary's size.
+    if (reason[0])
+        snprintf(plan->summary, sizeof plan->summary, "%.*s", (int)sizeof plan->summary - 1,
+                 reason);
     else
         snprintf(plan->summary, sizeof plan->summary,
                  "vendor library call %s, workspace %zu bytes", algo, workspace);

@@ -5,7 +5,7 @@
 
 #include <stdio.h>
 
-#include "../host/xconv.h"
+#include <xconv/xconv.h>
 
 typedef enum xconv_outcome {
     XCONV_OUTCOME_PASS,           // ran, every element within threshold

@@ -9,7 +9,7 @@
 #include <cudnn.h>
 #include <nvrtc.h>
 
-#include "../host/xconv.h"
+#include <xconv/xconv.h>
 
 // ---------------------------------------------------------------------------------------------
 // Driver API (libcuda.so.1). Members are named after the API call without its "cu" prefix; each

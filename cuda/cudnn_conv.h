@@ -9,7 +9,7 @@
 
 #include <cuda.h>
 
-#include "../host/xconv.h"
+#include <xconv/xconv.h>
 
 // Per-context cuDNN state: the handle (made on first use) and the descriptors of each problem.
 typedef struct xconv_cudnn xconv_cudnn;

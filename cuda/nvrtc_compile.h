@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../host/xconv.h"
+#include <xconv/xconv.h>
 
 // What one compilation produced.
 typedef struct xconv_nvrtc_image {

@@ -3,7 +3,7 @@
 #ifndef XCONV_BACKEND_H
 #define XCONV_BACKEND_H
 
-#include "xconv.h"
+#include <xconv/xconv.h>
 
 #ifdef __cplusplus
 extern "C" {

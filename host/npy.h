@@ -3,7 +3,7 @@
 #ifndef XCONV_NPY_H
 #define XCONV_NPY_H
 
-#include "xconv.h"
+#include <xconv/xconv.h>
 
 #ifdef __cplusplus
 extern "C" {

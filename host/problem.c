@@ -3,7 +3,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "xconv.h"
+#include <xconv/xconv.h>
 
 // ---------------------------------------------------------------------------------------------
 // Overflow-safe arithmetic (the descriptor may hold any int64 before it is checked)

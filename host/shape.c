@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "xconv.h"
+#include <xconv/xconv.h>
 
 // ---------------------------------------------------------------------------------------------
 // The keys

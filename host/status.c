@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "xconv.h"
+#include <xconv/xconv.h>
 
 const char *xconv_status_to_string(xconv_status status)
 {

@@ -2,7 +2,7 @@
 // Suites of named shapes: "standard" (real networks' layers) and "small" (quick correctness runs).
 #include <string.h>
 
-#include "xconv.h"
+#include <xconv/xconv.h>
 
 // ---------------------------------------------------------------------------------------------
 // The shapes (specs in canonical form: xconv_shape_format gives them back unchanged)

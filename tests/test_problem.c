@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Tests of the convolution descriptor: defaults, output sizes, counts, work and every check rule.
 #include "check.h"
-#include "xconv.h"
+#include <xconv/xconv.h>
 
 // ---------------------------------------------------------------------------------------------
 // Helpers

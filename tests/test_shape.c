@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Tests of shape strings (parse, apply, format) and of the named suites.
 #include "check.h"
-#include "xconv.h"
+#include <xconv/xconv.h>
 
 // ---------------------------------------------------------------------------------------------
 // Helpers

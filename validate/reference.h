@@ -3,7 +3,7 @@
 #ifndef XCONV_REFERENCE_H
 #define XCONV_REFERENCE_H
 
-#include "../host/xconv.h"
+#include <xconv/xconv.h>
 
 // Fills out[0..count) with uniform values in [-1, 1) from a portable generator seeded by
 // (seed, stream), so x and w drawn with different streams differ. Never zeros as a pattern.

@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: MIT
-// The OpenCL backend: a context and profiling queue per device, buffers, cached programs,
-// launches and event timing, in one table (device listing and CLBlast live in cl/opencl_*.c).
+// The OpenCL backend: a context and profiling queue per device, buffers, programs, launches
+// and event timing, in one table (device listing and CLBlast live in cl/opencl_*.c).
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "clock.h"
 #include "opencl_internal.h"
 
 // A kernel object created from a program, kept for the program's life.
@@ -17,14 +16,10 @@ typedef struct opencl_kernel {
     struct opencl_kernel *next;
 } opencl_kernel;
 
-// A built program; the cache key is (text, options), looked up by their hash.
-struct xconv_program {
-    uint64_t hash;
-    char *text;       // the dialect, a #line directive, then the caller's source
-    char *options;    // exactly what clBuildProgram got
+// A built program and the kernel objects made from it.
+struct xconv_backend_program {
     cl_program program;
     opencl_kernel *kernels;
-    struct xconv_program *next;
 };
 
 // Contexts open in this process; CLBlast's caches are dropped when it returns to 0.
@@ -35,21 +30,6 @@ static void region_release(opencl_context *ctx);  // Timing, below
 // ---------------------------------------------------------------------------------------------
 // Open and close
 
-static void program_release(xconv_program *prog)
-{
-    for (opencl_kernel *k = prog->kernels, *next; k; k = next) {
-        next = k->next;
-        clReleaseKernel(k->kernel);
-        free(k->name);
-        free(k);
-    }
-    if (prog->program)
-        clReleaseProgram(prog->program);
-    free(prog->text);
-    free(prog->options);
-    free(prog);
-}
-
 static void opencl_close(void *vctx)
 {
     opencl_context *ctx = vctx;
@@ -57,15 +37,6 @@ static void opencl_close(void *vctx)
         return;
     if (ctx->queue)
         clFinish(ctx->queue);
-    for (xconv_program *p = ctx->programs, *next; p; p = next) {
-        next = p->next;
-        program_release(p);
-    }
-    for (xconv_buffer *b = ctx->buffers, *next; b; b = next) {
-        next = b->next;
-        clReleaseMemObject(b->mem);
-        free(b);
-    }
     region_release(ctx);
     if (ctx->stamp_kernel)
         clReleaseKernel(ctx->stamp_kernel);
@@ -143,7 +114,7 @@ static cl_int touch_buffer(opencl_context *ctx, cl_mem mem)
     return exec < 0 ? exec : rc;
 }
 
-static xconv_status opencl_buffer_alloc(void *vctx, size_t bytes, xconv_buffer **out,
+static xconv_status opencl_buffer_alloc(void *vctx, size_t bytes, xconv_backend_buffer **out,
                                         xconv_error *err)
 {
     opencl_context *ctx = vctx;
@@ -152,7 +123,7 @@ static xconv_status opencl_buffer_alloc(void *vctx, size_t bytes, xconv_buffer *
         return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY,
                                "buffer of %zu bytes passes the device's largest allocation of "
                                "%llu bytes", bytes, (unsigned long long)ctx->max_alloc_bytes);
-    xconv_buffer *buf = calloc(1, sizeof *buf);
+    xconv_backend_buffer *buf = calloc(1, sizeof *buf);
     if (!buf)
         return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "out of host memory");
     cl_int rc;
@@ -167,49 +138,30 @@ static xconv_status opencl_buffer_alloc(void *vctx, size_t bytes, xconv_buffer *
         xconv_opencl_fail(err, rc, "clCreateBuffer");
         return xconv_error_prefix(err, "allocating a buffer of %zu bytes", bytes);
     }
-    buf->next = ctx->buffers;
-    if (ctx->buffers)
-        ctx->buffers->prev = buf;
-    ctx->buffers = buf;
     *out = buf;
     return XCONV_OK;
 }
 
-static void opencl_buffer_free(void *vctx, xconv_buffer *buf)
+static void opencl_buffer_free(void *vctx, xconv_backend_buffer *buf)
 {
-    opencl_context *ctx = vctx;
+    (void)vctx;
     if (!buf)
         return;
-    if (buf->prev)
-        buf->prev->next = buf->next;
-    else
-        ctx->buffers = buf->next;
-    if (buf->next)
-        buf->next->prev = buf->prev;
+    for (opencl_view *v = buf->views, *next; v; v = next) {
+        next = v->next;
+        clReleaseMemObject(v->mem);
+        free(v);
+    }
     clReleaseMemObject(buf->mem);
     free(buf);
 }
 
-// Returns XCONV_OK when [offset, offset + bytes) lies inside buf, else XCONV_ERR_INVALID.
-static xconv_status check_range(const xconv_buffer *buf, size_t offset, size_t bytes,
-                                const char *what, xconv_error *err)
-{
-    if (!buf)
-        return xconv_error_set(err, XCONV_ERR_INVALID, "%s: buffer is NULL", what);
-    if (offset > buf->bytes || bytes > buf->bytes - offset)
-        return xconv_error_set(err, XCONV_ERR_INVALID,
-                               "%s of %zu bytes at offset %zu passes the buffer's %zu bytes",
-                               what, bytes, offset, buf->bytes);
-    return XCONV_OK;
-}
-
-static xconv_status opencl_buffer_write(void *vctx, xconv_buffer *buf, size_t offset,
+static xconv_status opencl_buffer_write(void *vctx, xconv_backend_buffer *buf, size_t offset,
                                         size_t bytes, const void *src, xconv_error *err)
 {
     opencl_context *ctx = vctx;
-    xconv_status st = check_range(buf, offset, bytes, "write", err);
-    if (st != XCONV_OK || bytes == 0)
-        return st;
+    if (bytes == 0)
+        return XCONV_OK;
     cl_event ev;
     cl_int rc = clEnqueueWriteBuffer(ctx->queue, buf->mem, CL_TRUE, offset, bytes, src, 0, NULL,
                                      xconv_opencl_region_slot(ctx, &ev));
@@ -218,13 +170,12 @@ static xconv_status opencl_buffer_write(void *vctx, xconv_buffer *buf, size_t of
     return rc == CL_SUCCESS ? XCONV_OK : xconv_opencl_fail(err, rc, "clEnqueueWriteBuffer");
 }
 
-static xconv_status opencl_buffer_read(void *vctx, xconv_buffer *buf, size_t offset,
+static xconv_status opencl_buffer_read(void *vctx, xconv_backend_buffer *buf, size_t offset,
                                        size_t bytes, void *dst, xconv_error *err)
 {
     opencl_context *ctx = vctx;
-    xconv_status st = check_range(buf, offset, bytes, "read", err);
-    if (st != XCONV_OK || bytes == 0)
-        return st;
+    if (bytes == 0)
+        return XCONV_OK;
     cl_event ev;
     cl_int rc = clEnqueueReadBuffer(ctx->queue, buf->mem, CL_TRUE, offset, bytes, dst, 0, NULL,
                                     xconv_opencl_region_slot(ctx, &ev));
@@ -233,15 +184,12 @@ static xconv_status opencl_buffer_read(void *vctx, xconv_buffer *buf, size_t off
     return rc == CL_SUCCESS ? XCONV_OK : xconv_opencl_fail(err, rc, "clEnqueueReadBuffer");
 }
 
-static xconv_status opencl_buffer_fill(void *vctx, xconv_buffer *buf, size_t count, float value,
-                                       xconv_error *err)
+static xconv_status opencl_buffer_fill(void *vctx, xconv_backend_buffer *buf, size_t count,
+                                       float value, xconv_error *err)
 {
     opencl_context *ctx = vctx;
-    if (count > SIZE_MAX / sizeof(cl_float))
-        return xconv_error_set(err, XCONV_ERR_INVALID, "fill of %zu floats overflows", count);
-    xconv_status st = check_range(buf, 0, count * sizeof(cl_float), "fill", err);
-    if (st != XCONV_OK || count == 0)
-        return st;
+    if (count == 0)
+        return XCONV_OK;
     cl_float pattern = value;
     cl_event ev;
     cl_int rc = clEnqueueFillBuffer(ctx->queue, buf->mem, &pattern, sizeof pattern, 0,
@@ -254,16 +202,6 @@ static xconv_status opencl_buffer_fill(void *vctx, xconv_buffer *buf, size_t cou
 
 // ---------------------------------------------------------------------------------------------
 // Programs
-
-// FNV-1a, 64-bit, continued from h over the bytes of s including its terminating zero.
-static uint64_t fnv1a(uint64_t h, const char *s)
-{
-    do {
-        h ^= (unsigned char)*s;
-        h *= 0x100000001b3ull;
-    } while (*s++);
-    return h;
-}
 
 // Returns the device's build log of prog (malloc'd, "" when empty), or NULL without memory.
 static char *build_log(cl_program prog, cl_device_id dev)
@@ -337,47 +275,42 @@ static char *concat3(const char *a, const char *b, const char *c)
     return s;
 }
 
+static void opencl_program_free(void *vctx, xconv_backend_program *prog)
+{
+    (void)vctx;
+    if (!prog)
+        return;
+    for (opencl_kernel *k = prog->kernels, *next; k; k = next) {
+        next = k->next;
+        clReleaseKernel(k->kernel);
+        free(k->name);
+        free(k);
+    }
+    if (prog->program)
+        clReleaseProgram(prog->program);
+    free(prog);
+}
+
 static xconv_status opencl_program_build(void *vctx, const char *source, const char *options,
-                                         xconv_program **out, double *compile_ms,
-                                         xconv_error *err)
+                                         xconv_backend_program **out, xconv_error *err)
 {
     opencl_context *ctx = vctx;
     *out = NULL;
-    if (compile_ms)
-        *compile_ms = 0.0;
     if (!source)
         return xconv_error_set(err, XCONV_ERR_INVALID, "program_build: source is NULL");
-    xconv_program *prog = calloc(1, sizeof *prog);
-    if (prog) {
-        // #line 1 makes the compiler's log count lines from the caller's source.
-        prog->text = concat3(xconv_kernel_dialect(), "\n#line 1\n", source);
-        prog->options = concat3(options ? options : "", options && options[0] ? " " : "",
-                                "-cl-std=CL1.2");
-    }
-    if (!prog || !prog->text || !prog->options) {
-        if (prog)
-            program_release(prog);
-        return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "out of host memory");
-    }
-    prog->hash = fnv1a(fnv1a(0xcbf29ce484222325ull, prog->text), prog->options);
-    for (xconv_program *p = ctx->programs; p; p = p->next) {
-        if (p->hash == prog->hash && strcmp(p->text, prog->text) == 0 &&
-            strcmp(p->options, prog->options) == 0) {
-            program_release(prog);
-            *out = p;
-            return XCONV_OK;
-        }
-    }
-    double t0 = xconv_now_ms();
-    xconv_status st = compile(ctx, prog->text, prog->options, &prog->program, err);
-    if (compile_ms)
-        *compile_ms = xconv_now_ms() - t0;
+    // #line 1 makes the compiler's log count lines from the caller's source.
+    char *text = concat3(xconv_kernel_dialect(), "\n#line 1\n", source);
+    char *full = concat3(options ? options : "", options && options[0] ? " " : "",
+                         "-cl-std=CL1.2");
+    xconv_backend_program *prog = text && full ? calloc(1, sizeof *prog) : NULL;
+    xconv_status st = prog ? compile(ctx, text, full, &prog->program, err)
+                           : xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "out of host memory");
+    free(text);
+    free(full);
     if (st != XCONV_OK) {
-        program_release(prog);
+        opencl_program_free(ctx, prog);
         return st;
     }
-    prog->next = ctx->programs;
-    ctx->programs = prog;
     *out = prog;
     return XCONV_OK;
 }
@@ -399,7 +332,7 @@ static bool name_listed(const char *names, const char *name)
 // Fills err after clCreateKernel answered CL_INVALID_KERNEL_NAME: "no kernel named X" and the
 // names the program does have, or, where the program lists X (Oclgrind does so for kernels it
 // cannot run), that the implementation refused to create it.
-static xconv_status missing_kernel(const xconv_program *prog, const char *name, xconv_error *err)
+static xconv_status missing_kernel(const xconv_backend_program *prog, const char *name, xconv_error *err)
 {
     size_t len = 0;
     clGetProgramInfo(prog->program, CL_PROGRAM_KERNEL_NAMES, 0, NULL, &len);
@@ -420,7 +353,7 @@ static xconv_status missing_kernel(const xconv_program *prog, const char *name, 
 }
 
 // Returns XCONV_OK and the program's kernel `name` (created once, then cached) in *out.
-static xconv_status find_kernel(xconv_program *prog, const char *name, opencl_kernel **out,
+static xconv_status find_kernel(xconv_backend_program *prog, const char *name, opencl_kernel **out,
                                 xconv_error *err)
 {
     for (opencl_kernel *k = prog->kernels; k; k = k->next) {
@@ -450,6 +383,46 @@ static xconv_status find_kernel(xconv_program *prog, const char *name, opencl_ke
     return XCONV_OK;
 }
 
+// Returns a buffer holding `bytes` of buf from byte `offset`, copied there by a command
+// enqueued now (after the work before it, as CUDA copies a constant argument into its
+// __constant__ symbol); the copy's buffer is made once and kept with buf. Returns NULL with err
+// filled on failure.
+static cl_mem constant_copy(opencl_context *ctx, xconv_backend_buffer *buf, size_t offset,
+                            size_t bytes, xconv_error *err)
+{
+    opencl_view *v = buf->views;
+    while (v && !(v->offset == offset && v->bytes == bytes))
+        v = v->next;
+    cl_int rc = CL_SUCCESS;
+    if (!v && (v = calloc(1, sizeof *v)) != NULL) {
+        v->mem = clCreateBuffer(ctx->context, CL_MEM_READ_ONLY, bytes ? bytes : 4, NULL, &rc);
+        if (!v->mem) {
+            free(v);
+            xconv_opencl_fail(err, rc, "clCreateBuffer (constant copy)");
+            return NULL;
+        }
+        v->offset = offset;
+        v->bytes = bytes;
+        v->next = buf->views;
+        buf->views = v;
+    }
+    if (!v) {
+        xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "out of host memory");
+        return NULL;
+    }
+    cl_event ev;
+    if (bytes)
+        rc = clEnqueueCopyBuffer(ctx->queue, buf->mem, v->mem, offset, 0, bytes, 0, NULL,
+                                 xconv_opencl_region_slot(ctx, &ev));
+    if (rc != CL_SUCCESS) {
+        xconv_opencl_fail(err, rc, "clEnqueueCopyBuffer (constant copy)");
+        return NULL;
+    }
+    if (bytes)
+        xconv_opencl_region_note(ctx, ev);
+    return v->mem;
+}
+
 // Sets argument i of kernel k from a; returns XCONV_OK or XCONV_ERR_INVALID naming it.
 static xconv_status set_arg(opencl_context *ctx, opencl_kernel *k, cl_uint i, const xconv_arg *a,
                             xconv_error *err)
@@ -457,20 +430,24 @@ static xconv_status set_arg(opencl_context *ctx, opencl_kernel *k, cl_uint i, co
     cl_int rc;
     cl_int iv = a->i;
     cl_float fv = a->f;
+    cl_mem mem = a->buf ? a->buf->mem : NULL;
     switch (a->kind) {
     case XCONV_ARG_CONSTANT:
-        if (a->buf && (a->bytes > a->buf->bytes || a->bytes > ctx->const_mem_bytes))
+        if (a->bytes > ctx->const_mem_bytes)
             return xconv_error_set(err, XCONV_ERR_INVALID, "kernel '%s' argument %u: constant "
-                                   "data of %zu bytes passes the buffer (%zu) or the device's "
-                                   "constant memory (%llu)", k->name, i, a->bytes,
-                                   a->buf->bytes, (unsigned long long)ctx->const_mem_bytes);
-        // On OpenCL a __constant argument is set like any other buffer.
+                                   "data of %zu bytes passes the device's constant memory "
+                                   "(%llu)", k->name, i, a->bytes,
+                                   (unsigned long long)ctx->const_mem_bytes);
+        // On OpenCL a __constant argument is set like any other buffer; a part of one from an
+        // offset is copied into a buffer of its own first.
+        if (a->buf && a->offset && !(mem = constant_copy(ctx, a->buf, a->offset, a->bytes, err)))
+            return xconv_error_prefix(err, "kernel '%s' argument %u", k->name, i);
         /* fall through */
     case XCONV_ARG_BUFFER:
-        if (!a->buf)
+        if (!mem)
             return xconv_error_set(err, XCONV_ERR_INVALID, "kernel '%s' argument %u: buffer "
                                    "is NULL", k->name, i);
-        rc = clSetKernelArg(k->kernel, i, sizeof(cl_mem), &a->buf->mem);
+        rc = clSetKernelArg(k->kernel, i, sizeof(cl_mem), &mem);
         break;
     case XCONV_ARG_INT:
         rc = clSetKernelArg(k->kernel, i, sizeof iv, &iv);
@@ -540,7 +517,7 @@ static xconv_status enqueue_failure(opencl_context *ctx, const opencl_kernel *k,
                            (unsigned long long)local_mem);
 }
 
-static xconv_status opencl_launch(void *vctx, xconv_program *prog, const xconv_launch *l,
+static xconv_status opencl_launch(void *vctx, xconv_backend_program *prog, const xconv_launch *l,
                                   xconv_error *err)
 {
     opencl_context *ctx = vctx;
@@ -706,6 +683,7 @@ static const xconv_backend_iface opencl_iface = {
     .buffer_read = opencl_buffer_read,
     .buffer_fill = opencl_buffer_fill,
     .program_build = opencl_program_build,
+    .program_free = opencl_program_free,
     .launch = opencl_launch,
     .timer_start = opencl_timer_start,
     .timer_stop = opencl_timer_stop,

@@ -136,8 +136,9 @@ bool xconv_opencl_conv_supports(void *vctx, const char *algo, const xconv_proble
 }
 
 xconv_status xconv_opencl_conv(void *vctx, const char *algo, const xconv_problem *p,
-                               xconv_buffer *x, xconv_buffer *w, xconv_buffer *y,
-                               xconv_buffer *workspace, xconv_error *err)
+                               xconv_backend_buffer *x, xconv_backend_buffer *w,
+                               xconv_backend_buffer *y, xconv_backend_buffer *workspace,
+                               xconv_error *err)
 {
     opencl_context *ctx = vctx;
     (void)workspace;

@@ -8,11 +8,18 @@
 
 #include "backend.h"
 
-// A device buffer; every live one is linked into its context so `close` can free it.
-struct xconv_buffer {
+// A copy of part of a buffer for a constant argument at an offset, made on first use.
+typedef struct opencl_view {
+    size_t offset, bytes;
+    cl_mem mem;
+    struct opencl_view *next;
+} opencl_view;
+
+// A device buffer (the core keeps the registry and checks ranges).
+struct xconv_backend_buffer {
     cl_mem mem;
     size_t bytes;               // the size asked for (at least 4 are allocated)
-    struct xconv_buffer *prev, *next;
+    opencl_view *views;         // copies for constant arguments at an offset
 };
 
 typedef struct opencl_context {
@@ -21,8 +28,6 @@ typedef struct opencl_context {
     cl_command_queue queue;
     uint64_t max_alloc_bytes;   // CL_DEVICE_MAX_MEM_ALLOC_SIZE
     uint64_t const_mem_bytes;   // CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE
-    struct xconv_program *programs;  // the build cache, newest first
-    struct xconv_buffer *buffers;    // live buffers
     cl_program stamp_program;   // the one-work-item kernel that marks timer regions
     cl_kernel stamp_kernel;
     cl_event timer_event;       // the stamp timer_start enqueued, NULL outside a region
@@ -62,8 +67,9 @@ xconv_status xconv_opencl_sgemm(void *ctx, const xconv_gemm_args *args, xconv_er
 bool xconv_opencl_conv_supports(void *ctx, const char *algo, const xconv_problem *p,
                                 size_t *workspace_bytes, char *reason, size_t reason_len);
 xconv_status xconv_opencl_conv(void *ctx, const char *algo, const xconv_problem *p,
-                               xconv_buffer *x, xconv_buffer *w, xconv_buffer *y,
-                               xconv_buffer *workspace, xconv_error *err);
+                               xconv_backend_buffer *x, xconv_backend_buffer *w,
+                               xconv_backend_buffer *y, xconv_backend_buffer *workspace,
+                               xconv_error *err);
 
 // On CPU devices every command inside a timed region keeps its event, so that the region ends
 // where its last command ended. Returns `ev` (set to NULL) then, to pass as the command's event,

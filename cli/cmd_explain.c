@@ -78,7 +78,7 @@ int cmd_explain(const cli_options *opts)
         return rc;
     static xconv_error err;
     for (int d = 0; d < ndevices; d++) {
-        xconv_device *dev = xconv_device_open(&list.devices[indices[d]], &err);
+        xconv_device *dev = xconv_device_open_info(&list.devices[indices[d]], &err);
         if (!dev) {
             cli_print_error("device", &err);
             return CLI_FAILED;

@@ -101,11 +101,9 @@ typedef struct gemm_case {
 
 static void case_free(gemm_case *g)
 {
-    if (g->dev) {
-        g->dev->be->buffer_free(g->dev->ctx, g->da);
-        g->dev->be->buffer_free(g->dev->ctx, g->db);
-        g->dev->be->buffer_free(g->dev->ctx, g->dc);
-    }
+    xconv_buffer_destroy(g->da);
+    xconv_buffer_destroy(g->db);
+    xconv_buffer_destroy(g->dc);
     free(g->a);
     free(g->b);
     free(g->c);
@@ -129,16 +127,13 @@ static xconv_status case_init(gemm_case *g, xconv_device *dev, const gemm_size *
         return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no host memory for the matrices");
     xconv_random_fill(g->a, an, seed, 2);
     xconv_random_fill(g->b, bn, seed, 1);
-    const xconv_backend_iface *be = dev->be;
-    xconv_status st = be->buffer_alloc(dev->ctx, an * sizeof(float), &g->da, err);
+    if (!(g->da = xconv_buffer_create(dev, an * sizeof(float), err)) ||
+        !(g->db = xconv_buffer_create(dev, bn * sizeof(float), err)) ||
+        !(g->dc = xconv_buffer_create(dev, cn * sizeof(float), err)))
+        return err->status;
+    xconv_status st = xconv_buffer_upload(g->da, 0, an * sizeof(float), g->a, err);
     if (st == XCONV_OK)
-        st = be->buffer_alloc(dev->ctx, bn * sizeof(float), &g->db, err);
-    if (st == XCONV_OK)
-        st = be->buffer_alloc(dev->ctx, cn * sizeof(float), &g->dc, err);
-    if (st == XCONV_OK)
-        st = be->buffer_write(dev->ctx, g->da, 0, an * sizeof(float), g->a, err);
-    if (st == XCONV_OK)
-        st = be->buffer_write(dev->ctx, g->db, 0, bn * sizeof(float), g->b, err);
+        st = xconv_buffer_upload(g->db, 0, bn * sizeof(float), g->b, err);
     return st;
 }
 
@@ -151,9 +146,9 @@ static xconv_status case_enqueue(gemm_case *g, const xconv_plan *plan, xconv_err
     // Strides of whole matrices: CLBlast refuses stride 0 on a batch of one.
     xconv_gemm_args args = {
         .m = (size_t)s->m, .n = (size_t)s->n, .k = (size_t)s->k,
-        .a = g->da, .lda = (size_t)s->k, .a_stride = (size_t)(s->m * s->k),
-        .b = g->db, .ldb = (size_t)s->n, .b_stride = (size_t)(s->k * s->n),
-        .c = g->dc, .ldc = (size_t)s->n, .c_stride = (size_t)(s->m * s->n), .batch = 1,
+        .a = xconv_buffer_handle(g->da), .lda = (size_t)s->k, .a_stride = (size_t)(s->m * s->k),
+        .b = xconv_buffer_handle(g->db), .ldb = (size_t)s->n, .b_stride = (size_t)(s->k * s->n),
+        .c = xconv_buffer_handle(g->dc), .ldc = (size_t)s->n, .c_stride = (size_t)(s->m * s->n), .batch = 1,
     };
     return g->dev->be->sgemm(g->dev->ctx, &args, err);
 }
@@ -164,15 +159,14 @@ static xconv_status case_enqueue(gemm_case *g, const xconv_plan *plan, xconv_err
 static xconv_status case_check(gemm_case *g, const xconv_plan *plan, xconv_record *rec,
                                uint64_t seed, xconv_error *err)
 {
-    const xconv_backend_iface *be = g->dev->be;
     size_t cn = (size_t)(g->size.m * g->size.n);
-    xconv_status st = be->buffer_fill(g->dev->ctx, g->dc, cn, NAN, err);
+    xconv_status st = xconv_buffer_fill_f32(g->dc, cn, NAN, err);
     if (st == XCONV_OK)
         st = case_enqueue(g, plan, err);
     if (st == XCONV_OK)
-        st = be->finish(g->dev->ctx, err);
+        st = xconv_device_wait(g->dev, err);
     if (st == XCONV_OK)
-        st = be->buffer_read(g->dev->ctx, g->dc, 0, cn * sizeof(float), g->c, err);
+        st = xconv_buffer_download(g->dc, 0, cn * sizeof(float), g->c, err);
     if (st != XCONV_OK)
         return st;
     xconv_compare_result res = {0};
@@ -206,36 +200,39 @@ static xconv_status case_check(gemm_case *g, const xconv_plan *plan, xconv_recor
     return XCONV_OK;
 }
 
+// What the measuring primitive's enqueue callback needs: the case and our plan (NULL: vendor).
+typedef struct gemm_runs {
+    gemm_case *g;
+    const xconv_plan *plan;
+} gemm_runs;
+
+// Enqueues one product (every run the same).
+static xconv_status enqueue_run(void *user, int run, xconv_error *err)
+{
+    (void)run;
+    const gemm_runs *r = user;
+    return case_enqueue(r->g, r->plan, err);
+}
+
 // Warm-up runs, then `repeat` timed runs with device events; fills the timing fields.
 static xconv_status case_time(gemm_case *g, const xconv_plan *plan, int warmup, int repeat,
                               xconv_record *rec, xconv_error *err)
 {
-    const xconv_backend_iface *be = g->dev->be;
-    xconv_status st = XCONV_OK;
-    for (int i = 0; st == XCONV_OK && i < warmup; i++)
-        st = case_enqueue(g, plan, err);
-    if (st == XCONV_OK)
-        st = be->finish(g->dev->ctx, err);
-    double *ms = calloc((size_t)repeat, sizeof *ms);
-    if (!ms)
-        return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no host memory");
-    for (int i = 0; st == XCONV_OK && i < repeat; i++) {
-        st = be->timer_start(g->dev->ctx, err);
-        if (st == XCONV_OK)
-            st = case_enqueue(g, plan, err);
-        if (st == XCONV_OK)
-            st = be->timer_stop(g->dev->ctx, &ms[i], err);
-    }
+    gemm_runs runs = {.g = g, .plan = plan};
+    xconv_timing timing;
+    xconv_status st =
+        xconv_device_measure(g->dev, enqueue_run, &runs, warmup, repeat, &timing, NULL, err);
     if (st == XCONV_OK) {
         const gemm_size *s = &g->size;
-        xconv_stats(ms, repeat, &rec->median_ms, &rec->min_ms, &rec->max_ms);
+        rec->median_ms = timing.median_ms;
+        rec->min_ms = timing.min_ms;
+        rec->max_ms = timing.max_ms;
         rec->repeat = repeat;
         double seconds = rec->median_ms * 1e-3;
         double bytes = 4.0 * (double)(s->m * s->k + s->k * s->n + s->m * s->n);
         rec->gflops = seconds > 0 ? 2.0 * (double)s->m * (double)s->n * s->k / seconds * 1e-9 : 0;
         rec->gbps = seconds > 0 ? bytes / seconds * 1e-9 : 0;
     }
-    free(ms);
     return st;
 }
 
@@ -351,7 +348,7 @@ int cmd_bench_gemm(const cli_options *opts)
     static xconv_error err;
     for (int d = 0; !rc && d < ndevices; d++) {
         const xconv_device_info *info = &devices->devices[indices[d]];
-        xconv_device *dev = xconv_device_open(info, &err);
+        xconv_device *dev = xconv_device_open_info(info, &err);
         if (!dev) {
             cli_print_error(info->name, &err);
             rc = CLI_FAILED;

@@ -61,7 +61,7 @@ static void run_device(const cli_options *opts, const xconv_harness_opts *hopts,
     static xconv_error err;
     char label[320];
     xconv_device_label(info, label, sizeof label);
-    xconv_device *dev = xconv_device_open(info, &err);
+    xconv_device *dev = xconv_device_open_info(info, &err);
     if (!dev) {
         cli_print_error(label, &err);
         add_setup_errors(list, asked, nasked, label, NULL, &err);

@@ -251,8 +251,8 @@ int cmd_parity(const cli_options *opts)
     parity_list rows = {0};
     if (!rc) {
         static xconv_error err;
-        xconv_device *ocl = xconv_device_open(&list->devices[ocl_index], &err);
-        xconv_device *cuda = ocl ? xconv_device_open(&list->devices[cuda_index], &err) : NULL;
+        xconv_device *ocl = xconv_device_open_info(&list->devices[ocl_index], &err);
+        xconv_device *cuda = ocl ? xconv_device_open_info(&list->devices[cuda_index], &err) : NULL;
         if (!cuda) {
             cli_print_error("device", &err);
             rc = CLI_FAILED;

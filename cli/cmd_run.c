@@ -135,7 +135,7 @@ static int run_problem(const cli_options *opts, const xconv_problem *p, const fl
             fprintf(stderr, "xconv run: one --device at a time\n");
             return CLI_USAGE;
         }
-        if (!(dev = xconv_device_open(&list.devices[index], &err))) {
+        if (!(dev = xconv_device_open_info(&list.devices[index], &err))) {
             cli_print_error("device", &err);
             return CLI_FAILED;
         }

@@ -81,7 +81,8 @@ int cli_select_devices(const cli_options *opts, xconv_device_list *list, int *in
     static xconv_error err;
     int nsel = opts->ndevices ? opts->ndevices : 1;
     for (int i = 0; i < nsel; i++) {
-        const char *sel = opts->ndevices ? opts->devices[i] : NULL;
+        // The library reads no environment: XCONV_DEVICE is the CLI's default selector.
+        const char *sel = opts->ndevices ? opts->devices[i] : getenv("XCONV_DEVICE");
         int index = xconv_device_select(list, sel, &err);
         if (index < 0) {
             cli_print_error("--device", &err);

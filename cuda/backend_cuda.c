@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The CUDA backend: the driver API loaded at run time, the device's primary context and one
-// stream, NVRTC-built modules cached per text, cuBLAS SGEMM and the cuDNN rows.
+// stream, NVRTC-built modules, cuBLAS SGEMM and the cuDNN rows.
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "../host/backend.h"
-#include "../host/clock.h"
 #include "cuda_loader.h"
 #include "cudnn_conv.h"
 #include "nvrtc_compile.h"
@@ -16,10 +15,9 @@
 // ---------------------------------------------------------------------------------------------
 // Types
 
-struct xconv_buffer {
+struct xconv_backend_buffer {
     CUdeviceptr ptr;
     size_t bytes;
-    struct xconv_buffer *prev, *next;  // the context's list of live buffers
 };
 
 // A kernel entry point looked up once per module, with its parameters' sizes when the driver
@@ -32,12 +30,9 @@ typedef struct cuda_function {
     struct cuda_function *next;
 } cuda_function;
 
-struct xconv_program {
-    uint64_t hash;             // of source and options
-    char *source, *options;    // the key, compared in full on a hash match
+struct xconv_backend_program {
     CUmodule module;
     cuda_function *functions;
-    struct xconv_program *next;
 };
 
 typedef struct cuda_ctx {
@@ -49,8 +44,6 @@ typedef struct cuda_ctx {
     CUevent start, stop;       // the timer's marks
     bool timing;               // start was recorded and stop not yet
     xconv_device_info info;
-    xconv_buffer *buffers;
-    xconv_program *programs;
     const xconv_cublas_api *blas_api;
     cublasHandle_t blas;       // made on the first sgemm
     xconv_cudnn *dnn;
@@ -86,14 +79,6 @@ static xconv_status make_current(cuda_ctx *ctx, xconv_error *err)
 {
     CU_TRY(ctx->cu->ctx_set_current(ctx->pctx), "cuCtxSetCurrent");
     return XCONV_OK;
-}
-
-// FNV-1a over a string, continuing from h.
-static uint64_t hash_text(uint64_t h, const char *s)
-{
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return (h ^ 0xff) * 1099511628211ull;  // a separator, so ("ab","c") != ("a","bc")
 }
 
 // Returns a device attribute, or 0 when the driver does not report it.
@@ -231,25 +216,6 @@ static xconv_status cuda_open(int backend_index, void **out, xconv_error *err)
     return XCONV_OK;
 }
 
-// Unloads every cached module.
-static void free_programs(cuda_ctx *ctx)
-{
-    while (ctx->programs) {
-        xconv_program *prog = ctx->programs;
-        ctx->programs = prog->next;
-        while (prog->functions) {
-            cuda_function *f = prog->functions;
-            prog->functions = f->next;
-            free(f);
-        }
-        if (prog->module)
-            ctx->cu->module_unload(prog->module);
-        free(prog->source);
-        free(prog->options);
-        free(prog);
-    }
-}
-
 static void cuda_close(void *vctx)
 {
     cuda_ctx *ctx = vctx;
@@ -262,13 +228,6 @@ static void cuda_close(void *vctx)
         xconv_cudnn_destroy(ctx->dnn);
         if (ctx->blas)
             ctx->blas_api->destroy(ctx->blas);
-        free_programs(ctx);
-        while (ctx->buffers) {
-            xconv_buffer *b = ctx->buffers;
-            ctx->buffers = b->next;
-            cu->mem_free(b->ptr);
-            free(b);
-        }
         if (ctx->start)
             cu->event_destroy(ctx->start);
         if (ctx->stop)
@@ -284,7 +243,7 @@ static void cuda_close(void *vctx)
 // ---------------------------------------------------------------------------------------------
 // Buffers
 
-static xconv_status cuda_buffer_alloc(void *vctx, size_t bytes, xconv_buffer **out,
+static xconv_status cuda_buffer_alloc(void *vctx, size_t bytes, xconv_backend_buffer **out,
                                       xconv_error *err)
 {
     cuda_ctx *ctx = vctx;
@@ -297,7 +256,7 @@ static xconv_status cuda_buffer_alloc(void *vctx, size_t bytes, xconv_buffer **o
     xconv_status st = make_current(ctx, err);
     if (st != XCONV_OK)
         return st;
-    xconv_buffer *buf = calloc(1, sizeof *buf);
+    xconv_backend_buffer *buf = calloc(1, sizeof *buf);
     if (!buf)
         return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no host memory for a buffer");
     CUresult r = ctx->cu->mem_alloc(&buf->ptr, bytes ? bytes : 4);  // CUDA refuses 0 bytes
@@ -307,15 +266,11 @@ static xconv_status cuda_buffer_alloc(void *vctx, size_t bytes, xconv_buffer **o
         return xconv_error_prefix(err, "allocating %zu bytes", bytes);
     }
     buf->bytes = bytes;
-    buf->next = ctx->buffers;
-    if (ctx->buffers)
-        ctx->buffers->prev = buf;
-    ctx->buffers = buf;
     *out = buf;
     return XCONV_OK;
 }
 
-static void cuda_buffer_free(void *vctx, xconv_buffer *buf)
+static void cuda_buffer_free(void *vctx, xconv_backend_buffer *buf)
 {
     cuda_ctx *ctx = vctx;
     if (!buf)
@@ -324,17 +279,11 @@ static void cuda_buffer_free(void *vctx, xconv_buffer *buf)
         ctx->cu->stream_synchronize(ctx->stream);  // work still using it may be queued
         ctx->cu->mem_free(buf->ptr);
     }
-    if (buf->prev)
-        buf->prev->next = buf->next;
-    else
-        ctx->buffers = buf->next;
-    if (buf->next)
-        buf->next->prev = buf->prev;
     free(buf);
 }
 
 // Returns XCONV_ERR_INVALID unless [offset, offset + bytes) lies inside buf.
-static xconv_status check_range(const xconv_buffer *buf, size_t offset, size_t bytes,
+static xconv_status check_range(const xconv_backend_buffer *buf, size_t offset, size_t bytes,
                                 const char *what, xconv_error *err)
 {
     if (!buf || offset > buf->bytes || bytes > buf->bytes - offset)
@@ -344,14 +293,14 @@ static xconv_status check_range(const xconv_buffer *buf, size_t offset, size_t b
     return XCONV_OK;
 }
 
-static xconv_status cuda_buffer_write(void *vctx, xconv_buffer *buf, size_t offset,
+static xconv_status cuda_buffer_write(void *vctx, xconv_backend_buffer *buf, size_t offset,
                                       size_t bytes, const void *src, xconv_error *err)
 {
     cuda_ctx *ctx = vctx;
-    xconv_status st = check_range(buf, offset, bytes, "write", err);
-    if (st == XCONV_OK)
-        st = make_current(ctx, err);
-    if (st != XCONV_OK || bytes == 0)
+    if (bytes == 0)
+        return XCONV_OK;
+    xconv_status st = make_current(ctx, err);
+    if (st != XCONV_OK)
         return st;
     // Queued on the stream after earlier work, then waited for: a blocking copy in order.
     CU_TRY(ctx->cu->memcpy_htod_async(buf->ptr + offset, src, bytes, ctx->stream),
@@ -360,14 +309,14 @@ static xconv_status cuda_buffer_write(void *vctx, xconv_buffer *buf, size_t offs
     return XCONV_OK;
 }
 
-static xconv_status cuda_buffer_read(void *vctx, xconv_buffer *buf, size_t offset, size_t bytes,
-                                     void *dst, xconv_error *err)
+static xconv_status cuda_buffer_read(void *vctx, xconv_backend_buffer *buf, size_t offset,
+                                     size_t bytes, void *dst, xconv_error *err)
 {
     cuda_ctx *ctx = vctx;
-    xconv_status st = check_range(buf, offset, bytes, "read", err);
-    if (st == XCONV_OK)
-        st = make_current(ctx, err);
-    if (st != XCONV_OK || bytes == 0)
+    if (bytes == 0)
+        return XCONV_OK;
+    xconv_status st = make_current(ctx, err);
+    if (st != XCONV_OK)
         return st;
     CU_TRY(ctx->cu->memcpy_dtoh_async(dst, buf->ptr + offset, bytes, ctx->stream),
            "cuMemcpyDtoHAsync");
@@ -375,16 +324,14 @@ static xconv_status cuda_buffer_read(void *vctx, xconv_buffer *buf, size_t offse
     return XCONV_OK;
 }
 
-static xconv_status cuda_buffer_fill(void *vctx, xconv_buffer *buf, size_t count, float value,
-                                     xconv_error *err)
+static xconv_status cuda_buffer_fill(void *vctx, xconv_backend_buffer *buf, size_t count,
+                                     float value, xconv_error *err)
 {
     cuda_ctx *ctx = vctx;
-    if (count > SIZE_MAX / sizeof(float))
-        return xconv_error_set(err, XCONV_ERR_INVALID, "fill of %zu floats overflows", count);
-    xconv_status st = check_range(buf, 0, count * sizeof(float), "fill", err);
-    if (st == XCONV_OK)
-        st = make_current(ctx, err);
-    if (st != XCONV_OK || count == 0)
+    if (count == 0)
+        return XCONV_OK;
+    xconv_status st = make_current(ctx, err);
+    if (st != XCONV_OK)
         return st;
     unsigned int bits;
     memcpy(&bits, &value, sizeof bits);
@@ -394,17 +341,6 @@ static xconv_status cuda_buffer_fill(void *vctx, xconv_buffer *buf, size_t count
 
 // ---------------------------------------------------------------------------------------------
 // Programs
-
-// Returns the cached program of (source, options), or NULL.
-static xconv_program *program_find(cuda_ctx *ctx, uint64_t hash, const char *source,
-                                   const char *options)
-{
-    for (xconv_program *p = ctx->programs; p; p = p->next)
-        if (p->hash == hash && strcmp(p->options, options) == 0 &&
-            strcmp(p->source, source) == 0)
-            return p;
-    return NULL;
-}
 
 // Loads a compiled image into a module; the driver JIT-compiles PTX. Returns XCONV_ERR_BUILD with
 // the JIT log on failure.
@@ -425,20 +361,11 @@ static xconv_status load_module(cuda_ctx *ctx, const xconv_nvrtc_image *img, CUm
 }
 
 static xconv_status cuda_program_build(void *vctx, const char *source, const char *options,
-                                       xconv_program **out, double *compile_ms, xconv_error *err)
+                                       xconv_backend_program **out, xconv_error *err)
 {
     cuda_ctx *ctx = vctx;
     options = options ? options : "";
     *out = NULL;
-    if (compile_ms)
-        *compile_ms = 0.0;
-    uint64_t hash = hash_text(hash_text(14695981039346656037ull, source), options);
-    xconv_program *prog = program_find(ctx, hash, source, options);
-    if (prog) {
-        *out = prog;
-        return XCONV_OK;
-    }
-    double t0 = xconv_now_ms();
     xconv_nvrtc_image img;
     xconv_status st = xconv_nvrtc_compile(source, options, ctx->info.cc_major,
                                           ctx->info.cc_minor, true, &img, err);
@@ -451,35 +378,36 @@ static xconv_status cuda_program_build(void *vctx, const char *source, const cha
     xconv_nvrtc_image_free(&img);
     if (st != XCONV_OK)
         return st;
-    prog = calloc(1, sizeof *prog);
-    if (prog) {
-        prog->source = strdup(source);
-        prog->options = strdup(options);
-    }
-    if (!prog || !prog->source || !prog->options) {
+    xconv_backend_program *prog = calloc(1, sizeof *prog);
+    if (!prog) {
         ctx->cu->module_unload(module);
-        if (prog) {
-            free(prog->source);
-            free(prog->options);
-        }
-        free(prog);
         return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for a program");
     }
-    prog->hash = hash;
     prog->module = module;
-    prog->next = ctx->programs;
-    ctx->programs = prog;
-    if (compile_ms)
-        *compile_ms = xconv_now_ms() - t0;
     *out = prog;
     return XCONV_OK;
+}
+
+static void cuda_program_free(void *vctx, xconv_backend_program *prog)
+{
+    cuda_ctx *ctx = vctx;
+    if (!prog)
+        return;
+    while (prog->functions) {
+        cuda_function *f = prog->functions;
+        prog->functions = f->next;
+        free(f);
+    }
+    if (prog->module && ctx->cu->ctx_set_current(ctx->pctx) == CUDA_SUCCESS)
+        ctx->cu->module_unload(prog->module);
+    free(prog);
 }
 
 // ---------------------------------------------------------------------------------------------
 // Launches
 
 // Writes ", kernels in the module: a, b" into buf when the driver can list them.
-static void list_kernels(const cuda_ctx *ctx, const xconv_program *prog, char *buf, size_t len)
+static void list_kernels(const cuda_ctx *ctx, const xconv_backend_program *prog, char *buf, size_t len)
 {
     const xconv_cu_api *cu = ctx->cu;
     unsigned int count = 0;
@@ -521,7 +449,7 @@ static void read_params(const cuda_ctx *ctx, cuda_function *f)
 
 // Returns the function `name` of prog (looked up once), or NULL with XCONV_ERR_NOT_FOUND naming
 // the kernels the module has.
-static cuda_function *program_function(cuda_ctx *ctx, xconv_program *prog, const char *name,
+static cuda_function *program_function(cuda_ctx *ctx, xconv_backend_program *prog, const char *name,
                                        xconv_error *err)
 {
     for (cuda_function *f = prog->functions; f; f = f->next)
@@ -604,7 +532,7 @@ static xconv_status launch_geometry(const cuda_ctx *ctx, const xconv_launch *l,
 }
 
 // Copies a constant argument into its module's __constant__ symbol on the stream.
-static xconv_status upload_constant(cuda_ctx *ctx, xconv_program *prog, const xconv_launch *l,
+static xconv_status upload_constant(cuda_ctx *ctx, xconv_backend_program *prog, const xconv_launch *l,
                                     int i, xconv_error *err)
 {
     const xconv_arg *a = &l->args[i];
@@ -625,15 +553,15 @@ static xconv_status upload_constant(cuda_ctx *ctx, xconv_program *prog, const xc
         return xconv_error_set(err, XCONV_ERR_INVALID,
                                "%s: constant argument %d: %zu bytes do not fit __constant__ %s "
                                "of %zu bytes", l->kernel, i, a->bytes, a->symbol, sym_bytes);
-    xconv_status st = check_range(a->buf, 0, a->bytes, "constant copy", err);
+    xconv_status st = check_range(a->buf, a->offset, a->bytes, "constant copy", err);
     if (st != XCONV_OK || a->bytes == 0)
         return st;
-    CU_TRY(ctx->cu->memcpy_dtod_async(sym, a->buf->ptr, a->bytes, ctx->stream),
+    CU_TRY(ctx->cu->memcpy_dtod_async(sym, a->buf->ptr + a->offset, a->bytes, ctx->stream),
            "cuMemcpyDtoDAsync into a __constant__ symbol");
     return XCONV_OK;
 }
 
-static xconv_status cuda_launch(void *vctx, xconv_program *prog, const xconv_launch *l,
+static xconv_status cuda_launch(void *vctx, xconv_backend_program *prog, const xconv_launch *l,
                                 xconv_error *err)
 {
     cuda_ctx *ctx = vctx;
@@ -769,7 +697,7 @@ static xconv_status ensure_blas(cuda_ctx *ctx, xconv_error *err)
 
 // Checks one operand: rows x cols row-major with leading dimension ld, `batch` copies `stride`
 // apart from element `offset`, must fit buf and cuBLAS's int arguments.
-static xconv_status check_matrix(const char *name, const xconv_buffer *buf, size_t offset,
+static xconv_status check_matrix(const char *name, const xconv_backend_buffer *buf, size_t offset,
                                  size_t rows, size_t cols, size_t ld, size_t stride,
                                  size_t batch, xconv_error *err)
 {
@@ -844,8 +772,9 @@ static bool cuda_vendor_conv_supports(void *vctx, const char *algo, const xconv_
 }
 
 static xconv_status cuda_vendor_conv(void *vctx, const char *algo, const xconv_problem *p,
-                                     xconv_buffer *x, xconv_buffer *w, xconv_buffer *y,
-                                     xconv_buffer *workspace, xconv_error *err)
+                                     xconv_backend_buffer *x, xconv_backend_buffer *w,
+                                     xconv_backend_buffer *y, xconv_backend_buffer *workspace,
+                                     xconv_error *err)
 {
     cuda_ctx *ctx = vctx;
     if (!x || !w || !y)
@@ -884,6 +813,7 @@ static const xconv_backend_iface cuda_backend = {
     .buffer_read = cuda_buffer_read,
     .buffer_fill = cuda_buffer_fill,
     .program_build = cuda_program_build,
+    .program_free = cuda_program_free,
     .launch = cuda_launch,
     .timer_start = cuda_timer_start,
     .timer_stop = cuda_timer_stop,

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The backend interface: one table of function pointers that each backend (OpenCL, CUDA) fills.
+// Backends only build, free and launch; the core (host/) keeps the program cache, the buffer
+// registry, the range checks and the compile-time accounting (internal header).
 #ifndef XCONV_BACKEND_H
 #define XCONV_BACKEND_H
 
@@ -9,9 +11,9 @@
 extern "C" {
 #endif
 
-// Opaque handles owned by a backend.
-typedef struct xconv_buffer xconv_buffer;   // device memory (cl_mem, CUdeviceptr)
-typedef struct xconv_program xconv_program; // a built program/module, cached by the backend
+// Opaque handles each backend defines for itself.
+typedef struct xconv_backend_buffer xconv_backend_buffer;    // device memory (cl_mem, CUdeviceptr)
+typedef struct xconv_backend_program xconv_backend_program;  // a built program/module
 
 // ---------------------------------------------------------------------------------------------
 // Kernel launches
@@ -20,17 +22,20 @@ typedef enum xconv_arg_kind {
     XCONV_ARG_BUFFER,   // a __global pointer: buf
     XCONV_ARG_INT,      // an int: i
     XCONV_ARG_FLOAT,    // a float: f
-    XCONV_ARG_CONSTANT, // a constant-memory buffer: buf, bytes, and symbol. On OpenCL it is the
-                        // __constant pointer argument; on CUDA the backend copies `bytes` of buf
-                        // into the module's __constant__ array named `symbol` before the launch
-                        // and passes a null pointer for the argument (see common/xconv_dialect.h).
+    XCONV_ARG_CONSTANT, // a constant-memory buffer: `bytes` of buf from byte `offset`, and
+                        // symbol. On OpenCL it is the __constant pointer argument (the bytes
+                        // copied into a buffer of their own first when offset is not 0); on CUDA
+                        // the backend copies the bytes into the module's __constant__ array named
+                        // `symbol` before the launch and passes a null pointer for the argument
+                        // (see common/xconv_dialect.h).
 } xconv_arg_kind;
 
 typedef struct xconv_arg {
     xconv_arg_kind kind;
-    xconv_buffer *buf;
+    xconv_backend_buffer *buf;
     int32_t i;
     float f;
+    size_t offset;
     size_t bytes;
     const char *symbol;
 } xconv_arg;
@@ -60,16 +65,18 @@ typedef struct xconv_launch {
 // (no TF32). Offsets and strides are in elements; a stride of 0 reuses the same matrix.
 typedef struct xconv_gemm_args {
     size_t m, n, k;
-    xconv_buffer *a; size_t a_offset, lda, a_stride;
-    xconv_buffer *b; size_t b_offset, ldb, b_stride;
-    xconv_buffer *c; size_t c_offset, ldc, c_stride;
+    xconv_backend_buffer *a; size_t a_offset, lda, a_stride;
+    xconv_backend_buffer *b; size_t b_offset, ldb, b_stride;
+    xconv_backend_buffer *c; size_t c_offset, ldc, c_stride;
     size_t batch;
 } xconv_gemm_args;
 
 // ---------------------------------------------------------------------------------------------
 // The table
 
-// Every slot takes the context that `open` returned. Required slots are never NULL.
+// Every slot takes the context that `open` returned. Required slots are never NULL. The core
+// checks ranges before it calls a buffer slot, and frees every buffer and program of a context
+// before it closes it.
 typedef struct xconv_backend_iface {
     xconv_backend_kind kind;
 
@@ -81,34 +88,37 @@ typedef struct xconv_backend_iface {
     // Opens device `backend_index` and returns its context in *ctx.
     xconv_status (*open)(int backend_index, void **ctx, xconv_error *err);
 
-    // Releases the context, every program it cached and every buffer still allocated.
+    // Waits for the device and releases the context (its buffers and programs are freed first).
     void (*close)(void *ctx);
 
     // Allocates `bytes` of device memory; XCONV_ERR_OUT_OF_MEMORY past the device's limits.
-    xconv_status (*buffer_alloc)(void *ctx, size_t bytes, xconv_buffer **out, xconv_error *err);
+    xconv_status (*buffer_alloc)(void *ctx, size_t bytes, xconv_backend_buffer **out,
+                                 xconv_error *err);
 
     // Frees a buffer; NULL is ignored.
-    void (*buffer_free)(void *ctx, xconv_buffer *buf);
+    void (*buffer_free)(void *ctx, xconv_backend_buffer *buf);
 
     // Blocking copies between host memory and a buffer, offsets in bytes.
-    xconv_status (*buffer_write)(void *ctx, xconv_buffer *buf, size_t offset, size_t bytes,
-                                 const void *src, xconv_error *err);
-    xconv_status (*buffer_read)(void *ctx, xconv_buffer *buf, size_t offset, size_t bytes,
+    xconv_status (*buffer_write)(void *ctx, xconv_backend_buffer *buf, size_t offset,
+                                 size_t bytes, const void *src, xconv_error *err);
+    xconv_status (*buffer_read)(void *ctx, xconv_backend_buffer *buf, size_t offset, size_t bytes,
                                 void *dst, xconv_error *err);
 
     // Fills `count` floats of buf from element 0 with `value` (NaN to poison an output).
-    xconv_status (*buffer_fill)(void *ctx, xconv_buffer *buf, size_t count, float value,
+    xconv_status (*buffer_fill)(void *ctx, xconv_backend_buffer *buf, size_t count, float value,
                                 xconv_error *err);
 
     // Builds `source` (the dialect header is prepended by the backend) with `options`, a string
-    // of "-DNAME=VALUE" defines. Programs are cached per (source, options) for the context's
-    // life; *compile_ms (when not NULL) gets the build time, 0 on a cache hit. A failed build
-    // returns XCONV_ERR_BUILD with the compiler's log in the message.
+    // of "-DNAME=VALUE" defines. No cache: the core keeps one. A failed build returns
+    // XCONV_ERR_BUILD with the compiler's log in the message.
     xconv_status (*program_build)(void *ctx, const char *source, const char *options,
-                                  xconv_program **out, double *compile_ms, xconv_error *err);
+                                  xconv_backend_program **out, xconv_error *err);
+
+    // Frees a program and every kernel object made from it; NULL is ignored.
+    void (*program_free)(void *ctx, xconv_backend_program *prog);
 
     // Enqueues one launch of a kernel of a built program (asynchronous).
-    xconv_status (*launch)(void *ctx, xconv_program *prog, const xconv_launch *launch,
+    xconv_status (*launch)(void *ctx, xconv_backend_program *prog, const xconv_launch *launch,
                            xconv_error *err);
 
     // Marks the start of a timed region in the device's queue.
@@ -130,11 +140,12 @@ typedef struct xconv_backend_iface {
     bool (*vendor_conv_supports)(void *ctx, const char *algo, const xconv_problem *p,
                                  size_t *workspace_bytes, char *reason, size_t reason_len);
 
-    // Runs vendor convolution `algo` y = conv(x, w) with a workspace of at least the bytes
-    // vendor_conv_supports asked for (NULL when 0).
+    // Optional with vendor_conv_supports: runs vendor convolution `algo` y = conv(x, w) with a
+    // workspace of at least the bytes vendor_conv_supports asked for (NULL when 0).
     xconv_status (*vendor_conv)(void *ctx, const char *algo, const xconv_problem *p,
-                                xconv_buffer *x, xconv_buffer *w, xconv_buffer *y,
-                                xconv_buffer *workspace, xconv_error *err);
+                                xconv_backend_buffer *x, xconv_backend_buffer *w,
+                                xconv_backend_buffer *y, xconv_backend_buffer *workspace,
+                                xconv_error *err);
 } xconv_backend_iface;
 
 // Returns the table of a backend, or NULL when it was not built in.

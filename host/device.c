@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "device.h"
-#include "program_memo.h"
+#include "program_cache.h"
 
 // ---------------------------------------------------------------------------------------------
 // Backends
@@ -122,8 +122,6 @@ static int selection_error(const xconv_device_list *list, const char *selector,
 
 int xconv_device_select(const xconv_device_list *list, const char *selector, xconv_error *err)
 {
-    if (!selector || !*selector)
-        selector = getenv("XCONV_DEVICE");
     if (!selector || !*selector) {
         for (int i = 0; i < list->count; i++)
             if (list->devices[i].is_gpu)
@@ -167,9 +165,9 @@ int xconv_device_select(const xconv_device_list *list, const char *selector, xco
 }
 
 // ---------------------------------------------------------------------------------------------
-// Opening
+// Opening and closing
 
-xconv_device *xconv_device_open(const xconv_device_info *info, xconv_error *err)
+xconv_device *xconv_device_open_info(const xconv_device_info *info, xconv_error *err)
 {
     const xconv_backend_iface *be = xconv_backend_get(info->backend);
     if (!be) {
@@ -193,11 +191,49 @@ xconv_device *xconv_device_open(const xconv_device_info *info, xconv_error *err)
     return dev;
 }
 
+xconv_device *xconv_device_open(const char *selector, xconv_error *err)
+{
+    xconv_device_list *list = malloc(sizeof *list);
+    if (!list) {
+        xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "out of host memory");
+        return NULL;
+    }
+    xconv_devices_list(list);
+    int index = xconv_device_select(list, selector, err);
+    xconv_device *dev = index >= 0 ? xconv_device_open_info(&list->devices[index], err) : NULL;
+    free(list);
+    return dev;
+}
+
 void xconv_device_close(xconv_device *dev)
 {
     if (!dev)
         return;
-    xconv_program_memo_free(dev->programs);  // borrowed pointers: the backend frees programs
+    xconv_error ignored;
+    dev->be->finish(dev->ctx, &ignored);
+    while (dev->buffers)
+        xconv_buffer_destroy(dev->buffers);
+    xconv_program_cache_free(dev);
     dev->be->close(dev->ctx);
     free(dev);
+}
+
+const xconv_device_info *xconv_device_get_info(const xconv_device *dev)
+{
+    return &dev->info;
+}
+
+xconv_status xconv_device_wait(xconv_device *dev, xconv_error *err)
+{
+    return dev->be->finish(dev->ctx, err);
+}
+
+double xconv_device_compile_ms(const xconv_device *dev)
+{
+    return dev->compile_ms;
+}
+
+void xconv_device_reset_compile_ms(xconv_device *dev)
+{
+    dev->compile_ms = 0;
 }

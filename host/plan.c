@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "plan.h"
-#include "program_memo.h"
 #include "xconv_problem_fields.h"
 
 // ---------------------------------------------------------------------------------------------
@@ -44,16 +43,7 @@ xconv_status xconv_plan_define_problem(xconv_plan *plan, const xconv_problem *p,
 
 int xconv_plan_options(const xconv_plan *plan, char *buf, size_t len)
 {
-    size_t used = 0;
-    if (len)
-        buf[0] = '\0';
-    for (int i = 0; i < plan->ndefines; i++) {
-        int n = snprintf(buf + (used < len ? used : len), used < len ? len - used : 0,
-                         "%s-D%s=%lld", i ? " " : "", plan->defines[i].name,
-                         plan->defines[i].value);
-        used += (size_t)n;
-    }
-    return (int)used;
+    return xconv_defines_format(plan->defines, plan->ndefines, buf, len);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -140,50 +130,21 @@ xconv_step *xconv_plan_im2col(const xconv_device_info *info, const xconv_problem
 // ---------------------------------------------------------------------------------------------
 // Launching
 
-// Builds (or finds in the backend's cache) the program of step s and remembers it in the device's
-// memo; adds the build time to dev->compile_ms.
-static xconv_status build_step_program(xconv_device *dev, const xconv_plan *plan,
-                                       const xconv_step *s, xconv_program **prog,
-                                       xconv_error *err)
-{
-    const char *source = xconv_kernel_source(s->source);
-    if (!source)
-        return xconv_error_set(err, XCONV_ERR_NOT_FOUND, "no kernel source '%s' is embedded",
-                               s->source);
-    char options[4096];
-    if ((size_t)xconv_plan_options(plan, options, sizeof options) >= sizeof options)
-        return xconv_error_set(err, XCONV_ERR_INVALID, "plan's defines pass %zu characters",
-                               sizeof options);
-    double compile_ms = 0;
-    xconv_status st = dev->be->program_build(dev->ctx, source, options, prog, &compile_ms, err);
-    if (st != XCONV_OK)
-        return xconv_error_prefix(err, "building %s.cl", s->source);
-    dev->compile_ms += compile_ms;
-    // Without an entry the next launch only builds again (a cache hit in the backend).
-    xconv_error ignored;
-    (void)xconv_program_memo_add(&dev->programs, s->source, plan->defines, plan->ndefines, *prog,
-                                 &ignored);
-    return XCONV_OK;
-}
-
 xconv_status xconv_plan_launch(xconv_device *dev, const xconv_plan *plan, int step,
                                const xconv_arg *args, int nargs, xconv_error *err)
 {
     if (step < 0 || step >= plan->nsteps)
         return xconv_error_set(err, XCONV_ERR_INVALID, "plan has no step %d", step);
     const xconv_step *s = &plan->steps[step];
-    // The memo answers without formatting the options or hashing the text (see program_memo.h).
-    xconv_program *prog =
-        xconv_program_memo_find(&dev->programs, s->source, plan->defines, plan->ndefines);
-    if (!prog) {
-        xconv_status st = build_step_program(dev, plan, s, &prog, err);
-        if (st != XCONV_OK)
-            return st;
-    }
+    xconv_program *prog = NULL;
+    xconv_status st =
+        xconv_program_get(dev, s->source, plan->defines, plan->ndefines, &prog, NULL, err);
+    if (st != XCONV_OK)
+        return st;
     xconv_launch launch = {.kernel = s->kernel, .dims = s->dims, .args = args, .nargs = nargs};
     memcpy(launch.global, s->global, sizeof launch.global);
     memcpy(launch.local, s->local, sizeof launch.local);
-    xconv_status st = dev->be->launch(dev->ctx, prog, &launch, err);
+    st = dev->be->launch(dev->ctx, prog->handle, &launch, err);
     if (st != XCONV_OK)
         return xconv_error_prefix(err, "launching %s", s->kernel);
     return XCONV_OK;

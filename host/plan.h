@@ -4,15 +4,10 @@
 #ifndef XCONV_PLAN_H
 #define XCONV_PLAN_H
 
-#include "device.h"
+#include "program_cache.h"
 
 #define XCONV_MAX_DEFINES 64
 #define XCONV_MAX_STEPS 4
-
-typedef struct xconv_define {
-    char name[40];
-    long long value;
-} xconv_define;
 
 // One kernel launch of a variant.
 typedef struct xconv_step {
@@ -53,16 +48,10 @@ void xconv_step_set_3d(xconv_step *step, const size_t g[3], const size_t l[3]);
 // Writes the defines as compiler options ("-DXC_N=1 -DXC_C=3 ..."); returns the length.
 int xconv_plan_options(const xconv_plan *plan, char *buf, size_t len);
 
-// Builds (cached) and enqueues step `step` of plan with args; adds build time to
+// Builds (cached by the device) and enqueues step `step` of plan with args; adds build time to
 // dev->compile_ms. Returns the backend's status.
 xconv_status xconv_plan_launch(xconv_device *dev, const xconv_plan *plan, int step,
                                const xconv_arg *args, int nargs, xconv_error *err);
-
-// Returns the embedded text of kernel source `name` (cl/<name>.cl), or NULL.
-const char *xconv_kernel_source(const char *name);
-
-// Returns the names of all embedded kernel sources, NULL-terminated.
-const char *const *xconv_kernel_source_names(void);
 
 // Images per im2col pass: as many as fit one allocation (and a quarter of device memory), the
 // 32-bit index range and a grid dimension (65535); at most p->n, < 1 when one image does not fit.

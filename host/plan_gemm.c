@@ -326,7 +326,7 @@ xconv_status xconv_sgemm_plan(const xconv_device *dev, int64_t m, int64_t n, int
 xconv_status xconv_sgemm_run(xconv_device *dev, const xconv_plan *plan, xconv_buffer *a,
                              xconv_buffer *b, xconv_buffer *c, xconv_error *err)
 {
-    const xconv_arg args[] = {XCONV_ARG_BUF(a), XCONV_ARG_BUF(b), XCONV_ARG_BUF(c),
+    const xconv_arg args[] = {XCONV_ARG_BUF(xconv_buffer_handle(a)), XCONV_ARG_BUF(xconv_buffer_handle(b)), XCONV_ARG_BUF(xconv_buffer_handle(c)),
                               XCONV_ARG_I32(0), XCONV_ARG_I32(0),
                               XCONV_ARG_I32(plan_value(plan, "XC_GEMM_N", 0))};
     return xconv_plan_launch(dev, plan, 0, args, 6, err);

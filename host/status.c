@@ -19,6 +19,7 @@ const char *xconv_status_to_string(xconv_status status)
     case XCONV_ERR_BUILD: return "kernel build failed";
     case XCONV_ERR_DEVICE: return "device error";
     case XCONV_ERR_NOT_FOUND: return "not found";
+    case XCONV_ERR_DEVICE_LOST: return "device lost";
     }
     return "unknown status";
 }

@@ -31,7 +31,7 @@ static xconv_status run_single_step(xconv_device *dev, const xconv_problem *p,
                                     xconv_error *err)
 {
     (void)p;
-    const xconv_arg args[] = {XCONV_ARG_BUF(t->x), XCONV_ARG_BUF(t->w), XCONV_ARG_BUF(t->y)};
+    const xconv_arg args[] = {XCONV_ARG_BUF(xconv_buffer_handle(t->x)), XCONV_ARG_BUF(xconv_buffer_handle(t->w)), XCONV_ARG_BUF(xconv_buffer_handle(t->y))};
     return xconv_plan_launch(dev, plan, 0, args, 3, err);
 }
 
@@ -75,8 +75,8 @@ static xconv_status run_const_step(xconv_device *dev, const xconv_problem *p,
                                    xconv_error *err)
 {
     size_t bytes = (size_t)xconv_problem_w_elems(p) * sizeof(float);
-    const xconv_arg args[] = {XCONV_ARG_BUF(t->x), XCONV_ARG_CONST(t->w, bytes, "xc_filter"),
-                              XCONV_ARG_BUF(t->y)};
+    const xconv_arg args[] = {XCONV_ARG_BUF(xconv_buffer_handle(t->x)), XCONV_ARG_CONST(xconv_buffer_handle(t->w), bytes, "xc_filter"),
+                              XCONV_ARG_BUF(xconv_buffer_handle(t->y))};
     return xconv_plan_launch(dev, plan, 0, args, 3, err);
 }
 

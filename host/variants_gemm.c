@@ -108,13 +108,13 @@ static xconv_status run_im2col_gemm(xconv_device *dev, const xconv_problem *p,
             xconv_gemm_step_set_cols(&part.steps[1], plan, images * pq);
             use = &part;
         }
-        const xconv_arg col_args[] = {XCONV_ARG_BUF(t->x), XCONV_ARG_BUF(t->workspace),
+        const xconv_arg col_args[] = {XCONV_ARG_BUF(xconv_buffer_handle(t->x)), XCONV_ARG_BUF(xconv_buffer_handle(t->workspace)),
                                       XCONV_ARG_I32(n0), XCONV_ARG_I32(images)};
         xconv_status st = xconv_plan_launch(dev, use, 0, col_args, 4, err);
         if (st != XCONV_OK)
             return st;
-        const xconv_arg gemm_args[] = {XCONV_ARG_BUF(t->w), XCONV_ARG_BUF(t->workspace),
-                                       XCONV_ARG_BUF(t->y), XCONV_ARG_I32(0),
+        const xconv_arg gemm_args[] = {XCONV_ARG_BUF(xconv_buffer_handle(t->w)), XCONV_ARG_BUF(xconv_buffer_handle(t->workspace)),
+                                       XCONV_ARG_BUF(xconv_buffer_handle(t->y)), XCONV_ARG_I32(0),
                                        XCONV_ARG_I32(n0 * p->k * pq), XCONV_ARG_I32(images * pq)};
         st = xconv_plan_launch(dev, use, 1, gemm_args, 6, err);
         if (st != XCONV_OK)
@@ -153,7 +153,7 @@ static xconv_status run_gemm_1x1(xconv_device *dev, const xconv_problem *p,
                                  xconv_error *err)
 {
     int64_t cols = p->n * xconv_problem_out_h(p) * xconv_problem_out_w(p);
-    const xconv_arg args[] = {XCONV_ARG_BUF(t->w), XCONV_ARG_BUF(t->x), XCONV_ARG_BUF(t->y),
+    const xconv_arg args[] = {XCONV_ARG_BUF(xconv_buffer_handle(t->w)), XCONV_ARG_BUF(xconv_buffer_handle(t->x)), XCONV_ARG_BUF(xconv_buffer_handle(t->y)),
                               XCONV_ARG_I32(0), XCONV_ARG_I32(0), XCONV_ARG_I32(cols)};
     return xconv_plan_launch(dev, plan, 0, args, 6, err);
 }
@@ -178,7 +178,7 @@ static xconv_status run_implicit_gemm(xconv_device *dev, const xconv_problem *p,
                                       xconv_error *err)
 {
     (void)p;
-    const xconv_arg args[] = {XCONV_ARG_BUF(t->x), XCONV_ARG_BUF(t->w), XCONV_ARG_BUF(t->y)};
+    const xconv_arg args[] = {XCONV_ARG_BUF(xconv_buffer_handle(t->x)), XCONV_ARG_BUF(xconv_buffer_handle(t->w)), XCONV_ARG_BUF(xconv_buffer_handle(t->y))};
     return xconv_plan_launch(dev, plan, 0, args, 3, err);
 }
 
@@ -235,14 +235,14 @@ static xconv_status run_implicit_precomp(xconv_device *dev, const xconv_problem 
                                          xconv_error *err)
 {
     (void)p;
-    const xconv_arg table_args[] = {XCONV_ARG_BUF(t->workspace)};
+    const xconv_arg table_args[] = {XCONV_ARG_BUF(xconv_buffer_handle(t->workspace))};
     xconv_status st = xconv_plan_launch(dev, plan, 0, table_args, 1, err);
     if (st != XCONV_OK)
         return st;
-    xconv_arg args[] = {XCONV_ARG_BUF(t->x), XCONV_ARG_BUF(t->w), XCONV_ARG_BUF(t->y),
-                        XCONV_ARG_BUF(t->workspace)};
+    xconv_arg args[] = {XCONV_ARG_BUF(xconv_buffer_handle(t->x)), XCONV_ARG_BUF(xconv_buffer_handle(t->w)), XCONV_ARG_BUF(xconv_buffer_handle(t->y)),
+                        XCONV_ARG_BUF(xconv_buffer_handle(t->workspace))};
     if (plan_constant_table(plan))
-        args[3] = XCONV_ARG_CONST(t->workspace, plan->workspace_bytes, "xc_gemm_table");
+        args[3] = XCONV_ARG_CONST(xconv_buffer_handle(t->workspace), plan->workspace_bytes, "xc_gemm_table");
     return xconv_plan_launch(dev, plan, 1, args, 4, err);
 }
 

@@ -40,7 +40,9 @@ static xconv_status plan_vendor_conv(const xconv_device *dev, const char *algo,
 static xconv_status run_vendor_conv(xconv_device *dev, const char *algo, const xconv_problem *p,
                                     const xconv_tensors *t, xconv_error *err)
 {
-    return dev->be->vendor_conv(dev->ctx, algo, p, t->x, t->w, t->y, t->workspace, err);
+    return dev->be->vendor_conv(dev->ctx, algo, p, xconv_buffer_handle(t->x),
+                                xconv_buffer_handle(t->w), xconv_buffer_handle(t->y),
+                                xconv_buffer_handle(t->workspace), err);
 }
 
 // One applies/plan/run triple per peer, each passing its own algorithm name to the backend.

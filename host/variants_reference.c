@@ -70,7 +70,7 @@ static xconv_status run_vendor_gemm(xconv_device *dev, const xconv_problem *p,
     size_t crs_g = (size_t)(p->c / p->groups * p->r * p->s);
     for (int64_t n0 = 0; n0 < p->n; n0 += plan->batch_chunk) {
         int64_t images = p->n - n0 < plan->batch_chunk ? p->n - n0 : plan->batch_chunk;
-        const xconv_arg args[] = {XCONV_ARG_BUF(t->x), XCONV_ARG_BUF(t->workspace),
+        const xconv_arg args[] = {XCONV_ARG_BUF(xconv_buffer_handle(t->x)), XCONV_ARG_BUF(xconv_buffer_handle(t->workspace)),
                                   XCONV_ARG_I32(n0), XCONV_ARG_I32(images)};
         xconv_status st = xconv_plan_launch(dev, plan, 0, args, 4, err);
         if (st != XCONV_OK)
@@ -78,10 +78,10 @@ static xconv_status run_vendor_gemm(xconv_device *dev, const xconv_problem *p,
         for (int64_t g = 0; g < p->groups; g++) {
             xconv_gemm_args gemm = {
                 .m = kg, .n = pq, .k = crs_g,
-                .a = t->w, .a_offset = (size_t)g * kg * crs_g, .lda = crs_g, .a_stride = 0,
-                .b = t->workspace, .b_offset = (size_t)g * crs_g * pq, .ldb = pq,
+                .a = xconv_buffer_handle(t->w), .a_offset = (size_t)g * kg * crs_g, .lda = crs_g, .a_stride = 0,
+                .b = xconv_buffer_handle(t->workspace), .b_offset = (size_t)g * crs_g * pq, .ldb = pq,
                 .b_stride = (size_t)p->groups * crs_g * pq,
-                .c = t->y, .c_offset = ((size_t)n0 * (size_t)p->k + (size_t)g * kg) * pq,
+                .c = xconv_buffer_handle(t->y), .c_offset = ((size_t)n0 * (size_t)p->k + (size_t)g * kg) * pq,
                 .ldc = pq, .c_stride = (size_t)p->k * pq,
                 .batch = (size_t)images,
             };

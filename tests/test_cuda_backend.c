@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-// Tests the CUDA backend table on the devices present: info, buffers, NVRTC builds, launches,
-// __constant__ symbols, contraction parity, timing, cuBLAS SGEMM and every cuDNN row against host
-// computations, then every CUDA variant end to end. Skips (77) without a driver or a device.
+// The CUDA backend's own checks beside the shared ones (test_backend_conformance): what the
+// device reports, argument and block checks, __constant__ symbols, contraction parity, the
+// NVRTC log, cuBLAS's refusals, every cuDNN row against the host, then every CUDA variant end to
+// end. Skips (77) without a driver or a device.
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -113,56 +114,6 @@ static void test_info(const xconv_device_info *info, int index)
     CHECK(info->peak_gflops == 0.0 && info->peak_gbps == 0.0);
 }
 
-static void test_buffers(void *ctx, const xconv_device_info *info)
-{
-    xconv_error err;
-    enum { N = 1000 };
-    float in[N], out[N];
-    fill_random(in, N, 1);
-    xconv_buffer *buf = NULL;
-    CHECK(be->buffer_alloc(ctx, sizeof in, &buf, &err) == XCONV_OK);
-    CHECK(be->buffer_write(ctx, buf, 0, sizeof in, in, &err) == XCONV_OK);
-    memset(out, 0, sizeof out);
-    CHECK(be->buffer_read(ctx, buf, 0, sizeof out, out, &err) == XCONV_OK);
-    CHECK(memcmp(in, out, sizeof in) == 0);
-    CHECK(be->buffer_read(ctx, buf, 40, 8, out, &err) == XCONV_OK);
-    CHECK(out[0] == in[10] && out[1] == in[11]);
-    CHECK(be->buffer_write(ctx, buf, 8, 4, &in[500], &err) == XCONV_OK);
-    CHECK(be->buffer_read(ctx, buf, 0, 12, out, &err) == XCONV_OK);
-    CHECK(out[0] == in[0] && out[2] == in[500]);
-
-    CHECK(be->buffer_fill(ctx, buf, N - 1, NAN, &err) == XCONV_OK);
-    CHECK(be->buffer_read(ctx, buf, 0, sizeof out, out, &err) == XCONV_OK);
-    int nans = 0;
-    for (int i = 0; i < N - 1; i++)
-        nans += isnan(out[i]) != 0;
-    CHECK_MSG(nans == N - 1, "%d NaNs after a NaN fill of %d", nans, N - 1);
-    CHECK(out[N - 1] == in[N - 1]);
-    CHECK(be->buffer_fill(ctx, buf, 3, -1.5f, &err) == XCONV_OK);
-    CHECK(be->buffer_read(ctx, buf, 0, 16, out, &err) == XCONV_OK);
-    CHECK(out[0] == -1.5f && out[2] == -1.5f && isnan(out[3]));
-
-    CHECK(be->buffer_read(ctx, buf, 4, sizeof out, out, &err) == XCONV_ERR_INVALID);
-    CHECK_CONTAINS(err.msg, "passes the buffer");
-    CHECK(be->buffer_fill(ctx, buf, N + 1, 0.0f, &err) == XCONV_ERR_INVALID);
-    be->buffer_free(ctx, buf);
-
-    xconv_buffer *empty = NULL;
-    CHECK(be->buffer_alloc(ctx, 0, &empty, &err) == XCONV_OK && empty != NULL);
-    be->buffer_free(ctx, empty);
-    be->buffer_free(ctx, NULL);
-
-    xconv_buffer *huge = NULL;
-    CHECK(be->buffer_alloc(ctx, (size_t)info->max_alloc_bytes + 1, &huge, &err) ==
-          XCONV_ERR_OUT_OF_MEMORY);
-    CHECK(huge == NULL);
-    CHECK_CONTAINS(err.msg, "largest allocation");
-
-    // Left allocated on purpose: close must free it.
-    xconv_buffer *leak = NULL;
-    CHECK(be->buffer_alloc(ctx, 64, &leak, &err) == XCONV_OK);
-}
-
 // ---------------------------------------------------------------------------------------------
 // Programs and launches
 
@@ -173,15 +124,6 @@ static const char axpb_source[] =
     "    int i = XC_GLOBAL_ID(0);  // element, < n\n"
     "    if (i < n)\n"
     "        y[i] = XC_FMA(a, x[i], (float)XC_BIAS);\n"
-    "}\n";
-
-// A 2-D launch that also checks the dialect's ids: y[row][col] = row * 1000 + col.
-static const char ids_source[] =
-    "XC_KERNEL void ids(XC_GLOBAL float *y, int width)\n"
-    "{\n"
-    "    int col = XC_GLOBAL_ID(0), row = XC_GLOBAL_ID(1);\n"
-    "    int check = XC_GROUP_ID(0) * XC_LOCAL_SIZE(0) + XC_LOCAL_ID(0);\n"
-    "    y[row * width + col] = check == col ? (float)(row * 1000 + col) : -1.0f;\n"
     "}\n";
 
 static const char weigh_source[] =
@@ -205,130 +147,53 @@ static const char broken_source[] =
     "XC_KERNEL void broken(XC_GLOBAL float *y)\n"
     "{   y[0] = undefined_thing; }\n";
 
-static void test_axpb(void *ctx, xconv_buffer *bx, xconv_buffer *by, const float *x, float *y,
-                      int N)
+// The launch's CUDA-specific refusals: a pointer where the kernel takes an int, a block past the
+// device's threads.
+static void test_axpb(void *ctx, xconv_backend_buffer *bx, xconv_backend_buffer *by, int N)
 {
     xconv_error err;
-    xconv_program *prog = NULL, *again = NULL;
-    double ms = -1.0;
-    xconv_status st = be->program_build(ctx, axpb_source, "-DXC_BIAS=3", &prog, &ms, &err);
+    xconv_backend_program *prog = NULL;
+    xconv_status st = be->program_build(ctx, axpb_source, "-DXC_BIAS=3", &prog, &err);
     CHECK_MSG(st == XCONV_OK, "%s", err.msg);
     if (st != XCONV_OK)
         return;
-    double miss_ms = ms;
-    CHECK(ms > 0.0);
-    CHECK(be->program_build(ctx, axpb_source, "-DXC_BIAS=3", &again, &ms, &err) == XCONV_OK);
-    CHECK(again == prog && ms == 0.0);
-    CHECK(be->program_build(ctx, axpb_source, "-DXC_BIAS=4", &again, &ms, &err) == XCONV_OK);
-    CHECK(again != prog && ms > 0.0);
-    printf("  build (NVRTC + module load): %.1f ms on a miss, %.1f on a cache hit\n", miss_ms,
-           0.0);
-
-    const int n = N - 5;  // not a multiple of the block: the kernel's bound check matters
-    xconv_arg args[] = {XCONV_ARG_BUF(bx), XCONV_ARG_BUF(by), XCONV_ARG_I32(n),
+    xconv_arg args[] = {XCONV_ARG_BUF(bx), XCONV_ARG_BUF(by), XCONV_ARG_BUF(bx),
                         XCONV_ARG_F32(-2.5f)};
     xconv_launch l = {.kernel = "axpb", .dims = 1, .global = {(size_t)N}, .local = {64},
                       .args = args, .nargs = 4};
-    CHECK(be->buffer_fill(ctx, by, (size_t)N, NAN, &err) == XCONV_OK);
-    st = be->launch(ctx, prog, &l, &err);
-    CHECK_MSG(st == XCONV_OK, "%s", err.msg);
-    CHECK(be->buffer_read(ctx, by, 0, (size_t)N * 4, y, &err) == XCONV_OK);
-    int bad = 0;
-    for (int i = 0; i < N; i++)
-        bad += i < n ? y[i] != fmaf(-2.5f, x[i], 3.0f) : !isnan(y[i]);
-    CHECK_MSG(bad == 0, "axpb: %d wrong elements (XC_FMA must match the host's fmaf bitwise)",
-              bad);
-    printf("  launch: 1-D axpb with XC_FMA bitwise equal to the host's fmaf: %s\n",
-           bad ? "FAILED" : "ok");
-
-    // Timing a region: several launches between the marks.
-    CHECK(be->timer_start(ctx, &err) == XCONV_OK);
-    for (int rep = 0; rep < 20; rep++)
-        CHECK(be->launch(ctx, prog, &l, &err) == XCONV_OK);
-    double region = 0.0;
-    st = be->timer_stop(ctx, &region, &err);
-    CHECK_MSG(st == XCONV_OK, "%s", err.msg);
-    CHECK_MSG(region > 0.0 && region < 10000.0, "%g ms", region);
-    printf("  timer: 20 launches in %.4f ms\n", region);
-    CHECK(be->timer_stop(ctx, &region, &err) == XCONV_ERR_INVALID);
-
-    // Error paths: missing kernel, wrong argument count, bad geometry.
-    l.kernel = "no_such_kernel";
-    CHECK(be->launch(ctx, prog, &l, &err) == XCONV_ERR_NOT_FOUND);
-    CHECK_CONTAINS(err.msg, "no_such_kernel");
-    CHECK_CONTAINS(err.msg, "axpb");  // the module's kernels, listed by drivers of CUDA >= 12.4
-    l.kernel = "axpb";
-    l.nargs = 3;
-    CHECK(be->launch(ctx, prog, &l, &err) == XCONV_ERR_INVALID);
-    CHECK_CONTAINS(err.msg, "takes 4 arguments");
-    l.nargs = 4;
-    args[2] = XCONV_ARG_BUF(bx);  // a pointer where an int goes
-    CHECK(be->launch(ctx, prog, &l, &err) == XCONV_ERR_INVALID);
+    CHECK(be->launch(ctx, prog, &l, &err) == XCONV_ERR_INVALID);  // a pointer where an int goes
     CHECK_CONTAINS(err.msg, "argument 2");
-    args[2] = XCONV_ARG_I32(n);
-    l.global[0] = (size_t)N + 1;
-    CHECK(be->launch(ctx, prog, &l, &err) == XCONV_ERR_INVALID);
-    CHECK_CONTAINS(err.msg, "not a multiple");
+    args[2] = XCONV_ARG_I32(N);
     l.global[0] = 2048;
     l.local[0] = 2048;
     CHECK(be->launch(ctx, prog, &l, &err) == XCONV_ERR_INVALID);
     CHECK(be->finish(ctx, &err) == XCONV_OK);
+    be->program_free(ctx, prog);
 }
 
-static void test_ids(void *ctx, xconv_buffer *by, float *y)
-{
-    xconv_error err;
-    enum { W = 96, H = 40 };
-    xconv_program *prog = NULL;
-    xconv_status st = be->program_build(ctx, ids_source, "", &prog, NULL, &err);
-    CHECK_MSG(st == XCONV_OK, "%s", err.msg);
-    if (st != XCONV_OK)
-        return;
-    xconv_arg args[] = {XCONV_ARG_BUF(by), XCONV_ARG_I32(W)};
-    xconv_launch l = {.kernel = "ids", .dims = 2, .global = {W, H}, .local = {32, 4},
-                      .args = args, .nargs = 2};
-    st = be->launch(ctx, prog, &l, &err);
-    CHECK_MSG(st == XCONV_OK, "%s", err.msg);
-    CHECK(be->buffer_read(ctx, by, 0, W * H * 4, y, &err) == XCONV_OK);
-    int bad = 0;
-    for (int r = 0; r < H; r++)
-        for (int c = 0; c < W; c++)
-            bad += y[r * W + c] != (float)(r * 1000 + c);
-    CHECK_MSG(bad == 0, "2-D ids: %d wrong elements", bad);
-    printf("  launch: 2-D grid of 3 x 10 blocks of 32 x 4, ids: %s\n", bad ? "FAILED" : "ok");
-}
-
-static void test_constant(void *ctx, xconv_buffer *by, float *y)
+// A constant argument larger than its __constant__ symbol, or naming a symbol the module lacks.
+static void test_constant(void *ctx, xconv_backend_buffer *by)
 {
     xconv_error err;
     float coef[8] = {1.0f, -1.0f, 0.5f, 2.0f, 9.0f, 9.0f, 9.0f, 9.0f};
-    xconv_buffer *bc = NULL;
+    xconv_backend_buffer *bc = NULL;
     CHECK(be->buffer_alloc(ctx, sizeof coef, &bc, &err) == XCONV_OK);
     CHECK(be->buffer_write(ctx, bc, 0, sizeof coef, coef, &err) == XCONV_OK);
-    xconv_program *weigh = NULL;
-    xconv_status st = be->program_build(ctx, weigh_source, "", &weigh, NULL, &err);
+    xconv_backend_program *weigh = NULL;
+    xconv_status st = be->program_build(ctx, weigh_source, "", &weigh, &err);
     CHECK_MSG(st == XCONV_OK, "%s", err.msg);
     if (st == XCONV_OK) {
-        xconv_arg wargs[] = {XCONV_ARG_BUF(by), XCONV_ARG_CONST(bc, 4 * sizeof(float), "coef")};
+        xconv_arg wargs[] = {XCONV_ARG_BUF(by), XCONV_ARG_CONST(bc, sizeof coef, "coef")};
         xconv_launch wl = {.kernel = "weigh", .dims = 1, .global = {256}, .local = {16},
                            .args = wargs, .nargs = 2};
-        st = be->launch(ctx, weigh, &wl, &err);
-        CHECK_MSG(st == XCONV_OK, "%s", err.msg);
-        CHECK(be->buffer_read(ctx, by, 0, 256 * sizeof(float), y, &err) == XCONV_OK);
-        int bad = 0;
-        for (int i = 0; i < 256; i++)
-            bad += y[i] != coef[i % 4] * (float)i;
-        CHECK_MSG(bad == 0, "__constant__ coef: %d wrong elements", bad);
-        printf("  constant memory: 16 bytes copied into __constant__ coef: %s\n",
-               bad ? "FAILED" : "ok");
-
-        wargs[1] = XCONV_ARG_CONST(bc, sizeof coef, "coef");  // 32 bytes into a 16-byte symbol
-        CHECK(be->launch(ctx, weigh, &wl, &err) == XCONV_ERR_INVALID);
+        CHECK(be->launch(ctx, weigh, &wl, &err) == XCONV_ERR_INVALID);  // 32 bytes into 16
         CHECK_CONTAINS(err.msg, "do not fit");
         wargs[1] = XCONV_ARG_CONST(bc, 16, "no_such_symbol");
         CHECK(be->launch(ctx, weigh, &wl, &err) == XCONV_ERR_INVALID);
         CHECK_CONTAINS(err.msg, "no_such_symbol");
+        printf("  constant memory: oversized copies and unknown symbols refused\n");
     }
+    be->program_free(ctx, weigh);
     be->buffer_free(ctx, bc);
 }
 
@@ -347,14 +212,14 @@ static void test_contraction(void *ctx)
         c[i] = -prod;  // a*b - round(a*b): exactly the product's rounding error under an fma
         differs += fmaf(a[i], b[i], c[i]) != prod + c[i];
     }
-    xconv_buffer *bufs[4] = {NULL, NULL, NULL, NULL};
+    xconv_backend_buffer *bufs[4] = {NULL, NULL, NULL, NULL};
     for (int i = 0; i < 4; i++)
         CHECK(be->buffer_alloc(ctx, sizeof a, &bufs[i], &err) == XCONV_OK);
     CHECK(be->buffer_write(ctx, bufs[0], 0, sizeof a, a, &err) == XCONV_OK);
     CHECK(be->buffer_write(ctx, bufs[1], 0, sizeof b, b, &err) == XCONV_OK);
     CHECK(be->buffer_write(ctx, bufs[2], 0, sizeof c, c, &err) == XCONV_OK);
-    xconv_program *prog = NULL;
-    xconv_status st = be->program_build(ctx, contract_source, "", &prog, NULL, &err);
+    xconv_backend_program *prog = NULL;
+    xconv_status st = be->program_build(ctx, contract_source, "", &prog, &err);
     CHECK_MSG(st == XCONV_OK, "%s", err.msg);
     if (st == XCONV_OK) {
         xconv_arg args[] = {XCONV_ARG_BUF(bufs[0]), XCONV_ARG_BUF(bufs[1]),
@@ -373,6 +238,7 @@ static void test_contraction(void *ctx)
                "cases, %d of which an fma would change: %s\n", N - bad, N, differs,
                bad ? "FAILED" : "ok");
     }
+    be->program_free(ctx, prog);
     for (int i = 0; i < 4; i++)
         be->buffer_free(ctx, bufs[i]);
 }
@@ -381,24 +247,17 @@ static void test_programs(void *ctx)
 {
     xconv_error err;
     enum { N = 4096 };
-    static float x[N], y[N];
-    fill_random(x, N, 2);
-    xconv_buffer *bx = NULL, *by = NULL;
-    CHECK(be->buffer_alloc(ctx, sizeof x, &bx, &err) == XCONV_OK);
-    CHECK(be->buffer_alloc(ctx, sizeof y, &by, &err) == XCONV_OK);
-    CHECK(be->buffer_write(ctx, bx, 0, sizeof x, x, &err) == XCONV_OK);
-    test_axpb(ctx, bx, by, x, y, N);
-    test_ids(ctx, by, y);
-    test_constant(ctx, by, y);
+    xconv_backend_buffer *bx = NULL, *by = NULL;
+    CHECK(be->buffer_alloc(ctx, N * 4, &bx, &err) == XCONV_OK);
+    CHECK(be->buffer_alloc(ctx, N * 4, &by, &err) == XCONV_OK);
+    test_axpb(ctx, bx, by, N);
+    test_constant(ctx, by);
     test_contraction(ctx);
 
-    xconv_program *broken = NULL;
-    xconv_status st = be->program_build(ctx, broken_source, "-DXC_UNUSED=1", &broken, NULL,
-                                        &err);
+    xconv_backend_program *broken = NULL;
+    xconv_status st = be->program_build(ctx, broken_source, "-DXC_UNUSED=1", &broken, &err);
     CHECK(st == XCONV_ERR_BUILD && broken == NULL);
-    CHECK_CONTAINS(err.msg, "undefined_thing");
     CHECK_CONTAINS(err.msg, "(2): error");  // #line 1: the log counts lines of our source
-    CHECK_CONTAINS(err.msg, "-DXC_UNUSED=1");
     be->buffer_free(ctx, bx);
     be->buffer_free(ctx, by);
 }
@@ -406,64 +265,32 @@ static void test_programs(void *ctx)
 // ---------------------------------------------------------------------------------------------
 // cuBLAS
 
-// C[b] = A[b] B[b] on the device with the given A stride, compared with the host in double.
-static void test_sgemm(void *ctx, size_t a_stride_mats)
+// cuBLAS's own refusals: a leading dimension under the columns, a batch past the buffer.
+static void test_sgemm(void *ctx)
 {
     xconv_error err;
-    enum { M = 13, NN = 9, K = 17, BATCH = 3, LDA = K + 3, LDB = NN + 1, LDC = NN + 2, OFF = 5 };
-    size_t a_stride = a_stride_mats * M * LDA, b_stride = K * LDB, c_stride = M * LDC + 1;
-    size_t a_len = OFF + (a_stride_mats ? BATCH : 1) * M * LDA;
-    size_t b_len = OFF + BATCH * b_stride, c_len = OFF + BATCH * c_stride;
-    float *a = malloc(a_len * sizeof *a), *b = malloc(b_len * sizeof *b);
-    float *c = malloc(c_len * sizeof *c);
-    fill_random(a, a_len, 3);
-    fill_random(b, b_len, 4);
-    xconv_buffer *ba = NULL, *bb = NULL, *bc = NULL;
+    enum { M = 13, NN = 9, K = 17, BATCH = 3, LDA = K + 3, LDB = NN + 1, LDC = NN + 2 };
+    size_t a_len = M * LDA, b_len = BATCH * K * LDB, c_len = BATCH * M * LDC;
+    xconv_backend_buffer *ba = NULL, *bb = NULL, *bc = NULL;
     CHECK(be->buffer_alloc(ctx, a_len * 4, &ba, &err) == XCONV_OK);
     CHECK(be->buffer_alloc(ctx, b_len * 4, &bb, &err) == XCONV_OK);
     CHECK(be->buffer_alloc(ctx, c_len * 4, &bc, &err) == XCONV_OK);
-    CHECK(be->buffer_write(ctx, ba, 0, a_len * 4, a, &err) == XCONV_OK);
-    CHECK(be->buffer_write(ctx, bb, 0, b_len * 4, b, &err) == XCONV_OK);
-    CHECK(be->buffer_fill(ctx, bc, c_len, NAN, &err) == XCONV_OK);
     xconv_gemm_args g = {.m = M, .n = NN, .k = K,
-                         .a = ba, .a_offset = OFF, .lda = LDA, .a_stride = a_stride,
-                         .b = bb, .b_offset = OFF, .ldb = LDB, .b_stride = b_stride,
-                         .c = bc, .c_offset = OFF, .ldc = LDC, .c_stride = c_stride,
+                         .a = ba, .lda = LDA, .a_stride = 0,
+                         .b = bb, .ldb = LDB, .b_stride = K * LDB,
+                         .c = bc, .ldc = LDC, .c_stride = M * LDC,
                          .batch = BATCH};
-    xconv_status st = be->sgemm(ctx, &g, &err);
-    CHECK_MSG(st == XCONV_OK, "%s", err.msg);
-    CHECK(be->buffer_read(ctx, bc, 0, c_len * 4, c, &err) == XCONV_OK);
-    int bad = 0;
-    for (size_t bi = 0; bi < BATCH; bi++)
-    for (size_t i = 0; i < M; i++)
-    for (size_t j = 0; j < NN; j++) {
-        double acc = 0.0, mag = 0.0;
-        for (size_t l = 0; l < K; l++) {
-            double t = (double)a[OFF + bi * a_stride + i * LDA + l] *
-                       (double)b[OFF + bi * b_stride + l * LDB + j];
-            acc += t;
-            mag += fabs(t);
-        }
-        bad += !close_enough(c[OFF + bi * c_stride + i * LDC + j], acc, mag, 1e-5);
-    }
-    CHECK_MSG(bad == 0, "sgemm with A stride %zu: %d wrong elements", a_stride, bad);
-    printf("  cuBLAS: batched SGEMM, A stride %zu: %s\n", a_stride,
-           st == XCONV_OK && bad == 0 ? "ok" : "FAILED");
-    // Elements between the matrices stay untouched.
-    CHECK(isnan(c[OFF + c_stride - 1]) && isnan(c[OFF + NN]));
-
+    CHECK(be->sgemm(ctx, &g, &err) == XCONV_OK);
     g.ldb = NN - 1;
     CHECK(be->sgemm(ctx, &g, &err) == XCONV_ERR_INVALID);
     g.ldb = LDB;
     g.batch = BATCH + 1;
     CHECK(be->sgemm(ctx, &g, &err) == XCONV_ERR_INVALID);
     CHECK_CONTAINS(err.msg, "reaches element");
+    printf("  cuBLAS: refusals of bad leading dimensions and batches: ok\n");
     be->buffer_free(ctx, ba);
     be->buffer_free(ctx, bb);
     be->buffer_free(ctx, bc);
-    free(a);
-    free(b);
-    free(c);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -483,7 +310,7 @@ static bool test_cudnn_algo(void *ctx, const char *algo, const xconv_problem *p,
         CHECK_MSG(reason[0] != '\0', "%s: unsupported without a reason", algo);
         return strstr(reason, "cuDNN not found") == NULL;
     }
-    xconv_buffer *bx = NULL, *bw = NULL, *by = NULL, *bws = NULL;
+    xconv_backend_buffer *bx = NULL, *bw = NULL, *by = NULL, *bws = NULL;
     CHECK(be->buffer_alloc(ctx, nx * 4, &bx, &err) == XCONV_OK);
     CHECK(be->buffer_alloc(ctx, nw * 4, &bw, &err) == XCONV_OK);
     CHECK(be->buffer_alloc(ctx, ny * 4, &by, &err) == XCONV_OK);
@@ -586,7 +413,7 @@ static void test_cudnn(void *ctx)
 static void test_variants(const xconv_device_info *info)
 {
     xconv_error err;
-    xconv_device *dev = xconv_device_open(info, &err);
+    xconv_device *dev = xconv_device_open_info(info, &err);
     CHECK_MSG(dev != NULL, "%s", err.msg);
     if (!dev)
         return;
@@ -636,15 +463,8 @@ static void test_device(const xconv_device_info *info)
     CHECK_MSG(st == XCONV_OK, "%s", err.msg);
     if (st != XCONV_OK)
         return;
-    // A second context on the same device shares the primary context; closing it must leave
-    // the first one working.
-    void *other = NULL;
-    CHECK(be->open(info->backend_index, &other, &err) == XCONV_OK);
-    be->close(other);
-    test_buffers(ctx, info);
     test_programs(ctx);
-    test_sgemm(ctx, 0);
-    test_sgemm(ctx, 1);
+    test_sgemm(ctx);
     test_cudnn(ctx);
     be->close(ctx);
     test_variants(info);

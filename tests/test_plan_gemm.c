@@ -227,7 +227,7 @@ static xconv_device *open_device(void)
     xconv_devices_list(&list);
     for (int i = 0; i < list.count; i++)
         if (list.devices[i].backend == XCONV_BACKEND_OPENCL)
-            return xconv_device_open(&list.devices[i], &err);
+            return xconv_device_open_info(&list.devices[i], &err);
     return NULL;
 }
 
@@ -288,18 +288,17 @@ static void check_sgemm_run(xconv_device *dev, int64_t m, int64_t n, int64_t k)
     size_t an = (size_t)(m * k), bn = (size_t)(k * n), cn = (size_t)(m * n);
     float *a = malloc(an * 4), *b = malloc(bn * 4), *c = malloc(cn * 4);
     double *ref = malloc(cn * 8), *norm = malloc(cn * 8);
-    xconv_buffer *da = NULL, *db = NULL, *dc = NULL;
-    const xconv_backend_iface *be = dev->be;
+    xconv_buffer *da = xconv_buffer_create(dev, an * 4, &err);
+    xconv_buffer *db = xconv_buffer_create(dev, bn * 4, &err);
+    xconv_buffer *dc = xconv_buffer_create(dev, cn * 4, &err);
     xconv_random_fill(a, an, 3, 2);
     xconv_random_fill(b, bn, 3, 1);
-    xconv_status st = be->buffer_alloc(dev->ctx, an * 4, &da, &err);
-    st = st ? st : be->buffer_alloc(dev->ctx, bn * 4, &db, &err);
-    st = st ? st : be->buffer_alloc(dev->ctx, cn * 4, &dc, &err);
-    st = st ? st : be->buffer_write(dev->ctx, da, 0, an * 4, a, &err);
-    st = st ? st : be->buffer_write(dev->ctx, db, 0, bn * 4, b, &err);
-    st = st ? st : be->buffer_fill(dev->ctx, dc, cn, NAN, &err);
+    xconv_status st = da && db && dc ? XCONV_OK : err.status;
+    st = st ? st : xconv_buffer_upload(da, 0, an * 4, a, &err);
+    st = st ? st : xconv_buffer_upload(db, 0, bn * 4, b, &err);
+    st = st ? st : xconv_buffer_fill_f32(dc, cn, NAN, &err);
     st = st ? st : xconv_sgemm_run(dev, &plan, da, db, dc, &err);
-    st = st ? st : be->buffer_read(dev->ctx, dc, 0, cn * 4, c, &err);
+    st = st ? st : xconv_buffer_download(dc, 0, cn * 4, c, &err);
     CHECK_MSG(st == XCONV_OK, "sgemm %lldx%lldx%lld: %s", (long long)m, (long long)n,
               (long long)k, err.msg);
     CHECK(xconv_reference_conv(&p, b, a, ref, norm, 0, &err) == XCONV_OK);
@@ -309,7 +308,7 @@ static void check_sgemm_run(xconv_device *dev, int64_t m, int64_t n, int64_t k)
               "sgemm %lldx%lldx%lld (%s): %lld non-finite, error %.3g", (long long)m,
               (long long)n, (long long)k, plan.summary, (long long)res.nonfinite,
               res.max_norm_err);
-    be->buffer_free(dev->ctx, da), be->buffer_free(dev->ctx, db), be->buffer_free(dev->ctx, dc);
+    xconv_buffer_destroy(da), xconv_buffer_destroy(db), xconv_buffer_destroy(dc);
     free(a), free(b), free(c), free(ref), free(norm);
 }
 

@@ -38,13 +38,21 @@ void xconv_harness_opts_default(xconv_harness_opts *opts)
 // ---------------------------------------------------------------------------------------------
 // Device memory helpers
 
+// Allocates a buffer for count floats into *out; returns XCONV_OK or the failure.
+static xconv_status alloc(xconv_device *dev, int64_t count, xconv_buffer **out, xconv_error *err)
+{
+    *out = xconv_buffer_create(dev, (size_t)count * sizeof(float), err);
+    return *out ? XCONV_OK : err->status;
+}
+
+// Allocates a buffer for count floats and copies host into it; returns XCONV_OK or the failure.
 static xconv_status upload(xconv_device *dev, const float *host, int64_t count,
                            xconv_buffer **out, xconv_error *err)
 {
-    size_t bytes = (size_t)count * sizeof(float);
-    xconv_status st = dev->be->buffer_alloc(dev->ctx, bytes, out, err);
-    if (st == XCONV_OK && (st = dev->be->buffer_write(dev->ctx, *out, 0, bytes, host, err)))
-        dev->be->buffer_free(dev->ctx, *out), *out = NULL;
+    xconv_status st = alloc(dev, count, out, err);
+    if (st == XCONV_OK &&
+        (st = xconv_buffer_upload(*out, 0, (size_t)count * sizeof(float), host, err)))
+        xconv_buffer_destroy(*out), *out = NULL;
     return st;
 }
 
@@ -101,10 +109,8 @@ void xconv_case_destroy(xconv_case *c)
 {
     if (!c)
         return;
-    if (c->dev) {
-        c->dev->be->buffer_free(c->dev->ctx, c->dx);
-        c->dev->be->buffer_free(c->dev->ctx, c->dw);
-    }
+    xconv_buffer_destroy(c->dx);
+    xconv_buffer_destroy(c->dw);
     free(c->x);
     free(c->w);
     free(c->y);
@@ -125,22 +131,22 @@ static xconv_status run_device_variant(xconv_device *dev, const xconv_variant *v
                                        xconv_buffer *dx, xconv_buffer *dw, float *y_host,
                                        xconv_error *err)
 {
-    const xconv_backend_iface *be = dev->be;
     size_t y_n = (size_t)xconv_problem_y_elems(p);
     xconv_tensors t = {.x = dx, .w = dw};
-    xconv_status st = be->buffer_alloc(dev->ctx, y_n * sizeof(float), &t.y, err);
-    if (st == XCONV_OK && plan->workspace_bytes)
-        st = be->buffer_alloc(dev->ctx, plan->workspace_bytes, &t.workspace, err);
+    xconv_status st = alloc(dev, (int64_t)y_n, &t.y, err);
+    if (st == XCONV_OK && plan->workspace_bytes &&
+        !(t.workspace = xconv_buffer_create(dev, plan->workspace_bytes, err)))
+        st = err->status;
     if (st == XCONV_OK)
-        st = be->buffer_fill(dev->ctx, t.y, y_n, NAN, err);
+        st = xconv_buffer_fill_f32(t.y, y_n, NAN, err);
     if (st == XCONV_OK)
         st = v->run(dev, p, plan, &t, err);
     if (st == XCONV_OK)
-        st = be->finish(dev->ctx, err);
+        st = xconv_device_wait(dev, err);
     if (st == XCONV_OK)
-        st = be->buffer_read(dev->ctx, t.y, 0, y_n * sizeof(float), y_host, err);
-    be->buffer_free(dev->ctx, t.workspace);
-    be->buffer_free(dev->ctx, t.y);
+        st = xconv_buffer_download(t.y, 0, y_n * sizeof(float), y_host, err);
+    xconv_buffer_destroy(t.workspace);
+    xconv_buffer_destroy(t.y);
     return st;
 }
 
@@ -194,8 +200,8 @@ static xconv_status make_device_reference(xconv_case *c, xconv_error *err)
     if (st == XCONV_OK && (st = upload(dev, abs_x, c->x_n, &dax, err)) == XCONV_OK &&
         (st = upload(dev, abs_w, c->w_n, &daw, err)) == XCONV_OK)
         st = run_device_variant(dev, ref, &c->p, &plan, dax, daw, c->norm32, err);
-    dev->be->buffer_free(dev->ctx, dax);
-    dev->be->buffer_free(dev->ctx, daw);
+    xconv_buffer_destroy(dax);
+    xconv_buffer_destroy(daw);
     free(abs_x);
     free(abs_w);
     if (st != XCONV_OK)
@@ -260,8 +266,9 @@ static xconv_status rotation_create(xconv_case *c, const xconv_plan *plan, rotat
         count = MAX_ROTATION_SETS;
     xconv_status st = XCONV_OK;
     xconv_buffer *workspace = NULL;
-    if (plan->workspace_bytes)
-        st = dev->be->buffer_alloc(dev->ctx, plan->workspace_bytes, &workspace, err);
+    if (plan->workspace_bytes && !(workspace = xconv_buffer_create(dev, plan->workspace_bytes,
+                                                                   err)))
+        st = err->status;
     for (int i = 0; st == XCONV_OK && i < count; i++) {
         xconv_tensors *t = &rot->sets[i];
         t->workspace = workspace;
@@ -270,26 +277,45 @@ static xconv_status rotation_create(xconv_case *c, const xconv_plan *plan, rotat
         if (i > 0 && (st = upload(dev, c->x, c->x_n, &t->x, err)) == XCONV_OK)
             st = upload(dev, c->w, c->w_n, &t->w, err);
         if (st == XCONV_OK)
-            st = dev->be->buffer_alloc(dev->ctx, (size_t)c->y_n * sizeof(float), &t->y, err);
+            st = alloc(dev, c->y_n, &t->y, err);
         rot->count = i + 1;
     }
     if (st == XCONV_OK)
-        st = dev->be->buffer_fill(dev->ctx, rot->sets[0].y, (size_t)c->y_n, NAN, err);
+        st = xconv_buffer_fill_f32(rot->sets[0].y, (size_t)c->y_n, NAN, err);
     return st;
 }
 
-static void rotation_destroy(xconv_case *c, rotation *rot)
+static void rotation_destroy(rotation *rot)
 {
-    const xconv_backend_iface *be = c->dev->be;
     for (int i = 0; i < rot->count; i++) {
         if (i > 0) {
-            be->buffer_free(c->dev->ctx, rot->sets[i].x);
-            be->buffer_free(c->dev->ctx, rot->sets[i].w);
+            xconv_buffer_destroy(rot->sets[i].x);
+            xconv_buffer_destroy(rot->sets[i].w);
         }
-        be->buffer_free(c->dev->ctx, rot->sets[i].y);
+        xconv_buffer_destroy(rot->sets[i].y);
     }
     if (rot->count)
-        be->buffer_free(c->dev->ctx, rot->sets[0].workspace);
+        xconv_buffer_destroy(rot->sets[0].workspace);
+}
+
+// What the measuring primitive's enqueue callback needs: the variant, its plan and the sets.
+typedef struct timed_runs {
+    xconv_case *c;
+    const xconv_variant *v;
+    const xconv_plan *plan;
+    const rotation *rot;
+} timed_runs;
+
+// Enqueues run `run` (warm-up runs first, then the timed ones) on the set it rotates to: the
+// timed runs start at set 1 and the last one writes set 0, whose y was poisoned, for the final
+// check.
+static xconv_status enqueue_run(void *user, int run, xconv_error *err)
+{
+    const timed_runs *r = user;
+    int warmup = r->c->opts.warmup, count = r->rot->count, set = run % count;
+    if (run >= warmup)
+        set = run - warmup == r->c->opts.repeat - 1 ? 0 : (run - warmup + 1) % count;
+    return r->v->run(r->c->dev, &r->c->p, r->plan, &r->rot->sets[set], err);
 }
 
 // Warm-up runs, then opts.repeat timed runs of plan rotating the sets; the last output of set 0
@@ -297,37 +323,24 @@ static void rotation_destroy(xconv_case *c, rotation *rot)
 static xconv_status time_variant(xconv_case *c, const xconv_variant *v, const xconv_plan *plan,
                                  xconv_record *rec, xconv_error *err)
 {
-    xconv_device *dev = c->dev;
     rotation rot;
     xconv_status st = rotation_create(c, plan, &rot, err);
-    for (int i = 0; st == XCONV_OK && i < c->opts.warmup; i++)
-        st = v->run(dev, &c->p, plan, &rot.sets[i % rot.count], err);
+    timed_runs runs = {.c = c, .v = v, .plan = plan, .rot = &rot};
+    xconv_timing timing;
     if (st == XCONV_OK)
-        st = dev->be->finish(dev->ctx, err);
-    double *ms = st == XCONV_OK ? host_alloc((size_t)c->opts.repeat, sizeof(double), err) : NULL;
-    if (!ms && st == XCONV_OK)
-        st = XCONV_ERR_OUT_OF_MEMORY;
-    for (int i = 0; st == XCONV_OK && i < c->opts.repeat; i++) {
-        int set = (i + 1) % rot.count;
-        if (i == c->opts.repeat - 1)
-            set = 0;  // the last run writes set 0, whose y was poisoned, for the final check
-        st = dev->be->timer_start(dev->ctx, err);
-        if (st == XCONV_OK)
-            st = v->run(dev, &c->p, plan, &rot.sets[set], err);
-        if (st == XCONV_OK)
-            st = dev->be->timer_stop(dev->ctx, &ms[i], err);
-    }
+        st = xconv_device_measure(c->dev, enqueue_run, &runs, c->opts.warmup, c->opts.repeat,
+                                  &timing, NULL, err);
     if (st == XCONV_OK) {
-        xconv_stats(ms, c->opts.repeat, &rec->median_ms, &rec->min_ms, &rec->max_ms);
+        rec->median_ms = timing.median_ms;
+        rec->min_ms = timing.min_ms;
+        rec->max_ms = timing.max_ms;
         rec->repeat = c->opts.repeat;
         double seconds = rec->median_ms * 1e-3;
         rec->gflops = seconds > 0 ? xconv_problem_flops(&c->p) / seconds * 1e-9 : 0;
         rec->gbps = seconds > 0 ? xconv_problem_min_bytes(&c->p) / seconds * 1e-9 : 0;
-        st = dev->be->buffer_read(dev->ctx, rot.sets[0].y, 0, (size_t)c->y_n * sizeof(float),
-                                  c->y, err);
+        st = xconv_buffer_download(rot.sets[0].y, 0, (size_t)c->y_n * sizeof(float), c->y, err);
     }
-    free(ms);
-    rotation_destroy(c, &rot);
+    rotation_destroy(&rot);
     return st;
 }
 
@@ -426,7 +439,7 @@ xconv_status xconv_case_run(xconv_case *c, const xconv_variant *v, xconv_record 
     snprintf(rec->reference, sizeof rec->reference, "%s", c->ref_name);
     xconv_error run_err;  // the variant's own failure goes into the record, not to the caller
     if (c->dev)
-        c->dev->compile_ms = 0;
+        xconv_device_reset_compile_ms(c->dev);
     xconv_plan plan;  // planned once: for the checked run and for timing
     if (v->backends && (st = xconv_variant_plan(v, c->dev, &c->p, &plan, &run_err)) == XCONV_OK)
         st = run_device_variant(c->dev, v, &c->p, &plan, c->dx, c->dw, c->y, &run_err);
@@ -437,7 +450,7 @@ xconv_status xconv_case_run(xconv_case *c, const xconv_variant *v, xconv_record 
         return XCONV_OK;
     }
     if (c->dev)
-        rec->compile_ms = c->dev->compile_ms;
+        rec->compile_ms = xconv_device_compile_ms(c->dev);
     if (v->backends)  // the plan chosen (ours), or what the vendor chose (cudnn_find)
         snprintf(rec->note, sizeof rec->note, "%s", plan.summary);
     record_check(c, rec);
@@ -487,7 +500,7 @@ xconv_status xconv_run_once(xconv_device *dev, const xconv_variant *v, const xco
     if (st == XCONV_OK)
         st = run_device_variant(dev, v, p, &plan, dx, dw, y, err);
     *ms = xconv_now_ms() - t0;
-    dev->be->buffer_free(dev->ctx, dx);
-    dev->be->buffer_free(dev->ctx, dw);
+    xconv_buffer_destroy(dx);
+    xconv_buffer_destroy(dw);
     return st;
 }

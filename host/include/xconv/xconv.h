@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: MIT
-// xconv's public API: status codes, the error message, the convolution descriptor and device info.
+// xconv's public API: 2-D convolutions on OpenCL and CUDA devices. Status and errors, the problem
+// descriptor, shapes and suites, devices, buffers, variants, plans, the float64 reference, the
+// measuring primitive and SGEMM on raw matrices. Every call that can fail returns a status and
+// fills an xconv_error the caller prints; the library never prints, exits or reads the
+// environment. Handles are opaque; two devices, plans or threads never interfere.
 #ifndef XCONV_H
 #define XCONV_H
 
@@ -32,6 +36,7 @@ typedef enum xconv_status {
     XCONV_ERR_BUILD = -7,          // a kernel failed to compile (the message holds the log)
     XCONV_ERR_DEVICE = -8,         // a runtime call on the device failed
     XCONV_ERR_NOT_FOUND = -9,      // an unknown name (variant, device, suite)
+    XCONV_ERR_DEVICE_LOST = -10,   // a sticky fault: the device's context must be reopened
 } xconv_status;
 
 // Returns a short fixed description of a status ("invalid argument").
@@ -60,6 +65,10 @@ xconv_status xconv_error_prefix(xconv_error *err, const char *fmt, ...)
     ;
 
 typedef struct xconv_device_info xconv_device_info;
+
+// Opaque handles.
+typedef struct xconv_device xconv_device;    // an open device: one queue (OpenCL) or stream (CUDA)
+typedef struct xconv_buffer xconv_buffer;    // device memory of one device
 
 // ---------------------------------------------------------------------------------------------
 // The convolution descriptor
@@ -176,6 +185,103 @@ struct xconv_device_info {
     double peak_gflops;          // measured or configured fp32 peak, 0 when unknown
     double peak_gbps;            // measured or configured memory bandwidth, 0 when unknown
 };
+
+#define XCONV_MAX_DEVICES 64
+
+// Every backend's devices, with a backend's failure kept when it listed nothing.
+typedef struct xconv_device_list {
+    xconv_device_info devices[XCONV_MAX_DEVICES];
+    int count;
+    // Per backend: XCONV_OK, or why it listed no device ("cuda: unavailable (no libcuda.so.1)").
+    xconv_status backend_status[XCONV_BACKEND_COUNT];
+    char backend_reason[XCONV_BACKEND_COUNT][512];
+} xconv_device_list;
+
+// Lists the devices of every backend built in; a backend with none records its reason and the
+// call still succeeds. Returns XCONV_OK.
+xconv_status xconv_devices_list(xconv_device_list *list);
+
+// Finds the device that `selector` names in list: a global index ("0"), a backend and index
+// ("opencl:1", "cuda:0") or a case-insensitive substring of the name, platform, vendor or
+// version ("pocl", "h100"); NULL or "" picks the first GPU, else the first CPU device. Returns
+// the index in list->devices, or a negative status with a message listing the valid choices.
+int xconv_device_select(const xconv_device_list *list, const char *selector, xconv_error *err);
+
+// Lists the devices, selects one by `selector` (as xconv_device_select) and opens it; returns
+// NULL and fills err on failure.
+xconv_device *xconv_device_open(const char *selector, xconv_error *err);
+
+// Opens the device described by info (an entry of xconv_devices_list); returns NULL and fills
+// err on failure.
+xconv_device *xconv_device_open_info(const xconv_device_info *info, xconv_error *err);
+
+// Waits for the device, frees every buffer and program it still holds and closes it; NULL is
+// ignored. Plans made on it must not run afterwards (destroying them is still fine).
+void xconv_device_close(xconv_device *dev);
+
+// Returns what the device reports about itself (valid while it is open).
+const xconv_device_info *xconv_device_get_info(const xconv_device *dev);
+
+// Writes the short label "opencl:0 NVIDIA H100 80GB HBM3" of info into buf (len bytes).
+void xconv_device_label(const xconv_device_info *info, char *buf, size_t len);
+
+// Waits until everything enqueued on the device has finished; returns its status.
+xconv_status xconv_device_wait(xconv_device *dev, xconv_error *err);
+
+// Returns the milliseconds spent building programs on dev since it was opened or last reset.
+double xconv_device_compile_ms(const xconv_device *dev);
+
+// Sets dev's accumulated build time back to 0.
+void xconv_device_reset_compile_ms(xconv_device *dev);
+
+// ---------------------------------------------------------------------------------------------
+// Buffers (device memory; the library keeps each device's registry and checks every range)
+
+// Allocates `bytes` of device memory on dev; returns NULL with XCONV_ERR_OUT_OF_MEMORY past the
+// device's limits (the message gives them).
+xconv_buffer *xconv_buffer_create(xconv_device *dev, size_t bytes, xconv_error *err);
+
+// Frees a buffer (after the work enqueued on it); NULL is ignored.
+void xconv_buffer_destroy(xconv_buffer *buf);
+
+// Returns the size buf was created with, in bytes (0 for NULL).
+size_t xconv_buffer_size(const xconv_buffer *buf);
+
+// Copies `bytes` from host memory src into buf at byte `offset`, blocking until done; returns
+// XCONV_ERR_INVALID when the range passes the buffer.
+xconv_status xconv_buffer_upload(xconv_buffer *buf, size_t offset, size_t bytes, const void *src,
+                                 xconv_error *err);
+
+// Copies `bytes` of buf from byte `offset` into host memory dst, blocking until done; returns
+// XCONV_ERR_INVALID when the range passes the buffer.
+xconv_status xconv_buffer_download(xconv_buffer *buf, size_t offset, size_t bytes, void *dst,
+                                   xconv_error *err);
+
+// Enqueues a fill of the first `count` floats of buf with value (NaN poisons an output);
+// returns XCONV_ERR_INVALID when they pass the buffer.
+xconv_status xconv_buffer_fill_f32(xconv_buffer *buf, size_t count, float value,
+                                   xconv_error *err);
+
+// ---------------------------------------------------------------------------------------------
+// Measuring (the one primitive bench, parity and the GEMM comparison use)
+
+// Enqueues run number `run` of the work being measured (asynchronously); returns a status.
+typedef xconv_status (*xconv_enqueue_fn)(void *user, int run, xconv_error *err);
+
+// What xconv_device_measure found: device time per run in milliseconds.
+typedef struct xconv_timing {
+    int warmup, repeat;
+    double median_ms, min_ms, max_ms;
+} xconv_timing;
+
+// Calls enqueue(user, i) `warmup` times untimed, waits, then `repeat` times (i counting on from
+// warmup) each between two marks in the device's queue, and fills *out with the median, min
+// and max of the marks' times (device events, not a host clock); samples (when not NULL) gets
+// the repeat times in run order. Returns XCONV_ERR_INVALID for repeat < 1, or the first
+// failure of enqueue or the device.
+xconv_status xconv_device_measure(xconv_device *dev, xconv_enqueue_fn enqueue, void *user,
+                                  int warmup, int repeat, xconv_timing *out, double *samples,
+                                  xconv_error *err);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: MIT
+// The core's program cache: one per device, keyed by (kernel source name, a step's defines), so
+// that preparing a plan finds a program built before by comparing a few dozen ints instead of
+// hashing the kernel text, and backends build without keeping a cache of their own (internal).
+#ifndef XCONV_PROGRAM_CACHE_H
+#define XCONV_PROGRAM_CACHE_H
+
+#include "device.h"
+
+// One compile-time define of a kernel: "-Dname=value".
+typedef struct xconv_define {
+    char name[40];
+    long long value;
+} xconv_define;
+
+#define XCONV_SOURCE_NAME_MAX 64  // kernel file stems are short ("direct_regblock")
+
+// A built program of the cache. The device owns it; plans hold pointers to it.
+struct xconv_program {
+    struct xconv_program *next;
+    xconv_backend_program *handle;  // what the backend launches
+    char source[XCONV_SOURCE_NAME_MAX];
+    int ndefines;
+    xconv_define defines[];         // ndefines of them
+};
+
+// Writes defines as compiler options ("-DXC_N=1 -DXC_C=3 ..."); returns the length, as snprintf.
+int xconv_defines_format(const xconv_define *defines, int ndefines, char *buf, size_t len);
+
+// Finds or builds the program of embedded kernel source `source` (cl/<source>.cl) with exactly
+// these defines (same names, values and order) on dev; a hit moves it to the front. Adds a
+// build's time to dev->compile_ms and *compile_ms (when not NULL). Returns XCONV_OK and *out,
+// XCONV_ERR_NOT_FOUND for a source that is not embedded, or the build's failure.
+xconv_status xconv_program_get(xconv_device *dev, const char *source,
+                               const xconv_define *defines, int ndefines, xconv_program **out,
+                               double *compile_ms, xconv_error *err);
+
+// Frees every program of dev's cache through its backend.
+void xconv_program_cache_free(xconv_device *dev);
+
+// Returns the embedded text of kernel source `name` (cl/<name>.cl), or NULL.
+const char *xconv_kernel_source(const char *name);
+
+// Returns the names of all embedded kernel sources, NULL-terminated.
+const char *const *xconv_kernel_source_names(void);
+
+#endif // XCONV_PROGRAM_CACHE_H

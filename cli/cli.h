@@ -5,9 +5,9 @@
 
 #include <stdio.h>
 
+#include <xconv/xconv.h>
+
 #include "../bench/record.h"
-#include "../host/device.h"
-#include "../host/variant.h"
 #include "options.h"
 
 // Exit codes: 0 success, 1 a check failed or a run errored, 2 bad usage or input.
@@ -35,9 +35,15 @@ typedef struct cli_shape {
 int cli_collect_shapes(const cli_options *opts, const char *default_suite, cli_shape *shapes,
                        int *count);
 
-// Collects --variant names (comma lists split) into variants; none given leaves *count 0.
-// Returns 0 or CLI_USAGE after printing the valid names.
-int cli_collect_variants(const cli_options *opts, const xconv_variant **variants, int *count);
+// Collects --variant names (comma lists split) into variants; none given leaves *count 0. With
+// allow_auto, "auto" is taken and stored as NULL. Returns 0 or CLI_USAGE after printing the valid
+// names.
+int cli_collect_variants(const cli_options *opts, bool allow_auto,
+                         const xconv_variant **variants, int *count);
+
+// Fills *plan with the planning options the environment asks for: XCONV_DIRECT_PLAN (the direct
+// family's tiling), XCONV_GEMM_TILES (GEMM tiles) and XCONV_GEMM_CHUNK (images per im2col pass).
+void cli_plan_options(xconv_plan_options *plan);
 
 // Lists devices and resolves --device selectors (none: the default device) into indices of
 // list. Returns 0 or CLI_USAGE/CLI_FAILED after printing why.
@@ -65,8 +71,9 @@ int cli_records_failed(const cli_records *list);
 int cli_records_write_files(const cli_records *list, const cli_options *opts);
 void cli_records_free(cli_records *list);
 
-// Prints the plan of v for p on dev: defines, steps, geometry, memory, FLOPs, bytes, floor.
-void cli_print_plan(xconv_device *dev, const xconv_variant *v, const xconv_problem *p);
+// Prints the plan of variant `name` (or "auto") for p on dev: steps with their defines and
+// geometry, workspace regions, FLOPs, bytes and the floor.
+void cli_print_plan(xconv_device *dev, const char *name, const xconv_problem *p);
 
 // Prints an error message from the library in the CLI's format.
 void cli_print_error(const char *context, const xconv_error *err);

@@ -105,16 +105,17 @@ int cmd_devices(const cli_options *opts)
 int cmd_variants(const cli_options *opts)
 {
     (void)opts;
-    int count = 0;
-    const xconv_variant *const *all = xconv_variants_all(&count);
+    int count = xconv_variant_count();
+    unsigned both =
+        XCONV_BACKEND_BIT(XCONV_BACKEND_OPENCL) | XCONV_BACKEND_BIT(XCONV_BACKEND_CUDA);
     printf("%-28s %-10s %-14s %s\n", "variant", "family", "backends", "summary");
     for (int i = 0; i < count; i++) {
-        const xconv_variant *v = all[i];
+        const xconv_variant_info *v = xconv_variant_get_info(xconv_variant_at(i));
         char backends[32] = "host";
         if (v->backends)
             snprintf(backends, sizeof backends, "%s%s%s",
                      v->backends & XCONV_BACKEND_BIT(XCONV_BACKEND_OPENCL) ? "opencl" : "",
-                     v->backends == XCONV_ON_ALL_BACKENDS ? "," : "",
+                     v->backends == both ? "," : "",
                      v->backends & XCONV_BACKEND_BIT(XCONV_BACKEND_CUDA) ? "cuda" : "");
         printf("%-28s %-10s %-14s %s\n", v->name, v->family, backends, v->summary);
     }

@@ -15,38 +15,67 @@ static void device_peaks(const xconv_device_info *info, double *gflops, double *
         *gflops = *gbps = 0;
 }
 
-void cli_print_plan(xconv_device *dev, const xconv_variant *v, const xconv_problem *p)
+// Prints step i of plan: what it runs, its geometry and its defines.
+static void print_step(const xconv_plan *plan, int i)
 {
     static xconv_error err;
-    char label[320], spec[256], options[4096];
-    xconv_device_label(&dev->info, label, sizeof label);
+    xconv_plan_step_info s;
+    if (xconv_plan_step_get_info(plan, i, &s, &err) != XCONV_OK)
+        return;
+    if (!s.source) {
+        printf("  step %d: %s: vendor library call %s\n", i, s.label, s.kernel);
+        return;
+    }
+    printf("  step %d: %s: %s.cl %s, global %zux%zux%zu, local %zux%zux%zu, local memory %zu "
+           "bytes\n",
+           i, s.label, s.source, s.kernel, s.global[0], s.global[1], s.global[2], s.local[0],
+           s.local[1], s.local[2], s.local_mem_bytes);
+    if (s.options[0])
+        printf("          defines: %s\n", s.options);
+}
+
+// Prints the plan's workspace and its regions.
+static void print_workspace(const xconv_plan *plan)
+{
+    size_t bytes = xconv_plan_workspace_size(plan);
+    if (!bytes)
+        return;
+    printf("  workspace: %zu bytes\n", bytes);
+    for (int i = 0; i < xconv_plan_region_count(plan); i++) {
+        const char *name;
+        size_t offset, size;
+        if (xconv_plan_region_get(plan, i, &name, &offset, &size) == XCONV_OK)
+            printf("    region %d: %s, %zu bytes at offset %zu\n", i, name, size, offset);
+    }
+}
+
+void cli_print_plan(xconv_device *dev, const char *name, const xconv_problem *p)
+{
+    static xconv_error err;
+    char label[320], spec[256];
+    const xconv_device_info *info = xconv_device_get_info(dev);
+    xconv_device_label(info, label, sizeof label);
     xconv_shape_format(p, spec, sizeof spec);
-    printf("plan of %s for %s on %s\n", v->name, spec, label);
-    xconv_plan plan;
-    if (xconv_variant_plan(v, dev, p, &plan, &err) != XCONV_OK) {
+    xconv_plan_options opts;
+    cli_plan_options(&opts);
+    xconv_plan *plan = xconv_plan_create(dev, p, name, &opts, &err);
+    const char *chosen = plan ? xconv_variant_get_info(xconv_plan_variant(plan))->name : name;
+    printf("plan of %s%s%s for %s on %s\n", name, strcmp(name, chosen) ? " -> " : "",
+           strcmp(name, chosen) ? chosen : "", spec, label);
+    if (!plan) {
         printf("  %s: %s\n", xconv_status_to_string(err.status), err.msg);
         return;
     }
-    printf("  %s\n", plan.summary);
-    xconv_plan_options(&plan, options, sizeof options);
-    if (plan.ndefines)
-        printf("  defines: %s\n", options);
-    for (int i = 0; i < plan.nsteps; i++) {
-        const xconv_step *s = &plan.steps[i];
-        printf("  step %d: %s.cl %s, global %zux%zux%zu, local %zux%zux%zu, local memory %zu "
-               "bytes\n",
-               i, s->source, s->kernel, s->global[0], s->global[1], s->global[2], s->local[0],
-               s->local[1], s->local[2], s->local_mem_bytes);
-    }
-    if (plan.workspace_bytes)
-        printf("  workspace: %zu bytes%s\n", plan.workspace_bytes,
-               plan.batch_chunk && plan.batch_chunk < p->n ? " (batch processed in chunks)"
-                                                           : "");
+    printf("  %s\n", xconv_plan_summary(plan));
+    for (int i = 0; i < xconv_plan_step_count(plan); i++)
+        print_step(plan, i);
+    print_workspace(plan);
+    xconv_plan_destroy(plan);
     double flops = xconv_problem_flops(p), bytes = xconv_problem_min_bytes(p);
     printf("  work: %.4g GFLOP, minimum %.4g MB moved (arithmetic intensity %.1f FLOP/byte)\n",
            flops * 1e-9, bytes * 1e-6, flops / bytes);
     double gflops, gbps;
-    device_peaks(&dev->info, &gflops, &gbps);
+    device_peaks(info, &gflops, &gbps);
     if (gflops > 0 && gbps > 0) {
         double t_flop = flops / (gflops * 1e9) * 1e3, t_byte = bytes / (gbps * 1e9) * 1e3;
         printf("  floor: %.4g ms (%s-bound: %.4g ms of arithmetic at %.0f GFLOP/s, %.4g ms of "
@@ -65,12 +94,15 @@ int cmd_explain(const cli_options *opts)
     const xconv_variant *variants[CLI_MAX_LIST];
     int nvariants = 0;
     if (cli_collect_shapes(opts, NULL, shapes, &nshapes) ||
-        cli_collect_variants(opts, variants, &nvariants))
+        cli_collect_variants(opts, true, variants, &nvariants))
         return CLI_USAGE;
     if (nshapes == 0 || nvariants == 0) {
         fprintf(stderr, "xconv explain: give --shape SPEC and --variant NAME\n");
         return CLI_USAGE;
     }
+    const char *names[CLI_MAX_LIST];  // NULL stands for "auto"
+    for (int v = 0; v < nvariants; v++)
+        names[v] = variants[v] ? xconv_variant_get_info(variants[v])->name : "auto";
     xconv_device_list list;
     int indices[CLI_MAX_LIST], ndevices = 0;
     int rc = cli_select_devices(opts, &list, indices, &ndevices);
@@ -85,7 +117,7 @@ int cmd_explain(const cli_options *opts)
         }
         for (int s = 0; s < nshapes; s++)
             for (int v = 0; v < nvariants; v++)
-                cli_print_plan(dev, variants[v], &shapes[s].problem);
+                cli_print_plan(dev, names[v], &shapes[s].problem);
         xconv_device_close(dev);
     }
     return CLI_OK;

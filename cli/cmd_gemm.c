@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../host/plan_gemm.h"
 #include "../validate/reference.h"
 #include "../validate/thresholds.h"
 #include "cli.h"
@@ -43,10 +42,23 @@ static bool parse_size(const char *text, gemm_size *s)
     return true;
 }
 
+// Images in one im2col_gemm pass of p on dev: its workspace's columns over one image's.
+static int64_t im2col_images(xconv_device *dev, const xconv_problem *p)
+{
+    static xconv_error err;
+    xconv_plan *plan = xconv_plan_create(dev, p, "im2col_gemm", NULL, &err);
+    size_t image = (size_t)(p->c * p->r * p->s * xconv_problem_out_h(p) *
+                            xconv_problem_out_w(p)) * sizeof(float);
+    int64_t images = plan ? (int64_t)(xconv_plan_workspace_size(plan) / image) : 0;
+    xconv_plan_destroy(plan);
+    return images;
+}
+
 // The GEMM of each standard shape on this device (M = K/groups, N = P*Q * images in one
 // im2col_gemm chunk, K = C/groups*R*S), then 4096^3 and 8192^3.
-static int standard_sizes(const xconv_device_info *info, gemm_size *sizes)
+static int standard_sizes(xconv_device *dev, gemm_size *sizes)
 {
+    const xconv_device_info *info = xconv_device_get_info(dev);
     int count = 0, nshapes = 0;
     const xconv_named_shape *shapes = xconv_suite_find("standard", &nshapes);
     static xconv_error err;
@@ -58,7 +70,7 @@ static int standard_sizes(const xconv_device_info *info, gemm_size *sizes)
         memset(s, 0, sizeof *s);
         snprintf(s->name, sizeof s->name, "%s", shapes[i].name);
         int64_t pq = xconv_problem_out_h(&p) * xconv_problem_out_w(&p);
-        int64_t images = xconv_im2col_chunk(info, &p);
+        int64_t images = im2col_images(dev, &p);
         s->m = p.k / p.groups;
         s->k = p.c / p.groups * p.r * p.s;
         if (!info->is_gpu) {
@@ -137,26 +149,16 @@ static xconv_status case_init(gemm_case *g, xconv_device *dev, const gemm_size *
     return st;
 }
 
-// Enqueues one product: ours with `plan`, or the vendor's when plan is NULL.
-static xconv_status case_enqueue(gemm_case *g, const xconv_plan *plan, xconv_error *err)
+// Enqueues one product.
+static xconv_status case_enqueue(gemm_case *g, xconv_gemm *product, xconv_error *err)
 {
-    if (plan)
-        return xconv_sgemm_run(g->dev, plan, g->da, g->db, g->dc, err);
-    const gemm_size *s = &g->size;
-    // Strides of whole matrices: CLBlast refuses stride 0 on a batch of one.
-    xconv_gemm_args args = {
-        .m = (size_t)s->m, .n = (size_t)s->n, .k = (size_t)s->k,
-        .a = xconv_buffer_handle(g->da), .lda = (size_t)s->k, .a_stride = (size_t)(s->m * s->k),
-        .b = xconv_buffer_handle(g->db), .ldb = (size_t)s->n, .b_stride = (size_t)(s->k * s->n),
-        .c = xconv_buffer_handle(g->dc), .ldc = (size_t)s->n, .c_stride = (size_t)(s->m * s->n), .batch = 1,
-    };
-    return g->dev->be->sgemm(g->dev->ctx, &args, err);
+    return xconv_gemm_run(product, g->da, g->db, g->dc, err);
 }
 
 // Runs the product once on a NaN-poisoned C and checks it against float64 on the host: every
 // element when it is small, else CHECK_SAMPLES of them (corners included). Fills the record's
 // check fields and outcome.
-static xconv_status case_check(gemm_case *g, const xconv_plan *plan, xconv_record *rec,
+static xconv_status case_check(gemm_case *g, xconv_gemm *plan, xconv_record *rec,
                                uint64_t seed, xconv_error *err)
 {
     size_t cn = (size_t)(g->size.m * g->size.n);
@@ -200,10 +202,10 @@ static xconv_status case_check(gemm_case *g, const xconv_plan *plan, xconv_recor
     return XCONV_OK;
 }
 
-// What the measuring primitive's enqueue callback needs: the case and our plan (NULL: vendor).
+// What the measuring primitive's enqueue callback needs: the case and the product.
 typedef struct gemm_runs {
     gemm_case *g;
-    const xconv_plan *plan;
+    xconv_gemm *plan;
 } gemm_runs;
 
 // Enqueues one product (every run the same).
@@ -215,7 +217,7 @@ static xconv_status enqueue_run(void *user, int run, xconv_error *err)
 }
 
 // Warm-up runs, then `repeat` timed runs with device events; fills the timing fields.
-static xconv_status case_time(gemm_case *g, const xconv_plan *plan, int warmup, int repeat,
+static xconv_status case_time(gemm_case *g, xconv_gemm *plan, int warmup, int repeat,
                               xconv_record *rec, xconv_error *err)
 {
     gemm_runs runs = {.g = g, .plan = plan};
@@ -245,9 +247,10 @@ static xconv_record *record_new(cli_records *list, const xconv_device *dev, cons
     xconv_record *r = cli_records_add(list);
     if (!r)
         return NULL;
-    xconv_device_label(&dev->info, r->device, sizeof r->device);
-    snprintf(r->backend, sizeof r->backend, "%s", xconv_backend_name(dev->info.backend));
-    snprintf(r->driver, sizeof r->driver, "%s", dev->info.driver);
+    const xconv_device_info *info = xconv_device_get_info(dev);
+    xconv_device_label(info, r->device, sizeof r->device);
+    snprintf(r->backend, sizeof r->backend, "%s", xconv_backend_name(info->backend));
+    snprintf(r->driver, sizeof r->driver, "%s", info->driver);
     snprintf(r->variant, sizeof r->variant, "%s", variant);
     snprintf(r->family, sizeof r->family, "gemm");
     snprintf(r->shape_name, sizeof r->shape_name, "%s", s->name);
@@ -272,40 +275,47 @@ static void bench_size(xconv_device *dev, const gemm_size *s, const cli_options 
                        cli_records *list)
 {
     static xconv_error err;
-    const char *vendor = dev->info.backend == XCONV_BACKEND_CUDA ? "cublas_sgemm"
-                                                                 : "clblast_sgemm";
-    xconv_plan plan;
-    xconv_status planned = xconv_sgemm_plan(dev, s->m, s->n, s->k, &plan, &err);
-    if (planned != XCONV_OK) {  // too large for this device: say so once for both
+    const char *vendor = xconv_device_get_info(dev)->backend == XCONV_BACKEND_CUDA
+                             ? "cublas_sgemm"
+                             : "clblast_sgemm";
+    xconv_plan_options plan_opts;
+    cli_plan_options(&plan_opts);
+    xconv_gemm *ours = xconv_gemm_create(dev, s->m, s->n, s->k, "xconv", &plan_opts, &err);
+    if (!ours) {  // too large for this device: say so once for both
         xconv_record *r = record_new(list, dev, "sgemm_ours", s);
         if (r)
             record_error(r, &err);
         return;
     }
     if (opts->verbose)
-        fprintf(stderr, "%s\n", plan.summary);
+        fprintf(stderr, "%s\n", xconv_gemm_summary(ours));
     gemm_case g;
     xconv_status st = case_init(&g, dev, s, opts->seed, &err);
     for (int which = 0; which < 2; which++) {
-        const xconv_plan *use = which == 0 ? &plan : NULL;
-        if (which == 1 && !dev->be->sgemm)
+        xconv_gemm *use = which == 0 ? ours
+                                     : xconv_gemm_create(dev, s->m, s->n, s->k, "vendor", NULL,
+                                                         &err);
+        if (!use)  // the backend has no vendor BLAS
             break;
         xconv_record *r = record_new(list, dev, which == 0 ? "sgemm_ours" : vendor, s);
         if (!r)
             break;
         r->seed = opts->seed;
-        double compile0 = dev->compile_ms;
+        double compile0 = xconv_device_compile_ms(dev);
         xconv_status rs = st;
         if (rs == XCONV_OK)
             rs = case_check(&g, use, r, opts->seed, &err);
         if (rs == XCONV_OK && r->outcome == XCONV_OUTCOME_PASS)
             rs = case_time(&g, use, opts->warmup, opts->repeat, r, &err);
-        r->compile_ms = dev->compile_ms - compile0;
+        r->compile_ms = xconv_device_compile_ms(dev) - compile0;
         if (rs != XCONV_OK)
             record_error(r, &err);
         fprintf(stderr, "\r[%d] %-14s %-16s %-5s", list->count, r->variant,
                 s->name[0] ? s->name : "gemm", xconv_outcome_name(r->outcome));
+        if (which == 1)
+            xconv_gemm_destroy(use);
     }
+    xconv_gemm_destroy(ours);
     case_free(&g);
 }
 
@@ -355,7 +365,7 @@ int cmd_bench_gemm(const cli_options *opts)
             break;
         }
         gemm_size sizes[MAX_SIZES];
-        int nsizes = standard ? standard_sizes(info, sizes) : 1;
+        int nsizes = standard ? standard_sizes(dev, sizes) : 1;
         if (!standard)
             sizes[0] = explicit_size;
         for (int i = 0; i < nsizes; i++) {

@@ -14,11 +14,11 @@ static int variants_for(const xconv_variant *const *asked, int nasked, const xco
         memcpy(out, asked, sizeof *out * (size_t)nasked);
         return nasked;
     }
-    int count = 0, n = 0;
-    const xconv_variant *const *all = xconv_variants_all(&count);
+    int count = xconv_variant_count(), n = 0;
+    unsigned bit = XCONV_BACKEND_BIT(xconv_device_get_info(dev)->backend);
     for (int i = 0; i < count && n < CLI_MAX_LIST; i++)
-        if (all[i]->backends & XCONV_BACKEND_BIT(dev->info.backend))
-            out[n++] = all[i];
+        if (xconv_variant_get_info(xconv_variant_at(i))->backends & bit)
+            out[n++] = xconv_variant_at(i);
     return n;
 }
 
@@ -42,8 +42,9 @@ static void add_setup_errors(cli_records *list, const xconv_variant *const *vari
         if (!r)
             return;
         snprintf(r->device, sizeof r->device, "%s", device);
-        snprintf(r->variant, sizeof r->variant, "%s", variants[i]->name);
-        snprintf(r->family, sizeof r->family, "%s", variants[i]->family);
+        const xconv_variant_info *info = xconv_variant_get_info(variants[i]);
+        snprintf(r->variant, sizeof r->variant, "%s", info->name);
+        snprintf(r->family, sizeof r->family, "%s", info->family);
         if (shape) {
             snprintf(r->shape_name, sizeof r->shape_name, "%s", shape->name);
             xconv_shape_format(&shape->problem, r->shape, sizeof r->shape);
@@ -99,7 +100,7 @@ static int run_matrix(const cli_options *opts, bool timing)
     int nasked = 0;
     int rc = shapes ? cli_collect_shapes(opts, "small", shapes, &nshapes) : CLI_FAILED;
     if (!rc)
-        rc = cli_collect_variants(opts, asked, &nasked);
+        rc = cli_collect_variants(opts, false, asked, &nasked);
     xconv_device_list *devices = calloc(1, sizeof *devices);
     int indices[CLI_MAX_LIST], ndevices = 0;
     if (!rc)
@@ -115,6 +116,7 @@ static int run_matrix(const cli_options *opts, bool timing)
     hopts.repeat = timing ? opts->repeat : 0;
     hopts.warmup = opts->warmup;
     hopts.host_ref_max_gflop = opts->host_ref_gflop;
+    cli_plan_options(&hopts.plan);
     fprintf(stderr, "seed %llu\n", (unsigned long long)hopts.seed);
 
     cli_records list;

@@ -169,10 +169,11 @@ static void run_pair(xconv_device *ocl, xconv_device *cuda, const cli_shape *sha
         parity_row *row = row_add(list);
         if (!row)
             break;
-        snprintf(row->variant, sizeof row->variant, "%s", variants[v]->name);
+        snprintf(row->variant, sizeof row->variant, "%s",
+                 xconv_variant_get_info(variants[v])->name);
         snprintf(row->shape_name, sizeof row->shape_name, "%s", shape->name);
         xconv_shape_format(&shape->problem, row->shape, sizeof row->shape);
-        xconv_device_label(&cuda->info, row->device, sizeof row->device);
+        xconv_device_label(xconv_device_get_info(cuda), row->device, sizeof row->device);
         if (xconv_case_run(a, variants[v], &row->opencl, &err) != XCONV_OK ||
             xconv_case_run(b, variants[v], &row->cuda, &err) != XCONV_OK) {
             snprintf(row->opencl.note, sizeof row->opencl.note, "%.*s",
@@ -207,14 +208,14 @@ int cmd_parity(const cli_options *opts)
     int nshapes = 0, nvariants = 0;
     int rc = shapes && list ? cli_collect_shapes(opts, "small", shapes, &nshapes) : CLI_FAILED;
     if (!rc)
-        rc = cli_collect_variants(opts, variants, &nvariants);
-    if (!rc && nvariants == 0) {
-        int count = 0;
-        const xconv_variant *const *all = xconv_variants_all(&count);
-        for (int i = 0; i < count && nvariants < CLI_MAX_LIST; i++)
-            if ((all[i]->backends & XCONV_ON_ALL_BACKENDS) == XCONV_ON_ALL_BACKENDS)
-                variants[nvariants++] = all[i];
-    }
+        rc = cli_collect_variants(opts, false, variants, &nvariants);
+    // None asked for: every variant that runs on both backends.
+    unsigned both =
+        XCONV_BACKEND_BIT(XCONV_BACKEND_OPENCL) | XCONV_BACKEND_BIT(XCONV_BACKEND_CUDA);
+    bool all = nvariants == 0;
+    for (int i = 0; !rc && all && i < xconv_variant_count() && nvariants < CLI_MAX_LIST; i++)
+        if ((xconv_variant_get_info(xconv_variant_at(i))->backends & both) == both)
+            variants[nvariants++] = xconv_variant_at(i);
     int cuda_index = -1, ocl_index = -1;
     if (!rc) {
         xconv_devices_list(list);
@@ -263,6 +264,7 @@ int cmd_parity(const cli_options *opts)
         hopts.repeat = opts->repeat;
         hopts.warmup = opts->warmup;
         hopts.host_ref_max_gflop = opts->host_ref_gflop;
+        cli_plan_options(&hopts.plan);
         xconv_run_info_init(&rows.info, opts->argc, opts->argv);
         for (int s = 0; !rc && s < nshapes; s++)
             run_pair(ocl, cuda, &shapes[s], variants, nvariants, &hopts, &rows);

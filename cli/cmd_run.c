@@ -109,44 +109,66 @@ static int random_inputs(const cli_options *opts, const xconv_problem *p, float 
     return 0;
 }
 
+// The variant --variant names ("direct_naive" when none does; "auto" is taken), or NULL after
+// printing why.
+static const char *variant_name(const cli_options *opts)
+{
+    const xconv_variant *variants[CLI_MAX_LIST];
+    int nvariants = 0;
+    if (cli_collect_variants(opts, true, variants, &nvariants))
+        return NULL;
+    if (nvariants > 1) {
+        fprintf(stderr, "xconv run: one --variant at a time\n");
+        return NULL;
+    }
+    if (nvariants == 0)
+        return "direct_naive";
+    return variants[0] ? xconv_variant_get_info(variants[0])->name : "auto";
+}
+
+// Opens the device --device selects into *dev and writes its label; returns 0 or an exit code.
+static int open_device(const cli_options *opts, xconv_device **dev, char *label, size_t len)
+{
+    static xconv_error err;
+    xconv_device_list list;
+    int index, count;
+    int rc = cli_select_devices(opts, &list, &index, &count);
+    if (rc)
+        return rc;
+    if (count > 1) {
+        fprintf(stderr, "xconv run: one --device at a time\n");
+        return CLI_USAGE;
+    }
+    if (!(*dev = xconv_device_open_info(&list.devices[index], &err))) {
+        cli_print_error("device", &err);
+        return CLI_FAILED;
+    }
+    xconv_device_label(xconv_device_get_info(*dev), label, len);
+    return 0;
+}
+
 // Runs the problem on the chosen variant and device with the files' data, or random inputs.
 static int run_problem(const cli_options *opts, const xconv_problem *p, const float *file_x,
                        const float *file_w)
 {
     static xconv_error err;
-    const xconv_variant *variants[CLI_MAX_LIST];
-    int nvariants = 0;
-    if (cli_collect_variants(opts, variants, &nvariants))
+    const char *name = variant_name(opts);
+    if (!name)
         return CLI_USAGE;
-    if (nvariants > 1) {
-        fprintf(stderr, "xconv run: one --variant at a time\n");
-        return CLI_USAGE;
-    }
-    const xconv_variant *v = nvariants ? variants[0] : xconv_variant_find("direct_naive", &err);
+    const xconv_variant *v = strcmp(name, "auto") ? xconv_variant_find(name, &err) : NULL;
     xconv_device *dev = NULL;
     char label[320] = "host";
-    if (v->backends) {
-        xconv_device_list list;
-        int index, count;
-        int rc = cli_select_devices(opts, &list, &index, &count);
+    if (!v || xconv_variant_get_info(v)->backends) {
+        int rc = open_device(opts, &dev, label, sizeof label);
         if (rc)
             return rc;
-        if (count > 1) {
-            fprintf(stderr, "xconv run: one --device at a time\n");
-            return CLI_USAGE;
-        }
-        if (!(dev = xconv_device_open_info(&list.devices[index], &err))) {
-            cli_print_error("device", &err);
-            return CLI_FAILED;
-        }
-        xconv_device_label(&dev->info, label, sizeof label);
-        if (xconv_problem_check_device(p, &dev->info, &err) != XCONV_OK) {
+        if (xconv_problem_check_device(p, xconv_device_get_info(dev), &err) != XCONV_OK) {
             cli_print_error(label, &err);
             xconv_device_close(dev);
             return CLI_FAILED;
         }
         if (opts->verbose)
-            cli_print_plan(dev, v, p);
+            cli_print_plan(dev, name, p);
     }
     float *rx = NULL, *rw = NULL;
     if (!file_x && random_inputs(opts, p, &rx, &rw)) {
@@ -159,18 +181,22 @@ static int run_problem(const cli_options *opts, const xconv_problem *p, const fl
     int64_t y_n = xconv_problem_y_elems(p);
     float *y = malloc((size_t)y_n * sizeof(float));
     double ms = 0;
-    xconv_status st = y ? xconv_run_once(dev, v, p, x, w, y, &ms, &err)
+    xconv_plan_options plan_opts;
+    cli_plan_options(&plan_opts);
+    const xconv_variant *chosen = NULL;
+    xconv_status st = y ? xconv_run_once(dev, name, p, &plan_opts, x, w, y, &ms, &chosen, &err)
                         : xconv_error_set(&err, XCONV_ERR_OUT_OF_MEMORY, "no host memory");
     int rc = CLI_OK;
     char spec[256];
     xconv_shape_format(p, spec, sizeof spec);
     if (st != XCONV_OK) {
-        cli_print_error(v->name, &err);
+        cli_print_error(name, &err);
         rc = st == XCONV_ERR_NOT_APPLICABLE ? CLI_USAGE : CLI_FAILED;
     } else {
         printf("%s on %s: %s -> y[%lld,%lld,%lld,%lld], %.3f ms wall (upload, build and run)\n",
-               v->name, label, spec, (long long)p->n, (long long)p->k,
-               (long long)xconv_problem_out_h(p), (long long)xconv_problem_out_w(p), ms);
+               chosen ? xconv_variant_get_info(chosen)->name : name, label, spec,
+               (long long)p->n, (long long)p->k, (long long)xconv_problem_out_h(p),
+               (long long)xconv_problem_out_w(p), ms);
         if (opts->output) {
             int64_t shape[4] = {p->n, p->k, xconv_problem_out_h(p), xconv_problem_out_w(p)};
             if (xconv_npy_write(opts->output, y, 4, shape, &err) != XCONV_OK) {

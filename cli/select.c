@@ -52,7 +52,8 @@ int cli_collect_shapes(const cli_options *opts, const char *default_suite, cli_s
     return 0;
 }
 
-int cli_collect_variants(const cli_options *opts, const xconv_variant **variants, int *count)
+int cli_collect_variants(const cli_options *opts, bool allow_auto,
+                         const xconv_variant **variants, int *count)
 {
     *count = 0;
     static xconv_error err;
@@ -61,8 +62,9 @@ int cli_collect_variants(const cli_options *opts, const xconv_variant **variants
         snprintf(list, sizeof list, "%s", opts->variants[i]);
         for (char *save = NULL, *name = strtok_r(list, ",", &save); name;
              name = strtok_r(NULL, ",", &save)) {
-            const xconv_variant *v = xconv_variant_find(name, &err);
-            if (!v) {
+            bool is_auto = allow_auto && strcmp(name, "auto") == 0;
+            const xconv_variant *v = is_auto ? NULL : xconv_variant_find(name, &err);
+            if (!v && !is_auto) {
                 cli_print_error("--variant", &err);
                 return CLI_USAGE;
             }
@@ -71,6 +73,16 @@ int cli_collect_variants(const cli_options *opts, const xconv_variant **variants
         }
     }
     return 0;
+}
+
+void cli_plan_options(xconv_plan_options *plan)
+{
+    xconv_plan_options_default(plan);
+    const char *direct = getenv("XCONV_DIRECT_PLAN"), *tiles = getenv("XCONV_GEMM_TILES");
+    const char *chunk = getenv("XCONV_GEMM_CHUNK");
+    plan->direct_tiling = direct && *direct ? direct : NULL;
+    plan->gemm_tiles = tiles && *tiles ? tiles : NULL;
+    plan->batch_chunk = chunk && atoll(chunk) > 0 ? atoll(chunk) : 0;
 }
 
 int cli_select_devices(const cli_options *opts, xconv_device_list *list, int *indices,

@@ -1,64 +1,220 @@
 // SPDX-License-Identifier: MIT
-// Plan helpers: defines, steps and their geometry, compiler options, and launching a step.
+// The plan model: steps and their defines, arguments and geometry, workspace regions, the
+// im2col step the im2col + GEMM variants share, and the checks of a filled plan.
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "plan.h"
+#include "variant.h"
 #include "xconv_problem_fields.h"
+
+// ---------------------------------------------------------------------------------------------
+// Plans and steps
+
+xconv_plan *xconv_plan_new(xconv_device *dev, const xconv_variant *v, const xconv_problem *p,
+                           const xconv_plan_options *opts)
+{
+    xconv_plan *plan = calloc(1, sizeof *plan);
+    if (!plan)
+        return NULL;
+    plan->dev = dev;
+    plan->variant = v;
+    plan->problem = *p;
+    if (opts)
+        plan->opts = *opts;
+    else
+        xconv_plan_options_default(&plan->opts);
+    return plan;
+}
+
+void xconv_plan_destroy(xconv_plan *plan)
+{
+    if (!plan)
+        return;
+    for (int i = 0; i < plan->nsteps; i++) {
+        free(plan->steps[i]->defines);
+        free(plan->steps[i]);
+    }
+    free(plan->steps);
+    free(plan);
+}
+
+// Appends a zeroed step of `kind`; returns it, or NULL without host memory.
+static xconv_step *add_step(xconv_plan *plan, xconv_step_kind kind, const char *label)
+{
+    if (plan->nsteps == plan->cap_steps) {
+        int cap = plan->cap_steps ? 2 * plan->cap_steps : 4;
+        xconv_step **grown = realloc(plan->steps, (size_t)cap * sizeof *grown);
+        if (!grown)
+            return NULL;
+        plan->steps = grown;
+        plan->cap_steps = cap;
+    }
+    xconv_step *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->kind = kind;
+    snprintf(s->label, sizeof s->label, "%s", label ? label : "");
+    plan->steps[plan->nsteps++] = s;
+    return s;
+}
+
+xconv_step *xconv_plan_add_step(xconv_plan *plan, const char *label, const char *source,
+                                const char *kernel)
+{
+    xconv_step *s = add_step(plan, XCONV_STEP_KERNEL, label);
+    if (s) {
+        s->source = source;
+        s->kernel = kernel;
+    }
+    return s;
+}
+
+xconv_step *xconv_plan_add_vendor_sgemm(xconv_plan *plan, const char *label)
+{
+    return add_step(plan, XCONV_STEP_VENDOR_SGEMM, label);
+}
+
+xconv_step *xconv_plan_add_vendor_conv(xconv_plan *plan, const char *label, const char *algo)
+{
+    xconv_step *s = add_step(plan, XCONV_STEP_VENDOR_CONV, label);
+    if (s)
+        s->vendor_algo = algo;
+    return s;
+}
+
+int xconv_plan_region(xconv_plan *plan, const char *name, size_t bytes)
+{
+    if (plan->nregions == XCONV_MAX_REGIONS) {
+        plan->too_many_regions = true;
+        return -1;
+    }
+    xconv_region *r = &plan->regions[plan->nregions];
+    r->offset = plan->nregions ? xconv_round_up(plan->workspace_bytes, XCONV_REGION_ALIGN) : 0;
+    r->bytes = bytes;
+    snprintf(r->name, sizeof r->name, "%s", name);
+    plan->workspace_bytes = r->offset + bytes;
+    return plan->nregions++;
+}
+
+void xconv_plan_summarize(xconv_plan *plan, const char *fmt, ...)
+{
+    size_t used = strlen(plan->summary);
+    if (used && used + 2 < sizeof plan->summary) {
+        memcpy(plan->summary + used, "; ", 3);
+        used += 2;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(plan->summary + used, sizeof plan->summary - used, fmt, ap);
+    va_end(ap);
+}
 
 // ---------------------------------------------------------------------------------------------
 // Defines
 
-xconv_status xconv_plan_define(xconv_plan *plan, const char *name, long long value,
+xconv_status xconv_step_define(xconv_step *s, const char *name, long long value,
                                xconv_error *err)
 {
-    for (int i = 0; i < plan->ndefines; i++) {
-        if (strcmp(plan->defines[i].name, name) == 0) {
-            plan->defines[i].value = value;
-            return XCONV_OK;
-        }
-    }
-    if (plan->ndefines == XCONV_MAX_DEFINES)
-        return xconv_error_set(err, XCONV_ERR_INVALID, "plan has more than %d defines",
-                               XCONV_MAX_DEFINES);
-    if (strlen(name) >= sizeof plan->defines[0].name)
+    for (int i = 0; i < s->ndefines; i++)
+        if (strcmp(s->defines[i].name, name) == 0)
+            return xconv_error_set(err, XCONV_ERR_INVALID, "step '%s' defines %s twice",
+                                   s->label, name);
+    if (strlen(name) >= sizeof s->defines[0].name)
         return xconv_error_set(err, XCONV_ERR_INVALID, "define name '%s' is too long", name);
-    xconv_define *d = &plan->defines[plan->ndefines++];
-    strcpy(d->name, name);
+    if (s->ndefines == s->cap_defines) {
+        int cap = s->cap_defines ? 2 * s->cap_defines : 32;
+        xconv_define *grown = realloc(s->defines, (size_t)cap * sizeof *grown);
+        if (!grown)
+            return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for defines");
+        s->defines = grown;
+        s->cap_defines = cap;
+    }
+    xconv_define *d = &s->defines[s->ndefines++];
+    snprintf(d->name, sizeof d->name, "%s", name);
     d->value = value;
     return XCONV_OK;
 }
 
-xconv_status xconv_plan_define_problem(xconv_plan *plan, const xconv_problem *p,
-                                       xconv_error *err)
+xconv_status xconv_step_define_problem(xconv_step *s, const xconv_problem *p, xconv_error *err)
 {
     xconv_status st = XCONV_OK;
 #define XCONV_DEFINE_FIELD(name, expr, meaning)                       \
     if (st == XCONV_OK)                                               \
-        st = xconv_plan_define(plan, #name, (long long)(expr), err);
+        st = xconv_step_define(s, #name, (long long)(expr), err);
     XCONV_PROBLEM_DEFINES(XCONV_DEFINE_FIELD)
 #undef XCONV_DEFINE_FIELD
     return st;
 }
 
-int xconv_plan_options(const xconv_plan *plan, char *buf, size_t len)
+xconv_status xconv_step_define_all(xconv_step *s, const xconv_step *from, xconv_error *err)
 {
-    return xconv_defines_format(plan->defines, plan->ndefines, buf, len);
+    xconv_status st = XCONV_OK;
+    for (int i = 0; st == XCONV_OK && i < from->ndefines; i++)
+        st = xconv_step_define(s, from->defines[i].name, from->defines[i].value, err);
+    return st;
+}
+
+long long xconv_step_value(const xconv_step *s, const char *name, long long fallback)
+{
+    for (int i = 0; i < s->ndefines; i++)
+        if (strcmp(s->defines[i].name, name) == 0)
+            return s->defines[i].value;
+    return fallback;
+}
+
+int xconv_step_options(const xconv_step *s, char *buf, size_t len)
+{
+    return xconv_defines_format(s->defines, s->ndefines, buf, len);
 }
 
 // ---------------------------------------------------------------------------------------------
-// Steps
+// Arguments
 
-xconv_step *xconv_plan_add_step(xconv_plan *plan, const char *source, const char *kernel)
+// Appends a, or marks the step when it has XCONV_MAX_ARGS already.
+static void add_arg(xconv_step *s, xconv_step_arg a)
 {
-    if (plan->nsteps == XCONV_MAX_STEPS)
-        return NULL;
-    xconv_step *step = &plan->steps[plan->nsteps++];
-    memset(step, 0, sizeof *step);
-    step->source = source;
-    step->kernel = kernel;
-    return step;
+    if (s->nargs == XCONV_MAX_ARGS) {
+        s->too_many_args = true;
+        return;
+    }
+    s->args[s->nargs++] = a;
 }
+
+void xconv_step_arg_buffer(xconv_step *s, xconv_tensor_ref ref)
+{
+    add_arg(s, (xconv_step_arg){.kind = XCONV_STEP_ARG_BUFFER, .ref = ref, .region = -1});
+}
+
+void xconv_step_arg_int(xconv_step *s, int32_t value)
+{
+    add_arg(s, (xconv_step_arg){.kind = XCONV_STEP_ARG_INT, .i = value, .region = -1});
+}
+
+void xconv_step_arg_float(xconv_step *s, float value)
+{
+    add_arg(s, (xconv_step_arg){.kind = XCONV_STEP_ARG_FLOAT, .f = value, .region = -1});
+}
+
+void xconv_step_arg_constant(xconv_step *s, xconv_tensor_ref ref, int region, size_t bytes,
+                             const char *symbol)
+{
+    add_arg(s, (xconv_step_arg){.kind = XCONV_STEP_ARG_CONSTANT, .ref = ref,
+                                .region = ref == XCONV_REF_WORKSPACE ? region : -1,
+                                .bytes = bytes, .symbol = symbol});
+}
+
+void xconv_step_arg_region(xconv_step *s, const xconv_plan *plan, int region)
+{
+    add_arg(s, (xconv_step_arg){.kind = XCONV_STEP_ARG_BUFFER, .ref = XCONV_REF_WORKSPACE,
+                                .region = region});
+    size_t offset = region >= 0 && region < plan->nregions ? plan->regions[region].offset : 0;
+    xconv_step_arg_int(s, (int32_t)(offset / sizeof(float)));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Geometry
 
 size_t xconv_round_up(size_t v, size_t m)
 {
@@ -111,41 +267,79 @@ int64_t xconv_im2col_chunk(const xconv_device_info *info, const xconv_problem *p
     return chunk > p->n ? p->n : chunk;
 }
 
-xconv_step *xconv_plan_im2col(const xconv_device_info *info, const xconv_problem *p,
-                              int64_t chunk, xconv_plan *plan)
+size_t xconv_im2col_bytes(const xconv_problem *p, int64_t chunk)
+{
+    size_t pq = (size_t)(xconv_problem_out_h(p) * xconv_problem_out_w(p));
+    return (size_t)chunk * (size_t)(p->c * p->r * p->s) * pq * sizeof(float);
+}
+
+xconv_status xconv_plan_im2col(const xconv_device_info *info, const xconv_problem *p,
+                               int64_t chunk, int64_t n0, int64_t images, xconv_plan *plan,
+                               xconv_error *err)
 {
     size_t pq = (size_t)(xconv_problem_out_h(p) * xconv_problem_out_w(p));
     size_t multiple = info->preferred_multiple ? info->preferred_multiple : 1;
     size_t local = xconv_fit_work_group(info, xconv_round_up(pq < 128 ? pq : 128, multiple));
-    xconv_step *step = xconv_plan_add_step(plan, "im2col", "im2col");
-    if (!step)
-        return NULL;
-    xconv_step_set_3d(step, (size_t[3]){pq, (size_t)(p->c * p->r), (size_t)chunk},
+    xconv_step *s = xconv_plan_add_step(plan, "im2col", "im2col", "im2col");
+    if (!s)
+        return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for a step");
+    xconv_step_set_3d(s, (size_t[3]){pq, (size_t)(p->c * p->r), (size_t)chunk},
                       (size_t[3]){local, 1, 1});
-    plan->batch_chunk = chunk;
-    plan->workspace_bytes = (size_t)chunk * (size_t)(p->c * p->r * p->s) * pq * sizeof(float);
-    return step;
+    xconv_step_arg_buffer(s, XCONV_REF_X);
+    xconv_step_arg_buffer(s, XCONV_REF_WORKSPACE);
+    xconv_step_arg_int(s, (int32_t)n0);
+    xconv_step_arg_int(s, (int32_t)images);
+    return xconv_step_define_problem(s, p, err);
 }
 
 // ---------------------------------------------------------------------------------------------
-// Launching
+// Checks
 
-xconv_status xconv_plan_launch(xconv_device *dev, const xconv_plan *plan, int step,
-                               const xconv_arg *args, int nargs, xconv_error *err)
+// Returns XCONV_OK when argument a of step s refers to something the plan has.
+static xconv_status check_arg(const xconv_plan *plan, const xconv_step *s, int i,
+                              const xconv_step_arg *a, xconv_error *err)
 {
-    if (step < 0 || step >= plan->nsteps)
-        return xconv_error_set(err, XCONV_ERR_INVALID, "plan has no step %d", step);
-    const xconv_step *s = &plan->steps[step];
-    xconv_program *prog = NULL;
-    xconv_status st =
-        xconv_program_get(dev, s->source, plan->defines, plan->ndefines, &prog, NULL, err);
-    if (st != XCONV_OK)
-        return st;
-    xconv_launch launch = {.kernel = s->kernel, .dims = s->dims, .args = args, .nargs = nargs};
-    memcpy(launch.global, s->global, sizeof launch.global);
-    memcpy(launch.local, s->local, sizeof launch.local);
-    st = dev->be->launch(dev->ctx, prog->handle, &launch, err);
-    if (st != XCONV_OK)
-        return xconv_error_prefix(err, "launching %s", s->kernel);
+    if (a->kind != XCONV_STEP_ARG_BUFFER && a->kind != XCONV_STEP_ARG_CONSTANT)
+        return XCONV_OK;
+    if (a->ref == XCONV_REF_WORKSPACE && !plan->workspace_bytes)
+        return xconv_error_set(err, XCONV_ERR_INVALID,
+                               "step '%s' argument %d: the plan has no workspace", s->label, i);
+    if (a->ref == XCONV_REF_WORKSPACE && a->region >= plan->nregions)
+        return xconv_error_set(err, XCONV_ERR_INVALID, "step '%s' argument %d: no region %d",
+                               s->label, i, a->region);
+    if (a->ref < XCONV_REF_X || a->ref > XCONV_REF_WORKSPACE)
+        return xconv_error_set(err, XCONV_ERR_INVALID, "step '%s' argument %d: tensor %d",
+                               s->label, i, (int)a->ref);
+    return XCONV_OK;
+}
+
+xconv_status xconv_plan_check(const xconv_plan *plan, xconv_error *err)
+{
+    const xconv_device_info *info = &plan->dev->info;
+    if (plan->too_many_regions)
+        return xconv_error_set(err, XCONV_ERR_INVALID, "plan has more than %d workspace regions",
+                               XCONV_MAX_REGIONS);
+    for (int i = 0; i < plan->nsteps; i++) {
+        const xconv_step *s = plan->steps[i];
+        if (s->too_many_args)
+            return xconv_error_set(err, XCONV_ERR_INVALID,
+                                   "step '%s' has more than %d arguments", s->label,
+                                   XCONV_MAX_ARGS);
+        if (s->local_mem_bytes > info->local_mem_bytes)
+            return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE,
+                                   "step %s needs %zu bytes of local memory; the device has "
+                                   "%llu", s->kernel ? s->kernel : s->label, s->local_mem_bytes,
+                                   (unsigned long long)info->local_mem_bytes);
+        for (int a = 0; a < s->nargs; a++) {
+            xconv_status st = check_arg(plan, s, a, &s->args[a], err);
+            if (st != XCONV_OK)
+                return st;
+        }
+    }
+    if (plan->workspace_bytes > info->max_alloc_bytes)
+        return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY,
+                               "workspace of %zu bytes passes the device's largest allocation "
+                               "of %llu bytes",
+                               plan->workspace_bytes, (unsigned long long)info->max_alloc_bytes);
     return XCONV_OK;
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "plan_direct.h"
+#include "xconv_direct_params.h"
 
 // ---------------------------------------------------------------------------------------------
 // Model constants (properties of the kernels, not of any vendor's device)
@@ -377,32 +378,39 @@ static bool consider(xconv_direct_kind kind, const xconv_device_info *info,
     return true;
 }
 
-// Reads the tiling XCONV_DIRECT_PLAN forces for `kind` into *t. Returns true when it names one.
-static bool forced_tiling(xconv_direct_kind kind, xconv_direct_tiling *t)
+// Reads the tiling `forced` gives `kind` into *t. Returns 1 when it names one, 0 when it does
+// not, -1 when its entry for `kind` does not parse.
+static int forced_tiling(const char *forced, xconv_direct_kind kind, xconv_direct_tiling *t)
 {
-    const char *env = getenv("XCONV_DIRECT_PLAN");
     const char *name = xconv_direct_kind_name(kind);
     size_t len = strlen(name);
-    for (const char *e = env; e && *e; e = strchr(e, ';') ? strchr(e, ';') + 1 : "") {
+    for (const char *e = forced; e && *e; e = strchr(e, ';') ? strchr(e, ';') + 1 : "") {
         if (strncmp(e, name, len) != 0 || e[len] != ':')
             continue;
         memset(t, 0, sizeof *t);
         int fields = sscanf(e + len + 1, "%d,%d,%d,%d,%d,%d,%d,%d,%d,%d", &t->wg_w, &t->wg_h,
                             &t->block_w, &t->block_h, &t->block_k, &t->strip, &t->flat,
                             &t->unroll_c, &t->repeat, &t->vec_q);
-        return fields >= 8;
+        return fields >= 8 ? 1 : -1;
     }
-    return false;
+    return 0;
 }
 
 xconv_status xconv_direct_choose(const xconv_device_info *info, const xconv_problem *p,
-                                 xconv_direct_kind kind, xconv_direct_tiling *best,
-                                 xconv_error *err)
+                                 xconv_direct_kind kind, const char *forced,
+                                 xconv_direct_tiling *best, xconv_error *err)
 {
     int64_t P = xconv_problem_out_h(p), Q = xconv_problem_out_w(p), kg = p->k / p->groups;
     int acc_max = info->is_cpu ? ACC_MAX_CPU : ACC_MAX_GPU;
     size_t max_wg = info->max_work_group_size ? info->max_work_group_size : 1;
-    if (forced_tiling(kind, best)) {
+    int is_forced = forced_tiling(forced, kind, best);
+    if (is_forced < 0)
+        return xconv_error_set(err, XCONV_ERR_PARSE,
+                               "%s: the forced tiling '%s' needs at least 8 comma-separated "
+                               "integers after '%s:'",
+                               xconv_direct_kind_name(kind), forced,
+                               xconv_direct_kind_name(kind));
+    if (is_forced) {
         if (best->block_k == 0)  // 0: every output channel of a group
             best->block_k = (int)kg;
         best->forced = true;
@@ -412,8 +420,7 @@ xconv_status xconv_direct_choose(const xconv_device_info *info, const xconv_prob
                         best->repeat <= 64 && valid_vec_q(best->vec_q);
         if (in_range && candidate_fits(kind, info, p, best))
             return XCONV_OK;
-        return xconv_error_set(err, XCONV_ERR_INVALID,
-                               "%s: the tiling XCONV_DIRECT_PLAN forces does not fit",
+        return xconv_error_set(err, XCONV_ERR_INVALID, "%s: the forced tiling does not fit",
                                xconv_direct_kind_name(kind));
     }
     bool found = false;
@@ -497,61 +504,80 @@ xconv_status xconv_direct_choose(const xconv_device_info *info, const xconv_prob
 // ---------------------------------------------------------------------------------------------
 // The plan
 
+// Adds the tiling's defines (common/xconv_direct_params.h) to s; returns the first failure.
+static xconv_status define_tiling(xconv_step *s, const xconv_direct_tiling *t, xconv_error *err)
+{
+    xconv_status st = XCONV_OK;
+#define XCONV_DEFINE_PARAM(name, expr, meaning)                       \
+    if (st == XCONV_OK)                                               \
+        st = xconv_step_define(s, #name, (long long)(expr), err);
+    XCONV_DIRECT_DEFINES(XCONV_DEFINE_PARAM)
+#undef XCONV_DEFINE_PARAM
+    return st;
+}
+
+// Writes the plan's summary line for tiling t of `kind`.
+static void summarize(xconv_direct_kind kind, const xconv_direct_tiling *t, xconv_plan *plan)
+{
+    char line[sizeof plan->summary];
+    int n = t->flat ? snprintf(line, sizeof line,
+                               "flat work-groups of %d items, each item %d x (%d channels x "
+                               "%dx%d outputs)%s",
+                               t->wg_w, t->repeat, t->block_k, t->block_h,
+                               t->block_w, t->unroll_c ? ", channel loop unrolled" : "")
+                    : snprintf(line, sizeof line,
+                               "work-groups of %dx%d items, each item %d channels x %dx%d "
+                               "outputs%s; tile %dx%d outputs%s",
+                               t->wg_w, t->wg_h, t->block_k, t->block_h, t->block_w,
+                               t->vec_q ? " (columns as one vector)" : "",
+                               t->wg_h * t->block_h, t->wg_w * t->block_w,
+                               t->unroll_c ? ", channel loop unrolled" : "");
+    size_t left = sizeof line - (size_t)n;
+    if (kind == XCONV_DIRECT_TILED || kind == XCONV_DIRECT_TILED_DB)
+        n += snprintf(line + n, left,
+                      " from a %dx%d input tile x %d channels%s in local memory; %zu work-groups",
+                      t->in_tile_h, t->in_tile_w, t->chunk_c,
+                      kind == XCONV_DIRECT_TILED_DB ? " (x2 buffers)" : "", t->work_groups);
+    else if (kind == XCONV_DIRECT_REGBLOCK && t->flat)
+        n += snprintf(line + n, left, "; all filters staged at once; %zu work-groups",
+                      t->work_groups);
+    else if (kind == XCONV_DIRECT_REGBLOCK)
+        n += snprintf(line + n, left, "; filters staged %d channels at a time; %zu work-groups",
+                      t->chunk_c, t->work_groups);
+    else
+        n += snprintf(line + n, left, "; filters in constant memory; %zu work-groups",
+                      t->work_groups);
+    xconv_plan_summarize(plan, "%s%s", line, t->forced ? " (forced tiling)" : "");
+}
+
 xconv_status xconv_direct_plan(const xconv_device_info *info, const xconv_problem *p,
-                               xconv_direct_kind kind, xconv_plan *plan, xconv_error *err)
+                               xconv_direct_kind kind, const xconv_plan_options *opts,
+                               xconv_plan *plan, xconv_error *err)
 {
     xconv_direct_tiling t;
-    xconv_status st = xconv_direct_choose(info, p, kind, &t, err);
-    if (st == XCONV_OK)
-        st = xconv_plan_define_problem(plan, p, err);
-    const struct {
-        const char *name;
-        int value;
-    } defines[] = {
-        {"XC_WG_W", t.wg_w},       {"XC_WG_H", t.wg_h},       {"XC_BLOCK_W", t.block_w},
-        {"XC_BLOCK_H", t.block_h}, {"XC_BLOCK_K", t.block_k}, {"XC_CHUNK_C", t.chunk_c},
-        {"XC_STRIP_W", t.strip},   {"XC_FLAT", t.flat},       {"XC_UNROLL_C", t.unroll_c},
-        {"XC_REPEAT", t.repeat},   {"XC_VEC_Q", t.vec_q},
-    };
-    for (int i = 0; st == XCONV_OK && i < COUNT(defines); i++)
-        st = xconv_plan_define(plan, defines[i].name, defines[i].value, err);
+    xconv_status st = xconv_direct_choose(info, p, kind, opts ? opts->direct_tiling : NULL, &t,
+                                          err);
     if (st != XCONV_OK)
         return st;
     const char *name = xconv_direct_kind_name(kind);
-    xconv_step *step = xconv_plan_add_step(plan, name, name);
+    xconv_step *step = xconv_plan_add_step(plan, name, name, name);
+    if (!step)
+        return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for a step");
+    st = xconv_step_define_problem(step, p, err);
+    if (st == XCONV_OK)
+        st = define_tiling(step, &t, err);
+    if (st != XCONV_OK)
+        return st;
     xconv_step_set_2d(step, t.work_groups * (size_t)t.wg_w, (size_t)t.wg_h, (size_t)t.wg_w,
                       (size_t)t.wg_h);
     step->local_mem_bytes = t.local_mem_bytes;
-    int n = t.flat ? snprintf(plan->summary, sizeof plan->summary,
-                              "flat work-groups of %d items, each item %d x (%d channels x "
-                              "%dx%d outputs)%s",
-                              t.wg_w, t.repeat, t.block_k, t.block_h,
-                              t.block_w, t.unroll_c ? ", channel loop unrolled" : "")
-                   : snprintf(plan->summary, sizeof plan->summary,
-                              "work-groups of %dx%d items, each item %d channels x %dx%d "
-                              "outputs%s; tile %dx%d outputs%s",
-                              t.wg_w, t.wg_h, t.block_k, t.block_h, t.block_w,
-                              t.vec_q ? " (columns as one vector)" : "",
-                              t.wg_h * t.block_h, t.wg_w * t.block_w,
-                              t.unroll_c ? ", channel loop unrolled" : "");
-    if (kind == XCONV_DIRECT_TILED || kind == XCONV_DIRECT_TILED_DB)
-        snprintf(plan->summary + n, sizeof plan->summary - (size_t)n,
-                 " from a %dx%d input tile x %d channels%s in local memory; %zu work-groups",
-                 t.in_tile_h, t.in_tile_w, t.chunk_c,
-                 kind == XCONV_DIRECT_TILED_DB ? " (x2 buffers)" : "", t.work_groups);
-    else if (kind == XCONV_DIRECT_REGBLOCK && t.flat)
-        snprintf(plan->summary + n, sizeof plan->summary - (size_t)n,
-                 "; all filters staged at once; %zu work-groups", t.work_groups);
-    else if (kind == XCONV_DIRECT_REGBLOCK)
-        snprintf(plan->summary + n, sizeof plan->summary - (size_t)n,
-                 "; filters staged %d channels at a time; %zu work-groups", t.chunk_c,
-                 t.work_groups);
+    xconv_step_arg_buffer(step, XCONV_REF_X);
+    if (kind == XCONV_DIRECT_CONST)
+        xconv_step_arg_constant(step, XCONV_REF_W, -1,
+                                (size_t)xconv_problem_w_elems(p) * sizeof(float), "xc_filter");
     else
-        snprintf(plan->summary + n, sizeof plan->summary - (size_t)n,
-                 "; filters in constant memory; %zu work-groups", t.work_groups);
-    if (t.forced) {
-        size_t used = strlen(plan->summary);
-        snprintf(plan->summary + used, sizeof plan->summary - used, " (XCONV_DIRECT_PLAN)");
-    }
+        xconv_step_arg_buffer(step, XCONV_REF_W);
+    xconv_step_arg_buffer(step, XCONV_REF_Y);
+    summarize(kind, &t, plan);
     return XCONV_OK;
 }

@@ -20,8 +20,7 @@ typedef struct xconv_direct_tiling {
     int block_w, block_h;      // outputs per work-item along q and along p
     int strip;                 // 1: an item's columns are consecutive, 0: wg_w apart
     int flat;                  // 1: 1-D work-groups of wg_w items numbering blocks, no tile
-                               // (regblock on GPUs; direct_const only through
-                               // XCONV_DIRECT_PLAN)
+                               // (regblock on GPUs; direct_const only when forced)
     int unroll_c;              // 1: the channel loop is unrolled too (direct_const; likewise)
     int repeat;                // blocks per work-item, one after another (filters staged once
                                // for all of them); above 1 only for flat regblock
@@ -33,7 +32,7 @@ typedef struct xconv_direct_tiling {
     size_t work_groups;        // work-groups in the launch
     size_t local_mem_bytes;    // local memory the kernel declares
     double cost;               // the model's relative time estimate (lower is better)
-    bool forced;               // set by XCONV_DIRECT_PLAN, not searched
+    bool forced;               // given by the planning options, not searched
 } xconv_direct_tiling;
 
 // Returns the kernel file stem ("direct_tiled") of a kind.
@@ -46,17 +45,20 @@ bool xconv_direct_const_fits(const xconv_device_info *info, const xconv_problem 
 
 // Chooses the tiling of `kind` for p on the device described by info. Returns XCONV_OK and fills
 // *t, or XCONV_ERR_NOT_APPLICABLE when no tiling fits the device's local memory and work-group
-// limits. For experiments, the environment variable XCONV_DIRECT_PLAN (unset by default) forces
-// a tiling: entries "kind:wg_w,wg_h,block_w,block_h,block_k,strip,flat,unroll_c[,repeat[,vec_q]]"
-// separated by ';', e.g. "direct_const:128,1,1,1,16,1,1,1" (block_k 0: K/groups);
-// XCONV_ERR_INVALID when it does not fit.
+// limits. For experiments, `forced` (xconv_plan_options.direct_tiling; NULL or "" by default)
+// forces a tiling: entries
+// "kind:wg_w,wg_h,block_w,block_h,block_k,strip,flat,unroll_c[,repeat[,vec_q]]" separated by
+// ';', e.g. "direct_const:128,1,1,1,16,1,1,1" (block_k 0: K/groups); an entry for `kind` that
+// does not parse is XCONV_ERR_PARSE, one that does not fit XCONV_ERR_INVALID.
 xconv_status xconv_direct_choose(const xconv_device_info *info, const xconv_problem *p,
-                                 xconv_direct_kind kind, xconv_direct_tiling *t,
-                                 xconv_error *err);
+                                 xconv_direct_kind kind, const char *forced,
+                                 xconv_direct_tiling *t, xconv_error *err);
 
-// Fills *plan (defines, one step, summary) for `kind` on p from xconv_direct_choose's tiling.
+// Adds to plan the one step of `kind` on p (problem and tiling defines, arguments x, w as a
+// constant for direct_const, y) from xconv_direct_choose's tiling under opts, and its summary.
 // Returns XCONV_OK or its status.
 xconv_status xconv_direct_plan(const xconv_device_info *info, const xconv_problem *p,
-                               xconv_direct_kind kind, xconv_plan *plan, xconv_error *err);
+                               xconv_direct_kind kind, const xconv_plan_options *opts,
+                               xconv_plan *plan, xconv_error *err);
 
 #endif // XCONV_PLAN_DIRECT_H

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "plan_gemm.h"
+#include "xconv_gemm_params.h"
 
 // ---------------------------------------------------------------------------------------------
 // Candidate tiles
@@ -121,26 +122,32 @@ static int b_vector(const xconv_gemm_layout *L, const xconv_gemm_tiles *t)
                : 1;
 }
 
-// Parses XCONV_GEMM_TILES="TM,TN,TK,WM,WN[,VW[,PAD]]" (a tuning override) into *t.
-static bool tiles_from_env(xconv_gemm_tiles *t)
+// Parses forced tiles "TM,TN,TK,WM,WN[,VW[,PAD]]" (a tuning override) into *t; returns the
+// number of fields read (5 or more is a valid override).
+static int parse_tiles(const char *forced, xconv_gemm_tiles *t)
 {
-    const char *env = getenv("XCONV_GEMM_TILES");
-    if (!env || !*env)
-        return false;
     *t = (xconv_gemm_tiles){0, 0, 0, 0, 0, 4, 4};
-    int n = sscanf(env, "%d,%d,%d,%d,%d,%d,%d", &t->tile_m, &t->tile_n, &t->tile_k, &t->wpt_m,
-                   &t->wpt_n, &t->vw, &t->pad);
+    int n = sscanf(forced, "%d,%d,%d,%d,%d,%d,%d", &t->tile_m, &t->tile_n, &t->tile_k,
+                   &t->wpt_m, &t->wpt_n, &t->vw, &t->pad);
     if (n == 6)
         t->pad = t->vw;
-    return n >= 5;
+    return n;
 }
 
-bool xconv_gemm_choose_tiles(const xconv_device_info *info, const xconv_gemm_layout *L,
-                             xconv_gemm_tiles *out)
+xconv_status xconv_gemm_choose_tiles(const xconv_device_info *info, const xconv_gemm_layout *L,
+                                     const char *forced, xconv_gemm_tiles *out,
+                                     xconv_error *err)
 {
     char why[256];
-    if (tiles_from_env(out))
-        return xconv_gemm_tiles_fit(info, out, L->mode, b_vector(L, out), why, sizeof why);
+    if (forced && *forced) {
+        if (parse_tiles(forced, out) < 5)
+            return xconv_error_set(err, XCONV_ERR_PARSE, "GEMM tiles '%s': expected "
+                                   "TM,TN,TK,WM,WN[,VW[,PAD]]", forced);
+        if (!xconv_gemm_tiles_fit(info, out, L->mode, b_vector(L, out), why, sizeof why))
+            return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE,
+                                   "the forced GEMM tiles %s do not fit: %s", forced, why);
+        return XCONV_OK;
+    }
     const xconv_gemm_tiles *list = info->is_cpu ? cpu_tiles : gpu_tiles;
     size_t count = info->is_cpu ? sizeof cpu_tiles / sizeof cpu_tiles[0]
                                 : sizeof gpu_tiles / sizeof gpu_tiles[0];
@@ -155,20 +162,17 @@ bool xconv_gemm_choose_tiles(const xconv_device_info *info, const xconv_gemm_lay
             *out = list[i];
         }
     }
-    return best < INFINITY;
+    if (best < INFINITY)
+        return XCONV_OK;
+    return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE,
+                           "no GEMM tiles fit the device's limits (work-group %zu, local "
+                           "memory %llu bytes)",
+                           info->max_work_group_size,
+                           (unsigned long long)info->local_mem_bytes);
 }
 
 // ---------------------------------------------------------------------------------------------
 // Defines and geometry
-
-// Returns the value of define `name` in plan, or `fallback`.
-static long long plan_value(const xconv_plan *plan, const char *name, long long fallback)
-{
-    for (int i = 0; i < plan->ndefines; i++)
-        if (strcmp(plan->defines[i].name, name) == 0)
-            return plan->defines[i].value;
-    return fallback;
-}
 
 // True when every element offset the kernel forms for L stays in the 32-bit index range.
 static bool fits_index(const xconv_gemm_layout *L)
@@ -183,81 +187,74 @@ static bool fits_index(const xconv_gemm_layout *L)
            (L->mode != XCONV_GEMM_B_MEMORY || b_end <= XCONV_MAX_INDEX);
 }
 
-xconv_status xconv_gemm_plan_step(const xconv_device_info *info, const xconv_gemm_layout *L,
-                                  const xconv_gemm_tiles *t, const char *source,
-                                  const char *kernel, xconv_plan *plan, xconv_error *err)
+// The defines L and t derive (vector widths, unrolling, the table's place) on info's device.
+static xconv_gemm_derived derive(const xconv_device_info *info, const xconv_gemm_layout *L,
+                                 const xconv_gemm_tiles *t)
+{
+    xconv_gemm_derived d = {
+        .vec_a = L->lda % 4 == 0 && L->k % 4 == 0 && L->a_group_stride % 4 == 0 ? 4 : 1,
+        .vec_b = b_vector(L, t),
+        .vec_c = t->vw == 4 && L->ldc % 4 == 0 && L->seg % 4 == 0 && L->c_seg_stride % 4 == 0 &&
+                         L->c_group_stride % 4 == 0
+                     ? 4
+                     : 1,
+        // CPU compilers vectorize across work-items and do better on a rolled k loop; PoCL's
+        // LLVM also crashes on some fully unrolled single-step builds.
+        .unroll_k = info->is_cpu ? 0 : 1,
+    };
+    if (L->mode == XCONV_GEMM_B_TABLE) {
+        d.table_ld = xconv_gemm_table_rows(L, t);
+        d.table_const = xconv_gemm_table_const(info, L, t);
+        d.table_local = xconv_gemm_table_local(info, L, t);
+    }
+    return d;
+}
+
+// Adds the defines of L and t (common/xconv_gemm_params.h) to s; returns the first failure.
+static xconv_status define_gemm(xconv_step *s, const xconv_gemm_layout *L,
+                                const xconv_gemm_tiles *t, const xconv_gemm_derived *d,
+                                xconv_error *err)
+{
+    xconv_status st = XCONV_OK;
+#define XCONV_DEFINE_PARAM(name, expr, meaning)                       \
+    if (st == XCONV_OK)                                               \
+        st = xconv_step_define(s, #name, (long long)(expr), err);
+    if (L->mode == XCONV_GEMM_B_TABLE) {
+        XCONV_GEMM_TABLE_DEFINES(XCONV_DEFINE_PARAM)
+    }
+    XCONV_GEMM_DEFINES(XCONV_DEFINE_PARAM)
+#undef XCONV_DEFINE_PARAM
+    return st;
+}
+
+xconv_status xconv_gemm_plan_step(const xconv_device_info *info, const xconv_problem *p,
+                                  const xconv_gemm_layout *L, const xconv_gemm_tiles *t,
+                                  const char *label, const char *source, const char *kernel,
+                                  xconv_plan *plan, xconv_step **out, xconv_error *err)
 {
     if (!fits_index(L))
         return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE,
                                "the %lld x %lld x %lld product passes the kernels' 32-bit "
                                "index range",
                                (long long)L->m, (long long)L->n, (long long)L->k);
-    int vec_a = L->lda % 4 == 0 && L->k % 4 == 0 && L->a_group_stride % 4 == 0 ? 4 : 1;
-    int vec_b = b_vector(L, t);
-    int vec_c = t->vw == 4 && L->ldc % 4 == 0 && L->seg % 4 == 0 && L->c_seg_stride % 4 == 0 &&
-                        L->c_group_stride % 4 == 0
-                    ? 4
-                    : 1;
-    // CPU compilers vectorize across work-items and do better on a rolled k loop; PoCL's LLVM
-    // also crashes on some fully unrolled single-step builds.
-    int unroll = info->is_cpu ? 0 : 1;
-    const struct {
-        const char *name;
-        long long value;
-    } defines[] = {
-        {"XC_GEMM_B_MODE", L->mode},
-        {"XC_GEMM_M", L->m},
-        {"XC_GEMM_N", L->n},
-        {"XC_GEMM_K", L->k},
-        {"XC_GEMM_LDA", L->lda},
-        {"XC_GEMM_LDB", L->ldb},
-        {"XC_GEMM_LDC", L->ldc},
-        {"XC_GEMM_SEG", L->seg},
-        {"XC_GEMM_B_SEG_STRIDE", L->b_seg_stride},
-        {"XC_GEMM_C_SEG_STRIDE", L->c_seg_stride},
-        {"XC_GEMM_A_GROUP_STRIDE", L->a_group_stride},
-        {"XC_GEMM_B_GROUP_STRIDE", L->b_group_stride},
-        {"XC_GEMM_C_GROUP_STRIDE", L->c_group_stride},
-        {"XC_GEMM_TILE_M", t->tile_m},
-        {"XC_GEMM_TILE_N", t->tile_n},
-        {"XC_GEMM_TILE_K", t->tile_k},
-        {"XC_GEMM_WPT_M", t->wpt_m},
-        {"XC_GEMM_WPT_N", t->wpt_n},
-        {"XC_GEMM_VW", t->vw},
-        {"XC_GEMM_PAD", t->pad},
-        {"XC_GEMM_VEC_A", vec_a},
-        {"XC_GEMM_VEC_B", vec_b},
-        {"XC_GEMM_VEC_C", vec_c},
-        {"XC_GEMM_UNROLL_K", unroll},
-    };
-    if (L->mode == XCONV_GEMM_B_TABLE) {
-        xconv_status st = xconv_plan_define(plan, "XC_GEMM_TABLE_LD",
-                                            xconv_gemm_table_rows(L, t), err);
-        if (st == XCONV_OK)
-            st = xconv_plan_define(plan, "XC_GEMM_TABLE_CONST",
-                                   xconv_gemm_table_const(info, L, t), err);
-        if (st == XCONV_OK)
-            st = xconv_plan_define(plan, "XC_GEMM_TABLE_LOCAL",
-                                   xconv_gemm_table_local(info, L, t), err);
-        if (st != XCONV_OK)
-            return st;
-    }
-    for (size_t i = 0; i < sizeof defines / sizeof defines[0]; i++) {
-        xconv_status st = xconv_plan_define(plan, defines[i].name, defines[i].value, err);
-        if (st != XCONV_OK)
-            return st;
-    }
-    xconv_step *step = xconv_plan_add_step(plan, source, kernel);
+    xconv_step *step = xconv_plan_add_step(plan, label, source, kernel);
     if (!step)
-        return xconv_error_set(err, XCONV_ERR_INVALID, "plan has too many steps");
+        return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for a step");
+    xconv_gemm_derived d = derive(info, L, t);
+    xconv_status st = p ? xconv_step_define_problem(step, p, err) : XCONV_OK;
+    if (st == XCONV_OK)
+        st = define_gemm(step, L, t, &d, err);
+    if (st != XCONV_OK)
+        return st;
     size_t threads_n = (size_t)(t->tile_n / t->wpt_n), threads_m = (size_t)(t->tile_m / t->wpt_m);
     size_t global[3] = {(size_t)ceil_div(L->n, t->tile_n) * threads_n,
                         (size_t)ceil_div(L->m, t->tile_m) * threads_m, (size_t)L->groups};
     size_t local[3] = {threads_n, threads_m, 1};
     xconv_step_set_3d(step, global, local);
     step->local_mem_bytes = xconv_gemm_local_bytes(t);
-    if (xconv_gemm_table_local(info, L, t))
-        step->local_mem_bytes += 2 * (size_t)xconv_gemm_table_rows(L, t) * sizeof(int32_t);
+    if (d.table_local)
+        step->local_mem_bytes += 2 * (size_t)d.table_ld * sizeof(int32_t);
+    *out = step;
     return XCONV_OK;
 }
 
@@ -282,19 +279,27 @@ bool xconv_gemm_table_local(const xconv_device_info *info, const xconv_gemm_layo
            xconv_gemm_local_bytes(t) + bytes <= info->local_mem_bytes;
 }
 
-void xconv_gemm_step_set_cols(xconv_step *step, const xconv_plan *plan, int64_t cols)
+void xconv_gemm_step_set_cols(xconv_step *step, int64_t cols)
 {
-    long long tile_n = plan_value(plan, "XC_GEMM_TILE_N", 1);
+    long long tile_n = xconv_step_value(step, "XC_GEMM_TILE_N", 1);
     step->global[0] = (size_t)ceil_div(cols, tile_n) * step->local[0];
 }
 
 // ---------------------------------------------------------------------------------------------
 // Our SGEMM on raw matrices
 
-xconv_status xconv_sgemm_plan(const xconv_device *dev, int64_t m, int64_t n, int64_t k,
-                              xconv_plan *plan, xconv_error *err)
+xconv_problem xconv_sgemm_problem(int64_t m, int64_t n, int64_t k)
 {
-    memset(plan, 0, sizeof *plan);
+    xconv_problem p = xconv_problem_default();
+    p.n = 1, p.c = k, p.h = 1, p.w = n, p.k = m, p.r = 1, p.s = 1;
+    return p;
+}
+
+// Returns XCONV_OK when the three matrices of m x n x k fit dev's allocations, memory and the
+// 32-bit index range, else XCONV_ERR_OUT_OF_MEMORY with the numbers.
+static xconv_status check_sgemm_size(const xconv_device *dev, int64_t m, int64_t n, int64_t k,
+                                     xconv_error *err)
+{
     if (m < 1 || n < 1 || k < 1)
         return xconv_error_set(err, XCONV_ERR_INVALID, "GEMM sizes must be positive");
     double dm = (double)m, dn = (double)n, dk = (double)k;  // products in double: no overflow
@@ -308,26 +313,74 @@ xconv_status xconv_sgemm_plan(const xconv_device *dev, int64_t m, int64_t n, int
                                (long long)m, (long long)n, (long long)k, largest * 4 / 1048576.0,
                                all * 4 / 1048576.0, dev->info.max_alloc_bytes / 1048576.0,
                                dev->info.global_mem_bytes / 1048576.0);
+    return XCONV_OK;
+}
+
+xconv_status xconv_sgemm_plan(xconv_device *dev, int64_t m, int64_t n, int64_t k,
+                              const xconv_plan_options *opts, xconv_plan **out,
+                              xconv_error *err)
+{
+    *out = NULL;
+    xconv_status st = check_sgemm_size(dev, m, n, k, err);
+    if (st != XCONV_OK)
+        return st;
+    xconv_problem p = xconv_sgemm_problem(m, n, k);
+    xconv_plan *plan = xconv_plan_new(dev, NULL, &p, opts);
+    if (!plan)
+        return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for a plan");
     xconv_gemm_layout L = {.mode = XCONV_GEMM_B_MEMORY, .m = m, .n = n, .k = k, .lda = k,
                            .ldb = n, .ldc = n, .seg = n, .groups = 1};
     xconv_gemm_tiles t;
-    if (!xconv_gemm_choose_tiles(&dev->info, &L, &t))
-        return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE,
-                               "no SGEMM tiles fit the device's limits");
-    xconv_status st = xconv_gemm_plan_step(&dev->info, &L, &t, "sgemm", "sgemm", plan, err);
+    xconv_step *step = NULL;
+    st = xconv_gemm_choose_tiles(&dev->info, &L, plan->opts.gemm_tiles, &t, err);
     if (st == XCONV_OK)
-        snprintf(plan->summary, sizeof plan->summary,
-                 "SGEMM %lldx%lldx%lld: %dx%d tiles, k step %d, %dx%d per work-item",
-                 (long long)m, (long long)n, (long long)k, t.tile_m, t.tile_n, t.tile_k,
-                 t.wpt_m, t.wpt_n);
-    return st;
+        st = xconv_gemm_plan_step(&dev->info, NULL, &L, &t, "SGEMM", "sgemm", "sgemm", plan,
+                                  &step, err);
+    if (st != XCONV_OK) {
+        xconv_plan_destroy(plan);
+        return st;
+    }
+    // (A, B, C, A's first element, C's first element, columns of C)
+    xconv_step_arg_buffer(step, XCONV_REF_W);
+    xconv_step_arg_buffer(step, XCONV_REF_X);
+    xconv_step_arg_buffer(step, XCONV_REF_Y);
+    xconv_step_arg_int(step, 0);
+    xconv_step_arg_int(step, 0);
+    xconv_step_arg_int(step, (int32_t)n);
+    xconv_plan_summarize(plan, "SGEMM %lldx%lldx%lld: %dx%d tiles, k step %d, %dx%d per "
+                         "work-item", (long long)m, (long long)n, (long long)k, t.tile_m,
+                         t.tile_n, t.tile_k, t.wpt_m, t.wpt_n);
+    *out = plan;
+    return XCONV_OK;
 }
 
-xconv_status xconv_sgemm_run(xconv_device *dev, const xconv_plan *plan, xconv_buffer *a,
-                             xconv_buffer *b, xconv_buffer *c, xconv_error *err)
+xconv_status xconv_vendor_sgemm_plan(xconv_device *dev, int64_t m, int64_t n, int64_t k,
+                                     xconv_plan **out, xconv_error *err)
 {
-    const xconv_arg args[] = {XCONV_ARG_BUF(xconv_buffer_handle(a)), XCONV_ARG_BUF(xconv_buffer_handle(b)), XCONV_ARG_BUF(xconv_buffer_handle(c)),
-                              XCONV_ARG_I32(0), XCONV_ARG_I32(0),
-                              XCONV_ARG_I32(plan_value(plan, "XC_GEMM_N", 0))};
-    return xconv_plan_launch(dev, plan, 0, args, 6, err);
+    *out = NULL;
+    if (!dev->be || !dev->be->sgemm)
+        return xconv_error_set(err, XCONV_ERR_UNAVAILABLE, "the %s backend has no vendor BLAS",
+                               xconv_backend_name(dev->info.backend));
+    xconv_status st = check_sgemm_size(dev, m, n, k, err);
+    if (st != XCONV_OK)
+        return st;
+    xconv_problem p = xconv_sgemm_problem(m, n, k);
+    xconv_plan *plan = xconv_plan_new(dev, NULL, &p, NULL);
+    xconv_step *step = plan ? xconv_plan_add_vendor_sgemm(plan, "vendor SGEMM") : NULL;
+    if (!step) {
+        xconv_plan_destroy(plan);
+        return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for a plan");
+    }
+    // Strides of whole matrices: CLBlast refuses stride 0 on a batch of one.
+    size_t um = (size_t)m, un = (size_t)n, uk = (size_t)k;
+    step->gemm = (xconv_vendor_gemm_step){
+        .m = um, .n = un, .k = uk, .batch = 1,
+        .a = {.ref = XCONV_REF_W, .region = -1, .ld = uk, .stride = um * uk},
+        .b = {.ref = XCONV_REF_X, .region = -1, .ld = un, .stride = uk * un},
+        .c = {.ref = XCONV_REF_Y, .region = -1, .ld = un, .stride = um * un},
+    };
+    xconv_plan_summarize(plan, "vendor SGEMM %lldx%lldx%lld", (long long)m, (long long)n,
+                         (long long)k);
+    *out = plan;
+    return XCONV_OK;
 }

@@ -33,6 +33,15 @@ typedef struct xconv_gemm_layout {
     int64_t groups;
 } xconv_gemm_layout;
 
+// What the kernels' defines derive from a layout and its tiles (see xconv_gemm_plan_step).
+typedef struct xconv_gemm_derived {
+    int vec_a, vec_b, vec_c;  // vector widths of A's and B's loads and C's stores
+    int unroll_k;             // 1: the k loop of a step is unrolled (GPUs)
+    int64_t table_ld;         // B mode TABLE: rows of the offset table
+    int table_const;          // B mode TABLE: 1 when the table is in constant memory
+    int table_local;          // B mode TABLE: 1 when work-groups copy it to local memory
+} xconv_gemm_derived;
+
 // Work-items per work-group of t.
 size_t xconv_gemm_threads(const xconv_gemm_tiles *t);
 
@@ -46,16 +55,21 @@ bool xconv_gemm_tiles_fit(const xconv_device_info *info, const xconv_gemm_tiles 
                           xconv_gemm_mode mode, int vec_b, char *why, size_t len);
 
 // Chooses tiles for layout L on info's device from the candidates of its kind (GPU or CPU),
-// scoring padded work, work-group count against compute units, and tile efficiency. Returns
-// true and fills *out, or false when no candidate fits the device.
-bool xconv_gemm_choose_tiles(const xconv_device_info *info, const xconv_gemm_layout *L,
-                             xconv_gemm_tiles *out);
+// scoring padded work, work-group count against compute units, and tile efficiency; `forced`
+// (xconv_plan_options.gemm_tiles, "TM,TN,TK,WM,WN[,VW[,PAD]]"; NULL or "": none) replaces the
+// choice. Returns XCONV_OK and fills *out, XCONV_ERR_PARSE for a malformed `forced`, or
+// XCONV_ERR_NOT_APPLICABLE when no candidate (or the forced tiles) fits the device.
+xconv_status xconv_gemm_choose_tiles(const xconv_device_info *info, const xconv_gemm_layout *L,
+                                     const char *forced, xconv_gemm_tiles *out,
+                                     xconv_error *err);
 
-// Adds L's and t's defines to plan and a step running `kernel` of cl/<source>.cl over L's whole
-// extent. Returns XCONV_OK, or XCONV_ERR_NOT_APPLICABLE when L passes the 32-bit index range.
-xconv_status xconv_gemm_plan_step(const xconv_device_info *info, const xconv_gemm_layout *L,
-                                  const xconv_gemm_tiles *t, const char *source,
-                                  const char *kernel, xconv_plan *plan, xconv_error *err);
+// Appends a step labelled `label` running `kernel` of cl/<source>.cl over L's whole extent,
+// with p's defines first (p NULL: none) and then L's and t's (common/xconv_gemm_params.h), into
+// *out. Returns XCONV_OK, or XCONV_ERR_NOT_APPLICABLE when L passes the 32-bit index range.
+xconv_status xconv_gemm_plan_step(const xconv_device_info *info, const xconv_problem *p,
+                                  const xconv_gemm_layout *L, const xconv_gemm_tiles *t,
+                                  const char *label, const char *source, const char *kernel,
+                                  xconv_plan *plan, xconv_step **out, xconv_error *err);
 
 // The most bytes of offset table kept in constant memory (CUDA's __constant__ limit).
 #define XCONV_GEMM_CONST_TABLE_MAX (64u << 10)
@@ -77,19 +91,26 @@ bool xconv_gemm_table_local(const xconv_device_info *info, const xconv_gemm_layo
                             const xconv_gemm_tiles *t);
 
 // Sets the column extent of a planned GEMM step to `cols` (a partial chunk of images).
-void xconv_gemm_step_set_cols(xconv_step *step, const xconv_plan *plan, int64_t cols);
+void xconv_gemm_step_set_cols(xconv_step *step, int64_t cols);
 
 // ---------------------------------------------------------------------------------------------
 // Our SGEMM on raw row-major matrices
 
-// Plans C (m x n) = A (m x k) * B (k x n) with cl/sgemm.cl on dev. Returns XCONV_OK, or
+// The problem whose tensors are SGEMM's operands: C (m x n) = A (m x k) * B (k x n) is a 1x1
+// convolution of one image with x = B (k channels of 1 x n), w = A and y = C.
+xconv_problem xconv_sgemm_problem(int64_t m, int64_t n, int64_t k);
+
+// Plans C = A * B of xconv_sgemm_problem(m, n, k) with cl/sgemm.cl on dev under opts (NULL:
+// defaults) into *out; run it with tensors x = B, w = A, y = C. Returns XCONV_OK, or
 // XCONV_ERR_OUT_OF_MEMORY when a matrix passes the device's largest allocation or the 32-bit
 // index range, or XCONV_ERR_NOT_APPLICABLE when no tiles fit the device.
-xconv_status xconv_sgemm_plan(const xconv_device *dev, int64_t m, int64_t n, int64_t k,
-                              xconv_plan *plan, xconv_error *err);
+xconv_status xconv_sgemm_plan(xconv_device *dev, int64_t m, int64_t n, int64_t k,
+                              const xconv_plan_options *opts, xconv_plan **out,
+                              xconv_error *err);
 
-// Enqueues the planned product on buffers a, b, c (asynchronously); returns the launch status.
-xconv_status xconv_sgemm_run(xconv_device *dev, const xconv_plan *plan, xconv_buffer *a,
-                             xconv_buffer *b, xconv_buffer *c, xconv_error *err);
+// Plans the same product through the backend's vendor BLAS (one VENDOR_SGEMM step) into *out.
+// Returns XCONV_OK, or XCONV_ERR_UNAVAILABLE when the backend has none.
+xconv_status xconv_vendor_sgemm_plan(xconv_device *dev, int64_t m, int64_t n, int64_t k,
+                                     xconv_plan **out, xconv_error *err);
 
 #endif // XCONV_PLAN_GEMM_H

@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "clock.h"
 #include "program_cache.h"
 
 // ---------------------------------------------------------------------------------------------
@@ -37,14 +37,6 @@ static bool same_key(const xconv_program *e, const char *source, const xconv_def
     return true;
 }
 
-// Returns the host's monotonic clock in milliseconds.
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
-
 // ---------------------------------------------------------------------------------------------
 // Lookup and build
 
@@ -68,9 +60,9 @@ static xconv_status build(xconv_device *dev, const char *source, const xconv_def
     xconv_program *e = malloc(sizeof *e + (size_t)ndefines * sizeof e->defines[0]);
     if (!e)
         return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for a program");
-    double t0 = now_ms();
+    double t0 = xconv_now_ms();
     xconv_status st = dev->be->program_build(dev->ctx, text, options, &e->handle, err);
-    double ms = now_ms() - t0;
+    double ms = xconv_now_ms() - t0;
     if (st != XCONV_OK) {
         free(e);
         return xconv_error_prefix(err, "building %s.cl", source);

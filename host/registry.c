@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
-// The variant registry: every family's table in listing order, lookup, applicability, planning.
+// The variant registry: every family's table in listing order, lookup, applicability and
+// planning.
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -16,80 +18,98 @@ static const family_table_fn family_tables[] = {
     xconv_peer_variants,
 };
 
-const xconv_variant *const *xconv_variants_all(int *count)
+// The flat list, filled once (pthread_once: two threads never race on it) and never changed.
+static const xconv_variant *all_variants[XCONV_MAX_VARIANTS];
+static int variant_total;
+static pthread_once_t registry_once = PTHREAD_ONCE_INIT;
+
+// Fills the flat list from the family tables.
+static void registry_fill(void)
 {
-    static const xconv_variant *all[XCONV_MAX_VARIANTS + 1];
-    static int total = -1;
-    if (total < 0) {
-        int n = 0;
-        for (size_t f = 0; f < sizeof family_tables / sizeof family_tables[0]; f++) {
-            int family_count = 0;
-            const xconv_variant *table = family_tables[f](&family_count);
-            for (int i = 0; i < family_count && n < XCONV_MAX_VARIANTS; i++)
-                all[n++] = &table[i];
-        }
-        all[n] = NULL;
-        total = n;
+    int n = 0;
+    for (size_t f = 0; f < sizeof family_tables / sizeof family_tables[0]; f++) {
+        int family_count = 0;
+        const xconv_variant *table = family_tables[f](&family_count);
+        for (int i = 0; i < family_count && n < XCONV_MAX_VARIANTS; i++)
+            all_variants[n++] = &table[i];
     }
-    *count = total;
-    return all;
+    variant_total = n;
+}
+
+int xconv_variant_count(void)
+{
+    pthread_once(&registry_once, registry_fill);
+    return variant_total;
+}
+
+const xconv_variant *xconv_variant_at(int index)
+{
+    return index >= 0 && index < xconv_variant_count() ? all_variants[index] : NULL;
+}
+
+const xconv_variant_info *xconv_variant_get_info(const xconv_variant *v)
+{
+    return &v->info;
 }
 
 const xconv_variant *xconv_variant_find(const char *name, xconv_error *err)
 {
-    int count = 0;
-    const xconv_variant *const *all = xconv_variants_all(&count);
-    for (int i = 0; i < count; i++)
-        if (strcmp(all[i]->name, name) == 0)
-            return all[i];
+    int count = xconv_variant_count();
+    for (int i = 0; name && i < count; i++)
+        if (strcmp(all_variants[i]->info.name, name) == 0)
+            return all_variants[i];
     char names[2048] = "";
     size_t used = 0;
     for (int i = 0; i < count && used < sizeof names; i++)
         used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", i ? ", " : "",
-                                 all[i]->name);
-    xconv_error_set(err, XCONV_ERR_NOT_FOUND, "unknown variant '%s'; valid variants: %s", name,
-                    names);
+                                 all_variants[i]->info.name);
+    xconv_error_set(err, XCONV_ERR_NOT_FOUND, "unknown variant '%s'; valid variants: %s",
+                    name ? name : "(null)", names);
     return NULL;
 }
+
+// ---------------------------------------------------------------------------------------------
+// Applicability and planning
 
 bool xconv_variant_applies(const xconv_variant *v, const xconv_device *dev,
                            const xconv_problem *p, char *reason, size_t len)
 {
-    if (v->backends == 0) {
-        snprintf(reason, len, "%s runs on the host, not on a device", v->name);
+    if (v->info.backends == 0) {
+        if (!dev)
+            return true;
+        snprintf(reason, len, "%s runs on the host, not on a device", v->info.name);
         return false;
     }
-    if (!(v->backends & XCONV_BACKEND_BIT(dev->info.backend))) {
-        snprintf(reason, len, "%s does not run on the %s backend", v->name,
+    if (!dev) {
+        snprintf(reason, len, "%s needs a device", v->info.name);
+        return false;
+    }
+    if (!(v->info.backends & XCONV_BACKEND_BIT(dev->info.backend))) {
+        snprintf(reason, len, "%s does not run on the %s backend", v->info.name,
                  xconv_backend_name(dev->info.backend));
         return false;
     }
     return v->applies ? v->applies(dev, p, reason, len) : true;
 }
 
-xconv_status xconv_variant_plan(const xconv_variant *v, const xconv_device *dev,
-                                const xconv_problem *p, xconv_plan *plan, xconv_error *err)
+xconv_status xconv_variant_plan(const xconv_variant *v, xconv_device *dev,
+                                const xconv_problem *p, const xconv_plan_options *opts,
+                                xconv_plan **out, xconv_error *err)
 {
+    *out = NULL;
     char reason[512] = "";
     if (!xconv_variant_applies(v, dev, p, reason, sizeof reason))
         return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE, "%s", reason);
-    memset(plan, 0, sizeof *plan);
-    xconv_status st = v->plan(dev, p, plan, err);
-    if (st != XCONV_OK)
+    xconv_plan *plan = xconv_plan_new(dev, v, p, opts);
+    if (!plan)
+        return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for a plan");
+    xconv_status st = v->plan(dev, p, &plan->opts, plan, err);
+    if (st == XCONV_OK)
+        st = xconv_plan_check(plan, err);
+    if (st != XCONV_OK) {
+        xconv_plan_destroy(plan);
         return st;
-    for (int i = 0; i < plan->nsteps; i++) {
-        const xconv_step *s = &plan->steps[i];
-        if (s->local_mem_bytes > dev->info.local_mem_bytes)
-            return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE,
-                                   "step %s needs %zu bytes of local memory; the device has %llu",
-                                   s->kernel, s->local_mem_bytes,
-                                   (unsigned long long)dev->info.local_mem_bytes);
     }
-    if (plan->workspace_bytes > dev->info.max_alloc_bytes)
-        return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY,
-                               "workspace of %zu bytes passes the device's largest allocation "
-                               "of %llu bytes",
-                               plan->workspace_bytes,
-                               (unsigned long long)dev->info.max_alloc_bytes);
+    *out = plan;
     return XCONV_OK;
 }

@@ -2,7 +2,6 @@
 // The GEMM convolution family: convolution as a matrix product (im2col, implicit, 1x1), all on
 // our tiled SGEMM body (cl/sgemm.cl) with tiles from host/plan_gemm.c.
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "plan_gemm.h"
@@ -26,101 +25,104 @@ static xconv_gemm_layout conv_layout(const xconv_problem *p, xconv_gemm_mode mod
     };
 }
 
-// Chooses tiles for L into *t; returns XCONV_ERR_NOT_APPLICABLE when none fit the device.
-static xconv_status choose_tiles(const xconv_device *dev, const xconv_gemm_layout *L,
-                                 xconv_gemm_tiles *t, xconv_error *err)
-{
-    if (xconv_gemm_choose_tiles(&dev->info, L, t))
-        return XCONV_OK;
-    return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE,
-                           "no GEMM tiles fit the device's limits (work-group %zu, local "
-                           "memory %llu bytes)",
-                           dev->info.max_work_group_size,
-                           (unsigned long long)dev->info.local_mem_bytes);
-}
-
-// Adds the GEMM step for L with tiles t (chosen here when t is NULL); appends `what` and the
-// tiles to the summary.
-static xconv_status plan_gemm_step(const xconv_device *dev, const xconv_gemm_layout *L,
-                                   const xconv_gemm_tiles *t, const char *kernel,
-                                   const char *what, xconv_plan *plan, xconv_error *err)
+// Appends the GEMM step for L with tiles t (chosen here when t is NULL) running `kernel` of
+// cl/sgemm.cl with p's defines, into *out; appends `what` and the tiles to the summary.
+static xconv_status plan_gemm_step(const xconv_device *dev, const xconv_problem *p,
+                                   const xconv_gemm_layout *L, const xconv_gemm_tiles *t,
+                                   const char *kernel, const char *what, xconv_plan *plan,
+                                   xconv_step **out, xconv_error *err)
 {
     xconv_gemm_tiles chosen;
     if (!t) {
-        xconv_status st = choose_tiles(dev, L, &chosen, err);
+        xconv_status st =
+            xconv_gemm_choose_tiles(&dev->info, L, plan->opts.gemm_tiles, &chosen, err);
         if (st != XCONV_OK)
             return st;
         t = &chosen;
     }
-    xconv_status st = xconv_gemm_plan_step(&dev->info, L, t, "sgemm", kernel, plan, err);
+    xconv_status st = xconv_gemm_plan_step(&dev->info, p, L, t, what, "sgemm", kernel, plan, out,
+                                           err);
     if (st != XCONV_OK)
         return st;
-    int used = (int)strlen(plan->summary);
-    snprintf(plan->summary + used, sizeof plan->summary - (size_t)used,
-             "%s%s: %lldx%lldx%lld x %lld group(s), %dx%d tiles, k step %d, %dx%d per work-item",
-             used ? "; " : "", what, (long long)L->m, (long long)L->n, (long long)L->k,
-             (long long)L->groups, t->tile_m, t->tile_n, t->tile_k, t->wpt_m, t->wpt_n);
+    xconv_plan_summarize(plan, "%s: %lldx%lldx%lld x %lld group(s), %dx%d tiles, k step %d, "
+                         "%dx%d per work-item", what, (long long)L->m, (long long)L->n,
+                         (long long)L->k, (long long)L->groups, t->tile_m, t->tile_n, t->tile_k,
+                         t->wpt_m, t->wpt_n);
     return XCONV_OK;
+}
+
+// Adds the arguments of a GEMM step of a convolution: (A = w, B, C = y, A's first element, C's
+// first element, columns of C).
+static void gemm_args(xconv_step *s, xconv_tensor_ref b, int64_t c_offset, int64_t cols)
+{
+    xconv_step_arg_buffer(s, XCONV_REF_W);
+    xconv_step_arg_buffer(s, b);
+    xconv_step_arg_buffer(s, XCONV_REF_Y);
+    xconv_step_arg_int(s, 0);
+    xconv_step_arg_int(s, (int32_t)c_offset);
+    xconv_step_arg_int(s, (int32_t)cols);
 }
 
 // ---------------------------------------------------------------------------------------------
 // im2col_gemm: our im2col kernel into a workspace, then our SGEMM, chunked along the batch
 
-// Plans im2col of as many images as fit the workspace budget, then one SGEMM over the chunk's
-// columns (images side by side). Returns XCONV_ERR_NOT_APPLICABLE when one image does not fit.
-static xconv_status plan_im2col_gemm(const xconv_device *dev, const xconv_problem *p,
-                                     xconv_plan *plan, xconv_error *err)
+// Images per im2col pass on dev under opts; returns XCONV_ERR_NOT_APPLICABLE when one image
+// does not fit.
+static xconv_status im2col_chunk(const xconv_device *dev, const xconv_problem *p,
+                                 const xconv_plan_options *opts, int64_t *chunk,
+                                 xconv_error *err)
 {
-    xconv_status st = xconv_plan_define_problem(plan, p, err);
-    if (st != XCONV_OK)
-        return st;
-    int64_t chunk = xconv_im2col_chunk(&dev->info, p);
-    const char *env = getenv("XCONV_GEMM_CHUNK");  // tuning override: images per pass
-    if (env && atoll(env) > 0 && atoll(env) < chunk)
-        chunk = atoll(env);
+    *chunk = xconv_im2col_chunk(&dev->info, p);
+    if (opts->batch_chunk > 0 && opts->batch_chunk < *chunk)
+        *chunk = opts->batch_chunk;
+    if (*chunk >= 1)
+        return XCONV_OK;
     int64_t image_elems = p->c * p->r * p->s * xconv_problem_out_h(p) * xconv_problem_out_w(p);
-    if (chunk < 1)
-        return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE,
-                               "one image's im2col columns (%lld floats) pass the workspace "
-                               "budget (largest allocation %llu bytes)",
-                               (long long)image_elems,
-                               (unsigned long long)dev->info.max_alloc_bytes);
-    xconv_plan_im2col(&dev->info, p, chunk, plan);
-    snprintf(plan->summary, sizeof plan->summary, "im2col of %lld image(s) a pass (%.1f MiB)",
-             (long long)chunk, plan->workspace_bytes / 1048576.0);
-    xconv_gemm_layout L = conv_layout(p, XCONV_GEMM_B_MEMORY, chunk);
-    return plan_gemm_step(dev, &L, NULL, "sgemm", "SGEMM", plan, err);
+    return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE,
+                           "one image's im2col columns (%lld floats) pass the workspace "
+                           "budget (largest allocation %llu bytes)",
+                           (long long)image_elems, (unsigned long long)dev->info.max_alloc_bytes);
 }
 
-// Per chunk of images: im2col into the workspace, then the SGEMM into y's chunk. A last partial
-// chunk launches only the column tiles it has.
-static xconv_status run_im2col_gemm(xconv_device *dev, const xconv_problem *p,
-                                    const xconv_plan *plan, const xconv_tensors *t,
-                                    xconv_error *err)
+// Plans, per chunk of as many images as fit the workspace budget, im2col into the workspace
+// and one SGEMM over the chunk's columns (images side by side) into y's chunk; a last partial
+// chunk's SGEMM launches only the column tiles it has.
+static xconv_status plan_im2col_gemm(const xconv_device *dev, const xconv_problem *p,
+                                     const xconv_plan_options *opts, xconv_plan *plan,
+                                     xconv_error *err)
 {
-    int64_t pq = xconv_problem_out_h(p) * xconv_problem_out_w(p);
-    xconv_plan part;  // the plan with the GEMM step narrowed to a partial chunk
-    for (int64_t n0 = 0; n0 < p->n; n0 += plan->batch_chunk) {
-        int64_t images = p->n - n0 < plan->batch_chunk ? p->n - n0 : plan->batch_chunk;
-        const xconv_plan *use = plan;
-        if (images < plan->batch_chunk) {
-            part = *plan;
-            xconv_gemm_step_set_cols(&part.steps[1], plan, images * pq);
-            use = &part;
+    int64_t chunk, pq = xconv_problem_out_h(p) * xconv_problem_out_w(p);
+    xconv_status st = im2col_chunk(dev, p, opts, &chunk, err);
+    if (st != XCONV_OK)
+        return st;
+    xconv_plan_region(plan, "im2col columns", xconv_im2col_bytes(p, chunk));
+    xconv_plan_summarize(plan, "im2col of %lld image(s) a pass (%.1f MiB)", (long long)chunk,
+                         plan->workspace_bytes / 1048576.0);
+    xconv_gemm_layout L = conv_layout(p, XCONV_GEMM_B_MEMORY, chunk);
+    xconv_step *first = NULL;
+    for (int64_t n0 = 0; st == XCONV_OK && n0 < p->n; n0 += chunk) {
+        int64_t images = p->n - n0 < chunk ? p->n - n0 : chunk;
+        st = xconv_plan_im2col(&dev->info, p, chunk, n0, images, plan, err);
+        xconv_step *gemm = NULL;
+        if (st == XCONV_OK && !first) {
+            st = plan_gemm_step(dev, p, &L, NULL, "sgemm", "SGEMM", plan, &first, err);
+            gemm = first;
+        } else if (st == XCONV_OK) {  // the same program as the first chunk's
+            gemm = xconv_plan_add_step(plan, first->label, first->source, first->kernel);
+            st = gemm ? xconv_step_define_all(gemm, first, err)
+                      : xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for a step");
+            if (st == XCONV_OK) {
+                xconv_step_set_3d(gemm, first->global, first->local);
+                gemm->local_mem_bytes = first->local_mem_bytes;
+            }
         }
-        const xconv_arg col_args[] = {XCONV_ARG_BUF(xconv_buffer_handle(t->x)), XCONV_ARG_BUF(xconv_buffer_handle(t->workspace)),
-                                      XCONV_ARG_I32(n0), XCONV_ARG_I32(images)};
-        xconv_status st = xconv_plan_launch(dev, use, 0, col_args, 4, err);
         if (st != XCONV_OK)
-            return st;
-        const xconv_arg gemm_args[] = {XCONV_ARG_BUF(xconv_buffer_handle(t->w)), XCONV_ARG_BUF(xconv_buffer_handle(t->workspace)),
-                                       XCONV_ARG_BUF(xconv_buffer_handle(t->y)), XCONV_ARG_I32(0),
-                                       XCONV_ARG_I32(n0 * p->k * pq), XCONV_ARG_I32(images * pq)};
-        st = xconv_plan_launch(dev, use, 1, gemm_args, 6, err);
-        if (st != XCONV_OK)
-            return st;
+            break;
+        if (images < chunk)
+            xconv_gemm_step_set_cols(gemm, images * pq);
+        gemm_args(gemm, XCONV_REF_WORKSPACE, n0 * p->k * pq, images * pq);
     }
-    return XCONV_OK;
+    return st;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -139,47 +141,39 @@ static bool gemm_1x1_applies(const xconv_device *dev, const xconv_problem *p, ch
 
 // Plans the SGEMM over the input itself: B rows are channels, columns the images' pixels.
 static xconv_status plan_gemm_1x1(const xconv_device *dev, const xconv_problem *p,
-                                  xconv_plan *plan, xconv_error *err)
+                                  const xconv_plan_options *opts, xconv_plan *plan,
+                                  xconv_error *err)
 {
-    xconv_status st = xconv_plan_define_problem(plan, p, err);
-    if (st != XCONV_OK)
-        return st;
+    (void)opts;
     xconv_gemm_layout L = conv_layout(p, XCONV_GEMM_B_MEMORY, p->n);
-    return plan_gemm_step(dev, &L, NULL, "sgemm", "SGEMM on the input", plan, err);
-}
-
-static xconv_status run_gemm_1x1(xconv_device *dev, const xconv_problem *p,
-                                 const xconv_plan *plan, const xconv_tensors *t,
-                                 xconv_error *err)
-{
-    int64_t cols = p->n * xconv_problem_out_h(p) * xconv_problem_out_w(p);
-    const xconv_arg args[] = {XCONV_ARG_BUF(xconv_buffer_handle(t->w)), XCONV_ARG_BUF(xconv_buffer_handle(t->x)), XCONV_ARG_BUF(xconv_buffer_handle(t->y)),
-                              XCONV_ARG_I32(0), XCONV_ARG_I32(0), XCONV_ARG_I32(cols)};
-    return xconv_plan_launch(dev, plan, 0, args, 6, err);
+    xconv_step *step = NULL;
+    xconv_status st =
+        plan_gemm_step(dev, p, &L, NULL, "sgemm", "SGEMM on the input", plan, &step, err);
+    if (st == XCONV_OK)
+        gemm_args(step, XCONV_REF_X, 0, p->n * xconv_problem_out_h(p) * xconv_problem_out_w(p));
+    return st;
 }
 
 // ---------------------------------------------------------------------------------------------
 // implicit_gemm and implicit_precomp: B gathered from x inside the GEMM, no im2col workspace
 
+// Plans one GEMM step gathering B from x, with arguments (x, w, y).
 static xconv_status plan_implicit_gemm(const xconv_device *dev, const xconv_problem *p,
-                                       xconv_plan *plan, xconv_error *err)
+                                       const xconv_plan_options *opts, xconv_plan *plan,
+                                       xconv_error *err)
 {
-    xconv_status st = xconv_plan_define_problem(plan, p, err);
-    if (st != XCONV_OK)
-        return st;
+    (void)opts;
     xconv_gemm_layout L = conv_layout(p, XCONV_GEMM_B_GATHER, p->n);
     L.b_group_stride = p->c / p->groups * p->h * p->w;  // a group's first channel in x
-    return plan_gemm_step(dev, &L, NULL, "implicit_gemm", "implicit GEMM", plan, err);
-}
-
-// Launches the single step with (x, w, y).
-static xconv_status run_implicit_gemm(xconv_device *dev, const xconv_problem *p,
-                                      const xconv_plan *plan, const xconv_tensors *t,
-                                      xconv_error *err)
-{
-    (void)p;
-    const xconv_arg args[] = {XCONV_ARG_BUF(xconv_buffer_handle(t->x)), XCONV_ARG_BUF(xconv_buffer_handle(t->w)), XCONV_ARG_BUF(xconv_buffer_handle(t->y))};
-    return xconv_plan_launch(dev, plan, 0, args, 3, err);
+    xconv_step *step = NULL;
+    xconv_status st = plan_gemm_step(dev, p, &L, NULL, "implicit_gemm", "implicit GEMM", plan,
+                                     &step, err);
+    if (st == XCONV_OK) {
+        xconv_step_arg_buffer(step, XCONV_REF_X);
+        xconv_step_arg_buffer(step, XCONV_REF_W);
+        xconv_step_arg_buffer(step, XCONV_REF_Y);
+    }
+    return st;
 }
 
 // The table packs each tap's displacement as dh << 16 | dw.
@@ -193,96 +187,80 @@ static bool implicit_precomp_applies(const xconv_device *dev, const xconv_proble
     return false;
 }
 
-// Plans the offset table (2 ints per row of B, K rounded up to whole K steps: the workspace) and
-// the GEMM reading it.
+// Plans the offset table (2 ints per row of B, K rounded up to whole K steps: the workspace,
+// written by a table step with the GEMM's defines) and the GEMM reading it from constant or
+// global memory.
 static xconv_status plan_implicit_precomp(const xconv_device *dev, const xconv_problem *p,
-                                          xconv_plan *plan, xconv_error *err)
+                                          const xconv_plan_options *opts, xconv_plan *plan,
+                                          xconv_error *err)
 {
-    xconv_status st = xconv_plan_define_problem(plan, p, err);
-    if (st != XCONV_OK)
-        return st;
     xconv_gemm_layout L = conv_layout(p, XCONV_GEMM_B_TABLE, p->n);
     L.b_group_stride = p->c / p->groups * p->h * p->w;
     xconv_gemm_tiles t;
-    st = choose_tiles(dev, &L, &t, err);
+    xconv_status st = xconv_gemm_choose_tiles(&dev->info, &L, opts->gemm_tiles, &t, err);
     if (st != XCONV_OK)
         return st;
     int64_t rows = xconv_gemm_table_rows(&L, &t);
-    plan->workspace_bytes = (size_t)(2 * rows) * sizeof(int32_t);
+    int region = xconv_plan_region(plan, "offset table", (size_t)(2 * rows) * sizeof(int32_t));
     size_t multiple = dev->info.preferred_multiple ? dev->info.preferred_multiple : 1;
-    xconv_step *step = xconv_plan_add_step(plan, "implicit_precomp", "implicit_precomp_table");
-    xconv_step_set_1d(step, (size_t)rows,
+    xconv_step *table = xconv_plan_add_step(plan, "offset table", "implicit_precomp",
+                                            "implicit_precomp_table");
+    if (!table)
+        return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for a step");
+    xconv_step_set_1d(table, (size_t)rows,
                       xconv_fit_work_group(&dev->info, xconv_round_up(64, multiple)));
-    snprintf(plan->summary, sizeof plan->summary, "offset table of %lld rows (%zu bytes, %s%s)",
-             (long long)rows, plan->workspace_bytes,
-             xconv_gemm_table_const(&dev->info, &L, &t) ? "constant memory" : "global memory",
-             xconv_gemm_table_local(&dev->info, &L, &t) ? ", read from a local copy" : "");
-    return plan_gemm_step(dev, &L, &t, "implicit_precomp", "implicit GEMM", plan, err);
-}
-
-// Returns true when the plan keeps the table in constant memory (XC_GEMM_TABLE_CONST).
-static bool plan_constant_table(const xconv_plan *plan)
-{
-    for (int i = 0; i < plan->ndefines; i++)
-        if (strcmp(plan->defines[i].name, "XC_GEMM_TABLE_CONST") == 0)
-            return plan->defines[i].value != 0;
-    return false;
-}
-
-// Builds the table into the workspace, then runs the GEMM that reads it.
-static xconv_status run_implicit_precomp(xconv_device *dev, const xconv_problem *p,
-                                         const xconv_plan *plan, const xconv_tensors *t,
-                                         xconv_error *err)
-{
-    (void)p;
-    const xconv_arg table_args[] = {XCONV_ARG_BUF(xconv_buffer_handle(t->workspace))};
-    xconv_status st = xconv_plan_launch(dev, plan, 0, table_args, 1, err);
+    xconv_step_arg_buffer(table, XCONV_REF_WORKSPACE);
+    bool constant = xconv_gemm_table_const(&dev->info, &L, &t);
+    xconv_plan_summarize(plan, "offset table of %lld rows (%zu bytes, %s%s)", (long long)rows,
+                         plan->workspace_bytes, constant ? "constant memory" : "global memory",
+                         xconv_gemm_table_local(&dev->info, &L, &t) ? ", read from a local copy"
+                                                                    : "");
+    xconv_step *gemm = NULL;
+    st = plan_gemm_step(dev, p, &L, &t, "implicit_precomp", "implicit GEMM", plan, &gemm, err);
+    if (st == XCONV_OK)
+        st = xconv_step_define_all(table, gemm, err);  // the table step reads the GEMM's
     if (st != XCONV_OK)
         return st;
-    xconv_arg args[] = {XCONV_ARG_BUF(xconv_buffer_handle(t->x)), XCONV_ARG_BUF(xconv_buffer_handle(t->w)), XCONV_ARG_BUF(xconv_buffer_handle(t->y)),
-                        XCONV_ARG_BUF(xconv_buffer_handle(t->workspace))};
-    if (plan_constant_table(plan))
-        args[3] = XCONV_ARG_CONST(xconv_buffer_handle(t->workspace), plan->workspace_bytes, "xc_gemm_table");
-    return xconv_plan_launch(dev, plan, 1, args, 4, err);
+    xconv_step_arg_buffer(gemm, XCONV_REF_X);
+    xconv_step_arg_buffer(gemm, XCONV_REF_W);
+    xconv_step_arg_buffer(gemm, XCONV_REF_Y);
+    if (constant)
+        xconv_step_arg_constant(gemm, XCONV_REF_WORKSPACE, region, plan->regions[region].bytes,
+                                "xc_gemm_table");
+    else
+        xconv_step_arg_buffer(gemm, XCONV_REF_WORKSPACE);
+    return XCONV_OK;
 }
 
 // ---------------------------------------------------------------------------------------------
 // The family's table
 
+#define GEMM_INFO(ident, text) \
+    {.name = #ident, .family = "gemm", .summary = text, .accuracy = "gemm", .notes = "", \
+     .backends = XCONV_ON_ALL_BACKENDS}
+
 static const xconv_variant gemm_variants[] = {
     {
-        .name = "im2col_gemm",
-        .family = "gemm",
-        .summary = "im2col kernel into a workspace (batch in chunks), then our tiled SGEMM",
-        .backends = XCONV_ON_ALL_BACKENDS,
+        .info = GEMM_INFO(im2col_gemm, "im2col kernel into a workspace (batch in chunks), then "
+                                       "our tiled SGEMM"),
         .plan = plan_im2col_gemm,
-        .run = run_im2col_gemm,
     },
     {
-        .name = "implicit_gemm",
-        .family = "gemm",
-        .summary = "our SGEMM with the input operand gathered from x on the fly, no workspace",
-        .backends = XCONV_ON_ALL_BACKENDS,
+        .info = GEMM_INFO(implicit_gemm, "our SGEMM with the input operand gathered from x on "
+                                         "the fly, no workspace"),
         .plan = plan_implicit_gemm,
-        .run = run_implicit_gemm,
     },
     {
-        .name = "implicit_precomp",
-        .family = "gemm",
-        .summary = "implicit_gemm reading a per-(c,r,s) input offset table built per problem",
-        .backends = XCONV_ON_ALL_BACKENDS,
+        .info = GEMM_INFO(implicit_precomp, "implicit_gemm reading a per-(c,r,s) input offset "
+                                            "table built per problem"),
         .applies = implicit_precomp_applies,
         .plan = plan_implicit_precomp,
-        .run = run_implicit_precomp,
     },
     {
-        .name = "gemm_1x1",
-        .family = "gemm",
-        .summary = "1x1 stride-1 unpadded convolution as our SGEMM over channels, no im2col",
-        .backends = XCONV_ON_ALL_BACKENDS,
+        .info = GEMM_INFO(gemm_1x1, "1x1 stride-1 unpadded convolution as our SGEMM over "
+                                    "channels, no im2col"),
         .applies = gemm_1x1_applies,
         .plan = plan_gemm_1x1,
-        .run = run_gemm_1x1,
     },
 };
 

@@ -4,29 +4,30 @@
 
 #include "variant.h"
 
-// Asks the backend whether its vendor library runs this algorithm (the variant's name) on p.
-static bool vendor_conv_applies(const xconv_device *dev, const xconv_variant *v,
-                                const xconv_problem *p, size_t *workspace, char *reason,
-                                size_t len)
+// Asks the backend whether its vendor library runs algorithm `algo` on p.
+static bool vendor_conv_applies(const xconv_device *dev, const char *algo, const xconv_problem *p,
+                                size_t *workspace, char *reason, size_t len)
 {
-    if (!dev->be->vendor_conv_supports || !dev->be->vendor_conv) {
+    if (!dev->be || !dev->be->vendor_conv_supports || !dev->be->vendor_conv) {
         snprintf(reason, len, "the %s backend has no vendor convolution",
                  xconv_backend_name(dev->info.backend));
         return false;
     }
-    return dev->be->vendor_conv_supports(dev->ctx, v->name, p, workspace, reason, len);
+    return dev->be->vendor_conv_supports(dev->ctx, algo, p, workspace, reason, len);
 }
 
-// Plans only the workspace the vendor library asks for.
+// Plans one vendor convolution step and the workspace the vendor library asks for.
 static xconv_status plan_vendor_conv(const xconv_device *dev, const char *algo,
                                      const xconv_problem *p, xconv_plan *plan, xconv_error *err)
 {
     char reason[512] = "";
     size_t workspace = 0;
-    if (!vendor_conv_applies(dev, &(xconv_variant){.name = algo}, p, &workspace, reason,
-                             sizeof reason))
+    if (!vendor_conv_applies(dev, algo, p, &workspace, reason, sizeof reason))
         return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE, "%s", reason);
-    plan->workspace_bytes = workspace;
+    if (workspace)
+        xconv_plan_region(plan, "vendor workspace", workspace);
+    if (!xconv_plan_add_vendor_conv(plan, algo, algo))
+        return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for a step");
     // The backend's word on its choice (what cudnn_find picked), cut to the summary's size.
     if (reason[0])
         snprintf(plan->summary, sizeof plan->summary, "%.*s", (int)sizeof plan->summary - 1,
@@ -37,55 +38,45 @@ static xconv_status plan_vendor_conv(const xconv_device *dev, const char *algo,
     return XCONV_OK;
 }
 
-static xconv_status run_vendor_conv(xconv_device *dev, const char *algo, const xconv_problem *p,
-                                    const xconv_tensors *t, xconv_error *err)
-{
-    return dev->be->vendor_conv(dev->ctx, algo, p, xconv_buffer_handle(t->x),
-                                xconv_buffer_handle(t->w), xconv_buffer_handle(t->y),
-                                xconv_buffer_handle(t->workspace), err);
-}
-
-// One applies/plan/run triple per peer, each passing its own algorithm name to the backend.
-#define PEER(ident, backend_bit, accuracy_family, text)                                                       \
+// One applies/plan pair per peer, each passing its own algorithm name to the backend.
+#define PEER(ident, backend_bit, accuracy_family, numerics, text)                           \
     static bool applies_##ident(const xconv_device *dev, const xconv_problem *p,            \
                                 char *reason, size_t len)                                   \
     {                                                                                       \
         size_t workspace = 0;                                                               \
-        return vendor_conv_applies(dev, &(xconv_variant){.name = #ident}, p, &workspace,    \
-                                   reason, len);                                            \
+        return vendor_conv_applies(dev, #ident, p, &workspace, reason, len);                \
     }                                                                                       \
     static xconv_status plan_##ident(const xconv_device *dev, const xconv_problem *p,       \
-                                     xconv_plan *plan, xconv_error *err)                    \
+                                     const xconv_plan_options *opts, xconv_plan *plan,      \
+                                     xconv_error *err)                                      \
     {                                                                                       \
+        (void)opts;                                                                         \
         return plan_vendor_conv(dev, #ident, p, plan, err);                                 \
-    }                                                                                       \
-    static xconv_status run_##ident(xconv_device *dev, const xconv_problem *p,              \
-                                    const xconv_plan *plan, const xconv_tensors *t,         \
-                                    xconv_error *err)                                       \
-    {                                                                                       \
-        (void)plan;                                                                         \
-        return run_vendor_conv(dev, #ident, p, t, err);                                     \
     }
-#define PEER_ROW(ident, backend_bit, accuracy_family, text)                                  \
-    {.name = #ident, .family = "peer", .summary = text, .accuracy = accuracy_family,        \
-     .backends = backend_bit, .applies = applies_##ident, .plan = plan_##ident,             \
-     .run = run_##ident},
+#define PEER_ROW(ident, backend_bit, accuracy_family, numerics, text)                       \
+    {.info = {.name = #ident, .family = "peer", .summary = text, .accuracy = accuracy_family, \
+              .notes = numerics, .backends = backend_bit},                                  \
+     .applies = applies_##ident, .plan = plan_##ident},
 
 #define OPENCL_ONLY XCONV_BACKEND_BIT(XCONV_BACKEND_OPENCL)
 #define CUDA_ONLY XCONV_BACKEND_BIT(XCONV_BACKEND_CUDA)
 
-// name, backends, accuracy family (NULL: "peer"), summary
-#define XCONV_PEERS(X)                                                                       \
-    X(clblast_convgemm, OPENCL_ONLY, NULL, "CLBlast's Sconvgemm (im2col inside its GEMM)")    \
-    X(cudnn_implicit_gemm, CUDA_ONLY, NULL, "cuDNN IMPLICIT_GEMM, FMA math (strict fp32)")   \
-    X(cudnn_implicit_precomp_gemm, CUDA_ONLY, NULL, "cuDNN IMPLICIT_PRECOMP_GEMM, FMA math") \
-    X(cudnn_gemm, CUDA_ONLY, NULL, "cuDNN GEMM, FMA math")                                   \
-    X(cudnn_direct, CUDA_ONLY, NULL, "cuDNN DIRECT, FMA math")                               \
-    X(cudnn_fft, CUDA_ONLY, "fft", "cuDNN FFT, FMA math")                                    \
-    X(cudnn_fft_tiling, CUDA_ONLY, "fft", "cuDNN FFT_TILING, FMA math")                      \
-    X(cudnn_winograd, CUDA_ONLY, "winograd", "cuDNN WINOGRAD (fused), FMA math")             \
-    X(cudnn_winograd_nonfused, CUDA_ONLY, "winograd", "cuDNN WINOGRAD_NONFUSED, FMA math")   \
-    X(cudnn_find, CUDA_ONLY, "winograd",                                                     \
+// name, backends, accuracy family, numerical notes, summary
+#define XCONV_PEERS(X)                                                                      \
+    X(clblast_convgemm, OPENCL_ONLY, "peer", "",                                            \
+      "CLBlast's Sconvgemm (im2col inside its GEMM)")                                       \
+    X(cudnn_implicit_gemm, CUDA_ONLY, "peer", "",                                           \
+      "cuDNN IMPLICIT_GEMM, FMA math (strict fp32)")                                        \
+    X(cudnn_implicit_precomp_gemm, CUDA_ONLY, "peer", "",                                   \
+      "cuDNN IMPLICIT_PRECOMP_GEMM, FMA math")                                              \
+    X(cudnn_gemm, CUDA_ONLY, "peer", "", "cuDNN GEMM, FMA math")                            \
+    X(cudnn_direct, CUDA_ONLY, "peer", "", "cuDNN DIRECT, FMA math")                        \
+    X(cudnn_fft, CUDA_ONLY, "fft", "fft", "cuDNN FFT, FMA math")                            \
+    X(cudnn_fft_tiling, CUDA_ONLY, "fft", "fft", "cuDNN FFT_TILING, FMA math")              \
+    X(cudnn_winograd, CUDA_ONLY, "winograd", "winograd", "cuDNN WINOGRAD (fused), FMA math") \
+    X(cudnn_winograd_nonfused, CUDA_ONLY, "winograd", "winograd",                           \
+      "cuDNN WINOGRAD_NONFUSED, FMA math")                                                  \
+    X(cudnn_find, CUDA_ONLY, "winograd", "any cuDNN algorithm",                             \
       "what cuDNN's own find picks among FMA-math algorithms (any kind: Winograd threshold)")
 
 XCONV_PEERS(PEER)

@@ -291,7 +291,7 @@ static xconv_device synthetic_h100(void)
 }
 
 // Compiles one variant's plan for every small-suite shape, each distinct program once.
-static void test_variant(const xconv_variant *v, const xconv_device *dev)
+static void test_variant(const xconv_variant *v, xconv_device *dev)
 {
     int shapes = 0, applied = 0, before = programs_compiled;
     const xconv_named_shape *suite = xconv_suite_find("small", &shapes);
@@ -303,28 +303,31 @@ static void test_variant(const xconv_variant *v, const xconv_device *dev)
         xconv_error err;
         xconv_problem p;
         CHECK_MSG(xconv_shape_parse(suite[s].spec, &p, &err) == XCONV_OK, "%s", err.msg);
-        static xconv_plan plan;
-        xconv_status st = xconv_variant_plan(v, dev, &p, &plan, &err);
+        xconv_plan *plan = NULL;
+        xconv_status st = xconv_variant_plan(v, dev, &p, NULL, &plan, &err);
         if (st == XCONV_ERR_NOT_APPLICABLE) {
             if (!skipped[0])
                 snprintf(skipped, sizeof skipped, " (not applicable to %s: %.300s)",
                          suite[s].name, err.msg);
             continue;
         }
-        CHECK_MSG(st == XCONV_OK, "%s on %s: %s", v->name, suite[s].name, err.msg);
+        CHECK_MSG(st == XCONV_OK, "%s on %s: %s", v->info.name, suite[s].name, err.msg);
         if (st != XCONV_OK)
             continue;
         applied++;
-        char options[4096];
-        xconv_plan_options(&plan, options, sizeof options);
-        for (int i = 0; i < plan.nsteps; i++) {
-            const char *source = xconv_kernel_source(plan.steps[i].source);
-            CHECK_MSG(source != NULL, "%s plans source '%s', which is not embedded", v->name,
-                      plan.steps[i].source);
+        for (int i = 0; i < plan->nsteps; i++) {
+            const xconv_step *step = xconv_plan_step(plan, i);
+            if (step->kind != XCONV_STEP_KERNEL)
+                continue;
+            char options[4096];
+            xconv_step_options(step, options, sizeof options);
+            const char *source = xconv_kernel_source(step->source);
+            CHECK_MSG(source != NULL, "%s plans source '%s', which is not embedded",
+                      v->info.name, step->source);
             if (!source)
                 continue;
             uint64_t h = 1469598103934665603ull;  // FNV-1a of stem and options
-            for (const char *c = plan.steps[i].source; *c; c++)
+            for (const char *c = step->source; *c; c++)
                 h = (h ^ (unsigned char)*c) * 1099511628211ull;
             for (const char *c = options; *c; c++)
                 h = (h ^ (unsigned char)*c) * 1099511628211ull;
@@ -336,34 +339,35 @@ static void test_variant(const xconv_variant *v, const xconv_device *dev)
             if (nseen < 64)
                 seen[nseen++] = h;
             char label[256];
-            snprintf(label, sizeof label, "%s on %s, step %d (cl/%s.cl, %s)", v->name,
-                     suite[s].name, i, plan.steps[i].source, plan.steps[i].kernel);
-            compile_and_check(label, source, plan.steps[i].kernel, options, true, false);
-            note_planned(plan.steps[i].source);
+            snprintf(label, sizeof label, "%s on %s, step %d (cl/%s.cl, %s)", v->info.name,
+                     suite[s].name, i, step->source, step->kernel);
+            compile_and_check(label, source, step->kernel, options, true, false);
+            note_planned(step->source);
         }
+        xconv_plan_destroy(plan);
     }
-    printf("  %-28s %2d of %d shapes planned, %2d programs compiled%s\n", v->name, applied,
+    printf("  %-28s %2d of %d shapes planned, %2d programs compiled%s\n", v->info.name, applied,
            shapes, programs_compiled - before, skipped);
 }
 
 static void test_planned(void)
 {
     xconv_device dev = synthetic_h100();
-    int count = 0, cuda_variants = 0;
+    int count = xconv_variant_count(), cuda_variants = 0;
     char vendor_rows[1024] = "";
     size_t used = 0;
-    const xconv_variant *const *all = xconv_variants_all(&count);
     for (int i = 0; i < count; i++) {
-        if (!(all[i]->backends & XCONV_BACKEND_BIT(XCONV_BACKEND_CUDA)))
+        const xconv_variant *v = xconv_variant_at(i);
+        if (!(v->info.backends & XCONV_BACKEND_BIT(XCONV_BACKEND_CUDA)))
             continue;
         cuda_variants++;
-        if (strcmp(all[i]->family, "peer") == 0) {  // vendor library calls: no kernel text
+        if (strcmp(v->info.family, "peer") == 0) {  // vendor library calls: no kernel text
             if (used < sizeof vendor_rows)
                 used += (size_t)snprintf(vendor_rows + used, sizeof vendor_rows - used, " %s",
-                                         all[i]->name);
+                                         v->info.name);
             continue;
         }
-        test_variant(all[i], &dev);
+        test_variant(v, &dev);
     }
     CHECK_MSG(cuda_variants > 0, "no variant runs on CUDA");
     if (vendor_rows[0])

@@ -134,6 +134,14 @@ static void check_tiling(const xconv_device_info *info, const xconv_problem *p,
     }
 }
 
+// An empty plan of p without a device (the planner reads the device's info only).
+static xconv_plan *new_plan(const xconv_problem *p)
+{
+    xconv_plan *plan = xconv_plan_new(NULL, NULL, p, NULL);
+    CHECK(plan != NULL);
+    return plan;
+}
+
 // Plans every kind for every shape on info and checks the tilings and the plans.
 static void check_device(const xconv_device_info *info, const char *label)
 {
@@ -147,27 +155,34 @@ static void check_device(const xconv_device_info *info, const char *label)
                 !xconv_direct_const_fits(info, &p, reason, sizeof reason))
                 continue;
             xconv_direct_tiling t;
-            xconv_status st = xconv_direct_choose(info, &p, kinds[k], &t, &err);
+            xconv_status st = xconv_direct_choose(info, &p, kinds[k], NULL, &t, &err);
             CHECK_MSG(st == XCONV_OK, "%s %s %s: %s", label, xconv_direct_kind_name(kinds[k]),
                       shapes[s], err.msg);
             if (st != XCONV_OK)
                 continue;
             check_tiling(info, &p, kinds[k], &t, shapes[s]);
 
-            xconv_plan plan;
-            memset(&plan, 0, sizeof plan);
-            CHECK(xconv_direct_plan(info, &p, kinds[k], &plan, &err) == XCONV_OK);
-            CHECK(plan.nsteps == 1);
-            const xconv_step *step = &plan.steps[0];
+            xconv_plan *plan = new_plan(&p);
+            CHECK(xconv_direct_plan(info, &p, kinds[k], NULL, plan, &err) == XCONV_OK);
+            CHECK(plan->nsteps == 1);
+            const xconv_step *step = xconv_plan_step(plan, 0);
             CHECK(strcmp(step->kernel, xconv_direct_kind_name(kinds[k])) == 0);
             CHECK(step->local[0] == (size_t)t.wg_w && step->local[1] == (size_t)t.wg_h);
             CHECK(step->global[0] == t.work_groups * (size_t)t.wg_w);
             CHECK(step->local_mem_bytes == t.local_mem_bytes);
-            CHECK(strlen(plan.summary) > 20);
+            CHECK(strlen(plan->summary) > 20);
             char options[4096];
-            xconv_plan_options(&plan, options, sizeof options);
+            xconv_step_options(step, options, sizeof options);
+            CHECK_CONTAINS(options, "-DXC_N=");  // the problem's defines first
+            CHECK(strstr(options, "-DXC_N=") == options);
             CHECK_CONTAINS(options, "-DXC_BLOCK_K=");
             CHECK_CONTAINS(options, "-DXC_CHUNK_C=");
+            // Arguments: x, w (a constant for direct_const), y.
+            CHECK(step->nargs == 3 && step->args[0].ref == XCONV_REF_X &&
+                  step->args[2].ref == XCONV_REF_Y);
+            CHECK((step->args[1].kind == XCONV_STEP_ARG_CONSTANT) ==
+                  (kinds[k] == XCONV_DIRECT_CONST));
+            xconv_plan_destroy(plan);
         }
     }
 }
@@ -195,7 +210,7 @@ static void test_gpu_few_channels(void)
     xconv_error err = {0};
     CHECK(xconv_shape_parse("n=10000,c=6,h=22,w=22,k=16,r=5", &p, &err) == XCONV_OK);
     xconv_direct_tiling t;
-    CHECK(xconv_direct_choose(&info, &p, XCONV_DIRECT_REGBLOCK, &t, &err) == XCONV_OK);
+    CHECK(xconv_direct_choose(&info, &p, XCONV_DIRECT_REGBLOCK, NULL, &t, &err) == XCONV_OK);
     CHECK_MSG(t.block_k * t.block_h * t.block_w >= 8, "block %dx%dx%d", t.block_k, t.block_h,
               t.block_w);
     CHECK(t.wg_w * t.wg_h >= 64);  // a few warps per work-group
@@ -227,19 +242,19 @@ static void test_cpu_vector_columns(void)
         xconv_error err = {0};
         CHECK(xconv_shape_parse(cases[i].spec, &p, &err) == XCONV_OK);
         xconv_direct_tiling t;
-        CHECK(xconv_direct_choose(&cpu, &p, XCONV_DIRECT_CONST, &t, &err) == XCONV_OK);
+        CHECK(xconv_direct_choose(&cpu, &p, XCONV_DIRECT_CONST, NULL, &t, &err) == XCONV_OK);
         CHECK_MSG(t.vec_q == cases[i].vec_q, "%s: vector columns %d, expected %d",
                   cases[i].spec, t.vec_q, cases[i].vec_q);
-        xconv_plan plan;
-        memset(&plan, 0, sizeof plan);
-        CHECK(xconv_direct_plan(&cpu, &p, XCONV_DIRECT_CONST, &plan, &err) == XCONV_OK);
+        xconv_plan *plan = new_plan(&p);
+        CHECK(xconv_direct_plan(&cpu, &p, XCONV_DIRECT_CONST, NULL, plan, &err) == XCONV_OK);
         char options[4096];
-        xconv_plan_options(&plan, options, sizeof options);
+        xconv_step_options(xconv_plan_step(plan, 0), options, sizeof options);
         char expected[32];
         snprintf(expected, sizeof expected, "-DXC_VEC_Q=%d", cases[i].vec_q);
         CHECK_CONTAINS(options, expected);
-        CHECK_CONTAINS(plan.summary, "columns as one vector");
-        CHECK(xconv_direct_choose(&gpu, &p, XCONV_DIRECT_CONST, &t, &err) == XCONV_OK);
+        CHECK_CONTAINS(plan->summary, "columns as one vector");
+        xconv_plan_destroy(plan);
+        CHECK(xconv_direct_choose(&gpu, &p, XCONV_DIRECT_CONST, NULL, &t, &err) == XCONV_OK);
         CHECK(t.vec_q == 0);
     }
     // A CPU whose native float vectors are narrower than 4 gets none either.
@@ -248,7 +263,7 @@ static void test_cpu_vector_columns(void)
     xconv_error err = {0};
     xconv_direct_tiling t;
     CHECK(xconv_shape_parse(cases[0].spec, &p, &err) == XCONV_OK);
-    CHECK(xconv_direct_choose(&cpu, &p, XCONV_DIRECT_CONST, &t, &err) == XCONV_OK);
+    CHECK(xconv_direct_choose(&cpu, &p, XCONV_DIRECT_CONST, NULL, &t, &err) == XCONV_OK);
     CHECK(t.vec_q == 0);
 }
 
@@ -267,7 +282,7 @@ static void test_cpu_tiny_problems(void)
         xconv_error err = {0};
         xconv_direct_tiling t;
         CHECK(xconv_shape_parse(tiny[i], &p, &err) == XCONV_OK);
-        CHECK(xconv_direct_choose(&cpu, &p, XCONV_DIRECT_CONST, &t, &err) == XCONV_OK);
+        CHECK(xconv_direct_choose(&cpu, &p, XCONV_DIRECT_CONST, NULL, &t, &err) == XCONV_OK);
         CHECK_MSG(t.work_groups < 16 && t.vec_q > 0, "%s: %zu work-groups, vector columns %d",
                   tiny[i], t.work_groups, t.vec_q);
     }
@@ -275,11 +290,11 @@ static void test_cpu_tiny_problems(void)
     xconv_error err = {0};
     xconv_direct_tiling t;
     CHECK(xconv_shape_parse("n=16,c=64,h=224,w=224,k=64,r=3,pad=1", &p, &err) == XCONV_OK);
-    CHECK(xconv_direct_choose(&cpu, &p, XCONV_DIRECT_CONST, &t, &err) == XCONV_OK);
+    CHECK(xconv_direct_choose(&cpu, &p, XCONV_DIRECT_CONST, NULL, &t, &err) == XCONV_OK);
     CHECK_MSG(t.work_groups >= 4 * 16, "vgg3x3: %zu work-groups", t.work_groups);
     cpu.compute_units = 2;
     CHECK(xconv_shape_parse(tiny[1], &p, &err) == XCONV_OK);
-    CHECK(xconv_direct_choose(&cpu, &p, XCONV_DIRECT_CONST, &t, &err) == XCONV_OK);
+    CHECK(xconv_direct_choose(&cpu, &p, XCONV_DIRECT_CONST, NULL, &t, &err) == XCONV_OK);
     CHECK_MSG(t.wg_h <= 4, "asym_stride_pad on 2 units: work-groups of %d items", t.wg_h);
 }
 
@@ -292,13 +307,13 @@ static void test_small_local_memory(void)
     xconv_error err = {0};
     CHECK(xconv_shape_parse("n=1,c=64,h=56,w=56,k=64,r=3,pad=1", &p, &err) == XCONV_OK);
     xconv_direct_tiling t;
-    xconv_status st = xconv_direct_choose(&info, &p, XCONV_DIRECT_TILED_DB, &t, &err);
+    xconv_status st = xconv_direct_choose(&info, &p, XCONV_DIRECT_TILED_DB, NULL, &t, &err);
     if (st == XCONV_OK)
         CHECK(t.local_mem_bytes <= 2048);
     else
         CHECK_CONTAINS(err.msg, "local memory");
     info.local_mem_bytes = 16;
-    CHECK(xconv_direct_choose(&info, &p, XCONV_DIRECT_TILED, &t, &err) ==
+    CHECK(xconv_direct_choose(&info, &p, XCONV_DIRECT_TILED, NULL, &t, &err) ==
           XCONV_ERR_NOT_APPLICABLE);
     CHECK_CONTAINS(err.msg, "16 bytes of local memory");
 }
@@ -318,6 +333,37 @@ static void test_const_fits(void)
     CHECK_CONTAINS(reason, "65536");
 }
 
+// A forced tiling (the planning option) replaces the search for its kind only; one that does
+// not parse or does not fit is refused with a message.
+static void test_forced(void)
+{
+    xconv_device_info info = gpu_info();
+    xconv_problem p;
+    xconv_error err = {0};
+    xconv_direct_tiling t;
+    CHECK(xconv_shape_parse("n=2,c=8,h=32,w=32,k=16,r=3,pad=1", &p, &err) == XCONV_OK);
+    const char *forced = "direct_tiled:8,4,2,1,4,1,0,0;direct_const:16,2,1,2,0,1,0,0";
+    CHECK(xconv_direct_choose(&info, &p, XCONV_DIRECT_CONST, forced, &t, &err) == XCONV_OK);
+    CHECK(t.forced && t.wg_w == 16 && t.wg_h == 2 && t.block_h == 2 && t.block_k == 16);
+    CHECK(xconv_direct_choose(&info, &p, XCONV_DIRECT_TILED, forced, &t, &err) == XCONV_OK);
+    CHECK(t.forced && t.wg_w == 8 && t.block_w == 2 && t.block_k == 4);
+    CHECK(xconv_direct_choose(&info, &p, XCONV_DIRECT_REGBLOCK, forced, &t, &err) == XCONV_OK);
+    CHECK(!t.forced);
+    xconv_plan *plan = new_plan(&p);
+    xconv_plan_options opts;
+    xconv_plan_options_default(&opts);
+    opts.direct_tiling = forced;
+    CHECK(xconv_direct_plan(&info, &p, XCONV_DIRECT_TILED, &opts, plan, &err) == XCONV_OK);
+    CHECK_CONTAINS(plan->summary, "(forced tiling)");
+    xconv_plan_destroy(plan);
+    CHECK(xconv_direct_choose(&info, &p, XCONV_DIRECT_CONST, "direct_const:1,2,3", &t, &err) ==
+          XCONV_ERR_PARSE);
+    CHECK_CONTAINS(err.msg, "at least 8");
+    CHECK(xconv_direct_choose(&info, &p, XCONV_DIRECT_CONST, "direct_const:4096,1,1,1,0,1,0,0",
+                              &t, &err) == XCONV_ERR_INVALID);
+    CHECK_CONTAINS(err.msg, "does not fit");
+}
+
 int main(void)
 {
     test_gpu_like();
@@ -327,5 +373,6 @@ int main(void)
     test_cpu_tiny_problems();
     test_small_local_memory();
     test_const_fits();
+    test_forced();
     return check_summary("test_plan_direct");
 }

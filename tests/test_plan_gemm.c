@@ -63,13 +63,10 @@ static xconv_device_info small_gpu_info(void)
 static const char *const gemm_names[] = {"im2col_gemm", "implicit_gemm", "implicit_precomp",
                                          "gemm_1x1"};
 
-// Returns the value of define name in plan, or -1.
+// Returns the value of define `name` of the plan's last step (the GEMM), or -1.
 static long long define_of(const xconv_plan *plan, const char *name)
 {
-    for (int i = 0; i < plan->ndefines; i++)
-        if (strcmp(plan->defines[i].name, name) == 0)
-            return plan->defines[i].value;
-    return -1;
+    return xconv_step_value(xconv_plan_step(plan, plan->nsteps - 1), name, -1);
 }
 
 // The tiles a plan's defines describe.
@@ -87,7 +84,7 @@ static void check_plan_limits(const char *label, const xconv_device_info *info,
                               const xconv_plan *plan)
 {
     for (int s = 0; s < plan->nsteps; s++) {
-        const xconv_step *step = &plan->steps[s];
+        const xconv_step *step = xconv_plan_step(plan, s);
         size_t volume = step->local[0] * step->local[1] * step->local[2];
         CHECK_MSG(volume <= info->max_work_group_size, "%s step %d: %zu work-items", label, s,
                   volume);
@@ -95,7 +92,8 @@ static void check_plan_limits(const char *label, const xconv_device_info *info,
             CHECK_MSG(step->local[d] >= 1 && step->global[d] % step->local[d] == 0,
                       "%s step %d dim %d: global %zu, local %zu", label, s, d, step->global[d],
                       step->local[d]);
-            CHECK_MSG(!info->max_work_item_sizes[d] || step->local[d] <= info->max_work_item_sizes[d],
+            CHECK_MSG(!info->max_work_item_sizes[d] ||
+                          step->local[d] <= info->max_work_item_sizes[d],
                       "%s step %d dim %d: local %zu", label, s, d, step->local[d]);
         }
         CHECK_MSG(step->local_mem_bytes <= info->local_mem_bytes, "%s step %d: %zu local bytes",
@@ -127,16 +125,16 @@ static void test_suites_fit(const xconv_device_info *info)
                 const xconv_variant *var = xconv_variant_find(gemm_names[v], &err);
                 CHECK(var != NULL);
                 char reason[256], label[384];
-                if (!var || (var->applies && !var->applies(&dev, &p, reason, sizeof reason)))
+                if (!var || !xconv_variant_applies(var, &dev, &p, reason, sizeof reason))
                     continue;
-                static xconv_plan plan;
-                memset(&plan, 0, sizeof plan);
                 snprintf(label, sizeof label, "%s %s on %s", gemm_names[v], shapes[i].name,
                          info->name);
-                xconv_status st = var->plan(&dev, &p, &plan, &err);
+                xconv_plan *plan = NULL;
+                xconv_status st = xconv_variant_plan(var, &dev, &p, NULL, &plan, &err);
                 CHECK_MSG(st == XCONV_OK, "%s: %s", label, err.msg);
                 if (st == XCONV_OK)
-                    check_plan_limits(label, info, &plan), planned++;
+                    check_plan_limits(label, info, plan), planned++;
+                xconv_plan_destroy(plan);
             }
         }
     }
@@ -151,8 +149,10 @@ static xconv_gemm_tiles choose(const xconv_device_info *info, int64_t m, int64_t
     xconv_gemm_layout L = {.mode = XCONV_GEMM_B_MEMORY, .m = m, .n = n, .k = k, .lda = k,
                            .ldb = n, .ldc = n, .seg = n, .groups = 1};
     xconv_gemm_tiles t = {0};
-    CHECK_MSG(xconv_gemm_choose_tiles(info, &L, &t), "no tiles for %lldx%lldx%lld on %s",
-              (long long)m, (long long)n, (long long)k, info->name);
+    xconv_error err;
+    CHECK_MSG(xconv_gemm_choose_tiles(info, &L, NULL, &t, &err) == XCONV_OK,
+              "no tiles for %lldx%lldx%lld on %s", (long long)m, (long long)n, (long long)k,
+              info->name);
     return t;
 }
 
@@ -178,7 +178,16 @@ static void test_tile_choices(void)
     none.local_mem_bytes = 256;
     xconv_gemm_layout L = {.mode = XCONV_GEMM_B_MEMORY, .m = 64, .n = 64, .k = 64, .lda = 64,
                            .ldb = 64, .ldc = 64, .seg = 64, .groups = 1};
-    CHECK(!xconv_gemm_choose_tiles(&none, &L, &t));
+    xconv_error err;
+    CHECK(xconv_gemm_choose_tiles(&none, &L, NULL, &t, &err) == XCONV_ERR_NOT_APPLICABLE);
+    CHECK_CONTAINS(err.msg, "no GEMM tiles fit");
+    // Forced tiles replace the choice, and are refused when malformed or too large.
+    CHECK(xconv_gemm_choose_tiles(&gpu, &L, "32,32,16,4,4,1", &t, &err) == XCONV_OK);
+    CHECK(t.tile_m == 32 && t.wpt_n == 4 && t.vw == 1 && t.pad == 1);
+    CHECK(xconv_gemm_choose_tiles(&gpu, &L, "32,32", &t, &err) == XCONV_ERR_PARSE);
+    CHECK(xconv_gemm_choose_tiles(&small, &L, "128,128,16,8,8", &t, &err) ==
+          XCONV_ERR_NOT_APPLICABLE);
+    CHECK_CONTAINS(err.msg, "forced GEMM tiles");
     char why[256] = "";
     xconv_gemm_tiles big = {128, 128, 16, 8, 8, 4, 4};
     CHECK(!xconv_gemm_tiles_fit(&small, &big, XCONV_GEMM_B_MEMORY, 4, why, sizeof why));
@@ -187,6 +196,17 @@ static void test_tile_choices(void)
 
 // ---------------------------------------------------------------------------------------------
 // Chunks and refusals
+
+// Counts the plan's steps running `kernel`.
+static int steps_of(const xconv_plan *plan, const char *kernel)
+{
+    int n = 0;
+    for (int i = 0; i < plan->nsteps; i++) {
+        const xconv_step *s = xconv_plan_step(plan, i);
+        n += s->kernel && !strcmp(s->kernel, kernel);
+    }
+    return n;
+}
 
 static void test_chunks(void)
 {
@@ -197,23 +217,47 @@ static void test_chunks(void)
     size_t image_bytes = 16 * 9 * 32 * 32 * sizeof(float);
     dev.info.max_alloc_bytes = 3 * image_bytes + 100;  // three images a pass: 3, 3, 2
     const xconv_variant *v = xconv_variant_find("im2col_gemm", &err);
-    static xconv_plan plan;
-    CHECK(v && xconv_variant_plan(v, &dev, &p, &plan, &err) == XCONV_OK);
-    CHECK_MSG(plan.batch_chunk == 3, "chunk %lld", (long long)plan.batch_chunk);
-    CHECK(plan.workspace_bytes == 3 * image_bytes);
-    CHECK(define_of(&plan, "XC_GEMM_N") == 3 * 32 * 32);
+    xconv_plan *plan = NULL;
+    CHECK(v && xconv_variant_plan(v, &dev, &p, NULL, &plan, &err) == XCONV_OK);
+    if (plan) {
+        CHECK_MSG(steps_of(plan, "im2col") == 3 && steps_of(plan, "sgemm") == 3,
+                  "%d steps", plan->nsteps);
+        CHECK(plan->workspace_bytes == 3 * image_bytes && plan->nregions == 1);
+        CHECK(define_of(plan, "XC_GEMM_N") == 3 * 32 * 32);
+        // The last pass has two images: its im2col says so, its SGEMM covers fewer columns.
+        const xconv_step *col = xconv_plan_step(plan, 4), *last = xconv_plan_step(plan, 5);
+        const xconv_step *first = xconv_plan_step(plan, 1);
+        CHECK(col->args[2].i == 6 && col->args[3].i == 2);
+        CHECK(last->global[0] < first->global[0] && last->args[5].i == 2 * 32 * 32);
+        CHECK(last->args[4].i == 6 * 8 * 32 * 32);  // y's first element of image 6
+        // The im2col steps see only the problem's defines; the SGEMM steps the GEMM's as well.
+        CHECK(xconv_step_value(col, "XC_GEMM_N", -1) == -1);
+        CHECK(xconv_step_value(col, "XC_N", -1) == 8);
+        xconv_plan_destroy(plan);
+    }
+    // The planning option caps the images a pass.
+    xconv_plan_options opts;
+    xconv_plan_options_default(&opts);
+    opts.batch_chunk = 2;
+    CHECK(xconv_variant_plan(v, &dev, &p, &opts, &plan, &err) == XCONV_OK);
+    if (plan)
+        CHECK(steps_of(plan, "im2col") == 4 && plan->workspace_bytes == 2 * image_bytes);
+    xconv_plan_destroy(plan);
 
     dev.info.max_alloc_bytes = image_bytes - 1;  // not even one image
-    CHECK(xconv_variant_plan(v, &dev, &p, &plan, &err) == XCONV_ERR_NOT_APPLICABLE);
+    CHECK(xconv_variant_plan(v, &dev, &p, NULL, &plan, &err) == XCONV_ERR_NOT_APPLICABLE);
     CHECK_CONTAINS(err.msg, "workspace");
 
     dev.info = small_gpu_info();
-    CHECK(xconv_sgemm_plan(&dev, 8192, 8192, 8192, &plan, &err) == XCONV_ERR_OUT_OF_MEMORY);
+    CHECK(xconv_sgemm_plan(&dev, 8192, 8192, 8192, NULL, &plan, &err) ==
+          XCONV_ERR_OUT_OF_MEMORY);
     CHECK_CONTAINS(err.msg, "per allocation");
     dev.info = gpu_info();
-    CHECK(xconv_sgemm_plan(&dev, 70000, 70000, 70000, &plan, &err) == XCONV_ERR_OUT_OF_MEMORY);
-    CHECK(xconv_sgemm_plan(&dev, 8192, 8192, 8192, &plan, &err) == XCONV_OK);
-    CHECK(xconv_sgemm_plan(&dev, 0, 8, 8, &plan, &err) == XCONV_ERR_INVALID);
+    CHECK(xconv_sgemm_plan(&dev, 70000, 70000, 70000, NULL, &plan, &err) ==
+          XCONV_ERR_OUT_OF_MEMORY);
+    CHECK(xconv_sgemm_plan(&dev, 8192, 8192, 8192, NULL, &plan, &err) == XCONV_OK);
+    xconv_plan_destroy(plan);
+    CHECK(xconv_sgemm_plan(&dev, 0, 8, 8, NULL, &plan, &err) == XCONV_ERR_INVALID);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -231,23 +275,23 @@ static xconv_device *open_device(void)
     return NULL;
 }
 
-// Runs variant `name` for spec on dev and checks every element against float64.
-static void check_variant_run(xconv_device *dev, const char *name, const char *spec)
+// Runs variant `name` for spec on dev under opts and checks every element against float64.
+static void check_variant_run(xconv_device *dev, const char *name, const char *spec,
+                              const xconv_plan_options *opts)
 {
     xconv_problem p;
     xconv_error err;
     CHECK(xconv_shape_parse(spec, &p, &err) == XCONV_OK);
-    const xconv_variant *v = xconv_variant_find(name, &err);
     size_t xn = (size_t)xconv_problem_x_elems(&p), wn = (size_t)xconv_problem_w_elems(&p);
     size_t yn = (size_t)xconv_problem_y_elems(&p);
     float *x = malloc(xn * sizeof *x), *w = malloc(wn * sizeof *w), *y = malloc(yn * sizeof *y);
     double *ref = malloc(yn * sizeof *ref), *norm = malloc(yn * sizeof *norm);
-    CHECK(v && x && w && y && ref && norm);
-    if (v && x && w && y && ref && norm) {
+    CHECK(x && w && y && ref && norm);
+    if (x && w && y && ref && norm) {
         xconv_random_fill(x, xn, 7, 1);
         xconv_random_fill(w, wn, 7, 2);
         double ms = 0;
-        xconv_status st = xconv_run_once(dev, v, &p, x, w, y, &ms, &err);
+        xconv_status st = xconv_run_once(dev, name, &p, opts, x, w, y, &ms, NULL, &err);
         CHECK_MSG(st == XCONV_OK, "%s %s: %s", name, spec, err.msg);
         CHECK(xconv_reference_conv(&p, x, w, ref, norm, 0, &err) == XCONV_OK);
         xconv_compare_result res;
@@ -268,23 +312,24 @@ static void test_chunked_run(xconv_device *dev)
     dev->info.max_alloc_bytes = 2 * image_bytes + 100;  // x (8580 bytes) still fits
     xconv_problem p;
     xconv_error err;
-    static xconv_plan plan;
     CHECK(xconv_shape_parse(spec, &p, &err) == XCONV_OK);
-    CHECK(xconv_variant_plan(xconv_variant_find("im2col_gemm", &err), dev, &p, &plan, &err) ==
-          XCONV_OK);
-    CHECK_MSG(plan.batch_chunk == 2, "chunk %lld", (long long)plan.batch_chunk);
-    check_variant_run(dev, "im2col_gemm", spec);
+    xconv_plan *plan = xconv_plan_create(dev, &p, "im2col_gemm", NULL, &err);
+    CHECK_MSG(plan && steps_of(plan, "im2col") == 3, "%d steps", plan ? plan->nsteps : 0);
+    xconv_plan_destroy(plan);
+    check_variant_run(dev, "im2col_gemm", spec, NULL);
     dev->info.max_alloc_bytes = saved;
 }
 
-// Our SGEMM on raw odd-sized matrices against float64.
-static void check_sgemm_run(xconv_device *dev, int64_t m, int64_t n, int64_t k)
+// Our SGEMM on raw odd-sized matrices against float64, through the public GEMM calls.
+static void check_sgemm_run(xconv_device *dev, int64_t m, int64_t n, int64_t k,
+                            const xconv_plan_options *opts)
 {
     xconv_error err;
-    static xconv_plan plan;
-    CHECK_MSG(xconv_sgemm_plan(dev, m, n, k, &plan, &err) == XCONV_OK, "%s", err.msg);
-    xconv_problem p = xconv_problem_default();  // C = A*B as a 1x1 convolution
-    p.n = 1, p.c = k, p.h = 1, p.w = n, p.k = m, p.r = p.s = 1;
+    xconv_gemm *g = xconv_gemm_create(dev, m, n, k, "xconv", opts, &err);
+    CHECK_MSG(g != NULL, "%s", err.msg);
+    if (!g)
+        return;
+    xconv_problem p = xconv_sgemm_problem(m, n, k);  // C = A*B as a 1x1 convolution
     size_t an = (size_t)(m * k), bn = (size_t)(k * n), cn = (size_t)(m * n);
     float *a = malloc(an * 4), *b = malloc(bn * 4), *c = malloc(cn * 4);
     double *ref = malloc(cn * 8), *norm = malloc(cn * 8);
@@ -297,7 +342,7 @@ static void check_sgemm_run(xconv_device *dev, int64_t m, int64_t n, int64_t k)
     st = st ? st : xconv_buffer_upload(da, 0, an * 4, a, &err);
     st = st ? st : xconv_buffer_upload(db, 0, bn * 4, b, &err);
     st = st ? st : xconv_buffer_fill_f32(dc, cn, NAN, &err);
-    st = st ? st : xconv_sgemm_run(dev, &plan, da, db, dc, &err);
+    st = st ? st : xconv_gemm_run(g, da, db, dc, &err);
     st = st ? st : xconv_buffer_download(dc, 0, cn * 4, c, &err);
     CHECK_MSG(st == XCONV_OK, "sgemm %lldx%lldx%lld: %s", (long long)m, (long long)n,
               (long long)k, err.msg);
@@ -306,17 +351,20 @@ static void check_sgemm_run(xconv_device *dev, int64_t m, int64_t n, int64_t k)
     xconv_compare_full(c, ref, norm, (int64_t)cn, &res);
     CHECK_MSG(res.nonfinite == 0 && res.max_norm_err <= 1e-5,
               "sgemm %lldx%lldx%lld (%s): %lld non-finite, error %.3g", (long long)m,
-              (long long)n, (long long)k, plan.summary, (long long)res.nonfinite,
+              (long long)n, (long long)k, xconv_gemm_summary(g), (long long)res.nonfinite,
               res.max_norm_err);
+    // A matrix buffer too small for the product is refused before anything runs.
+    CHECK(xconv_gemm_run(g, dc, db, da, &err) == XCONV_ERR_INVALID);
     xconv_buffer_destroy(da), xconv_buffer_destroy(db), xconv_buffer_destroy(dc);
+    xconv_gemm_destroy(g);
     free(a), free(b), free(c), free(ref), free(norm);
 }
 
-// The GPU's large tiles (forced through XCONV_GEMM_TILES) on sizes that are not multiples of
-// them, and the edge shapes every variant must handle.
+// The GPU's large tiles (forced through the planning options) on sizes that are not multiples
+// of them, and the edge shapes every variant must handle.
 static void test_runs(xconv_device *dev)
 {
-    static const char *const tiles[] = {"", "128,128,16,8,8", "64,128,8,8,8", "16,64,16,4,4",
+    static const char *const tiles[] = {NULL, "128,128,16,8,8", "64,128,8,8,8", "16,64,16,4,4",
                                         "32,32,16,4,4,1"};
     static const char *const specs[] = {
         "n=3,c=5,h=31,w=17,k=7,r=4,s=2,stride_h=2,stride_w=3,pad_h=2,pad_w=1,dil_h=2,dil_w=1",
@@ -324,16 +372,17 @@ static void test_runs(xconv_device *dev)
         "n=1,c=3,h=33,w=65,k=129,r=3",
         "n=2,c=67,h=9,w=13,k=33,r=1",
     };
+    xconv_plan_options opts;
+    xconv_plan_options_default(&opts);
     for (size_t t = 0; t < sizeof tiles / sizeof tiles[0]; t++) {
-        setenv("XCONV_GEMM_TILES", tiles[t], 1);
-        check_sgemm_run(dev, 131, 67, 45);
-        check_sgemm_run(dev, 64, 128, 32);
+        opts.gemm_tiles = tiles[t];
+        check_sgemm_run(dev, 131, 67, 45, &opts);
+        check_sgemm_run(dev, 64, 128, 32, &opts);
         for (size_t s = 0; s < sizeof specs / sizeof specs[0]; s++)
             for (size_t v = 0; v < sizeof gemm_names / sizeof gemm_names[0]; v++)
                 if (v != 3 || s == 3)
-                    check_variant_run(dev, gemm_names[v], specs[s]);
+                    check_variant_run(dev, gemm_names[v], specs[s], &opts);
     }
-    unsetenv("XCONV_GEMM_TILES");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -343,9 +392,9 @@ static void test_runs(xconv_device *dev)
 // Compiles the GEMM step of plan for sm_90; returns false when NVRTC is missing.
 static bool check_ptx(const char *label, const xconv_plan *plan)
 {
-    const xconv_step *step = &plan->steps[plan->nsteps - 1];
+    const xconv_step *step = xconv_plan_step(plan, plan->nsteps - 1);
     char options[4096];
-    xconv_plan_options(plan, options, sizeof options);
+    xconv_step_options(step, options, sizeof options);
     xconv_nvrtc_image img;
     xconv_error err;
     xconv_status st = xconv_nvrtc_compile(xconv_kernel_source(step->source), options, 9, 0,
@@ -364,10 +413,12 @@ static void test_nvrtc(void)
 {
     xconv_device dev = {.info = gpu_info()};
     dev.info.backend = XCONV_BACKEND_CUDA;
-    static xconv_plan plan;
+    xconv_plan *plan = NULL;
     xconv_error err;
-    CHECK(xconv_sgemm_plan(&dev, 4096, 4096, 4096, &plan, &err) == XCONV_OK);
-    if (!check_ptx("sgemm 4096^3", &plan)) {
+    CHECK(xconv_sgemm_plan(&dev, 4096, 4096, 4096, NULL, &plan, &err) == XCONV_OK);
+    bool present = plan && check_ptx("sgemm 4096^3", plan);
+    xconv_plan_destroy(plan);
+    if (!present) {
         printf("NVRTC not available: GPU plans not compiled\n");
         return;
     }
@@ -380,8 +431,9 @@ static void test_nvrtc(void)
             const xconv_variant *var = xconv_variant_find(gemm_names[v], &err);
             char label[128];
             snprintf(label, sizeof label, "%s %s", gemm_names[v], shapes[i].name);
-            if (xconv_variant_plan(var, &dev, &p, &plan, &err) == XCONV_OK)
-                compiled += check_ptx(label, &plan);
+            if (xconv_variant_plan(var, &dev, &p, NULL, &plan, &err) == XCONV_OK)
+                compiled += check_ptx(label, plan);
+            xconv_plan_destroy(plan);
         }
     }
     printf("NVRTC: %d GPU plans compiled for sm_90\n", compiled);

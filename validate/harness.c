@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
-#include "clock.h"
 #include "harness.h"
 #include "reference.h"
 #include "thresholds.h"
@@ -33,6 +33,15 @@ void xconv_harness_opts_default(xconv_harness_opts *opts)
 {
     *opts = (xconv_harness_opts){.seed = 1, .repeat = 0, .warmup = 2, .samples = 1000,
                                  .host_ref_max_gflop = 1.0, .host_threads = 0};
+    xconv_plan_options_default(&opts->plan);
+}
+
+// Returns the host's monotonic clock in milliseconds (for wall times).
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -73,7 +82,7 @@ xconv_case *xconv_case_create(xconv_device *dev, const xconv_problem *p, const c
 {
     if (xconv_problem_check(p, err) != XCONV_OK)
         return NULL;
-    if (dev && xconv_problem_check_device(p, &dev->info, err) != XCONV_OK)
+    if (dev && xconv_problem_check_device(p, xconv_device_get_info(dev), err) != XCONV_OK)
         return NULL;
     xconv_case *c = calloc(1, sizeof *c);
     if (!c) {
@@ -125,22 +134,20 @@ void xconv_case_destroy(xconv_case *c)
 // ---------------------------------------------------------------------------------------------
 // Running a device variant once
 
-// Allocates v's output and workspace as planned, runs it once on NaN-poisoned y, reads y back.
-static xconv_status run_device_variant(xconv_device *dev, const xconv_variant *v,
-                                       const xconv_problem *p, const xconv_plan *plan,
-                                       xconv_buffer *dx, xconv_buffer *dw, float *y_host,
-                                       xconv_error *err)
+// Allocates the plan's output and workspace, runs it once on NaN-poisoned y, reads y back.
+static xconv_status run_device_variant(xconv_device *dev, xconv_plan *plan,
+                                       const xconv_problem *p, xconv_buffer *dx,
+                                       xconv_buffer *dw, float *y_host, xconv_error *err)
 {
-    size_t y_n = (size_t)xconv_problem_y_elems(p);
+    size_t y_n = (size_t)xconv_problem_y_elems(p), ws = xconv_plan_workspace_size(plan);
     xconv_tensors t = {.x = dx, .w = dw};
     xconv_status st = alloc(dev, (int64_t)y_n, &t.y, err);
-    if (st == XCONV_OK && plan->workspace_bytes &&
-        !(t.workspace = xconv_buffer_create(dev, plan->workspace_bytes, err)))
+    if (st == XCONV_OK && ws && !(t.workspace = xconv_buffer_create(dev, ws, err)))
         st = err->status;
     if (st == XCONV_OK)
         st = xconv_buffer_fill_f32(t.y, y_n, NAN, err);
     if (st == XCONV_OK)
-        st = v->run(dev, p, plan, &t, err);
+        st = xconv_plan_run(plan, &t, err);
     if (st == XCONV_OK)
         st = xconv_device_wait(dev, err);
     if (st == XCONV_OK)
@@ -156,7 +163,8 @@ static xconv_status run_device_variant(xconv_device *dev, const xconv_variant *v
 // The device reference path for a backend.
 static const char *device_reference_name(const xconv_device *dev)
 {
-    return dev->info.backend == XCONV_BACKEND_CUDA ? "cublas_gemm" : "clblast_gemm";
+    return xconv_device_get_info(dev)->backend == XCONV_BACKEND_CUDA ? "cublas_gemm"
+                                                                     : "clblast_gemm";
 }
 
 // Full float64 host reference.
@@ -176,9 +184,7 @@ static xconv_status make_host_reference(xconv_case *c, xconv_error *err)
 static xconv_status make_device_reference(xconv_case *c, xconv_error *err)
 {
     xconv_device *dev = c->dev;
-    const xconv_variant *ref = xconv_variant_find(device_reference_name(dev), err);
-    if (!ref)
-        return XCONV_ERR_NOT_FOUND;
+    const char *ref = device_reference_name(dev);
     c->ref32 = host_alloc((size_t)c->y_n, sizeof(float), err);
     c->norm32 = c->ref32 ? host_alloc((size_t)c->y_n, sizeof(float), err) : NULL;
     c->samples = c->norm32 ? host_alloc((size_t)c->opts.samples, sizeof(int64_t), err) : NULL;
@@ -193,30 +199,31 @@ static xconv_status make_device_reference(xconv_case *c, xconv_error *err)
     for (int64_t i = 0; i < c->w_n; i++)
         abs_w[i] = fabsf(c->w[i]);
     xconv_buffer *dax = NULL, *daw = NULL;
-    xconv_plan plan;
-    xconv_status st = xconv_variant_plan(ref, dev, &c->p, &plan, err);
+    xconv_plan *plan = xconv_plan_create(dev, &c->p, ref, &c->opts.plan, err);
+    xconv_status st = plan ? XCONV_OK : err->status;
     if (st == XCONV_OK)
-        st = run_device_variant(dev, ref, &c->p, &plan, c->dx, c->dw, c->ref32, err);
+        st = run_device_variant(dev, plan, &c->p, c->dx, c->dw, c->ref32, err);
     if (st == XCONV_OK && (st = upload(dev, abs_x, c->x_n, &dax, err)) == XCONV_OK &&
         (st = upload(dev, abs_w, c->w_n, &daw, err)) == XCONV_OK)
-        st = run_device_variant(dev, ref, &c->p, &plan, dax, daw, c->norm32, err);
+        st = run_device_variant(dev, plan, &c->p, dax, daw, c->norm32, err);
+    xconv_plan_destroy(plan);
     xconv_buffer_destroy(dax);
     xconv_buffer_destroy(daw);
     free(abs_x);
     free(abs_w);
     if (st != XCONV_OK)
-        return xconv_error_prefix(err, "reference %s", ref->name);
+        return xconv_error_prefix(err, "reference %s", ref);
     c->nsamples = c->opts.samples;
     xconv_sample_indices(&c->p, c->samples, c->nsamples, c->opts.seed);
     xconv_compare_result check = {0};
     xconv_compare_sampled(&c->p, c->x, c->w, c->ref32, c->samples, c->nsamples, &check);
-    double limit = xconv_threshold_for_family(ref->family);
+    double limit = xconv_threshold_for_family("reference");
     if (check.nonfinite || !(check.max_norm_err <= limit))
         return xconv_error_set(err, XCONV_ERR_DEVICE,
                                "reference %s disagrees with float64 at sampled elements "
                                "(max error %.3g, %lld non-finite)",
-                               ref->name, check.max_norm_err, (long long)check.nonfinite);
-    snprintf(c->ref_name, sizeof c->ref_name, "%s+%d samples", ref->name, c->nsamples);
+                               ref, check.max_norm_err, (long long)check.nonfinite);
+    snprintf(c->ref_name, sizeof c->ref_name, "%s+%d samples", ref, c->nsamples);
     return XCONV_OK;
 }
 
@@ -259,15 +266,16 @@ static xconv_status rotation_create(xconv_case *c, const xconv_plan *plan, rotat
     xconv_device *dev = c->dev;
     memset(rot, 0, sizeof *rot);
     double ws = xconv_problem_min_bytes(&c->p);
+    double cache = (double)xconv_device_get_info(dev)->cache_bytes;
     int count = 1;
-    if (dev->info.cache_bytes && ws < 2.0 * (double)dev->info.cache_bytes)
-        count = (int)ceil(2.0 * (double)dev->info.cache_bytes / ws) + 1;
+    if (cache > 0 && ws < 2.0 * cache)
+        count = (int)ceil(2.0 * cache / ws) + 1;
     if (count > MAX_ROTATION_SETS)
         count = MAX_ROTATION_SETS;
     xconv_status st = XCONV_OK;
     xconv_buffer *workspace = NULL;
-    if (plan->workspace_bytes && !(workspace = xconv_buffer_create(dev, plan->workspace_bytes,
-                                                                   err)))
+    size_t workspace_bytes = xconv_plan_workspace_size(plan);
+    if (workspace_bytes && !(workspace = xconv_buffer_create(dev, workspace_bytes, err)))
         st = err->status;
     for (int i = 0; st == XCONV_OK && i < count; i++) {
         xconv_tensors *t = &rot->sets[i];
@@ -298,11 +306,10 @@ static void rotation_destroy(rotation *rot)
         xconv_buffer_destroy(rot->sets[0].workspace);
 }
 
-// What the measuring primitive's enqueue callback needs: the variant, its plan and the sets.
+// What the measuring primitive's enqueue callback needs: the case, the plan and the sets.
 typedef struct timed_runs {
     xconv_case *c;
-    const xconv_variant *v;
-    const xconv_plan *plan;
+    xconv_plan *plan;
     const rotation *rot;
 } timed_runs;
 
@@ -315,17 +322,17 @@ static xconv_status enqueue_run(void *user, int run, xconv_error *err)
     int warmup = r->c->opts.warmup, count = r->rot->count, set = run % count;
     if (run >= warmup)
         set = run - warmup == r->c->opts.repeat - 1 ? 0 : (run - warmup + 1) % count;
-    return r->v->run(r->c->dev, &r->c->p, r->plan, &r->rot->sets[set], err);
+    return xconv_plan_run(r->plan, &r->rot->sets[set], err);
 }
 
 // Warm-up runs, then opts.repeat timed runs of plan rotating the sets; the last output of set 0
 // is read into c->y for a second check. Fills the timing fields of rec.
-static xconv_status time_variant(xconv_case *c, const xconv_variant *v, const xconv_plan *plan,
-                                 xconv_record *rec, xconv_error *err)
+static xconv_status time_variant(xconv_case *c, xconv_plan *plan, xconv_record *rec,
+                                 xconv_error *err)
 {
     rotation rot;
     xconv_status st = rotation_create(c, plan, &rot, err);
-    timed_runs runs = {.c = c, .v = v, .plan = plan, .rot = &rot};
+    timed_runs runs = {.c = c, .plan = plan, .rot = &rot};
     xconv_timing timing;
     if (st == XCONV_OK)
         st = xconv_device_measure(c->dev, enqueue_run, &runs, c->opts.warmup, c->opts.repeat,
@@ -347,14 +354,14 @@ static xconv_status time_variant(xconv_case *c, const xconv_variant *v, const xc
 // ---------------------------------------------------------------------------------------------
 // Running a variant against the case
 
-static void record_init(const xconv_case *c, const xconv_variant *v, xconv_record *rec)
+static void record_init(const xconv_case *c, const xconv_variant_info *v, xconv_record *rec)
 {
     memset(rec, 0, sizeof *rec);
     if (c->dev) {
-        xconv_device_label(&c->dev->info, rec->device, sizeof rec->device);
-        snprintf(rec->backend, sizeof rec->backend, "%s",
-                 xconv_backend_name(c->dev->info.backend));
-        snprintf(rec->driver, sizeof rec->driver, "%s", c->dev->info.driver);
+        const xconv_device_info *info = xconv_device_get_info(c->dev);
+        xconv_device_label(info, rec->device, sizeof rec->device);
+        snprintf(rec->backend, sizeof rec->backend, "%s", xconv_backend_name(info->backend));
+        snprintf(rec->driver, sizeof rec->driver, "%s", info->driver);
     }
     if (v->backends == 0) {
         snprintf(rec->device, sizeof rec->device, "host");
@@ -365,7 +372,7 @@ static void record_init(const xconv_case *c, const xconv_variant *v, xconv_recor
     snprintf(rec->shape_name, sizeof rec->shape_name, "%s", c->shape_name);
     snprintf(rec->shape, sizeof rec->shape, "%s", c->spec);
     rec->seed = c->opts.seed;
-    rec->threshold = xconv_threshold_for_family(v->accuracy ? v->accuracy : v->family);
+    rec->threshold = xconv_threshold_for_family(v->accuracy);
     rec->worst_index = -1;
     rec->max_norm_err = NAN;
 }
@@ -415,12 +422,13 @@ static void record_check(const xconv_case *c, xconv_record *rec)
     }
 }
 
-xconv_status xconv_case_run(xconv_case *c, const xconv_variant *v, xconv_record *rec,
+xconv_status xconv_case_run(xconv_case *c, const xconv_variant *variant, xconv_record *rec,
                             xconv_error *err)
 {
+    const xconv_variant_info *v = xconv_variant_get_info(variant);
     record_init(c, v, rec);
     char reason[512] = "";
-    if (v->backends && (!c->dev || !xconv_variant_applies(v, c->dev, &c->p, reason,
+    if (v->backends && (!c->dev || !xconv_variant_applies(variant, c->dev, &c->p, reason,
                                                           sizeof reason))) {
         rec->outcome = XCONV_OUTCOME_NOT_APPLICABLE;
         snprintf(rec->note, sizeof rec->note, "%s", c->dev ? reason : "needs a device");
@@ -440,32 +448,36 @@ xconv_status xconv_case_run(xconv_case *c, const xconv_variant *v, xconv_record 
     xconv_error run_err;  // the variant's own failure goes into the record, not to the caller
     if (c->dev)
         xconv_device_reset_compile_ms(c->dev);
-    xconv_plan plan;  // planned once: for the checked run and for timing
-    if (v->backends && (st = xconv_variant_plan(v, c->dev, &c->p, &plan, &run_err)) == XCONV_OK)
-        st = run_device_variant(c->dev, v, &c->p, &plan, c->dx, c->dw, c->y, &run_err);
-    else if (!v->backends)
-        st = v->run_host(&c->p, c->x, c->w, c->y, &run_err);
+    xconv_plan *plan = NULL;  // planned once: for the checked run and for timing
+    if (v->backends) {
+        plan = xconv_plan_create(c->dev, &c->p, v->name, &c->opts.plan, &run_err);
+        st = plan ? run_device_variant(c->dev, plan, &c->p, c->dx, c->dw, c->y, &run_err)
+                  : run_err.status;
+    } else {
+        st = xconv_convolve(NULL, &c->p, v->name, c->x, c->w, c->y, &run_err);
+    }
     if (st != XCONV_OK) {
         record_outcome(rec, st, &run_err);
+        xconv_plan_destroy(plan);
         return XCONV_OK;
     }
     if (c->dev)
         rec->compile_ms = xconv_device_compile_ms(c->dev);
-    if (v->backends)  // the plan chosen (ours), or what the vendor chose (cudnn_find)
-        snprintf(rec->note, sizeof rec->note, "%s", plan.summary);
+    if (plan)  // the plan chosen (ours), or what the vendor chose (cudnn_find)
+        snprintf(rec->note, sizeof rec->note, "%s", xconv_plan_summary(plan));
     record_check(c, rec);
     // A peer outside the threshold is still timed (its speed is the comparison, its outcome
     // says it failed); our own variants are timed only when correct.
     bool timeable = rec->outcome == XCONV_OUTCOME_PASS ||
                     (rec->outcome == XCONV_OUTCOME_FAIL && strcmp(v->family, "peer") == 0);
-    if (c->opts.repeat <= 0 || !v->backends || !timeable)
-        return XCONV_OK;
-    st = time_variant(c, v, &plan, rec, &run_err);
-    if (st != XCONV_OK) {
-        record_outcome(rec, st, &run_err);
-        return XCONV_OK;
+    if (c->opts.repeat > 0 && plan && timeable) {
+        st = time_variant(c, plan, rec, &run_err);
+        if (st != XCONV_OK)
+            record_outcome(rec, st, &run_err);
+        else
+            record_check(c, rec);
     }
-    record_check(c, rec);
+    xconv_plan_destroy(plan);
     return XCONV_OK;
 }
 
@@ -477,29 +489,35 @@ const float *xconv_case_output(const xconv_case *c)
 // ---------------------------------------------------------------------------------------------
 // One run for `xconv run`
 
-xconv_status xconv_run_once(xconv_device *dev, const xconv_variant *v, const xconv_problem *p,
-                            const float *x, const float *w, float *y, double *ms,
+xconv_status xconv_run_once(xconv_device *dev, const char *variant, const xconv_problem *p,
+                            const xconv_plan_options *opts, const float *x, const float *w,
+                            float *y, double *ms, const xconv_variant **chosen,
                             xconv_error *err)
 {
     *ms = 0;
-    if (!v->backends)
-        return v->run_host(p, x, w, y, err);
-    char reason[512] = "";
-    if (!xconv_variant_applies(v, dev, p, reason, sizeof reason))
-        return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE, "%s: %s", v->name, reason);
-    xconv_status st = xconv_problem_check_device(p, &dev->info, err);
+    if (chosen)
+        *chosen = NULL;
+    if (!dev) {
+        if (chosen)
+            *chosen = xconv_variant_find(variant, NULL);
+        return xconv_convolve(NULL, p, variant, x, w, y, err);
+    }
+    xconv_status st = xconv_problem_check_device(p, xconv_device_get_info(dev), err);
     xconv_buffer *dx = NULL, *dw = NULL;
     if (st == XCONV_OK)
         st = upload(dev, x, xconv_problem_x_elems(p), &dx, err);
     if (st == XCONV_OK)
         st = upload(dev, w, xconv_problem_w_elems(p), &dw, err);
-    xconv_plan plan;
+    xconv_plan *plan = NULL;
+    if (st == XCONV_OK && !(plan = xconv_plan_create(dev, p, variant, opts, err)))
+        st = err->status;
+    if (plan && chosen)
+        *chosen = xconv_plan_variant(plan);
+    double t0 = now_ms();
     if (st == XCONV_OK)
-        st = xconv_variant_plan(v, dev, p, &plan, err);
-    double t0 = xconv_now_ms();
-    if (st == XCONV_OK)
-        st = run_device_variant(dev, v, p, &plan, dx, dw, y, err);
-    *ms = xconv_now_ms() - t0;
+        st = run_device_variant(dev, plan, p, dx, dw, y, err);
+    *ms = now_ms() - t0;
+    xconv_plan_destroy(plan);
     xconv_buffer_destroy(dx);
     xconv_buffer_destroy(dw);
     return st;

@@ -4,8 +4,9 @@
 #ifndef XCONV_HARNESS_H
 #define XCONV_HARNESS_H
 
+#include <xconv/xconv.h>
+
 #include "../bench/record.h"
-#include "../host/variant.h"
 
 typedef struct xconv_harness_opts {
     uint64_t seed;               // inputs are xconv_random_fill(seed, stream 1 for x, 2 for w)
@@ -14,9 +15,11 @@ typedef struct xconv_harness_opts {
     int samples;                 // elements recomputed in float64 when the reference is a device
     double host_ref_max_gflop;   // problems up to this size get the full float64 host reference
     int host_threads;            // threads of the host reference (<= 0: all cores)
+    xconv_plan_options plan;     // planning options for every variant (nothing forced)
 } xconv_harness_opts;
 
-// Fills the defaults: seed 1, repeat 0, warmup 2, 1000 samples, 1 GFLOP, all cores.
+// Fills the defaults: seed 1, repeat 0, warmup 2, 1000 samples, 1 GFLOP, all cores, default
+// planning options.
 void xconv_harness_opts_default(xconv_harness_opts *opts);
 
 typedef struct xconv_case xconv_case;
@@ -39,10 +42,13 @@ const float *xconv_case_output(const xconv_case *c);
 // Frees the case's host and device memory; NULL is ignored.
 void xconv_case_destroy(xconv_case *c);
 
-// Runs v once on given host inputs and writes y (xconv_problem_y_elems floats). dev may be NULL
-// for host variants. Used by `xconv run`.
-xconv_status xconv_run_once(xconv_device *dev, const xconv_variant *v, const xconv_problem *p,
-                            const float *x, const float *w, float *y, double *ms,
+// Runs variant `variant` (a name or "auto") once under plan options opts (NULL: defaults) on
+// given host inputs and writes y (xconv_problem_y_elems floats); *ms gets the wall time of the
+// upload, build and run, *chosen (when not NULL) the variant that ran. dev may be NULL for host
+// variants. Used by `xconv run`.
+xconv_status xconv_run_once(xconv_device *dev, const char *variant, const xconv_problem *p,
+                            const xconv_plan_options *opts, const float *x, const float *w,
+                            float *y, double *ms, const xconv_variant **chosen,
                             xconv_error *err);
 
 #endif // XCONV_HARNESS_H

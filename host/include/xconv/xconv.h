@@ -120,7 +120,8 @@ xconv_status xconv_shape_parse(const char *spec, xconv_problem *p, xconv_error *
 
 // Like xconv_shape_parse, but only applies the keys present in spec on top of *p and does not
 // check the result; *seen gets one bit per key set (XCONV_KEY_* below). For merging with .npy.
-xconv_status xconv_shape_apply(const char *spec, xconv_problem *p, unsigned *seen, xconv_error *err);
+xconv_status xconv_shape_apply(const char *spec, xconv_problem *p, unsigned *seen,
+                               xconv_error *err);
 
 enum {
     XCONV_KEY_N = 1u << 0, XCONV_KEY_C = 1u << 1, XCONV_KEY_H = 1u << 2, XCONV_KEY_W = 1u << 3,
@@ -263,6 +264,133 @@ xconv_status xconv_buffer_fill_f32(xconv_buffer *buf, size_t count, float value,
                                    xconv_error *err);
 
 // ---------------------------------------------------------------------------------------------
+// Variants (the registry of algorithms)
+
+typedef struct xconv_variant xconv_variant;  // one algorithm; the registry is immutable
+
+#define XCONV_BACKEND_BIT(kind) (1u << (kind))
+
+// What a variant is.
+typedef struct xconv_variant_info {
+    const char *name;      // "direct_tiled"
+    const char *family;    // "reference", "direct", "gemm", "peer", ...
+    const char *summary;   // one line for listings
+    const char *accuracy;  // the family whose error threshold applies ("direct", "winograd",
+                           // "fft", ...)
+    const char *notes;     // numerical notes: "" or e.g. "winograd", "fft", "split-k reduction"
+    unsigned backends;     // XCONV_BACKEND_BIT of each backend it runs on; 0: runs on the host
+} xconv_variant_info;
+
+// Returns the number of registered variants.
+int xconv_variant_count(void);
+
+// Returns variant `index` in listing order (0 <= index < xconv_variant_count()), else NULL.
+const xconv_variant *xconv_variant_at(int index);
+
+// Returns the variant called name, or NULL with XCONV_ERR_NOT_FOUND and the valid names.
+const xconv_variant *xconv_variant_find(const char *name, xconv_error *err);
+
+// Returns what v is (valid for the program's life).
+const xconv_variant_info *xconv_variant_get_info(const xconv_variant *v);
+
+// Returns true when v runs p on dev (dev NULL: on the host), else false with the reason in
+// `reason` (len bytes).
+bool xconv_variant_applies(const xconv_variant *v, const xconv_device *dev,
+                           const xconv_problem *p, char *reason, size_t len);
+
+// ---------------------------------------------------------------------------------------------
+// Plans
+
+typedef struct xconv_plan xconv_plan;  // what a variant chose for one problem on one device
+
+// Planning options: forced plans and overrides for experiments; defaults let planners choose.
+typedef struct xconv_plan_options {
+    const char *direct_tiling;  // forces the direct family's tiling: entries
+                                // "kind:wg_w,wg_h,block_w,block_h,block_k,strip,flat,unroll_c
+                                // [,repeat[,vec_q]]" separated by ';' (block_k 0: K/groups),
+                                // e.g. "direct_const:128,1,1,1,16,1,1,1"; NULL: searched
+    const char *gemm_tiles;     // forces the GEMM tiles "TM,TN,TK,WM,WN[,VW[,PAD]]"; NULL:
+                                // chosen per product
+    int64_t batch_chunk;        // most images per im2col pass; 0: as many as fit
+    // Later versions append fields here; xconv_plan_options_default sets every one.
+} xconv_plan_options;
+
+// Fills *opts with the defaults (nothing forced).
+void xconv_plan_options_default(xconv_plan_options *opts);
+
+// The device buffers of one convolution.
+typedef struct xconv_tensors {
+    xconv_buffer *x;          // N x C x H x W floats
+    xconv_buffer *w;          // K x C/groups x R x S floats
+    xconv_buffer *y;          // N x K x P x Q floats
+    xconv_buffer *bias;       // K floats when the problem has a bias epilogue, else NULL
+    xconv_buffer *workspace;  // xconv_plan_workspace_size bytes, NULL when 0
+} xconv_tensors;
+
+// Plans p on dev with variant `variant` (a registry name, or "auto": for now 1x1 stride-1
+// unpadded problems get gemm_1x1; other problems on GPUs implicit_precomp from 1 GFLOP up, else
+// direct_regblock; on CPUs direct_const where the filters fit constant memory, else
+// direct_tiled; the first of these that applies, else direct_naive). opts NULL: defaults.
+// Builds nothing (see xconv_plan_prepare). Returns NULL with XCONV_ERR_NOT_APPLICABLE and the
+// reason when the variant does not apply, or another status.
+xconv_plan *xconv_plan_create(xconv_device *dev, const xconv_problem *p, const char *variant,
+                              const xconv_plan_options *opts, xconv_error *err);
+
+// Frees a plan (its programs stay cached by the device); NULL is ignored.
+void xconv_plan_destroy(xconv_plan *plan);
+
+// Returns the variant the plan runs ("auto" resolved).
+const xconv_variant *xconv_plan_variant(const xconv_plan *plan);
+
+// Returns the workspace the plan needs in bytes (0: none).
+size_t xconv_plan_workspace_size(const xconv_plan *plan);
+
+// Returns one line on what the planner chose (for explain and records).
+const char *xconv_plan_summary(const xconv_plan *plan);
+
+// Returns the number of steps the plan enqueues per run.
+int xconv_plan_step_count(const xconv_plan *plan);
+
+// One step of a plan, for explain.
+typedef struct xconv_plan_step_info {
+    const char *label;          // "im2col", "SGEMM", "filter transform", ...
+    const char *source;         // kernel file stem ("sgemm"); NULL for vendor library steps
+    const char *kernel;         // entry point; the vendor algorithm for vendor steps
+    int dims;
+    size_t global[3], local[3]; // work-items
+    size_t local_mem_bytes;
+    const char *options;        // "-DXC_N=1 ..." the step's own defines (valid until this
+                                // thread calls xconv_plan_step_get_info again)
+} xconv_plan_step_info;
+
+// Fills *out with step `step` of plan; returns XCONV_ERR_INVALID for a step it does not have.
+xconv_status xconv_plan_step_get_info(const xconv_plan *plan, int step, xconv_plan_step_info *out,
+                                      xconv_error *err);
+
+// Returns the number of named regions of the plan's workspace.
+int xconv_plan_region_count(const xconv_plan *plan);
+
+// Fills *name, *offset and *bytes (each when not NULL) of workspace region i; returns
+// XCONV_ERR_INVALID for a region the plan does not have.
+xconv_status xconv_plan_region_get(const xconv_plan *plan, int i, const char **name,
+                                   size_t *offset, size_t *bytes);
+
+// Builds every program the plan needs (cached per device by kernel source and defines); adds
+// this call's build time to *compile_ms when not NULL. Optional: a run prepares on first use.
+// Returns XCONV_OK or XCONV_ERR_BUILD with the compiler's log.
+xconv_status xconv_plan_prepare(xconv_plan *plan, double *compile_ms, xconv_error *err);
+
+// Enqueues y = conv(x, w) as planned on the device's one queue or stream (asynchronous: see
+// xconv_device_wait); checks the buffers' sizes first. Returns the first failure.
+xconv_status xconv_plan_run(xconv_plan *plan, const xconv_tensors *t, xconv_error *err);
+
+// Host-array convenience: uploads x and w, plans p with `variant` (or "auto"), runs, waits and
+// downloads y (xconv_problem_y_elems floats). Host variants (cpu_ref) run with dev NULL.
+// Returns the first failure.
+xconv_status xconv_convolve(xconv_device *dev, const xconv_problem *p, const char *variant,
+                            const float *x, const float *w, float *y, xconv_error *err);
+
+// ---------------------------------------------------------------------------------------------
 // Measuring (the one primitive bench, parity and the GEMM comparison use)
 
 // Enqueues run number `run` of the work being measured (asynchronously); returns a status.
@@ -282,6 +410,30 @@ typedef struct xconv_timing {
 xconv_status xconv_device_measure(xconv_device *dev, xconv_enqueue_fn enqueue, void *user,
                                   int warmup, int repeat, xconv_timing *out, double *samples,
                                   xconv_error *err);
+
+// ---------------------------------------------------------------------------------------------
+// SGEMM on raw row-major matrices: ours (cl/sgemm.cl) or the vendor's (CLBlast, cuBLAS)
+
+typedef struct xconv_gemm xconv_gemm;  // one planned product C (m x n) = A (m x k) * B (k x n)
+
+// Plans C = A * B on dev with impl "xconv" (our SGEMM, its tiles chosen for the size or forced
+// by opts->gemm_tiles; opts NULL: defaults) or "vendor" (the backend's BLAS). Returns NULL with
+// XCONV_ERR_OUT_OF_MEMORY when a matrix passes the device's limits or the 32-bit index range,
+// XCONV_ERR_UNAVAILABLE when the backend has no vendor BLAS, or another status.
+xconv_gemm *xconv_gemm_create(xconv_device *dev, int64_t m, int64_t n, int64_t k,
+                              const char *impl, const xconv_plan_options *opts,
+                              xconv_error *err);
+
+// Returns one line on the product and the tiles chosen.
+const char *xconv_gemm_summary(const xconv_gemm *g);
+
+// Enqueues C = A * B on buffers of m x k, k x n and m x n floats (asynchronous); returns the
+// first failure (XCONV_ERR_INVALID for a buffer too small).
+xconv_status xconv_gemm_run(xconv_gemm *g, xconv_buffer *a, xconv_buffer *b, xconv_buffer *c,
+                            xconv_error *err);
+
+// Frees a product's plan; NULL is ignored.
+void xconv_gemm_destroy(xconv_gemm *g);
 
 #ifdef __cplusplus
 }

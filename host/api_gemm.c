@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: MIT
+// SGEMM on raw row-major matrices through the public API: ours (cl/sgemm.cl) or the vendor's
+// (CLBlast, cuBLAS), each a one-step plan on the matrices as tensors.
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan_gemm.h"
+
+struct xconv_gemm {
+    xconv_plan *plan;  // x = B, w = A, y = C (xconv_sgemm_problem)
+};
+
+xconv_gemm *xconv_gemm_create(xconv_device *dev, int64_t m, int64_t n, int64_t k,
+                              const char *impl, const xconv_plan_options *opts,
+                              xconv_error *err)
+{
+    bool ours = impl && strcmp(impl, "xconv") == 0, vendor = impl && strcmp(impl, "vendor") == 0;
+    if (!dev || (!ours && !vendor)) {
+        xconv_error_set(err, XCONV_ERR_INVALID, "gemm: a device and impl \"xconv\" or \"vendor\" "
+                        "are needed, not '%s'", impl ? impl : "(null)");
+        return NULL;
+    }
+    xconv_gemm *g = calloc(1, sizeof *g);
+    if (!g) {
+        xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for a GEMM");
+        return NULL;
+    }
+    xconv_status st = ours ? xconv_sgemm_plan(dev, m, n, k, opts, &g->plan, err)
+                           : xconv_vendor_sgemm_plan(dev, m, n, k, &g->plan, err);
+    if (st != XCONV_OK) {
+        free(g);
+        return NULL;
+    }
+    return g;
+}
+
+const char *xconv_gemm_summary(const xconv_gemm *g)
+{
+    return g->plan->summary;
+}
+
+xconv_status xconv_gemm_run(xconv_gemm *g, xconv_buffer *a, xconv_buffer *b, xconv_buffer *c,
+                            xconv_error *err)
+{
+    const xconv_tensors t = {.x = b, .w = a, .y = c};
+    return xconv_plan_run(g->plan, &t, err);
+}
+
+void xconv_gemm_destroy(xconv_gemm *g)
+{
+    if (!g)
+        return;
+    xconv_plan_destroy(g->plan);
+    free(g);
+}

@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: MIT
+// Plans through the public API: creating one for a variant name or "auto", what it chose, and
+// the host-array convenience path.
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "variant.h"
+
+// ---------------------------------------------------------------------------------------------
+// Options and creation
+
+void xconv_plan_options_default(xconv_plan_options *opts)
+{
+    memset(opts, 0, sizeof *opts);
+}
+
+// Plans the first of the "auto" rule's candidates that plans; returns its status.
+static xconv_status plan_auto(xconv_device *dev, const xconv_problem *p,
+                              const xconv_plan_options *opts, xconv_plan **out,
+                              xconv_error *err)
+{
+    const xconv_variant *candidates[8];
+    int n = xconv_variant_auto_candidates(&dev->info, p, candidates, 8);
+    xconv_status st = xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE, "auto: no variant applies");
+    for (int i = 0; i < n; i++) {
+        st = xconv_variant_plan(candidates[i], dev, p, opts, out, err);
+        if (st != XCONV_ERR_NOT_APPLICABLE)
+            break;
+    }
+    return st;
+}
+
+xconv_plan *xconv_plan_create(xconv_device *dev, const xconv_problem *p, const char *variant,
+                              const xconv_plan_options *opts, xconv_error *err)
+{
+    if (!dev || !p || !variant) {
+        xconv_error_set(err, XCONV_ERR_INVALID, "plan: a device, a problem and a variant name "
+                        "are needed");
+        return NULL;
+    }
+    if (xconv_problem_check(p, err) != XCONV_OK)
+        return NULL;
+    xconv_plan *plan = NULL;
+    if (strcmp(variant, "auto") == 0) {
+        plan_auto(dev, p, opts, &plan, err);
+        return plan;
+    }
+    const xconv_variant *v = xconv_variant_find(variant, err);
+    if (v)
+        xconv_variant_plan(v, dev, p, opts, &plan, err);
+    return plan;
+}
+
+// ---------------------------------------------------------------------------------------------
+// What a plan chose
+
+const xconv_variant *xconv_plan_variant(const xconv_plan *plan)
+{
+    return plan->variant;
+}
+
+size_t xconv_plan_workspace_size(const xconv_plan *plan)
+{
+    return plan->workspace_bytes;
+}
+
+const char *xconv_plan_summary(const xconv_plan *plan)
+{
+    return plan->summary;
+}
+
+int xconv_plan_step_count(const xconv_plan *plan)
+{
+    return plan->nsteps;
+}
+
+xconv_status xconv_plan_step_get_info(const xconv_plan *plan, int step, xconv_plan_step_info *out,
+                                      xconv_error *err)
+{
+    if (step < 0 || step >= plan->nsteps)
+        return xconv_error_set(err, XCONV_ERR_INVALID, "the plan has no step %d (it has %d)",
+                               step, plan->nsteps);
+    const xconv_step *s = plan->steps[step];
+    static _Thread_local char options[4096];  // the one string each thread's info points at
+    xconv_step_options(s, options, sizeof options);
+    *out = (xconv_plan_step_info){
+        .label = s->label, .source = s->kind == XCONV_STEP_KERNEL ? s->source : NULL,
+        .kernel = s->kind == XCONV_STEP_KERNEL ? s->kernel
+                  : s->kind == XCONV_STEP_VENDOR_CONV ? s->vendor_algo : "sgemm",
+        .dims = s->dims, .local_mem_bytes = s->local_mem_bytes, .options = options,
+    };
+    memcpy(out->global, s->global, sizeof out->global);
+    memcpy(out->local, s->local, sizeof out->local);
+    return XCONV_OK;
+}
+
+int xconv_plan_region_count(const xconv_plan *plan)
+{
+    return plan->nregions;
+}
+
+xconv_status xconv_plan_region_get(const xconv_plan *plan, int i, const char **name,
+                                   size_t *offset, size_t *bytes)
+{
+    if (i < 0 || i >= plan->nregions)
+        return XCONV_ERR_INVALID;
+    if (name)
+        *name = plan->regions[i].name;
+    if (offset)
+        *offset = plan->regions[i].offset;
+    if (bytes)
+        *bytes = plan->regions[i].bytes;
+    return XCONV_OK;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Host arrays
+
+// Runs host variant `variant` (dev NULL) on the host arrays.
+static xconv_status convolve_host(const xconv_problem *p, const char *variant, const float *x,
+                                  const float *w, float *y, xconv_error *err)
+{
+    const xconv_variant *v = xconv_variant_find(variant, err);
+    if (!v)
+        return XCONV_ERR_NOT_FOUND;
+    char reason[256] = "";
+    if (!v->run_host || !xconv_variant_applies(v, NULL, p, reason, sizeof reason))
+        return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE, "%s", reason);
+    xconv_status st = xconv_problem_check(p, err);
+    return st == XCONV_OK ? v->run_host(p, x, w, y, err) : st;
+}
+
+xconv_status xconv_convolve(xconv_device *dev, const xconv_problem *p, const char *variant,
+                            const float *x, const float *w, float *y, xconv_error *err)
+{
+    xconv_error local;
+    if (!err)
+        err = &local;
+    if (!dev)
+        return convolve_host(p, variant, x, w, y, err);
+    xconv_plan *plan = xconv_plan_create(dev, p, variant, NULL, err);
+    if (!plan)
+        return err->status;
+    size_t xb = (size_t)xconv_problem_x_elems(p) * sizeof(float);
+    size_t wb = (size_t)xconv_problem_w_elems(p) * sizeof(float);
+    size_t yb = (size_t)xconv_problem_y_elems(p) * sizeof(float);
+    xconv_tensors t = {.x = xconv_buffer_create(dev, xb, err)};
+    t.w = t.x ? xconv_buffer_create(dev, wb, err) : NULL;
+    t.y = t.w ? xconv_buffer_create(dev, yb, err) : NULL;
+    if (t.y && plan->workspace_bytes)
+        t.workspace = xconv_buffer_create(dev, plan->workspace_bytes, err);
+    xconv_status st = t.y && (t.workspace || !plan->workspace_bytes) ? XCONV_OK : err->status;
+    if (st == XCONV_OK)
+        st = xconv_buffer_upload(t.x, 0, xb, x, err);
+    if (st == XCONV_OK)
+        st = xconv_buffer_upload(t.w, 0, wb, w, err);
+    if (st == XCONV_OK)
+        st = xconv_plan_run(plan, &t, err);
+    if (st == XCONV_OK)
+        st = xconv_device_wait(dev, err);
+    if (st == XCONV_OK)
+        st = xconv_buffer_download(t.y, 0, yb, y, err);
+    xconv_buffer_destroy(t.workspace);
+    xconv_buffer_destroy(t.y);
+    xconv_buffer_destroy(t.w);
+    xconv_buffer_destroy(t.x);
+    xconv_plan_destroy(plan);
+    return st;
+}

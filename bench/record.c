@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// A run's header (version, commit, date, command), outcome names and timing statistics.
+// A run's header (version, commit, date, command), outcome names and the record list.
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,7 +82,7 @@ void xconv_run_info_init(xconv_run_info *info, int argc, char **argv)
 }
 
 // ---------------------------------------------------------------------------------------------
-// Outcomes and statistics
+// Outcomes
 
 const char *xconv_outcome_name(xconv_outcome outcome)
 {
@@ -95,32 +95,51 @@ const char *xconv_outcome_name(xconv_outcome outcome)
     return "unknown";
 }
 
-// Orders doubles ascending for qsort.
-static int cmp_double(const void *a, const void *b)
+// ---------------------------------------------------------------------------------------------
+// The list
+
+void xconv_record_list_init(xconv_record_list *list, int argc, char **argv)
 {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
+    memset(list, 0, sizeof *list);
+    xconv_run_info_init(&list->info, argc, argv);
 }
 
-void xconv_stats(const double *samples, int n, double *median, double *min, double *max)
+xconv_record *xconv_record_list_add(xconv_record_list *list)
 {
-    *median = *min = *max = NAN;
-    if (n <= 0)
-        return;
-    double *sorted = malloc((size_t)n * sizeof *sorted);
-    if (!sorted) {
-        // Without a copy there is no median, but min and max need none.
-        *min = *max = samples[0];
-        for (int i = 1; i < n; i++) {
-            *min = samples[i] < *min ? samples[i] : *min;
-            *max = samples[i] > *max ? samples[i] : *max;
-        }
-        return;
+    if (list->count == list->cap) {
+        int cap = list->cap ? list->cap * 2 : 64;
+        xconv_record *grown = realloc(list->recs, (size_t)cap * sizeof *grown);
+        if (!grown)
+            return NULL;
+        list->recs = grown;
+        list->cap = cap;
     }
-    memcpy(sorted, samples, (size_t)n * sizeof *sorted);
-    qsort(sorted, (size_t)n, sizeof *sorted, cmp_double);
-    *min = sorted[0];
-    *max = sorted[n - 1];
-    *median = n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
-    free(sorted);
+    xconv_record *r = &list->recs[list->count++];
+    memset(r, 0, sizeof *r);
+    r->worst_index = -1;
+    r->max_norm_err = NAN;
+    r->cmp.worst_index = -1;
+    return r;
+}
+
+int xconv_record_list_failed(const xconv_record_list *list)
+{
+    int failed = 0;
+    for (int i = 0; i < list->count; i++)
+        failed += list->recs[i].outcome == XCONV_OUTCOME_FAIL ||
+                  list->recs[i].outcome == XCONV_OUTCOME_ERROR;
+    return failed;
+}
+
+void xconv_record_list_free(xconv_record_list *list)
+{
+    free(list->recs);
+    list->recs = NULL;
+    list->count = list->cap = 0;
+}
+
+bool xconv_comparison_passed(const xconv_record *r)
+{
+    return r->cmp.present && r->cmp.compared && r->cmp.differing == 0 &&
+           r->outcome == XCONV_OUTCOME_PASS;
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Measurement records (one per device x backend x variant x shape) and their writers.
+// Measurement records (one per device x backend x variant x shape), the one list commands
+// collect them in, and their writers.
 #ifndef XCONV_RECORD_H
 #define XCONV_RECORD_H
 
@@ -13,6 +14,19 @@ typedef enum xconv_outcome {
     XCONV_OUTCOME_NOT_APPLICABLE, // the variant does not handle this shape/device (note says why)
     XCONV_OUTCOME_ERROR,          // a build, allocation or runtime error (note says which)
 } xconv_outcome;
+
+// How a record's output compared bit for bit with another backend's run of the same variant on
+// the same inputs (`validate --parity`); present is false for every other record.
+typedef struct xconv_comparison {
+    bool present;          // this record was compared (or meant to be) with another backend's
+    bool compared;         // both ran and their outputs were compared
+    char other[16];        // the other backend ("cuda")
+    int64_t differing;     // elements whose bits differ
+    uint64_t max_ulp;      // largest distance in units in the last place (UINT64_MAX: a NaN)
+    int64_t worst_index;   // flat index of that element, -1 when none differs
+    double other_ms;       // the other backend's median time
+    double ratio;          // median_ms / other_ms, 0 when either was not timed
+} xconv_comparison;
 
 typedef struct xconv_record {
     char device[256];
@@ -33,6 +47,7 @@ typedef struct xconv_record {
     int64_t worst_index;
     xconv_outcome outcome;
     char note[512];        // reason for not applicable / error text / worst element position
+    xconv_comparison cmp;  // the comparison with another backend (parity), when present
 } xconv_record;
 
 // A run's header: the tool's version, commit and date.
@@ -49,18 +64,46 @@ void xconv_run_info_init(xconv_run_info *info, int argc, char **argv);
 // Returns "pass", "FAIL", "n/a", "error".
 const char *xconv_outcome_name(xconv_outcome outcome);
 
-// Median, min and max of n samples (n > 0); sorts a copy.
-void xconv_stats(const double *samples, int n, double *median, double *min, double *max);
+// ---------------------------------------------------------------------------------------------
+// The list a command collects its records in
+
+typedef struct xconv_record_list {
+    xconv_record *recs;
+    int count, cap;
+    xconv_run_info info;   // the run they came from (for the JSON file)
+} xconv_record_list;
+
+// Starts an empty list whose run info names the command line argv.
+void xconv_record_list_init(xconv_record_list *list, int argc, char **argv);
+
+// Appends a zeroed record (worst index -1, errors NaN) and returns it, or NULL without memory.
+xconv_record *xconv_record_list_add(xconv_record_list *list);
+
+// Returns how many records failed their check or errored.
+int xconv_record_list_failed(const xconv_record_list *list);
+
+// Frees the records; the list is empty afterwards.
+void xconv_record_list_free(xconv_record_list *list);
+
+// Returns true when the comparison of r with its other backend meets parity's goal: both ran,
+// both passed their checks, and the outputs are bitwise identical.
+bool xconv_comparison_passed(const xconv_record *r);
+
+// ---------------------------------------------------------------------------------------------
+// Writers
 
 // Writes s (at most max bytes) as a JSON string literal: quotes, backslashes and control
 // characters escaped, bytes that are not valid UTF-8 replaced by U+FFFD.
 void xconv_json_write_string(FILE *f, const char *s, size_t max);
 
 // Writers: JSON (one object: run info + "records" array), CSV (header row + one row a record),
-// and the human table. Return 0, or -1 when writing failed (errno set).
+// the human table, and the comparisons' table (one row per pair of compared records). JSON and
+// CSV add the comparison's fields when any record has one. Return 0, or -1 when writing failed
+// (errno set).
 int xconv_records_write_json(FILE *f, const xconv_run_info *info, const xconv_record *recs,
                              int count);
 int xconv_records_write_csv(FILE *f, const xconv_record *recs, int count);
 int xconv_records_write_table(FILE *f, const xconv_record *recs, int count, bool timings);
+int xconv_records_write_comparisons(FILE *f, const xconv_record *recs, int count);
 
 #endif // XCONV_RECORD_H

@@ -17,6 +17,8 @@ typedef enum field_kind {
     FIELD_DOUBLE,   // double; NaN and Inf are written as null (JSON) or an empty cell (CSV)
     FIELD_PASS,     // bool derived from the outcome
     FIELD_OUTCOME,  // the outcome as a stable lowercase word
+    FIELD_BOOL,     // bool
+    FIELD_IDENTICAL,  // bool derived from the comparison: compared, no element differs
 } field_kind;
 
 typedef struct record_field {
@@ -45,6 +47,36 @@ static const record_field fields[] = {
     FIELD(outcome, FIELD_OUTCOME),    FIELD(note, FIELD_STRING),
 };
 #define FIELD_COUNT (sizeof fields / sizeof fields[0])
+
+#define CMP_FIELD(name, member, kind) \
+    { name, kind, offsetof(xconv_record, cmp.member), sizeof(((xconv_record *)0)->cmp.member) }
+
+// The comparison's fields, written after the others when any record has a comparison.
+static const record_field cmp_fields[] = {
+    CMP_FIELD("compared", compared, FIELD_BOOL),
+    CMP_FIELD("bitwise_identical", differing, FIELD_IDENTICAL),
+    CMP_FIELD("differing_elements", differing, FIELD_I64),
+    CMP_FIELD("max_ulp", max_ulp, FIELD_U64),
+    CMP_FIELD("other_backend", other, FIELD_STRING),
+    CMP_FIELD("other_median_ms", other_ms, FIELD_DOUBLE),
+    CMP_FIELD("time_ratio", ratio, FIELD_DOUBLE),
+};
+#define CMP_FIELD_COUNT (sizeof cmp_fields / sizeof cmp_fields[0])
+
+// Whether any of the count records has a comparison (its fields are then written).
+static bool any_comparison(const xconv_record *recs, int count)
+{
+    for (int i = 0; i < count; i++)
+        if (recs[i].cmp.present)
+            return true;
+    return false;
+}
+
+// Returns field i of the fields written (the record's, then the comparison's when with_cmp).
+static const record_field *field_at(size_t i)
+{
+    return i < FIELD_COUNT ? &fields[i] : &cmp_fields[i - FIELD_COUNT];
+}
 
 // Returns the outcome as the data formats spell it: "pass", "fail", "not_applicable", "error".
 static const char *outcome_word(xconv_outcome outcome)
@@ -75,6 +107,10 @@ static bool write_number(FILE *f, const xconv_record *rec, const record_field *f
     case FIELD_I64: fprintf(f, "%lld", (long long)*(const int64_t *)v); return true;
     case FIELD_PASS:
         fputs(rec->outcome == XCONV_OUTCOME_PASS ? "true" : "false", f);
+        return true;
+    case FIELD_BOOL: fputs(*(const bool *)v ? "true" : "false", f); return true;
+    case FIELD_IDENTICAL:
+        fputs(rec->cmp.compared && rec->cmp.differing == 0 ? "true" : "false", f);
         return true;
     case FIELD_DOUBLE: {
         double d = *(const double *)v;
@@ -144,12 +180,12 @@ void xconv_json_write_string(FILE *f, const char *s, size_t max)
     putc('"', f);
 }
 
-// Writes one record as a one-line JSON object.
-static void json_record(FILE *f, const xconv_record *rec)
+// Writes one record as a one-line JSON object (with the comparison's fields when with_cmp).
+static void json_record(FILE *f, const xconv_record *rec, bool with_cmp)
 {
     putc('{', f);
-    for (size_t i = 0; i < FIELD_COUNT; i++) {
-        const record_field *fd = &fields[i];
+    for (size_t i = 0; i < FIELD_COUNT + (with_cmp ? CMP_FIELD_COUNT : 0); i++) {
+        const record_field *fd = field_at(i);
         fprintf(f, "%s\"%s\": ", i ? ", " : "", fd->name);
         if (fd->kind == FIELD_STRING)
             xconv_json_write_string(f, field_ptr(rec, fd), fd->size);
@@ -181,10 +217,13 @@ int xconv_records_write_json(FILE *f, const xconv_run_info *info, const xconv_re
     xconv_json_write_string(f, info->date, sizeof info->date);
     fputs(",\n  \"command\": ", f);
     xconv_json_write_string(f, info->command, sizeof info->command);
+    bool with_cmp = any_comparison(recs, count);
+    if (with_cmp)
+        fputs(",\n  \"kind\": \"parity\"", f);
     fputs(",\n  \"records\": [", f);
     for (int i = 0; i < count && !ferror(f); i++) {
         fputs(i ? ",\n    " : "\n    ", f);
-        json_record(f, &recs[i]);
+        json_record(f, &recs[i], with_cmp);
     }
     fputs(count > 0 ? "\n  ]\n}\n" : "]\n}\n", f);
     return finish(f);
@@ -216,12 +255,13 @@ static void csv_string(FILE *f, const char *s, size_t max)
 
 int xconv_records_write_csv(FILE *f, const xconv_record *recs, int count)
 {
-    for (size_t i = 0; i < FIELD_COUNT; i++)
-        fprintf(f, "%s%s", i ? "," : "", fields[i].name);
+    size_t nfields = FIELD_COUNT + (any_comparison(recs, count) ? CMP_FIELD_COUNT : 0);
+    for (size_t i = 0; i < nfields; i++)
+        fprintf(f, "%s%s", i ? "," : "", field_at(i)->name);
     putc('\n', f);
     for (int r = 0; r < count && !ferror(f); r++) {
-        for (size_t i = 0; i < FIELD_COUNT; i++) {
-            const record_field *fd = &fields[i];
+        for (size_t i = 0; i < nfields; i++) {
+            const record_field *fd = field_at(i);
             if (i)
                 putc(',', f);
             if (fd->kind == FIELD_STRING)

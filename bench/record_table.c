@@ -166,3 +166,33 @@ int xconv_records_write_table(FILE *f, const xconv_record *recs, int count, bool
         return -1;
     return 0;
 }
+
+// ---------------------------------------------------------------------------------------------
+// Comparisons
+
+int xconv_records_write_comparisons(FILE *f, const xconv_record *recs, int count)
+{
+    fprintf(f, "%-26s %-22s %-10s %10s %12s %12s %8s\n", "variant", "shape", "identical",
+            "max ulp", "ms", "other ms", "ratio");
+    for (int i = 0; i + 1 < count && !ferror(f); i++) {
+        const xconv_record *a = &recs[i], *b = &recs[i + 1];
+        if (!a->cmp.present || !b->cmp.present)
+            continue;
+        i++;  // a pair: a and b, each compared with the other
+        const char *shape = a->shape_name[0] ? a->shape_name : a->shape;
+        if (!a->cmp.compared) {
+            fprintf(f, "%-26s %-22.22s %-10s  %s | %s\n", a->variant, shape, "n/a",
+                    a->note[0] ? a->note : xconv_outcome_name(a->outcome),
+                    b->note[0] ? b->note : xconv_outcome_name(b->outcome));
+            continue;
+        }
+        bool pass = xconv_comparison_passed(a) && xconv_comparison_passed(b);
+        fprintf(f, "%-26s %-22.22s %-10s %10llu %12.4f %12.4f %8.3f  (%s / %s)%s\n", a->variant,
+                shape, a->cmp.differing ? "NO" : "yes", (unsigned long long)a->cmp.max_ulp,
+                a->median_ms, b->median_ms, a->cmp.ratio, a->backend, b->backend,
+                pass ? "" : "  (backend check failed or outputs differ)");
+    }
+    if (fflush(f) != 0 || ferror(f))
+        return -1;
+    return 0;
+}

@@ -54,22 +54,9 @@ int cli_select_devices(const cli_options *opts, xconv_device_list *list, int *in
 // failure leaves no partial file. Returns 0, or CLI_FAILED after printing why.
 int cli_write_file(const char *path, int (*writer)(FILE *f, const void *ctx), const void *ctx);
 
-// The records a command collects, and the run they came from (for the JSON file).
-typedef struct cli_records {
-    xconv_record *recs;
-    int count, cap;
-    xconv_run_info info;
-} cli_records;
-
-// Starts an empty list whose run info names opts' command line.
-void cli_records_init(cli_records *list, const cli_options *opts);
-// Appends a zeroed record and returns it, or NULL without memory.
-xconv_record *cli_records_add(cli_records *list);
-// How many records failed their check or errored.
-int cli_records_failed(const cli_records *list);
-// Writes --json and --csv when asked for. Returns 0, or CLI_FAILED after printing why.
-int cli_records_write_files(const cli_records *list, const cli_options *opts);
-void cli_records_free(cli_records *list);
+// Writes the records to --json and --csv when asked for. Returns 0, or CLI_FAILED after printing
+// why.
+int cli_write_records(const xconv_record_list *list, const cli_options *opts);
 
 // Prints the plan of variant `name` (or "auto") for p on dev: steps with their defines and
 // geometry, workspace regions, FLOPs, bytes and the floor.

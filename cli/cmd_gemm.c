@@ -241,10 +241,10 @@ static xconv_status case_time(gemm_case *g, xconv_gemm *plan, int warmup, int re
 // ---------------------------------------------------------------------------------------------
 // Records
 
-static xconv_record *record_new(cli_records *list, const xconv_device *dev, const char *variant,
+static xconv_record *record_new(xconv_record_list *list, const xconv_device *dev, const char *variant,
                                 const gemm_size *s)
 {
-    xconv_record *r = cli_records_add(list);
+    xconv_record *r = xconv_record_list_add(list);
     if (!r)
         return NULL;
     const xconv_device_info *info = xconv_device_get_info(dev);
@@ -272,7 +272,7 @@ static void record_error(xconv_record *r, const xconv_error *err)
 
 // Checks and times ours and the vendor's SGEMM for size s on dev, adding one record each.
 static void bench_size(xconv_device *dev, const gemm_size *s, const cli_options *opts,
-                       cli_records *list)
+                       xconv_record_list *list)
 {
     static xconv_error err;
     const char *vendor = xconv_device_get_info(dev)->backend == XCONV_BACKEND_CUDA
@@ -320,7 +320,7 @@ static void bench_size(xconv_device *dev, const gemm_size *s, const cli_options 
 }
 
 // Prints ours as a share of the vendor's speed per size (records come in pairs).
-static void print_ratios(const cli_records *list)
+static void print_ratios(const xconv_record_list *list)
 {
     for (int i = 0; i + 1 < list->count; i++) {
         const xconv_record *ours = &list->recs[i], *vendor = &list->recs[i + 1];
@@ -353,8 +353,8 @@ int cmd_bench_gemm(const cli_options *opts)
     xconv_device_list *devices = calloc(1, sizeof *devices);
     int indices[CLI_MAX_LIST], ndevices = 0;
     int rc = devices ? cli_select_devices(opts, devices, indices, &ndevices) : CLI_FAILED;
-    cli_records list;
-    cli_records_init(&list, opts);
+    xconv_record_list list;
+    xconv_record_list_init(&list, opts->argc, opts->argv);
     static xconv_error err;
     for (int d = 0; !rc && d < ndevices; d++) {
         const xconv_device_info *info = &devices->devices[indices[d]];
@@ -377,14 +377,14 @@ int cmd_bench_gemm(const cli_options *opts)
         xconv_device_close(dev);
     }
     fprintf(stderr, "\r%60s\r", "");
-    int failed = cli_records_failed(&list);
+    int failed = xconv_record_list_failed(&list);
     if (!rc) {
         xconv_records_write_table(stdout, list.recs, list.count, true);
         print_ratios(&list);
-        rc = cli_records_write_files(&list, opts);
+        rc = cli_write_records(&list, opts);
         printf("%d records: %d failed or errored\n", list.count, failed);
     }
-    cli_records_free(&list);
+    xconv_record_list_free(&list);
     free(devices);
     return rc ? rc : failed ? CLI_FAILED : CLI_OK;
 }

@@ -34,11 +34,11 @@ static void progress(const cli_options *opts, int done, const xconv_record *r)
 }
 
 // Adds an error record for each variant when a device or shape could not be set up.
-static void add_setup_errors(cli_records *list, const xconv_variant *const *variants, int n,
+static void add_setup_errors(xconv_record_list *list, const xconv_variant *const *variants, int n,
                              const char *device, const cli_shape *shape, const xconv_error *err)
 {
     for (int i = 0; i < n; i++) {
-        xconv_record *r = cli_records_add(list);
+        xconv_record *r = xconv_record_list_add(list);
         if (!r)
             return;
         snprintf(r->device, sizeof r->device, "%s", device);
@@ -57,7 +57,7 @@ static void add_setup_errors(cli_records *list, const xconv_variant *const *vari
 
 static void run_device(const cli_options *opts, const xconv_harness_opts *hopts,
                        const xconv_device_info *info, const cli_shape *shapes, int nshapes,
-                       const xconv_variant *const *asked, int nasked, cli_records *list)
+                       const xconv_variant *const *asked, int nasked, xconv_record_list *list)
 {
     static xconv_error err;
     char label[320];
@@ -77,7 +77,7 @@ static void run_device(const cli_options *opts, const xconv_harness_opts *hopts,
             continue;
         }
         for (int v = 0; v < nvariants; v++) {
-            xconv_record *r = cli_records_add(list);
+            xconv_record *r = xconv_record_list_add(list);
             if (!r)
                 break;
             if (xconv_case_run(c, variants[v], r, &err) != XCONV_OK) {
@@ -119,19 +119,19 @@ static int run_matrix(const cli_options *opts, bool timing)
     cli_plan_options(&hopts.plan);
     fprintf(stderr, "seed %llu\n", (unsigned long long)hopts.seed);
 
-    cli_records list;
-    cli_records_init(&list, opts);
+    xconv_record_list list;
+    xconv_record_list_init(&list, opts->argc, opts->argv);
     for (int d = 0; d < ndevices; d++)
         run_device(opts, &hopts, &devices->devices[indices[d]], shapes, nshapes, asked, nasked,
                    &list);
     fprintf(stderr, "\r%60s\r", "");
     xconv_records_write_table(stdout, list.recs, list.count, timing);
 
-    int failed = cli_records_failed(&list);
-    if (cli_records_write_files(&list, opts))
+    int failed = xconv_record_list_failed(&list);
+    if (cli_write_records(&list, opts))
         rc = CLI_FAILED;
     printf("%d records: %d failed or errored\n", list.count, failed);
-    cli_records_free(&list);
+    xconv_record_list_free(&list);
     free(shapes);
     free(devices);
     return rc ? rc : failed ? CLI_FAILED : CLI_OK;

@@ -8,25 +8,6 @@
 #include "../validate/harness.h"
 #include "cli.h"
 
-typedef struct parity_row {
-    char device[256];
-    char variant[48];
-    char shape_name[32];
-    char shape[256];
-    xconv_record opencl, cuda;  // each backend's validation and timing
-    bool compared;              // both produced an output
-    int64_t differing;          // elements whose bits differ
-    uint64_t max_ulp;           // largest distance in units in the last place
-    int64_t worst_index;
-    double ratio;               // OpenCL median time / CUDA median time
-} parity_row;
-
-typedef struct parity_list {
-    parity_row *rows;
-    int count, cap;
-    xconv_run_info info;
-} parity_list;
-
 // Maps a float's bits onto a line where adjacent floats differ by 1.
 static int64_t ordered_bits(float f)
 {
@@ -35,105 +16,40 @@ static int64_t ordered_bits(float f)
     return i < 0 ? (int64_t)INT32_MIN - (int64_t)i : (int64_t)i;
 }
 
-static void compare_bits(const float *a, const float *b, int64_t n, parity_row *row)
+// Compares n outputs of a and b bit for bit into cmp.
+static void compare_bits(const float *a, const float *b, int64_t n, xconv_comparison *cmp)
 {
-    row->differing = 0;
-    row->max_ulp = 0;
-    row->worst_index = -1;
+    cmp->compared = true;
+    cmp->differing = 0;
+    cmp->max_ulp = 0;
+    cmp->worst_index = -1;
     for (int64_t i = 0; i < n; i++) {
         if (memcmp(&a[i], &b[i], sizeof(float)) == 0)
             continue;
-        row->differing++;
+        cmp->differing++;
         int64_t d = ordered_bits(a[i]) - ordered_bits(b[i]);
         uint64_t ulp = (uint64_t)(d < 0 ? -d : d);
         if (isnan(a[i]) || isnan(b[i]))
             ulp = UINT64_MAX;
-        if (ulp > row->max_ulp || row->worst_index < 0) {
-            row->max_ulp = ulp;
-            row->worst_index = i;
+        if (ulp > cmp->max_ulp || cmp->worst_index < 0) {
+            cmp->max_ulp = ulp;
+            cmp->worst_index = i;
         }
     }
 }
 
-static parity_row *row_add(parity_list *list)
+// Fills each record's comparison with the other: what b's run was against a's.
+static void link_pair(xconv_record *a, xconv_record *b)
 {
-    if (list->count == list->cap) {
-        int cap = list->cap ? 2 * list->cap : 32;
-        parity_row *grown = realloc(list->rows, (size_t)cap * sizeof *grown);
-        if (!grown)
-            return NULL;
-        list->rows = grown;
-        list->cap = cap;
+    xconv_record *pair[2] = {a, b};
+    for (int i = 0; i < 2; i++) {
+        xconv_record *r = pair[i], *other = pair[1 - i];
+        r->cmp.present = true;
+        snprintf(r->cmp.other, sizeof r->cmp.other, "%s", other->backend);
+        r->cmp.other_ms = other->median_ms;
+        r->cmp.ratio = r->median_ms > 0 && other->median_ms > 0 ? r->median_ms / other->median_ms
+                                                                : 0;
     }
-    parity_row *row = &list->rows[list->count++];
-    memset(row, 0, sizeof *row);
-    return row;
-}
-
-// True when the row meets the goal: both backends correct and bitwise identical.
-static bool row_passes(const parity_row *row)
-{
-    return row->compared && row->differing == 0 && row->opencl.outcome == XCONV_OUTCOME_PASS &&
-           row->cuda.outcome == XCONV_OUTCOME_PASS;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Writers
-
-static void print_table(const parity_list *list)
-{
-    printf("%-26s %-22s %-10s %10s %12s %12s %8s\n", "variant", "shape", "identical", "max ulp",
-           "opencl ms", "cuda ms", "ratio");
-    for (int i = 0; i < list->count; i++) {
-        const parity_row *r = &list->rows[i];
-        const char *shape = r->shape_name[0] ? r->shape_name : r->shape;
-        if (!r->compared) {
-            printf("%-26s %-22.22s %-10s  %s | %s\n", r->variant, shape, "n/a",
-                   r->opencl.note[0] ? r->opencl.note : xconv_outcome_name(r->opencl.outcome),
-                   r->cuda.note[0] ? r->cuda.note : xconv_outcome_name(r->cuda.outcome));
-            continue;
-        }
-        printf("%-26s %-22.22s %-10s %10llu %12.4f %12.4f %8.3f%s\n", r->variant, shape,
-               r->differing ? "NO" : "yes", (unsigned long long)r->max_ulp, r->opencl.median_ms,
-               r->cuda.median_ms, r->ratio,
-               row_passes(r) ? "" : "  (backend check failed or outputs differ)");
-    }
-}
-
-static int write_json(FILE *f, const void *ctx)
-{
-    const parity_list *list = ctx;
-    fprintf(f, "{\n  \"tool\": \"xconv\", \"version\": \"%s\", \"commit\": \"%s\", "
-               "\"date\": \"%s\", \"kind\": \"parity\",\n  \"records\": [\n",
-            list->info.tool_version, list->info.commit, list->info.date);
-    for (int i = 0; i < list->count; i++) {
-        const parity_row *r = &list->rows[i];
-        const struct { const char *key, *value; } strings[] = {
-            {"device", r->device}, {"variant", r->variant}, {"shape_name", r->shape_name},
-            {"shape", r->shape}, {"driver", r->cuda.driver},
-        };
-        fputs("    {", f);
-        for (size_t j = 0; j < sizeof strings / sizeof strings[0]; j++) {
-            fprintf(f, "\"%s\": ", strings[j].key);
-            xconv_json_write_string(f, strings[j].value, strlen(strings[j].value));
-            fputs(", ", f);
-        }
-        fprintf(f,
-                "\"compared\": %s, \"bitwise_identical\": %s, \"differing_elements\": %lld, "
-                "\"max_ulp\": %llu, \"opencl_median_ms\": %.6f, \"cuda_median_ms\": %.6f, "
-                "\"time_ratio\": %.4f, \"opencl_outcome\": \"%s\", \"cuda_outcome\": \"%s\", "
-                "\"opencl_max_norm_err\": %.3g, \"cuda_max_norm_err\": %.3g, \"pass\": %s}%s\n",
-                r->compared ? "true" : "false",
-                r->compared && !r->differing ? "true" : "false", (long long)r->differing,
-                (unsigned long long)r->max_ulp, r->opencl.median_ms, r->cuda.median_ms,
-                r->compared ? r->ratio : 0.0, xconv_outcome_name(r->opencl.outcome),
-                xconv_outcome_name(r->cuda.outcome),
-                isfinite(r->opencl.max_norm_err) ? r->opencl.max_norm_err : -1.0,
-                isfinite(r->cuda.max_norm_err) ? r->cuda.max_norm_err : -1.0,
-                row_passes(r) ? "true" : "false", i + 1 < list->count ? "," : "");
-    }
-    fprintf(f, "  ]\n}\n");
-    return ferror(f) ? -1 : 0;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -153,7 +69,7 @@ static int opencl_twin(const xconv_device_list *list, const xconv_device_info *c
 
 static void run_pair(xconv_device *ocl, xconv_device *cuda, const cli_shape *shape,
                      const xconv_variant *const *variants, int nvariants,
-                     const xconv_harness_opts *hopts, parity_list *list)
+                     const xconv_harness_opts *hopts, xconv_record_list *list)
 {
     static xconv_error err;
     xconv_case *a = xconv_case_create(ocl, &shape->problem, shape->name, hopts, &err);
@@ -166,34 +82,31 @@ static void run_pair(xconv_device *ocl, xconv_device *cuda, const cli_shape *sha
     int64_t n = xconv_problem_y_elems(&shape->problem);
     float *y_ocl = malloc((size_t)n * sizeof(float));
     for (int v = 0; y_ocl && v < nvariants; v++) {
-        parity_row *row = row_add(list);
-        if (!row)
+        xconv_record *ro = xconv_record_list_add(list);
+        xconv_record *rc = ro ? xconv_record_list_add(list) : NULL;
+        if (!rc)
             break;
-        snprintf(row->variant, sizeof row->variant, "%s",
-                 xconv_variant_get_info(variants[v])->name);
-        snprintf(row->shape_name, sizeof row->shape_name, "%s", shape->name);
-        xconv_shape_format(&shape->problem, row->shape, sizeof row->shape);
-        xconv_device_label(xconv_device_get_info(cuda), row->device, sizeof row->device);
-        if (xconv_case_run(a, variants[v], &row->opencl, &err) != XCONV_OK ||
-            xconv_case_run(b, variants[v], &row->cuda, &err) != XCONV_OK) {
-            snprintf(row->opencl.note, sizeof row->opencl.note, "%.*s",
-                     (int)sizeof row->opencl.note - 1, err.msg);
-            continue;
+        ro = &list->recs[list->count - 2];  // the list may have moved when it grew
+        if (xconv_case_run(a, variants[v], ro, &err) != XCONV_OK ||
+            xconv_case_run(b, variants[v], rc, &err) != XCONV_OK) {
+            ro->outcome = XCONV_OUTCOME_ERROR;
+            snprintf(ro->note, sizeof ro->note, "%.*s", (int)sizeof ro->note - 1, err.msg);
         }
-        bool ran = row->opencl.outcome == XCONV_OUTCOME_PASS ||
-                   row->opencl.outcome == XCONV_OUTCOME_FAIL;
-        ran = ran && (row->cuda.outcome == XCONV_OUTCOME_PASS ||
-                      row->cuda.outcome == XCONV_OUTCOME_FAIL);
+        link_pair(ro, rc);
+        bool ran = (ro->outcome == XCONV_OUTCOME_PASS || ro->outcome == XCONV_OUTCOME_FAIL) &&
+                   (rc->outcome == XCONV_OUTCOME_PASS || rc->outcome == XCONV_OUTCOME_FAIL);
         if (!ran)
             continue;
         memcpy(y_ocl, xconv_case_output(a), (size_t)n * sizeof(float));
-        compare_bits(y_ocl, xconv_case_output(b), n, row);
-        row->compared = true;
-        row->ratio = row->cuda.median_ms > 0 ? row->opencl.median_ms / row->cuda.median_ms : 0;
-        fprintf(stderr, "[%d] %s %s: %s, max %llu ulp, ratio %.3f\n", list->count,
-                row->variant, shape->name[0] ? shape->name : row->shape,
-                row->differing ? "DIFFERENT" : "identical", (unsigned long long)row->max_ulp,
-                row->ratio);
+        compare_bits(y_ocl, xconv_case_output(b), n, &ro->cmp);
+        rc->cmp.compared = ro->cmp.compared;
+        rc->cmp.differing = ro->cmp.differing;
+        rc->cmp.max_ulp = ro->cmp.max_ulp;
+        rc->cmp.worst_index = ro->cmp.worst_index;
+        fprintf(stderr, "[%d] %s %s: %s, max %llu ulp, ratio %.3f\n", list->count / 2,
+                ro->variant, shape->name[0] ? shape->name : ro->shape,
+                ro->cmp.differing ? "DIFFERENT" : "identical",
+                (unsigned long long)ro->cmp.max_ulp, ro->cmp.ratio);
     }
     free(y_ocl);
     xconv_case_destroy(a);
@@ -249,7 +162,8 @@ int cmd_parity(const cli_options *opts)
             rc = CLI_FAILED;
         }
     }
-    parity_list rows = {0};
+    xconv_record_list rows;
+    xconv_record_list_init(&rows, opts->argc, opts->argv);
     if (!rc) {
         static xconv_error err;
         xconv_device *ocl = xconv_device_open_info(&list->devices[ocl_index], &err);
@@ -265,7 +179,6 @@ int cmd_parity(const cli_options *opts)
         hopts.warmup = opts->warmup;
         hopts.host_ref_max_gflop = opts->host_ref_gflop;
         cli_plan_options(&hopts.plan);
-        xconv_run_info_init(&rows.info, opts->argc, opts->argv);
         for (int s = 0; !rc && s < nshapes; s++)
             run_pair(ocl, cuda, &shapes[s], variants, nvariants, &hopts, &rows);
         xconv_device_close(cuda);
@@ -273,14 +186,14 @@ int cmd_parity(const cli_options *opts)
     }
     int failed = 0;
     if (!rc) {
-        print_table(&rows);
-        for (int i = 0; i < rows.count; i++)
-            failed += rows.rows[i].compared && !row_passes(&rows.rows[i]);
-        printf("%d parity rows: %d differ or failed\n", rows.count, failed);
-        if (opts->json && cli_write_file(opts->json, write_json, &rows))
-            rc = CLI_FAILED;
+        xconv_records_write_comparisons(stdout, rows.recs, rows.count);
+        for (int i = 0; i + 1 < rows.count; i += 2)
+            failed += rows.recs[i].cmp.compared && !(xconv_comparison_passed(&rows.recs[i]) &&
+                                                     xconv_comparison_passed(&rows.recs[i + 1]));
+        printf("%d parity rows: %d differ or failed\n", rows.count / 2, failed);
+        rc = cli_write_records(&rows, opts);
     }
-    free(rows.rows);
+    xconv_record_list_free(&rows);
     free(shapes);
     free(list);
     return rc ? rc : failed ? CLI_FAILED : CLI_OK;

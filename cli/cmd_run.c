@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../host/npy.h"
 #include "../validate/harness.h"
+#include "../validate/npy.h"
 #include "../validate/reference.h"
 #include "cli.h"
 

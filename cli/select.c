@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Helpers the commands share: collecting shapes, variants and devices, writing files safely.
+// Helpers the commands share: collecting shapes, variants and devices, planning options from
+// the environment, writing files safely.
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,4 +132,28 @@ int cli_write_file(const char *path, int (*writer)(FILE *f, const void *ctx), co
         return CLI_FAILED;
     }
     return 0;
+}
+
+// Writes a list's JSON (the writer's signature for cli_write_file).
+static int write_json(FILE *f, const void *ctx)
+{
+    const xconv_record_list *list = ctx;
+    return xconv_records_write_json(f, &list->info, list->recs, list->count);
+}
+
+// Writes a list's CSV.
+static int write_csv(FILE *f, const void *ctx)
+{
+    const xconv_record_list *list = ctx;
+    return xconv_records_write_csv(f, list->recs, list->count);
+}
+
+int cli_write_records(const xconv_record_list *list, const cli_options *opts)
+{
+    int rc = CLI_OK;
+    if (opts->json && cli_write_file(opts->json, write_json, list))
+        rc = CLI_FAILED;
+    if (opts->csv && cli_write_file(opts->csv, write_csv, list))
+        rc = CLI_FAILED;
+    return rc;
 }

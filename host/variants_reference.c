@@ -3,7 +3,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../validate/reference.h"
 #include "variant.h"
 
 // ---------------------------------------------------------------------------------------------

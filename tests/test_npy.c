@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "npy.h"
+#include "validate/npy.h"
 
 static char dir[64];
 

@@ -121,20 +121,71 @@ static void sample_records(xconv_record recs[3])
 // ---------------------------------------------------------------------------------------------
 // Tests
 
-static void test_stats(void)
+// The one record list: adding (zeroed records that say nothing was measured), counting
+// failures, growing past its first capacity, freeing.
+static void test_list(void)
 {
-    double med, lo, hi;
-    xconv_stats((double[]){ 5, 1, 3 }, 3, &med, &lo, &hi);
-    CHECK(med == 3 && lo == 1 && hi == 5);
-    xconv_stats((double[]){ 4, 1, 3, 2 }, 4, &med, &lo, &hi);
-    CHECK(med == 2.5 && lo == 1 && hi == 4);
-    xconv_stats((double[]){ 7 }, 1, &med, &lo, &hi);
-    CHECK(med == 7 && lo == 7 && hi == 7);
-    double samples[6] = { 6, 5, 4, 3, 2, 1 };
-    xconv_stats(samples, 6, &med, &lo, &hi);
-    CHECK(med == 3.5 && samples[0] == 6);  // the input is left in its order
-    xconv_stats(samples, 0, &med, &lo, &hi);
-    CHECK(isnan(med) && isnan(lo) && isnan(hi));
+    xconv_record_list list;
+    char *argv[] = {"xconv", "validate", NULL};
+    xconv_record_list_init(&list, 2, argv);
+    CHECK(strcmp(list.info.command, "xconv validate") == 0 && list.count == 0);
+    for (int i = 0; i < 100; i++) {
+        xconv_record *r = xconv_record_list_add(&list);
+        CHECK(r && r->worst_index == -1 && isnan(r->max_norm_err) && !r->cmp.present);
+        r->outcome = i % 10 == 0 ? XCONV_OUTCOME_FAIL
+                     : i % 10 == 1 ? XCONV_OUTCOME_ERROR : XCONV_OUTCOME_PASS;
+    }
+    CHECK(list.count == 100 && xconv_record_list_failed(&list) == 20);
+    xconv_record_list_free(&list);
+    CHECK(list.count == 0 && list.recs == NULL);
+}
+
+// Parity's records: a pair compared bit for bit; JSON and CSV add the comparison's fields, and
+// the comparisons' table shows one row per pair.
+static void test_comparisons(void)
+{
+    xconv_record recs[3];
+    sample_records(recs);
+    for (int i = 0; i < 2; i++) {
+        recs[i].outcome = XCONV_OUTCOME_PASS;
+        recs[i].median_ms = 2.0 + 2.0 * i;
+        recs[i].cmp = (xconv_comparison){.present = true, .compared = true, .differing = 3,
+                                         .max_ulp = 2, .worst_index = 7, .other_ms = 4.0 - 2 * i,
+                                         .ratio = i ? 2.0 : 0.5};
+        snprintf(recs[i].cmp.other, sizeof recs[i].cmp.other, "%s", i ? "opencl" : "cuda");
+    }
+    CHECK(!xconv_comparison_passed(&recs[0]));  // three elements differ
+    recs[0].cmp.differing = 0;
+    CHECK(xconv_comparison_passed(&recs[0]) && !xconv_comparison_passed(&recs[2]));
+    xconv_run_info info;
+    xconv_run_info_init(&info, 0, NULL);
+    char *json = NULL, *csv = NULL, *table = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&json, &len);
+    CHECK(xconv_records_write_json(f, &info, recs, 2) == 0);
+    fclose(f);
+    CHECK_CONTAINS(json, "\"kind\": \"parity\"");
+    CHECK_CONTAINS(json, "\"bitwise_identical\": true, \"differing_elements\": 0");
+    CHECK_CONTAINS(json, "\"other_backend\": \"cuda\", \"other_median_ms\": 4");
+    CHECK_CONTAINS(json, "\"time_ratio\": 0.5}");
+    f = open_memstream(&csv, &len);
+    CHECK(xconv_records_write_csv(f, recs, 2) == 0);
+    fclose(f);
+    CHECK_CONTAINS(csv, ",compared,bitwise_identical,differing_elements,max_ulp,other_backend");
+    f = open_memstream(&table, &len);
+    CHECK(xconv_records_write_comparisons(f, recs, 2) == 0);
+    fclose(f);
+    CHECK_CONTAINS(table, "yes");
+    CHECK_CONTAINS(table, "backend check failed or outputs differ");  // recs[1] differs
+    free(json);
+    free(csv);
+    free(table);
+    // Records without a comparison write no comparison fields.
+    f = open_memstream(&json, &len);
+    CHECK(xconv_records_write_json(f, &info, recs + 2, 1) == 0);
+    fclose(f);
+    CHECK(strstr(json, "bitwise_identical") == NULL && strstr(json, "parity") == NULL);
+    free(json);
 }
 
 static void test_outcome_names(void)
@@ -347,7 +398,8 @@ static void test_write_errors(void)
 
 int main(void)
 {
-    test_stats();
+    test_list();
+    test_comparisons();
     test_outcome_names();
     test_run_info();
     test_json();

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Host references: seeded random data, the float64 convolution, and error measures.
+// Host-side checking: seeded random data, sample indices and error measures (the float64
+// reference convolution itself is in the library: xconv_reference_conv).
 #ifndef XCONV_REFERENCE_H
 #define XCONV_REFERENCE_H
 
@@ -8,17 +9,6 @@
 // Fills out[0..count) with uniform values in [-1, 1) from a portable generator seeded by
 // (seed, stream), so x and w drawn with different streams differ. Never zeros as a pattern.
 void xconv_random_fill(float *out, size_t count, uint64_t seed, uint64_t stream);
-
-// The float64 reference: y[i] = sum of x*w (accumulated in double) and, when norm is not NULL,
-// norm[i] = sum of |x*w| over the same terms (the scale of the element's rounding error).
-// Spreads the work over `threads` host threads (<= 0: all online cores). Returns XCONV_OK or
-// XCONV_ERR_OUT_OF_MEMORY / XCONV_ERR_INVALID with a message.
-xconv_status xconv_reference_conv(const xconv_problem *p, const float *x, const float *w,
-                                  double *y, double *norm, int threads, xconv_error *err);
-
-// Recomputes one output element (flat NKPQ index) in float64; *norm gets its sum of |x*w|.
-double xconv_reference_element(const xconv_problem *p, const float *x, const float *w,
-                               int64_t index, double *norm);
 
 // Picks `count` distinct-ish flat output indices spread over y (first, last, and seeded random
 // ones between), for sampled checks of large problems.
@@ -47,8 +37,5 @@ void xconv_compare_full_f32(const float *y, const float *ref_f, const float *nor
 void xconv_compare_sampled(const xconv_problem *p, const float *x, const float *w,
                            const float *y, const int64_t *indices, int count,
                            xconv_compare_result *out);
-
-// Splits a flat NKPQ index into (n, k, p, q) for messages.
-void xconv_index_split(const xconv_problem *p, int64_t index, int64_t nkpq[4]);
 
 #endif // XCONV_REFERENCE_H

@@ -15,6 +15,12 @@
 extern "C" {
 #endif
 
+// A shared libxconv exports what this header declares, and nothing else (the library is built
+// with hidden visibility).
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
 #define XCONV_VERSION "0.1.0"
 
 // The git commit the library was built from ("abc123def456", "-dirty" appended when tracked
@@ -98,6 +104,9 @@ int64_t xconv_problem_out_w(const xconv_problem *p);
 int64_t xconv_problem_x_elems(const xconv_problem *p);
 int64_t xconv_problem_w_elems(const xconv_problem *p);
 int64_t xconv_problem_y_elems(const xconv_problem *p);
+
+// Splits a flat N x K x P x Q output index into nkpq[] = (n, k, p, q), for messages.
+void xconv_index_split(const xconv_problem *p, int64_t index, int64_t nkpq[4]);
 
 // Multiply-adds counted as 2 FLOPs: 2 * N * K * P * Q * (C/groups) * R * S.
 double xconv_problem_flops(const xconv_problem *p);
@@ -391,6 +400,23 @@ xconv_status xconv_convolve(xconv_device *dev, const xconv_problem *p, const cha
                             const float *x, const float *w, float *y, xconv_error *err);
 
 // ---------------------------------------------------------------------------------------------
+// The float64 reference (to check results against)
+
+// Computes p in float64 on the host: y64[i] = the sum of x*w over output element i's terms,
+// each product exact and summed in double, and (when norm64 is not NULL) norm64[i] = the sum of
+// |x*w| over the same terms, the scale of the element's rounding error. Spreads the work over
+// `threads` host threads (<= 0: every online core). Returns XCONV_OK, XCONV_ERR_INVALID for a
+// problem that fails xconv_problem_check, or XCONV_ERR_OUT_OF_MEMORY.
+xconv_status xconv_reference_conv(const xconv_problem *p, const float *x, const float *w,
+                                  double *y64, double *norm64, int threads, xconv_error *err);
+
+// Returns output element `index` (flat N x K x P x Q) of p in float64, as xconv_reference_conv
+// computes it (bit for bit); *norm64 (when not NULL) gets its sum of |x*w|; NaN for an index
+// outside y.
+double xconv_reference_element(const xconv_problem *p, const float *x, const float *w,
+                               int64_t index, double *norm64);
+
+// ---------------------------------------------------------------------------------------------
 // Measuring (the one primitive bench, parity and the GEMM comparison use)
 
 // Enqueues run number `run` of the work being measured (asynchronously); returns a status.
@@ -434,6 +460,10 @@ xconv_status xconv_gemm_run(xconv_gemm *g, xconv_buffer *a, xconv_buffer *b, xco
 
 // Frees a product's plan; NULL is ignored.
 void xconv_gemm_destroy(xconv_gemm *g);
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "reference.h"
+#include <xconv/xconv.h>
 
 // Every output element sums its in-bounds terms in the same order, c outer, then r, then s, in
 // both the full convolution and xconv_reference_element, so the two agree bit for bit and the

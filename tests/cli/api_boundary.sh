@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The clients (cli/, validate/, bench/) use the library through <xconv/xconv.h> only: every
+# quoted include names a header of cli/, validate/ or bench/, and no include reaches into host/,
+# cl/, cuda/ or common/. Usage: api_boundary.sh [PATH/TO/xconv] (the binary is not needed).
+set -u
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+# shellcheck source=checks.bash
+source tests/cli/checks.bash
+
+# allowed_include FILE LINE: whether an #include line of a client file is allowed.
+allowed_include() {
+    local file=$1 line=$2 target dir
+    if [[ $line =~ \#include[[:space:]]*\<([^>]+)\> ]]; then
+        target=${BASH_REMATCH[1]}
+        # System headers, and of the library's headers only the public one.
+        [[ $target != xconv/* || $target == xconv/xconv.h ]]
+        return
+    fi
+    [[ $line =~ \#include[[:space:]]*\"([^\"]+)\" ]] || return 0
+    target=${BASH_REMATCH[1]}
+    dir=$(cd "$(dirname "$file")/$(dirname "$target")" 2>/dev/null && pwd) || return 1
+    case "$dir" in
+    "$PWD/cli" | "$PWD/validate" | "$PWD/bench") return 0 ;;
+    esac
+    return 1
+}
+
+files=0
+for file in cli/*.[ch] validate/*.[ch] bench/*.[ch]; do
+    files=$((files + 1))
+    while IFS= read -r line; do
+        check "$file: $line" allowed_include "$file" "$line"
+    done < <(grep -E '^[[:space:]]*#[[:space:]]*include' "$file")
+done
+check "the clients have source files" test "$files" -gt 20
+# The check itself catches what it must: an internal header by a relative path, a private one
+# under xconv/, a kernel header.
+rejects() { ! allowed_include "$@"; }
+check "catches \"../host/device.h\"" rejects cli/x.c '#include "../host/device.h"'
+check "catches <xconv/internal.h>" rejects cli/x.c '#include <xconv/internal.h>'
+check "catches \"../common/xconv_dialect.h\"" rejects bench/x.c \
+    '#include "../common/xconv_dialect.h"'
+
+echo "cli api boundary: $((checks - failures)) passed, $failures failed"
+[ "$failures" -eq 0 ]

@@ -5,10 +5,11 @@
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
+PREFIX ?= /usr/local
 DEB_PACKAGES := cmake make gcc libc6-dev git ocl-icd-opencl-dev opencl-c-headers \
-                pocl-opencl-icd libclblast-dev clinfo oclgrind python3
+                pocl-opencl-icd libclblast-dev clinfo oclgrind python3 pkgconf
 
-.PHONY: all deps build run test test-sanitize clean
+.PHONY: all deps build run test test-sanitize install clean
 
 all: build
 
@@ -34,6 +35,10 @@ run: build
 	$(BUILD)/xconv devices
 	$(BUILD)/xconv validate --suite small
 	$(BUILD)/xconv bench --suite small --repeat 5
+
+# Installs the libraries, the header, the CMake package and xconv.pc under $(PREFIX).
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX)
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Installs the build into a temporary prefix, builds docs/examples/conv_example.c out of tree
+# against it with CMake (find_package, the static library) and with pkg-config (the shared
+# library), runs both on the default device and checks that they pass against the float64
+# reference. Skips (exit 77) without a device. Usage: install_example.sh PATH/TO/BUILD/xconv
+set -u
+xconv=$1
+build=$(cd "$(dirname "$xconv")" && pwd)
+src=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+if ! "$xconv" devices >/dev/null 2>&1; then
+    echo "SKIP: no device to run the example on"
+    exit 77
+fi
+# shellcheck source=checks.bash
+source "$src/tests/cli/checks.bash"
+# A sanitized build's library needs the example built the same way.
+flags=""
+if grep -q "^XCONV_SANITIZE:BOOL=ON" "$build/CMakeCache.txt" 2>/dev/null; then
+    flags="-fsanitize=address,undefined"
+    export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0}"
+fi
+prefix=$tmp/prefix
+
+cmake --install "$build" --prefix "$prefix" >"$tmp/install.log" 2>&1
+check "cmake --install succeeds" test $? -eq 0
+for f in lib/libxconv.a lib/libxconv.so include/xconv/xconv.h lib/cmake/xconv/xconvConfig.cmake \
+    lib/cmake/xconv/xconvConfigVersion.cmake lib/cmake/xconv/xconvTargets.cmake \
+    lib/pkgconfig/xconv.pc; do
+    check "installs $f" test -e "$prefix/$f"
+done
+# The shared library exports the public API and keeps the rest inside.
+check "libxconv.so exports xconv_plan_create" bash -c \
+    "nm -D --defined-only '$prefix/lib/libxconv.so' | grep -qw xconv_plan_create"
+check "libxconv.so hides the core's internals" bash -c \
+    "! nm -D --defined-only '$prefix/lib/libxconv.so' | grep -qw xconv_program_get"
+
+# With CMake: find_package(xconv), xconv::xconv.
+cmake -S "$src/docs/examples" -B "$tmp/cmake-build" -DCMAKE_PREFIX_PATH="$prefix" \
+    -DCMAKE_C_FLAGS="$flags" >"$tmp/cmake.log" 2>&1 &&
+    cmake --build "$tmp/cmake-build" >>"$tmp/cmake.log" 2>&1
+rc=$?
+check "the example builds with CMake" test "$rc" -eq 0
+[ "$rc" -eq 0 ] || cat "$tmp/cmake.log" >&2
+"$tmp/cmake-build/conv_example" >"$tmp/cmake-run.txt" 2>&1
+rc=$?
+cat "$tmp/cmake-run.txt"
+check "the CMake-built example passes" test "$rc" -eq 0
+check "it says so" grep -q "max normalised error .*: pass" "$tmp/cmake-run.txt"
+
+# With pkg-config: the shared library.
+export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
+check "pkg-config knows xconv" pkg-config --exists xconv
+# shellcheck disable=SC2046,SC2086
+cc $flags -o "$tmp/conv_example_pc" "$src/docs/examples/conv_example.c" \
+    $(pkg-config --cflags --libs xconv) -lm >"$tmp/pc.log" 2>&1
+rc=$?
+check "the example builds with pkg-config" test "$rc" -eq 0
+[ "$rc" -eq 0 ] || cat "$tmp/pc.log" >&2
+LD_LIBRARY_PATH="$prefix/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$tmp/conv_example_pc" \
+    >"$tmp/pc-run.txt" 2>&1
+rc=$?
+cat "$tmp/pc-run.txt"
+check "the pkg-config-built example passes" test "$rc" -eq 0
+check "it runs on the shared library" bash -c \
+    "LD_LIBRARY_PATH='$prefix/lib' ldd '$tmp/conv_example_pc' | grep -q '$prefix/lib/libxconv.so'"
+
+echo "cli install example: $((checks - failures)) passed, $failures failed"
+[ "$failures" -eq 0 ]

@@ -16,7 +16,7 @@ static const command commands[] = {
     {"devices", cmd_devices, "devices [--json]", "list every backend's devices and their limits"},
     {"variants", cmd_variants, "variants", "list the variants, their families and backends"},
     {"run", cmd_run,
-     "run [--shape SPEC] [--input X.npy --weights W.npy] [--variant V] [--device D] "
+     "run [--shape SPEC] [--input X.npy --weights W.npy] [--variant V|auto] [--device D] "
      "[--output Y.npy] [--seed N]",
      "run one convolution"},
     {"validate", cmd_validate,
@@ -27,9 +27,17 @@ static const command commands[] = {
      "bench [--suite NAME | --shape SPEC ...] [--variant V ...] [--device D ...] [--repeat N] "
      "[--json FILE] [--csv FILE]",
      "time variants with device events (checked first)"},
-    {"explain", cmd_explain, "explain --shape SPEC --variant V [--device D]",
+    {"explain", cmd_explain, "explain --shape SPEC --variant V|auto [--device D]",
      "show the plan chosen for a shape on a device"},
 };
+
+// The environment variables the CLI maps onto the library's options.
+static const char environment_help[] =
+    "  XCONV_DEVICE       the device when --device is not given\n"
+    "  XCONV_DIRECT_PLAN  forces the direct family's tiling (docs/direct_family.md)\n"
+    "  XCONV_GEMM_TILES   forces the GEMM tiles TM,TN,TK,WM,WN[,VW[,PAD]] (docs/gemm_family.md)\n"
+    "  XCONV_GEMM_CHUNK   caps the images per im2col pass\n"
+    "  XCONV_PEAKS        GFLOPS,GBPS of the device, for explain's floor\n";
 
 static void print_usage(FILE *f)
 {
@@ -66,6 +74,8 @@ int main(int argc, char **argv)
         if (opts.help) {
             printf("Usage: xconv %s\n\n%s.\n\nOptions:\n", cmd->usage, cmd->help);
             cli_print_options(cmd->name);
+            if (strcmp(cmd->name, "devices") && strcmp(cmd->name, "variants"))
+                printf("\nEnvironment:\n%s", environment_help);
             return CLI_OK;
         }
         return cmd->run(&opts);

@@ -27,8 +27,13 @@ static const flag flags[] = {
      "SPEC    a shape, e.g. n=32,c=3,h=224,w=224,k=64,r=7,stride=2,pad=3 (repeatable)"},
     {"--suite", "validate bench", ARG_LIST, FIELD(suites), FIELD(nsuites),
      "NAME    a suite of shapes: small or standard (repeatable)"},
-    {"--variant", "run validate bench explain", ARG_LIST, FIELD(variants), FIELD(nvariants),
+    {"--variant", "validate bench", ARG_LIST, FIELD(variants), FIELD(nvariants),
      "NAME    a variant (repeatable or comma-separated; default: all that apply)"},
+    {"--variant", "run", ARG_LIST, FIELD(variants), FIELD(nvariants),
+     "NAME    the variant (see xconv variants), or auto for the library's choice (default "
+     "direct_naive)"},
+    {"--variant", "explain", ARG_LIST, FIELD(variants), FIELD(nvariants),
+     "NAME    a variant, or auto for the library's choice (repeatable or comma-separated)"},
     {"--device", "devices run validate bench explain", ARG_LIST, FIELD(devices), FIELD(ndevices),
      "SEL     0, opencl:1, cuda:0 or a name substring (repeatable; default $XCONV_DEVICE, "
      "else the first GPU, else the first CPU)"},

@@ -178,7 +178,8 @@ static void test_plans(xconv_device *dev)
     xconv_error err;
     xconv_problem p = shape("n=2,c=8,h=6,w=6,k=4,r=1");
     xconv_plan *plan = xconv_plan_create(dev, &p, "auto", NULL, &err);
-    CHECK(plan && strcmp(xconv_variant_get_info(xconv_plan_variant(plan))->name, "gemm_1x1") == 0);
+    CHECK(plan && strcmp(xconv_variant_get_info(xconv_plan_variant(plan))->name,
+                         "direct_const") == 0);  // on a CPU, 1x1 problems too
     xconv_plan_destroy(plan);
     p = shape("n=2,c=8,h=9,w=9,k=8,r=3,pad=1");
     plan = xconv_plan_create(dev, &p, "auto", NULL, &err);

@@ -53,6 +53,21 @@ if "$xconv" devices 2>/dev/null | grep -q "largest allocation [0-9]\{1,4\} MiB";
     expect 1 "largest allocation" -- run --shape n=1,c=1,h=40000,w=40000,k=1,r=1 --device 0
 fi
 
+# The environment's forced plans reach the library through the CLI: one that does not parse is
+# refused by name, with exit 2; `run` says what its --variant defaults to.
+if "$xconv" devices >/dev/null 2>&1; then
+    checks=$((checks + 1))
+    XCONV_DIRECT_PLAN=direct_const:1,2 "$xconv" run --shape n=1,c=2,h=8,w=8,k=2,r=3 \
+        --variant direct_const >"$tmp/out" 2>"$tmp/err"
+    got=$?
+    if [ "$got" -ne 2 ] || ! grep -q "direct_const:1,2.*at least 8" "$tmp/err"; then
+        failures=$((failures + 1))
+        echo "FAIL: a malformed XCONV_DIRECT_PLAN exited $got:" >&2
+        cat "$tmp/err" >&2
+    fi
+fi
+expect 0 "auto for the library's choice \(default direct_naive\)" -- run --help
+
 # No OpenCL platform at all: the message says which package provides one.
 mkdir -p "$tmp/no-icd"
 checks=$((checks + 1))

@@ -90,6 +90,14 @@ a, b = load(sys.argv[1]), load(sys.argv[2])
 assert len(a) == len(b) == 2 * 4 * 9 * 11
 assert max(abs(x - y) for x, y in zip(a, b)) < 1e-4
 PY
+# run --variant auto: the library's choice on a CPU is direct_const, and it matches cpu_ref.
+"$xconv" run --shape n=2,c=3,h=9,w=11,k=4,r=3,pad=1 --variant auto --device pocl \
+    --output "$tmp/auto.npy" >"$tmp/auto.txt" 2>&1
+check "run --variant auto exits 0" test $? -eq 0
+check "auto ran direct_const on the CPU" grep -q "^direct_const on" "$tmp/auto.txt"
+check "auto wrote a file the size of cpu_ref's" test "$(wc -c <"$tmp/auto.npy")" -eq \
+    "$(wc -c <"$tmp/ref.npy")"
+
 # The files written by run feed back in: shapes come from them, and must agree with --shape.
 python3 - "$tmp" <<'PY'
 import struct, sys, random

@@ -336,10 +336,11 @@ typedef struct xconv_tensors {
     xconv_buffer *workspace;  // xconv_plan_workspace_size bytes, NULL when 0
 } xconv_tensors;
 
-// Plans p on dev with variant `variant` (a registry name, or "auto": for now 1x1 stride-1
-// unpadded problems get gemm_1x1; other problems on GPUs implicit_precomp from 1 GFLOP up, else
-// direct_regblock; on CPUs direct_const where the filters fit constant memory, else
-// direct_tiled; the first of these that applies, else direct_naive). opts NULL: defaults.
+// Plans p on dev with variant `variant`: a registry name, or "auto", for now a fixed rule (the
+// first of these that plans): on CPUs direct_const (filters in constant memory), else
+// im2col_gemm; on GPUs gemm_1x1 for 1x1 stride-1 unpadded problems, then implicit_precomp for
+// products of at least 32 output channels per group, 64 taps and 1e8 FLOPs, else
+// direct_regblock; direct_naive last. opts NULL: defaults.
 // Builds nothing (see xconv_plan_prepare). Returns NULL with XCONV_ERR_NOT_APPLICABLE and the
 // reason when the variant does not apply, or another status.
 xconv_plan *xconv_plan_create(xconv_device *dev, const xconv_problem *p, const char *variant,

@@ -332,7 +332,8 @@ static bool name_listed(const char *names, const char *name)
 // Fills err after clCreateKernel answered CL_INVALID_KERNEL_NAME: "no kernel named X" and the
 // names the program does have, or, where the program lists X (Oclgrind does so for kernels it
 // cannot run), that the implementation refused to create it.
-static xconv_status missing_kernel(const xconv_backend_program *prog, const char *name, xconv_error *err)
+static xconv_status missing_kernel(const xconv_backend_program *prog, const char *name,
+                                   xconv_error *err)
 {
     size_t len = 0;
     clGetProgramInfo(prog->program, CL_PROGRAM_KERNEL_NAMES, 0, NULL, &len);

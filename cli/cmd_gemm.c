@@ -241,8 +241,8 @@ static xconv_status case_time(gemm_case *g, xconv_gemm *plan, int warmup, int re
 // ---------------------------------------------------------------------------------------------
 // Records
 
-static xconv_record *record_new(xconv_record_list *list, const xconv_device *dev, const char *variant,
-                                const gemm_size *s)
+static xconv_record *record_new(xconv_record_list *list, const xconv_device *dev,
+                                const char *variant, const gemm_size *s)
 {
     xconv_record *r = xconv_record_list_add(list);
     if (!r)

@@ -407,7 +407,8 @@ static void cuda_program_free(void *vctx, xconv_backend_program *prog)
 // Launches
 
 // Writes ", kernels in the module: a, b" into buf when the driver can list them.
-static void list_kernels(const cuda_ctx *ctx, const xconv_backend_program *prog, char *buf, size_t len)
+static void list_kernels(const cuda_ctx *ctx, const xconv_backend_program *prog, char *buf,
+                         size_t len)
 {
     const xconv_cu_api *cu = ctx->cu;
     unsigned int count = 0;
@@ -449,8 +450,8 @@ static void read_params(const cuda_ctx *ctx, cuda_function *f)
 
 // Returns the function `name` of prog (looked up once), or NULL with XCONV_ERR_NOT_FOUND naming
 // the kernels the module has.
-static cuda_function *program_function(cuda_ctx *ctx, xconv_backend_program *prog, const char *name,
-                                       xconv_error *err)
+static cuda_function *program_function(cuda_ctx *ctx, xconv_backend_program *prog,
+                                       const char *name, xconv_error *err)
 {
     for (cuda_function *f = prog->functions; f; f = f->next)
         if (strcmp(f->name, name) == 0)
@@ -532,8 +533,8 @@ static xconv_status launch_geometry(const cuda_ctx *ctx, const xconv_launch *l,
 }
 
 // Copies a constant argument into its module's __constant__ symbol on the stream.
-static xconv_status upload_constant(cuda_ctx *ctx, xconv_backend_program *prog, const xconv_launch *l,
-                                    int i, xconv_error *err)
+static xconv_status upload_constant(cuda_ctx *ctx, xconv_backend_program *prog,
+                                    const xconv_launch *l, int i, xconv_error *err)
 {
     const xconv_arg *a = &l->args[i];
     if (!a->symbol || !a->buf)

@@ -53,7 +53,7 @@ static void test_info(const xconv_device_info *info, int index)
     CHECK(info->const_mem_bytes > 0);
     CHECK(info->max_work_group_size > 0);
     CHECK(info->max_work_item_sizes[0] > 0);
-    CHECK(info->is_gpu != info->is_cpu || (!info->is_gpu && !info->is_cpu));
+    CHECK(!(info->is_gpu && info->is_cpu));
     CHECK(info->peak_gflops == 0.0 && info->peak_gbps == 0.0);
 }
 

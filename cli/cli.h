@@ -26,6 +26,7 @@ int cmd_parity(const cli_options *opts);
 typedef struct cli_shape {
     char name[32];
     xconv_problem problem;
+    double weight;  // how often it occurs in its network (--shapes files), else 1
 } cli_shape;
 
 #define CLI_MAX_SHAPES 256
@@ -34,6 +35,10 @@ typedef struct cli_shape {
 // Returns 0 or CLI_USAGE after printing why.
 int cli_collect_shapes(const cli_options *opts, const char *default_suite, cli_shape *shapes,
                        int *count);
+
+// Reads the one shape of shape file path into *p (every key counted as given in *seen).
+// Returns 0 or CLI_USAGE after printing why (unreadable, bad, or more than one shape).
+int cli_shape_from_file(const char *path, xconv_problem *p, unsigned *seen);
 
 // Collects --variant names (comma lists split) into variants; none given leaves *count 0.
 // Returns 0 or CLI_USAGE after printing the valid names.

@@ -25,6 +25,10 @@ typedef struct flag {
 static const flag flags[] = {
     {"--shape", "run validate bench explain", ARG_LIST, FIELD(shapes), FIELD(nshapes),
      "SPEC    a shape, e.g. n=32,c=3,h=224,w=224,k=64,r=7,stride=2,pad=3 (repeatable)"},
+    {"--shapes", "run validate bench explain", ARG_LIST, FIELD(shape_files),
+     FIELD(nshape_files),
+     "FILE    shapes from a file, one a line: SPEC or benchdnn descriptor, name= and weight= "
+     "(docs/shapes.md; repeatable)"},
     {"--suite", "validate bench", ARG_LIST, FIELD(suites), FIELD(nsuites),
      "NAME    a suite of shapes: small or standard (repeatable)"},
     {"--variant", "run validate bench explain", ARG_LIST, FIELD(variants), FIELD(nvariants),

@@ -16,6 +16,8 @@ typedef struct cli_options {
     int nshapes;
     const char *suites[CLI_MAX_LIST];    // --suite NAME (repeatable)
     int nsuites;
+    const char *shape_files[CLI_MAX_LIST];  // --shapes FILE (repeatable)
+    int nshape_files;
     const char *variants[CLI_MAX_LIST];  // --variant NAME (repeatable, or comma-separated)
     int nvariants;
     const char *devices[CLI_MAX_LIST];   // --device SEL (repeatable)

@@ -341,11 +341,48 @@ static void test_networks(void)
     check_network("mobilenet_v2.shapes", 52, 30, 299); // 300 MMAC less 1.3 MMAC classifier
 }
 
+// ---------------------------------------------------------------------------------------------
+// Garbled files: refused with file:line or read, never a crash (run under ASan too)
+
+static void test_garbled(void)
+{
+    const char text[] = "# net\nname=a weight=2 n=1,c=2,h=8,w=8,k=4,r=3,stride=2,pad=1\n"
+                        "mb1ic2ih9oc3oh9kh3ph1sh1dh0n\"net:b\" weight=0.5\n"
+                        "g2mb1_ic4ih9iw7_oc4_kh3kw1_n\"c\"\n";
+    size_t len = sizeof text - 1;
+    char copy[sizeof text];
+    uint64_t state = 12345;
+    int read = 0;
+    for (int round = 0; round < 4000; round++) {
+        memcpy(copy, text, len);
+        size_t n = round < (int)len ? (size_t)round : len;  // truncations first
+        for (int k = 0; round >= (int)len && k < 1 + round % 3; k++) {
+            state = state * 6364136223846793005ull + 1442695040888963407ull;
+            static const char junk[] = "\"#=,_ \n0123456789abcdeghiknoprswx\xff";
+            copy[(state >> 33) % len] = junk[(state >> 20) % (sizeof junk - 1)];
+        }
+        xconv_shape_entry *shapes = NULL;
+        int count = 0;
+        xconv_error err = {0};
+        if (xconv_shapes_parse(copy, n, "g.shapes", &shapes, &count, &err) == XCONV_OK) {
+            read++;
+            CHECK(count >= 1 && count <= 3);
+            for (int i = 0; i < count; i++)
+                CHECK(xconv_problem_check(&shapes[i].problem, &err) == XCONV_OK);
+        } else {
+            CHECK_CONTAINS(err.msg, "g.shapes");
+        }
+        xconv_shapes_free(shapes);
+    }
+    CHECK(read > 0);
+}
+
 int main(void)
 {
     test_benchdnn();
     test_lines();
     test_files();
     test_networks();
+    test_garbled();
     return check_summary("test_shapes_file");
 }

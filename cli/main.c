@@ -27,6 +27,10 @@ static const command commands[] = {
      "bench [--suite NAME | --shape SPEC | --shapes FILE ...] [--variant V ...] "
      "[--device D ...] [--repeat N] [--json FILE] [--csv FILE]",
      "time variants with device events (checked first)"},
+    {"report", cmd_report,
+     "report RUN.json [RUN2.json ...] [-o REPORT.html] [--svg DIR] [--compare BASE.json] "
+     "[--peaks [DEV=]GFLOPS,GBPS ...] [--shapes FILE ...] [--margin PCT]",
+     "one HTML page of results files: heatmaps, rooflines, winners, runs compared"},
     {"explain", cmd_explain, "explain --shape SPEC | --shapes FILE --variant V [--device D]",
      "show the plan chosen for a shape on a device"},
 };

@@ -56,7 +56,8 @@ check "run --shapes with one shape exits 0" test $? -eq 0
 check "run used the file's shape" grep -q "n=1,c=2,h=8,w=8,k=4,r=3 -> y\[1,4,6,6\]" "$tmp/out.txt"
 "$xconv" explain --shapes bench/shapes/alexnet.shapes --variant direct_naive --device pocl \
     >"$tmp/out.txt" 2>&1
-check "explain --shapes plans all five AlexNet layers" test "$(grep -c '^plan of' "$tmp/out.txt")" -eq 5
+check "explain --shapes plans all five AlexNet layers" \
+    test "$(grep -c '^plan of' "$tmp/out.txt")" -eq 5
 
 echo "$checks checks, $failures failed"
 [ "$failures" -eq 0 ]

@@ -335,7 +335,11 @@ static bool parse_number(parser *ps, xconv_json *out)
     memcpy(num, ps->text + start, n);
     num[n] = '\0';
     errno = 0;
-    double v = strtod(num, NULL);
+    char *end = NULL;
+    double v = strtod(num, &end);
+    if (end != num + n)  // strtod follows the locale; a ',' decimal point stops it at the '.'
+        return fail(ps, start, "number %s could not be converted (the C library's locale "
+                    "does not use '.' as its decimal point)", num);
     if (!isfinite(v) || (errno == ERANGE && fabs(v) > 1.0))
         return fail(ps, start, "number %s is out of range", num);
     out->type = XCONV_JSON_NUMBER;

@@ -133,7 +133,8 @@ int xconv_report_write_text(FILE *f, const xconv_report *report);
 // ---------------------------------------------------------------------------------------------
 // Pieces the writers share (bench/report_svg.c)
 
-// Writes s with &, <, >, " and ' escaped for XML text and attributes.
+// Writes s with &, <, >, " and ' escaped for XML text and attributes, control characters
+// dropped and bytes that are not UTF-8 replaced by U+FFFD.
 void report_xml(FILE *f, const char *s);
 
 // Writes one picture; standalone adds the XML declaration. Heatmaps and rooflines of device d;

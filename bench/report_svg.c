@@ -9,9 +9,36 @@
 // ---------------------------------------------------------------------------------------------
 // XML
 
+// Returns the length of the valid UTF-8 sequence at s (first byte >= 0x80), or 0.
+static size_t utf8_sequence(const unsigned char *s)
+{
+    size_t n = s[0] >= 0xF0 ? 4 : s[0] >= 0xE0 ? 3 : 2;
+    if (s[0] < 0xC2 || s[0] > 0xF4)
+        return 0;
+    for (size_t i = 1; i < n; i++)
+        if ((s[i] & 0xC0) != 0x80)  // also stops at the terminator
+            return 0;
+    if ((s[0] == 0xE0 && s[1] < 0xA0) || (s[0] == 0xED && s[1] >= 0xA0) ||
+        (s[0] == 0xF0 && s[1] < 0x90) || (s[0] == 0xF4 && s[1] >= 0x90))
+        return 0;
+    return n;
+}
+
 void report_xml(FILE *f, const char *s)
 {
     for (; *s; s++) {
+        if ((unsigned char)*s >= 0x80) {
+            // Text from the files is valid UTF-8 (the reader checks); paths from the command
+            // line may not be, and one stray byte would make the whole page malformed XML.
+            size_t n = utf8_sequence((const unsigned char *)s);
+            if (n == 0) {
+                fputs("\xEF\xBF\xBD", f);
+            } else {
+                fwrite(s, 1, n, f);
+                s += n - 1;
+            }
+            continue;
+        }
         switch (*s) {
         case '&': fputs("&amp;", f); break;
         case '<': fputs("&lt;", f); break;

@@ -327,13 +327,17 @@ static void test_page(void)
     snprintf(b.run.recs[0].rec.note, sizeof b.run.recs[0].rec.note, "<&> \"quoted\" 'x'");
     snprintf(b.run.devices[0].name, sizeof b.run.devices[0].name, "Dev <A&B>");
     b.run.recs[1].auto_pick = 1;
-    xconv_report *r = build(&b, NULL, NULL);
+    static const char *const files[] = {"dir/weird\xff" "name.json"};
+    xconv_error err = {0};
+    xconv_report *r = xconv_report_build(&b.run, files, 1, NULL, NULL, NULL, &err);
+    CHECK_MSG(r != NULL, "%s", err.msg);
     if (!r)
         return;
     char *html = capture(r, xconv_report_write_html);
     CHECK(!strstr(html, "<&>") && !strstr(html, "<A&B>"));
     CHECK_CONTAINS(html, "&lt;&amp;&gt; &quot;quoted&quot; &#39;x&#39;");
     CHECK_CONTAINS(html, "Dev &lt;A&amp;B&gt;");
+    CHECK_CONTAINS(html, "weird\xEF\xBF\xBDname.json");  // a file name that is not UTF-8
     CHECK_CONTAINS(html, "<th>auto picks</th>");
     CHECK_CONTAINS(html, ">FAIL</text>");
     CHECK_CONTAINS(html, ">n/a</text>");

@@ -68,6 +68,7 @@ static const char *describe(const parser *ps, size_t pos, char *buf, size_t len)
     return buf;
 }
 
+// Advances over JSON whitespace (space, tab, LF, CR).
 static void skip_space(parser *ps)
 {
     while (ps->pos < ps->len) {
@@ -406,6 +407,7 @@ typedef struct key_ref {
     size_t at;
 } key_ref;
 
+// Orders key references by key (qsort); returns <0, 0 or >0.
 static int compare_key_ref(const void *a, const void *b)
 {
     return strcmp(((const key_ref *)a)->key, ((const key_ref *)b)->key);

@@ -32,6 +32,7 @@ static void peak(FILE *f, double v)
     number(f, v > 0 ? v : NAN);
 }
 
+// Writes s (at most max bytes) as a JSON string.
 static void string(FILE *f, const char *s, size_t max)
 {
     xconv_json_write_string(f, s, max);
@@ -54,6 +55,7 @@ static const char *outcome_word(xconv_outcome outcome)
 // ---------------------------------------------------------------------------------------------
 // Blocks
 
+// Writes one device object with its peaks.
 static void write_device(FILE *f, const xconv_matrix_device *d)
 {
     putc('{', f);
@@ -84,6 +86,7 @@ static void write_device(FILE *f, const xconv_matrix_device *d)
     fputs("}}", f);
 }
 
+// Writes one shape object.
 static void write_shape(FILE *f, const xconv_matrix_shape *s)
 {
     putc('{', f);

@@ -73,6 +73,7 @@ static grid measure(const xconv_report *r, const report_device *d)
 // ---------------------------------------------------------------------------------------------
 // Pieces
 
+// Opens a picture of grid g (what it shows and whose, for screen readers) on a white ground.
 static void open_svg(FILE *f, const grid *g, const char *what, const report_device *d,
                      bool standalone)
 {

@@ -58,6 +58,7 @@ static const char *base_name(const char *path)
     return slash ? slash + 1 : path;
 }
 
+// The document head, the style, the header naming the files and the navigation.
 static void head(FILE *f, const xconv_report *r)
 {
     fputs("<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\">\n<head>\n"
@@ -286,6 +287,7 @@ static void networks(FILE *f, const xconv_report *r)
 // ---------------------------------------------------------------------------------------------
 // Comparison
 
+// Returns how the page words a flagged verdict.
 static const char *verdict_word(int verdict)
 {
     switch (verdict) {
@@ -364,6 +366,7 @@ static void compare_summary(FILE *f, const xconv_report *r)
 // ---------------------------------------------------------------------------------------------
 // A device
 
+// One device: its facts, heatmap, roofline, winners and (comparing) its ratios.
 static void device_section(FILE *f, const xconv_report *r, const report_device *d)
 {
     const xconv_matrix_device *dev = d->dev;

@@ -15,11 +15,13 @@ typedef struct frame {
     double x_lo, x_hi, y_lo, y_hi;    // log10 of the axis ends
 } frame;
 
+// Returns the x pixel of arithmetic intensity ai.
 static double sx(const frame *fr, double ai)
 {
     return fr->left + (log10(ai) - fr->x_lo) / (fr->x_hi - fr->x_lo) * (fr->right - fr->left);
 }
 
+// Returns the y pixel of a rate in GFLOP/s.
 static double sy(const frame *fr, double gflops)
 {
     return fr->bottom -

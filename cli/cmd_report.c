@@ -78,6 +78,7 @@ static int read_weights(const cli_options *opts, xconv_matrix_shape **weights, i
 // ---------------------------------------------------------------------------------------------
 // Outputs
 
+// cli_write_file writer of the page; returns 0 or -1.
 static int write_html(FILE *f, const void *ctx)
 {
     return xconv_report_write_html(f, ctx);
@@ -97,6 +98,7 @@ typedef struct svg_job {
     int index;
 } svg_job;
 
+// cli_write_file writer of one picture; returns 0 or -1.
 static int write_svg(FILE *f, const void *ctx)
 {
     const svg_job *job = ctx;

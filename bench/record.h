@@ -41,7 +41,7 @@ typedef struct xconv_record {
     int repeat;            // timed runs (0 for validate-only records)
     double median_ms, min_ms, max_ms;
     double compile_ms;     // program build time, kept out of the timings
-    double gflops, gbps;   // from the median: FLOPs and minimum bytes (host/xconv.h) over time
+    double gflops, gbps;   // from the median: FLOPs and minimum bytes (<xconv/xconv.h>) over time
     double max_norm_err;
     double threshold;
     int64_t worst_index;

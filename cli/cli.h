@@ -21,11 +21,13 @@ int cmd_bench(const cli_options *opts);
 int cmd_bench_gemm(const cli_options *opts);  // bench --gemm (cli/cmd_gemm.c)
 int cmd_explain(const cli_options *opts);
 int cmd_parity(const cli_options *opts);
+int cmd_report(const cli_options *opts);
 
 // A shape to run: its suite name ("" for --shape) and problem.
 typedef struct cli_shape {
     char name[32];
     xconv_problem problem;
+    double weight;  // how often it occurs in its network (--shapes files), else 1
 } cli_shape;
 
 #define CLI_MAX_SHAPES 256
@@ -44,6 +46,10 @@ int cli_collect_variants(const cli_options *opts, bool allow_auto,
 // Fills *plan with the planning options the environment asks for: XCONV_DIRECT_PLAN (the direct
 // family's tiling), XCONV_GEMM_TILES (GEMM tiles) and XCONV_GEMM_CHUNK (images per im2col pass).
 void cli_plan_options(xconv_plan_options *plan);
+
+// Reads the one shape of shape file path into *p (every key counted as given in *seen).
+// Returns 0 or CLI_USAGE after printing why (unreadable, bad, or more than one shape).
+int cli_shape_from_file(const char *path, xconv_problem *p, unsigned *seen);
 
 // Lists devices and resolves --device selectors (none: the default device) into indices of
 // list. Returns 0 or CLI_USAGE/CLI_FAILED after printing why.

@@ -44,22 +44,25 @@ static int build_problem(const cli_options *opts, xconv_problem *p, xconv_npy *x
     static xconv_error err;
     *p = xconv_problem_default();
     unsigned seen = 0;
-    if (!opts->nshapes && !opts->input) {
-        fprintf(stderr, "xconv run: give --shape SPEC or --input X.npy --weights W.npy\n");
+    if (!opts->nshapes && !opts->nshape_files && !opts->input) {
+        fprintf(stderr, "xconv run: give --shape SPEC, --shapes FILE or --input X.npy "
+                        "--weights W.npy\n");
         return CLI_USAGE;
     }
     if (!opts->input != !opts->weights) {
         fprintf(stderr, "xconv run: --input and --weights go together\n");
         return CLI_USAGE;
     }
-    if (opts->nshapes > 1) {
-        fprintf(stderr, "xconv run: one --shape at a time\n");
+    if (opts->nshapes + opts->nshape_files > 1) {
+        fprintf(stderr, "xconv run: one --shape or --shapes file at a time\n");
         return CLI_USAGE;
     }
     if (opts->nshapes && xconv_shape_apply(opts->shapes[0], p, &seen, &err) != XCONV_OK) {
         cli_print_error("--shape", &err);
         return CLI_USAGE;
     }
+    if (opts->nshape_files && cli_shape_from_file(opts->shape_files[0], p, &seen))
+        return CLI_USAGE;
     if (opts->input) {
         int rc = read_4d(opts->input, "--input", x);
         if (!rc)

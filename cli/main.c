@@ -16,18 +16,22 @@ static const command commands[] = {
     {"devices", cmd_devices, "devices [--json]", "list every backend's devices and their limits"},
     {"variants", cmd_variants, "variants", "list the variants, their families and backends"},
     {"run", cmd_run,
-     "run [--shape SPEC] [--input X.npy --weights W.npy] [--variant V|auto] [--device D] "
-     "[--output Y.npy] [--seed N]",
+     "run [--shape SPEC | --shapes FILE] [--input X.npy --weights W.npy] [--variant V|auto] "
+     "[--device D] [--output Y.npy] [--seed N]",
      "run one convolution"},
     {"validate", cmd_validate,
-     "validate [--suite NAME | --shape SPEC ...] [--variant V ...] [--device D ...] "
-     "[--json FILE] [--csv FILE] [--parity [--repeat N]]",
+     "validate [--suite NAME | --shape SPEC | --shapes FILE ...] [--variant V ...] "
+     "[--device D ...] [--json FILE] [--csv FILE] [--parity [--repeat N]]",
      "check variants against the reference; exit 1 on any failure"},
     {"bench", cmd_bench,
-     "bench [--suite NAME | --shape SPEC ...] [--variant V ...] [--device D ...] [--repeat N] "
-     "[--json FILE] [--csv FILE]",
+     "bench [--suite NAME | --shape SPEC | --shapes FILE ...] [--variant V ...] "
+     "[--device D ...] [--repeat N] [--json FILE] [--csv FILE]",
      "time variants with device events (checked first)"},
-    {"explain", cmd_explain, "explain --shape SPEC --variant V|auto [--device D]",
+    {"report", cmd_report,
+     "report RUN.json [RUN2.json ...] [-o REPORT.html] [--svg DIR] [--compare BASE.json] "
+     "[--peaks [DEV=]GFLOPS,GBPS ...] [--shapes FILE ...] [--margin PCT]",
+     "one HTML page of results files: heatmaps, rooflines, winners, runs compared"},
+    {"explain", cmd_explain, "explain --shape SPEC | --shapes FILE --variant V|auto [--device D]",
      "show the plan chosen for a shape on a device"},
 };
 

@@ -25,6 +25,10 @@ typedef struct flag {
 static const flag flags[] = {
     {"--shape", "run validate bench explain", ARG_LIST, FIELD(shapes), FIELD(nshapes),
      "SPEC    a shape, e.g. n=32,c=3,h=224,w=224,k=64,r=7,stride=2,pad=3 (repeatable)"},
+    {"--shapes", "run validate bench explain report", ARG_LIST, FIELD(shape_files),
+     FIELD(nshape_files),
+     "FILE    shapes from a file, one a line: SPEC or benchdnn descriptor, name= and weight= "
+     "(docs/shapes.md; repeatable)"},
     {"--suite", "validate bench", ARG_LIST, FIELD(suites), FIELD(nsuites),
      "NAME    a suite of shapes: small or standard (repeatable)"},
     {"--variant", "validate bench", ARG_LIST, FIELD(variants), FIELD(nvariants),
@@ -60,7 +64,18 @@ static const flag flags[] = {
     {"--csv", "validate bench", ARG_STRING, FIELD(csv), 0, "FILE    write the records as CSV"},
     {"--verbose", "run validate bench", ARG_NONE, FIELD(verbose), 0,
      "        print the plan and progress"},
-    {"--help", "devices variants run validate bench explain", ARG_NONE, FIELD(help), 0,
+    {"-o", "report", ARG_STRING, FIELD(output), 0, "FILE    write the report page (HTML)"},
+    {"--output", "report", ARG_STRING, FIELD(output), 0, "FILE    the same as -o"},
+    {"--svg", "report", ARG_STRING, FIELD(svg_dir), 0,
+     "DIR     write the pictures alone as SVG files into DIR (made when missing)"},
+    {"--compare", "report", ARG_STRING, FIELD(compare), 0,
+     "BASE    compare the one results file given with BASE.json; exit 1 on a regression"},
+    {"--margin", "report", ARG_DOUBLE, FIELD(margin), 0,
+     "PCT     how far beyond the base's slowest time a regression starts (default 5)"},
+    {"--peaks", "report", ARG_LIST, FIELD(peaks), FIELD(npeaks),
+     "[DEV=]G,B  fp32 GFLOP/s and GB/s of devices whose file has no peaks (DEV: a name "
+     "substring; repeatable)"},
+    {"--help", "devices variants run validate bench explain report", ARG_NONE, FIELD(help), 0,
      "        this help"},
 };
 
@@ -142,8 +157,17 @@ int cli_parse(int argc, char **argv, const char *command, cli_options *opts)
     opts->repeat = 20;
     opts->warmup = 2;
     opts->host_ref_gflop = 1.0;
+    opts->margin = 5.0;
     for (int i = 2; i < argc; i++) {
         const char *arg = argv[i];
+        if (arg[0] != '-' && strcmp(command, "report") == 0) {  // report's results files
+            if (opts->nfiles == CLI_MAX_LIST) {
+                fprintf(stderr, "xconv: too many files (at most %d)\n", CLI_MAX_LIST);
+                return 2;
+            }
+            opts->files[opts->nfiles++] = arg;
+            continue;
+        }
         const char *eq = strchr(arg, '=');
         size_t name_len = eq && strncmp(arg, "--", 2) == 0 ? (size_t)(eq - arg) : strlen(arg);
         const flag *f = NULL;

@@ -16,6 +16,8 @@ typedef struct cli_options {
     int nshapes;
     const char *suites[CLI_MAX_LIST];    // --suite NAME (repeatable)
     int nsuites;
+    const char *shape_files[CLI_MAX_LIST];  // --shapes FILE (repeatable)
+    int nshape_files;
     const char *variants[CLI_MAX_LIST];  // --variant NAME (repeatable, or comma-separated)
     int nvariants;
     const char *devices[CLI_MAX_LIST];   // --device SEL (repeatable)
@@ -32,6 +34,13 @@ typedef struct cli_options {
     bool verbose;
     bool parity;
     bool help;
+    const char *files[CLI_MAX_LIST];     // report: the results files (positional)
+    int nfiles;
+    const char *svg_dir;                 // report --svg DIR
+    const char *compare;                 // report --compare BASE.json
+    const char *peaks[CLI_MAX_LIST];     // report --peaks [DEV=]GFLOPS,GBPS (repeatable)
+    int npeaks;
+    double margin;                       // report --margin PCT (default 5)
 } cli_options;
 
 // Parses argv[2..] for `command` into opts. Returns 0, or 2 after printing a message on stderr

@@ -13,6 +13,33 @@ void cli_print_error(const char *context, const xconv_error *err)
     fprintf(stderr, "xconv: %s: %s\n", context, err->msg);
 }
 
+// Appends the shapes of shape file path to shapes (*count so far); returns 0 or CLI_USAGE after
+// printing why.
+static int collect_file(const char *path, cli_shape *shapes, int *count)
+{
+    static xconv_error err;
+    xconv_shape_entry *entries = NULL;
+    int n = 0;
+    if (xconv_shapes_read(path, &entries, &n, &err) != XCONV_OK) {
+        cli_print_error("--shapes", &err);
+        return CLI_USAGE;
+    }
+    if (*count + n > CLI_MAX_SHAPES) {
+        fprintf(stderr, "xconv: --shapes %s: %d shapes with the %d before them pass the limit of "
+                        "%d a run\n", path, n, *count, CLI_MAX_SHAPES);
+        xconv_shapes_free(entries);
+        return CLI_USAGE;
+    }
+    for (int i = 0; i < n; i++) {
+        cli_shape *s = &shapes[(*count)++];
+        snprintf(s->name, sizeof s->name, "%s", entries[i].name);
+        s->problem = entries[i].problem;
+        s->weight = entries[i].weight;
+    }
+    xconv_shapes_free(entries);
+    return 0;
+}
+
 int cli_collect_shapes(const cli_options *opts, const char *default_suite, cli_shape *shapes,
                        int *count)
 {
@@ -20,7 +47,7 @@ int cli_collect_shapes(const cli_options *opts, const char *default_suite, cli_s
     const char *suites[CLI_MAX_LIST];
     int nsuites = opts->nsuites;
     memcpy(suites, opts->suites, sizeof(const char *) * (size_t)nsuites);
-    if (nsuites == 0 && opts->nshapes == 0 && default_suite)
+    if (nsuites == 0 && opts->nshapes == 0 && opts->nshape_files == 0 && default_suite)
         suites[nsuites++] = default_suite;
     static xconv_error err;
     for (int i = 0; i < nsuites; i++) {
@@ -36,6 +63,7 @@ int cli_collect_shapes(const cli_options *opts, const char *default_suite, cli_s
         for (int j = 0; j < n && *count < CLI_MAX_SHAPES; j++) {
             cli_shape *s = &shapes[(*count)++];
             snprintf(s->name, sizeof s->name, "%s", suite[j].name);
+            s->weight = 1;
             if (xconv_shape_parse(suite[j].spec, &s->problem, &err) != XCONV_OK) {
                 cli_print_error(suite[j].name, &err);
                 return CLI_FAILED;
@@ -45,12 +73,34 @@ int cli_collect_shapes(const cli_options *opts, const char *default_suite, cli_s
     for (int i = 0; i < opts->nshapes && *count < CLI_MAX_SHAPES; i++) {
         cli_shape *s = &shapes[(*count)++];
         s->name[0] = '\0';
+        s->weight = 1;
         if (xconv_shape_parse(opts->shapes[i], &s->problem, &err) != XCONV_OK) {
             cli_print_error("--shape", &err);
             return CLI_USAGE;
         }
     }
+    for (int i = 0; i < opts->nshape_files; i++)
+        if (collect_file(opts->shape_files[i], shapes, count))
+            return CLI_USAGE;
     return 0;
+}
+
+int cli_shape_from_file(const char *path, xconv_problem *p, unsigned *seen)
+{
+    static xconv_error err;
+    xconv_shape_entry *entries = NULL;
+    int n = 0;
+    if (xconv_shapes_read(path, &entries, &n, &err) != XCONV_OK) {
+        cli_print_error("--shapes", &err);
+        return CLI_USAGE;
+    }
+    if (n != 1)
+        fprintf(stderr, "xconv: --shapes %s holds %d shapes; this command takes one\n", path, n);
+    else
+        *p = entries[0].problem;
+    *seen = ~0u;
+    xconv_shapes_free(entries);
+    return n == 1 ? 0 : CLI_USAGE;
 }
 
 int cli_collect_variants(const cli_options *opts, bool allow_auto,

@@ -158,6 +158,53 @@ const xconv_named_shape *xconv_suite_find(const char *name, int *count);
 const char *const *xconv_suite_names(void);
 
 // ---------------------------------------------------------------------------------------------
+// oneDNN benchdnn convolution descriptors and shape files (docs/shapes.md)
+
+// Parses a benchdnn convolution descriptor ("mb32ic64ih56oc64oh56kh3ph1n\"resnet:res2a\"":
+// benchdnn's defaults mb=2, g=1, strides 1, dilations 0 = xconv's dil 1; w keys copied from the h
+// ones; padding deduced from a given output size) into *p and checks it. name (name_len bytes,
+// may be NULL) gets the descriptor's n"..." or "". Returns XCONV_ERR_PARSE naming the bad key or
+// an output size that does not fit, or the check's status; *p is left alone on failure.
+xconv_status xconv_shape_parse_benchdnn(const char *desc, xconv_problem *p, char *name,
+                                        size_t name_len, xconv_error *err);
+
+// Writes *p as a benchdnn descriptor ("mb32_ic64ih56iw56_oc64oh56ow56_kh3kw3_sh1sw1_ph1pw1_dh0dw0",
+// every key spelled out, groups first when not 1); returns the length, as snprintf does.
+int xconv_shape_format_benchdnn(const xconv_problem *p, char *buf, size_t len);
+
+// Longest shape name plus its terminator (names longer than this are refused, not cut).
+#define XCONV_SHAPE_NAME_MAX 32
+
+// One line of a shape file: a named, weighted problem.
+typedef struct xconv_shape_entry {
+    char name[XCONV_SHAPE_NAME_MAX];  // "" when the line names none
+    double weight;                    // how often the layer occurs in its network (default 1)
+    int line;                         // 1-based line of its file
+    xconv_problem problem;
+} xconv_shape_entry;
+
+// Parses one shape-file line: whitespace-separated fields name=NAME, weight=W and the shape, in
+// xconv's SPEC syntax or as a benchdnn descriptor; '#' starts a comment, double quotes group.
+// Returns XCONV_OK and sets *blank when the line holds no shape, else fills *entry (line 0), or
+// XCONV_ERR_PARSE / the problem check's status with a message saying why.
+xconv_status xconv_shape_line_parse(const char *line, xconv_shape_entry *entry, bool *blank,
+                                    xconv_error *err);
+
+// Parses a whole shape file's text (len bytes; origin names it in messages, "FILE") into a new
+// array *shapes of *count entries (free with xconv_shapes_free). Returns XCONV_OK, or
+// XCONV_ERR_PARSE with "origin:line: reason" for the first bad line, a repeated name, a NUL
+// byte or a file without shapes; nothing is allocated on failure.
+xconv_status xconv_shapes_parse(const char *text, size_t len, const char *origin,
+                                xconv_shape_entry **shapes, int *count, xconv_error *err);
+
+// Reads the shape file at path as xconv_shapes_parse does; XCONV_ERR_IO when it cannot be read.
+xconv_status xconv_shapes_read(const char *path, xconv_shape_entry **shapes, int *count,
+                               xconv_error *err);
+
+// Frees an array from xconv_shapes_parse or xconv_shapes_read (NULL is fine).
+void xconv_shapes_free(xconv_shape_entry *shapes);
+
+// ---------------------------------------------------------------------------------------------
 // Devices
 
 typedef enum xconv_backend_kind {

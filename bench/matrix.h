@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: MIT
+// Results files as the report reads them: today's bench/validate JSON and the matrix schema
+// (docs/matrix_schema.md): run info, devices with their peaks, weighted shapes, records.
+#ifndef XCONV_MATRIX_H
+#define XCONV_MATRIX_H
+
+#include <stdio.h>
+
+#include "record.h"
+
+// The matrix schema this xconv writes and the newest it reads.
+#define XCONV_MATRIX_SCHEMA_VERSION 1
+
+// A device of a run, with the peaks its floors come from.
+typedef struct xconv_matrix_device {
+    char id[256];            // as the records' "device" ("opencl:0 NVIDIA H100 80GB HBM3")
+    char name[256];
+    char backend[16];
+    char driver[128];
+    char platform[128];
+    int compute_units;       // 0 when unknown
+    int clock_mhz;           // 0 when unknown
+    double peak_gflops;      // fp32 FMA throughput, GFLOP/s; 0 when unknown
+    double peak_gbps;        // device memory bandwidth (read+write copy), GB/s; 0 when unknown
+    double peak_gbps_read;   // read-only bandwidth, GB/s; 0 when unknown
+    char peaks_source[64];   // "measured", "XCONV_PEAKS", "--peaks", ...; "" when unknown
+} xconv_matrix_device;
+
+// A shape of a run: its name, SPEC, weight in its network and the set it came from.
+typedef struct xconv_matrix_shape {
+    char name[32];
+    char shape[256];
+    double weight;           // how often it occurs in its network (1 when not said)
+    char set[64];            // suite or shape file ("standard", "resnet50.shapes"), may be ""
+} xconv_matrix_shape;
+
+// A record with what the matrix adds to bench's.
+typedef struct xconv_matrix_record {
+    xconv_record rec;
+    double floor_ms;         // the roofline floor on its device; NAN when unknown
+    double floor_share;      // floor_ms / median_ms; NAN when unknown
+    int auto_pick;           // 1: `auto` picks this variant here, 0: it does not, -1: unknown
+} xconv_matrix_record;
+
+// One results file.
+typedef struct xconv_run_file {
+    int schema_version;      // 0: a bench/validate file from before the matrix schema
+    xconv_run_info info;
+    char host[128];          // the machine's name, "" when the file does not say
+    xconv_matrix_device *devices;  // the "devices" block, or one per device the records name
+    int ndevices;
+    xconv_matrix_shape *shapes;    // the "shapes" block, or none
+    int nshapes;
+    xconv_matrix_record *recs;
+    int count;
+} xconv_run_file;
+
+// Reads results JSON text (len bytes; origin names it in messages) into *out: a bench or
+// validate file (schema 0) or a matrix file up to XCONV_MATRIX_SCHEMA_VERSION. Returns XCONV_OK,
+// or XCONV_ERR_PARSE with "origin: byte N: where: what" for malformed JSON, a file of another
+// kind (parity, devices), a newer schema, a missing or mistyped field, a string too long for its
+// field, an unknown outcome or a record naming a device the block lacks. Unknown keys are
+// ignored. *out is empty on failure.
+xconv_status xconv_run_file_parse(const char *text, size_t len, const char *origin,
+                                  xconv_run_file *out, xconv_error *err);
+
+// Reads the file at path as xconv_run_file_parse does; XCONV_ERR_IO when it cannot be read.
+xconv_status xconv_run_file_load(const char *path, xconv_run_file *out, xconv_error *err);
+
+// Frees what a parsed or loaded file holds and empties it.
+void xconv_run_file_free(xconv_run_file *run);
+
+// Returns the device of run whose id is id, or NULL.
+const xconv_matrix_device *xconv_run_file_device(const xconv_run_file *run, const char *id);
+
+// Writes run as a matrix JSON file (schema XCONV_MATRIX_SCHEMA_VERSION, docs/matrix_schema.md).
+// Returns 0, or -1 when writing failed (errno set).
+int xconv_matrix_write_json(FILE *f, const xconv_run_file *run);
+
+#endif // XCONV_MATRIX_H

@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: MIT
+// The matrix JSON writer (docs/matrix_schema.md): run info, devices and their peaks, shapes
+// with weights, and records carrying the floor, its share and whether `auto` picks them.
+#include <inttypes.h>
+#include <math.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "matrix.h"
+
+// ---------------------------------------------------------------------------------------------
+// Values
+
+// Writes ", \"key\": " (first: without the comma).
+static void key(FILE *f, const char *name, bool first)
+{
+    fprintf(f, "%s\"%s\": ", first ? "" : ", ", name);
+}
+
+// Writes a finite double as %.9g, anything else as null.
+static void number(FILE *f, double v)
+{
+    if (isfinite(v))
+        fprintf(f, "%.9g", v);
+    else
+        fputs("null", f);
+}
+
+// Writes a positive peak, or null when unknown (0).
+static void peak(FILE *f, double v)
+{
+    number(f, v > 0 ? v : NAN);
+}
+
+// Writes s (at most max bytes) as a JSON string.
+static void string(FILE *f, const char *s, size_t max)
+{
+    xconv_json_write_string(f, s, max);
+}
+
+#define STR(f, s) string(f, s, sizeof(s))
+
+// Returns the outcome as the data formats spell it.
+static const char *outcome_word(xconv_outcome outcome)
+{
+    switch (outcome) {
+    case XCONV_OUTCOME_PASS: return "pass";
+    case XCONV_OUTCOME_FAIL: return "fail";
+    case XCONV_OUTCOME_NOT_APPLICABLE: return "not_applicable";
+    case XCONV_OUTCOME_ERROR: return "error";
+    }
+    return "error";
+}
+
+// ---------------------------------------------------------------------------------------------
+// Blocks
+
+// Writes one device object with its peaks.
+static void write_device(FILE *f, const xconv_matrix_device *d)
+{
+    putc('{', f);
+    key(f, "id", true);
+    STR(f, d->id);
+    key(f, "name", false);
+    STR(f, d->name);
+    key(f, "backend", false);
+    STR(f, d->backend);
+    key(f, "driver", false);
+    STR(f, d->driver);
+    key(f, "platform", false);
+    STR(f, d->platform);
+    key(f, "compute_units", false);
+    fprintf(f, "%d", d->compute_units);
+    key(f, "clock_mhz", false);
+    fprintf(f, "%d", d->clock_mhz);
+    key(f, "peaks", false);
+    putc('{', f);
+    key(f, "fp32_gflops", true);
+    peak(f, d->peak_gflops);
+    key(f, "gbps", false);
+    peak(f, d->peak_gbps);
+    key(f, "gbps_read", false);
+    peak(f, d->peak_gbps_read);
+    key(f, "source", false);
+    STR(f, d->peaks_source);
+    fputs("}}", f);
+}
+
+// Writes one shape object.
+static void write_shape(FILE *f, const xconv_matrix_shape *s)
+{
+    putc('{', f);
+    key(f, "name", true);
+    STR(f, s->name);
+    key(f, "shape", false);
+    STR(f, s->shape);
+    key(f, "weight", false);
+    number(f, s->weight);
+    key(f, "set", false);
+    STR(f, s->set);
+    putc('}', f);
+}
+
+// Writes one record: bench's keys in bench's order (bench/record_export.c), then the matrix's.
+static void write_record(FILE *f, const xconv_matrix_record *m)
+{
+    const xconv_record *r = &m->rec;
+    struct {
+        const char *name;
+        const char *value;
+        size_t size;
+    } strings[] = {
+        {"device", r->device, sizeof r->device},   {"backend", r->backend, sizeof r->backend},
+        {"driver", r->driver, sizeof r->driver},   {"variant", r->variant, sizeof r->variant},
+        {"family", r->family, sizeof r->family},   {"shape_name", r->shape_name,
+                                                    sizeof r->shape_name},
+        {"shape", r->shape, sizeof r->shape},      {"reference", r->reference,
+                                                    sizeof r->reference},
+    };
+    putc('{', f);
+    for (size_t i = 0; i < sizeof strings / sizeof strings[0]; i++) {
+        key(f, strings[i].name, i == 0);
+        string(f, strings[i].value, strings[i].size);
+    }
+    key(f, "seed", false);
+    fprintf(f, "%" PRIu64, r->seed);
+    key(f, "repeat", false);
+    fprintf(f, "%d", r->repeat);
+    struct {
+        const char *name;
+        double value;
+    } doubles[] = {
+        {"median_ms", r->median_ms}, {"min_ms", r->min_ms},   {"max_ms", r->max_ms},
+        {"compile_ms", r->compile_ms}, {"gflops", r->gflops}, {"gbps", r->gbps},
+        {"max_norm_err", r->max_norm_err}, {"threshold", r->threshold},
+    };
+    for (size_t i = 0; i < sizeof doubles / sizeof doubles[0]; i++) {
+        key(f, doubles[i].name, false);
+        number(f, doubles[i].value);
+    }
+    key(f, "worst_index", false);
+    fprintf(f, "%" PRId64, r->worst_index);
+    key(f, "pass", false);
+    fputs(r->outcome == XCONV_OUTCOME_PASS ? "true" : "false", f);
+    key(f, "outcome", false);
+    fprintf(f, "\"%s\"", outcome_word(r->outcome));
+    key(f, "note", false);
+    STR(f, r->note);
+    key(f, "floor_ms", false);
+    number(f, m->floor_ms);
+    key(f, "floor_share", false);
+    number(f, m->floor_share);
+    key(f, "auto_pick", false);
+    fputs(m->auto_pick < 0 ? "null" : m->auto_pick ? "true" : "false", f);
+    putc('}', f);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The file
+
+int xconv_matrix_write_json(FILE *f, const xconv_run_file *run)
+{
+    const xconv_run_info *info = &run->info;
+    fprintf(f, "{\n  \"tool\": \"xconv\",\n  \"kind\": \"matrix\",\n  \"schema_version\": %d,\n",
+            XCONV_MATRIX_SCHEMA_VERSION);
+    fputs("  \"version\": ", f);
+    STR(f, info->tool_version);
+    fputs(",\n  \"commit\": ", f);
+    STR(f, info->commit);
+    fputs(",\n  \"date\": ", f);
+    STR(f, info->date);
+    fputs(",\n  \"command\": ", f);
+    STR(f, info->command);
+    fputs(",\n  \"host\": ", f);
+    STR(f, run->host);
+    fputs(",\n  \"devices\": [", f);
+    for (int i = 0; i < run->ndevices; i++) {
+        fputs(i ? ",\n    " : "\n    ", f);
+        write_device(f, &run->devices[i]);
+    }
+    fputs(run->ndevices ? "\n  ],\n  \"shapes\": [" : "],\n  \"shapes\": [", f);
+    for (int i = 0; i < run->nshapes; i++) {
+        fputs(i ? ",\n    " : "\n    ", f);
+        write_shape(f, &run->shapes[i]);
+    }
+    fputs(run->nshapes ? "\n  ],\n  \"records\": [" : "],\n  \"records\": [", f);
+    for (int i = 0; i < run->count && !ferror(f); i++) {
+        fputs(i ? ",\n    " : "\n    ", f);
+        write_record(f, &run->recs[i]);
+    }
+    fputs(run->count ? "\n  ]\n}\n" : "]\n}\n", f);
+    if (fflush(f) != 0 || ferror(f))
+        return -1;
+    return 0;
+}

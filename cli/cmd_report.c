@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: MIT
+// `xconv report`: results files (bench, validate, matrix) into one HTML page or SVG pictures,
+// optionally compared with a base run.
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "../bench/report.h"
+#include "cli.h"
+
+// ---------------------------------------------------------------------------------------------
+// Inputs
+
+// Loads the results files (and the base) into runs; returns 0 or CLI_USAGE after a message.
+static int load_runs(const cli_options *opts, xconv_run_file *runs, xconv_run_file *base)
+{
+    static xconv_error err;
+    for (int i = 0; i < opts->nfiles; i++)
+        if (xconv_run_file_load(opts->files[i], &runs[i], &err) != XCONV_OK) {
+            cli_print_error("report", &err);
+            return CLI_USAGE;
+        }
+    if (opts->compare && xconv_run_file_load(opts->compare, base, &err) != XCONV_OK) {
+        cli_print_error("--compare", &err);
+        return CLI_USAGE;
+    }
+    return 0;
+}
+
+// Reads --peaks into peaks; returns 0 or CLI_USAGE after a message.
+static int read_peaks(const cli_options *opts, xconv_report_peaks *peaks)
+{
+    static xconv_error err;
+    for (int i = 0; i < opts->npeaks; i++)
+        if (xconv_report_peaks_parse(opts->peaks[i], &peaks[i], &err) != XCONV_OK) {
+            cli_print_error("--peaks", &err);
+            return CLI_USAGE;
+        }
+    return 0;
+}
+
+// Reads the --shapes files into weighted shapes (*weights, *count; the set is the file's
+// name); returns 0 or CLI_USAGE after a message.
+static int read_weights(const cli_options *opts, xconv_matrix_shape **weights, int *count)
+{
+    static xconv_error err;
+    *weights = NULL;
+    *count = 0;
+    for (int i = 0; i < opts->nshape_files; i++) {
+        xconv_shape_entry *entries = NULL;
+        int n = 0;
+        if (xconv_shapes_read(opts->shape_files[i], &entries, &n, &err) != XCONV_OK) {
+            cli_print_error("--shapes", &err);
+            return CLI_USAGE;
+        }
+        xconv_matrix_shape *grown = realloc(*weights, (size_t)(*count + n) * sizeof *grown);
+        if (!grown) {
+            xconv_shapes_free(entries);
+            fprintf(stderr, "xconv report: no memory for the shapes\n");
+            return CLI_FAILED;
+        }
+        *weights = grown;
+        const char *slash = strrchr(opts->shape_files[i], '/');
+        for (int k = 0; k < n; k++) {
+            xconv_matrix_shape *w = &grown[(*count)++];
+            memset(w, 0, sizeof *w);
+            snprintf(w->name, sizeof w->name, "%s", entries[k].name);
+            xconv_shape_format(&entries[k].problem, w->shape, sizeof w->shape);
+            w->weight = entries[k].weight;
+            snprintf(w->set, sizeof w->set, "%s", slash ? slash + 1 : opts->shape_files[i]);
+        }
+        xconv_shapes_free(entries);
+    }
+    return 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Outputs
+
+// cli_write_file writer of the page; returns 0 or -1.
+static int write_html(FILE *f, const void *ctx)
+{
+    return xconv_report_write_html(f, ctx);
+}
+
+// Gives a written page or picture the usual mode of a new file (0666 less the umask: the
+// temporary file it was renamed from was private), since reports are made to be shared.
+static void share(const char *path)
+{
+    mode_t mask = umask(0);
+    umask(mask);
+    chmod(path, 0666 & ~mask);
+}
+
+typedef struct svg_job {
+    const xconv_report *report;
+    int index;
+} svg_job;
+
+// cli_write_file writer of one picture; returns 0 or -1.
+static int write_svg(FILE *f, const void *ctx)
+{
+    const svg_job *job = ctx;
+    return xconv_report_write_svg(f, job->report, job->index);
+}
+
+// Writes every picture into dir (made when missing); returns 0 or CLI_FAILED after a message.
+static int write_svgs(const xconv_report *report, const char *dir)
+{
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "xconv report: cannot make %s: %s\n", dir, strerror(errno));
+        return CLI_FAILED;
+    }
+    for (int i = 0; i < xconv_report_svg_count(report); i++) {
+        char name[160], path[4096];
+        xconv_report_svg_name(report, i, name, sizeof name);
+        snprintf(path, sizeof path, "%s/%s", dir, name);
+        svg_job job = {report, i};
+        if (cli_write_file(path, write_svg, &job))
+            return CLI_FAILED;
+        share(path);
+        printf("wrote %s\n", path);
+    }
+    return 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The command
+
+// Checks the command line's shape; returns 0 or CLI_USAGE after a message.
+static int check_usage(const cli_options *opts)
+{
+    if (opts->nfiles == 0) {
+        fprintf(stderr, "xconv report: give the results files (RUN.json ...), see xconv report "
+                        "--help\n");
+        return CLI_USAGE;
+    }
+    if (!opts->output && !opts->svg_dir) {
+        fprintf(stderr, "xconv report: give -o REPORT.html, --svg DIR or both\n");
+        return CLI_USAGE;
+    }
+    if (opts->compare && opts->nfiles != 1) {
+        fprintf(stderr, "xconv report: --compare BASE.json takes one results file to compare, "
+                        "got %d\n", opts->nfiles);
+        return CLI_USAGE;
+    }
+    return 0;
+}
+
+int cmd_report(const cli_options *opts)
+{
+    int rc = check_usage(opts);
+    if (rc)
+        return rc;
+    xconv_run_file *runs = calloc((size_t)opts->nfiles, sizeof *runs);
+    xconv_run_file base = {0};
+    xconv_report_peaks peaks[CLI_MAX_LIST];
+    xconv_matrix_shape *weights = NULL;
+    int nweights = 0;
+    rc = runs ? load_runs(opts, runs, &base) : CLI_FAILED;
+    if (!rc)
+        rc = read_peaks(opts, peaks);
+    if (!rc)
+        rc = read_weights(opts, &weights, &nweights);
+    xconv_report *report = NULL;
+    if (!rc) {
+        static xconv_error err;
+        xconv_report_opts ropts = {.peaks = peaks, .npeaks = opts->npeaks, .weights = weights,
+                                   .nweights = nweights, .margin = opts->margin / 100};
+        report = xconv_report_build(runs, opts->files, opts->nfiles,
+                                    opts->compare ? &base : NULL, opts->compare, &ropts, &err);
+        if (!report) {
+            cli_print_error("report", &err);
+            rc = err.status == XCONV_ERR_OUT_OF_MEMORY ? CLI_FAILED : CLI_USAGE;
+        }
+    }
+    if (report) {
+        xconv_report_write_text(stdout, report);
+        if (opts->output && !(rc = cli_write_file(opts->output, write_html, report))) {
+            share(opts->output);
+            printf("wrote %s\n", opts->output);
+        }
+        if (!rc && opts->svg_dir)
+            rc = write_svgs(report, opts->svg_dir);
+        if (!rc && report->regressions)
+            rc = CLI_FAILED;
+    }
+    xconv_report_free(report);
+    for (int i = 0; runs && i < opts->nfiles; i++)
+        xconv_run_file_free(&runs[i]);
+    xconv_run_file_free(&base);
+    free(runs);
+    free(weights);
+    return rc;
+}

@@ -698,6 +698,7 @@ static xconv_status opencl_finish(void *vctx, xconv_error *err)
 static const xconv_backend_iface opencl_iface = {
     .kind = XCONV_BACKEND_OPENCL,
     .enumerate = xconv_opencl_enumerate,
+    .advice = xconv_opencl_advice,
     .open = opencl_open,
     .close = opencl_close,
     .buffer_alloc = opencl_buffer_alloc,

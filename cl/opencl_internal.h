@@ -47,6 +47,10 @@ void xconv_opencl_devices_free(opencl_device_list *list);
 xconv_status xconv_opencl_enumerate(xconv_device_info *infos, int max, int *count,
                                     xconv_error *err);
 
+// The `advice` slot (cl/opencl_advice.c): one line per installed platform that lists no device,
+// saying how to enable Rusticl's; "" when every platform lists a device.
+void xconv_opencl_advice(char *buf, size_t len);
+
 // Returns the name of an OpenCL status code ("CL_INVALID_WORK_GROUP_SIZE"), or "unknown".
 const char *xconv_opencl_status_name(cl_int code);
 

@@ -25,6 +25,8 @@ typedef struct xconv_device_list {
     // Per backend: XCONV_OK, or why it listed no device ("cuda: unavailable (no libcuda.so.1)").
     xconv_status backend_status[XCONV_BACKEND_COUNT];
     char backend_reason[XCONV_BACKEND_COUNT][512];
+    // Per backend: lines of advice on installed parts that list no device ("" when none).
+    char backend_advice[XCONV_BACKEND_COUNT][1024];
 } xconv_device_list;
 
 // Lists the devices of every backend built in; a backend with none records its reason and the

@@ -16,6 +16,7 @@ typedef struct cli_options {
     int nshapes;
     const char *suites[CLI_MAX_LIST];    // --suite NAME (repeatable)
     int nsuites;
+    int random;                          // --random N: N random shapes drawn from --seed
     const char *variants[CLI_MAX_LIST];  // --variant NAME (repeatable, or comma-separated)
     int nvariants;
     const char *devices[CLI_MAX_LIST];   // --device SEL (repeatable)

@@ -12,6 +12,30 @@ void cli_print_error(const char *context, const xconv_error *err)
     fprintf(stderr, "xconv: %s: %s\n", context, err->msg);
 }
 
+// Appends the --random shapes rand0..randN-1 of --seed to shapes, printing each on stderr.
+// Returns 0 or CLI_USAGE when they do not fit beside the others.
+static int collect_random(const cli_options *opts, cli_shape *shapes, int *count)
+{
+    if (opts->random > CLI_MAX_SHAPES - *count) {
+        fprintf(stderr, "xconv: --random %d: at most %d shapes in all\n", opts->random,
+                CLI_MAX_SHAPES);
+        return CLI_USAGE;
+    }
+    static xconv_error err;
+    for (int i = 0; i < opts->random; i++) {
+        cli_shape *s = &shapes[(*count)++];
+        snprintf(s->name, sizeof s->name, "rand%d", i);
+        if (xconv_shape_random(opts->seed, i, &s->problem, &err) != XCONV_OK) {
+            cli_print_error(s->name, &err);
+            return CLI_FAILED;
+        }
+        char spec[256];
+        xconv_shape_format(&s->problem, spec, sizeof spec);
+        fprintf(stderr, "%s: %s\n", s->name, spec);
+    }
+    return 0;
+}
+
 int cli_collect_shapes(const cli_options *opts, const char *default_suite, cli_shape *shapes,
                        int *count)
 {
@@ -19,7 +43,7 @@ int cli_collect_shapes(const cli_options *opts, const char *default_suite, cli_s
     const char *suites[CLI_MAX_LIST];
     int nsuites = opts->nsuites;
     memcpy(suites, opts->suites, sizeof(const char *) * (size_t)nsuites);
-    if (nsuites == 0 && opts->nshapes == 0 && default_suite)
+    if (nsuites == 0 && opts->nshapes == 0 && opts->random == 0 && default_suite)
         suites[nsuites++] = default_suite;
     static xconv_error err;
     for (int i = 0; i < nsuites; i++) {
@@ -49,7 +73,7 @@ int cli_collect_shapes(const cli_options *opts, const char *default_suite, cli_s
             return CLI_USAGE;
         }
     }
-    return 0;
+    return collect_random(opts, shapes, count);
 }
 
 int cli_collect_variants(const cli_options *opts, const xconv_variant **variants, int *count)

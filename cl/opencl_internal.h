@@ -28,6 +28,7 @@ typedef struct opencl_context {
     cl_event timer_event;       // the stamp timer_start enqueued, NULL outside a region
     bool region_events;         // commands in a timed region keep their events (CPU devices)
     cl_event region_last;       // then the event of the region's latest command, NULL before one
+    bool clock_checked;         // the profiling clock was seen to advance (first timer_start)
 } opencl_context;
 
 // Every device of every platform, in enumeration order (the index is backend_index).

@@ -27,7 +27,7 @@ static const flag flags[] = {
      "SPEC    a shape, e.g. n=32,c=3,h=224,w=224,k=64,r=7,stride=2,pad=3 (repeatable)"},
     {"--suite", "validate bench", ARG_LIST, FIELD(suites), FIELD(nsuites),
      "NAME    a suite of shapes: small or standard (repeatable)"},
-    {"--random", "validate", ARG_INT, FIELD(random), 0,
+    {"--random", "validate bench", ARG_INT, FIELD(random), 0,
      "N       N random small shapes rand0..randN-1, drawn from --seed (docs/shapes.md)"},
     {"--variant", "run validate bench explain", ARG_LIST, FIELD(variants), FIELD(nvariants),
      "NAME    a variant (repeatable or comma-separated; default: all that apply)"},

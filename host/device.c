@@ -125,8 +125,8 @@ static int selection_error(const xconv_device_list *list, const char *selector,
                                      xconv_backend_name((xconv_backend_kind)k), n, line);
             line += n + (line[n] == '\n');
         }
-    return xconv_error_set(err, XCONV_ERR_NOT_FOUND, "device '%s' %s; devices:%s", selector,
-                           why, list->count ? choices : " none");
+    return xconv_error_set(err, XCONV_ERR_NOT_FOUND, "device '%s' %s; devices:%s%s", selector,
+                           why, list->count ? "" : " none", choices);
 }
 
 int xconv_device_select(const xconv_device_list *list, const char *selector, xconv_error *err)

@@ -90,6 +90,15 @@ check "devices without RUSTICL_ENABLE says how to enable Rusticl" \
 env -u RUSTICL_ENABLE "$xconv" validate --device rusticl >"$tmp/plain.txt" 2>&1
 check "--device rusticl without RUSTICL_ENABLE is refused with the advice" \
     grep -q "RUSTICL_ENABLE=llvmpipe" "$tmp/plain.txt"
+# Rusticl's ICD alone (Debian installs it as /etc/OpenCL/vendors/rusticl.icd): no device at all,
+# an error, and the advice beside it.
+if [ -f /etc/OpenCL/vendors/rusticl.icd ]; then
+    mkdir "$tmp/vendors" && cp /etc/OpenCL/vendors/rusticl.icd "$tmp/vendors/"
+    env -u RUSTICL_ENABLE OCL_ICD_VENDORS="$tmp/vendors" "$xconv" devices >"$tmp/alone.txt" 2>&1
+    check "devices with Rusticl's platform alone and empty exits 1" test $? -eq 1
+    check "devices with Rusticl's platform alone and empty gives the advice" \
+        grep -q "RUSTICL_ENABLE=llvmpipe gives its CPU device" "$tmp/alone.txt"
+fi
 
 echo "stacks: $((checks - failures)) passed, $failures failed"
 [ "$failures" -eq 0 ]

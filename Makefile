@@ -7,8 +7,8 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 PREFIX ?= /usr/local
 DEB_PACKAGES := cmake make gcc libc6-dev git ocl-icd-opencl-dev opencl-c-headers \
-                pocl-opencl-icd libclblast-dev clinfo oclgrind python3 pkgconf \
-                libxml2-utils chromium
+                pocl-opencl-icd mesa-opencl-icd libclblast-dev clinfo oclgrind python3 \
+                pkgconf libxml2-utils chromium
 
 .PHONY: all deps build run test test-sanitize install clean
 

@@ -622,11 +622,39 @@ static void region_release(opencl_context *ctx)
     ctx->timer_event = NULL;
 }
 
+// Checks that the device's profiling clock advances: of two stamps, the second enqueued after
+// the first has finished, the second must end later. Returns XCONV_OK, or XCONV_ERR_UNAVAILABLE
+// when both report the same time (Mesa 22.3's Rusticl answers fixed placeholders, 0 to 3 ns).
+static xconv_status check_clock(opencl_context *ctx, xconv_error *err)
+{
+    cl_ulong end[2] = {0, 0};
+    for (int i = 0; i < 2; i++) {
+        xconv_status st = enqueue_stamp(ctx, err);
+        if (st != XCONV_OK)
+            return st;
+        cl_int rc = clWaitForEvents(1, &ctx->timer_event);
+        if (rc == CL_SUCCESS)
+            rc = clGetEventProfilingInfo(ctx->timer_event, CL_PROFILING_COMMAND_END,
+                                         sizeof end[i], &end[i], NULL);
+        region_release(ctx);
+        if (rc != CL_SUCCESS)
+            return xconv_opencl_fail(err, rc, "reading the timer's profiling events");
+    }
+    if (end[1] == end[0])
+        return xconv_error_set(err, XCONV_ERR_UNAVAILABLE,
+                               "the device's profiling clock does not advance (two kernels run "
+                               "one after the other both end at %llu ns), so xconv cannot time "
+                               "work on it", (unsigned long long)end[0]);
+    ctx->clock_checked = true;
+    return XCONV_OK;
+}
+
 static xconv_status opencl_timer_start(void *vctx, xconv_error *err)
 {
     opencl_context *ctx = vctx;
     region_release(ctx);
-    return enqueue_stamp(ctx, err);
+    xconv_status st = ctx->clock_checked ? XCONV_OK : check_clock(ctx, err);
+    return st == XCONV_OK ? enqueue_stamp(ctx, err) : st;
 }
 
 static xconv_status opencl_timer_stop(void *vctx, double *ms, xconv_error *err)
@@ -676,6 +704,7 @@ static xconv_status opencl_finish(void *vctx, xconv_error *err)
 static const xconv_backend_iface opencl_iface = {
     .kind = XCONV_BACKEND_OPENCL,
     .enumerate = xconv_opencl_enumerate,
+    .advice = xconv_opencl_advice,
     .open = opencl_open,
     .close = opencl_close,
     .buffer_alloc = opencl_buffer_alloc,

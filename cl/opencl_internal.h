@@ -33,6 +33,7 @@ typedef struct opencl_context {
     cl_event timer_event;       // the stamp timer_start enqueued, NULL outside a region
     bool region_events;         // commands in a timed region keep their events (CPU devices)
     cl_event region_last;       // then the event of the region's latest command, NULL before one
+    bool clock_checked;         // the profiling clock was seen to advance (first timer_start)
 } opencl_context;
 
 // Every device of every platform, in enumeration order (the index is backend_index).
@@ -51,6 +52,10 @@ void xconv_opencl_devices_free(opencl_device_list *list);
 // The `enumerate` slot (cl/opencl_device.c).
 xconv_status xconv_opencl_enumerate(xconv_device_info *infos, int max, int *count,
                                     xconv_error *err);
+
+// The `advice` slot (cl/opencl_advice.c): one line per installed platform that lists no device,
+// saying how to enable Rusticl's; "" when every platform lists a device.
+void xconv_opencl_advice(char *buf, size_t len);
 
 // Returns the name of an OpenCL status code ("CL_INVALID_WORK_GROUP_SIZE"), or "unknown".
 const char *xconv_opencl_status_name(cl_int code);

@@ -80,6 +80,17 @@ static void print_device_text(int index, const xconv_device_info *d)
     printf("\n");
 }
 
+// Prints each backend's advice, one "opencl: ..." line per line of it.
+static void print_advice(const xconv_device_list *list)
+{
+    for (int k = 0; k < XCONV_BACKEND_COUNT; k++)
+        for (const char *line = list->backend_advice[k]; *line;) {
+            size_t n = strcspn(line, "\n");
+            printf("%s: %.*s\n", xconv_backend_name((xconv_backend_kind)k), (int)n, line);
+            line += n + (line[n] == '\n');
+        }
+}
+
 int cmd_devices(const cli_options *opts)
 {
     xconv_device_list list;
@@ -93,6 +104,7 @@ int cmd_devices(const cli_options *opts)
             if (list.backend_status[k] != XCONV_OK)
                 printf("%s: unavailable (%s)\n", xconv_backend_name((xconv_backend_kind)k),
                        list.backend_reason[k]);
+        print_advice(&list);
     }
     if (list.count == 0) {
         fprintf(stderr, "xconv: no device found: install an OpenCL driver (Debian: "

@@ -31,6 +31,8 @@ static const flag flags[] = {
      "(docs/shapes.md; repeatable)"},
     {"--suite", "validate bench", ARG_LIST, FIELD(suites), FIELD(nsuites),
      "NAME    a suite of shapes: small or standard (repeatable)"},
+    {"--random", "validate bench", ARG_INT, FIELD(random), 0,
+     "N       N random small shapes rand0..randN-1, drawn from --seed (docs/shapes.md)"},
     {"--variant", "validate bench", ARG_LIST, FIELD(variants), FIELD(nvariants),
      "NAME    a variant (repeatable or comma-separated; default: all that apply)"},
     {"--variant", "run", ARG_LIST, FIELD(variants), FIELD(nvariants),
@@ -45,7 +47,7 @@ static const flag flags[] = {
     {"--weights", "run", ARG_STRING, FIELD(weights), 0, "W.npy   weights, float32 KCRS"},
     {"--output", "run", ARG_STRING, FIELD(output), 0, "Y.npy   write the output here"},
     {"--seed", "run validate bench", ARG_U64, FIELD(seed), 0,
-     "N       seed of the random inputs (default 1)"},
+     "N       seed of the random inputs and --random shapes (default 1)"},
     {"--gemm", "bench", ARG_STRING, FIELD(gemm), 0,
      "M,N,K   time our SGEMM beside the vendor's on C(MxN) = A(MxK) B(KxN); 'standard': the "
      "standard suite's GEMM sizes, 4096^3 and 8192^3"},

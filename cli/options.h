@@ -18,6 +18,7 @@ typedef struct cli_options {
     int nsuites;
     const char *shape_files[CLI_MAX_LIST];  // --shapes FILE (repeatable)
     int nshape_files;
+    int random;                          // --random N: N random shapes drawn from --seed
     const char *variants[CLI_MAX_LIST];  // --variant NAME (repeatable, or comma-separated)
     int nvariants;
     const char *devices[CLI_MAX_LIST];   // --device SEL (repeatable)

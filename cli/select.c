@@ -40,6 +40,30 @@ static int collect_file(const char *path, cli_shape *shapes, int *count)
     return 0;
 }
 
+// Appends the --random shapes rand0..randN-1 of --seed to shapes, printing each on stderr.
+// Returns 0 or CLI_USAGE when they do not fit beside the others.
+static int collect_random(const cli_options *opts, cli_shape *shapes, int *count)
+{
+    if (opts->random > CLI_MAX_SHAPES - *count) {
+        fprintf(stderr, "xconv: --random %d: at most %d shapes in all\n", opts->random,
+                CLI_MAX_SHAPES);
+        return CLI_USAGE;
+    }
+    static xconv_error err;
+    for (int i = 0; i < opts->random; i++) {
+        cli_shape *s = &shapes[(*count)++];
+        snprintf(s->name, sizeof s->name, "rand%d", i);
+        if (xconv_shape_random(opts->seed, i, &s->problem, &err) != XCONV_OK) {
+            cli_print_error(s->name, &err);
+            return CLI_FAILED;
+        }
+        char spec[256];
+        xconv_shape_format(&s->problem, spec, sizeof spec);
+        fprintf(stderr, "%s: %s\n", s->name, spec);
+    }
+    return 0;
+}
+
 int cli_collect_shapes(const cli_options *opts, const char *default_suite, cli_shape *shapes,
                        int *count)
 {
@@ -47,7 +71,8 @@ int cli_collect_shapes(const cli_options *opts, const char *default_suite, cli_s
     const char *suites[CLI_MAX_LIST];
     int nsuites = opts->nsuites;
     memcpy(suites, opts->suites, sizeof(const char *) * (size_t)nsuites);
-    if (nsuites == 0 && opts->nshapes == 0 && opts->nshape_files == 0 && default_suite)
+    if (nsuites == 0 && opts->nshapes == 0 && opts->nshape_files == 0 && opts->random == 0 &&
+        default_suite)
         suites[nsuites++] = default_suite;
     static xconv_error err;
     for (int i = 0; i < nsuites; i++) {
@@ -82,7 +107,7 @@ int cli_collect_shapes(const cli_options *opts, const char *default_suite, cli_s
     for (int i = 0; i < opts->nshape_files; i++)
         if (collect_file(opts->shape_files[i], shapes, count))
             return CLI_USAGE;
-    return 0;
+    return collect_random(opts, shapes, count);
 }
 
 int cli_shape_from_file(const char *path, xconv_problem *p, unsigned *seen)

@@ -85,6 +85,11 @@ typedef struct xconv_backend_iface {
     // listed; that is not fatal for the other backends.
     xconv_status (*enumerate)(xconv_device_info *infos, int max, int *count, xconv_error *err);
 
+    // Optional: writes into buf lines of advice about what is installed but lists no device
+    // ("platform 'rusticl' (Mesa's Rusticl) lists no device: ..."), "" when there is none. NULL
+    // means the backend has no advice to give.
+    void (*advice)(char *buf, size_t len);
+
     // Opens device `backend_index` and returns its context in *ctx.
     xconv_status (*open)(int backend_index, void **ctx, xconv_error *err);
 

@@ -52,6 +52,8 @@ xconv_status xconv_devices_list(xconv_device_list *list)
         int room = XCONV_MAX_DEVICES - list->count;
         xconv_status st = be->enumerate(list->devices + list->count, room, &count, &err);
         list->backend_status[kind] = st;
+        if (be->advice)
+            be->advice(list->backend_advice[kind], sizeof list->backend_advice[kind]);
         if (st != XCONV_OK) {
             snprintf(list->backend_reason[kind], sizeof list->backend_reason[kind], "%.*s",
                      (int)sizeof list->backend_reason[kind] - 1, err.msg);
@@ -116,8 +118,15 @@ static int selection_error(const xconv_device_list *list, const char *selector,
                                      "\n  (%s: unavailable: %s)",
                                      xconv_backend_name((xconv_backend_kind)k),
                                      list->backend_reason[k]);
-    return xconv_error_set(err, XCONV_ERR_NOT_FOUND, "device '%s' %s; devices:%s", selector,
-                           why, list->count ? choices : " none");
+    for (int k = 0; k < XCONV_BACKEND_COUNT; k++)
+        for (const char *line = list->backend_advice[k]; *line && used < sizeof choices;) {
+            int n = (int)strcspn(line, "\n");
+            used += (size_t)snprintf(choices + used, sizeof choices - used, "\n  (%s: %.*s)",
+                                     xconv_backend_name((xconv_backend_kind)k), n, line);
+            line += n + (line[n] == '\n');
+        }
+    return xconv_error_set(err, XCONV_ERR_NOT_FOUND, "device '%s' %s; devices:%s%s", selector,
+                           why, list->count ? "" : " none", choices);
 }
 
 int xconv_device_select(const xconv_device_list *list, const char *selector, xconv_error *err)

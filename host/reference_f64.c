@@ -13,6 +13,10 @@
 // both the full convolution and xconv_reference_element, so the two agree bit for bit and the
 // result does not depend on the thread count. A product of two floats is exact in double, so
 // the order only affects the rounding of the sums.
+//
+// Zero padding means the input is 0.0 where a tap lands outside the image, so such a tap adds
+// w * 0.0 (IEEE 754): nothing for a finite weight, which is why the loops skip padded taps, but NaN
+// for a NaN or infinite weight. Those NaNs are added after the in-bounds terms (add_padded_nans).
 
 // ---------------------------------------------------------------------------------------------
 // Geometry
@@ -60,6 +64,33 @@ static void out_range(int64_t offset, int64_t stride, int64_t size, int64_t outs
     *hi = h > l ? h : l;
 }
 
+// Returns true when every weight of filter k is finite (then no padded tap adds anything).
+static bool filter_finite(const geom *g, const float *w, int64_t k)
+{
+    const float *wk = w + k * g->cg * g->r * g->s;
+    for (int64_t i = 0; i < g->cg * g->r * g->s; i++)
+        if (!isfinite(wk[i]))
+            return false;
+    return true;
+}
+
+// Adds w * 0.0 (NaN) to sum and nsum for each NaN or infinite weight of filter k's taps (c, r, s)
+// that fall outside the image at input origin (h0, w0). Returns nothing; finite weights add 0.
+static void add_padded_nans(const geom *g, const float *w, int64_t k, int64_t h0, int64_t w0,
+                            double *sum, double *nsum)
+{
+    const float *wk = w + k * g->cg * g->r * g->s;
+    for (int64_t i = 0; i < g->cg * g->r * g->s; i++) {
+        if (isfinite(wk[i]))
+            continue;
+        int64_t ih = h0 + (i / g->s % g->r) * g->dil_h, iw = w0 + (i % g->s) * g->dil_w;
+        if (ih < 0 || ih >= g->h || iw < 0 || iw >= g->w) {
+            *sum += (double)wk[i] * 0.0;
+            *nsum += fabs((double)wk[i] * 0.0);
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // One output row
 
@@ -96,6 +127,9 @@ static void conv_row(const geom *g, const float *x, const float *w, int64_t row,
             }
         }
     }
+    if (!filter_finite(g, w, k))
+        for (int64_t q = 0; q < g->q; q++)
+            add_padded_nans(g, w, k, h0, q * g->stride_w - g->pad_w, &acc[q], &nacc[q]);
     for (int64_t q = 0; q < g->q; q++) {
         y[row * g->q + q] = acc[q];
         if (norm)
@@ -234,6 +268,7 @@ double xconv_reference_element(const xconv_problem *p, const float *x, const flo
             }
         }
     }
+    add_padded_nans(&g, w, k, h0, w0, &sum, &nsum);
     if (norm)
         *norm = nsum;
     return sum;

@@ -410,6 +410,44 @@ static void test_all_padding(void)
     CHECK(r.worst_index == 7 && fabs(r.max_norm_err - 1e-3) < 1e-9);
 }
 
+// A NaN or infinite weight whose tap lands on the zero padding adds w * 0.0 = NaN (IEEE 754), in
+// the full reference and the one-element path alike; outputs it never touches stay finite, and
+// finite weights give the same bits as before (padded taps add nothing).
+static void test_padded_special_weights(void)
+{
+    // The example of issue 25: n=2,c=5,h=6,w=7,k=3,r=1,pad=1 with a NaN at w[1,2,0,0].
+    xconv_problem p = make(2, 5, 6, 7, 3, 1, 1);
+    p.pad_h = p.pad_w = 1;
+    float *x = random_array(xconv_problem_x_elems(&p), 5, 1);
+    float w[15];
+    xconv_random_fill(w, 15, 5, 2);
+    int64_t ny = xconv_problem_y_elems(&p), P = 8, Q = 9;
+    double *y = malloc((size_t)ny * sizeof *y), *norm = malloc((size_t)ny * sizeof *norm);
+    double *base = malloc((size_t)ny * sizeof *base);
+    xconv_error err = { 0 };
+    CHECK(xconv_reference_conv(&p, x, w, base, norm, 1, &err) == XCONV_OK);
+    CHECK(base[(0 * 3 + 1) * P * Q] == 0.0);  // y[0,1,0,0] lies wholly in the padding
+    w[1 * 5 + 2] = NAN;
+    w[2 * 5 + 0] = INFINITY;
+    CHECK(xconv_reference_conv(&p, x, w, y, norm, 2, &err) == XCONV_OK);
+    int wrong = 0;
+    for (int64_t i = 0; i < ny; i++) {
+        int64_t nkpq[4], k;
+        xconv_index_split(&p, i, nkpq);
+        k = nkpq[1];
+        bool border = nkpq[2] == 0 || nkpq[2] == P - 1 || nkpq[3] == 0 || nkpq[3] == Q - 1;
+        double one, one_norm;
+        one = xconv_reference_element(&p, x, w, i, &one_norm);
+        // k = 0: finite, as before; k = 1: NaN everywhere; k = 2: NaN on the padding, +-Inf inside.
+        bool ok = k == 0 ? y[i] == base[i] : k == 1 || border ? isnan(y[i]) : isinf(y[i]);
+        ok = ok && (isnan(y[i]) ? isnan(one) : one == y[i]);
+        wrong += !ok;
+    }
+    CHECK_MSG(wrong == 0, "%d of %lld elements break IEEE zero padding", wrong, (long long)ny);
+    CHECK(isnan(y[(0 * 3 + 1) * P * Q]));
+    free(x), free(y), free(norm), free(base);
+}
+
 static void test_thresholds(void)
 {
     CHECK(xconv_threshold_for_family("reference") == 1e-5);
@@ -433,6 +471,7 @@ int main(void)
     test_index_split();
     test_compare();
     test_all_padding();
+    test_padded_special_weights();
     test_thresholds();
     return check_summary("test_reference");
 }

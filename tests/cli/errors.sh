@@ -33,6 +33,8 @@ expect 2 "groups" -- run --shape n=1,c=6,h=8,w=8,k=4,r=3,groups=4
 expect 2 "empty output|larger than" -- run --shape n=1,c=1,h=2,w=2,k=1,r=5
 expect 2 "unknown variant 'nope'.*direct_naive" -- validate --variant nope
 expect 2 "unknown suite 'huge'" -- validate --suite huge
+expect 2 "--random 300: at most 256 shapes" -- validate --random 300
+expect 2 "bad value '-1' for --random" -- validate --random -1
 expect 2 "give --shape" -- run
 expect 2 "--input and --weights go together" -- run --input "$tmp/x.npy"
 expect 0 "Usage: xconv validate" -- validate --help

@@ -143,6 +143,14 @@ enum {
 // length written, as snprintf does.
 int xconv_shape_format(const xconv_problem *p, char *buf, size_t len);
 
+// Draws shape number `index` (>= 0) of the random sequence that `seed` names into *p: small
+// (at most 4 MFLOP and 64 Ki input elements, so a CPU device runs every variant on it in about a
+// second), every key varied, and every fourth shape in turn plain, grouped, depthwise (with a
+// channel multiplier of 1 or 2) and 1x1. The same (seed, index) gives the same shape everywhere.
+// Returns XCONV_OK (the shape always passes xconv_problem_check), or XCONV_ERR_INVALID for a
+// negative index or a NULL p.
+xconv_status xconv_shape_random(uint64_t seed, int index, xconv_problem *p, xconv_error *err);
+
 // ---------------------------------------------------------------------------------------------
 // Suites of named shapes
 
@@ -252,6 +260,8 @@ typedef struct xconv_device_list {
     // Per backend: XCONV_OK, or why it listed no device ("cuda: unavailable (no libcuda.so.1)").
     xconv_status backend_status[XCONV_BACKEND_COUNT];
     char backend_reason[XCONV_BACKEND_COUNT][512];
+    // Per backend: lines of advice on installed parts that list no device ("" when none).
+    char backend_advice[XCONV_BACKEND_COUNT][1024];
 } xconv_device_list;
 
 // Lists the devices of every backend built in; a backend with none records its reason and the

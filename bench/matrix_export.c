@@ -132,12 +132,17 @@ static void write_record(FILE *f, const xconv_matrix_record *m)
     } doubles[] = {
         {"median_ms", r->median_ms}, {"min_ms", r->min_ms},   {"max_ms", r->max_ms},
         {"compile_ms", r->compile_ms}, {"gflops", r->gflops}, {"gbps", r->gbps},
-        {"max_norm_err", r->max_norm_err}, {"threshold", r->threshold},
+        {"max_norm_err", r->max_norm_err}, {"max_block_err", r->max_block_err},
+        {"threshold", r->threshold},
     };
     for (size_t i = 0; i < sizeof doubles / sizeof doubles[0]; i++) {
         key(f, doubles[i].name, false);
         number(f, doubles[i].value);
     }
+    key(f, "error_block_h", false);
+    fprintf(f, "%" PRId64, r->error_block_h);
+    key(f, "error_block_w", false);
+    fprintf(f, "%" PRId64, r->error_block_w);
     key(f, "worst_index", false);
     fprintf(f, "%" PRId64, r->worst_index);
     key(f, "pass", false);

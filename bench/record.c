@@ -118,6 +118,8 @@ xconv_record *xconv_record_list_add(xconv_record_list *list)
     memset(r, 0, sizeof *r);
     r->worst_index = -1;
     r->max_norm_err = NAN;
+    r->max_block_err = NAN;
+    r->error_block_h = r->error_block_w = 1;
     r->cmp.worst_index = -1;
     return r;
 }

@@ -42,7 +42,13 @@ typedef struct xconv_record {
     double median_ms, min_ms, max_ms;
     double compile_ms;     // program build time, kept out of the timings
     double gflops, gbps;   // from the median: FLOPs and minimum bytes (<xconv/xconv.h>) over time
-    double max_norm_err;
+    double max_norm_err;   // max over elements of |y - ref| / (the element's sum |x*w|)
+    // Variants that compute blocks of outputs together (Winograd tiles, FFT transforms) are
+    // checked against their threshold over the block: each element's error is divided by the
+    // largest sum |x*w| in its block of error_block_h x error_block_w outputs (1 x 1: the element
+    // alone, and max_block_err is max_norm_err).
+    int64_t error_block_h, error_block_w;
+    double max_block_err;
     double threshold;
     int64_t worst_index;
     xconv_outcome outcome;

@@ -71,6 +71,12 @@ const char *xconv_plan_summary(const xconv_plan *plan)
     return plan->summary;
 }
 
+void xconv_plan_error_block(const xconv_plan *plan, int64_t *block_h, int64_t *block_w)
+{
+    *block_h = plan->error_block_h > 1 ? plan->error_block_h : 1;
+    *block_w = plan->error_block_w > 1 ? plan->error_block_w : 1;
+}
+
 int xconv_plan_step_count(const xconv_plan *plan)
 {
     return plan->nsteps;

@@ -101,6 +101,11 @@ struct xconv_plan {
     bool too_many_regions;           // a region past XCONV_MAX_REGIONS was refused
     size_t workspace_bytes;          // the end of the last region (0: none)
     char summary[512];               // one line on the choice, for explain and records
+    // The block of outputs (rows x columns of one output plane, blocks aligned at 0) that the
+    // algorithm computes together from the same transformed data: its rounding error scales with
+    // the block's largest terms, so validation normalises errors over it. 0 or 1: one element
+    // (direct and GEMM families); Winograd F(m,r): m x m; FFT: the transform's output tile.
+    int64_t error_block_h, error_block_w;
     bool prepared;
 };
 

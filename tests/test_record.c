@@ -253,8 +253,8 @@ static void test_json(void)
             "d = json.load(open(sys.argv[1], encoding=\"utf-8\"))\n"
             "assert d[\"tool\"] == \"xconv\" and len(d[\"records\"]) == 3\n"
             "keys = \"device backend driver variant family shape_name shape reference seed "
-            "repeat median_ms min_ms max_ms compile_ms gflops gbps max_norm_err threshold "
-            "worst_index pass outcome note\".split()\n"
+            "repeat median_ms min_ms max_ms compile_ms gflops gbps max_norm_err error_block_h "
+            "error_block_w max_block_err threshold worst_index pass outcome note\".split()\n"
             "assert all(list(r) == keys for r in d[\"records\"])\n"
             "a, b, c = d[\"records\"]\n"
             "assert b[\"device\"] == \"Dev \\\"quoted\\\", back\\\\slash\\ttab\\nnewline "
@@ -296,7 +296,8 @@ static void test_csv(void)
     fclose(f);
     const char *header = "device,backend,driver,variant,family,shape_name,shape,reference,seed,"
                          "repeat,median_ms,min_ms,max_ms,compile_ms,gflops,gbps,max_norm_err,"
-                         "threshold,worst_index,pass,outcome,note\n";
+                         "error_block_h,error_block_w,max_block_err,threshold,worst_index,pass,"
+                         "outcome,note\n";
     CHECK(strncmp(text, header, strlen(header)) == 0);
     CHECK_CONTAINS(text, "\nNVIDIA H100 80GB HBM3,cuda,12.4,direct_tiled,direct,vgg3x3,"
                          "\"n=16,c=64,h=224,w=224,k=64,r=3,s=3,pad=1\",cpu_ref,");
@@ -308,10 +309,10 @@ static void test_csv(void)
         const char *script =
             "import csv, sys\n"
             "rows = list(csv.reader(open(sys.argv[1], newline=\"\", encoding=\"latin-1\")))\n"
-            "assert len(rows) == 4 and all(len(r) == 22 for r in rows), rows\n"
+            "assert len(rows) == 4 and all(len(r) == 25 for r in rows), rows\n"
             "assert rows[2][0].startswith(\"Dev \\\"quoted\\\", back\"), rows[2][0]\n"
             "assert rows[1][6] == \"n=16,c=64,h=224,w=224,k=64,r=3,s=3,pad=1\"\n"
-            "assert rows[3][20] == \"not_applicable\" and rows[3][14] == \"\"\n";
+            "assert rows[3][23] == \"not_applicable\" and rows[3][14] == \"\"\n";
         CHECK_MSG(run_python(text, script) == 0, "python3 rejected the CSV:\n%s", text);
     }
     free(text);

@@ -448,6 +448,40 @@ static void test_padded_special_weights(void)
     free(x), free(y), free(norm), free(base);
 }
 
+// Block scales: the largest scale of each block of a plane, blocks cut at the plane's edges, NaN
+// kept where the scale is NaN; a blocked comparison divides by them.
+static void test_block_scales(void)
+{
+    xconv_problem p = xconv_problem_default();
+    p.n = 1, p.c = 1, p.h = 5, p.w = 5, p.k = 2, p.r = 1, p.s = 1;  // two 5x5 output planes
+    double scale[50], out[50];
+    for (int i = 0; i < 50; i++)
+        scale[i] = i;
+    scale[7] = NAN;
+    xconv_block_scale_f64(&p, 2, 2, scale, out);
+    CHECK(out[0] == 6 && out[1] == 6 && out[5] == 6 && out[6] == 6);   // block (0,0): 0 1 5 6
+    CHECK(isnan(out[7]) && out[2] == 8 && out[3] == 8 && out[8] == 8);  // block (0,1): NaN kept
+    CHECK(out[4] == 9 && out[9] == 9);                                  // cut at the right edge
+    CHECK(out[24] == 24 && out[20] == 21 && out[21] == 21);             // bottom row and corner
+    CHECK(out[25] == 31 && out[49] == 49);                              // second plane alone
+    float scale32[50], out32[50];
+    for (int i = 0; i < 50; i++)
+        scale32[i] = (float)(50 - i);
+    xconv_block_scale_f32(&p, 5, 5, scale32, out32);                      // one block per plane
+    CHECK(out32[0] == 50.0f && out32[24] == 50.0f && out32[25] == 25.0f && out32[49] == 25.0f);
+    // An error of 0.5 on an element of scale 1 whose block holds a scale of 100 reads 0.005.
+    double ref[4] = {0, 0, 0, 0}, norm[4] = {1, 100, 1, 1}, blocked[4];
+    float y[4] = {0.5f, 0, 0, 0};
+    xconv_problem q = p;
+    q.h = q.w = 2, q.k = 1;
+    xconv_block_scale_f64(&q, 2, 2, norm, blocked);
+    xconv_compare_result r;
+    xconv_compare_full(y, ref, blocked, 4, &r);
+    CHECK(fabs(r.max_norm_err - 0.005) < 1e-12 && r.worst_index == 0);
+    xconv_compare_full(y, ref, norm, 4, &r);
+    CHECK(fabs(r.max_norm_err - 0.5) < 1e-12);
+}
+
 static void test_thresholds(void)
 {
     CHECK(xconv_threshold_for_family("reference") == 1e-5);
@@ -472,6 +506,7 @@ int main(void)
     test_compare();
     test_all_padding();
     test_padded_special_weights();
+    test_block_scales();
     test_thresholds();
     return check_summary("test_reference");
 }

@@ -69,11 +69,57 @@ void xconv_compare_sampled(const xconv_problem *p, const float *x, const float *
                            const float *y, const int64_t *indices, int count,
                            xconv_compare_result *out)
 {
+    xconv_compare_sampled_scaled(p, x, w, y, indices, count, NULL, out);
+}
+
+void xconv_compare_sampled_scaled(const xconv_problem *p, const float *x, const float *w,
+                                  const float *y, const int64_t *indices, int count,
+                                  const float *block_scale, xconv_compare_result *out)
+{
     for (int i = 0; i < count; i++) {
         double norm;
         double ref = xconv_reference_element(p, x, w, indices[i], &norm);
         // An index outside y gives a NaN reference, counted as nonfinite without reading y.
         double yv = isnan(ref) ? NAN : y[indices[i]];
+        if (block_scale && !isnan(ref) && (double)block_scale[indices[i]] > norm)
+            norm = block_scale[indices[i]];
         fold(out, indices[i], yv, ref, norm);
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Block scales
+
+// The body of xconv_block_scale_f64/_f32 for element type T: per plane, per block, the maximum
+// of scale over the block, written to every element of the block.
+#define BLOCK_SCALE_BODY(T)                                                                  \
+    int64_t P = xconv_problem_out_h(p), Q = xconv_problem_out_w(p);                          \
+    int64_t bh = block_h > 1 ? block_h : 1, bw = block_w > 1 ? block_w : 1;                  \
+    int64_t planes = p->n * p->k;                                                            \
+    for (int64_t plane = 0; plane < planes; plane++) {                                       \
+        const T *s = scale + plane * P * Q;                                                  \
+        T *o = out + plane * P * Q;                                                          \
+        for (int64_t r0 = 0; r0 < P; r0 += bh)                                               \
+            for (int64_t c0 = 0; c0 < Q; c0 += bw) {                                         \
+                int64_t r1 = r0 + bh < P ? r0 + bh : P, c1 = c0 + bw < Q ? c0 + bw : Q;      \
+                T m = 0;                                                                     \
+                for (int64_t r = r0; r < r1; r++)                                            \
+                    for (int64_t c = c0; c < c1; c++)                                        \
+                        m = s[r * Q + c] > m ? s[r * Q + c] : m;                             \
+                for (int64_t r = r0; r < r1; r++)                                            \
+                    for (int64_t c = c0; c < c1; c++)                                        \
+                        o[r * Q + c] = isnan(s[r * Q + c]) ? s[r * Q + c] : m;               \
+            }                                                                                \
+    }
+
+void xconv_block_scale_f64(const xconv_problem *p, int64_t block_h, int64_t block_w,
+                           const double *scale, double *out)
+{
+    BLOCK_SCALE_BODY(double)
+}
+
+void xconv_block_scale_f32(const xconv_problem *p, int64_t block_h, int64_t block_w,
+                           const float *scale, float *out)
+{
+    BLOCK_SCALE_BODY(float)
 }

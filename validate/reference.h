@@ -38,4 +38,20 @@ void xconv_compare_sampled(const xconv_problem *p, const float *x, const float *
                            const float *y, const int64_t *indices, int count,
                            xconv_compare_result *out);
 
+// Writes into out[i] the largest of scale[] over the block of outputs holding element i: blocks
+// of block_h x block_w positions of one output plane (one image, one output channel), aligned at
+// row and column 0, cut at the plane's edges. out and scale are xconv_problem_y_elems long (out
+// may not alias scale). Used to normalise the error of algorithms that compute a block of
+// outputs together (xconv_plan_error_block).
+void xconv_block_scale_f64(const xconv_problem *p, int64_t block_h, int64_t block_w,
+                           const double *scale, double *out);
+void xconv_block_scale_f32(const xconv_problem *p, int64_t block_h, int64_t block_w,
+                           const float *scale, float *out);
+
+// As xconv_compare_sampled, but each sampled element's error is normalised by the larger of its
+// own scale and block_scale[index] (from xconv_block_scale_f32; NULL: its own scale alone).
+void xconv_compare_sampled_scaled(const xconv_problem *p, const float *x, const float *w,
+                                  const float *y, const int64_t *indices, int count,
+                                  const float *block_scale, xconv_compare_result *out);
+
 #endif // XCONV_REFERENCE_H

@@ -415,6 +415,13 @@ size_t xconv_plan_workspace_size(const xconv_plan *plan);
 // Returns one line on what the planner chose (for explain and records).
 const char *xconv_plan_summary(const xconv_plan *plan);
 
+// The block of outputs (rows x columns of one output plane, blocks aligned at row and column 0)
+// that the plan's algorithm computes together from the same transformed data: 1 x 1 for direct
+// and GEMM variants, m x m for Winograd F(m x m, r x r), the transform's output tile for FFT
+// variants. Their rounding error scales with the largest terms in the block, so validation
+// normalises an element's error by the largest term magnitude in its block. Fills both.
+void xconv_plan_error_block(const xconv_plan *plan, int64_t *block_h, int64_t *block_w);
+
 // Returns the number of steps the plan enqueues per run.
 int xconv_plan_step_count(const xconv_plan *plan);
 

@@ -206,8 +206,8 @@ xconv_status xconv_wino_plan_nonfused(const xconv_device_info *info, const xconv
         int64_t t_ld;
         nonfused_regions(p, alpha, tiles, 1, bytes, &t_ld);
         return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE,
-                               "Winograd F(%dx%d,%dx%d) needs %.1f MiB of workspace for one "
-                               "image; the device allows %.1f MiB (its largest allocation, at "
+                               "Winograd F(%dx%d,%dx%d) needs %.3g MiB of workspace for one "
+                               "image; the device allows %.3g MiB (its largest allocation, at "
                                "most a quarter of its memory) and indices stay under 2^31",
                                m, m, r, r, workspace_total(bytes) / 1048576.0,
                                budget / 1048576.0);
@@ -347,7 +347,7 @@ xconv_status xconv_wino_plan_fused(const xconv_device_info *info, const xconv_pr
     if (out->workspace_bytes > workspace_budget(info) ||
         out->workspace_bytes / sizeof(float) > (uint64_t)XCONV_MAX_INDEX)
         return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE,
-                               "the transformed filters need %.1f MiB; the device allows %.1f "
+                               "the transformed filters need %.3g MiB; the device allows %.3g "
                                "MiB and indices stay under 2^31",
                                out->workspace_bytes / 1048576.0,
                                workspace_budget(info) / 1048576.0);

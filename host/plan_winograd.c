@@ -11,9 +11,6 @@
 // ---------------------------------------------------------------------------------------------
 // Constants (properties of the kernels and of the backends' launch mapping, not of a device)
 
-// Each workspace region starts at a multiple of this many bytes (vector loads, and the
-// alignment the plan model gives its regions).
-#define REGION_ALIGN 256
 // Work-group counts of dimensions 1 and 2 become CUDA's grid y and z, which are 16-bit.
 #define MAX_GRID_YZ 65535
 // Work-items per work-group of the transform kernels (fewer where the device allows fewer).
@@ -26,12 +23,13 @@
 // side across a barrier; a few hundred items' accumulators and tiles stay in the L2 cache).
 #define FUSED_THREADS_MAX_CPU 256
 // GPUs: registers a fused work-item holds beyond its accumulators (its staged tile and the
-// transform's temporaries, both live beside the accumulators, plus fragments and addresses),
-// and the registers a work-group may use and a compute unit holds: 64K 32-bit registers, a
-// figure these device descriptions do not report (ptxas for sm_90 confirmed the estimate: no
-// spills where it fits, spills where it does not).
+// transform's temporaries, both live beside the accumulators, plus fragments and addresses;
+// ptxas for sm_90 confirmed the estimate: no spills where it fits, spills where it does not).
 #define FUSED_REGS_OVER_ACC(aa) ((aa) + 32)
-#define FUSED_GROUP_REGS 65536
+// GPUs whose register file per work-group is unknown (OpenCL without NVIDIA's extension): the
+// planner assumes 32K 32-bit registers, the smallest per-work-group file of the GPUs it targets
+// (NVIDIA's since Fermi hold 32K or 64K), so a plan never asks for more than the device has.
+#define FUSED_GROUP_REGS_UNKNOWN 32768
 // Fused kernel cost model, in units of one multiply-add of a work-item: staging one transformed
 // input value (its share of the tile's loads and transform, a local store), copying one filter
 // value (global load, local store), one output value's share of the exchange and transform, and
@@ -67,7 +65,7 @@ uint64_t xconv_wino_region_offset(const uint64_t region_bytes[XCONV_WINO_REGIONS
 {
     uint64_t offset = 0;
     for (int i = 0; i < region && i < XCONV_WINO_REGIONS; i++)
-        offset += align_up(region_bytes[i], REGION_ALIGN);
+        offset += align_up(region_bytes[i], XCONV_REGION_ALIGN);
     return offset;
 }
 
@@ -183,7 +181,8 @@ static bool chunk_fits(const xconv_problem *p, int alpha, int64_t tiles, int64_t
 }
 
 xconv_status xconv_wino_plan_nonfused(const xconv_device_info *info, const xconv_problem *p,
-                                      int m, xconv_wino_nonfused *out, xconv_error *err)
+                                      int m, const xconv_plan_options *opts,
+                                      xconv_wino_nonfused *out, xconv_error *err)
 {
     memset(out, 0, sizeof *out);
     int r = (int)p->r, alpha = m + r - 1;
@@ -220,6 +219,8 @@ xconv_status xconv_wino_plan_nonfused(const xconv_device_info *info, const xconv
         else
             hi = mid - 1;
     }
+    if (opts && opts->winograd_chunk > 0 && opts->winograd_chunk < lo)
+        lo = opts->winograd_chunk;
     out->chunk = lo;
     out->passes = ceil_div(p->n, lo);
     nonfused_regions(p, alpha, tiles, lo, out->region_bytes, &out->tiles.t_ld);
@@ -235,8 +236,9 @@ xconv_status xconv_wino_plan_nonfused(const xconv_device_info *info, const xconv
         .mode = XCONV_GEMM_B_MEMORY, .m = kg, .n = lo * tiles, .k = cg, .lda = cg, .ldb = t_ld,
         .ldc = t_ld, .seg = t_ld, .a_group_stride = kg * cg, .b_group_stride = cg * t_ld,
         .c_group_stride = kg * t_ld, .groups = aa * groups};
-    if ((st = xconv_gemm_choose_tiles(info, &out->gemm, NULL, &out->gemm_tiles, err)) !=
-        XCONV_OK)
+    st = xconv_gemm_choose_tiles(info, &out->gemm, opts ? opts->gemm_tiles : NULL,
+                                 &out->gemm_tiles, err);
+    if (st != XCONV_OK)
         return st;
     const xconv_gemm_tiles *t = &out->gemm_tiles;
     size_t threads_n = (size_t)(t->tile_n / t->wpt_n), threads_m = (size_t)(t->tile_m / t->wpt_m);
@@ -279,6 +281,12 @@ static const int c_chunks[] = {4, 8, 16};
 static const int wpts_t[] = {2, 4, 8};
 static const int wpts_k[] = {1, 2, 4, 8};
 
+uint64_t xconv_wino_register_budget(const xconv_device_info *info)
+{
+    return info->max_registers_per_work_group > 0 ? (uint64_t)info->max_registers_per_work_group
+                                                  : FUSED_GROUP_REGS_UNKNOWN;
+}
+
 // Registers a fused work-item of f is estimated to hold (GPUs).
 static size_t fused_regs(const xconv_wino_fused_params *f, int r)
 {
@@ -286,20 +294,48 @@ static size_t fused_regs(const xconv_wino_fused_params *f, int r)
     return (size_t)(f->wpt_t * f->wpt_k) + FUSED_REGS_OVER_ACC(alpha * alpha);
 }
 
-// Returns true when f launches on info's device for F(f->m, r) on p, else false.
+// Returns true when f compiles and launches on info's device for F(f->m, r) on p (block
+// multiples, work-group limits, local memory, registers on GPUs, the launch grid), else false
+// with the reason in why.
+static bool fused_valid(const xconv_device_info *info, const xconv_problem *p,
+                        const xconv_wino_fused_params *f, int r, char *why, size_t len)
+{
+    if (f->tile_block < 1 || f->k_block < 1 || f->c_chunk < 1 || f->wpt_t < 1 || f->wpt_k < 1 ||
+        f->tile_block % f->wpt_t || f->k_block % f->wpt_k)
+        return snprintf(why, len, "blocks must be positive multiples of the work per item"),
+               false;
+    size_t threads = xconv_wino_fused_threads(f, r);
+    if (threads > info->max_work_group_size ||
+        (info->max_work_item_sizes[0] && threads > info->max_work_item_sizes[0]))
+        return snprintf(why, len, "%zu work-items pass the device's work-group limit", threads),
+               false;
+    if (xconv_wino_fused_local_bytes(f, r) > info->local_mem_bytes)
+        return snprintf(why, len, "%zu bytes of local memory pass the device's %llu",
+                        xconv_wino_fused_local_bytes(f, r),
+                        (unsigned long long)info->local_mem_bytes), false;
+    uint64_t regs = (uint64_t)threads * fused_regs(f, r);
+    if (!info->is_cpu && regs > xconv_wino_register_budget(info))
+        return snprintf(why, len, "about %llu registers pass the device's %llu per work-group",
+                        (unsigned long long)regs,
+                        (unsigned long long)xconv_wino_register_budget(info)), false;
+    if (p->groups * ceil_div(p->k / p->groups, f->k_block) > MAX_GRID_YZ)
+        return snprintf(why, len, "%lld channel blocks pass a launch dimension's %d",
+                        (long long)(p->groups * ceil_div(p->k / p->groups, f->k_block)),
+                        MAX_GRID_YZ), false;
+    return true;
+}
+
+// Returns true when the search may choose f: valid, and within the accumulators and work-group
+// sizes that suit the device's kind.
 static bool fused_fits(const xconv_device_info *info, const xconv_problem *p,
                        const xconv_wino_fused_params *f, int r)
 {
+    char why[256];
     size_t threads = xconv_wino_fused_threads(f, r);
     size_t multiple = info->preferred_multiple ? info->preferred_multiple : 1;
     int acc_max = info->is_cpu ? FUSED_ACC_MAX_CPU : FUSED_ACC_MAX_GPU;
-    return f->tile_block % f->wpt_t == 0 && f->k_block % f->wpt_k == 0 &&
-           f->wpt_t * f->wpt_k <= acc_max && threads <= info->max_work_group_size &&
-           (info->is_cpu || threads * fused_regs(f, r) <= FUSED_GROUP_REGS) &&
-           (!info->max_work_item_sizes[0] || threads <= info->max_work_item_sizes[0]) &&
-           (info->is_cpu ? threads <= FUSED_THREADS_MAX_CPU : threads >= 2 * multiple) &&
-           xconv_wino_fused_local_bytes(f, r) <= info->local_mem_bytes &&
-           p->groups * ceil_div(p->k / p->groups, f->k_block) <= MAX_GRID_YZ;
+    return fused_valid(info, p, f, r, why, sizeof why) && f->wpt_t * f->wpt_k <= acc_max &&
+           (info->is_cpu ? threads <= FUSED_THREADS_MAX_CPU : threads >= 2 * multiple);
 }
 
 // A relative time for f on p: the busiest compute unit's work-groups, each costing its padded
@@ -325,18 +361,72 @@ static double fused_cost(const xconv_device_info *info, const xconv_problem *p,
     if (info->is_cpu)  // a CPU core runs a work-group's items one after another
         return per_unit * (fma + stage + output + barriers * FUSED_BARRIER_COST);
     // A GPU unit runs them at once, as many work-groups as its registers hold.
-    double by_regs = floor(FUSED_GROUP_REGS / (threads * (double)fused_regs(f, r)));
+    double group_regs = (double)xconv_wino_register_budget(info);
+    double by_regs = floor(group_regs / (threads * (double)fused_regs(f, r)));
     double resident = fmin(per_unit, fmax(1.0, fmin(by_regs, floor(1024.0 / threads))));
     double fill = fmin(1.0, resident * threads / 512.0);
     return per_unit * ((fma / efficiency + stage + output) / threads +
                        barriers * FUSED_BARRIER_COST) / fill;
 }
 
+// Parses a forced block "TB,KB,CC,WT,WK" into f (vw follows from the work per item); returns
+// XCONV_OK, XCONV_ERR_PARSE, or XCONV_ERR_NOT_APPLICABLE when it does not fit the device.
+static xconv_status forced_block(const xconv_device_info *info, const xconv_problem *p,
+                                 const char *forced, xconv_wino_fused_params *f,
+                                 xconv_error *err)
+{
+    char tail;
+    if (sscanf(forced, "%d,%d,%d,%d,%d%c", &f->tile_block, &f->k_block, &f->c_chunk,
+               &f->wpt_t, &f->wpt_k, &tail) != 5)
+        return xconv_error_set(err, XCONV_ERR_PARSE, "fused Winograd block '%s': expected "
+                               "TB,KB,CC,WT,WK", forced);
+    f->vw = f->wpt_t % 4 == 0 && f->wpt_k % 4 == 0 ? 4 : 1;
+    char why[256];
+    if (!fused_valid(info, p, f, (int)p->r, why, sizeof why))
+        return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE,
+                               "the forced fused Winograd block %s does not fit: %s", forced,
+                               why);
+    return XCONV_OK;
+}
+
+// Searches the block sizes for the cheapest that fits into f; returns false when none fits.
+static bool search_block(const xconv_device_info *info, const xconv_problem *p,
+                         xconv_wino_fused_params *f)
+{
+    int r = (int)p->r;
+    int64_t cg = p->c / p->groups;
+    xconv_wino_fused_params best_f = *f, t = *f;
+    double best = INFINITY;
+    for (int a = 0; a < COUNT(tile_blocks); a++)
+        for (int b = 0; b < COUNT(k_blocks); b++)
+            for (int c = 0; c < COUNT(c_chunks); c++)
+                for (int d = 0; d < COUNT(wpts_t); d++)
+                    for (int e = 0; e < COUNT(wpts_k); e++) {
+                        t.tile_block = tile_blocks[a];
+                        t.k_block = k_blocks[b];
+                        t.c_chunk = (int)(cg < c_chunks[c] ? cg : c_chunks[c]);
+                        t.wpt_t = wpts_t[d];
+                        t.wpt_k = wpts_k[e];
+                        t.vw = t.wpt_t % 4 == 0 && t.wpt_k % 4 == 0 ? 4 : 1;
+                        if (!fused_fits(info, p, &t, r))
+                            continue;
+                        double cost = fused_cost(info, p, &t, r);
+                        if (cost < best * 0.999) {
+                            best = cost;
+                            best_f = t;
+                        }
+                    }
+    *f = best_f;
+    return best < INFINITY;
+}
+
 xconv_status xconv_wino_plan_fused(const xconv_device_info *info, const xconv_problem *p, int m,
-                                   xconv_wino_fused *out, xconv_error *err)
+                                   const xconv_plan_options *opts, xconv_wino_fused *out,
+                                   xconv_error *err)
 {
     memset(out, 0, sizeof *out);
-    int r = (int)p->r, alpha = m + r - 1;
+    int r = (int)p->r;
+    int alpha = m + r - 1;
     xconv_status st = check_shape(p, m, r, err);
     if (st != XCONV_OK)
         return st;
@@ -355,32 +445,20 @@ xconv_status xconv_wino_plan_fused(const xconv_device_info *info, const xconv_pr
                                  .tiles_h = ceil_div(xconv_problem_out_h(p), m),
                                  .tiles_w = ceil_div(xconv_problem_out_w(p), m),
                                  .unroll_c = info->is_cpu ? 0 : 1};
-    double best = INFINITY;
-    for (int a = 0; a < COUNT(tile_blocks); a++)
-        for (int b = 0; b < COUNT(k_blocks); b++)
-            for (int c = 0; c < COUNT(c_chunks); c++)
-                for (int d = 0; d < COUNT(wpts_t); d++)
-                    for (int e = 0; e < COUNT(wpts_k); e++) {
-                        f.tile_block = tile_blocks[a];
-                        f.k_block = k_blocks[b];
-                        f.c_chunk = (int)(cg < c_chunks[c] ? cg : c_chunks[c]);
-                        f.wpt_t = wpts_t[d];
-                        f.wpt_k = wpts_k[e];
-                        f.vw = f.wpt_t % 4 == 0 && f.wpt_k % 4 == 0 ? 4 : 1;
-                        if (!fused_fits(info, p, &f, r))
-                            continue;
-                        double cost = fused_cost(info, p, &f, r);
-                        if (cost < best * 0.999) {
-                            best = cost;
-                            out->params = f;
-                        }
-                    }
-    if (best == INFINITY)
+    if (opts && opts->winograd_fused && *opts->winograd_fused) {
+        st = forced_block(info, p, opts->winograd_fused, &f, err);
+        if (st != XCONV_OK)
+            return st;
+    } else if (!search_block(info, p, &f)) {
         return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE,
                                "no fused Winograd block sizes fit the device's limits (local "
-                               "memory %llu bytes, %zu work-items per work-group)",
+                               "memory %llu bytes, %zu work-items per work-group, %llu "
+                               "registers)",
                                (unsigned long long)info->local_mem_bytes,
-                               info->max_work_group_size);
+                               info->max_work_group_size,
+                               (unsigned long long)xconv_wino_register_budget(info));
+    }
+    out->params = f;
     const xconv_wino_fused_params *fp = &out->params;
     out->filter = (xconv_wino_filter_params){.m = m, .u_ck = 1};
     out->filter_launch = transform_launch(info, p->k * cg, 1);
@@ -402,10 +480,10 @@ bool xconv_wino_applies(const xconv_device_info *info, const xconv_problem *p,
     xconv_status st = check_shape(p, a->m, a->r, &err);
     if (st == XCONV_OK && a->fused) {
         xconv_wino_fused plan;
-        st = xconv_wino_plan_fused(info, p, a->m, &plan, &err);
+        st = xconv_wino_plan_fused(info, p, a->m, NULL, &plan, &err);
     } else if (st == XCONV_OK) {
         xconv_wino_nonfused plan;
-        st = xconv_wino_plan_nonfused(info, p, a->m, &plan, &err);
+        st = xconv_wino_plan_nonfused(info, p, a->m, NULL, &plan, &err);
     }
     if (st != XCONV_OK && reason && len)
         snprintf(reason, len, "%s", err.msg);

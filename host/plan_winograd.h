@@ -91,15 +91,24 @@ uint64_t xconv_wino_region_offset(const uint64_t region_bytes[XCONV_WINO_REGIONS
 bool xconv_wino_applies(const xconv_device_info *info, const xconv_problem *p,
                         const xconv_wino_algo *a, char *reason, size_t len);
 
-// Plans the non-fused F(m, p->r) for p on info's device. Returns XCONV_OK and fills *out, or
-// XCONV_ERR_NOT_APPLICABLE with the reason.
+// Plans the non-fused F(m, p->r) for p on info's device under opts (NULL: defaults; it reads
+// winograd_chunk and gemm_tiles). Returns XCONV_OK and fills *out, XCONV_ERR_PARSE for
+// malformed forced GEMM tiles, or XCONV_ERR_NOT_APPLICABLE with the reason.
 xconv_status xconv_wino_plan_nonfused(const xconv_device_info *info, const xconv_problem *p,
-                                      int m, xconv_wino_nonfused *out, xconv_error *err);
+                                      int m, const xconv_plan_options *opts,
+                                      xconv_wino_nonfused *out, xconv_error *err);
 
-// Plans the fused F(m, p->r) for p on info's device. Returns XCONV_OK and fills *out, or
-// XCONV_ERR_NOT_APPLICABLE with the reason (no block sizes fit the device's limits).
+// Plans the fused F(m, p->r) for p on info's device under opts (NULL: defaults; it reads
+// winograd_fused). Returns XCONV_OK and fills *out, XCONV_ERR_PARSE for a malformed forced
+// block, or XCONV_ERR_NOT_APPLICABLE with the reason (no block sizes, or not the forced one,
+// fit the device's limits).
 xconv_status xconv_wino_plan_fused(const xconv_device_info *info, const xconv_problem *p, int m,
-                                   xconv_wino_fused *out, xconv_error *err);
+                                   const xconv_plan_options *opts, xconv_wino_fused *out,
+                                   xconv_error *err);
+
+// Returns the 32-bit registers a fused work-group may hold on info's device: the device's
+// max_registers_per_work_group, or 32768 where it is unknown (0).
+uint64_t xconv_wino_register_budget(const xconv_device_info *info);
 
 // Work-items of a fused kernel with parameters f: alpha^2 x tile runs x channel runs.
 size_t xconv_wino_fused_threads(const xconv_wino_fused_params *f, int r);

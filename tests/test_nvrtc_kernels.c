@@ -284,6 +284,7 @@ static xconv_device synthetic_h100(void)
     i->max_work_item_sizes[0] = i->max_work_item_sizes[1] = 1024;
     i->max_work_item_sizes[2] = 64;
     i->preferred_multiple = 32;
+    i->max_registers_per_work_group = 65536;
     i->fp64 = true;
     i->cc_major = CC_MAJOR;
     i->cc_minor = CC_MINOR;

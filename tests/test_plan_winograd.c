@@ -29,6 +29,7 @@ static xconv_device_info gpu_info(void)
     i.max_work_item_sizes[0] = i.max_work_item_sizes[1] = 1024;
     i.max_work_item_sizes[2] = 64;
     i.preferred_multiple = 32;
+    i.max_registers_per_work_group = 65536;
     i.max_alloc_bytes = i.global_mem_bytes = 80ull << 30;
     return i;
 }
@@ -50,10 +51,12 @@ static xconv_device_info cpu_info(void)
     return i;
 }
 
-// A small GPU: 16 KiB of local memory, 256 work-items, 128 MiB allocations.
+// A small GPU: 16 KiB of local memory, 256 work-items, 128 MiB allocations, and a register
+// file it does not report (OpenCL without NVIDIA's extension).
 static xconv_device_info small_gpu_info(void)
 {
     xconv_device_info i = gpu_info();
+    i.max_registers_per_work_group = 0;
     i.compute_units = 8;
     i.local_mem_bytes = 16 << 10;
     i.max_work_group_size = 256;
@@ -144,7 +147,7 @@ static void test_workspace(void)
     xconv_wino_nonfused nf;
     // res3x3 under F(2x2,3x3): 7x7 tiles per image, 32 images, 16 positions.
     xconv_problem p = parse(shapes[1]);
-    CHECK(xconv_wino_plan_nonfused(&gpu, &p, 2, &nf, &err) == XCONV_OK);
+    CHECK(xconv_wino_plan_nonfused(&gpu, &p, 2, NULL, &nf, &err) == XCONV_OK);
     CHECK(nf.chunk == 32 && nf.passes == 1);
     CHECK(nf.tiles.tiles_h == 7 && nf.tiles.tiles_w == 7 && nf.tiles.t_ld == 32 * 49);
     CHECK(nf.region_bytes[XCONV_WINO_REGION_U] == 16ull * 256 * 256 * 4);
@@ -156,7 +159,7 @@ static void test_workspace(void)
 
     // Odd sizes: regions start 256-byte aligned and t_ld rounds up to 4.
     p = parse("n=3,c=5,h=17,w=23,k=7,r=3,pad=1");
-    CHECK(xconv_wino_plan_nonfused(&gpu, &p, 4, &nf, &err) == XCONV_OK);
+    CHECK(xconv_wino_plan_nonfused(&gpu, &p, 4, NULL, &nf, &err) == XCONV_OK);
     CHECK(nf.tiles.tiles_h == 5 && nf.tiles.tiles_w == 6 && nf.tiles.t_ld == 92);
     CHECK(nf.region_bytes[XCONV_WINO_REGION_U] == 36ull * 7 * 5 * 4);
     uint64_t v_at = xconv_wino_region_offset(nf.region_bytes, XCONV_WINO_REGION_V);
@@ -168,22 +171,22 @@ static void test_workspace(void)
     xconv_device_info small = gpu_info();
     small.max_alloc_bytes = 512ull << 20;  // one image of vgg3x3 needs 103 MB
     p = parse(shapes[0]);
-    CHECK(xconv_wino_plan_nonfused(&small, &p, 2, &nf, &err) == XCONV_OK);
+    CHECK(xconv_wino_plan_nonfused(&small, &p, 2, NULL, &nf, &err) == XCONV_OK);
     CHECK_MSG(nf.chunk >= 1 && nf.chunk < p.n && nf.passes == ceil_div(p.n, nf.chunk),
               "chunk %lld, passes %lld", (long long)nf.chunk, (long long)nf.passes);
     CHECK(nf.workspace_bytes <= small.max_alloc_bytes);
     xconv_wino_nonfused bigger;
     small.max_alloc_bytes = nf.workspace_bytes;  // exactly this chunk's workspace: same chunk
-    CHECK(xconv_wino_plan_nonfused(&small, &p, 2, &bigger, &err) == XCONV_OK);
+    CHECK(xconv_wino_plan_nonfused(&small, &p, 2, NULL, &bigger, &err) == XCONV_OK);
     CHECK(bigger.chunk == nf.chunk);
     small.max_alloc_bytes = nf.workspace_bytes - 1;  // one byte less: a smaller chunk
-    CHECK(xconv_wino_plan_nonfused(&small, &p, 2, &bigger, &err) == XCONV_OK);
+    CHECK(xconv_wino_plan_nonfused(&small, &p, 2, NULL, &bigger, &err) == XCONV_OK);
     CHECK(bigger.chunk < nf.chunk);
 
     // Fused: the transformed filters only.
     xconv_wino_fused fu;
     p = parse(shapes[2]);
-    CHECK(xconv_wino_plan_fused(&gpu, &p, 2, &fu, &err) == XCONV_OK);
+    CHECK(xconv_wino_plan_fused(&gpu, &p, 2, NULL, &fu, &err) == XCONV_OK);
     CHECK(fu.region_bytes[XCONV_WINO_REGION_U] == 36ull * 64 * 32 * 4);
     CHECK(fu.region_bytes[XCONV_WINO_REGION_V] == 0 && fu.region_bytes[XCONV_WINO_REGION_M] == 0);
     CHECK(fu.filter.u_ck == 1);
@@ -213,7 +216,7 @@ static void check_nonfused(const xconv_device_info *info, const xconv_problem *p
 {
     xconv_wino_nonfused nf;
     xconv_error err;
-    if (xconv_wino_plan_nonfused(info, p, m, &nf, &err) != XCONV_OK) {
+    if (xconv_wino_plan_nonfused(info, p, m, NULL, &nf, &err) != XCONV_OK) {
         CHECK_MSG(false, "F(%d,%lld) on %s (%s): %s", m, (long long)p->r, spec, info->name,
                   err.msg);
         return;
@@ -244,7 +247,7 @@ static void check_fused(const xconv_device_info *info, const xconv_problem *p, i
 {
     xconv_wino_fused fu;
     xconv_error err;
-    if (xconv_wino_plan_fused(info, p, m, &fu, &err) != XCONV_OK) {
+    if (xconv_wino_plan_fused(info, p, m, NULL, &fu, &err) != XCONV_OK) {
         CHECK_MSG(false, "fused F(%d,%lld) on %s (%s): %s", m, (long long)p->r, spec, info->name,
                   err.msg);
         return;
@@ -256,8 +259,9 @@ static void check_fused(const xconv_device_info *info, const xconv_problem *p, i
     CHECK(f->wpt_t % f->vw == 0 && f->wpt_k % f->vw == 0 && (f->vw == 1 || f->vw == 4));
     CHECK(f->c_chunk >= 1 && f->c_chunk <= p->c / p->groups);
     CHECK(f->wpt_t * f->wpt_k <= (info->is_cpu ? 16 : 64));
-    if (info->is_gpu)  // accumulators and the staged tile within a 64K register file
-        CHECK(threads * (size_t)(f->wpt_t * f->wpt_k + (m + r - 1) * (m + r - 1) + 32) <= 65536);
+    if (info->is_gpu)  // accumulators and the staged tile within the register file
+        CHECK(threads * (size_t)(f->wpt_t * f->wpt_k + (m + r - 1) * (m + r - 1) + 32) <=
+              xconv_wino_register_budget(info));
     CHECK(fu.fused_launch.local[0] == threads);
     CHECK(fu.fused_launch.local_mem_bytes == xconv_wino_fused_local_bytes(f, r));
     check_launch(info, &fu.fused_launch, "fused");
@@ -288,11 +292,76 @@ static void test_gpu_choices(void)
     xconv_wino_fused fu;
     xconv_wino_nonfused nf;
     xconv_problem p = parse(shapes[0]);
-    CHECK(xconv_wino_plan_fused(&gpu, &p, 2, &fu, &err) == XCONV_OK);
+    CHECK(xconv_wino_plan_fused(&gpu, &p, 2, NULL, &fu, &err) == XCONV_OK);
     CHECK_MSG(fu.params.wpt_t * fu.params.wpt_k >= 32 && fu.params.vw == 4,
               "vgg3x3 fused: %dx%d per work-item", fu.params.wpt_t, fu.params.wpt_k);
-    CHECK(xconv_wino_plan_nonfused(&gpu, &p, 4, &nf, &err) == XCONV_OK);
+    CHECK(xconv_wino_plan_nonfused(&gpu, &p, 4, NULL, &nf, &err) == XCONV_OK);
     CHECK(nf.chunk == p.n && nf.gemm_tiles.tile_m * nf.gemm_tiles.tile_n >= 64 * 64);
+}
+
+// The register file bounds the fused blocks: the device's own figure, else 32K registers.
+static void test_registers(void)
+{
+    xconv_device_info gpu = gpu_info(), unknown = gpu_info(), small = gpu_info();
+    unknown.max_registers_per_work_group = 0;
+    small.max_registers_per_work_group = 16384;
+    CHECK(xconv_wino_register_budget(&gpu) == 65536);
+    CHECK(xconv_wino_register_budget(&unknown) == 32768);
+    xconv_problem p = parse(shapes[0]);
+    xconv_error err;
+    xconv_wino_fused fu;
+    const xconv_device_info *infos[] = {&gpu, &unknown, &small};
+    size_t used[3] = {0};
+    for (int i = 0; i < 3; i++) {
+        CHECK(xconv_wino_plan_fused(infos[i], &p, 2, NULL, &fu, &err) == XCONV_OK);
+        const xconv_wino_fused_params *f = &fu.params;
+        used[i] = xconv_wino_fused_threads(f, 3) * (size_t)(f->wpt_t * f->wpt_k + 16 + 32);
+        CHECK_MSG(used[i] <= xconv_wino_register_budget(infos[i]), "%zu registers", used[i]);
+    }
+    CHECK_MSG(used[0] > 32768, "vgg3x3 fused on a 64K file uses %zu registers", used[0]);
+    // A forced block past the file is refused with the numbers.
+    xconv_plan_options opts;
+    xconv_plan_options_default(&opts);
+    opts.winograd_fused = "64,32,4,8,4";  // 16 x 8 x 8 = 1024 items x 80 registers
+    CHECK(xconv_wino_plan_fused(&gpu, &p, 2, &opts, &fu, &err) == XCONV_ERR_NOT_APPLICABLE);
+    CHECK_CONTAINS(err.msg, "registers");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Forced blocks and chunks
+
+static void test_forced(void)
+{
+    xconv_device_info gpu = gpu_info(), cpu = cpu_info();
+    xconv_problem p = parse("n=5,c=6,h=9,w=11,k=10,r=3,pad=1");
+    xconv_plan_options opts;
+    xconv_plan_options_default(&opts);
+    xconv_error err;
+    xconv_wino_fused fu;
+    opts.winograd_fused = "16,8,4,4,2";
+    CHECK(xconv_wino_plan_fused(&cpu, &p, 4, &opts, &fu, &err) == XCONV_OK);
+    CHECK(fu.params.tile_block == 16 && fu.params.k_block == 8 && fu.params.c_chunk == 4 &&
+          fu.params.wpt_t == 4 && fu.params.wpt_k == 2 && fu.params.vw == 1);
+    CHECK(fu.fused_launch.local[0] == 36u * 4 * 4);
+    opts.winograd_fused = "16,8,4,4";
+    CHECK(xconv_wino_plan_fused(&gpu, &p, 2, &opts, &fu, &err) == XCONV_ERR_PARSE);
+    CHECK_CONTAINS(err.msg, "TB,KB,CC,WT,WK");
+    opts.winograd_fused = "16,8,4,3,2";  // 16 tiles do not split in runs of 3
+    CHECK(xconv_wino_plan_fused(&gpu, &p, 2, &opts, &fu, &err) == XCONV_ERR_NOT_APPLICABLE);
+    CHECK_CONTAINS(err.msg, "multiples");
+
+    xconv_wino_nonfused nf;
+    opts.winograd_fused = NULL;
+    opts.winograd_chunk = 2;  // 5 images in passes of 2, 2 and 1
+    CHECK(xconv_wino_plan_nonfused(&gpu, &p, 2, &opts, &nf, &err) == XCONV_OK);
+    CHECK(nf.chunk == 2 && nf.passes == 3 && nf.gemm.n == 2 * 5 * 6);
+    opts.winograd_chunk = 99;  // more than the batch: the batch
+    CHECK(xconv_wino_plan_nonfused(&gpu, &p, 2, &opts, &nf, &err) == XCONV_OK);
+    CHECK(nf.chunk == 5 && nf.passes == 1);
+    opts.winograd_chunk = 0;
+    opts.gemm_tiles = "16,16,8,4,4";
+    CHECK(xconv_wino_plan_nonfused(&gpu, &p, 2, &opts, &nf, &err) == XCONV_OK);
+    CHECK(nf.gemm_tiles.tile_m == 16 && nf.gemm_tiles.tile_n == 16 && nf.gemm_tiles.tile_k == 8);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -309,7 +378,7 @@ static void test_defines(void)
     xconv_error err;
     xconv_problem p = parse("n=3,c=5,h=17,w=23,k=7,r=3,pad=1");
     xconv_wino_nonfused nf;
-    CHECK(xconv_wino_plan_nonfused(&gpu, &p, 4, &nf, &err) == XCONV_OK);
+    CHECK(xconv_wino_plan_nonfused(&gpu, &p, 4, NULL, &nf, &err) == XCONV_OK);
     char buf[1024];
     size_t used = 0;
     {
@@ -324,7 +393,7 @@ static void test_defines(void)
     }
     CHECK_CONTAINS(buf, "-DXC_WINO_M=4 -DXC_WINO_U_CK=0");
     xconv_wino_fused fu;
-    CHECK(xconv_wino_plan_fused(&gpu, &p, 2, &fu, &err) == XCONV_OK);
+    CHECK(xconv_wino_plan_fused(&gpu, &p, 2, NULL, &fu, &err) == XCONV_OK);
     used = 0;
     {
         const xconv_wino_fused_params *s = &fu.params;
@@ -385,8 +454,8 @@ static void test_nvrtc(void)
         xconv_error err;
         xconv_wino_nonfused nf;
         xconv_wino_fused fu;
-        CHECK(xconv_wino_plan_nonfused(&gpu, &p, plans[i].m, &nf, &err) == XCONV_OK);
-        CHECK(xconv_wino_plan_fused(&gpu, &p, plans[i].m, &fu, &err) == XCONV_OK);
+        CHECK(xconv_wino_plan_nonfused(&gpu, &p, plans[i].m, NULL, &nf, &err) == XCONV_OK);
+        CHECK(xconv_wino_plan_fused(&gpu, &p, plans[i].m, NULL, &fu, &err) == XCONV_OK);
         char buf[1024];
         size_t used = 0;
         {
@@ -428,6 +497,8 @@ int main(void)
     test_limits(&cpu);
     test_limits(&small);
     test_gpu_choices();
+    test_registers();
+    test_forced();
     test_defines();
 #ifdef XCONV_HAVE_CUDA
     test_nvrtc();

@@ -16,6 +16,13 @@
 // one fma each, as in the non-fused variants' GEMM, so both give the same bits.
 // The local array is used only inside the kernel itself (PoCL 3.1 has given wrong results when
 // a __local pointer was passed to a helper function).
+//
+// CPUs (XC_WINO_VEC 8 or 16, OpenCL C only): one work-item computes VEC consecutive tiles as
+// the lanes of one vector x K_BLOCK output channels, in work-groups of one item. Per chunk of
+// C_CHUNK channels it gathers and transforms its tiles (the transforms on whole vectors), then
+// for each position xi adds, channel by channel, V[c][xi] times each channel's U broadcast to
+// the WPT_K accumulators of a register block; the alpha^2 x K_BLOCK accumulators live in local
+// memory between blocks. The same sums in the same order as the other paths: the same bits.
 
 // ---------------------------------------------------------------------------------------------
 // Tuning parameters (host/plan_winograd.c chooses them from the device's limits)
@@ -41,11 +48,205 @@
 #ifndef XC_WINO_VW
 #define XC_WINO_VW 4           // local fragment reads as float4 (4) or floats (1); with 4 a
 #endif                         // work-item's tiles and channels are runs of 4
+#ifndef XC_WINO_VEC
+#define XC_WINO_VEC 0          // CPUs: tiles per work-item as vector lanes (8 or 16); 0: the
+#endif                         // work-group path (GPUs)
 #ifndef XC_WINO_UNROLL_C
 #define XC_WINO_UNROLL_C 1     // unroll a chunk's channel loop (0 on CPUs, which vectorize
 #endif                         // across work-items instead)
 
 #include "xconv_winograd.h"
+
+#if XC_WINO_VEC
+// =============================================================================================
+// CPUs: tiles as vector lanes
+
+#if !defined(__OPENCL_VERSION__) && !defined(__OPENCL_C_VERSION__)
+#error "winograd_fused.cl: XC_WINO_VEC needs OpenCL C's vector types"
+#endif
+#if XC_WINO_K_BLOCK % XC_WINO_WPT_K != 0 || XC_WINO_K_BLOCK > XC_KG
+#error "winograd_fused.cl: XC_WINO_VEC needs WPT_K dividing K_BLOCK, and K_BLOCK <= K/groups"
+#endif
+#define XC_WINO_CAT2(a, b) a##b
+#define XC_WINO_CAT(a, b) XC_WINO_CAT2(a, b)
+#define XC_WINO_V XC_WINO_CAT(float, XC_WINO_VEC)        // one value of VEC tiles
+#define XC_WINO_VLOAD XC_WINO_CAT(vload, XC_WINO_VEC)
+#define XC_WINO_VSTORE XC_WINO_CAT(vstore, XC_WINO_VEC)
+#define XC_WINO_IV XC_WINO_CAT(int, XC_WINO_VEC)          // lane masks
+// Column j of VEC neighbouring tiles of one tile row, from p = the first tile's column j: every
+// m-th float of VEC * m (one load reads up to m - 1 floats past the last lane's column).
+#if XC_WINO_M == 2 && XC_WINO_VEC == 8
+#define XC_WINO_LOAD_LANES(p) vload16(0, (p)).even
+#elif XC_WINO_M == 2 && XC_WINO_VEC == 16
+#define XC_WINO_LOAD_LANES(p) ((float16)(vload16(0, (p)).even, vload16(0, (p) + 16).even))
+#elif XC_WINO_M == 4 && XC_WINO_VEC == 8
+#define XC_WINO_LOAD_LANES(p) ((float8)(vload16(0, (p)).s048c, vload16(0, (p) + 16).s048c))
+#elif XC_WINO_M == 4 && XC_WINO_VEC == 16
+#define XC_WINO_LOAD_LANES(p)                                                              \
+    ((float16)(vload16(0, (p)).s048c, vload16(0, (p) + 16).s048c, vload16(0, (p) + 32).s048c, \
+               vload16(0, (p) + 48).s048c))
+#else
+#error "winograd_fused.cl: XC_WINO_VEC must be 8 or 16"
+#endif
+#define XC_WINO_LANE_SPAN (XC_WINO_A - 1 + XC_WINO_VEC * XC_WINO_M)  // floats a row's loads read
+#define XC_WINO_K_BLOCKS ((XC_KG + XC_WINO_K_BLOCK - 1) / XC_WINO_K_BLOCK)  // per group
+#define XC_WINO_ALL_TILES (XC_N * XC_WINO_TILES)
+// The transforms' multiply-adds on whole vectors (their scalar coefficients broadcast).
+#undef XC_WINO_FMA
+#define XC_WINO_FMA(a, b, c) fma((XC_WINO_V)(a), (XC_WINO_V)(b), (XC_WINO_V)(c))
+
+XC_KERNEL XC_WORK_GROUP_SIZE(1, 1, 1)
+void winograd_fused(const XC_GLOBAL float *XC_RESTRICT x, const XC_GLOBAL float *XC_RESTRICT u,
+                    const int u_offset, XC_GLOBAL float *XC_RESTRICT y)
+{
+    XC_LOCAL XC_WINO_V acc[XC_WINO_AA * XC_WINO_K_BLOCK];  // [xi][k]: the products' sums
+    XC_LOCAL XC_WINO_V vin[XC_WINO_C_CHUNK * XC_WINO_AA];  // [c][xi]: a chunk's input tiles
+    const int tile0 = XC_GROUP_ID(0) * XC_WINO_VEC;                        // lane 0's tile
+    const int g = XC_GROUP_ID(1) / XC_WINO_K_BLOCKS;                       // group
+    const int k0 = (XC_GROUP_ID(1) % XC_WINO_K_BLOCKS) * XC_WINO_K_BLOCK;  // within the group
+    // The block moved back where needed to end at the group's last channel, so every filter
+    // read is inside it; channels before k0 are computed again and not stored.
+    const int k_first = k0 < XC_KG - XC_WINO_K_BLOCK ? k0 : XC_KG - XC_WINO_K_BLOCK;
+
+    // Each lane's tile: its image's first channel of the group, and its input window's corner.
+    int plane0[XC_WINO_VEC], ih0[XC_WINO_VEC], iw0[XC_WINO_VEC];
+    for (int l = 0; l < XC_WINO_VEC; l++) {
+        const int t = tile0 + l < XC_WINO_ALL_TILES ? tile0 + l : -1;  // -1: no tile
+        const int tc = t < 0 ? 0 : t;
+        plane0[l] = ((tc / XC_WINO_TILES) * XC_C + g * XC_CG) * XC_H * XC_W;
+        ih0[l] = t < 0 ? -XC_H - XC_WINO_A : ((tc / XC_WINO_TILES_W) % XC_WINO_TILES_H) *
+                                                      XC_WINO_M - XC_PAD_H;  // dead: all rows out
+        iw0[l] = (tc % XC_WINO_TILES_W) * XC_WINO_M - XC_PAD_W;
+    }
+    // Lanes in one tile row (each input row then holds every lane's or none): loads of every
+    // m-th float, with the columns outside the image masked, when all the rows' reads stay
+    // inside x; else lane by lane.
+    const bool one_row = tile0 + XC_WINO_VEC <= XC_WINO_ALL_TILES &&
+                         tile0 / XC_WINO_TILES_W == (tile0 + XC_WINO_VEC - 1) / XC_WINO_TILES_W;
+    const int row_lo = ih0[0] > 0 ? ih0[0] : 0;
+    const int row_hi = ih0[0] + XC_WINO_A - 1 < XC_H ? ih0[0] + XC_WINO_A - 1 : XC_H - 1;
+    const bool by_lanes = one_row && plane0[0] + row_lo * XC_W + iw0[0] >= 0 &&
+                          plane0[0] + (XC_CG - 1) * XC_H * XC_W + row_hi * XC_W + iw0[0] +
+                                  XC_WINO_LANE_SPAN <= XC_N * XC_C * XC_H * XC_W;
+    XC_WINO_IV col_in[XC_WINO_A];  // lane l: column j of its tile inside the image (-1) or not
+#pragma unroll
+    for (int j = 0; j < XC_WINO_A; j++) {
+        int lane_in[XC_WINO_VEC];
+        for (int l = 0; l < XC_WINO_VEC; l++)
+            lane_in[l] = (unsigned)(iw0[l] + j) < (unsigned)XC_W ? -1 : 0;
+        col_in[j] = XC_WINO_CAT(vload, XC_WINO_VEC)(0, lane_in);
+    }
+    for (int i = 0; i < XC_WINO_AA * XC_WINO_K_BLOCK; i++)
+        acc[i] = (XC_WINO_V)(0.0f);
+    const XC_GLOBAL float *u_block = u + u_offset + g * XC_CG * XC_KG + k_first;
+
+    for (int c0 = 0; c0 < XC_CG; c0 += XC_WINO_C_CHUNK) {
+#if XC_CG % XC_WINO_C_CHUNK == 0
+        const int cn = XC_WINO_C_CHUNK;
+#else
+        const int cn = XC_CG - c0 < XC_WINO_C_CHUNK ? XC_CG - c0 : XC_WINO_C_CHUNK;
+#endif
+        // The chunk's input tiles, lane by lane (zeros outside the image), then transformed.
+        for (int cb = 0; cb < cn; cb++) {
+            XC_WINO_V dv[XC_WINO_AA], bd[XC_WINO_AA];
+            if (by_lanes) {
+                const XC_GLOBAL float *plane = x + plane0[0] + (c0 + cb) * XC_H * XC_W;
+#pragma unroll
+                for (int i = 0; i < XC_WINO_A; i++) {
+                    const int ih = ih0[0] + i;
+                    const bool row_in = (unsigned)ih < (unsigned)XC_H;
+#pragma unroll
+                    for (int j = 0; j < XC_WINO_A; j++)
+                        dv[i * XC_WINO_A + j] =
+                            row_in ? select((XC_WINO_V)(0.0f),
+                                            XC_WINO_LOAD_LANES(plane + ih * XC_W + iw0[0] + j),
+                                            col_in[j])
+                                   : (XC_WINO_V)(0.0f);
+                }
+            } else {
+            float d[XC_WINO_AA][XC_WINO_VEC];
+            for (int l = 0; l < XC_WINO_VEC; l++) {
+                const XC_GLOBAL float *plane = x + plane0[l] + (c0 + cb) * XC_H * XC_W;
+#pragma unroll
+                for (int i = 0; i < XC_WINO_A; i++) {
+                    const int ih = ih0[l] + i;
+                    const bool row_in = (unsigned)ih < (unsigned)XC_H;
+#pragma unroll
+                    for (int j = 0; j < XC_WINO_A; j++) {
+                        const int iw = iw0[l] + j;
+                        d[i * XC_WINO_A + j][l] = row_in && (unsigned)iw < (unsigned)XC_W
+                                                      ? plane[ih * XC_W + iw]
+                                                      : 0.0f;
+                    }
+                }
+            }
+#pragma unroll
+            for (int e = 0; e < XC_WINO_AA; e++)
+                dv[e] = XC_WINO_VLOAD(0, d[e]);
+            }
+#pragma unroll
+            for (int j = 0; j < XC_WINO_A; j++)
+                XC_WINO_BT_1D(bd + j, XC_WINO_A, dv + j, XC_WINO_A);
+#pragma unroll
+            for (int i = 0; i < XC_WINO_A; i++)
+                XC_WINO_BT_1D(vin + cb * XC_WINO_AA + i * XC_WINO_A, 1, bd + i * XC_WINO_A, 1);
+        }
+        // Per position and register block: acc += V[c] * U[c] over the chunk's channels.
+        for (int xi = 0; xi < XC_WINO_AA; xi++) {
+            const XC_GLOBAL float *u_xi = u_block + (xi * XC_C + c0) * XC_KG;
+            for (int kr = 0; kr < XC_WINO_K_BLOCK; kr += XC_WINO_WPT_K) {
+                XC_LOCAL_PTR XC_WINO_V *a_row = acc + xi * XC_WINO_K_BLOCK + kr;
+                XC_WINO_V a[XC_WINO_WPT_K];
+#pragma unroll
+                for (int j = 0; j < XC_WINO_WPT_K; j++)
+                    a[j] = a_row[j];
+                for (int cb = 0; cb < cn; cb++) {
+                    const XC_WINO_V v = vin[cb * XC_WINO_AA + xi];
+                    const XC_GLOBAL float *u_c = u_xi + cb * XC_KG + kr;
+#pragma unroll
+                    for (int j = 0; j < XC_WINO_WPT_K; j++)
+                        a[j] = fma(v, (XC_WINO_V)(u_c[j]), a[j]);
+                }
+#pragma unroll
+                for (int j = 0; j < XC_WINO_WPT_K; j++)
+                    a_row[j] = a[j];
+            }
+        }
+    }
+
+    // Output transform of each channel's tiles, stored lane by lane inside P x Q.
+    for (int kk = 0; kk < XC_WINO_K_BLOCK; kk++) {
+        const int k = k_first + kk;
+        if (k < k0)
+            continue;
+        XC_WINO_V prod[XC_WINO_AA], am[XC_WINO_M * XC_WINO_A], yt[XC_WINO_M * XC_WINO_M];
+        for (int xi = 0; xi < XC_WINO_AA; xi++)
+            prod[xi] = acc[xi * XC_WINO_K_BLOCK + kk];
+#pragma unroll
+        for (int j = 0; j < XC_WINO_A; j++)
+            XC_WINO_AT_1D(am + j, XC_WINO_A, prod + j, XC_WINO_A);
+#pragma unroll
+        for (int i = 0; i < XC_WINO_M; i++)
+            XC_WINO_AT_1D(yt + i * XC_WINO_M, 1, am + i * XC_WINO_A, 1);
+        float out[XC_WINO_M * XC_WINO_M][XC_WINO_VEC];
+#pragma unroll
+        for (int e = 0; e < XC_WINO_M * XC_WINO_M; e++)
+            XC_WINO_VSTORE(yt[e], 0, out[e]);
+        for (int l = 0; l < XC_WINO_VEC && tile0 + l < XC_WINO_ALL_TILES; l++) {
+            const int t = tile0 + l;
+            const int n = t / XC_WINO_TILES;
+            const int p0 = ((t / XC_WINO_TILES_W) % XC_WINO_TILES_H) * XC_WINO_M;
+            const int q0 = (t % XC_WINO_TILES_W) * XC_WINO_M;
+            for (int i = 0; i < XC_WINO_M && p0 + i < XC_P; i++)
+                for (int j = 0; j < XC_WINO_M && q0 + j < XC_Q; j++)
+                    XC_WINO_STORE(y, n, g * XC_KG + k, p0 + i, q0 + j, out[i * XC_WINO_M + j][l]);
+        }
+    }
+}
+
+#else
+// =============================================================================================
+// GPUs: a work-group's tiles staged in local memory
 
 // ---------------------------------------------------------------------------------------------
 // Derived parameters
@@ -140,13 +341,12 @@ XC_FUNC void xc_wino_output_tile(XC_GLOBAL float *XC_RESTRICT y, const int t, co
 #pragma unroll
     for (int i = 0; i < XC_WINO_M; i++)
         XC_WINO_AT_1D(yt + i * XC_WINO_M, 1, am + i * XC_WINO_A, 1);
-    XC_GLOBAL float *dst = y + (n * XC_K + k) * XC_P * XC_Q + p0 * XC_Q + q0;
 #pragma unroll
     for (int i = 0; i < XC_WINO_M; i++) {
 #pragma unroll
         for (int j = 0; j < XC_WINO_M; j++) {
             if (p0 + i < XC_P && q0 + j < XC_Q)
-                dst[i * XC_Q + j] = yt[i * XC_WINO_M + j];
+                XC_WINO_STORE(y, n, k, p0 + i, q0 + j, yt[i * XC_WINO_M + j]);
         }
     }
 }
@@ -246,3 +446,5 @@ void winograd_fused(const XC_GLOBAL float *XC_RESTRICT x, const XC_GLOBAL float 
         XC_BARRIER();
     }
 }
+
+#endif // XC_WINO_VEC

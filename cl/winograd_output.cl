@@ -43,13 +43,12 @@ XC_KERNEL void winograd_output(const XC_GLOBAL float *XC_RESTRICT mm, const int 
         XC_WINO_AT_1D(yt + i * XC_WINO_M, 1, am + i * XC_WINO_A, 1);
     const int p0 = th * XC_WINO_M;
     const int q0 = tw * XC_WINO_M;
-    XC_GLOBAL float *dst = y + ((n0 + n) * XC_K + k) * XC_P * XC_Q + p0 * XC_Q + q0;
 #pragma unroll
     for (int i = 0; i < XC_WINO_M; i++) {
 #pragma unroll
         for (int j = 0; j < XC_WINO_M; j++) {
             if (p0 + i < XC_P && q0 + j < XC_Q)
-                dst[i * XC_Q + j] = yt[i * XC_WINO_M + j];
+                XC_WINO_STORE(y, n0 + n, k, p0 + i, q0 + j, yt[i * XC_WINO_M + j]);
         }
     }
 }

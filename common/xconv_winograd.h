@@ -318,6 +318,11 @@
 #define XC_WINO_TILES_W ((XC_Q + XC_WINO_M - 1) / XC_WINO_M)  // tile columns per image
 #endif
 #define XC_WINO_TILES (XC_WINO_TILES_H * XC_WINO_TILES_W)     // tiles per image
+
+// Stores v as output (n, k, p, q) of y (inside P x Q): the one place where the output
+// transforms write y, so that an epilogue (bias, activation) applies to every Winograd kernel.
+#define XC_WINO_STORE(y, n, k, p, q, v) \
+    ((y)[(((n) * XC_K + (k)) * XC_P + (p)) * XC_Q + (q)] = (v))
 #endif // XC_WINO_M
 
 #endif // XCONV_WINOGRAD_H

@@ -32,6 +32,7 @@
     X(XC_WINO_WPT_T, s->wpt_t, "tiles per work-item and position")                       \
     X(XC_WINO_WPT_K, s->wpt_k, "output channels per work-item")                          \
     X(XC_WINO_VW, s->vw, "local fragment reads: 4 (float4) or 1")                        \
-    X(XC_WINO_UNROLL_C, s->unroll_c, "1: a chunk's channel loop is unrolled")
+    X(XC_WINO_UNROLL_C, s->unroll_c, "1: a chunk's channel loop is unrolled")             \
+    X(XC_WINO_VEC, s->vec, "CPUs: tiles per work-item as vector lanes; 0: work-groups")
 
 #endif // XCONV_WINOGRAD_PARAMS_H

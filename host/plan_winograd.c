@@ -15,13 +15,9 @@
 #define MAX_GRID_YZ 65535
 // Work-items per work-group of the transform kernels (fewer where the device allows fewer).
 #define TRANSFORM_WG 128
-// Fused kernel: the most accumulators a work-item keeps (GPUs: 64 keeps a 512-item work-group
-// within 128 registers; CPUs: PoCL keeps each work-item's accumulators as vector lanes).
+// Fused kernel, work-group path: the most accumulators a work-item keeps (64 keeps a 512-item
+// work-group within 128 registers).
 #define FUSED_ACC_MAX_GPU 64
-#define FUSED_ACC_MAX_CPU 16
-// CPUs: the most work-items of a fused work-group (PoCL keeps each item's private values side by
-// side across a barrier; a few hundred items' accumulators and tiles stay in the L2 cache).
-#define FUSED_THREADS_MAX_CPU 256
 // GPUs: registers a fused work-item holds beyond its accumulators (its staged tile and the
 // transform's temporaries, both live beside the accumulators, plus fragments and addresses;
 // ptxas for sm_90 confirmed the estimate: no spills where it fits, spills where it does not).
@@ -38,6 +34,14 @@
 #define FUSED_FILTER_COST 2.0
 #define FUSED_OUTPUT_COST 4.0
 #define FUSED_BARRIER_COST 64.0
+// Vector path (CPUs) cost model, in vector multiply-adds: gathering one input value into its
+// lane (a scalar load and store), one vector operation of a transform per tile position, and
+// storing one output value from its lane.
+#define VEC_GATHER_COST 1.0
+#define VEC_TRANSFORM_COST 8.0
+#define VEC_STORE_COST 1.0
+// Vector path: the most bytes of sums and staged tiles one work-item keeps (in its core's L2).
+#define VEC_LOCAL_MAX (256u << 10)
 
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
@@ -262,12 +266,16 @@ xconv_status xconv_wino_plan_nonfused(const xconv_device_info *info, const xconv
 size_t xconv_wino_fused_threads(const xconv_wino_fused_params *f, int r)
 {
     size_t alpha = (size_t)(f->m + r - 1);
+    if (f->vec)
+        return 1;
     return alpha * alpha * (size_t)(f->tile_block / f->wpt_t) * (size_t)(f->k_block / f->wpt_k);
 }
 
 size_t xconv_wino_fused_local_bytes(const xconv_wino_fused_params *f, int r)
 {
     size_t alpha = (size_t)(f->m + r - 1), aa = alpha * alpha;
+    if (f->vec)  // the sums [xi][k] and a chunk's input tiles [c][xi], vectors of vec floats
+        return aa * (size_t)(f->k_block + f->c_chunk) * (size_t)f->vec * sizeof(float);
     size_t stage = aa * (size_t)f->c_chunk * (size_t)(f->tile_block + f->k_block);
     size_t exchange = aa * (size_t)(f->k_block / f->wpt_k) * (size_t)(f->tile_block + 1);
     size_t floats = stage > exchange ? stage : exchange;
@@ -304,6 +312,10 @@ static bool fused_valid(const xconv_device_info *info, const xconv_problem *p,
         f->tile_block % f->wpt_t || f->k_block % f->wpt_k)
         return snprintf(why, len, "blocks must be positive multiples of the work per item"),
                false;
+    if (f->vec && (info->backend != XCONV_BACKEND_OPENCL || (f->vec != 8 && f->vec != 16) ||
+                   f->tile_block != f->vec || f->wpt_t != 1 || f->k_block > p->k / p->groups))
+        return snprintf(why, len, "vector lanes need OpenCL C, 8 or 16 lanes as the tile block, "
+                                  "1 tile per item and at most K/groups channels"), false;
     size_t threads = xconv_wino_fused_threads(f, r);
     if (threads > info->max_work_group_size ||
         (info->max_work_item_sizes[0] && threads > info->max_work_item_sizes[0]))
@@ -325,22 +337,21 @@ static bool fused_valid(const xconv_device_info *info, const xconv_problem *p,
     return true;
 }
 
-// Returns true when the search may choose f: valid, and within the accumulators and work-group
-// sizes that suit the device's kind.
+// Returns true when the GPU search may choose f: valid, within FUSED_ACC_MAX_GPU accumulators
+// and at least two warps' work-items.
 static bool fused_fits(const xconv_device_info *info, const xconv_problem *p,
                        const xconv_wino_fused_params *f, int r)
 {
     char why[256];
     size_t threads = xconv_wino_fused_threads(f, r);
     size_t multiple = info->preferred_multiple ? info->preferred_multiple : 1;
-    int acc_max = info->is_cpu ? FUSED_ACC_MAX_CPU : FUSED_ACC_MAX_GPU;
-    return fused_valid(info, p, f, r, why, sizeof why) && f->wpt_t * f->wpt_k <= acc_max &&
-           (info->is_cpu ? threads <= FUSED_THREADS_MAX_CPU : threads >= 2 * multiple);
+    return fused_valid(info, p, f, r, why, sizeof why) &&
+           f->wpt_t * f->wpt_k <= FUSED_ACC_MAX_GPU && threads >= 2 * multiple;
 }
 
-// A relative time for f on p: the busiest compute unit's work-groups, each costing its padded
-// multiply-adds over their register-blocking efficiency plus its staging and output work (on a
-// GPU spread over its work-items), divided by how well resident work-groups fill a unit.
+// A relative time for f on p (GPUs): the busiest compute unit's work-groups, each costing its
+// padded multiply-adds over their register-blocking efficiency plus its staging and output work
+// spread over its work-items, divided by how well resident work-groups fill a unit.
 static double fused_cost(const xconv_device_info *info, const xconv_problem *p,
                          const xconv_wino_fused_params *f, int r)
 {
@@ -357,10 +368,8 @@ static double fused_cost(const xconv_device_info *info, const xconv_problem *p,
     double output = aa * f->tile_block * f->k_block * FUSED_OUTPUT_COST / alpha;
     double barriers = 2.0 * (double)ceil_div(cg, f->c_chunk) + 2.0 * f->wpt_k;
     double intensity = (double)f->wpt_t * f->wpt_k / (f->wpt_t + f->wpt_k);
-    double efficiency = info->is_cpu ? 1.0 : pow(fmin(1.0, intensity / 4.0), 0.75);
-    if (info->is_cpu)  // a CPU core runs a work-group's items one after another
-        return per_unit * (fma + stage + output + barriers * FUSED_BARRIER_COST);
-    // A GPU unit runs them at once, as many work-groups as its registers hold.
+    double efficiency = pow(fmin(1.0, intensity / 4.0), 0.75);
+    // A unit runs the work-items at once, as many work-groups as its registers hold.
     double group_regs = (double)xconv_wino_register_budget(info);
     double by_regs = floor(group_regs / (threads * (double)fused_regs(f, r)));
     double resident = fmin(per_unit, fmax(1.0, fmin(by_regs, floor(1024.0 / threads))));
@@ -369,18 +378,22 @@ static double fused_cost(const xconv_device_info *info, const xconv_problem *p,
                        barriers * FUSED_BARRIER_COST) / fill;
 }
 
-// Parses a forced block "TB,KB,CC,WT,WK" into f (vw follows from the work per item); returns
-// XCONV_OK, XCONV_ERR_PARSE, or XCONV_ERR_NOT_APPLICABLE when it does not fit the device.
+// Parses a forced block "TB,KB,CC,WT,WK[,VEC]" into f (vw follows from the work per item; VEC
+// 8 or 16 forces the vector path, 0 or none the work-group path); returns XCONV_OK,
+// XCONV_ERR_PARSE, or XCONV_ERR_NOT_APPLICABLE when it does not fit the device.
 static xconv_status forced_block(const xconv_device_info *info, const xconv_problem *p,
                                  const char *forced, xconv_wino_fused_params *f,
                                  xconv_error *err)
 {
     char tail;
-    if (sscanf(forced, "%d,%d,%d,%d,%d%c", &f->tile_block, &f->k_block, &f->c_chunk,
-               &f->wpt_t, &f->wpt_k, &tail) != 5)
+    f->vec = 0;
+    int fields = sscanf(forced, "%d,%d,%d,%d,%d,%d%c", &f->tile_block, &f->k_block,
+                        &f->c_chunk, &f->wpt_t, &f->wpt_k, &f->vec, &tail);
+    if (fields != 5 && fields != 6)
         return xconv_error_set(err, XCONV_ERR_PARSE, "fused Winograd block '%s': expected "
-                               "TB,KB,CC,WT,WK", forced);
-    f->vw = f->wpt_t % 4 == 0 && f->wpt_k % 4 == 0 ? 4 : 1;
+                               "TB,KB,CC,WT,WK[,VEC]", forced);
+    f->vw = !f->vec && f->wpt_t % 4 == 0 && f->wpt_k % 4 == 0 ? 4 : 1;
+    f->unroll_c = f->vec ? 0 : f->unroll_c;
     char why[256];
     if (!fused_valid(info, p, f, (int)p->r, why, sizeof why))
         return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE,
@@ -389,7 +402,8 @@ static xconv_status forced_block(const xconv_device_info *info, const xconv_prob
     return XCONV_OK;
 }
 
-// Searches the block sizes for the cheapest that fits into f; returns false when none fits.
+// Searches the work-group path's block sizes (GPUs) for the cheapest that fits into f; returns
+// false when none fits.
 static bool search_block(const xconv_device_info *info, const xconv_problem *p,
                          xconv_wino_fused_params *f)
 {
@@ -416,6 +430,66 @@ static bool search_block(const xconv_device_info *info, const xconv_problem *p,
                             best_f = t;
                         }
                     }
+    *f = best_f;
+    return best < INFINITY;
+}
+
+// The vector path's (CPUs) lanes, channels per register block, and chunks searched; channels
+// per work-item are multiples of the register block up to K/groups.
+static const int vec_lanes[] = {16, 8};
+static const int vec_k_regs[] = {16, 12, 8, 4};
+static const int vec_c_chunks[] = {16, 8, 4};
+
+// A relative time for the vector path's f on p, in vector multiply-adds of the busiest core:
+// its work-items' multiply-adds, the loads of the staged tiles and of the sums around each
+// register block, the lane-by-lane gathers and vector transforms of the input tiles (once per
+// work-item: fewer the more channels an item computes), and the output transforms and stores.
+static double vec_cost(const xconv_device_info *info, const xconv_problem *p,
+                       const xconv_wino_fused_params *f, int r)
+{
+    double alpha = f->m + r - 1, aa = alpha * alpha, m2 = (double)f->m * f->m;
+    int64_t cg = p->c / p->groups, kg = p->k / p->groups;
+    int64_t all_tiles = p->n * f->tiles_h * f->tiles_w;
+    int64_t items = ceil_div(all_tiles, f->vec) * p->groups * ceil_div(kg, f->k_block);
+    int64_t units = info->compute_units > 0 ? info->compute_units : 1;
+    double per_unit = (double)ceil_div(items, units);
+    double kb = f->k_block, blocks = kb / f->wpt_k, chunks = (double)ceil_div(cg, f->c_chunk);
+    double fma = aa * kb * (double)cg;
+    double loads = aa * blocks * (double)cg + 2.0 * aa * kb * chunks;
+    double input = (double)cg * (aa * f->vec * VEC_GATHER_COST + aa * VEC_TRANSFORM_COST);
+    double output = kb * (aa * VEC_TRANSFORM_COST + m2 * f->vec * VEC_STORE_COST);
+    return per_unit * (fma + loads + input + output);
+}
+
+// Searches the vector path's blocks (CPUs) for the cheapest that fits into f; returns false
+// when none fits.
+static bool search_vec(const xconv_device_info *info, const xconv_problem *p,
+                       xconv_wino_fused_params *f)
+{
+    int r = (int)p->r;
+    int64_t cg = p->c / p->groups, kg = p->k / p->groups;
+    xconv_wino_fused_params best_f = *f, t = *f;
+    double best = INFINITY;
+    char why[256];
+    t.wpt_t = 1;
+    t.vw = 1;
+    for (int a = 0; a < COUNT(vec_lanes); a++)
+        for (int b = 0; b < COUNT(vec_k_regs); b++)
+            for (int c = 0; c < COUNT(vec_c_chunks); c++) {
+                t.vec = t.tile_block = vec_lanes[a];
+                t.wpt_k = (int)(kg < vec_k_regs[b] ? kg : vec_k_regs[b]);
+                t.c_chunk = (int)(cg < vec_c_chunks[c] ? cg : vec_c_chunks[c]);
+                for (t.k_block = t.wpt_k; t.k_block <= kg; t.k_block += t.wpt_k) {
+                    if (xconv_wino_fused_local_bytes(&t, r) > VEC_LOCAL_MAX ||
+                        !fused_valid(info, p, &t, r, why, sizeof why))
+                        break;
+                    double cost = vec_cost(info, p, &t, r);
+                    if (cost < best * 0.999) {
+                        best = cost;
+                        best_f = t;
+                    }
+                }
+            }
     *f = best_f;
     return best < INFINITY;
 }
@@ -449,7 +523,7 @@ xconv_status xconv_wino_plan_fused(const xconv_device_info *info, const xconv_pr
         st = forced_block(info, p, opts->winograd_fused, &f, err);
         if (st != XCONV_OK)
             return st;
-    } else if (!search_block(info, p, &f)) {
+    } else if (info->is_cpu ? !search_vec(info, p, &f) : !search_block(info, p, &f)) {
         return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE,
                                "no fused Winograd block sizes fit the device's limits (local "
                                "memory %llu bytes, %zu work-items per work-group, %llu "

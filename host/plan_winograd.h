@@ -38,6 +38,9 @@ typedef struct xconv_wino_fused_params {
     int wpt_t, wpt_k;          // tiles x channels per work-item (per tile position)
     int vw;                    // local fragment reads: 4 or 1
     int unroll_c;              // 1: the chunk's channel loop is unrolled
+    int vec;                   // CPUs: tiles per work-item as vector lanes (8 or 16), with
+                               // tile_block = vec, k_block channels per work-item and wpt_k per
+                               // register block; 0: the work-group path (GPUs)
 } xconv_wino_fused_params;
 
 // A launch's geometry: global work-items (a multiple of local) and the work-group size.

@@ -255,10 +255,25 @@ static void check_fused(const xconv_device_info *info, const xconv_problem *p, i
     const xconv_wino_fused_params *f = &fu.params;
     int r = (int)p->r;
     size_t threads = xconv_wino_fused_threads(f, r);
+    int64_t all_tiles = p->n * f->tiles_h * f->tiles_w;
     CHECK(f->tile_block % f->wpt_t == 0 && f->k_block % f->wpt_k == 0);
+    CHECK_MSG(info->is_cpu == (f->vec != 0), "%s on %s: vec %d", spec, info->name, f->vec);
+    if (f->vec) {  // CPUs: VEC tiles as lanes x k_block channels per work-item, groups of one
+        CHECK((f->vec == 8 || f->vec == 16) && f->tile_block == f->vec && f->wpt_t == 1);
+        CHECK(f->k_block >= 1 && f->k_block <= p->k / p->groups && threads == 1);
+        CHECK(fu.fused_launch.local_mem_bytes ==
+              (size_t)(m + r - 1) * (m + r - 1) * (size_t)(f->k_block + f->c_chunk) *
+                  (size_t)f->vec * 4);
+        CHECK(fu.fused_launch.local_mem_bytes <= 256u << 10);
+        CHECK(fu.fused_launch.global[0] == (size_t)ceil_div(all_tiles, f->vec));
+        CHECK(fu.fused_launch.global[1] ==
+              (size_t)(p->groups * ceil_div(p->k / p->groups, f->k_block)));
+        check_launch(info, &fu.fused_launch, "fused");
+        return;
+    }
     CHECK(f->wpt_t % f->vw == 0 && f->wpt_k % f->vw == 0 && (f->vw == 1 || f->vw == 4));
     CHECK(f->c_chunk >= 1 && f->c_chunk <= p->c / p->groups);
-    CHECK(f->wpt_t * f->wpt_k <= (info->is_cpu ? 16 : 64));
+    CHECK(f->wpt_t * f->wpt_k <= 64);
     if (info->is_gpu)  // accumulators and the staged tile within the register file
         CHECK(threads * (size_t)(f->wpt_t * f->wpt_k + (m + r - 1) * (m + r - 1) + 32) <=
               xconv_wino_register_budget(info));
@@ -266,7 +281,6 @@ static void check_fused(const xconv_device_info *info, const xconv_problem *p, i
     CHECK(fu.fused_launch.local_mem_bytes == xconv_wino_fused_local_bytes(f, r));
     check_launch(info, &fu.fused_launch, "fused");
     check_launch(info, &fu.filter_launch, "filter transform");
-    int64_t all_tiles = p->n * f->tiles_h * f->tiles_w;
     CHECK(fu.fused_launch.global[0] / threads * (size_t)f->tile_block >= (size_t)all_tiles);
     CHECK(fu.fused_launch.global[1] * (size_t)f->k_block >= (size_t)p->k);
 }
@@ -346,6 +360,22 @@ static void test_forced(void)
     opts.winograd_fused = "16,8,4,4";
     CHECK(xconv_wino_plan_fused(&gpu, &p, 2, &opts, &fu, &err) == XCONV_ERR_PARSE);
     CHECK_CONTAINS(err.msg, "TB,KB,CC,WT,WK");
+    // The vector path forced: 8 lanes, 6 channels in blocks of 3, chunks of 4.
+    opts.winograd_fused = "8,6,4,1,3,8";
+    CHECK(xconv_wino_plan_fused(&cpu, &p, 4, &opts, &fu, &err) == XCONV_OK);
+    CHECK(fu.params.vec == 8 && fu.params.k_block == 6 && fu.params.wpt_k == 3 &&
+          fu.params.c_chunk == 4 && fu.fused_launch.local[0] == 1);
+    CHECK(fu.fused_launch.global[0] == (size_t)ceil_div(5 * 3 * 3, 8) &&
+          fu.fused_launch.global[1] == 2);
+    opts.winograd_fused = "8,12,4,1,3,8";  // more channels than K/groups
+    CHECK(xconv_wino_plan_fused(&cpu, &p, 4, &opts, &fu, &err) == XCONV_ERR_NOT_APPLICABLE);
+    opts.winograd_fused = "4,4,4,1,2,4";  // 4 lanes: not a vector width of the path
+    CHECK(xconv_wino_plan_fused(&cpu, &p, 4, &opts, &fu, &err) == XCONV_ERR_NOT_APPLICABLE);
+    xconv_device_info cuda = gpu;
+    cuda.backend = XCONV_BACKEND_CUDA;  // no OpenCL C vector types
+    opts.winograd_fused = "8,6,4,1,3,8";
+    CHECK(xconv_wino_plan_fused(&cuda, &p, 4, &opts, &fu, &err) == XCONV_ERR_NOT_APPLICABLE);
+    CHECK_CONTAINS(err.msg, "OpenCL C");
     opts.winograd_fused = "16,8,4,3,2";  // 16 tiles do not split in runs of 3
     CHECK(xconv_wino_plan_fused(&gpu, &p, 2, &opts, &fu, &err) == XCONV_ERR_NOT_APPLICABLE);
     CHECK_CONTAINS(err.msg, "multiples");

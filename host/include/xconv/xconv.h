@@ -383,9 +383,10 @@ typedef struct xconv_plan_options {
     int64_t batch_chunk;        // most images per im2col pass; 0: as many as fit
     int64_t winograd_chunk;     // most images per pass of the non-fused Winograd variants; 0: as
                                 // many as fit the workspace budget
-    const char *winograd_fused; // forces the fused Winograd block "TB,KB,CC,WT,WK" (tiles and
-                                // output channels per work-group, input channels per step,
-                                // tiles and channels per work-item); NULL: searched
+    const char *winograd_fused; // forces the fused Winograd block "TB,KB,CC,WT,WK[,VEC]" (tiles
+                                // and output channels per work-group, input channels per step,
+                                // tiles and channels per work-item; VEC 8 or 16: OpenCL's
+                                // vector path, VEC tiles as lanes per work-item); NULL: searched
     // Later versions append fields here; xconv_plan_options_default sets every one.
 } xconv_plan_options;
 

@@ -159,6 +159,9 @@ void cli_plan_options(xconv_plan_options *plan)
     plan->direct_tiling = direct && *direct ? direct : NULL;
     plan->gemm_tiles = tiles && *tiles ? tiles : NULL;
     plan->batch_chunk = chunk && atoll(chunk) > 0 ? atoll(chunk) : 0;
+    const char *wino_chunk = getenv("XCONV_WINO_CHUNK"), *wino_fused = getenv("XCONV_WINO_FUSED");
+    plan->winograd_chunk = wino_chunk && atoll(wino_chunk) > 0 ? atoll(wino_chunk) : 0;
+    plan->winograd_fused = wino_fused && *wino_fused ? wino_fused : NULL;
 }
 
 int cli_select_devices(const cli_options *opts, xconv_device_list *list, int *indices,

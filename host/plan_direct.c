@@ -110,6 +110,15 @@ static bool flat_rows_paired(const xconv_problem *p, const xconv_direct_tiling *
            p->dil_w == 1 && p->w % 2 == 0 && xconv_problem_out_w(p) % t->block_w == 0;
 }
 
+// Floats a flat regblock work-group stages as zeros after the filters: what a group's last
+// k-block reads past the last output channel where block_k does not divide K/groups
+// (cl/direct_regblock.cl, XC_STAGE_PAD).
+static int64_t flat_stage_pad(const xconv_problem *p, const xconv_direct_tiling *t)
+{
+    int64_t kg = p->k / p->groups;
+    return (kg + t->block_k - 1) / t->block_k * t->block_k - kg;
+}
+
 // Local memory of one candidate in bytes.
 static size_t local_bytes(xconv_direct_kind kind, const xconv_problem *p,
                           const xconv_direct_tiling *t)
@@ -119,8 +128,10 @@ static size_t local_bytes(xconv_direct_kind kind, const xconv_problem *p,
         return (size_t)t->chunk_c * t->in_tile_h * t->in_tile_w * sizeof(float);
     case XCONV_DIRECT_TILED_DB:
         return 2 * (size_t)t->chunk_c * t->in_tile_h * t->in_tile_w * sizeof(float);
-    case XCONV_DIRECT_REGBLOCK:  // flat: every output channel's filters at once
-        return (size_t)(t->flat ? p->k : t->block_k) * t->chunk_c * p->r * p->s * sizeof(float);
+    case XCONV_DIRECT_REGBLOCK:  // flat: every output channel's filters at once, then zeros
+        return ((size_t)(t->flat ? p->k : t->block_k) * t->chunk_c * p->r * p->s +
+                (size_t)(t->flat ? flat_stage_pad(p, t) : 0)) *
+               sizeof(float);
     case XCONV_DIRECT_CONST:
         return 0;
     }

@@ -370,6 +370,37 @@ static void test_planned(void)
         printf("  vendor rows, no kernels to compile:%s\n", vendor_rows);
 }
 
+// VGG-11's first layer with the flat direct_regblock plan the H100 got for it (blocks of 11 of
+// 32 output channels): the last block's reads past the filters land in zeros staged after them,
+// so the shared array holds 32 x 3 x 3 x 3 floats and one more.
+static void test_flat_k_tail(void)
+{
+    xconv_device dev = synthetic_h100();
+    xconv_error err;
+    xconv_problem p;
+    CHECK(xconv_shape_parse("n=64,c=3,h=100,w=100,k=32,r=3,pad=1", &p, &err) == XCONV_OK);
+    const xconv_variant *v = xconv_variant_find("direct_regblock", &err);
+    CHECK_MSG(v != NULL, "%s", err.msg);
+    if (!v)
+        return;
+    static xconv_plan plan;
+    setenv("XCONV_DIRECT_PLAN", "direct_regblock:128,1,4,1,11,1,1,0,2", 1);
+    xconv_status st = xconv_variant_plan(v, &dev, &p, &plan, &err);
+    unsetenv("XCONV_DIRECT_PLAN");
+    CHECK_MSG(st == XCONV_OK, "%s", err.msg);
+    if (st != XCONV_OK)
+        return;
+    char options[4096];
+    xconv_plan_options(&plan, options, sizeof options);
+    char *ptx = NULL;
+    size_t len = 0;
+    st = xconv_nvrtc_compile_ptx(xconv_kernel_source("direct_regblock"), options, CC_MAJOR,
+                                 CC_MINOR, &ptx, &len, &err);
+    CHECK_MSG(st == XCONV_OK, "%s", err.msg);
+    CHECK_MSG(ptx && strstr(ptx, "wl[3460];") != NULL, "no 3460-byte shared filter array");
+    free(ptx);
+}
+
 // ---------------------------------------------------------------------------------------------
 
 int main(void)
@@ -387,6 +418,7 @@ int main(void)
     double t0 = xconv_now_ms();
     test_dialect();
     test_planned();
+    test_flat_k_tail();
     test_unplanned_sources();
     printf("  %d programs compiled in %.1f s\n", programs_compiled,
            (xconv_now_ms() - t0) * 1e-3);

@@ -332,6 +332,29 @@ static void test_small_local_memory(void)
     CHECK_CONTAINS(err.msg, "16 bytes of local memory");
 }
 
+// A filter whose taps alone pass the unrolled loop's bound is refused for that reason on every
+// kind and device, not for local memory (65x65: 4225 multiply-adds per channel; 64x64 fits).
+static void test_unroll_limit(void)
+{
+    const xconv_device_info infos[] = {gpu_info(), cpu_info()};
+    xconv_problem p;
+    xconv_error err = {0};
+    xconv_direct_tiling t;
+    for (int d = 0; d < COUNT(infos); d++)
+        for (int i = 0; i < COUNT(kinds); i++) {
+            CHECK(xconv_shape_parse("n=1,c=1,h=70,w=70,k=1,r=65", &p, &err) == XCONV_OK);
+            CHECK(xconv_direct_choose(&infos[d], &p, kinds[i], &t, &err) ==
+                  XCONV_ERR_NOT_APPLICABLE);
+            CHECK_CONTAINS(err.msg, xconv_direct_kind_name(kinds[i]));
+            CHECK_CONTAINS(err.msg, "65x65 filter passes the unroll limit");
+            CHECK_CONTAINS(err.msg, "4225");
+            CHECK_MSG(strstr(err.msg, "local memory") == NULL, "%s", err.msg);
+            CHECK(xconv_shape_parse("n=1,c=1,h=70,w=70,k=1,r=64", &p, &err) == XCONV_OK);
+            CHECK_MSG(xconv_direct_choose(&infos[d], &p, kinds[i], &t, &err) == XCONV_OK,
+                      "64x64 on %s: %s", xconv_direct_kind_name(kinds[i]), err.msg);
+        }
+}
+
 // direct_const applies only while the filters fit the constant buffer, and says the numbers.
 static void test_const_fits(void)
 {
@@ -356,6 +379,7 @@ int main(void)
     test_cpu_vector_columns();
     test_cpu_tiny_problems();
     test_small_local_memory();
+    test_unroll_limit();
     test_const_fits();
     return check_summary("test_plan_direct");
 }

@@ -186,10 +186,11 @@ static const char ids_source[] =
 
 static const char weigh_source[] =
     "XC_CONSTANT_ARRAY(float, coef, 4)\n"
+    "XC_FUNC float coef_at(XC_CONSTANT_ARG(float, coef), int i) { return coef[i % 4]; }\n"
     "XC_KERNEL void weigh(XC_GLOBAL float *y, XC_CONSTANT_PARAM(float, coef))\n"
     "{\n"
     "    int i = XC_GLOBAL_ID(0);\n"
-    "    y[i] = coef[i % 4] * (float)i;\n"
+    "    y[i] = coef_at(coef, i) * (float)i;\n"
     "}\n";
 
 // a * b + c without contraction: the device must round twice, like OpenCL's FP_CONTRACT OFF.

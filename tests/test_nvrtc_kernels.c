@@ -140,6 +140,7 @@ static void problem_options(const xconv_problem *p, char *buf, size_t len)
 static const char dialect_source[] =
     "XC_CONSTANT_ARRAY(float, xc_taps, 64)\n"
     "XC_FUNC float twice(float v) { return v + v; }\n"
+    "XC_FUNC float tap(XC_CONSTANT_ARG(float, xc_taps), int i) { return xc_taps[i % 64]; }\n"
     "XC_KERNEL void every_macro(const XC_GLOBAL float *XC_RESTRICT x, XC_GLOBAL float *y,\n"
     "                           XC_CONSTANT_PARAM(float, xc_taps), const int n, const float a)\n"
     "{\n"
@@ -153,7 +154,7 @@ static const char dialect_source[] =
     "    float4 v = XC_LOAD4(x, g % 4);\n"
     "    float4 u = XC_MAKE_FLOAT4(v.x, v.y, v.z, XC_FABS(v.w));\n"
     "    XC_STORE4(u, y, g % 4);\n"
-    "    y[i % n] = XC_FMA(a, t[(l + 1) % 64], twice(xc_taps[i % 64]))\n"
+    "    y[i % n] = XC_FMA(a, t[(l + 1) % 64], twice(tap(xc_taps, i)))\n"
     "               + (n < 0 ? XC_NAN : 0.0f);\n"
     "}\n";
 

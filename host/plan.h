@@ -102,6 +102,7 @@ struct xconv_plan {
     size_t workspace_bytes;          // the end of the last region (0: none)
     char summary[512];               // one line on the choice, for explain and records
     bool prepared;
+    unsigned resets;                 // dev->resets when prepared (a later rebuild drops programs)
 };
 
 // Returns step i of plan (0 <= i < plan->nsteps).

@@ -21,6 +21,7 @@ struct xconv_case {
     int64_t x_n, w_n, y_n;
     float *x, *w, *y;            // host inputs, and the output read back
     xconv_buffer *dx, *dw;       // device inputs
+    unsigned resets;             // the device's context rebuilds when dx and dw were uploaded
     bool ref_ready;
     char ref_name[48];
     double *ref64, *norm64;      // full float64 host reference (small problems)
@@ -77,6 +78,22 @@ static void *host_alloc(size_t count, size_t size, xconv_error *err)
 // ---------------------------------------------------------------------------------------------
 // Creating a case
 
+// (Re)uploads the case's inputs: at creation, and after the device's context was rebuilt at a
+// fault (which lost every buffer). Returns XCONV_OK or the failure.
+static xconv_status upload_inputs(xconv_case *c, xconv_error *err)
+{
+    xconv_buffer_destroy(c->dx);
+    xconv_buffer_destroy(c->dw);
+    c->dx = c->dw = NULL;
+    unsigned resets = xconv_device_resets(c->dev);
+    xconv_status st = upload(c->dev, c->x, c->x_n, &c->dx, err);
+    if (st == XCONV_OK)
+        st = upload(c->dev, c->w, c->w_n, &c->dw, err);
+    if (st == XCONV_OK)
+        c->resets = resets;  // else the next run tries again
+    return st;
+}
+
 xconv_case *xconv_case_create(xconv_device *dev, const xconv_problem *p, const char *shape_name,
                               const xconv_harness_opts *opts, xconv_error *err)
 {
@@ -106,8 +123,7 @@ xconv_case *xconv_case_create(xconv_device *dev, const xconv_problem *p, const c
     }
     xconv_random_fill(c->x, (size_t)c->x_n, opts->seed, 1);
     xconv_random_fill(c->w, (size_t)c->w_n, opts->seed, 2);
-    if (dev && (upload(dev, c->x, c->x_n, &c->dx, err) != XCONV_OK ||
-                upload(dev, c->w, c->w_n, &c->dw, err) != XCONV_OK)) {
+    if (dev && upload_inputs(c, err) != XCONV_OK) {
         xconv_case_destroy(c);
         return NULL;
     }
@@ -441,7 +457,11 @@ xconv_status xconv_case_run(xconv_case *c, const xconv_variant *variant, xconv_r
                  c->opts.host_ref_max_gflop);
         return XCONV_OK;
     }
-    xconv_status st = ensure_reference(c, err);
+    // A fault in an earlier run lost the inputs with the context: the case uploads them again.
+    xconv_status st = c->dev && xconv_device_resets(c->dev) != c->resets ? upload_inputs(c, err)
+                                                                          : XCONV_OK;
+    if (st == XCONV_OK)
+        st = ensure_reference(c, err);
     if (st != XCONV_OK)
         return st;
     snprintf(rec->reference, sizeof rec->reference, "%s", c->ref_name);

@@ -232,8 +232,9 @@ static xconv_status case_time(gemm_case *g, xconv_gemm *plan, int warmup, int re
         rec->repeat = repeat;
         double seconds = rec->median_ms * 1e-3;
         double bytes = 4.0 * (double)(s->m * s->k + s->k * s->n + s->m * s->n);
-        rec->gflops = seconds > 0 ? 2.0 * (double)s->m * (double)s->n * s->k / seconds * 1e-9 : 0;
-        rec->gbps = seconds > 0 ? bytes / seconds * 1e-9 : 0;
+        rec->gflops = seconds > 0 ? 2.0 * (double)s->m * (double)s->n * s->k / seconds * 1e-9
+                                  : NAN;
+        rec->gbps = seconds > 0 ? bytes / seconds * 1e-9 : NAN;
     }
     return st;
 }
@@ -325,7 +326,7 @@ static void print_ratios(const xconv_record_list *list)
     for (int i = 0; i + 1 < list->count; i++) {
         const xconv_record *ours = &list->recs[i], *vendor = &list->recs[i + 1];
         if (strcmp(ours->variant, "sgemm_ours") || !strcmp(vendor->variant, "sgemm_ours") ||
-            strcmp(ours->shape, vendor->shape) || ours->gflops <= 0 || vendor->gflops <= 0)
+            strcmp(ours->shape, vendor->shape) || !(ours->gflops > 0) || !(vendor->gflops > 0))
             continue;
         printf("%-14s %-34s ours %8.1f GFLOP/s = %5.1f%% of %s\n",
                ours->shape_name[0] ? ours->shape_name : "", ours->shape, ours->gflops,

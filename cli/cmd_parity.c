@@ -48,7 +48,7 @@ static void link_pair(xconv_record *a, xconv_record *b)
         snprintf(r->cmp.other, sizeof r->cmp.other, "%s", other->backend);
         r->cmp.other_ms = other->median_ms;
         r->cmp.ratio = r->median_ms > 0 && other->median_ms > 0 ? r->median_ms / other->median_ms
-                                                                : 0;
+                                                                : NAN;
     }
 }
 

@@ -17,6 +17,7 @@ struct xconv_case {
     xconv_problem p;
     char shape_name[32];
     char spec[256];
+    char libraries[256];         // what the device runs on (xconv_device_libraries)
     xconv_harness_opts opts;
     int64_t x_n, w_n, y_n;
     float *x, *w, *y;            // host inputs, and the output read back
@@ -111,6 +112,8 @@ xconv_case *xconv_case_create(xconv_device *dev, const xconv_problem *p, const c
     c->opts = *opts;
     snprintf(c->shape_name, sizeof c->shape_name, "%s", shape_name ? shape_name : "");
     xconv_shape_format(p, c->spec, sizeof c->spec);
+    if (dev)
+        xconv_device_libraries(dev, c->libraries, sizeof c->libraries);
     c->x_n = xconv_problem_x_elems(p);
     c->w_n = xconv_problem_w_elems(p);
     c->y_n = xconv_problem_y_elems(p);
@@ -359,8 +362,8 @@ static xconv_status time_variant(xconv_case *c, xconv_plan *plan, xconv_record *
         rec->max_ms = timing.max_ms;
         rec->repeat = c->opts.repeat;
         double seconds = rec->median_ms * 1e-3;
-        rec->gflops = seconds > 0 ? xconv_problem_flops(&c->p) / seconds * 1e-9 : 0;
-        rec->gbps = seconds > 0 ? xconv_problem_min_bytes(&c->p) / seconds * 1e-9 : 0;
+        rec->gflops = seconds > 0 ? xconv_problem_flops(&c->p) / seconds * 1e-9 : NAN;
+        rec->gbps = seconds > 0 ? xconv_problem_min_bytes(&c->p) / seconds * 1e-9 : NAN;
         st = xconv_buffer_download(rot.sets[0].y, 0, (size_t)c->y_n * sizeof(float), c->y, err);
     }
     rotation_destroy(&rot);
@@ -372,16 +375,18 @@ static xconv_status time_variant(xconv_case *c, xconv_plan *plan, xconv_record *
 
 static void record_init(const xconv_case *c, const xconv_variant_info *v, xconv_record *rec)
 {
-    memset(rec, 0, sizeof *rec);
+    xconv_record_clear(rec);
     if (c->dev) {
         const xconv_device_info *info = xconv_device_get_info(c->dev);
         xconv_device_label(info, rec->device, sizeof rec->device);
         snprintf(rec->backend, sizeof rec->backend, "%s", xconv_backend_name(info->backend));
         snprintf(rec->driver, sizeof rec->driver, "%s", info->driver);
+        snprintf(rec->libraries, sizeof rec->libraries, "%s", c->libraries);
     }
     if (v->backends == 0) {
         snprintf(rec->device, sizeof rec->device, "host");
         snprintf(rec->backend, sizeof rec->backend, "host");
+        rec->driver[0] = rec->libraries[0] = '\0';
     }
     snprintf(rec->variant, sizeof rec->variant, "%s", v->name);
     snprintf(rec->family, sizeof rec->family, "%s", v->family);
@@ -389,8 +394,6 @@ static void record_init(const xconv_case *c, const xconv_variant_info *v, xconv_
     snprintf(rec->shape, sizeof rec->shape, "%s", c->spec);
     rec->seed = c->opts.seed;
     rec->threshold = xconv_threshold_for_family(v->accuracy);
-    rec->worst_index = -1;
-    rec->max_norm_err = NAN;
 }
 
 static void record_outcome(xconv_record *rec, xconv_status st, const xconv_error *err)

@@ -97,6 +97,13 @@ void xconv_opencl_libraries(void *vctx, char *buf, size_t len)
     clGetPlatformInfo(ctx->platform, CL_PLATFORM_NAME, sizeof name - 1, name, NULL);
     clGetPlatformInfo(ctx->platform, CL_PLATFORM_VERSION, sizeof version - 1, version, NULL);
     clblast_version(clblast, sizeof clblast);
+    // Runs of spaces (PoCL pads its version string) become one.
+    for (char *r = version, *w = version;; r++) {
+        if (!(*r == ' ' && w > version && w[-1] == ' '))
+            *w++ = *r;
+        if (!*r)
+            break;
+    }
     snprintf(buf, len, "OpenCL platform %s (%s), %s", name, version, clblast);
 }
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "harness.h"
 #include "reference.h"
@@ -95,12 +96,33 @@ static xconv_status upload_inputs(xconv_case *c, xconv_error *err)
     return st;
 }
 
+// Returns XCONV_OK when the host's physical memory holds what a case of p keeps there: x, w and
+// y in float32 and the reference (float64 values and scales on the host, else float32 ones
+// from the device and |x|, |w| for a while), else XCONV_ERR_OUT_OF_MEMORY with the numbers.
+static xconv_status check_host_memory(const xconv_problem *p, bool host_reference,
+                                      xconv_error *err)
+{
+    double x = (double)xconv_problem_x_elems(p), w = (double)xconv_problem_w_elems(p);
+    double y = (double)xconv_problem_y_elems(p);
+    double bytes = 4.0 * (x + w + y) + (host_reference ? 16.0 * y : 8.0 * y + 4.0 * (x + w));
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    double have = pages > 0 && page > 0 ? (double)pages * (double)page : 0;
+    if (have == 0 || bytes <= have)
+        return XCONV_OK;
+    return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY,
+                           "the case needs %.1f GiB of host memory (x, w, y and the reference); "
+                           "the host has %.1f GiB", bytes / 1073741824.0, have / 1073741824.0);
+}
+
 xconv_case *xconv_case_create(xconv_device *dev, const xconv_problem *p, const char *shape_name,
                               const xconv_harness_opts *opts, xconv_error *err)
 {
     if (xconv_problem_check(p, err) != XCONV_OK)
         return NULL;
     if (dev && xconv_problem_check_device(p, xconv_device_get_info(dev), err) != XCONV_OK)
+        return NULL;
+    bool host_reference = !dev || xconv_problem_flops(p) <= opts->host_ref_max_gflop * 1e9;
+    if (check_host_memory(p, host_reference, err) != XCONV_OK)
         return NULL;
     xconv_case *c = calloc(1, sizeof *c);
     if (!c) {
@@ -484,7 +506,7 @@ xconv_status xconv_case_run(xconv_case *c, const xconv_variant *variant, xconv_r
         xconv_plan_destroy(plan);
         return XCONV_OK;
     }
-    if (c->dev)
+    if (c->dev && v->backends)
         rec->compile_ms = xconv_device_compile_ms(c->dev);
     if (plan)  // the plan chosen (ours), or what the vendor chose (cudnn_find)
         snprintf(rec->note, sizeof rec->note, "%s", xconv_plan_summary(plan));

@@ -228,7 +228,8 @@ int xconv_comparisons_write_pair(FILE *f, const xconv_record *a, const xconv_rec
     number_cell(ms[2], "%.3f", a->cmp.ratio, true);
     fprintf(f, "%-26s %-22.22s %-10s %10llu %12s %12s %8s  (%s / %s)%s\n", a->variant, shape,
             a->cmp.differing ? "NO" : "yes", (unsigned long long)a->cmp.max_ulp, ms[0], ms[1],
-            ms[2], a->backend, b->backend, pass ? "" : "  (backend check failed or outputs differ)");
+            ms[2], a->backend, b->backend,
+            pass ? "" : "  (backend check failed or outputs differ)");
     return flushed(f);
 }
 

@@ -24,9 +24,9 @@ ln -s libcudnn.so.9.9.0 "$tmp/old/libcudnn.so.9"
 
 chosen=$(env -u XCONV_CUDNN_DIR bash "$pick" "$tmp" 2>"$tmp/err")
 check "the newest (9.19.0, the wheel's) is chosen" test "$chosen" = "$tmp/venv/nvidia/cudnn/lib"
-check "it says which and what else it found" grep -q \
-    "cuDNN 9.19.0 from $tmp/venv/nvidia/cudnn/lib, the newest of 3 found; also 9.14.0 in $tmp/usr/lib; also 9.9.0 in $tmp/old" \
-    "$tmp/err"
+want="cuDNN 9.19.0 from $tmp/venv/nvidia/cudnn/lib, the newest of 3 found"
+want+="; also 9.14.0 in $tmp/usr/lib; also 9.9.0 in $tmp/old"
+check "it says which and what else it found" grep -qF "$want" "$tmp/err"
 
 chosen=$(XCONV_CUDNN_DIR="$tmp/usr/lib" bash "$pick" "$tmp" 2>"$tmp/err")
 check "XCONV_CUDNN_DIR chooses another" test "$chosen" = "$tmp/usr/lib"

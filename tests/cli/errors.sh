@@ -103,8 +103,8 @@ if "$xconv" devices >/dev/null 2>&1; then
     # devices --device filters the listing, and refuses a selector that matches nothing.
     checks=$((checks + 1))
     "$xconv" devices --device 0 >"$tmp/out" 2>"$tmp/err"
-    if [ $? -ne 0 ] || [ "$(grep -c '^[0-9]  ' "$tmp/out")" -ne 1 ] || grep -q unavailable "$tmp/out"
-    then
+    if [ $? -ne 0 ] || [ "$(grep -c '^[0-9]  ' "$tmp/out")" -ne 1 ] ||
+        grep -q unavailable "$tmp/out"; then
         failures=$((failures + 1))
         echo "FAIL: devices --device 0 does not list device 0 alone:" >&2
         cat "$tmp/out" "$tmp/err" >&2
@@ -120,7 +120,8 @@ import struct, sys
 def save(path, shape):
     n = 1
     for d in shape: n *= d
-    header = "{'descr': '<f4', 'fortran_order': False, 'shape': (%s), }" % ", ".join(map(str, shape))
+    dims = ", ".join(map(str, shape))
+    header = "{'descr': '<f4', 'fortran_order': False, 'shape': (%s), }" % dims
     header += " " * (63 - (10 + len(header)) % 64) + "\n"
     with open(path, "wb") as f:
         f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode())

@@ -93,9 +93,9 @@ check "a new file is 644 under umask 022" test "$(stat -c %a fresh.npy)" = 644
 "$xconv" validate --shape n=1,c=2,h=6,w=6,k=2,r=3 --variant cpu_ref --json - \
     >"$tmp/stdout.json" 2>"$tmp/err"
 check "--json - exits 0" test $? -eq 0
-check "--json - is JSON on stdout" python3 -c \
-    'import json,sys; d=json.load(open(sys.argv[1])); assert d["records"][0]["variant"] == "cpu_ref"' \
-    "$tmp/stdout.json"
+check "--json - is JSON on stdout" python3 -c 'import json,sys
+d = json.load(open(sys.argv[1]))
+assert d["records"][0]["variant"] == "cpu_ref"' "$tmp/stdout.json"
 check "--json - made no file named -" test ! -e ./-
 check "--json -: the table is on stderr" grep -q "1 records: 0 failed" "$tmp/err"
 

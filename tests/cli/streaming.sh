@@ -111,9 +111,9 @@ fi
 rc=$?
 check "bench --gemm of a size that cannot run exits 1 (got $rc)" test "$rc" -eq 1
 check "... saying why" grep -q "nothing that was asked for could run here" "$tmp/err"
-check "... and its record says n/a in a valid file" python3 -c \
-    'import json,sys; r=json.load(open(sys.argv[1]))["records"]; assert r[0]["outcome"] == "not_applicable"' \
-    "$tmp/g.json"
+check "... and its record says n/a in a valid file" python3 -c 'import json,sys
+r = json.load(open(sys.argv[1]))["records"]
+assert r[0]["outcome"] == "not_applicable"' "$tmp/g.json"
 
 echo "cli streaming: $((checks - failures)) passed, $failures failed"
 [ "$failures" -eq 0 ]

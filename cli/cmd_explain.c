@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../validate/thresholds.h"
 #include "cli.h"
 
 // Reads the device's peaks from XCONV_PEAKS="GFLOPS,GBPS" when the device does not know them.
@@ -49,6 +50,23 @@ static void print_workspace(const xconv_plan *plan)
     }
 }
 
+// Prints how validate checks the plan: the output block its errors are measured over (a
+// Winograd tile; 1 x 1 for the rest) and the threshold of the variant's accuracy entry.
+static void print_error_check(const xconv_plan *plan)
+{
+    int64_t block_h = 1, block_w = 1;
+    xconv_plan_error_block(plan, &block_h, &block_w);
+    const xconv_variant_info *v = xconv_variant_get_info(xconv_plan_variant(plan));
+    double threshold = xconv_threshold_for_family(v->accuracy);
+    if (block_h > 1 || block_w > 1)
+        printf("  error block: %lldx%lld outputs (validate divides each output's error by the "
+               "largest scale in its block), threshold %.1g (%s)\n",
+               (long long)block_h, (long long)block_w, threshold, v->accuracy);
+    else
+        printf("  error block: 1x1 (each output's error by its own scale), threshold %.1g (%s)\n",
+               threshold, v->accuracy);
+}
+
 void cli_print_plan(xconv_device *dev, const char *name, const xconv_problem *p)
 {
     static xconv_error err;
@@ -70,6 +88,7 @@ void cli_print_plan(xconv_device *dev, const char *name, const xconv_problem *p)
     for (int i = 0; i < xconv_plan_step_count(plan); i++)
         print_step(plan, i);
     print_workspace(plan);
+    print_error_check(plan);
     xconv_plan_destroy(plan);
     double flops = xconv_problem_flops(p), bytes = xconv_problem_min_bytes(p);
     printf("  work: %.4g GFLOP, minimum %.4g MB moved (arithmetic intensity %.1f FLOP/byte)\n",

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# The Winograd family on PoCL's CPU device beyond the small suite: seeded random 3x3 and 5x5
-# stride-1 shapes (every padding up to the filter's size, grouped, depthwise, odd sizes), the
-# non-fused variants' passes forced to 1 and 2 images (a last partial pass), the fused kernel's
-# work-group path (what GPUs get) and its vector path with blocks that do not divide the
-# channels, the same bits from every path, and what explain shows. Skips (exit 77) when no
-# OpenCL CPU device is installed.
+# The Winograd family on PoCL's CPU device beyond the small suite: validate --random, seeded
+# random 3x3 and 5x5 stride-1 shapes (every padding up to the filter's size, grouped,
+# depthwise, odd sizes), the non-fused variants' passes forced to 1 and 2 images (a last partial
+# pass), the fused kernel's work-group path (what GPUs get) and its vector path with blocks that
+# do not divide the channels, the same bits from every path, what explain shows (steps,
+# workspace, error block) and the refusals of the shapes Winograd does not apply to. Skips
+# (exit 77) when no OpenCL CPU device is installed.
 # Usage: winograd.sh PATH/TO/xconv
 set -u
 xconv=$1
@@ -59,6 +60,17 @@ import json, sys
 r = json.load(open(sys.argv[1]))["records"]
 assert sum(x["outcome"] == "pass" for x in r) == 8 * 4 + 4 * 2' "$tmp/random.json"
 
+# validate --random: the harness's own random shapes (seed 8: 3 of the first 48 are 3x3 and 2 are
+# 5x5 stride-1 shapes; the rest are not applicable and cost nothing).
+validated "validate --random 48 --seed 8" 288 -- --random 48 --seed 8 \
+    --variant "$nonfused,$fused" --json "$tmp/rand.json"
+check "--random: every 3x3 variant passed on 3 shapes, every 5x5 one on 2" python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))["records"]
+for v in sys.argv[2].split(","):
+    passed = sum(x["variant"] == v and x["outcome"] == "pass" for x in r)
+    assert passed == (2 if "f25" in v else 3), (v, passed)' "$tmp/rand.json" "$nonfused,$fused"
+
 # Non-fused passes of 1 and 2 images: 5 images in 5 or 3 passes, the last one partial.
 for chunk in 1 2; do
     validated "passes of $chunk image(s)" 3 XCONV_WINO_CHUNK=$chunk -- \
@@ -71,12 +83,22 @@ XCONV_WINO_CHUNK=2 "$xconv" explain --shape n=5,c=6,h=13,w=11,k=10,r=3,pad=1 \
 check "explain: 2 images a pass in 3 passes" grep -q "2 image(s) a pass in 3 pass(es)" \
     "$tmp/explain.txt"
 check "explain: 1 + 3 x 3 steps" test "$(grep -c "^  step " "$tmp/explain.txt")" -eq 10
-check "explain: the three workspace regions" \
-    bash -c "grep -q 'transformed filters' '$1' && grep -q 'transformed input' '$1' &&
-             grep -q 'element-wise products' '$1'" _ "$tmp/explain.txt"
+for region in "0: transformed filters" "1: transformed input" "2: element-wise products"; do
+    check "explain: workspace region $region" grep -q "region $region" "$tmp/explain.txt"
+done
 check "explain: multiplies per output against direct" \
     grep -q "2.25 multiplies per output and input channel against 9 for direct" \
     "$tmp/explain.txt"
+check "explain: the 4x4 error block and its threshold" \
+    grep -q "error block: 4x4 outputs .*threshold 3e-05 (winograd_f43)" "$tmp/explain.txt"
+"$xconv" explain --shape n=1,c=3,h=9,w=9,k=2,r=5,pad=2 --variant winograd_f25_fused \
+    --device pocl >"$tmp/explain.txt" 2>&1
+check "explain: the fused F(2x2,5x5) plan's steps" \
+    test "$(grep -c "^  step " "$tmp/explain.txt")" -eq 2
+check "explain: the fused plan's workspace" \
+    grep -q "region 0: transformed filters" "$tmp/explain.txt"
+check "explain: the fused plan's 2x2 error block" \
+    grep -q "error block: 2x2 outputs .*threshold 2e-05 (winograd_f25)" "$tmp/explain.txt"
 
 # The fused kernel's work-group path (GPUs') forced on the CPU: float4 and scalar fragments.
 validated "fused work-group path 16,8,4,4,2" 48 XCONV_WINO_FUSED=16,8,4,4,2 -- \
@@ -118,6 +140,18 @@ same_bits chunked winograd_f43 XCONV_WINO_CHUNK=1
 "$xconv" validate --device pocl --shape n=2,c=4,h=9,w=9,k=4,r=3,stride=2 \
     --variant winograd_f23 >"$tmp/na.txt" 2>&1
 check "stride 2 is not applicable, with the reason" grep -q "Winograd needs stride 1" "$tmp/na.txt"
+"$xconv" explain --device pocl --shape n=1,c=2,h=9,w=9,k=2,r=5,pad=2 \
+    --variant winograd_f23,winograd_f43_fused >"$tmp/na.txt" 2>&1
+check "a 5x5 filter is not applicable to F(2x2,3x3) and F(4x4,3x3), with the reason" \
+    test "$(grep -c "needs a 3x3 filter, not 5x5" "$tmp/na.txt")" -eq 2
+"$xconv" explain --device pocl --shape n=1,c=2,h=9,w=9,k=2,r=3,dil=2 \
+    --variant winograd_f23 >"$tmp/na.txt" 2>&1
+check "dilation 2 is not applicable, with the reason" \
+    grep -q "Winograd needs dilation 1 (this problem has dilation 2x2)" "$tmp/na.txt"
+"$xconv" explain --device pocl --shape n=1,c=2,h=9,w=9,k=2,r=3 \
+    --variant winograd_f25 >"$tmp/na.txt" 2>&1
+check "a 3x3 filter is not applicable to F(2x2,5x5), with the reason" \
+    grep -q "needs a 5x5 filter, not 3x3" "$tmp/na.txt"
 XCONV_WINO_FUSED=16,8,4 "$xconv" validate --device pocl --shape n=2,c=4,h=9,w=9,k=4,r=3 \
     --variant winograd_f23_fused >"$tmp/bad.txt" 2>&1
 check "a malformed forced block is named" grep -q "TB,KB,CC,WT,WK" "$tmp/bad.txt"

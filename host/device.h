@@ -16,6 +16,7 @@ struct xconv_device {
     double compile_ms;          // program build time accumulated since open or the last reset
     xconv_program *programs;    // the program cache, most recently used first
     xconv_buffer *buffers;      // every live buffer, freed on close
+    xconv_cache *cache;         // compiled kernels and the find-db on disk (NULL: none)
 };
 
 // A buffer of device memory, registered with its device.

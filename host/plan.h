@@ -102,6 +102,9 @@ struct xconv_plan {
     size_t workspace_bytes;          // the end of the last region (0: none)
     char summary[512];               // one line on the choice, for explain and records
     bool prepared;
+    bool is_auto;                    // made by "auto": auto_info says what and why
+    xconv_auto_info auto_info;
+    xconv_tuning tuning;             // the strings opts points at for a find-db's tuning
 };
 
 // Returns step i of plan (0 <= i < plan->nsteps).

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 // The device's program cache: a list of built programs by (kernel source name, defines), most
-// recently used first, and the one place programs are built and their build time counted.
+// recently used first, and the one place programs are built (or loaded from the compiled-kernel
+// cache on disk) and their build time counted.
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "clock.h"
+#include "kernel_cache.h"
 #include "program_cache.h"
 
 // ---------------------------------------------------------------------------------------------
@@ -61,7 +63,14 @@ static xconv_status build(xconv_device *dev, const char *source, const xconv_def
     if (!e)
         return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for a program");
     double t0 = xconv_now_ms();
-    xconv_status st = dev->be->program_build(dev->ctx, text, options, &e->handle, err);
+    bool on_disk = xconv_kernel_cache_usable(dev);
+    xconv_status st = on_disk ? xconv_kernel_cache_get(dev, source, text, options, &e->handle)
+                              : XCONV_ERR_NOT_FOUND;
+    if (st != XCONV_OK) {
+        st = dev->be->program_build(dev->ctx, text, options, &e->handle, err);
+        if (st == XCONV_OK && on_disk)
+            xconv_kernel_cache_put(dev, source, text, options, e->handle);
+    }
     double ms = xconv_now_ms() - t0;
     if (st != XCONV_OK) {
         free(e);

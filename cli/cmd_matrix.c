@@ -6,7 +6,8 @@
 #include "../validate/harness.h"
 #include "cli.h"
 
-// The variants to run on a device: the ones asked for, or every device variant of its backend.
+// The variants to run on a device: the ones asked for, or "auto" (NULL) and every device variant
+// of its backend.
 static int variants_for(const xconv_variant *const *asked, int nasked, const xconv_device *dev,
                         const xconv_variant **out)
 {
@@ -15,6 +16,7 @@ static int variants_for(const xconv_variant *const *asked, int nasked, const xco
         return nasked;
     }
     int count = xconv_variant_count(), n = 0;
+    out[n++] = NULL;
     unsigned bit = XCONV_BACKEND_BIT(xconv_device_get_info(dev)->backend);
     for (int i = 0; i < count && n < CLI_MAX_LIST; i++)
         if (xconv_variant_get_info(xconv_variant_at(i))->backends & bit)
@@ -42,9 +44,9 @@ static void add_setup_errors(xconv_record_list *list, const xconv_variant *const
         if (!r)
             return;
         snprintf(r->device, sizeof r->device, "%s", device);
-        const xconv_variant_info *info = xconv_variant_get_info(variants[i]);
-        snprintf(r->variant, sizeof r->variant, "%s", info->name);
-        snprintf(r->family, sizeof r->family, "%s", info->family);
+        const xconv_variant_info *info = variants[i] ? xconv_variant_get_info(variants[i]) : NULL;
+        snprintf(r->variant, sizeof r->variant, "%s", info ? info->name : "auto");
+        snprintf(r->family, sizeof r->family, "%s", info ? info->family : "auto");
         if (shape) {
             snprintf(r->shape_name, sizeof r->shape_name, "%s", shape->name);
             xconv_shape_format(&shape->problem, r->shape, sizeof r->shape);
@@ -57,7 +59,8 @@ static void add_setup_errors(xconv_record_list *list, const xconv_variant *const
 
 static void run_device(const cli_options *opts, const xconv_harness_opts *hopts,
                        const xconv_device_info *info, const cli_shape *shapes, int nshapes,
-                       const xconv_variant *const *asked, int nasked, xconv_record_list *list)
+                       const xconv_variant *const *asked, int nasked, xconv_cache *cache,
+                       xconv_record_list *list)
 {
     static xconv_error err;
     char label[320];
@@ -68,6 +71,7 @@ static void run_device(const cli_options *opts, const xconv_harness_opts *hopts,
         add_setup_errors(list, asked, nasked, label, NULL, &err);
         return;
     }
+    xconv_device_set_cache(dev, cache);
     const xconv_variant *variants[CLI_MAX_LIST];
     int nvariants = variants_for(asked, nasked, dev, variants);
     for (int s = 0; s < nshapes; s++) {
@@ -80,7 +84,9 @@ static void run_device(const cli_options *opts, const xconv_harness_opts *hopts,
             xconv_record *r = xconv_record_list_add(list);
             if (!r)
                 break;
-            if (xconv_case_run(c, variants[v], r, &err) != XCONV_OK) {
+            xconv_status st = variants[v] ? xconv_case_run(c, variants[v], r, &err)
+                                          : xconv_case_run_auto(c, r, &err);
+            if (st != XCONV_OK) {
                 list->count--;
                 add_setup_errors(list, variants + v, nvariants - v, label, &shapes[s], &err);
                 break;
@@ -100,7 +106,10 @@ static int run_matrix(const cli_options *opts, bool timing)
     int nasked = 0;
     int rc = shapes ? cli_collect_shapes(opts, "small", shapes, &nshapes) : CLI_FAILED;
     if (!rc)
-        rc = cli_collect_variants(opts, false, asked, &nasked);
+        rc = cli_collect_variants(opts, true, asked, &nasked);
+    unsigned flags = 0;
+    if (!rc)
+        rc = cli_find_policy(opts, false, &flags);
     xconv_device_list *devices = calloc(1, sizeof *devices);
     int indices[CLI_MAX_LIST], ndevices = 0;
     if (!rc)
@@ -121,9 +130,11 @@ static int run_matrix(const cli_options *opts, bool timing)
 
     xconv_record_list list;
     xconv_record_list_init(&list, opts->argc, opts->argv);
+    xconv_cache *cache = cli_cache_open(opts, flags);
     for (int d = 0; d < ndevices; d++)
         run_device(opts, &hopts, &devices->devices[indices[d]], shapes, nshapes, asked, nasked,
-                   &list);
+                   cache, &list);
+    cli_cache_close(cache);
     fprintf(stderr, "\r%60s\r", "");
     xconv_records_write_table(stdout, list.recs, list.count, timing);
 

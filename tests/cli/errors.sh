@@ -68,7 +68,7 @@ if "$xconv" devices >/dev/null 2>&1; then
         cat "$tmp/err" >&2
     fi
 fi
-expect 0 "auto for the library's choice \(default direct_naive\)" -- run --help
+expect 0 "auto for the library's choice \(the default\)" -- run --help
 
 # No OpenCL platform at all: the message says which package provides one.
 mkdir -p "$tmp/no-icd"

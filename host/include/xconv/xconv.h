@@ -268,6 +268,12 @@ typedef struct xconv_device_list {
 // call still succeeds. Returns XCONV_OK.
 xconv_status xconv_devices_list(xconv_device_list *list);
 
+// Lists the devices of the backends whose XCONV_BACKEND_BIT is set in `backends` only (starting
+// a backend costs time: CUDA's cuInit, every OpenCL platform's driver); the others record
+// "not listed". Selectors that name a backend ("opencl:1") select in such a list as in a full
+// one. Returns XCONV_OK.
+xconv_status xconv_devices_list_backends(xconv_device_list *list, unsigned backends);
+
 // Finds the device that `selector` names in list: a global index ("0"), a backend and index
 // ("opencl:1", "cuda:0") or a case-insensitive substring of the name, platform, vendor or
 // version ("pocl", "h100"); NULL or "" picks the first GPU, else the first CPU device. Returns

@@ -89,7 +89,7 @@ static const flag flags[] = {
     {"--find", "find", ARG_STRING, FIELD(find_policy), 0,
      "POLICY  db (the default: stale records are re-timed) or trust (reported, kept)"},
     {"--mode", "find", ARG_STRING, FIELD(find_mode), 0,
-     "MODE    fast (the rules' choice, nothing timed), normal (time every variant; the "
+     "MODE    fast (what auto chooses now, nothing timed), normal (time every variant; the "
      "default) or exhaustive (and tune the fastest)"},
     {"--budget", "find", ARG_DOUBLE, FIELD(budget), 0,
      "S       exhaustive: at most S seconds of tuning a shape (default 60)"},

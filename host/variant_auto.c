@@ -47,11 +47,11 @@ static bool wide(const xconv_problem *p)
            xconv_problem_flops(p) >= AUTO_GEMM_MIN_FLOPS;
 }
 
-// On PoCL direct_const (vector columns, filters as constant offsets) ran fastest on every
-// small-suite shape and on 8 of the 9 standard shapes cut to CPU size, the ninth (alex11x11s4)
-// within 9% of implicit_precomp; where the filters pass constant memory (res3x3) im2col_gemm
-// ran fastest: 15.5 ms against 25 for implicit_precomp and 29 for direct_regblock on the 2-core
-// machine. docs/find.md has the table.
+// On PoCL direct_const (vector columns, filters as constant offsets) ran fastest of the direct
+// family on every small-suite shape and on the 8 cut standard shapes it applies to
+// (bench/results/2026-11-22-pocl2core-0a9177f-bench_*.json); where the filters pass constant
+// memory (res3x3) im2col_gemm ran ahead of the direct kernels in a comparison of every variant
+// (the records of record hold the direct family only). docs/find.md has the table.
 static const auto_rule rules[] = {
     {"direct_const", ON_CPU, NULL,
      "on a CPU the filters in constant memory run fastest where they fit"},

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
-// Tests of the compiled-kernel cache on the first OpenCL device: a second device (as a second
-// process would) loads what the first stored and computes the same bits; a changed driver, source
-// or define is another key; a corrupted, cut-off, foreign or refused binary is rebuilt and
-// replaced; the flag that turns it off and clearing. Skips (77) without an OpenCL device.
+// Tests of the compiled-kernel cache on the first device of each backend (OpenCL program
+// binaries; CUBINs from NVRTC where a GPU is): a second device (as a second process would) loads
+// what the first stored and computes the same bits; a changed driver, source or define is
+// another key; a corrupted, cut-off, foreign or refused binary is rebuilt and replaced; the flag
+// that turns it off and clearing. Skips (77) without any device.
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -115,27 +116,20 @@ static void expect_run(xconv_cache *cache, const float *want, int hits, int miss
               after.kernel_rejects - before.kernel_rejects, hits, misses, rejects);
 }
 
-int main(void)
+// Runs every check on the device info describes, in a cache folder of its own.
+static void test_device(const xconv_device_info *info)
 {
-    static xconv_device_list list;
-    xconv_devices_list(&list);
-    int index = -1;
-    for (int i = 0; i < list.count && index < 0; i++)
-        if (list.devices[i].backend == XCONV_BACKEND_OPENCL)
-            index = i;
-    if (index < 0) {
-        printf("SKIP: no OpenCL device\n");
-        return CHECK_SKIP_CODE;
-    }
-    device_info = list.devices[index];
+    device_info = *info;
+    char label[320];
+    xconv_device_label(info, label, sizeof label);
+    printf("%s\n", label);
     snprintf(folder, sizeof folder, "/tmp/xconv_test_kernel_cache.XXXXXX");
     CHECK(mkdtemp(folder) != NULL);
     xconv_error err;
     xconv_cache *cache = xconv_cache_open(folder, 0, &err);
     CHECK_MSG(cache != NULL, "%s", err.msg);
     if (!cache)
-        return check_summary("test_kernel_cache");
-
+        return;
     // The first build stores its binary; the same device's second plan uses its program cache.
     float want[2 * 4 * 9 * 11];
     xconv_device *dev = open_with(cache);
@@ -218,5 +212,29 @@ int main(void)
     char cmd[400];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", folder);
     CHECK(system(cmd) == 0);
+}
+
+int main(void)
+{
+    static xconv_device_list list;
+    xconv_devices_list(&list);
+    int tested = 0;
+    for (int kind = 0; kind < XCONV_BACKEND_COUNT; kind++) {
+        int index = -1;
+        for (int i = 0; i < list.count && index < 0; i++)
+            if ((int)list.devices[i].backend == kind)
+                index = i;
+        if (index >= 0) {
+            test_device(&list.devices[index]);
+            tested++;
+        } else {
+            printf("%s: no device (%s); its checks skipped\n",
+                   xconv_backend_name((xconv_backend_kind)kind), list.backend_reason[kind]);
+        }
+    }
+    if (!tested) {
+        printf("SKIP: no device\n");
+        return CHECK_SKIP_CODE;
+    }
     return check_summary("test_kernel_cache");
 }

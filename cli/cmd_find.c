@@ -31,13 +31,17 @@ static void print_ranking(const xconv_find_record *rec)
     }
 }
 
-// Prints one line per record run as find makes it (--verbose), or a progress counter.
+// Prints on stderr a line per run find makes (--verbose, failures and errors), else the run it
+// is at over the last one.
 static void progress(void *user, const xconv_record *r)
 {
     const cli_options *opts = user;
     if (opts->verbose || r->outcome == XCONV_OUTCOME_FAIL || r->outcome == XCONV_OUTCOME_ERROR)
-        fprintf(stderr, "  %-20s %-5s %10.4f ms  %s\n", r->variant,
+        fprintf(stderr, "\r  %-20s %-5s %10.4f ms  %s\n", r->variant,
                 xconv_outcome_name(r->outcome), r->median_ms, r->note);
+    else
+        fprintf(stderr, "\r  %-20s %-5s %10.4f ms", r->variant, xconv_outcome_name(r->outcome),
+                r->median_ms);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -185,6 +189,7 @@ static int find_shape(const cli_options *opts, const xconv_find_opts *fopts, xco
     xconv_find_summary sum;
     xconv_status st = xconv_find_run(dev, &shape->problem, shape->name, fopts, &rec, records,
                                      progress, (void *)opts, &sum, &err);
+    fprintf(stderr, "\r%60s\r", "");
     if (st == XCONV_OK && rec.count > 0)
         st = xconv_find_db_store(cache, &rec, &err);
     if (st != XCONV_OK) {

@@ -98,11 +98,12 @@ static xconv_status from_rules(xconv_device *dev, const xconv_problem *p,
                                xconv_plan **plan, xconv_error *err)
 {
     unsigned kind = dev->info.is_cpu ? ON_CPU : ON_GPU;
-    const char *db_note = !dev->cache || (dev->cache->flags & XCONV_CACHE_NO_FIND_DB)
-                              ? ""
-                          : info->stale_ignored
-                              ? "; the find-db's record is stale (re-time it: xconv find)"
-                              : "; the find-db has no record of the shape";
+    char db_note[sizeof info->why / 2];
+    snprintf(db_note, sizeof db_note, "%s%.*s",
+             !dev->cache || (dev->cache->flags & XCONV_CACHE_NO_FIND_DB) ? ""
+             : info->stale_ignored ? "; the find-db's record is stale (re-time it: xconv find)"
+             : info->why[0] ? "; " : "; the find-db has no record of the shape",
+             (int)sizeof db_note - 64, info->why);
     xconv_status st = xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE, "auto: no variant plans");
     for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
         const auto_rule *r = &rules[i];
@@ -198,6 +199,10 @@ static void from_db(xconv_device *dev, const xconv_problem *p, const xconv_plan_
         info->db_ms = e->median_ms;
         db_why(&rec, i, passing, stale, &dev->info, info);
     }
+    if (!*plan && !info->stale_ignored)
+        snprintf(info->why, sizeof info->why, "%s",
+                 passing ? "no passing entry of the find-db's record plans now"
+                         : "no variant passed in the find-db's record");
     xconv_find_record_free(&rec);
 }
 

@@ -276,6 +276,16 @@ static void test_auto(void)
     xconv_find_record empty = {0};
     CHECK(xconv_find_db_store(cache, &empty, &err) == XCONV_ERR_INVALID);
 
+    // A record whose passing entries do not plan here (a variant this build lacks, a reference
+    // auto never chooses): the rules, saying why.
+    xconv_find_record odd;
+    make_record(&dev.info, &p, "no_such_variant", NULL, "cpu_ref", &odd);
+    CHECK(xconv_find_db_store(cache, &odd, &err) == XCONV_OK);
+    a = choose(&dev, spec);
+    CHECK(a.source == XCONV_AUTO_RULES);
+    CHECK_CONTAINS(a.why, "no passing entry of the find-db's record plans now");
+    xconv_find_record_free(&odd);
+
     xconv_find_record_free(&rec);
     xconv_find_record_free(&newer);
     xconv_cache_close(trusting);

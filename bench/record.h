@@ -42,6 +42,8 @@ typedef struct xconv_record {
     double median_ms, min_ms, max_ms;
     double compile_ms;     // program build time, kept out of the timings
     double gflops, gbps;   // from the median: FLOPs and minimum bytes (<xconv/xconv.h>) over time
+    double floor_ms;       // the roofline floor on the device's peaks; NAN when they are unknown
+    double floor_share;    // floor_ms / median_ms; NAN without a floor or a time
     double max_norm_err;
     double threshold;
     int64_t worst_index;
@@ -63,6 +65,12 @@ void xconv_run_info_init(xconv_run_info *info, int argc, char **argv);
 
 // Returns "pass", "FAIL", "n/a", "error".
 const char *xconv_outcome_name(xconv_outcome outcome);
+
+// Sets r's floor from the device's peaks (GFLOP/s and GB/s, 0 when unknown): floor_ms =
+// max(FLOPs / peak, minimum bytes / bandwidth) of problem p, and floor_share = floor_ms over r's
+// median when it has one; NAN for what is unknown.
+void xconv_record_set_floor(xconv_record *r, const xconv_problem *p, double peak_gflops,
+                            double peak_gbps);
 
 // ---------------------------------------------------------------------------------------------
 // The list a command collects its records in

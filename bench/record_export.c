@@ -48,6 +48,13 @@ static const record_field fields[] = {
 };
 #define FIELD_COUNT (sizeof fields / sizeof fields[0])
 
+// The roofline floor's fields, written after the record's when any record has a floor (the
+// device's peaks were known: `xconv peaks` or XCONV_PEAKS).
+static const record_field floor_fields[] = {
+    FIELD(floor_ms, FIELD_DOUBLE), FIELD(floor_share, FIELD_DOUBLE),
+};
+#define FLOOR_FIELD_COUNT (sizeof floor_fields / sizeof floor_fields[0])
+
 #define CMP_FIELD(name, member, kind) \
     { name, kind, offsetof(xconv_record, cmp.member), sizeof(((xconv_record *)0)->cmp.member) }
 
@@ -72,10 +79,30 @@ static bool any_comparison(const xconv_record *recs, int count)
     return false;
 }
 
-// Returns field i of the fields written (the record's, then the comparison's when with_cmp).
-static const record_field *field_at(size_t i)
+// Whether any of the count records has a floor, a positive time (its fields are then written).
+static bool any_floor(const xconv_record *recs, int count)
 {
-    return i < FIELD_COUNT ? &fields[i] : &cmp_fields[i - FIELD_COUNT];
+    for (int i = 0; i < count; i++)
+        if (recs[i].floor_ms > 0 && isfinite(recs[i].floor_ms))
+            return true;
+    return false;
+}
+
+#define MAX_FIELDS (FIELD_COUNT + FLOOR_FIELD_COUNT + CMP_FIELD_COUNT)
+
+// Fills out with the fields written for recs: the record's, the floor's when any has a floor,
+// the comparison's when any has one; returns their count.
+static size_t fields_written(const xconv_record *recs, int count,
+                             const record_field *out[MAX_FIELDS])
+{
+    size_t n = 0;
+    for (size_t i = 0; i < FIELD_COUNT; i++)
+        out[n++] = &fields[i];
+    for (size_t i = 0; any_floor(recs, count) && i < FLOOR_FIELD_COUNT; i++)
+        out[n++] = &floor_fields[i];
+    for (size_t i = 0; any_comparison(recs, count) && i < CMP_FIELD_COUNT; i++)
+        out[n++] = &cmp_fields[i];
+    return n;
 }
 
 // Returns the outcome as the data formats spell it: "pass", "fail", "not_applicable", "error".
@@ -180,12 +207,13 @@ void xconv_json_write_string(FILE *f, const char *s, size_t max)
     putc('"', f);
 }
 
-// Writes one record as a one-line JSON object (with the comparison's fields when with_cmp).
-static void json_record(FILE *f, const xconv_record *rec, bool with_cmp)
+// Writes one record as a one-line JSON object of the nfields fields.
+static void json_record(FILE *f, const xconv_record *rec, const record_field *const *fields_out,
+                        size_t nfields)
 {
     putc('{', f);
-    for (size_t i = 0; i < FIELD_COUNT + (with_cmp ? CMP_FIELD_COUNT : 0); i++) {
-        const record_field *fd = field_at(i);
+    for (size_t i = 0; i < nfields; i++) {
+        const record_field *fd = fields_out[i];
         fprintf(f, "%s\"%s\": ", i ? ", " : "", fd->name);
         if (fd->kind == FIELD_STRING)
             xconv_json_write_string(f, field_ptr(rec, fd), fd->size);
@@ -217,13 +245,14 @@ int xconv_records_write_json(FILE *f, const xconv_run_info *info, const xconv_re
     xconv_json_write_string(f, info->date, sizeof info->date);
     fputs(",\n  \"command\": ", f);
     xconv_json_write_string(f, info->command, sizeof info->command);
-    bool with_cmp = any_comparison(recs, count);
-    if (with_cmp)
+    if (any_comparison(recs, count))
         fputs(",\n  \"kind\": \"parity\"", f);
+    const record_field *chosen[MAX_FIELDS];
+    size_t nfields = fields_written(recs, count, chosen);
     fputs(",\n  \"records\": [", f);
     for (int i = 0; i < count && !ferror(f); i++) {
         fputs(i ? ",\n    " : "\n    ", f);
-        json_record(f, &recs[i], with_cmp);
+        json_record(f, &recs[i], chosen, nfields);
     }
     fputs(count > 0 ? "\n  ]\n}\n" : "]\n}\n", f);
     return finish(f);
@@ -255,13 +284,14 @@ static void csv_string(FILE *f, const char *s, size_t max)
 
 int xconv_records_write_csv(FILE *f, const xconv_record *recs, int count)
 {
-    size_t nfields = FIELD_COUNT + (any_comparison(recs, count) ? CMP_FIELD_COUNT : 0);
+    const record_field *chosen[MAX_FIELDS];
+    size_t nfields = fields_written(recs, count, chosen);
     for (size_t i = 0; i < nfields; i++)
-        fprintf(f, "%s%s", i ? "," : "", field_at(i)->name);
+        fprintf(f, "%s%s", i ? "," : "", chosen[i]->name);
     putc('\n', f);
     for (int r = 0; r < count && !ferror(f); r++) {
         for (size_t i = 0; i < nfields; i++) {
-            const record_field *fd = field_at(i);
+            const record_field *fd = chosen[i];
             if (i)
                 putc(',', f);
             if (fd->kind == FIELD_STRING)

@@ -19,7 +19,7 @@ typedef struct table_column {
 } table_column;
 
 enum { COL_BACKEND, COL_DEVICE, COL_VARIANT, COL_SHAPE, COL_OUTCOME, COL_ERR, COL_MEDIAN,
-       COL_MIN, COL_MAX, COL_GFLOPS, COL_GBPS, COL_COUNT };
+       COL_MIN, COL_MAX, COL_GFLOPS, COL_GBPS, COL_FLOOR, COL_COUNT };
 
 static const table_column columns[COL_COUNT] = {
     [COL_BACKEND] = { "backend", 8, false, false },
@@ -33,6 +33,7 @@ static const table_column columns[COL_COUNT] = {
     [COL_MAX] = { "max ms", 12, true, true },
     [COL_GFLOPS] = { "GFLOP/s", 10, true, true },
     [COL_GBPS] = { "GB/s", 9, true, true },
+    [COL_FLOOR] = { "of floor", 8, true, true },  // shown when some record has a floor's share
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -97,15 +98,15 @@ static void record_cells(const xconv_record *rec, char cells[COL_COUNT][CELL_LEN
     number_cell(cells[COL_MAX], "%.4f", rec->max_ms, timed);
     number_cell(cells[COL_GFLOPS], "%.1f", rec->gflops, timed);
     number_cell(cells[COL_GBPS], "%.1f", rec->gbps, timed);
+    number_cell(cells[COL_FLOOR], "%.1f%%", rec->floor_share * 100, timed && rec->floor_share > 0);
 }
 
 // ---------------------------------------------------------------------------------------------
 // Rows
 
-// Writes one row of cells, padded to widths, with two spaces between columns.
-static void write_row(FILE *f, char cells[COL_COUNT][CELL_LEN], const int *widths, bool timings)
+// Writes columns 0..last of one row of cells, padded to widths, two spaces between columns.
+static void write_row(FILE *f, char cells[COL_COUNT][CELL_LEN], const int *widths, int last)
 {
-    int last = timings ? COL_COUNT - 1 : COL_ERR;
     for (int c = 0; c <= last; c++) {
         int pad = widths[c] - text_width(cells[c]);
         if (columns[c].right)
@@ -141,6 +142,10 @@ static void write_note(FILE *f, const xconv_record *rec)
 
 int xconv_records_write_table(FILE *f, const xconv_record *recs, int count, bool timings)
 {
+    bool floors = false;
+    for (int r = 0; r < count; r++)
+        floors |= recs[r].floor_share > 0 && isfinite(recs[r].floor_share);
+    int last = !timings ? COL_ERR : floors ? COL_FLOOR : COL_GBPS;
     int widths[COL_COUNT];
     char cells[COL_COUNT][CELL_LEN];
     for (int c = 0; c < COL_COUNT; c++)
@@ -154,10 +159,10 @@ int xconv_records_write_table(FILE *f, const xconv_record *recs, int count, bool
     }
     for (int c = 0; c < COL_COUNT; c++)
         snprintf(cells[c], CELL_LEN, "%s", columns[c].title);
-    write_row(f, cells, widths, timings);
+    write_row(f, cells, widths, last);
     for (int r = 0; r < count && !ferror(f); r++) {
         record_cells(&recs[r], cells);
-        write_row(f, cells, widths, timings);
+        write_row(f, cells, widths, last);
         write_note(f, &recs[r]);
     }
     if (count == 0)

@@ -56,8 +56,8 @@ static const load_field record_fields[] = {
     REC(gflops, F_DOUBLE, false),     REC(gbps, F_DOUBLE, false),
     REC(max_norm_err, F_DOUBLE, false), REC(threshold, F_DOUBLE, false),
     REC(worst_index, F_I64, false),   REC(outcome, F_OUTCOME, true),
-    REC(note, F_STRING, false),       EXT(floor_ms, F_DOUBLE),
-    EXT(floor_share, F_DOUBLE),       EXT(auto_pick, F_PICK),
+    REC(note, F_STRING, false),       REC(floor_ms, F_DOUBLE, false),
+    REC(floor_share, F_DOUBLE, false), EXT(auto_pick, F_PICK),
 };
 
 #define DEV(member, kind, req) \
@@ -333,8 +333,8 @@ static xconv_status load_record(const loader *ld, const xconv_json *obj, int i,
     memset(r, 0, sizeof *r);
     double *nan_fields[] = {&r->rec.median_ms, &r->rec.min_ms,       &r->rec.max_ms,
                             &r->rec.compile_ms, &r->rec.gflops,      &r->rec.gbps,
-                            &r->rec.max_norm_err, &r->rec.threshold, &r->floor_ms,
-                            &r->floor_share};
+                            &r->rec.max_norm_err, &r->rec.threshold, &r->rec.floor_ms,
+                            &r->rec.floor_share};
     for (int k = 0; k < COUNT(nan_fields); k++)
         *nan_fields[k] = NAN;
     r->rec.worst_index = -1;

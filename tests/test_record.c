@@ -374,6 +374,57 @@ static void test_table(void)
     free(text);
 }
 
+// The roofline floor: set from the peaks, unknown without them, written (JSON, CSV, a table
+// column) only when some record has one.
+static void test_floor(void)
+{
+    xconv_problem p;
+    xconv_shape_parse("n=2,c=16,h=28,w=28,k=32,r=3,pad=1", &p, NULL);
+    xconv_record recs[3];
+    sample_records(recs);
+    for (int i = 0; i < 3; i++)
+        xconv_record_set_floor(&recs[i], &p, 0, 0);
+    CHECK(isnan(recs[0].floor_ms) && isnan(recs[0].floor_share));
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    xconv_run_info info;
+    xconv_run_info_init(&info, 0, NULL);
+    CHECK(xconv_records_write_json(f, &info, recs, 3) == 0);
+    CHECK(xconv_records_write_table(f, recs, 3, true) == 0);
+    fclose(f);
+    CHECK(strstr(text, "floor") == NULL);  // unknown peaks change nothing in the output
+    free(text);
+
+    // 1 TFLOP/s and 100 GB/s.
+    double flops = xconv_problem_flops(&p), bytes = xconv_problem_min_bytes(&p);
+    double want = fmax(flops / 1e12, bytes / 1e11) * 1e3;
+    for (int i = 0; i < 3; i++)
+        xconv_record_set_floor(&recs[i], &p, 1000, 100);
+    CHECK(fabs(recs[0].floor_ms - want) < 1e-15 && fabs(recs[0].floor_share - want / 1.25) <
+          1e-15);
+    CHECK(recs[2].floor_ms == want && isnan(recs[2].floor_share));  // n/a: a floor, no time
+    recs[1].repeat = 0;  // check-only: no share
+    xconv_record_set_floor(&recs[1], &p, 1000, 100);
+    CHECK(isnan(recs[1].floor_share));
+    text = NULL;
+    f = open_memstream(&text, &len);
+    CHECK(xconv_records_write_json(f, &info, recs, 3) == 0);
+    CHECK(xconv_records_write_csv(f, recs, 3) == 0);
+    CHECK(xconv_records_write_table(f, recs, 3, true) == 0);
+    fclose(f);
+    char key[64];
+    snprintf(key, sizeof key, "\"floor_ms\": %.9g, \"floor_share\": %.9g", want, want / 1.25);
+    CHECK_CONTAINS(text, key);
+    CHECK_CONTAINS(text, "\"floor_share\": null");
+    CHECK_CONTAINS(text, ",note,floor_ms,floor_share\n");
+    CHECK_CONTAINS(text, "of floor");
+    char pct[32];
+    snprintf(pct, sizeof pct, "%.1f%%", want / 1.25 * 100);
+    CHECK_CONTAINS(text, pct);
+    free(text);
+}
+
 // A full disk (/dev/full) makes every writer return -1.
 static void test_write_errors(void)
 {
@@ -405,6 +456,7 @@ int main(void)
     test_json();
     test_csv();
     test_table();
+    test_floor();
     test_write_errors();
     return check_summary("test_record");
 }

@@ -375,6 +375,7 @@ static void record_init(const xconv_case *c, const xconv_variant_info *v, xconv_
     rec->threshold = xconv_threshold_for_family(v->accuracy);
     rec->worst_index = -1;
     rec->max_norm_err = NAN;
+    rec->floor_ms = rec->floor_share = NAN;  // the caller knows the device's peaks
 }
 
 static void record_outcome(xconv_record *rec, xconv_status st, const xconv_error *err)

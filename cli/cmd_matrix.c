@@ -57,7 +57,8 @@ static void add_setup_errors(xconv_record_list *list, const xconv_variant *const
 
 static void run_device(const cli_options *opts, const xconv_harness_opts *hopts,
                        const xconv_device_info *info, const cli_shape *shapes, int nshapes,
-                       const xconv_variant *const *asked, int nasked, xconv_record_list *list)
+                       const xconv_variant *const *asked, int nasked, const cli_peaks *peaks,
+                       xconv_record_list *list)
 {
     static xconv_error err;
     char label[320];
@@ -85,6 +86,8 @@ static void run_device(const cli_options *opts, const xconv_harness_opts *hopts,
                 add_setup_errors(list, variants + v, nvariants - v, label, &shapes[s], &err);
                 break;
             }
+            if (hopts->repeat > 0)  // bench: the roofline floor at the device's peaks
+                xconv_record_set_floor(r, &shapes[s].problem, peaks->gflops, peaks->gbps);
             progress(opts, list->count, r);
         }
         xconv_case_destroy(c);
@@ -119,11 +122,22 @@ static int run_matrix(const cli_options *opts, bool timing)
     cli_plan_options(&hopts.plan);
     fprintf(stderr, "seed %llu\n", (unsigned long long)hopts.seed);
 
+    static cli_peaks_source peaks_src;
+    if (timing && (rc = cli_peaks_open(opts, &peaks_src))) {
+        free(shapes);
+        free(devices);
+        return rc;
+    }
     xconv_record_list list;
     xconv_record_list_init(&list, opts->argc, opts->argv);
-    for (int d = 0; d < ndevices; d++)
+    for (int d = 0; d < ndevices; d++) {
+        cli_peaks peaks = {0};
+        if (timing)
+            cli_peaks_lookup(&peaks_src, &devices->devices[indices[d]], &peaks);
         run_device(opts, &hopts, &devices->devices[indices[d]], shapes, nshapes, asked, nasked,
-                   &list);
+                   &peaks, &list);
+    }
+    cli_peaks_close(&peaks_src);
     fprintf(stderr, "\r%60s\r", "");
     xconv_records_write_table(stdout, list.recs, list.count, timing);
 

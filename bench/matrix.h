@@ -43,6 +43,7 @@ typedef struct xconv_matrix_record {
 // One results file.
 typedef struct xconv_run_file {
     int schema_version;      // 0: a bench/validate file from before the matrix schema
+    int complete;            // "complete": 1 the run ended, 0 it was cut short, -1 not said
     xconv_run_info info;
     char host[128];          // the machine's name, "" when the file does not say
     xconv_matrix_device *devices;  // the "devices" block, or one per device the records name

@@ -418,6 +418,11 @@ static xconv_status load_tree(const loader *ld, const xconv_json *root, xconv_ru
     xconv_status st = check_kind(ld, root, run);
     if (!st)
         st = load_fields(ld, root, run_fields, COUNT(run_fields), run, "top level");
+    const xconv_json *complete = xconv_json_get(root, "complete");
+    run->complete = complete && complete->type == XCONV_JSON_BOOL ? complete->boolean : -1;
+    if (!st && complete && complete->type != XCONV_JSON_BOOL)
+        st = bad(ld, complete, "complete", "wants a boolean, got %s",
+                 xconv_json_type_name(complete->type));
     const xconv_json *devices = NULL, *shapes = NULL, *records = NULL;
     if (!st)
         st = get_array(ld, root, "devices", run->schema_version >= 1, &devices);

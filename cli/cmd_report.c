@@ -15,11 +15,16 @@
 static int load_runs(const cli_options *opts, xconv_run_file *runs, xconv_run_file *base)
 {
     static xconv_error err;
-    for (int i = 0; i < opts->nfiles; i++)
+    for (int i = 0; i < opts->nfiles; i++) {
         if (xconv_run_file_load(opts->files[i], &runs[i], &err) != XCONV_OK) {
             cli_print_error("report", &err);
             return CLI_USAGE;
         }
+        if (runs[i].complete == 0)
+            fprintf(stderr, "xconv report: %s: the run was cut short (\"complete\": false); its "
+                            "%d records are the cells that finished\n", opts->files[i],
+                    runs[i].count);
+    }
     if (opts->compare && xconv_run_file_load(opts->compare, base, &err) != XCONV_OK) {
         cli_print_error("--compare", &err);
         return CLI_USAGE;

@@ -101,6 +101,7 @@ static void test_json_pieces(void)
         xconv_status st = xconv_run_file_parse(text, len, "stream.json", &back, &err);
         CHECK_MSG(st == XCONV_OK, "after %d records: %s", k, err.msg);
         CHECK(back.count == k && back.ndevices == 1 && back.nshapes == 2);
+        CHECK(back.complete == (k == run.count));
         CHECK(back.devices[0].peak_gflops == 100 && back.shapes[1].weight == 3);
         CHECK_CONTAINS(text, k == run.count ? "\"complete\": true" : "\"complete\": false");
         if (k == run.count)
@@ -109,6 +110,11 @@ static void test_json_pieces(void)
         free(text);
     }
     xconv_run_file_free(&run);
+    const char bad[] = "{\"tool\": \"xconv\", \"records\": [], \"complete\": 1}";
+    xconv_run_file back;
+    xconv_error err = {0};
+    CHECK(xconv_run_file_parse(bad, sizeof bad - 1, "c.json", &back, &err) == XCONV_ERR_PARSE);
+    CHECK_CONTAINS(err.msg, "c.json: byte 45: complete: wants a boolean, got a number");
 }
 
 // The CSV of every record.

@@ -130,6 +130,7 @@ assert rows in (n - 1, n), (rows, n)  # the CSV is written after the JSON
 PY
 "$xconv" report "$tmp/int.json" --svg "$tmp/int_svg" >"$tmp/out.txt" 2>&1
 check "and xconv report reads it" test $? -eq 0
+check "saying the run was cut short" grep -q "int.json: the run was cut short" "$tmp/out.txt"
 
 echo "$checks checks, $failures failed, $(( ($(date +%s%N) - start) / 1000000 )) ms"
 [ "$failures" -eq 0 ]

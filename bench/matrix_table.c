@@ -122,7 +122,7 @@ static void cell_text(const table *t, int s, int v, char *buf)
                  m->auto_pick == 1 ? "+" : "");
         return;
     }
-    char ms[32], pct[32] = "";
+    char ms[16], pct[16] = "";
     report_ms(m->rec.median_ms, ms, sizeof ms);
     if (m->rec.floor_share > 0)
         report_pct(m->rec.floor_share, pct, sizeof pct);

@@ -7,7 +7,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../bench/report.h"
 #include "cli.h"
 #include "output.h"
 
@@ -18,11 +17,16 @@
 static int load_runs(const cli_options *opts, xconv_run_file *runs, xconv_run_file *base)
 {
     static xconv_error err;
-    for (int i = 0; i < opts->nfiles; i++)
+    for (int i = 0; i < opts->nfiles; i++) {
         if (xconv_run_file_load(opts->files[i], &runs[i], &err) != XCONV_OK) {
             cli_print_error("report", &err);
             return CLI_USAGE;
         }
+        if (runs[i].complete == 0)
+            fprintf(stderr, "xconv report: %s: the run was cut short (\"complete\": false); its "
+                            "%d records are the cells that finished\n", opts->files[i],
+                    runs[i].count);
+    }
     if (opts->compare && xconv_run_file_load(opts->compare, base, &err) != XCONV_OK) {
         cli_print_error("--compare", &err);
         return CLI_USAGE;
@@ -181,19 +185,26 @@ int cmd_report(const cli_options *opts)
         return rc;
     xconv_run_file *runs = calloc((size_t)opts->nfiles, sizeof *runs);
     xconv_run_file base = {0};
-    xconv_report_peaks peaks[CLI_MAX_LIST];
+    // Peaks for devices whose file has none: --peaks, then XCONV_PEAKS, then the peaks file.
+    static xconv_report_peaks peaks[2 * CLI_MAX_LIST];
+    static cli_peaks_source measured;
+    int npeaks = opts->npeaks;
     xconv_matrix_shape *weights = NULL;
     int nweights = 0;
     rc = runs ? load_runs(opts, runs, &base) : CLI_FAILED;
     if (!rc)
         rc = read_peaks(opts, peaks);
+    if (!rc && !(rc = cli_peaks_open(opts, &measured)))
+        for (int i = 0; i < measured.nenv; i++)
+            peaks[npeaks++] = measured.env[i];
     if (!rc)
         rc = read_weights(opts, &weights, &nweights);
     xconv_report *report = NULL;
     if (!rc) {
         static xconv_error err;
-        xconv_report_opts ropts = {.peaks = peaks, .npeaks = opts->npeaks, .weights = weights,
-                                   .nweights = nweights, .margin = opts->margin / 100};
+        xconv_report_opts ropts = {.peaks = peaks, .npeaks = npeaks, .measured = &measured.file,
+                                   .weights = weights, .nweights = nweights,
+                                   .margin = opts->margin / 100};
         report = xconv_report_build(runs, opts->files, opts->nfiles,
                                     opts->compare ? &base : NULL, opts->compare, &ropts, &err);
         if (!report) {
@@ -214,6 +225,7 @@ int cmd_report(const cli_options *opts)
     for (int i = 0; runs && i < opts->nfiles; i++)
         xconv_run_file_free(&runs[i]);
     xconv_run_file_free(&base);
+    cli_peaks_close(&measured);
     free(runs);
     free(weights);
     return rc;

@@ -301,7 +301,7 @@ static xconv_status opencl_program_build(void *vctx, const char *source, const c
     // #line 1 makes the compiler's log count lines from the caller's source.
     char *text = concat3(xconv_kernel_dialect(), "\n#line 1\n", source);
     char *full = concat3(options ? options : "", options && options[0] ? " " : "",
-                         "-cl-std=CL1.2");
+                         XCONV_OPENCL_BUILD_OPTIONS);
     xconv_backend_program *prog = text && full ? calloc(1, sizeof *prog) : NULL;
     xconv_status st = prog ? compile(ctx, text, full, &prog->program, err)
                            : xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "out of host memory");
@@ -592,7 +592,7 @@ static xconv_status enqueue_stamp(opencl_context *ctx, xconv_error *err)
 {
     if (!ctx->stamp_kernel) {
         if (!ctx->stamp_program) {
-            xconv_status st = compile(ctx, stamp_source, "-cl-std=CL1.2", &ctx->stamp_program,
+            xconv_status st = compile(ctx, stamp_source, XCONV_OPENCL_BUILD_OPTIONS, &ctx->stamp_program,
                                       err);
             if (st != XCONV_OK)
                 return st;

@@ -22,6 +22,7 @@ int cmd_bench_gemm(const cli_options *opts);  // bench --gemm (cli/cmd_gemm.c)
 int cmd_explain(const cli_options *opts);
 int cmd_parity(const cli_options *opts);
 int cmd_report(const cli_options *opts);
+int cmd_behaviour(const cli_options *opts);  // cli/cmd_behaviour.c
 
 // A shape to run: its suite name ("" for --shape) and problem.
 typedef struct cli_shape {

@@ -23,17 +23,17 @@ typedef struct flag {
 #define FIELD(f) offsetof(cli_options, f)
 
 static const flag flags[] = {
-    {"--shape", "run validate bench explain", ARG_LIST, FIELD(shapes), FIELD(nshapes),
+    {"--shape", "run validate bench explain behaviour", ARG_LIST, FIELD(shapes), FIELD(nshapes),
      "SPEC    a shape, e.g. n=32,c=3,h=224,w=224,k=64,r=7,stride=2,pad=3 (repeatable)"},
-    {"--shapes", "run validate bench explain report", ARG_LIST, FIELD(shape_files),
+    {"--shapes", "run validate bench explain report behaviour", ARG_LIST, FIELD(shape_files),
      FIELD(nshape_files),
      "FILE    shapes from a file, one a line: SPEC or benchdnn descriptor, name= and weight= "
      "(docs/shapes.md; repeatable)"},
-    {"--suite", "validate bench", ARG_LIST, FIELD(suites), FIELD(nsuites),
+    {"--suite", "validate bench behaviour", ARG_LIST, FIELD(suites), FIELD(nsuites),
      "NAME    a suite of shapes: small or standard (repeatable)"},
-    {"--random", "validate bench", ARG_INT, FIELD(random), 0,
+    {"--random", "validate bench behaviour", ARG_INT, FIELD(random), 0,
      "N       N random small shapes rand0..randN-1, drawn from --seed (docs/shapes.md)"},
-    {"--variant", "validate bench", ARG_LIST, FIELD(variants), FIELD(nvariants),
+    {"--variant", "validate bench behaviour", ARG_LIST, FIELD(variants), FIELD(nvariants),
      "NAME    a variant (repeatable or comma-separated; default: all that apply)"},
     {"--variant", "run", ARG_LIST, FIELD(variants), FIELD(nvariants),
      "NAME    the variant (see xconv variants), or auto for the library's choice (default "
@@ -43,10 +43,13 @@ static const flag flags[] = {
     {"--device", "devices run validate bench explain", ARG_LIST, FIELD(devices), FIELD(ndevices),
      "SEL     0, opencl:1, cuda:0 or a name substring (repeatable; default $XCONV_DEVICE, "
      "else the first GPU, else the first CPU)"},
+    {"--device", "behaviour", ARG_LIST, FIELD(devices), FIELD(ndevices),
+     "SEL     a stack: 0, opencl:1, cuda:0 or a name substring (repeatable), or all: every "
+     "device (default $XCONV_DEVICE, else the first GPU, else the first CPU)"},
     {"--input", "run", ARG_STRING, FIELD(input), 0, "X.npy   input, float32 NCHW"},
     {"--weights", "run", ARG_STRING, FIELD(weights), 0, "W.npy   weights, float32 KCRS"},
     {"--output", "run", ARG_STRING, FIELD(output), 0, "Y.npy   write the output here"},
-    {"--seed", "run validate bench", ARG_U64, FIELD(seed), 0,
+    {"--seed", "run validate bench behaviour", ARG_U64, FIELD(seed), 0,
      "N       seed of the random inputs and --random shapes (default 1)"},
     {"--gemm", "bench", ARG_STRING, FIELD(gemm), 0,
      "M,N,K   time our SGEMM beside the vendor's on C(MxN) = A(MxK) B(KxN); 'standard': the "
@@ -60,8 +63,13 @@ static const flag flags[] = {
      "ratio"},
     {"--host-ref-gflop", "validate bench", ARG_DOUBLE, FIELD(host_ref_gflop), 0,
      "G       full float64 host reference up to G GFLOP (default 1), else the device path"},
+    {"--host-ref-gflop", "behaviour", ARG_DOUBLE, FIELD(host_ref_gflop), 0,
+     "G       shapes up to G GFLOP (default 1): each is checked against the float64 host "
+     "reference"},
     {"--json", "validate bench", ARG_STRING, FIELD(json), 0,
      "FILE    write the records as JSON"},
+    {"--json", "behaviour", ARG_STRING, FIELD(json), 0,
+     "FILE    write the report as JSON (docs/behaviour.md)"},
     {"--json", "devices", ARG_NONE, FIELD(json_stdout), 0, "        print JSON"},
     {"--csv", "validate bench", ARG_STRING, FIELD(csv), 0, "FILE    write the records as CSV"},
     {"--verbose", "run validate bench", ARG_NONE, FIELD(verbose), 0,
@@ -77,8 +85,8 @@ static const flag flags[] = {
     {"--peaks", "report", ARG_LIST, FIELD(peaks), FIELD(npeaks),
      "[DEV=]G,B  fp32 GFLOP/s and GB/s of devices whose file has no peaks (DEV: a name "
      "substring; repeatable)"},
-    {"--help", "devices variants run validate bench explain report", ARG_NONE, FIELD(help), 0,
-     "        this help"},
+    {"--help", "devices variants run validate bench explain report behaviour", ARG_NONE,
+     FIELD(help), 0, "        this help"},
 };
 
 static bool takes(const flag *f, const char *command)

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "bench/behaviour.h"
+#include "bench/report.h"
 #include "check.h"
 #include "validate/behaviour_check.h"
 #include "validate/behaviour_run.h"
@@ -436,6 +437,39 @@ static void test_host_run(void)
         free(second);
     }
     xconv_behaviour_run_free(&back);
+
+    // The report page and summary of the file alone: one behaviour section, its tables.
+    const char *files[] = {"dir/b.json"};
+    xconv_report_opts ropts = {.behaviour = &run, .behaviour_files = files, .nbehaviour = 1};
+    xconv_report *report = xconv_report_build(NULL, NULL, 0, NULL, NULL, &ropts, &err);
+    CHECK(report != NULL);
+    if (report) {
+        char *page = NULL, *summary = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&page, &len);
+        CHECK(f && xconv_report_write_html(f, report) == 0);
+        if (f)
+            fclose(f);
+        f = open_memstream(&summary, &len);
+        CHECK(f && xconv_report_write_text(f, report) == 0);
+        if (f)
+            fclose(f);
+        CHECK_CONTAINS(page, "<title>xconv behaviour report</title>");
+        CHECK_CONTAINS(page, "<a href=\"#behaviour-1\">Behaviour</a>");
+        CHECK_CONTAINS(page, "<section id=\"behaviour-1\">");
+        CHECK_CONTAINS(page, "<td>host</td><td>cpu_ref</td><td>host</td><td class=\"num\">2 of "
+                             "2</td>");
+        CHECK_CONTAINS(page, "No variant ran on two stacks");
+        CHECK_CONTAINS(page, "test &quot;host&quot;");
+        CHECK(!strstr(page, "nan") && !strstr(page, "inf<"));
+        CHECK_CONTAINS(summary, "behaviour b.json: 1 stacks, 1 records: 0 fail a shape, 0 not "
+                                "deterministic, 0 with wrong special values");
+        free(page);
+        free(summary);
+    }
+    xconv_report_free(report);
+    ropts.nbehaviour = 0;
+    CHECK(xconv_report_build(NULL, NULL, 0, NULL, NULL, &ropts, &err) == NULL);
 
     // What the reader refuses.
     const char *bad[][2] = {

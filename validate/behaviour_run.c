@@ -653,7 +653,10 @@ static xconv_status describe_run(measure *m, xconv_device *const *devices, int n
     out->nshapes = nshapes;
     for (int c = 0; c < ncases; c++) {
         snprintf(out->cases[c].probe, sizeof out->cases[c].probe, "%s", cases[c].probe);
-        snprintf(out->cases[c].spec, sizeof out->cases[c].spec, "%s", cases[c].spec);
+        xconv_problem p;
+        if (xconv_shape_parse(cases[c].spec, &p, err) != XCONV_OK)
+            return xconv_error_prefix(err, "probe %s", cases[c].probe);
+        xconv_shape_format(&p, out->cases[c].spec, sizeof out->cases[c].spec);
         snprintf(out->cases[c].what, sizeof out->cases[c].what, "%s", cases[c].what);
     }
     out->ncases = ncases;

@@ -117,7 +117,7 @@ static int report(const cli_options *opts, xconv_device *const *devs, int ndevs,
         cli_print_error("behaviour", &err);
         return st == XCONV_ERR_INVALID ? CLI_USAGE : CLI_FAILED;
     }
-    for (int v = 0; v < nvariants; v++) {
+    for (int v = 0; opts->nvariants && v < nvariants; v++) {
         const char *name = xconv_variant_get_info(variants[v])->name;
         bool found = false;
         for (int i = 0; i < run.count && !found; i++)

@@ -28,8 +28,8 @@ static const command commands[] = {
      "[--device D ...] [--repeat N] [--json FILE] [--csv FILE]",
      "time variants with device events (checked first)"},
     {"report", cmd_report,
-     "report RUN.json [RUN2.json ...] [-o REPORT.html] [--svg DIR] [--compare BASE.json] "
-     "[--peaks [DEV=]GFLOPS,GBPS ...] [--shapes FILE ...] [--margin PCT]",
+     "report RUN.json [RUN2.json | BEHAVIOUR.json ...] [-o REPORT.html] [--svg DIR] "
+     "[--compare BASE.json] [--peaks [DEV=]GFLOPS,GBPS ...] [--shapes FILE ...] [--margin PCT]",
      "one HTML page of results files: heatmaps, rooflines, winners, runs compared"},
     {"behaviour", cmd_behaviour,
      "behaviour [--suite NAME | --shape SPEC | --shapes FILE | --random N ...] [--variant V ...] "

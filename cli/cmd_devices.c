@@ -2,6 +2,7 @@
 // `xconv devices` and `xconv variants`: what is installed and what can run.
 #include <string.h>
 
+#include "../bench/behaviour.h"
 #include "cli.h"
 
 // Writes a device-info string field as JSON.
@@ -36,6 +37,12 @@ static void print_device_json(FILE *f, int index, const xconv_device_info *d)
     fprintf(f, ", \"max_registers_per_work_group\": %d", d->max_registers_per_work_group);
     if (d->backend == XCONV_BACKEND_CUDA)
         fprintf(f, ", \"compute_capability\": \"%d.%d\"", d->cc_major, d->cc_minor);
+    fprintf(f, ", \"fp32_config\": [");
+    for (unsigned bit = 1, n = 0; bit; bit <<= 1)
+        if ((d->fp32_config & bit) && xconv_fp_flag_name(bit))
+            fprintf(f, "%s\"%s\"", n++ ? ", " : "", xconv_fp_flag_name(bit));
+    fprintf(f, "], \"build_flags\": ");
+    json_string(f, d->build_flags);
     fprintf(f, "}");
 }
 
@@ -80,7 +87,9 @@ static void print_device_text(int index, const xconv_device_info *d)
         printf(", %d registers per work-group", d->max_registers_per_work_group);
     if (d->backend == XCONV_BACKEND_CUDA)
         printf(", compute capability %d.%d", d->cc_major, d->cc_minor);
-    printf("\n");
+    char flags[256];
+    printf("\n     fp32 %s\n     kernels built with %s\n",
+           xconv_fp_config_format(d->fp32_config, flags, sizeof flags), d->build_flags);
 }
 
 // Prints each backend's advice, one "opencl: ..." line per line of it.

@@ -97,7 +97,7 @@ int cmd_explain(const cli_options *opts)
         cli_collect_variants(opts, true, variants, &nvariants))
         return CLI_USAGE;
     if (nshapes == 0 || nvariants == 0) {
-        fprintf(stderr, "xconv explain: give --shape SPEC and --variant NAME\n");
+        cli_error("give --shape SPEC and --variant NAME");
         return CLI_USAGE;
     }
     const char *names[CLI_MAX_LIST];  // NULL stands for "auto"

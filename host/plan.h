@@ -107,6 +107,7 @@ struct xconv_plan {
     // (direct and GEMM families); Winograd F(m,r): m x m; FFT: the transform's output tile.
     int64_t error_block_h, error_block_w;
     bool prepared;
+    unsigned resets;                 // dev->resets when prepared (a later rebuild drops programs)
 };
 
 // Returns step i of plan (0 <= i < plan->nsteps).

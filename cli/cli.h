@@ -22,6 +22,7 @@ int cmd_bench_gemm(const cli_options *opts);  // bench --gemm (cli/cmd_gemm.c)
 int cmd_explain(const cli_options *opts);
 int cmd_parity(const cli_options *opts);
 int cmd_report(const cli_options *opts);
+int cmd_find(const cli_options *opts);
 
 // A shape to run: its suite name ("" for --shape) and problem.
 typedef struct cli_shape {
@@ -56,8 +57,8 @@ int cli_shape_from_file(const char *path, xconv_problem *p, unsigned *seen);
 int cli_select_devices(const cli_options *opts, xconv_device_list *list, int *indices,
                        int *count);
 
-// Prints the plan of variant `name` (or "auto") for p on dev: steps with their defines and
-// geometry, workspace regions, FLOPs, bytes and the floor.
+// Prints the plan of variant `name` (or "auto", with what it chose and why) for p on dev: steps
+// with their defines and geometry, workspace regions, FLOPs, bytes and the floor.
 void cli_print_plan(xconv_device *dev, const char *name, const xconv_problem *p);
 
 // ---------------------------------------------------------------------------------------------
@@ -79,5 +80,26 @@ void cli_print_error(const char *context, const xconv_error *err);
 
 // Returns the host's physical memory in bytes (0 when the system does not say).
 uint64_t cli_host_memory(void);
+
+// ---------------------------------------------------------------------------------------------
+// The cache (cli/cache.c)
+
+// Reads --find (db, trust or off; with allow_modes also normal and exhaustive, which plan like
+// db) into the cache flags *flags. Returns 0 or CLI_USAGE after printing the valid values.
+int cli_find_policy(const cli_options *opts, bool allow_modes, unsigned *flags);
+
+// Writes the cache folder into buf: $XCONV_CACHE_DIR, else $XDG_CACHE_HOME/xconv, else
+// ~/.cache/xconv. Returns false when there is none ($XCONV_CACHE_DIR "" or "none": no cache).
+bool cli_cache_folder(char *buf, size_t len);
+
+// Opens the cache with flags; NULL when there is none or it cannot be opened (said with
+// --verbose: xconv then runs without one).
+xconv_cache *cli_cache_open(const cli_options *opts, unsigned flags);
+
+// Prints the cache's warnings on stderr ("xconv: warning: ..."); NULL is ignored.
+void cli_cache_print_warnings(xconv_cache *cache);
+
+// Prints the cache's warnings and closes it; NULL is ignored.
+void cli_cache_close(xconv_cache *cache);
 
 #endif // XCONV_CLI_H

@@ -8,8 +8,8 @@
 #include "cli.h"
 #include "stream.h"
 
-// The variants to run on a device of backend `kind`: the ones asked for, or every device
-// variant of the backend. Returns their number.
+// The variants to run on a device of backend `kind`: the ones asked for, or "auto" (NULL) and
+// every device variant of the backend. Returns their number.
 static int variants_for(const xconv_variant *const *asked, int nasked, xconv_backend_kind kind,
                         const xconv_variant **out)
 {
@@ -18,11 +18,18 @@ static int variants_for(const xconv_variant *const *asked, int nasked, xconv_bac
         return nasked;
     }
     int count = xconv_variant_count(), n = 0;
+    out[n++] = NULL;
     unsigned bit = XCONV_BACKEND_BIT(kind);
     for (int i = 0; i < count && n < CLI_MAX_LIST; i++)
         if (xconv_variant_get_info(xconv_variant_at(i))->backends & bit)
             out[n++] = xconv_variant_at(i);
     return n;
+}
+
+// Returns the name a variant goes by in records: its own, or "auto" for NULL.
+static const char *variant_label(const xconv_variant *v)
+{
+    return v ? xconv_variant_get_info(v)->name : "auto";
 }
 
 // Returns the name a shape goes by in tables and progress: its own, else its SPEC (in buf).
@@ -44,9 +51,9 @@ static void add_setup_errors(cli_stream *out, const xconv_variant *const *varian
         if (!r)
             break;
         snprintf(r->device, sizeof r->device, "%s", device);
-        const xconv_variant_info *info = xconv_variant_get_info(variants[i]);
-        snprintf(r->variant, sizeof r->variant, "%s", info->name);
-        snprintf(r->family, sizeof r->family, "%s", info->family);
+        const xconv_variant_info *info = variants[i] ? xconv_variant_get_info(variants[i]) : NULL;
+        snprintf(r->variant, sizeof r->variant, "%s", variant_label(variants[i]));
+        snprintf(r->family, sizeof r->family, "%s", info ? info->family : "auto");
         if (shape) {
             snprintf(r->shape_name, sizeof r->shape_name, "%s", shape->name);
             xconv_shape_format(&shape->problem, r->shape, sizeof r->shape);
@@ -60,7 +67,7 @@ static void add_setup_errors(cli_stream *out, const xconv_variant *const *varian
 // Runs every variant on every shape on the device info describes, streaming the records.
 static void run_device(const xconv_harness_opts *hopts, const xconv_device_info *info,
                        const cli_shape *shapes, int nshapes, const xconv_variant *const *asked,
-                       int nasked, cli_stream *out)
+                       int nasked, xconv_cache *cache, cli_stream *out)
 {
     static xconv_error err;
     char label[320], spec[256];
@@ -74,6 +81,7 @@ static void run_device(const xconv_harness_opts *hopts, const xconv_device_info 
             add_setup_errors(out, variants, nvariants, label, &shapes[s], &err);
         return;
     }
+    xconv_device_set_cache(dev, cache);
     for (int s = 0; s < nshapes && !cli_stream_stopping(out); s++) {
         const char *name = shape_label(&shapes[s], spec, sizeof spec);
         cli_stream_begin(out, name, "(inputs)", label);
@@ -83,12 +91,14 @@ static void run_device(const xconv_harness_opts *hopts, const xconv_device_info 
             continue;
         }
         for (int v = 0; v < nvariants && !cli_stream_stopping(out); v++) {
-            cli_stream_begin(out, name, xconv_variant_get_info(variants[v])->name, label);
+            cli_stream_begin(out, name, variant_label(variants[v]), label);
             int first = out->list.count;
             xconv_record *r = cli_stream_add(out);
             if (!r)
                 break;
-            if (xconv_case_run(c, variants[v], r, &err) != XCONV_OK) {
+            xconv_status st = variants[v] ? xconv_case_run(c, variants[v], r, &err)
+                                          : xconv_case_run_auto(c, r, &err);
+            if (st != XCONV_OK) {
                 out->list.count--;
                 add_setup_errors(out, variants + v, nvariants - v, label, &shapes[s], &err);
                 break;
@@ -118,7 +128,7 @@ static int plan_run(const xconv_device_list *devices, const int *indices, int nd
             xconv_record_clear(&r);
             xconv_device_label(info, r.device, sizeof r.device);
             snprintf(r.backend, sizeof r.backend, "%s", xconv_backend_name(info->backend));
-            snprintf(r.variant, sizeof r.variant, "%s", xconv_variant_get_info(variants[v])->name);
+            snprintf(r.variant, sizeof r.variant, "%s", variant_label(variants[v]));
             cli_stream_fit(out, &r);
         }
     }
@@ -141,7 +151,10 @@ static int run_matrix(const cli_options *opts, bool timing)
     int nasked = 0;
     int rc = shapes ? cli_collect_shapes(opts, "small", shapes, &nshapes) : CLI_FAILED;
     if (!rc)
-        rc = cli_collect_variants(opts, false, asked, &nasked);
+        rc = cli_collect_variants(opts, true, asked, &nasked);
+    unsigned flags = 0;
+    if (!rc)
+        rc = cli_find_policy(opts, false, &flags);
     xconv_device_list *devices = calloc(1, sizeof *devices);
     int indices[CLI_MAX_LIST], ndevices = 0;
     if (!rc)
@@ -166,8 +179,11 @@ static int run_matrix(const cli_options *opts, bool timing)
     hopts.pitfall = opts->pitfall ? xconv_pitfall_parse(opts->pitfall) : XCONV_PITFALL_NONE;
     cli_plan_options(&hopts.plan);
     fprintf(stderr, "seed %llu\n", (unsigned long long)hopts.seed);
+    xconv_cache *cache = cli_cache_open(opts, flags);
     for (int d = 0; d < ndevices && !cli_stream_stopping(&out); d++)
-        run_device(&hopts, &devices->devices[indices[d]], shapes, nshapes, asked, nasked, &out);
+        run_device(&hopts, &devices->devices[indices[d]], shapes, nshapes, asked, nasked, cache,
+                   &out);
+    cli_cache_close(cache);
     rc = nasked ? cli_stream_require_run(&out) : 0;
     free(shapes);
     free(devices);

@@ -35,6 +35,10 @@ static const command commands[] = {
      "one HTML page of results files: heatmaps, rooflines, winners, runs compared"},
     {"explain", cmd_explain, "explain --shape SPEC | --shapes FILE --variant V|auto [--device D]",
      "show the plan chosen for a shape on a device"},
+    {"find", cmd_find,
+     "find [--suite NAME | --shape SPEC | --shapes FILE ...] [--device D ...] "
+     "[--mode fast|normal|exhaustive] [--force] | --list | --clear | --clear-kernels",
+     "time the variants for shapes and keep the fastest in the find-db, for auto"},
 };
 
 // The environment variables the CLI maps onto the library's options.
@@ -43,7 +47,9 @@ static const char environment_help[] =
     "  XCONV_DIRECT_PLAN  forces the direct family's tiling (docs/guide/cli.md)\n"
     "  XCONV_GEMM_TILES   forces the GEMM tiles TM,TN,TK,WM,WN[,VW[,PAD]] (docs/guide/cli.md)\n"
     "  XCONV_GEMM_CHUNK   caps the images per im2col pass\n"
-    "  XCONV_PEAKS        GFLOPS,GBPS of the device, for explain's floor\n";
+    "  XCONV_PEAKS        GFLOPS,GBPS of the device, for explain's floor\n"
+    "  XCONV_CACHE_DIR    the cache of compiled kernels and the find-db (default\n"
+    "                     $XDG_CACHE_HOME/xconv, else ~/.cache/xconv; none: no cache)\n";
 
 static void print_usage(FILE *f)
 {

@@ -172,15 +172,31 @@ void cli_plan_options(xconv_plan_options *plan)
     plan->batch_chunk = chunk && atoll(chunk) > 0 ? atoll(chunk) : 0;
 }
 
+// Returns the XCONV_BACKEND_BIT of the backend selector names as "opencl:N" or "cuda:N", else
+// every bit (a name or an index can match any backend's device).
+static unsigned backends_named(const char *selector)
+{
+    for (int kind = 0; selector && kind < XCONV_BACKEND_COUNT; kind++) {
+        const char *name = xconv_backend_name((xconv_backend_kind)kind);
+        size_t n = strlen(name);
+        if (strncmp(selector, name, n) == 0 && selector[n] == ':')
+            return XCONV_BACKEND_BIT(kind);
+    }
+    return ~0u;
+}
+
 int cli_select_devices(const cli_options *opts, xconv_device_list *list, int *indices,
                        int *count)
 {
-    xconv_devices_list(list);
     *count = 0;
     static xconv_error err;
     int nsel = opts->ndevices ? opts->ndevices : 1;
+    // The library reads no environment: XCONV_DEVICE is the CLI's default selector.
+    unsigned backends = 0;
+    for (int i = 0; i < nsel; i++)
+        backends |= backends_named(opts->ndevices ? opts->devices[i] : getenv("XCONV_DEVICE"));
+    xconv_devices_list_backends(list, backends);  // only those named: starting one costs
     for (int i = 0; i < nsel; i++) {
-        // The library reads no environment: XCONV_DEVICE is the CLI's default selector.
         const char *sel = opts->ndevices ? opts->devices[i] : getenv("XCONV_DEVICE");
         int index = xconv_device_select(list, sel, &err);
         if (index < 0) {

@@ -55,7 +55,31 @@ static void add_setup_errors(xconv_record_list *list, const xconv_variant *const
     }
 }
 
-static void run_device(const cli_options *opts, const xconv_harness_opts *hopts,
+// Runs variant v on case c into a new record of list (and, with both and an epilogue the plan
+// fused, its +unfused row after it). Returns false when the harness failed (records of the rest
+// of the shape's variants then say why).
+static bool run_variant(const cli_options *opts, xconv_case *c, const xconv_variant *v,
+                        bool both, xconv_record_list *list, xconv_error *err)
+{
+    for (int pass = 0; pass < (both ? 2 : 1); pass++) {
+        if (both)
+            xconv_case_set_epilogue_mode(c, pass ? XCONV_EPILOGUE_UNFUSED : XCONV_EPILOGUE_AUTO);
+        xconv_record *r = xconv_record_list_add(list);
+        if (!r)
+            return true;
+        if (xconv_case_run(c, v, r, err) != XCONV_OK) {
+            list->count--;
+            return false;
+        }
+        progress(opts, list->count, r);
+        bool ran = r->outcome == XCONV_OUTCOME_PASS || r->outcome == XCONV_OUTCOME_FAIL;
+        if (!ran || !xconv_case_fused(c) || !xconv_variant_get_info(v)->backends)
+            break;  // the unfused row would repeat this one
+    }
+    return true;
+}
+
+static void run_device(const cli_options *opts, const xconv_harness_opts *hopts, bool both,
                        const xconv_device_info *info, const cli_shape *shapes, int nshapes,
                        const xconv_variant *const *asked, int nasked, xconv_record_list *list)
 {
@@ -77,15 +101,12 @@ static void run_device(const cli_options *opts, const xconv_harness_opts *hopts,
             continue;
         }
         for (int v = 0; v < nvariants; v++) {
-            xconv_record *r = xconv_record_list_add(list);
-            if (!r)
-                break;
-            if (xconv_case_run(c, variants[v], r, &err) != XCONV_OK) {
-                list->count--;
+            if (!run_variant(opts, c, variants[v], both && xconv_problem_has_epilogue(
+                                                                &shapes[s].problem),
+                             list, &err)) {
                 add_setup_errors(list, variants + v, nvariants - v, label, &shapes[s], &err);
                 break;
             }
-            progress(opts, list->count, r);
         }
         xconv_case_destroy(c);
     }
@@ -101,6 +122,12 @@ static int run_matrix(const cli_options *opts, bool timing)
     int rc = shapes ? cli_collect_shapes(opts, "small", shapes, &nshapes) : CLI_FAILED;
     if (!rc)
         rc = cli_collect_variants(opts, false, asked, &nasked);
+    xconv_harness_opts hopts;
+    xconv_harness_opts_default(&hopts);
+    cli_plan_options(&hopts.plan);
+    bool both = false;
+    if (!rc)
+        rc = cli_epilogue_mode(opts, true, &hopts.plan, &both);
     xconv_device_list *devices = calloc(1, sizeof *devices);
     int indices[CLI_MAX_LIST], ndevices = 0;
     if (!rc)
@@ -110,20 +137,17 @@ static int run_matrix(const cli_options *opts, bool timing)
         free(devices);
         return rc;
     }
-    xconv_harness_opts hopts;
-    xconv_harness_opts_default(&hopts);
     hopts.seed = opts->seed;
     hopts.repeat = timing ? opts->repeat : 0;
     hopts.warmup = opts->warmup;
     hopts.host_ref_max_gflop = opts->host_ref_gflop;
-    cli_plan_options(&hopts.plan);
     fprintf(stderr, "seed %llu\n", (unsigned long long)hopts.seed);
 
     xconv_record_list list;
     xconv_record_list_init(&list, opts->argc, opts->argv);
     for (int d = 0; d < ndevices; d++)
-        run_device(opts, &hopts, &devices->devices[indices[d]], shapes, nshapes, asked, nasked,
-                   &list);
+        run_device(opts, &hopts, both, &devices->devices[indices[d]], shapes, nshapes, asked,
+                   nasked, &list);
     fprintf(stderr, "\r%60s\r", "");
     xconv_records_write_table(stdout, list.recs, list.count, timing);
 

@@ -90,8 +90,33 @@ static int build_problem(const cli_options *opts, xconv_problem *p, xconv_npy *x
     } else if (!(seen & XCONV_KEY_S)) {
         p->s = p->r;
     }
+    if (opts->bias && (seen & XCONV_KEY_BIAS) && p->epi.bias == 0) {
+        fprintf(stderr, "xconv run: --bias %s is given but the shape says bias=0\n", opts->bias);
+        return CLI_USAGE;
+    }
+    if (opts->bias)
+        p->epi.bias = 1;
     if (xconv_problem_check(p, &err) != XCONV_OK) {
         cli_print_error("shape", &err);
+        return CLI_USAGE;
+    }
+    return 0;
+}
+
+// Reads --bias into *bias: a float32 .npy of shape (K,). Returns 0 or CLI_USAGE after a
+// message.
+static int read_bias(const char *path, const xconv_problem *p, xconv_npy *bias)
+{
+    static xconv_error err;
+    if (xconv_npy_read(path, bias, &err) != XCONV_OK) {
+        cli_print_error("--bias", &err);
+        return CLI_USAGE;
+    }
+    if (bias->ndim != 1 || bias->shape[0] != p->k) {
+        fprintf(stderr, "xconv run: --bias %s must have shape (%lld,) (K values); it has %d "
+                        "dimension(s)%s%lld\n", path, (long long)p->k, bias->ndim,
+                bias->ndim == 1 ? " of " : "", bias->ndim == 1 ? (long long)bias->shape[0] : 0LL);
+        xconv_npy_free(bias);
         return CLI_USAGE;
     }
     return 0;
@@ -150,9 +175,10 @@ static int open_device(const cli_options *opts, xconv_device **dev, char *label,
     return 0;
 }
 
-// Runs the problem on the chosen variant and device with the files' data, or random inputs.
+// Runs the problem on the chosen variant and device with the files' data, or random inputs
+// (and the bias file's, or a random bias: stream 3 of the seed).
 static int run_problem(const cli_options *opts, const xconv_problem *p, const float *file_x,
-                       const float *file_w)
+                       const float *file_w, const float *file_bias)
 {
     static xconv_error err;
     const char *name = variant_name(opts);
@@ -170,8 +196,12 @@ static int run_problem(const cli_options *opts, const xconv_problem *p, const fl
             xconv_device_close(dev);
             return CLI_FAILED;
         }
-        if (opts->verbose)
-            cli_print_plan(dev, name, p);
+        if (opts->verbose) {
+            xconv_plan_options plan_opts;
+            cli_plan_options(&plan_opts);
+            cli_epilogue_mode(opts, false, &plan_opts, NULL);
+            cli_print_plan(dev, name, p, &plan_opts);
+        }
     }
     float *rx = NULL, *rw = NULL;
     if (!file_x && random_inputs(opts, p, &rx, &rw)) {
@@ -181,14 +211,23 @@ static int run_problem(const cli_options *opts, const xconv_problem *p, const fl
         return CLI_FAILED;
     }
     const float *x = file_x ? file_x : rx, *w = file_w ? file_w : rw;
+    float *rb = NULL;
+    if (p->epi.bias && !file_bias && (rb = malloc((size_t)p->k * sizeof(float))) != NULL) {
+        xconv_random_fill(rb, (size_t)p->k, opts->seed, 3);
+        printf("random bias, seed %llu\n", (unsigned long long)opts->seed);
+    }
+    const float *bias = file_bias ? file_bias : rb;
     int64_t y_n = xconv_problem_y_elems(p);
     float *y = malloc((size_t)y_n * sizeof(float));
     double ms = 0;
     xconv_plan_options plan_opts;
     cli_plan_options(&plan_opts);
+    cli_epilogue_mode(opts, false, &plan_opts, NULL);  // checked by cmd_run
     const xconv_variant *chosen = NULL;
-    xconv_status st = y ? xconv_run_once(dev, name, p, &plan_opts, x, w, y, &ms, &chosen, &err)
-                        : xconv_error_set(&err, XCONV_ERR_OUT_OF_MEMORY, "no host memory");
+    xconv_status st = y && (bias || !p->epi.bias)
+                          ? xconv_run_once(dev, name, p, &plan_opts, x, w, bias, y, &ms, &chosen,
+                                           &err)
+                          : xconv_error_set(&err, XCONV_ERR_OUT_OF_MEMORY, "no host memory");
     int rc = CLI_OK;
     char spec[256];
     xconv_shape_format(p, spec, sizeof spec);
@@ -198,10 +237,10 @@ static int run_problem(const cli_options *opts, const xconv_problem *p, const fl
     } else {
         printf("%s on %s: %s -> y[%lld,%lld,%lld,%lld], %.3f ms wall (upload, build and run)\n",
                chosen ? xconv_variant_get_info(chosen)->name : name, label, spec,
-               (long long)p->n, (long long)p->k, (long long)xconv_problem_out_h(p),
-               (long long)xconv_problem_out_w(p), ms);
+               (long long)p->n, (long long)p->k, (long long)xconv_problem_y_h(p),
+               (long long)xconv_problem_y_w(p), ms);
         if (opts->output) {
-            int64_t shape[4] = {p->n, p->k, xconv_problem_out_h(p), xconv_problem_out_w(p)};
+            int64_t shape[4] = {p->n, p->k, xconv_problem_y_h(p), xconv_problem_y_w(p)};
             if (xconv_npy_write(opts->output, y, 4, shape, &err) != XCONV_OK) {
                 cli_print_error("--output", &err);
                 rc = CLI_FAILED;
@@ -213,6 +252,7 @@ static int run_problem(const cli_options *opts, const xconv_problem *p, const fl
     free(y);
     free(rx);
     free(rw);
+    free(rb);
     xconv_device_close(dev);
     return rc;
 }
@@ -220,11 +260,17 @@ static int run_problem(const cli_options *opts, const xconv_problem *p, const fl
 int cmd_run(const cli_options *opts)
 {
     xconv_problem p;
-    xconv_npy x = {0}, w = {0};
-    int rc = build_problem(opts, &p, &x, &w);
+    xconv_npy x = {0}, w = {0}, b = {0};
+    xconv_plan_options mode;
+    int rc = cli_epilogue_mode(opts, false, &mode, NULL);
     if (!rc)
-        rc = run_problem(opts, &p, x.data, w.data);
+        rc = build_problem(opts, &p, &x, &w);
+    if (!rc && opts->bias)
+        rc = read_bias(opts->bias, &p, &b);
+    if (!rc)
+        rc = run_problem(opts, &p, x.data, w.data, b.data);
     xconv_npy_free(&x);
     xconv_npy_free(&w);
+    xconv_npy_free(&b);
     return rc;
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../validate/reference.h"
 #include "cli.h"
 
 void cli_print_error(const char *context, const xconv_error *err)
@@ -57,6 +58,8 @@ static int collect_random(const cli_options *opts, cli_shape *shapes, int *count
             cli_print_error(s->name, &err);
             return CLI_FAILED;
         }
+        if (opts->random_epilogue)
+            xconv_random_epilogue(opts->seed, i, &s->problem);
         char spec[256];
         xconv_shape_format(&s->problem, spec, sizeof spec);
         fprintf(stderr, "%s: %s\n", s->name, spec);
@@ -159,6 +162,29 @@ void cli_plan_options(xconv_plan_options *plan)
     plan->direct_tiling = direct && *direct ? direct : NULL;
     plan->gemm_tiles = tiles && *tiles ? tiles : NULL;
     plan->batch_chunk = chunk && atoll(chunk) > 0 ? atoll(chunk) : 0;
+}
+
+int cli_epilogue_mode(const cli_options *opts, bool allow_both, xconv_plan_options *plan,
+                      bool *both)
+{
+    static const char *const names[] = {"auto", "fused", "unfused"};
+    if (both)
+        *both = false;
+    if (!opts->epilogue)
+        return 0;
+    for (int i = 0; i < 3; i++)
+        if (strcmp(opts->epilogue, names[i]) == 0) {
+            plan->epilogue = i;  // XCONV_EPILOGUE_AUTO, _FUSED, _UNFUSED in order
+            return 0;
+        }
+    if (allow_both && both && strcmp(opts->epilogue, "both") == 0) {
+        plan->epilogue = XCONV_EPILOGUE_AUTO;
+        *both = true;
+        return 0;
+    }
+    fprintf(stderr, "xconv %s: --epilogue '%s': expected auto, fused, unfused%s\n",
+            opts->command, opts->epilogue, allow_both ? " or both" : "");
+    return CLI_USAGE;
 }
 
 int cli_select_devices(const cli_options *opts, xconv_device_list *list, int *indices,

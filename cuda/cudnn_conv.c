@@ -362,9 +362,10 @@ bool xconv_cudnn_supports(xconv_cudnn *dnn, const char *algo, const xconv_proble
 }
 
 xconv_status xconv_cudnn_forward(xconv_cudnn *dnn, const char *algo, const xconv_problem *p,
-                                 CUdeviceptr x, CUdeviceptr w, CUdeviceptr y,
+                                 CUdeviceptr x, CUdeviceptr w, CUdeviceptr y, CUdeviceptr bias,
                                  CUdeviceptr workspace, size_t workspace_bytes, xconv_error *err)
 {
+    (void)bias;  // these rows compute the convolution alone
     cudnnConvolutionFwdAlgo_t id = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
     size_t needed = 0;
     char why[512] = "";

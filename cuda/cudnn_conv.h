@@ -35,12 +35,14 @@ bool xconv_cudnn_supports(xconv_cudnn *dnn, const char *algo, const xconv_proble
                           size_t *workspace_bytes, char *reason, size_t reason_len);
 
 // Enqueues y = conv(x, w) with `algo` (alpha 1, beta 0) on the stream, with a workspace of
-// workspace_bytes at `workspace` (0 when none). Returns XCONV_OK, XCONV_ERR_NOT_APPLICABLE when
-// cuDNN does not run algo on p, XCONV_ERR_INVALID when the workspace is too small,
-// XCONV_ERR_UNAVAILABLE without cuDNN, or XCONV_ERR_DEVICE with cuDNN's status.
+// workspace_bytes at `workspace` (0 when none); `bias` is for rows that apply an epilogue (none
+// yet). Returns XCONV_OK, XCONV_ERR_NOT_APPLICABLE when cuDNN does
+// not run algo on p, XCONV_ERR_INVALID when the workspace is too small, XCONV_ERR_UNAVAILABLE
+// without cuDNN, or XCONV_ERR_DEVICE with cuDNN's status.
 xconv_status xconv_cudnn_forward(xconv_cudnn *dnn, const char *algo, const xconv_problem *p,
-                                 CUdeviceptr x, CUdeviceptr w, CUdeviceptr y,
-                                 CUdeviceptr workspace, size_t workspace_bytes, xconv_error *err);
+                                 CUdeviceptr x, CUdeviceptr w, CUdeviceptr y, CUdeviceptr bias,
+                                 CUdeviceptr workspace, size_t workspace_bytes,
+                                 xconv_error *err);
 
 // Returns the algorithm name ("cudnn_winograd_nonfused") that cudnn_find chose for p, or NULL
 // when it has not run for p.

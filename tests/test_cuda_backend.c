@@ -319,7 +319,8 @@ static bool test_cudnn_algo(void *ctx, const char *algo, const xconv_problem *p,
     CHECK(be->buffer_write(ctx, bx, 0, nx * 4, x, &err) == XCONV_OK);
     CHECK(be->buffer_write(ctx, bw, 0, nw * 4, w, &err) == XCONV_OK);
     CHECK(be->buffer_fill(ctx, by, ny, NAN, &err) == XCONV_OK);
-    xconv_status st = be->vendor_conv(ctx, algo, p, bx, bw, by, bws, &err);
+    xconv_vendor_conv_buffers b = {.x = bx, .w = bw, .y = by, .workspace = bws};
+    xconv_status st = be->vendor_conv(ctx, algo, p, &b, &err);
     if (st == XCONV_ERR_NOT_APPLICABLE) {  // refused only when run
         printf("    %-28s not run: %s\n", algo, err.msg);
         be->buffer_free(ctx, bx);
@@ -345,7 +346,8 @@ static bool test_cudnn_algo(void *ctx, const char *algo, const xconv_problem *p,
            strcmp(algo, "cudnn_find") == 0 ? "; " : "", strcmp(algo, "cudnn_find") == 0
            ? reason : "");
     if (ws > 0 && st == XCONV_OK) {  // a workspace too small is refused
-        CHECK(be->vendor_conv(ctx, algo, p, bx, bw, by, NULL, &err) == XCONV_ERR_INVALID);
+        b.workspace = NULL;
+        CHECK(be->vendor_conv(ctx, algo, p, &b, &err) == XCONV_ERR_INVALID);
         CHECK_CONTAINS(err.msg, "workspace");
     }
     free(y);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Compiles every embedded kernel through NVRTC for sm_90 with no GPU: the dialect's own macros,
-// every CUDA variant's planned steps on the small suite (PTX, plus CUBIN so ptxas checks the
-// device's limits), and each cl/*.cl source no plan uses with fixed problem defines. Skips
-// when NVRTC is missing.
+// every CUDA variant's planned steps on the small suite and a few epilogue shapes (PTX, plus
+// CUBIN so ptxas checks the device's limits), and each cl/*.cl source no plan uses with fixed
+// problem defines. Skips when NVRTC is missing.
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -290,28 +290,53 @@ static xconv_device synthetic_h100(void)
     return dev;
 }
 
-// Compiles one variant's plan for every small-suite shape, each distinct program once.
+// The epilogue suite's shapes a CUDA variant is also compiled for: fused stores (bias and
+// activation, 2x2/2 pools, odd and 1x1 shapes) and the unfused steps (overlapping, padded pools).
+static const char *const epilogue_shapes[] = {"bias_relu_pool2", "all_odd", "pool3s2p1",
+                                              "pw_pool2", "bias_relu6"};
+#define EPILOGUE_SHAPES ((int)(sizeof epilogue_shapes / sizeof epilogue_shapes[0]))
+
+// Returns shape i of the small suite followed by the epilogue shapes above (count: *total).
+static const xconv_named_shape *planned_shape(int i, int *total)
+{
+    int small = 0, epi = 0;
+    const xconv_named_shape *suite = xconv_suite_find("small", &small);
+    const xconv_named_shape *epis = xconv_suite_find("epilogue", &epi);
+    *total = small + EPILOGUE_SHAPES;
+    if (i < small)
+        return &suite[i];
+    for (int j = 0; j < epi; j++)
+        if (strcmp(epis[j].name, epilogue_shapes[i - small]) == 0)
+            return &epis[j];
+    return NULL;
+}
+
+// Compiles one variant's plan for every small-suite shape and the epilogue shapes, each
+// distinct program once.
 static void test_variant(const xconv_variant *v, xconv_device *dev)
 {
     int shapes = 0, applied = 0, before = programs_compiled;
-    const xconv_named_shape *suite = xconv_suite_find("small", &shapes);
-    CHECK(suite != NULL && shapes > 0);
+    planned_shape(0, &shapes);
     char skipped[512] = "";
-    uint64_t seen[64];
+    uint64_t seen[128];
     int nseen = 0;
     for (int s = 0; s < shapes; s++) {
+        const xconv_named_shape *shape = planned_shape(s, &shapes);
+        CHECK_MSG(shape != NULL, "planned shape %d is missing", s);
+        if (!shape)
+            continue;
         xconv_error err;
         xconv_problem p;
-        CHECK_MSG(xconv_shape_parse(suite[s].spec, &p, &err) == XCONV_OK, "%s", err.msg);
+        CHECK_MSG(xconv_shape_parse(shape->spec, &p, &err) == XCONV_OK, "%s", err.msg);
         xconv_plan *plan = NULL;
         xconv_status st = xconv_variant_plan(v, dev, &p, NULL, &plan, &err);
         if (st == XCONV_ERR_NOT_APPLICABLE) {
             if (!skipped[0])
                 snprintf(skipped, sizeof skipped, " (not applicable to %s: %.300s)",
-                         suite[s].name, err.msg);
+                         shape->name, err.msg);
             continue;
         }
-        CHECK_MSG(st == XCONV_OK, "%s on %s: %s", v->info.name, suite[s].name, err.msg);
+        CHECK_MSG(st == XCONV_OK, "%s on %s: %s", v->info.name, shape->name, err.msg);
         if (st != XCONV_OK)
             continue;
         applied++;
@@ -336,11 +361,11 @@ static void test_variant(const xconv_variant *v, xconv_device *dev)
                 dup = dup || seen[j] == h;
             if (dup)
                 continue;
-            if (nseen < 64)
+            if (nseen < 128)
                 seen[nseen++] = h;
             char label[256];
             snprintf(label, sizeof label, "%s on %s, step %d (cl/%s.cl, %s)", v->info.name,
-                     suite[s].name, i, step->source, step->kernel);
+                     shape->name, i, step->source, step->kernel);
             compile_and_check(label, source, step->kernel, options, true, false);
             note_planned(step->source);
         }

@@ -81,7 +81,10 @@ static xconv_status plan_vendor_conv(const xconv_device *dev, const char *algo,
     X(cudnn_winograd_nonfused, CUDA_ONLY, false, "winograd", "winograd",                    \
       "cuDNN WINOGRAD_NONFUSED, FMA math")                                                  \
     X(cudnn_find, CUDA_ONLY, false, "winograd", "any cuDNN algorithm",                      \
-      "what cuDNN's own find picks among FMA-math algorithms (any kind: Winograd threshold)")
+      "what cuDNN's own find picks among FMA-math algorithms (any kind: Winograd threshold)") \
+    X(cudnn_fused_bias_act_pool, CUDA_ONLY, true, "peer", "",                               \
+      "cuDNN's ConvolutionBiasActivationForward (IMPLICIT_PRECOMP_GEMM, FMA math), then its "\
+      "PoolingForward: problems with a bias")
 
 XCONV_PEERS(PEER)
 

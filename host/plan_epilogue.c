@@ -174,6 +174,12 @@ xconv_status xconv_plan_epilogue(const xconv_device_info *info, const xconv_prob
     char fused[96], rest[96];
     xconv_epilogue_describe(p, plan->fused, fused, sizeof fused);
     xconv_epilogue_describe(p, left, rest, sizeof rest);
+    if (left && !plan->epi_note[0])  // the variant does not fuse, or was not allowed to
+        snprintf(plan->epi_note, sizeof plan->epi_note, "%s",
+                 plan->opts.epilogue == XCONV_EPILOGUE_UNFUSED
+                     ? "the unfused path was asked for"
+                     : "the variant's store takes no epilogue (a vendor library's stores its "
+                       "own output)");
     if (left && plan->opts.epilogue == XCONV_EPILOGUE_FUSED)
         return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE, "%s does not fuse %s%s%s", name,
                                rest, plan->epi_note[0] ? ": " : "", plan->epi_note);

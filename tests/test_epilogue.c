@@ -183,6 +183,11 @@ static void test_what_fuses(xconv_device *dev)
             CHECK_CONTAINS(summary, cases[i].fused == parts ? "epilogue fused"
                                     : cases[i].fused ? "epilogue partly fused"
                                                      : "epilogue unfused");
+        // A plan that leaves a part to the steps says why, in parentheses after what it left.
+        if (parts && cases[i].fused != parts)
+            CHECK_MSG(strstr(summary, "after the convolution (") ||
+                          strstr(summary, "after it ("),
+                      "%s on %s does not say why: %s", cases[i].variant, cases[i].spec, summary);
         xconv_plan_destroy(plan);
         // Asked for a fused plan, a variant that leaves a part says which.
         xconv_plan_options opts;

@@ -26,6 +26,8 @@ struct xconv_backend_program {
 static atomic_int open_contexts;
 
 static void region_release(opencl_context *ctx);  // Timing, below
+static void release_queue(opencl_context *ctx);   // Open and close, below
+static cl_int create_queue(opencl_context *ctx);
 
 // ---------------------------------------------------------------------------------------------
 // Open and close
@@ -37,6 +39,29 @@ static void opencl_close(void *vctx)
         return;
     if (ctx->queue)
         clFinish(ctx->queue);
+    release_queue(ctx);
+    free(ctx);
+    if (atomic_fetch_sub(&open_contexts, 1) == 1)
+        xconv_opencl_clblast_release();
+}
+
+// Creates ctx's context and profiling queue on its platform and device; returns CL_SUCCESS or
+// the failing code.
+static cl_int create_queue(opencl_context *ctx)
+{
+    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)ctx->platform,
+                                     0};
+    cl_int rc;
+    ctx->context = clCreateContext(props, 1, &ctx->device, NULL, NULL, &rc);
+    if (ctx->context)
+        ctx->queue = clCreateCommandQueue(ctx->context, ctx->device, CL_QUEUE_PROFILING_ENABLE,
+                                          &rc);
+    return ctx->queue ? CL_SUCCESS : rc;
+}
+
+// Releases ctx's queue, context and timer objects (after a fault: nothing is waited for).
+static void release_queue(opencl_context *ctx)
+{
     region_release(ctx);
     if (ctx->stamp_kernel)
         clReleaseKernel(ctx->stamp_kernel);
@@ -46,9 +71,25 @@ static void opencl_close(void *vctx)
         clReleaseCommandQueue(ctx->queue);
     if (ctx->context)
         clReleaseContext(ctx->context);
-    free(ctx);
-    if (atomic_fetch_sub(&open_contexts, 1) == 1)
-        xconv_opencl_clblast_release();
+    ctx->stamp_kernel = NULL;
+    ctx->stamp_program = NULL;
+    ctx->queue = NULL;
+    ctx->context = NULL;
+}
+
+// The reset slot: a new context and queue on the same device. CLBlast's caches hold the old
+// context's programs, so they are dropped too (its other contexts rebuild theirs on demand).
+static xconv_status opencl_reset(void *vctx, xconv_error *err)
+{
+    opencl_context *ctx = vctx;
+    release_queue(ctx);
+    xconv_opencl_clblast_release();
+    cl_int rc = create_queue(ctx);
+    if (rc != CL_SUCCESS) {
+        release_queue(ctx);
+        return xconv_opencl_fail(err, rc, "creating a new OpenCL context and queue");
+    }
+    return XCONV_OK;
 }
 
 static xconv_status opencl_open(int index, void **out, xconv_error *err)
@@ -71,15 +112,10 @@ static xconv_status opencl_open(int index, void **out, xconv_error *err)
     }
     atomic_fetch_add(&open_contexts, 1);
     ctx->device = list.devices[index];
-    cl_context_properties props[] = {
-        CL_CONTEXT_PLATFORM, (cl_context_properties)list.platforms[index], 0};
+    ctx->platform = list.platforms[index];
     xconv_opencl_devices_free(&list);
-    cl_int rc;
-    ctx->context = clCreateContext(props, 1, &ctx->device, NULL, NULL, &rc);
-    if (ctx->context)
-        ctx->queue = clCreateCommandQueue(ctx->context, ctx->device, CL_QUEUE_PROFILING_ENABLE,
-                                          &rc);
-    if (!ctx->queue) {
+    cl_int rc = create_queue(ctx);
+    if (rc != CL_SUCCESS) {
         opencl_close(ctx);
         return xconv_opencl_fail(err, rc, "creating an OpenCL context and profiling queue");
     }
@@ -171,7 +207,7 @@ static xconv_status opencl_buffer_write(void *vctx, xconv_backend_buffer *buf, s
                                      xconv_opencl_region_slot(ctx, &ev));
     if (rc == CL_SUCCESS)
         xconv_opencl_region_note(ctx, ev);
-    return rc == CL_SUCCESS ? XCONV_OK : xconv_opencl_fail(err, rc, "clEnqueueWriteBuffer");
+    return rc == CL_SUCCESS ? XCONV_OK : xconv_opencl_fail_wait(err, rc, "clEnqueueWriteBuffer");
 }
 
 static xconv_status opencl_buffer_read(void *vctx, xconv_backend_buffer *buf, size_t offset,
@@ -185,7 +221,7 @@ static xconv_status opencl_buffer_read(void *vctx, xconv_backend_buffer *buf, si
                                     xconv_opencl_region_slot(ctx, &ev));
     if (rc == CL_SUCCESS)
         xconv_opencl_region_note(ctx, ev);
-    return rc == CL_SUCCESS ? XCONV_OK : xconv_opencl_fail(err, rc, "clEnqueueReadBuffer");
+    return rc == CL_SUCCESS ? XCONV_OK : xconv_opencl_fail_wait(err, rc, "clEnqueueReadBuffer");
 }
 
 static xconv_status opencl_buffer_fill(void *vctx, xconv_backend_buffer *buf, size_t count,
@@ -681,7 +717,7 @@ static xconv_status check_clock(opencl_context *ctx, xconv_error *err)
                                          sizeof end[i], &end[i], NULL);
         region_release(ctx);
         if (rc != CL_SUCCESS)
-            return xconv_opencl_fail(err, rc, "reading the timer's profiling events");
+            return xconv_opencl_fail_wait(err, rc, "reading the timer's profiling events");
     }
     if (end[1] == end[0])
         return xconv_error_set(err, XCONV_ERR_UNAVAILABLE,
@@ -729,7 +765,7 @@ static xconv_status opencl_timer_stop(void *vctx, double *ms, xconv_error *err)
         clReleaseEvent(marker);
     region_release(ctx);
     if (rc != CL_SUCCESS)
-        return xconv_opencl_fail(err, rc, what);
+        return xconv_opencl_fail_wait(err, rc, what);
     *ms = end > begin ? (double)(end - begin) * 1e-6 : 0.0;
     return XCONV_OK;
 }
@@ -738,7 +774,7 @@ static xconv_status opencl_finish(void *vctx, xconv_error *err)
 {
     opencl_context *ctx = vctx;
     cl_int rc = clFinish(ctx->queue);
-    return rc == CL_SUCCESS ? XCONV_OK : xconv_opencl_fail(err, rc, "clFinish");
+    return rc == CL_SUCCESS ? XCONV_OK : xconv_opencl_fail_wait(err, rc, "clFinish");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -761,6 +797,8 @@ static const xconv_backend_iface opencl_iface = {
     .timer_start = opencl_timer_start,
     .timer_stop = opencl_timer_stop,
     .finish = opencl_finish,
+    .reset = opencl_reset,
+    .libraries = xconv_opencl_libraries,
     .sgemm = xconv_opencl_sgemm,
     .vendor_conv_supports = xconv_opencl_conv_supports,
     .vendor_conv = xconv_opencl_conv,

@@ -9,6 +9,9 @@
 #ifndef CL_PLATFORM_NOT_FOUND_KHR
 #define CL_PLATFORM_NOT_FOUND_KHR -1001
 #endif
+#ifndef CL_CONTEXT_TERMINATED_KHR
+#define CL_CONTEXT_TERMINATED_KHR -1121
+#endif
 
 // ---------------------------------------------------------------------------------------------
 // Status codes
@@ -34,7 +37,7 @@ const char *xconv_opencl_status_name(cl_int code)
     NAME(CL_INVALID_WORK_ITEM_SIZE) NAME(CL_INVALID_GLOBAL_OFFSET)
     NAME(CL_INVALID_EVENT_WAIT_LIST) NAME(CL_INVALID_EVENT) NAME(CL_INVALID_OPERATION)
     NAME(CL_INVALID_BUFFER_SIZE) NAME(CL_INVALID_GLOBAL_WORK_SIZE) NAME(CL_INVALID_PROPERTY)
-    NAME(CL_PLATFORM_NOT_FOUND_KHR)
+    NAME(CL_PLATFORM_NOT_FOUND_KHR) NAME(CL_CONTEXT_TERMINATED_KHR)
 #undef NAME
     }
     return "unknown";
@@ -56,6 +59,22 @@ xconv_status xconv_opencl_fail(xconv_error *err, cl_int code, const char *what)
 {
     return xconv_error_set(err, xconv_opencl_status_map(code), "%s failed: %s (%d)", what,
                            xconv_opencl_status_name(code), (int)code);
+}
+
+xconv_status xconv_opencl_fail_wait(xconv_error *err, cl_int code, const char *what)
+{
+    switch (code) {
+    case CL_OUT_OF_RESOURCES:
+    case CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST:
+    case CL_DEVICE_NOT_AVAILABLE:
+    case CL_INVALID_COMMAND_QUEUE:
+    case CL_CONTEXT_TERMINATED_KHR:
+        return xconv_error_set(err, XCONV_ERR_DEVICE_LOST,
+                               "%s failed: %s (%d): a command faulted and the context is lost",
+                               what, xconv_opencl_status_name(code), (int)code);
+    default:
+        return xconv_opencl_fail(err, code, what);
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

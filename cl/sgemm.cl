@@ -30,6 +30,8 @@
 // With XC_GEMM_REGIONS (mode 0) the entry point is sgemm_regions, which takes each operand as a
 // (buffer, offset) pair: the batched GEMM of the non-fused Winograd variants, whose three
 // operands are regions of one workspace (batch = tile position * groups + group).
+// Only the entry points' pointer parameters are restrict: Oclgrind 21.10 cannot run a kernel
+// into which a helper taking restrict pointers was inlined (NVRTC's PTX is the same either way).
 
 // ---------------------------------------------------------------------------------------------
 // Tuning parameters (host/plan_gemm.c chooses them per device)
@@ -182,9 +184,11 @@ XC_GEMM_TABLE_ARRAY
 #endif
 // What the GEMM body reads the table through: the local copy, or the table where it lies.
 #if XC_GEMM_B_MODE == 2 && XC_GEMM_TABLE_LOCAL
-#define XC_GEMM_TABLE_READ XC_LOCAL_PTR const int4 *XC_RESTRICT xc_gemm_table
+#define XC_GEMM_TABLE_READ XC_LOCAL_PTR const int4 *xc_gemm_table
+#elif XC_GEMM_B_MODE == 2 && XC_GEMM_TABLE_CONST
+#define XC_GEMM_TABLE_READ XC_CONSTANT_ARG(int4, xc_gemm_table)
 #else
-#define XC_GEMM_TABLE_READ XC_GEMM_TABLE_PARAM
+#define XC_GEMM_TABLE_READ const XC_GLOBAL int4 *xc_gemm_table
 #endif
 
 // The local memory of both K-step buffers, declared in each entry point (OpenCL 1.2 allows
@@ -198,7 +202,7 @@ XC_GEMM_TABLE_ARRAY
 // Loading one K step into registers
 
 // Loads rows [row0, row0 + TILE_M) x k [k0, k0 + TILE_K) of A into regs (zeros outside A).
-XC_FUNC void xc_gemm_load_a(const XC_GLOBAL float *XC_RESTRICT a, const int row0, const int k0,
+XC_FUNC void xc_gemm_load_a(const XC_GLOBAL float *a, const int row0, const int k0,
                             const int tid, float *regs)
 {
 #pragma unroll
@@ -296,7 +300,7 @@ XC_FUNC xc_gemm_col xc_gemm_b_column(const int j, const int cols)
 
 // Loads rows [k0, k0 + TILE_K) of this work-item's column of B into regs (zeros outside B and
 // in the padding). xc_gemm_table is mode 2's offset table, unused otherwise.
-XC_FUNC void xc_gemm_load_b(const XC_GLOBAL float *XC_RESTRICT b,
+XC_FUNC void xc_gemm_load_b(const XC_GLOBAL float *b,
                             XC_GEMM_TABLE_READ, const xc_gemm_col col,
                             const int k0, const int tid, float *regs)
 {
@@ -422,7 +426,7 @@ XC_FUNC void xc_gemm_multiply(XC_LOCAL_PTR const float *a_tile,
 
 // With an epilogue the store takes the output channel of its first row (xc_k0) and the bias.
 #if XC_EPI_ANY
-#define XC_GEMM_EPI_PARAMS , const int xc_k0 XC_EPI_BIAS_PARAM
+#define XC_GEMM_EPI_PARAMS , const int xc_k0 XC_EPI_BIAS_FUNC_PARAM
 #define XC_GEMM_EPI_ARGS(k0) , (k0) XC_EPI_BIAS_ARG
 #else
 #define XC_GEMM_EPI_PARAMS
@@ -431,7 +435,7 @@ XC_FUNC void xc_gemm_multiply(XC_LOCAL_PTR const float *a_tile,
 
 // Writes this work-item's block of C, skipping rows past M and columns past `cols` (row r of
 // the block: XC_EPI of output channel xc_k0 + r).
-XC_FUNC void xc_gemm_store_c(XC_GLOBAL float *XC_RESTRICT c, const int row0, const int col0,
+XC_FUNC void xc_gemm_store_c(XC_GLOBAL float *c, const int row0, const int col0,
                              const int cols, const int tx, const int ty, const float *acc
                              XC_GEMM_EPI_PARAMS)
 {
@@ -483,10 +487,9 @@ XC_FUNC void xc_gemm_store_c(XC_GLOBAL float *XC_RESTRICT c, const int row0, con
 
 // C tile (group id 0: column tile, 1: row tile, 2: group) = A * B over all K steps. Every
 // work-item reaches every barrier: columns and rows out of range only mask loads and stores.
-XC_FUNC void xc_gemm_body(const XC_GLOBAL float *XC_RESTRICT a,
-                          const XC_GLOBAL float *XC_RESTRICT b,
-                          XC_GEMM_TABLE_READ, XC_GLOBAL float *XC_RESTRICT c,
-                          const int cols, XC_LOCAL_PTR float *lds XC_EPI_BIAS_PARAM)
+XC_FUNC void xc_gemm_body(const XC_GLOBAL float *a, const XC_GLOBAL float *b,
+                          XC_GEMM_TABLE_READ, XC_GLOBAL float *c,
+                          const int cols, XC_LOCAL_PTR float *lds XC_EPI_BIAS_FUNC_PARAM)
 {
     const int tx = XC_LOCAL_ID(0);                     // column work-item, bound THREADS_N
     const int ty = XC_LOCAL_ID(1);                     // row work-item, bound THREADS_M

@@ -61,21 +61,30 @@ int cli_shape_from_file(const char *path, xconv_problem *p, unsigned *seen);
 int cli_select_devices(const cli_options *opts, xconv_device_list *list, int *indices,
                        int *count);
 
-// Writes a file through writer into a temporary beside path and renames it into place, so a
-// failure leaves no partial file. Returns 0, or CLI_FAILED after printing why.
-int cli_write_file(const char *path, int (*writer)(FILE *f, const void *ctx), const void *ctx);
-
-// Writes the records to --json and --csv when asked for. Returns 0, or CLI_FAILED after printing
-// why.
-int cli_write_records(const xconv_record_list *list, const cli_options *opts);
-
 // Prints the plan of variant `name` (or "auto") for p on dev under opts: steps with their
 // defines and geometry, workspace regions, what it fuses of an epilogue, FLOPs, bytes and the
 // floor.
 void cli_print_plan(xconv_device *dev, const char *name, const xconv_problem *p,
                     const xconv_plan_options *opts);
 
-// Prints an error message from the library in the CLI's format.
+// ---------------------------------------------------------------------------------------------
+// Messages (cli/message.c): everything the CLI says on stderr is "xconv COMMAND: message".
+
+// Names the command running, for the messages' prefix (main sets it once).
+void cli_set_command(const char *name);
+
+// Prints "xconv COMMAND: " and the printf-style message, with a newline, on stderr.
+void cli_error(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
+// Prints a library error as "xconv COMMAND: CONTEXT: message"; the context is left out when
+// the message names it already (NULL: none).
 void cli_print_error(const char *context, const xconv_error *err);
+
+// Returns the host's physical memory in bytes (0 when the system does not say).
+uint64_t cli_host_memory(void);
 
 #endif // XCONV_CLI_H

@@ -115,7 +115,7 @@ int cmd_explain(const cli_options *opts)
         cli_epilogue_mode(opts, false, &plan_opts, NULL))
         return CLI_USAGE;
     if (nshapes == 0 || nvariants == 0) {
-        fprintf(stderr, "xconv explain: give --shape SPEC and --variant NAME\n");
+        cli_error("give --shape SPEC and --variant NAME");
         return CLI_USAGE;
     }
     const char *names[CLI_MAX_LIST];  // NULL stands for "auto"

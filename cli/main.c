@@ -13,7 +13,8 @@ typedef struct command {
 } command;
 
 static const command commands[] = {
-    {"devices", cmd_devices, "devices [--json]", "list every backend's devices and their limits"},
+    {"devices", cmd_devices, "devices [--device D ...] [--json]",
+     "list every backend's devices and their limits (or those --device selects)"},
     {"variants", cmd_variants, "variants", "list the variants, their families and backends"},
     {"run", cmd_run,
      "run [--shape SPEC | --shapes FILE] [--input X.npy --weights W.npy] [--variant V|auto] "
@@ -22,7 +23,8 @@ static const command commands[] = {
     {"validate", cmd_validate,
      "validate [--suite NAME | --shape SPEC | --shapes FILE ...] [--variant V ...] "
      "[--device D ...] [--json FILE] [--csv FILE] [--parity [--repeat N]]",
-     "check variants against the reference; exit 1 on any failure"},
+     "check variants against the reference; exit 1 on any failure (records stream as they "
+     "finish; Ctrl-C stops after the current case)"},
     {"bench", cmd_bench,
      "bench [--suite NAME | --shape SPEC | --shapes FILE ...] [--variant V ...] "
      "[--device D ...] [--repeat N] [--json FILE] [--csv FILE]",
@@ -71,6 +73,7 @@ int main(int argc, char **argv)
         const command *cmd = &commands[i];
         if (strcmp(argv[1], cmd->name) != 0)
             continue;
+        cli_set_command(cmd->name);
         cli_options opts;
         int rc = cli_parse(argc, argv, cmd->name, &opts);
         if (rc)

@@ -42,7 +42,7 @@ static const flag flags[] = {
      "NAME    a variant, or auto for the library's choice (repeatable or comma-separated)"},
     {"--device", "devices run validate bench explain", ARG_LIST, FIELD(devices), FIELD(ndevices),
      "SEL     0, opencl:1, cuda:0 or a name substring (repeatable; default $XCONV_DEVICE, "
-     "else the first GPU, else the first CPU)"},
+     "else the first GPU, else the first CPU; devices: list only these)"},
     {"--input", "run", ARG_STRING, FIELD(input), 0, "X.npy   input, float32 NCHW"},
     {"--weights", "run", ARG_STRING, FIELD(weights), 0, "W.npy   weights, float32 KCRS"},
     {"--bias", "run", ARG_STRING, FIELD(bias), 0,
@@ -72,9 +72,11 @@ static const flag flags[] = {
     {"--host-ref-gflop", "validate bench", ARG_DOUBLE, FIELD(host_ref_gflop), 0,
      "G       full float64 host reference up to G GFLOP (default 1), else the device path"},
     {"--json", "validate bench", ARG_STRING, FIELD(json), 0,
-     "FILE    write the records as JSON"},
+     "FILE    write the records as JSON, valid after every record (-: standard output, the "
+     "table then goes to stderr)"},
     {"--json", "devices", ARG_NONE, FIELD(json_stdout), 0, "        print JSON"},
-    {"--csv", "validate bench", ARG_STRING, FIELD(csv), 0, "FILE    write the records as CSV"},
+    {"--csv", "validate bench", ARG_STRING, FIELD(csv), 0,
+     "FILE    write the records as CSV, a row as each finishes (-: standard output)"},
     {"--verbose", "run validate bench", ARG_NONE, FIELD(verbose), 0,
      "        print the plan and progress"},
     {"-o", "report", ARG_STRING, FIELD(output), 0, "FILE    write the report page (HTML)"},
@@ -125,7 +127,8 @@ static int store(const flag *f, const char *value, cli_options *opts)
         int *count = (int *)(base + f->count_offset);
         const char **list = (const char **)(base + f->offset);
         if (*count == CLI_MAX_LIST) {
-            fprintf(stderr, "xconv: too many %s options (at most %d)\n", f->name, CLI_MAX_LIST);
+            fprintf(stderr, "xconv %s: too many %s options (at most %d)\n", opts->command,
+                    f->name, CLI_MAX_LIST);
             return 2;
         }
         list[(*count)++] = value;
@@ -156,7 +159,7 @@ static int store(const flag *f, const char *value, cli_options *opts)
         return 0;
     }
     }
-    fprintf(stderr, "xconv: bad value '%s' for %s\n", value, f->name);
+    fprintf(stderr, "xconv %s: bad value '%s' for %s\n", opts->command, value, f->name);
     return 2;
 }
 
@@ -175,7 +178,7 @@ int cli_parse(int argc, char **argv, const char *command, cli_options *opts)
         const char *arg = argv[i];
         if (arg[0] != '-' && strcmp(command, "report") == 0) {  // report's results files
             if (opts->nfiles == CLI_MAX_LIST) {
-                fprintf(stderr, "xconv: too many files (at most %d)\n", CLI_MAX_LIST);
+                fprintf(stderr, "xconv %s: too many files (at most %d)\n", command, CLI_MAX_LIST);
                 return 2;
             }
             opts->files[opts->nfiles++] = arg;

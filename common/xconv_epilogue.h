@@ -47,12 +47,15 @@
 // Bias and activation
 
 #if XC_EPI_BIAS
-// The bias as the kernel's last parameter, and passed on to a helper that takes it.
+// The bias as the kernel's last parameter, as a helper's (not restrict: Oclgrind cannot run a
+// kernel into which a helper taking restrict pointers was inlined), and passed on to a helper.
 #define XC_EPI_BIAS_PARAM , const XC_GLOBAL float *XC_RESTRICT xc_bias
+#define XC_EPI_BIAS_FUNC_PARAM , const XC_GLOBAL float *xc_bias
 #define XC_EPI_BIAS_ARG , xc_bias
 #define XC_EPI_ADD(v, k) ((v) + xc_bias[(k)])
 #else
 #define XC_EPI_BIAS_PARAM
+#define XC_EPI_BIAS_FUNC_PARAM
 #define XC_EPI_BIAS_ARG
 #define XC_EPI_ADD(v, k) (v)
 #endif

@@ -145,6 +145,22 @@ typedef struct xconv_backend_iface {
     // Waits until everything enqueued has finished.
     xconv_status (*finish)(void *ctx, xconv_error *err);
 
+    // Any slot returns XCONV_ERR_DEVICE_LOST when the device's context is broken for good (a
+    // kernel's fault: CUDA's sticky errors, OpenCL's lost device). The core then frees every
+    // buffer and program of the context through buffer_free and program_free (which must
+    // tolerate the broken context) and calls reset.
+
+    // Optional: rebuilds a context after XCONV_ERR_DEVICE_LOST (its queue or stream, timers and
+    // vendor handles), on the same device. Returns XCONV_OK, or the failure when the device
+    // cannot be used again (the core tries again before the next call). NULL: a lost context
+    // stays lost.
+    xconv_status (*reset)(void *ctx, xconv_error *err);
+
+    // Optional: writes the versions of the software under the backend ("OpenCL 3.0 PoCL 3.1,
+    // CLBlast 1.5.3"; "CUDA driver 12.8, NVRTC 12.9, cuBLAS 12.9.1, cuDNN 9.19.0") into buf,
+    // loading the vendor libraries to ask them. NULL: nothing to say.
+    void (*libraries)(void *ctx, char *buf, size_t len);
+
     // Optional: the vendor BLAS (CLBlast, cuBLAS). NULL means the backend has none.
     xconv_status (*sgemm)(void *ctx, const xconv_gemm_args *args, xconv_error *err);
 

@@ -118,6 +118,7 @@ struct xconv_plan {
     int conv_region;                 // -1: none
     char epi_note[192];              // why the variant did not fuse a part ("" when it did)
     bool prepared;
+    unsigned resets;                 // dev->resets when prepared (a later rebuild drops programs)
 };
 
 // Returns step i of plan (0 <= i < plan->nsteps).

@@ -77,7 +77,7 @@ bool xconv_variant_applies(const xconv_variant *v, const xconv_device *dev,
 {
     if (v->info.backends == 0) {
         if (!dev)
-            return true;
+            return v->applies ? v->applies(NULL, p, reason, len) : true;
         snprintf(reason, len, "%s runs on the host, not on a device", v->info.name);
         return false;
     }

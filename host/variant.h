@@ -18,8 +18,8 @@ struct xconv_variant {
     // (host/plan_epilogue.c).
     bool fuses;
 
-    // Returns true when the variant can run p on dev, else false with the reason in `reason`.
-    // NULL means it applies to every valid problem.
+    // Returns true when the variant can run p on dev (NULL for host variants: on the host),
+    // else false with the reason in `reason`. NULL means it applies to every valid problem.
     bool (*applies)(const xconv_device *dev, const xconv_problem *p, char *reason, size_t len);
 
     // Fills plan (its steps, regions and summary) for p on dev under opts; returns XCONV_OK or

@@ -339,6 +339,19 @@ void xconv_device_label(const xconv_device_info *info, char *buf, size_t len);
 // Waits until everything enqueued on the device has finished; returns its status.
 xconv_status xconv_device_wait(xconv_device *dev, xconv_error *err);
 
+// A fault that breaks the device's context for good (a kernel's illegal address on CUDA, a lost
+// device on OpenCL) fails the call that meets it with XCONV_ERR_DEVICE_LOST, and the library
+// rebuilds the context at once: buffers made before are lost (any use of them fails with
+// XCONV_ERR_DEVICE_LOST; destroying them is still fine), plans stay valid and build their
+// programs again when they next run. Returns how many times dev's context was rebuilt since it
+// was opened: a caller compares it with the count when it uploaded its data.
+unsigned xconv_device_resets(const xconv_device *dev);
+
+// Writes the versions of the software dev runs on into buf (len bytes): the OpenCL platform's
+// and CLBlast's, or the CUDA driver's, NVRTC's, cuBLAS's and cuDNN's (loading those libraries
+// to ask them); "" when the backend says nothing. Returns the length written.
+int xconv_device_libraries(xconv_device *dev, char *buf, size_t len);
+
 // Returns the milliseconds spent building programs on dev since it was opened or last reset.
 double xconv_device_compile_ms(const xconv_device *dev);
 

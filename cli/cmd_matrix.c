@@ -179,7 +179,8 @@ static int run_matrix(const cli_options *opts, bool timing)
         rc = devices ? cli_select_devices(opts, devices, indices, &ndevices) : CLI_FAILED;
     cli_stream out;
     if (!rc) {
-        int total = plan_run(devices, indices, ndevices, shapes, nshapes, asked, nasked, both, NULL);
+        int total =
+            plan_run(devices, indices, ndevices, shapes, nshapes, asked, nasked, both, NULL);
         rc = cli_stream_open(&out, opts, total, timing, false, true);
     }
     if (rc) {

@@ -5,9 +5,9 @@
 # output, the floor that drops a row), the GEMM family's (bias and activation; the implicit
 # GEMMs' 2x2 pooled store, with row and column tails), the unfused steps (cl/epilogue.cl:
 # bias+activation in place, overlapping and padded pools), and forced plans that pool in what
-# other devices get (direct_const's vector columns, flat regblock blocks of two rows). Any out-of-bounds access or
-# failed record fails the test. Skips (exit 77) without oclgrind, and in the sanitizer build
-# (XCONV_SANITIZED_BUILD), whose kernels are the same.
+# other devices get (direct_const's vector columns, flat regblock blocks of two rows). Any
+# out-of-bounds access or failed record fails the test. Skips (exit 77) without oclgrind, and in
+# the sanitizer build (XCONV_SANITIZED_BUILD), whose kernels are the same.
 # Usage: oclgrind_epilogue.sh PATH/TO/xconv
 set -u
 xconv=$1
@@ -31,7 +31,8 @@ pool2="n=1,c=8,h=16,w=16,k=16,r=3,pad=1,bias=1,act=relu,pool=2"
 odd="n=1,c=5,h=17,w=23,k=7,r=3,pad=1,bias=1,act=relu6,pool=3,pool_stride=2,pool_pad=1"
 stride2="n=1,c=8,h=33,w=33,k=16,r=3,stride=2,pad=1,bias=1,act=relu,pool=2"
 pw="n=2,c=32,h=14,w=14,k=24,r=1,bias=1,act=relu,pool=2"
-rect="n=1,c=4,h=20,w=21,k=8,r=3,s=5,pad_h=1,pad_w=2,act=relu,pool_h=2,pool_w=3,pool_stride_h=2,pool_stride_w=1"
+rect="n=1,c=4,h=20,w=21,k=8,r=3,s=5,pad_h=1,pad_w=2,act=relu,pool_h=2,pool_w=3,"
+rect+="pool_stride_h=2,pool_stride_w=1"
 
 # memcheck LABEL RECORDS PLAN ARGS...: validate ARGS under oclgrind passes, every record, with
 # no invalid access reported (PLAN: XCONV_DIRECT_PLAN, "" for none).

@@ -331,6 +331,14 @@ static void opencl_program_free(void *vctx, xconv_backend_program *prog)
     free(prog);
 }
 
+// Returns the build options of every program: the caller's defines and
+// XCONV_OPENCL_BUILD_OPTIONS (malloc'd), or NULL without memory.
+static char *full_options(const char *options)
+{
+    return concat3(options ? options : "", options && options[0] ? " " : "",
+                   XCONV_OPENCL_BUILD_OPTIONS);
+}
+
 static xconv_status opencl_program_build(void *vctx, const char *source, const char *options,
                                          xconv_backend_program **out, xconv_error *err)
 {
@@ -340,8 +348,7 @@ static xconv_status opencl_program_build(void *vctx, const char *source, const c
         return xconv_error_set(err, XCONV_ERR_INVALID, "program_build: source is NULL");
     // #line 1 makes the compiler's log count lines from the caller's source.
     char *text = concat3(xconv_kernel_dialect(), "\n#line 1\n", source);
-    char *full = concat3(options ? options : "", options && options[0] ? " " : "",
-                         "-cl-std=CL1.2");
+    char *full = full_options(options);
     xconv_backend_program *prog = text && full ? calloc(1, sizeof *prog) : NULL;
     xconv_status st = prog ? compile(ctx, text, full, &prog->program, err)
                            : xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "out of host memory");
@@ -353,6 +360,71 @@ static xconv_status opencl_program_build(void *vctx, const char *source, const c
     }
     *out = prog;
     return XCONV_OK;
+}
+
+// The program's binary for the context's device (what clCreateProgramWithBinary takes).
+static xconv_status opencl_program_binary(void *vctx, xconv_backend_program *prog, void **data,
+                                          size_t *len, xconv_error *err)
+{
+    (void)vctx;
+    *data = NULL;
+    *len = 0;
+    size_t size = 0;
+    cl_int rc = clGetProgramInfo(prog->program, CL_PROGRAM_BINARY_SIZES, sizeof size, &size,
+                                 NULL);
+    if (rc != CL_SUCCESS || size == 0)
+        return rc != CL_SUCCESS ? xconv_opencl_fail(err, rc, "clGetProgramInfo")
+                                : xconv_error_set(err, XCONV_ERR_UNAVAILABLE, "no binary");
+    unsigned char *bin = malloc(size);
+    if (!bin)
+        return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for a binary");
+    rc = clGetProgramInfo(prog->program, CL_PROGRAM_BINARIES, sizeof bin, &bin, NULL);
+    if (rc != CL_SUCCESS) {
+        free(bin);
+        return xconv_opencl_fail(err, rc, "clGetProgramInfo (binaries)");
+    }
+    *data = bin;
+    *len = size;
+    return XCONV_OK;
+}
+
+// Makes a program from a binary of the context's device, built with the same options.
+static xconv_status opencl_program_load(void *vctx, const void *data, size_t len,
+                                        const char *options, xconv_backend_program **out,
+                                        xconv_error *err)
+{
+    opencl_context *ctx = vctx;
+    *out = NULL;
+    const unsigned char *bin = data;
+    cl_int status = CL_SUCCESS, rc = CL_SUCCESS;
+    cl_program program =
+        clCreateProgramWithBinary(ctx->context, 1, &ctx->device, &len, &bin, &status, &rc);
+    if (!program || rc != CL_SUCCESS || status != CL_SUCCESS) {
+        if (program)
+            clReleaseProgram(program);
+        return xconv_opencl_fail(err, rc != CL_SUCCESS ? rc : status,
+                                 "clCreateProgramWithBinary");
+    }
+    char *full = full_options(options);
+    xconv_backend_program *prog = full ? calloc(1, sizeof *prog) : NULL;
+    rc = prog ? clBuildProgram(program, 1, &ctx->device, full, NULL, NULL) : CL_OUT_OF_HOST_MEMORY;
+    free(full);
+    if (rc != CL_SUCCESS) {
+        free(prog);
+        clReleaseProgram(program);
+        return xconv_error_set(err, XCONV_ERR_BUILD, "building a stored binary failed: %s (%d)",
+                               xconv_opencl_status_name(rc), (int)rc);
+    }
+    prog->program = program;
+    *out = prog;
+    return XCONV_OK;
+}
+
+// The options every program gets beside its defines, for the keys of stored binaries.
+static void opencl_compiler_id(void *vctx, char *buf, size_t len)
+{
+    (void)vctx;
+    snprintf(buf, len, "-cl-std=CL1.2");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -671,7 +743,7 @@ static xconv_status enqueue_stamp(opencl_context *ctx, xconv_error *err)
 {
     if (!ctx->stamp_kernel) {
         if (!ctx->stamp_program) {
-            xconv_status st = compile(ctx, stamp_source, "-cl-std=CL1.2", &ctx->stamp_program,
+            xconv_status st = compile(ctx, stamp_source, XCONV_OPENCL_BUILD_OPTIONS, &ctx->stamp_program,
                                       err);
             if (st != XCONV_OK)
                 return st;
@@ -793,6 +865,9 @@ static const xconv_backend_iface opencl_iface = {
     .buffer_fill = opencl_buffer_fill,
     .program_build = opencl_program_build,
     .program_free = opencl_program_free,
+    .program_binary = opencl_program_binary,
+    .program_load = opencl_program_load,
+    .compiler_id = opencl_compiler_id,
     .launch = opencl_launch,
     .timer_start = opencl_timer_start,
     .timer_stop = opencl_timer_stop,

@@ -7,7 +7,9 @@
 
 #include <xconv/xconv.h>
 
+#include "../bench/peaks_file.h"
 #include "../bench/record.h"
+#include "../bench/report.h"
 #include "options.h"
 
 // Exit codes: 0 success, 1 a check failed or a run errored, 2 bad usage or input.
@@ -22,12 +24,18 @@ int cmd_bench_gemm(const cli_options *opts);  // bench --gemm (cli/cmd_gemm.c)
 int cmd_explain(const cli_options *opts);
 int cmd_parity(const cli_options *opts);
 int cmd_report(const cli_options *opts);
+int cmd_find(const cli_options *opts);
+int cmd_matrix(const cli_options *opts);      // cli/matrix_cmd.c
+int cmd_peaks(const cli_options *opts);       // cli/cmd_peaks.c
+int cmd_behaviour(const cli_options *opts);  // cli/cmd_behaviour.c
 
 // A shape to run: its suite name ("" for --shape) and problem.
 typedef struct cli_shape {
     char name[32];
     xconv_problem problem;
     double weight;  // how often it occurs in its network (--shapes files), else 1
+    char set[64];   // where it came from: the suite, the shape file's name, "--shape", "random"
+    bool from_file; // it came from a --shapes file (a network whose weights add up)
 } cli_shape;
 
 #define CLI_MAX_SHAPES 256
@@ -56,16 +64,50 @@ int cli_epilogue_mode(const cli_options *opts, bool allow_both, xconv_plan_optio
 // Returns 0 or CLI_USAGE after printing why (unreadable, bad, or more than one shape).
 int cli_shape_from_file(const char *path, xconv_problem *p, unsigned *seen);
 
-// Lists devices and resolves --device selectors (none: the default device) into indices of
-// list. Returns 0 or CLI_USAGE/CLI_FAILED after printing why.
+// Lists devices and resolves --device selectors (none: the default device; "all": every device)
+// into indices of list, each device once. Returns 0 or CLI_USAGE/CLI_FAILED after printing why.
 int cli_select_devices(const cli_options *opts, xconv_device_list *list, int *indices,
                        int *count);
 
-// Prints the plan of variant `name` (or "auto") for p on dev under opts: steps with their
-// defines and geometry, workspace regions, what it fuses of an epilogue, FLOPs, bytes and the
-// floor.
+// ---------------------------------------------------------------------------------------------
+// Peaks for floors (cli/peaks.c): XCONV_PEAKS, else the peaks file of `xconv peaks`
+
+// A device's peaks and where they came from.
+typedef struct cli_peaks {
+    double gflops, gbps, gbps_read;  // 0 when unknown
+    char source[32];                 // "XCONV_PEAKS", "measured" or "" (unknown)
+} cli_peaks;
+
+// What floors are drawn from: XCONV_PEAKS's entries and the peaks file.
+typedef struct cli_peaks_source {
+    char path[4096];                      // the peaks file ("" when none can be named)
+    xconv_peaks_file file;                // its entries (none when it does not exist)
+    xconv_report_peaks env[CLI_MAX_LIST]; // XCONV_PEAKS="[DEV=]GFLOPS,GBPS;..." in order
+    int nenv;
+} cli_peaks_source;
+
+// Writes the peaks file's path into buf (len bytes): --peaks-file, else
+// $XDG_CACHE_HOME/xconv/peaks.json, else $HOME/.cache/xconv/peaks.json; "" when none is set.
+void cli_peaks_path(const cli_options *opts, char *buf, size_t len);
+
+// Reads XCONV_PEAKS and the peaks file into *src. Returns 0, or CLI_USAGE after printing why
+// (a malformed XCONV_PEAKS or peaks file).
+int cli_peaks_open(const cli_options *opts, cli_peaks_source *src);
+
+// Fills *out with the peaks of the device info describes: the first XCONV_PEAKS entry whose
+// DEV is in its label, platform, vendor or version (case-insensitive, as --device matches), else
+// the peaks file's entry of its name, backend and driver, else unknown.
+void cli_peaks_lookup(const cli_peaks_source *src, const xconv_device_info *info,
+                      cli_peaks *out);
+
+// Frees what src holds.
+void cli_peaks_close(cli_peaks_source *src);
+
+// Prints the plan of variant `name` (or "auto", with what it chose and why) for p on dev under
+// opts: steps with their defines and geometry, workspace regions, what it fuses of an epilogue,
+// FLOPs, bytes and the floor at peaks (NULL: unknown).
 void cli_print_plan(xconv_device *dev, const char *name, const xconv_problem *p,
-                    const xconv_plan_options *opts);
+                    const xconv_plan_options *opts, const cli_peaks *peaks);
 
 // ---------------------------------------------------------------------------------------------
 // Messages (cli/message.c): everything the CLI says on stderr is "xconv COMMAND: message".
@@ -86,5 +128,26 @@ void cli_print_error(const char *context, const xconv_error *err);
 
 // Returns the host's physical memory in bytes (0 when the system does not say).
 uint64_t cli_host_memory(void);
+
+// ---------------------------------------------------------------------------------------------
+// The cache (cli/cache.c)
+
+// Reads --find (db, trust or off; with allow_modes also normal and exhaustive, which plan like
+// db) into the cache flags *flags. Returns 0 or CLI_USAGE after printing the valid values.
+int cli_find_policy(const cli_options *opts, bool allow_modes, unsigned *flags);
+
+// Writes the cache folder into buf: $XCONV_CACHE_DIR, else $XDG_CACHE_HOME/xconv, else
+// ~/.cache/xconv. Returns false when there is none ($XCONV_CACHE_DIR "" or "none": no cache).
+bool cli_cache_folder(char *buf, size_t len);
+
+// Opens the cache with flags; NULL when there is none or it cannot be opened (said with
+// --verbose: xconv then runs without one).
+xconv_cache *cli_cache_open(const cli_options *opts, unsigned flags);
+
+// Prints the cache's warnings on stderr ("xconv: warning: ..."); NULL is ignored.
+void cli_cache_print_warnings(xconv_cache *cache);
+
+// Prints the cache's warnings and closes it; NULL is ignored.
+void cli_cache_close(xconv_cache *cache);
 
 #endif // XCONV_CLI_H

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../validate/find.h"
 #include "../validate/harness.h"
 #include "../validate/npy.h"
 #include "../validate/reference.h"
@@ -167,8 +168,7 @@ static int random_inputs(const cli_options *opts, const xconv_problem *p, float 
     return 0;
 }
 
-// The variant --variant names ("direct_naive" when none does; "auto" is taken), or NULL after
-// printing why.
+// The variant --variant names ("auto" when none does), or NULL after printing why.
 static const char *variant_name(const cli_options *opts)
 {
     const xconv_variant *variants[CLI_MAX_LIST];
@@ -180,8 +180,43 @@ static const char *variant_name(const cli_options *opts)
         return NULL;
     }
     if (nvariants == 0)
-        return "direct_naive";
+        return "auto";
     return variants[0] ? xconv_variant_get_info(variants[0])->name : "auto";
+}
+
+// With --find normal or exhaustive: finds p on dev when the find-db has no fresh record of it
+// (printing what it timed) and stores the ranking. Returns 0 or CLI_FAILED after printing why.
+static int find_first(const cli_options *opts, xconv_device *dev, xconv_cache *cache,
+                      const xconv_problem *p)
+{
+    static xconv_error err;
+    xconv_find_opts fopts;
+    xconv_find_opts_default(&fopts);
+    if (!cache || !opts->find_policy || !xconv_find_mode_parse(opts->find_policy, &fopts.mode))
+        return 0;
+    xconv_find_record rec;
+    bool stale = false;
+    if (xconv_find_db_lookup(cache, xconv_device_get_info(dev), p, &rec, &stale, &err) ==
+        XCONV_OK) {
+        xconv_find_record_free(&rec);
+        if (!stale)
+            return 0;
+    }
+    fopts.harness.seed = opts->seed;
+    cli_plan_options(&fopts.harness.plan);
+    xconv_find_summary summary;
+    xconv_status st = xconv_find_run(dev, p, "", &fopts, &rec, NULL, NULL, NULL, &summary, &err);
+    if (st == XCONV_OK && rec.count > 0)
+        st = xconv_find_db_store(cache, &rec, &err);
+    if (st == XCONV_OK)
+        printf("found: %d run(s) in %.1f s, stored in %s\n", summary.runs, summary.seconds,
+               xconv_cache_dir(cache));
+    xconv_find_record_free(&rec);
+    if (st != XCONV_OK) {
+        cli_print_error("find", &err);
+        return CLI_FAILED;
+    }
+    return 0;
 }
 
 // Opens the device --device selects into *dev and writes its label; returns 0 or an exit code.
@@ -243,11 +278,16 @@ static int run_problem(const cli_options *opts, const xconv_problem *p, const fl
     const char *name = variant_name(opts);
     if (!name)
         return CLI_USAGE;
+    unsigned flags = 0;
+    if (cli_find_policy(opts, true, &flags))
+        return CLI_USAGE;
     bool host = false;
     int rc = check_variant(name, p, &host);
     if (rc)
         return rc;
+    const xconv_variant *v = strcmp(name, "auto") ? xconv_variant_find(name, &err) : NULL;
     xconv_device *dev = NULL;
+    xconv_cache *cache = NULL;
     char label[320] = "host";
     if (!host) {
         rc = open_device(opts, &dev, label, sizeof label);
@@ -258,11 +298,23 @@ static int run_problem(const cli_options *opts, const xconv_problem *p, const fl
             xconv_device_close(dev);
             return CLI_FAILED;
         }
+        cache = cli_cache_open(opts, flags);
+        xconv_device_set_cache(dev, cache);
+        if (!v && (rc = find_first(opts, dev, cache, p)) != 0) {
+            xconv_device_close(dev);
+            cli_cache_close(cache);
+            return rc;
+        }
         if (opts->verbose) {
-            xconv_plan_options plan_opts;
-            cli_plan_options(&plan_opts);
-            cli_epilogue_mode(opts, false, &plan_opts, NULL);
-            cli_print_plan(dev, name, p, &plan_opts);
+            static cli_peaks_source src;  // unknown peaks when the peaks file is bad
+            cli_peaks peaks = {0};
+            if (cli_peaks_open(opts, &src) == 0)
+                cli_peaks_lookup(&src, xconv_device_get_info(dev), &peaks);
+            cli_peaks_close(&src);
+            xconv_plan_options verbose_opts;
+            cli_plan_options(&verbose_opts);
+            cli_epilogue_mode(opts, false, &verbose_opts, NULL);
+            cli_print_plan(dev, name, p, &verbose_opts, &peaks);
         }
     }
     float *rx = NULL, *rw = NULL;
@@ -270,6 +322,7 @@ static int run_problem(const cli_options *opts, const xconv_problem *p, const fl
         free(rx);
         free(rw);
         xconv_device_close(dev);
+        cli_cache_close(cache);
         return CLI_FAILED;
     }
     const float *x = file_x ? file_x : rx, *w = file_w ? file_w : rw;
@@ -300,6 +353,9 @@ static int run_problem(const cli_options *opts, const xconv_problem *p, const fl
                chosen ? xconv_variant_get_info(chosen)->name : name, label, spec,
                (long long)p->n, (long long)p->k, (long long)xconv_problem_y_h(p),
                (long long)xconv_problem_y_w(p), ms);
+        xconv_auto_info info;
+        if (!v && dev && xconv_auto_choose(dev, p, &plan_opts, &info, &err) == XCONV_OK)
+            printf("auto: %s\n", info.why);
         npy_out o = {y, {p->n, p->k, xconv_problem_y_h(p), xconv_problem_y_w(p)}};
         if (out && !(rc = cli_output_write(out, write_npy, &o)) && !out->to_stdout)
             printf("wrote %s\n", out->path);
@@ -309,6 +365,7 @@ static int run_problem(const cli_options *opts, const xconv_problem *p, const fl
     free(rw);
     free(rb);
     xconv_device_close(dev);
+    cli_cache_close(cache);
     return rc;
 }
 

@@ -29,12 +29,26 @@ static const command commands[] = {
      "bench [--suite NAME | --shape SPEC | --shapes FILE ...] [--variant V ...] "
      "[--device D ...] [--repeat N] [--json FILE] [--csv FILE]",
      "time variants with device events (checked first)"},
+    {"matrix", cmd_matrix,
+     "matrix [--suite NAME | --shape SPEC | --shapes FILE ...] [--variant V ... | --family F ...] "
+     "[--device D ... | --device all] [--repeat N] [--json FILE] [--csv FILE]",
+     "every variant x shape x device, checked then timed: tables, floors, auto's picks"},
+    {"peaks", cmd_peaks, "peaks [--device D ... | --device all] [--repeat N] [--peaks-file FILE]",
+     "measure each device's fp32 FMA throughput and memory bandwidth, for floors"},
     {"report", cmd_report,
-     "report RUN.json [RUN2.json ...] [-o REPORT.html] [--svg DIR] [--compare BASE.json] "
-     "[--peaks [DEV=]GFLOPS,GBPS ...] [--shapes FILE ...] [--margin PCT]",
+     "report RUN.json [RUN2.json | BEHAVIOUR.json ...] [-o REPORT.html] [--svg DIR] "
+     "[--compare BASE.json] [--peaks [DEV=]GFLOPS,GBPS ...] [--shapes FILE ...] [--margin PCT]",
      "one HTML page of results files: heatmaps, rooflines, winners, runs compared"},
+    {"behaviour", cmd_behaviour,
+     "behaviour [--suite NAME | --shape SPEC | --shapes FILE | --random N ...] [--variant V ...] "
+     "[--device D ... | --device all] [--json FILE]",
+     "how each device stack computes: accuracy, determinism, NaN/Inf, -0, denormals, agreement"},
     {"explain", cmd_explain, "explain --shape SPEC | --shapes FILE --variant V|auto [--device D]",
      "show the plan chosen for a shape on a device"},
+    {"find", cmd_find,
+     "find [--suite NAME | --shape SPEC | --shapes FILE ...] [--device D ...] "
+     "[--mode fast|normal|exhaustive] [--force] | --list | --clear | --clear-kernels",
+     "time the variants for shapes and keep the fastest in the find-db, for auto"},
 };
 
 // The environment variables the CLI maps onto the library's options.
@@ -43,7 +57,10 @@ static const char environment_help[] =
     "  XCONV_DIRECT_PLAN  forces the direct family's tiling (docs/direct_family.md)\n"
     "  XCONV_GEMM_TILES   forces the GEMM tiles TM,TN,TK,WM,WN[,VW[,PAD]] (docs/gemm_family.md)\n"
     "  XCONV_GEMM_CHUNK   caps the images per im2col pass\n"
-    "  XCONV_PEAKS        GFLOPS,GBPS of the device, for explain's floor\n";
+    "  XCONV_PEAKS        [DEV=]GFLOPS,GBPS[;...]: peaks for floors, over xconv peaks' "
+    "measurements\n"
+    "  XCONV_CACHE_DIR    the cache of compiled kernels and the find-db (default\n"
+    "                     $XDG_CACHE_HOME/xconv, else ~/.cache/xconv; none: no cache)\n";
 
 static void print_usage(FILE *f)
 {

@@ -25,9 +25,12 @@ static int collect_file(const char *path, cli_shape *shapes, int *count)
         xconv_shapes_free(entries);
         return CLI_USAGE;
     }
+    const char *slash = strrchr(path, '/');
     for (int i = 0; i < n; i++) {
         cli_shape *s = &shapes[(*count)++];
         snprintf(s->name, sizeof s->name, "%s", entries[i].name);
+        snprintf(s->set, sizeof s->set, "%s", slash ? slash + 1 : path);
+        s->from_file = true;
         s->problem = entries[i].problem;
         s->weight = entries[i].weight;
     }
@@ -47,6 +50,9 @@ static int collect_random(const cli_options *opts, cli_shape *shapes, int *count
     for (int i = 0; i < opts->random; i++) {
         cli_shape *s = &shapes[(*count)++];
         snprintf(s->name, sizeof s->name, "rand%d", i);
+        snprintf(s->set, sizeof s->set, "random");
+        s->weight = 1;
+        s->from_file = false;
         if (xconv_shape_random(opts->seed, i, &s->problem, &err) != XCONV_OK) {
             cli_print_error(s->name, &err);
             return CLI_FAILED;
@@ -86,7 +92,9 @@ int cli_collect_shapes(const cli_options *opts, const char *default_suite, cli_s
         for (int j = 0; j < n && *count < CLI_MAX_SHAPES; j++) {
             cli_shape *s = &shapes[(*count)++];
             snprintf(s->name, sizeof s->name, "%s", suite[j].name);
+            snprintf(s->set, sizeof s->set, "%s", suites[i]);
             s->weight = 1;
+            s->from_file = false;
             if (xconv_shape_parse(suite[j].spec, &s->problem, &err) != XCONV_OK) {
                 cli_print_error(suite[j].name, &err);
                 return CLI_FAILED;
@@ -96,7 +104,9 @@ int cli_collect_shapes(const cli_options *opts, const char *default_suite, cli_s
     for (int i = 0; i < opts->nshapes && *count < CLI_MAX_SHAPES; i++) {
         cli_shape *s = &shapes[(*count)++];
         s->name[0] = '\0';
+        snprintf(s->set, sizeof s->set, "--shape");
         s->weight = 1;
+        s->from_file = false;
         if (xconv_shape_parse(opts->shapes[i], &s->problem, &err) != XCONV_OK) {
             cli_print_error("--shape", &err);
             return CLI_USAGE;
@@ -193,21 +203,52 @@ int cli_epilogue_mode(const cli_options *opts, bool allow_both, xconv_plan_optio
         *both = true;
         return 0;
     }
-    fprintf(stderr, "xconv %s: --epilogue '%s': expected auto, fused, unfused%s\n",
-            opts->command, opts->epilogue, allow_both ? " or both" : "");
+    cli_error("--epilogue '%s': expected auto, fused, unfused%s", opts->epilogue,
+              allow_both ? " or both" : "");
     return CLI_USAGE;
+}
+
+// Returns the XCONV_BACKEND_BIT of the backend selector names as "opencl:N" or "cuda:N", else
+// every bit (a name or an index can match any backend's device).
+static unsigned backends_named(const char *selector)
+{
+    for (int kind = 0; selector && kind < XCONV_BACKEND_COUNT; kind++) {
+        const char *name = xconv_backend_name((xconv_backend_kind)kind);
+        size_t n = strlen(name);
+        if (strncmp(selector, name, n) == 0 && selector[n] == ':')
+            return XCONV_BACKEND_BIT(kind);
+    }
+    return ~0u;
+}
+
+// Appends device index to indices (*count so far) unless it is there already.
+static void add_device(int *indices, int *count, int index)
+{
+    for (int i = 0; i < *count; i++)
+        if (indices[i] == index)
+            return;
+    if (*count < CLI_MAX_LIST)
+        indices[(*count)++] = index;
 }
 
 int cli_select_devices(const cli_options *opts, xconv_device_list *list, int *indices,
                        int *count)
 {
-    xconv_devices_list(list);
     *count = 0;
     static xconv_error err;
     int nsel = opts->ndevices ? opts->ndevices : 1;
+    // The library reads no environment: XCONV_DEVICE is the CLI's default selector.
+    unsigned backends = 0;
+    for (int i = 0; i < nsel; i++)
+        backends |= backends_named(opts->ndevices ? opts->devices[i] : getenv("XCONV_DEVICE"));
+    xconv_devices_list_backends(list, backends);  // only those named: starting one costs
     for (int i = 0; i < nsel; i++) {
-        // The library reads no environment: XCONV_DEVICE is the CLI's default selector.
         const char *sel = opts->ndevices ? opts->devices[i] : getenv("XCONV_DEVICE");
+        if (sel && strcmp(sel, "all") == 0 && list->count > 0) {  // every device listed
+            for (int d = 0; d < list->count; d++)
+                add_device(indices, count, d);
+            continue;
+        }
         int index = xconv_device_select(list, sel, &err);
         if (index < 0) {
             cli_print_error(opts->ndevices ? "--device" : sel && *sel ? "XCONV_DEVICE" : NULL,
@@ -219,7 +260,7 @@ int cli_select_devices(const cli_options *opts, xconv_device_list *list, int *in
             }
             return CLI_USAGE;
         }
-        indices[(*count)++] = index;
+        add_device(indices, count, index);
     }
     return 0;
 }

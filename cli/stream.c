@@ -9,6 +9,36 @@
 #include "interrupt.h"
 #include "stream.h"
 
+int cli_records_outputs_check(const cli_options *opts, cli_output *json, cli_output *csv)
+{
+    int rc = opts->json ? cli_output_check("--json", opts->json, true, json) : 0;
+    if (!rc && opts->csv)
+        rc = cli_output_check("--csv", opts->csv, true, csv);
+    if (rc)
+        return rc;
+    if (opts->json && opts->csv && json->to_stdout && csv->to_stdout) {
+        cli_error("--json - and --csv -: only one of them can write to standard output");
+        return CLI_USAGE;
+    }
+    return 0;
+}
+
+int cli_write_records(const xconv_record_list *list, const cli_options *opts)
+{
+    if (!opts->json && !opts->csv)
+        return 0;
+    cli_output json, csv;
+    int rc = cli_records_outputs_check(opts, &json, &csv);
+    if (rc)
+        return rc;
+    cli_record_sink *sink = cli_record_sink_open(opts->json ? &json : NULL,
+                                                 opts->csv ? &csv : NULL, &list->info, false, &rc);
+    if (!sink)
+        return rc;
+    rc = cli_record_sink_add(sink, list->recs, list->count);
+    return cli_record_sink_close(sink) || rc ? CLI_FAILED : 0;
+}
+
 int cli_stream_open(cli_stream *s, const cli_options *opts, int total, bool timings,
                     bool with_cmp, bool rows)
 {
@@ -16,15 +46,9 @@ int cli_stream_open(cli_stream *s, const cli_options *opts, int total, bool timi
     s->total = total;
     s->rows = rows;
     cli_output json, csv;
-    int rc = opts->json ? cli_output_check("--json", opts->json, true, &json) : 0;
-    if (!rc && opts->csv)
-        rc = cli_output_check("--csv", opts->csv, true, &csv);
+    int rc = cli_records_outputs_check(opts, &json, &csv);
     if (rc)
         return rc;
-    if (opts->json && opts->csv && json.to_stdout && csv.to_stdout) {
-        cli_error("--json - and --csv -: only one of them can write to standard output");
-        return CLI_USAGE;
-    }
     bool stdout_taken = (opts->json && json.to_stdout) || (opts->csv && csv.to_stdout);
     s->out = stdout_taken ? stderr : stdout;
     xconv_record_list_init(&s->list, opts->argc, opts->argv);

@@ -21,6 +21,14 @@ typedef struct cli_stream {
     int total;                   // cases the run means to make
 } cli_stream;
 
+// Checks --json and --csv before any work (exit 2 for a bad path, or both asking for standard
+// output), filling *json and *csv for those given. Returns 0, or the exit code after a message.
+int cli_records_outputs_check(const cli_options *opts, cli_output *json, cli_output *csv);
+
+// Writes a finished list of records to --json and --csv (for a command that streams no rows:
+// find). Returns 0, or the exit code after a message.
+int cli_write_records(const xconv_record_list *list, const cli_options *opts);
+
 // Opens the run's outputs after its inputs were checked and before any work: checks --json and
 // --csv (exit 2 for a bad path, or both asking for standard output), writes them as valid empty
 // runs, starts the progress line for `total` cases and installs the SIGINT/SIGTERM handlers.

@@ -33,6 +33,8 @@ typedef struct cuda_function {
 struct xconv_backend_program {
     CUmodule module;
     cuda_function *functions;
+    char *image;        // what the module was loaded from (CUBIN, or PTX with its NUL), for
+    size_t image_len;   // the compiled-kernel cache; NULL for a module loaded from it
 };
 
 typedef struct cuda_ctx {
@@ -186,6 +188,14 @@ static xconv_status describe_device(const xconv_cu_api *cu, int index, xconv_dev
     info->preferred_multiple = (size_t)attribute(cu, dev, CU_DEVICE_ATTRIBUTE_WARP_SIZE);
     info->native_float_width = 1;  // one lane per thread
     info->fp64 = true;
+    // IEEE fp32 in hardware, and NVRTC's defaults beside our flags: --ftz=false (denormals
+    // kept), --prec-div=true and --prec-sqrt=true (correctly rounded).
+    info->fp32_config = XCONV_FP_DENORM | XCONV_FP_INF_NAN | XCONV_FP_ROUND_TO_NEAREST |
+                        XCONV_FP_ROUND_TO_ZERO | XCONV_FP_ROUND_TO_INF | XCONV_FP_FMA |
+                        XCONV_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT;
+    snprintf(info->build_flags, sizeof info->build_flags,
+             "%s (NVRTC defaults: --ftz=false --prec-div=true --prec-sqrt=true)",
+             xconv_nvrtc_fixed_flags());
     return XCONV_OK;
 }
 
@@ -457,7 +467,61 @@ static xconv_status cuda_program_build(void *vctx, const char *source, const cha
     st = make_current(ctx, err);
     if (st == XCONV_OK)
         st = load_module(ctx, &img, &module, err);
-    xconv_nvrtc_image_free(&img);
+    xconv_backend_program *prog = st == XCONV_OK ? calloc(1, sizeof *prog) : NULL;
+    if (st == XCONV_OK && !prog) {
+        ctx->cu->module_unload(module);
+        st = xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for a program");
+    }
+    if (st != XCONV_OK) {
+        xconv_nvrtc_image_free(&img);
+        return st;
+    }
+    prog->module = module;
+    // The image stays with the program for program_binary: a CUBIN as it is, PTX with the NUL
+    // the driver needs to load it again.
+    prog->image_len = img.is_cubin ? img.len : img.len + 1;
+    prog->image = img.data;
+    if (img.data != img.ptx)
+        free(img.ptx);
+    *out = prog;
+    return XCONV_OK;
+}
+
+// A copy of the image the program was loaded from.
+static xconv_status cuda_program_binary(void *vctx, xconv_backend_program *prog, void **data,
+                                        size_t *len, xconv_error *err)
+{
+    (void)vctx;
+    *data = NULL;
+    *len = 0;
+    if (!prog->image)
+        return xconv_error_set(err, XCONV_ERR_UNAVAILABLE, "the program keeps no image");
+    *data = malloc(prog->image_len);
+    if (!*data)
+        return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for an image");
+    memcpy(*data, prog->image, prog->image_len);
+    *len = prog->image_len;
+    return XCONV_OK;
+}
+
+// Loads a stored image (a CUBIN, or PTX ending in its NUL) into a module; the options were part
+// of its compilation, so they are not needed again.
+static xconv_status cuda_program_load(void *vctx, const void *data, size_t len,
+                                      const char *options, xconv_backend_program **out,
+                                      xconv_error *err)
+{
+    cuda_ctx *ctx = vctx;
+    (void)options;
+    *out = NULL;
+    bool cubin = len >= 4 && memcmp(data, "\x7f" "ELF", 4) == 0;
+    if (!cubin && (len == 0 || ((const char *)data)[len - 1] != '\0'))
+        return xconv_error_set(err, XCONV_ERR_BUILD, "a stored image is neither CUBIN nor PTX");
+    xconv_nvrtc_image img = {.data = (char *)data, .len = len, .is_cubin = cubin};
+    snprintf(img.arch, sizeof img.arch, "stored");
+    CUmodule module = NULL;
+    xconv_status st = make_current(ctx, err);
+    if (st == XCONV_OK)
+        st = load_module(ctx, &img, &module, err);
     if (st != XCONV_OK)
         return st;
     xconv_backend_program *prog = calloc(1, sizeof *prog);
@@ -468,6 +532,18 @@ static xconv_status cuda_program_build(void *vctx, const char *source, const cha
     prog->module = module;
     *out = prog;
     return XCONV_OK;
+}
+
+// NVRTC's version and library and the flags every kernel gets, for the keys of stored images.
+static void cuda_compiler_id(void *vctx, char *buf, size_t len)
+{
+    (void)vctx;
+    const xconv_nvrtc_api *nv = xconv_nvrtc_load(NULL);
+    int major = 0, minor = 0;
+    if (nv && nv->version)
+        nv->version(&major, &minor);
+    snprintf(buf, len, "nvrtc %d.%d (%s) %s", major, minor, nv ? nv->library : "none",
+             xconv_nvrtc_fixed_flags());
 }
 
 static void cuda_program_free(void *vctx, xconv_backend_program *prog)
@@ -482,6 +558,7 @@ static void cuda_program_free(void *vctx, xconv_backend_program *prog)
     }
     if (prog->module && ctx->cu->ctx_set_current(ctx->pctx) == CUDA_SUCCESS)
         ctx->cu->module_unload(prog->module);
+    free(prog->image);
     free(prog);
 }
 
@@ -937,6 +1014,9 @@ static const xconv_backend_iface cuda_backend = {
     .buffer_read = cuda_buffer_read,
     .buffer_fill = cuda_buffer_fill,
     .program_build = cuda_program_build,
+    .program_binary = cuda_program_binary,
+    .program_load = cuda_program_load,
+    .compiler_id = cuda_compiler_id,
     .program_free = cuda_program_free,
     .launch = cuda_launch,
     .timer_start = cuda_timer_start,

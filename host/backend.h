@@ -131,6 +131,22 @@ typedef struct xconv_backend_iface {
     // Frees a program and every kernel object made from it; NULL is ignored.
     void (*program_free)(void *ctx, xconv_backend_program *prog);
 
+    // Optional: copies what the driver would need to remake prog without compiling (an OpenCL
+    // program binary, a CUBIN or PTX) into a new malloc'd *data of *len bytes, for the core's
+    // compiled-kernel cache on disk. NULL means this backend's programs are not kept on disk.
+    xconv_status (*program_binary)(void *ctx, xconv_backend_program *prog, void **data,
+                                   size_t *len, xconv_error *err);
+
+    // Optional with program_binary: makes a program from bytes program_binary gave for a build
+    // with the same options. Returns XCONV_ERR_BUILD when the driver refuses them (the core then
+    // builds from source and replaces them).
+    xconv_status (*program_load)(void *ctx, const void *data, size_t len, const char *options,
+                                 xconv_backend_program **out, xconv_error *err);
+
+    // Optional: writes what names the compiler beyond the device's driver version (CUDA:
+    // NVRTC's version) into buf, for the keys of stored binaries. NULL: the driver's says all.
+    void (*compiler_id)(void *ctx, char *buf, size_t len);
+
     // Enqueues one launch of a kernel of a built program (asynchronous).
     xconv_status (*launch)(void *ctx, xconv_backend_program *prog, const xconv_launch *launch,
                            xconv_error *err);

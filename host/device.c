@@ -37,9 +37,20 @@ const xconv_backend_iface *xconv_backend_get(xconv_backend_kind kind)
 
 xconv_status xconv_devices_list(xconv_device_list *list)
 {
+    return xconv_devices_list_backends(list, ~0u);
+}
+
+xconv_status xconv_devices_list_backends(xconv_device_list *list, unsigned backends)
+{
     memset(list, 0, sizeof *list);
     for (int kind = 0; kind < XCONV_BACKEND_COUNT; kind++) {
         const xconv_backend_iface *be = xconv_backend_get((xconv_backend_kind)kind);
+        if (!(backends & XCONV_BACKEND_BIT(kind))) {
+            list->backend_status[kind] = XCONV_ERR_UNAVAILABLE;
+            snprintf(list->backend_reason[kind], sizeof list->backend_reason[kind],
+                     "not listed");
+            continue;
+        }
         if (!be) {
             list->backend_status[kind] = XCONV_ERR_UNAVAILABLE;
             snprintf(list->backend_reason[kind], sizeof list->backend_reason[kind],

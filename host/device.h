@@ -18,6 +18,7 @@ struct xconv_device {
     xconv_buffer *buffers;      // every live buffer, freed on close
     unsigned resets;            // contexts rebuilt after a fault since open
     bool lost;                  // the context is broken and its rebuild has not succeeded yet
+    xconv_cache *cache;         // compiled kernels and the find-db on disk (NULL: none)
 };
 
 // A buffer of device memory, registered with its device.

@@ -119,6 +119,9 @@ struct xconv_plan {
     char epi_note[192];              // why the variant did not fuse a part ("" when it did)
     bool prepared;
     unsigned resets;                 // dev->resets when prepared (a later rebuild drops programs)
+    bool is_auto;                    // made by "auto": auto_info says what and why
+    xconv_auto_info auto_info;
+    xconv_tuning tuning;             // the strings opts points at for a find-db's tuning
 };
 
 // Returns step i of plan (0 <= i < plan->nsteps).

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 // The device's program cache: a list of built programs by (kernel source name, defines), most
-// recently used first, and the one place programs are built and their build time counted.
+// recently used first, and the one place programs are built (or loaded from the compiled-kernel
+// cache on disk) and their build time counted.
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "clock.h"
+#include "kernel_cache.h"
 #include "program_cache.h"
 
 // ---------------------------------------------------------------------------------------------
@@ -53,9 +55,15 @@ static xconv_status build_handle(xconv_device *dev, xconv_program *e, double *co
                                e->source, sizeof options);
     xconv_status st = xconv_device_usable(dev, err);
     double t0 = xconv_now_ms();
-    if (st == XCONV_OK)
+    bool on_disk = st == XCONV_OK && xconv_kernel_cache_usable(dev);
+    bool cached = on_disk &&
+                  xconv_kernel_cache_get(dev, e->source, text, options, &e->handle) == XCONV_OK;
+    if (st == XCONV_OK && !cached) {
         st = xconv_device_fault(dev, dev->be->program_build(dev->ctx, text, options, &e->handle,
                                                             err), err);
+        if (st == XCONV_OK && on_disk)
+            xconv_kernel_cache_put(dev, e->source, text, options, e->handle);
+    }
     double ms = xconv_now_ms() - t0;
     if (st != XCONV_OK) {
         e->handle = NULL;

@@ -493,6 +493,11 @@ static xconv_status rotation_ensure(xconv_case *c, xconv_error *err)
         if (st == XCONV_OK)
             st = alloc(dev, c->y_n, &t->y, err);
     }
+    // Every output is written once now (set 0's with NaN, for the final check): a device that
+    // commits memory on first touch (PoCL) would otherwise charge that to the first timed runs
+    // of each set, more of them than the warm-up runs reach.
+    for (int i = 0; st == XCONV_OK && i < rot->count; i++)
+        st = xconv_buffer_fill_f32(rot->sets[i].y, (size_t)c->y_n, NAN, err);
     if (st != XCONV_OK)
         rotation_destroy(rot);  // the next timing tries again
     return st;
@@ -657,8 +662,10 @@ static void record_check(xconv_case *c, xconv_record *rec)
     }
 }
 
-xconv_status xconv_case_run(xconv_case *c, const xconv_variant *variant, xconv_record *rec,
-                            xconv_error *err)
+// Runs variant `variant` planned by name `plan_name` (its own, or "auto" resolved to it) as
+// xconv_case_run describes.
+static xconv_status case_run(xconv_case *c, const xconv_variant *variant, const char *plan_name,
+                             xconv_record *rec, xconv_error *err)
 {
     const xconv_variant_info *v = xconv_variant_get_info(variant);
     record_init(c, v, rec);
@@ -690,7 +697,7 @@ xconv_status xconv_case_run(xconv_case *c, const xconv_variant *variant, xconv_r
         xconv_device_reset_compile_ms(c->dev);
     xconv_plan *plan = NULL;  // planned once: for the checked run and for timing
     if (v->backends) {
-        plan = xconv_plan_create(c->dev, &c->p, v->name, &c->opts.plan, &run_err);
+        plan = xconv_plan_create(c->dev, &c->p, plan_name, &c->opts.plan, &run_err);
         st = plan ? ensure_output(c, &run_err) : run_err.status;
         if (st == XCONV_OK)
             st = run_device_variant(c->dev, plan, &c->p, c->dx, c->dw, c->dbias, c->dy, c->y,
@@ -725,6 +732,42 @@ xconv_status xconv_case_run(xconv_case *c, const xconv_variant *variant, xconv_r
     }
     xconv_plan_destroy(plan);
     return XCONV_OK;
+}
+
+xconv_status xconv_case_run(xconv_case *c, const xconv_variant *variant, xconv_record *rec,
+                            xconv_error *err)
+{
+    return case_run(c, variant, xconv_variant_get_info(variant)->name, rec, err);
+}
+
+xconv_status xconv_case_run_auto(xconv_case *c, xconv_record *rec, xconv_error *err)
+{
+    static _Thread_local xconv_error why;  // auto's own refusal goes into the record
+    static const xconv_variant_info auto_row = {.name = "auto", .family = "auto",
+                                                .accuracy = "direct", .notes = "",
+                                                .backends = 1};
+    xconv_auto_info info;
+    xconv_status st = c->dev ? xconv_auto_choose(c->dev, &c->p, &c->opts.plan, &info, &why)
+                             : xconv_error_set(&why, XCONV_ERR_NOT_APPLICABLE,
+                                               "auto needs a device");
+    if (st != XCONV_OK) {
+        record_init(c, &auto_row, rec);
+        record_outcome(rec, st, &why);
+        return XCONV_OK;
+    }
+    st = case_run(c, info.variant, "auto", rec, err);
+    char note[sizeof rec->note];
+    snprintf(note, sizeof note, "%s", rec->note);
+    snprintf(rec->variant, sizeof rec->variant, "auto");
+    snprintf(rec->note, sizeof rec->note, "auto -> %s (%s)%s%.*s",
+             xconv_variant_get_info(info.variant)->name, xconv_auto_source_name(info.source),
+             note[0] ? ": " : "", (int)sizeof rec->note - 96, note);
+    return st;
+}
+
+void xconv_case_set_plan_options(xconv_case *c, const xconv_plan_options *plan)
+{
+    c->opts.plan = *plan;
 }
 
 const float *xconv_case_output(const xconv_case *c)

@@ -68,7 +68,7 @@ if "$xconv" devices >/dev/null 2>&1; then
         cat "$tmp/err" >&2
     fi
 fi
-expect 0 "auto for the library's choice \(default direct_naive\)" -- run --help
+expect 0 "auto for the library's choice \(the default\)" -- run --help
 
 # Lists and keys that would have been taken silently.
 expect 2 "^xconv validate: --variant ',,' has an empty name" -- validate --variant ,,

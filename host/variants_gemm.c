@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "plan_epilogue.h"
 #include "plan_gemm.h"
 #include "variant.h"
 
@@ -61,6 +62,55 @@ static void gemm_args(xconv_step *s, xconv_tensor_ref b, int64_t c_offset, int64
     xconv_step_arg_int(s, 0);
     xconv_step_arg_int(s, (int32_t)c_offset);
     xconv_step_arg_int(s, (int32_t)cols);
+}
+
+// Fuses p's bias and activation into GEMM step s, whose arguments are complete (the bias comes
+// last), and the pool when `pooled` (the implicit GEMMs' layout of windows). Otherwise the pool
+// stays a step: a work-item's columns of C are output positions VW at a time, and a window's
+// rows lie Q columns apart, in another work-item's. Returns the hook's status.
+static xconv_status fuse_store(xconv_step *s, const xconv_problem *p, bool pooled,
+                               xconv_plan *plan, xconv_error *err)
+{
+    if (p->epi.pool_h && !pooled && !plan->epi_note[0])
+        snprintf(plan->epi_note, sizeof plan->epi_note,
+                 "a GEMM work-item's columns of C do not hold whole pool windows");
+    return xconv_step_fuse_epilogue(s, p, XCONV_FUSED_BIAS_ACT |
+                                              (pooled ? XCONV_FUSED_POOL : 0u), plan, err);
+}
+
+// The largest pool window the implicit GEMMs fuse: a window's outputs fill part of a run of VW
+// (4) columns of C.
+#define GEMM_POOL_WINDOW_MAX 4
+
+// Returns true when the implicit GEMMs can pool p in their store: windows as wide as their
+// stride, unpadded, of at most GEMM_POOL_WINDOW_MAX outputs dividing it; else false with the
+// reason in plan->epi_note (nothing to say when p does not pool).
+static bool gemm_pool_fits(const xconv_problem *p, xconv_plan *plan)
+{
+    const xconv_epilogue *e = &p->epi;
+    if (!e->pool_h)
+        return false;
+    const char *why = NULL;
+    if (e->pool_stride_h != e->pool_h || e->pool_stride_w != e->pool_w || e->pool_pad_h ||
+        e->pool_pad_w)
+        why = "the implicit GEMMs pool only unpadded windows as wide as their stride";
+    else if (GEMM_POOL_WINDOW_MAX % (e->pool_h * e->pool_w))
+        why = "the implicit GEMMs pool only windows of 1, 2 or 4 outputs (a run of 4 columns)";
+    if (why)
+        snprintf(plan->epi_note, sizeof plan->epi_note, "%s", why);
+    return !why;
+}
+
+// Lays out L's columns as p's pool windows (each window's outputs consecutive, row-major): N is
+// every window's outputs, and C is y at the group's first channel, one segment.
+static void pool_layout(const xconv_problem *p, xconv_gemm_layout *L)
+{
+    int64_t yhw = xconv_problem_y_h(p) * xconv_problem_y_w(p);
+    L->n = p->n * yhw * p->epi.pool_h * p->epi.pool_w;
+    L->seg = L->n;
+    L->ldc = yhw;
+    L->c_seg_stride = 0;
+    L->c_group_stride = L->m * yhw;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -121,6 +171,10 @@ static xconv_status plan_im2col_gemm(const xconv_device *dev, const xconv_proble
         if (images < chunk)
             xconv_gemm_step_set_cols(gemm, images * pq);
         gemm_args(gemm, XCONV_REF_WORKSPACE, n0 * p->k * pq, images * pq);
+        if (gemm == first)  // later chunks copied its defines; they take the bias too
+            st = fuse_store(gemm, p, false, plan, err);
+        else if (p->epi.bias && (plan->fused & XCONV_FUSED_BIAS_ACT))
+            xconv_step_arg_buffer(gemm, XCONV_REF_BIAS);
     }
     return st;
 }
@@ -151,7 +205,7 @@ static xconv_status plan_gemm_1x1(const xconv_device *dev, const xconv_problem *
         plan_gemm_step(dev, p, &L, NULL, "sgemm", "SGEMM on the input", plan, &step, err);
     if (st == XCONV_OK)
         gemm_args(step, XCONV_REF_X, 0, p->n * xconv_problem_out_h(p) * xconv_problem_out_w(p));
-    return st;
+    return st == XCONV_OK ? fuse_store(step, p, false, plan, err) : st;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -162,16 +216,22 @@ static xconv_status plan_implicit_gemm(const xconv_device *dev, const xconv_prob
                                        const xconv_plan_options *opts, xconv_plan *plan,
                                        xconv_error *err)
 {
-    (void)opts;
     xconv_gemm_layout L = conv_layout(p, XCONV_GEMM_B_GATHER, p->n);
     L.b_group_stride = p->c / p->groups * p->h * p->w;  // a group's first channel in x
+    xconv_gemm_tiles t;
+    xconv_status st = xconv_gemm_choose_tiles(&dev->info, &L, opts->gemm_tiles, &t, err);
+    bool pooled = st == XCONV_OK && gemm_pool_fits(p, plan) && t.vw % (p->epi.pool_h *
+                                                                      p->epi.pool_w) == 0;
+    if (pooled)
+        pool_layout(p, &L);
     xconv_step *step = NULL;
-    xconv_status st = plan_gemm_step(dev, p, &L, NULL, "implicit_gemm", "implicit GEMM", plan,
-                                     &step, err);
+    if (st == XCONV_OK)
+        st = plan_gemm_step(dev, p, &L, &t, "implicit_gemm", "implicit GEMM", plan, &step, err);
     if (st == XCONV_OK) {
         xconv_step_arg_buffer(step, XCONV_REF_X);
         xconv_step_arg_buffer(step, XCONV_REF_W);
         xconv_step_arg_buffer(step, XCONV_REF_Y);
+        st = fuse_store(step, p, pooled, plan, err);
     }
     return st;
 }
@@ -200,6 +260,9 @@ static xconv_status plan_implicit_precomp(const xconv_device *dev, const xconv_p
     xconv_status st = xconv_gemm_choose_tiles(&dev->info, &L, opts->gemm_tiles, &t, err);
     if (st != XCONV_OK)
         return st;
+    bool pooled = gemm_pool_fits(p, plan) && t.vw % (p->epi.pool_h * p->epi.pool_w) == 0;
+    if (pooled)
+        pool_layout(p, &L);
     int64_t rows = xconv_gemm_table_rows(&L, &t);
     int region = xconv_plan_region(plan, "offset table", (size_t)(2 * rows) * sizeof(int32_t));
     size_t multiple = dev->info.preferred_multiple ? dev->info.preferred_multiple : 1;
@@ -229,7 +292,7 @@ static xconv_status plan_implicit_precomp(const xconv_device *dev, const xconv_p
                                 "xc_gemm_table");
     else
         xconv_step_arg_buffer(gemm, XCONV_REF_WORKSPACE);
-    return XCONV_OK;
+    return fuse_store(gemm, p, pooled, plan, err);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -300,12 +363,14 @@ static const xconv_variant gemm_variants[] = {
     {
         .info = GEMM_INFO(im2col_gemm, "im2col kernel into a workspace (batch in chunks), then "
                                        "our tiled SGEMM"),
+        .fuses = true,
         .plan = plan_im2col_gemm,
         .tunings = gemm_tunings,
     },
     {
         .info = GEMM_INFO(implicit_gemm, "our SGEMM with the input operand gathered from x on "
                                          "the fly, no workspace"),
+        .fuses = true,
         .plan = plan_implicit_gemm,
         .tunings = gemm_tunings,
     },
@@ -313,6 +378,7 @@ static const xconv_variant gemm_variants[] = {
         .info = GEMM_INFO(implicit_precomp, "implicit_gemm reading a per-(c,r,s) input offset "
                                             "table built per problem"),
         .applies = implicit_precomp_applies,
+        .fuses = true,
         .plan = plan_implicit_precomp,
         .tunings = gemm_tunings,
     },
@@ -320,6 +386,7 @@ static const xconv_variant gemm_variants[] = {
         .info = GEMM_INFO(gemm_1x1, "1x1 stride-1 unpadded convolution as our SGEMM over "
                                     "channels, no im2col"),
         .applies = gemm_1x1_applies,
+        .fuses = true,
         .plan = plan_gemm_1x1,
         .tunings = gemm_tunings,
     },

@@ -291,7 +291,7 @@ static void check_variant_run(xconv_device *dev, const char *name, const char *s
         xconv_random_fill(x, xn, 7, 1);
         xconv_random_fill(w, wn, 7, 2);
         double ms = 0;
-        xconv_status st = xconv_run_once(dev, name, &p, opts, x, w, y, &ms, NULL, &err);
+        xconv_status st = xconv_run_once(dev, name, &p, opts, x, w, NULL, y, &ms, NULL, &err);
         CHECK_MSG(st == XCONV_OK, "%s %s: %s", name, spec, err.msg);
         CHECK(xconv_reference_conv(&p, x, w, ref, norm, 0, &err) == XCONV_OK);
         xconv_compare_result res;

@@ -6,7 +6,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 DEB_PACKAGES := cmake make gcc libc6-dev git ocl-icd-opencl-dev opencl-c-headers \
-                pocl-opencl-icd libclblast-dev clinfo oclgrind python3
+                pocl-opencl-icd libclblast-dev clinfo oclgrind python3 libvkfft-dev
 
 .PHONY: all deps build run test test-sanitize clean
 

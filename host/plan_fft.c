@@ -130,15 +130,18 @@ static double flops_per_byte(const xconv_device_info *info)
     return info->is_cpu ? 4.0 : 16.0;
 }
 
-// A relative time per image of transforms lh x lw over tiles_h x tiles_w tiles: bytes of
-// spectra written and read, plus FLOPs of transforms and channel sum at the device's balance.
+// A relative time per image of transforms lh x lw over `tiles` tiles: bytes of spectra
+// written and read (the filter spectra's share of the batch included), plus FLOPs of
+// transforms and channel sum at the device's balance.
 static double size_cost(const xconv_device_info *info, const xconv_problem *p, int lh, int lw,
                         int64_t tiles)
 {
-    double spectral = (double)tiles * lh * (lw / 2 + 1);
-    double bytes = 8.0 * spectral * 2.0 * (double)(p->c + p->k);
+    double freqs = (double)lh * (lw / 2 + 1), spectral = (double)tiles * freqs;
+    double cg = (double)(p->c / p->groups);
+    double bytes = 8.0 * spectral * 2.0 * (double)(p->c + p->k) +
+                   8.0 * freqs * 2.0 * (double)p->k * cg / (double)p->n;
     double transform = (double)tiles * (double)(p->c + p->k) * 2.5 * lh * lw * log2(lh * lw);
-    double gemm = 8.0 * spectral * (double)p->k * (double)(p->c / p->groups);
+    double gemm = 8.0 * spectral * (double)p->k * cg;
     return bytes + (transform + gemm) / flops_per_byte(info);
 }
 
@@ -155,10 +158,9 @@ static int smooth_lengths(int64_t from, int64_t to, int *out, int max)
 
 // The tile or transform lengths to consider along one dimension: the whole image's first few
 // smooth lengths from the padded size `need`; tiles' smooth lengths from the filter size
-// `taps` + 1 up to MAX_TILE and below `need` (a tile that covers the padded image is the
-// whole image), or the first length covering the image when no smaller one holds the filter;
-// a forced length only, when it holds the image (whole) or the filter (tiles). Returns how
-// many it wrote into out.
+// `taps` + 1 up to MAX_TILE and the first one covering the padded image (one tile: on a small
+// image the cheapest tiling can be the whole image); or a forced length only, when it holds
+// the padded image (whole) or the filter (tiles). Returns how many it wrote into out.
 static int candidate_lengths(xconv_fft_kind kind, int64_t need, int64_t taps, int forced,
                              int *out, int max)
 {
@@ -167,8 +169,8 @@ static int candidate_lengths(xconv_fft_kind kind, int64_t need, int64_t taps, in
         return forced >= least && xconv_fft_radix_code(forced) ? (out[0] = forced, 1) : 0;
     if (kind == XCONV_FFT_WHOLE)
         return smooth_lengths(need, 2 * need, out, max < 4 ? max : 4);
-    int count = smooth_lengths(taps + 1, need - 1 < MAX_TILE ? need - 1 : MAX_TILE, out, max);
-    return count ? count : smooth_lengths(need, 2 * need, out, 1);
+    int64_t cover = xconv_fft_next_smooth(need);
+    return smooth_lengths(taps + 1, cover < MAX_TILE ? cover : MAX_TILE, out, max);
 }
 
 // Picks the transform size among the candidate lengths by size_cost, among those whose one
@@ -219,6 +221,9 @@ static bool choose_size(xconv_fft_kind kind, const xconv_device_info *info,
                  (long long)(kind == XCONV_FFT_WHOLE ? need_h : p->r),
                  (long long)(kind == XCONV_FFT_WHOLE ? need_w : p->s),
                  kind == XCONV_FFT_WHOLE ? "padded image" : "filter");
+    } else if ((nh == 0 || nw == 0) && kind == XCONV_FFT_TILED) {
+        snprintf(why, len, "the %lldx%lld filter is larger than the largest tile (%dx%d)",
+                 (long long)p->r, (long long)p->s, MAX_TILE, MAX_TILE);
     } else if (nh == 0 || nw == 0) {
         snprintf(why, len, "no transform length of at most %d covers the padded image "
                  "(%lldx%lld)", XCONV_FFT_MAX_LENGTH, (long long)need_h, (long long)need_w);
@@ -424,6 +429,12 @@ xconv_status xconv_fft_plan_make(xconv_fft_kind kind, const xconv_device_info *i
                                "%lldx%lld, dilation %lldx%lld)",
                                name, (long long)p->stride_h, (long long)p->stride_w,
                                (long long)p->dil_h, (long long)p->dil_w);
+    // A 1x1 filter is a pointwise product (gemm_1x1's case); FFT's rounding, spread over the
+    // whole plane, would also swamp outputs whose one product is small.
+    if (p->r * p->s == 1)
+        return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE,
+                               "%s needs a filter larger than 1x1 (a 1x1 filter is a pointwise "
+                               "product: gemm_1x1 or the direct variants)", name);
     plan->kind = kind;
     plan->problem = *p;
     char why[512];
@@ -438,6 +449,11 @@ xconv_status xconv_fft_plan_make(xconv_fft_kind kind, const xconv_device_info *i
     if (opts && opts->chunk > 0 && opts->chunk < plan->chunk)
         plan->chunk = opts->chunk;
     int64_t tiles = (int64_t)plan->tiles_h * plan->tiles_w;
+    // The transforms pair spectrum columns (2j, 2j + 1) of a pass, and a pair's rounding
+    // depends on both: passes of an even number of columns keep the pairs, and so the results,
+    // the same whatever the chunk (a device with smaller allocations gives the same bits).
+    if (plan->chunk < p->n && plan->chunk > 1 && (plan->chunk * tiles) % 2)
+        plan->chunk--;
     plan->passes = ceil_div(p->n, plan->chunk);
     plan->batch = plan->chunk * tiles;
     plan->filter_scale = (float)(1.0 / ((double)plan->lh * (double)plan->lw));

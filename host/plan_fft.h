@@ -104,7 +104,8 @@ typedef struct xconv_fft_plan {
     int tiles_h, tiles_w;      // tiles per image
     int out_h, out_w;          // outputs per tile
     int freqs;                 // stored frequencies per plane: lh * (lw / 2 + 1)
-    int64_t chunk;             // images per pass
+    int64_t chunk;             // images per pass (chunk * tiles even when there are several
+                               // passes: results do not depend on the chunk)
     int64_t passes;            // ceil(n / chunk)
     int64_t batch;             // spectrum columns per full pass: chunk * tiles
     float filter_scale;        // 1 / (lh * lw), the filter step's `scale` argument
@@ -124,9 +125,9 @@ typedef struct xconv_fft_options {
 } xconv_fft_options;
 
 // Fills *plan for problem p on info's device (opts may be NULL). Returns XCONV_OK, or
-// XCONV_ERR_NOT_APPLICABLE with the reason (stride or dilation not 1, a filter larger than
-// every tile, a transform whose local memory or a workspace whose size passes the device's
-// limits, with the numbers), or XCONV_ERR_INVALID for an invalid problem.
+// XCONV_ERR_NOT_APPLICABLE with the reason (stride or dilation not 1, a 1x1 filter, a filter
+// larger than every tile, a transform whose local memory or a workspace whose size passes the
+// device's limits, with the numbers), or XCONV_ERR_INVALID for an invalid problem.
 xconv_status xconv_fft_plan_make(xconv_fft_kind kind, const xconv_device_info *info,
                                  const xconv_problem *p, const xconv_fft_options *opts,
                                  xconv_fft_plan *plan, xconv_error *err);

@@ -177,13 +177,18 @@ static void test_refusals(void)
                       (const char *const[]){"stride 1", "stride 2x2", NULL});
         check_refused(kind, &gpu, "n=1,c=3,h=33,w=33,k=4,r=3,dil_w=2", NULL,
                       (const char *const[]){"dilation 1x2", NULL});
+        check_refused(kind, &gpu, "n=1,c=3,h=33,w=33,k=4,r=1", NULL,
+                      (const char *const[]){"larger than 1x1", NULL});
     }
     // The whole 224x224 image's transform (240x240) passes 48 KiB of local memory.
     check_refused(XCONV_FFT_WHOLE, &gpu, "n=1,c=3,h=224,w=224,k=4,r=3,pad=1", NULL,
                   (const char *const[]){"240x240", "local memory", "49152", NULL});
-    // No tile of at most 64 holds a 65-tap filter... unless the image is its only tile.
+    // No tile of at most 64 holds a 65-tap filter; a 48-tap one needs a 50x50 tile, whose
+    // pair of planes (20 KB) passes the small GPU's 16 KiB.
     check_refused(XCONV_FFT_TILED, &gpu, "n=1,c=1,h=200,w=200,k=1,r=65", NULL,
-                  (const char *const[]){"local memory", NULL});
+                  (const char *const[]){"65x65 filter is larger than the largest tile", NULL});
+    check_refused(XCONV_FFT_TILED, &small, "n=1,c=1,h=200,w=200,k=1,r=48", NULL,
+                  (const char *const[]){"tile transform", "local memory", "16384", NULL});
     // Filter spectra alone pass a 128 MiB allocation: 40x40 transforms, 4096 x 512 planes.
     check_refused(XCONV_FFT_WHOLE, &small, "n=1,c=512,h=38,w=38,k=4096,r=3,pad=1", NULL,
                   (const char *const[]){"workspace", "MiB", "filter spectra", NULL});
@@ -227,6 +232,9 @@ static void check_plan(const char *label, const xconv_device_info *info, const x
                   (plan->passes - 1) * plan->chunk < p->n,
               "%s: %lld passes of %lld images", label, (long long)plan->passes,
               (long long)plan->chunk);
+    CHECK_MSG(plan->passes == 1 || plan->chunk == 1 || plan->batch % 2 == 0,
+              "%s: passes of %lld columns split the transforms' pairs", label,
+              (long long)plan->batch);
     CHECK(plan->batch == plan->chunk * plan->tiles_h * plan->tiles_w);
     CHECK(fabsf(plan->filter_scale * (float)plan->lh * (float)plan->lw - 1.0f) < 1e-6f);
     // Regions: sizes as the layouts say, aligned, within one allocation and int indexing.
@@ -292,7 +300,8 @@ static void test_suites_fit(const xconv_device_info *info)
         const xconv_named_shape *shapes = xconv_suite_find(suites[s], &count);
         for (int i = 0; i < count; i++) {
             xconv_problem p = parse(shapes[i].spec);
-            bool simple = p.stride_h == 1 && p.stride_w == 1 && p.dil_h == 1 && p.dil_w == 1;
+            bool simple = p.stride_h == 1 && p.stride_w == 1 && p.dil_h == 1 && p.dil_w == 1 &&
+                          p.r * p.s > 1;
             for (int k = 0; k < 2; k++) {
                 static xconv_fft_plan plan;
                 xconv_error err;
@@ -306,8 +315,7 @@ static void test_suites_fit(const xconv_device_info *info)
                     continue;
                 }
                 // Refusals for size: only the whole 224x224 image on a GPU's local memory; on
-                // the small GPU also whole-image transforms of 48 and more and the filter
-                // spectra of res1x1's 1024 x 256 planes (a 128 MiB allocation).
+                // the small GPU also whole-image transforms of 48 and more.
                 bool big_image = k == XCONV_FFT_WHOLE && p.h > 100;
                 bool small_device = info->local_mem_bytes < (32 << 10);
                 if (st == XCONV_ERR_NOT_APPLICABLE && (big_image || small_device) &&
@@ -337,16 +345,17 @@ static void test_chunks(void)
     xconv_error err;
     CHECK(xconv_fft_plan_make(XCONV_FFT_WHOLE, &gpu, &p, NULL, &plan, &err) == XCONV_OK);
     CHECK(plan.chunk == 10 && plan.passes == 1 && plan.lh == 24);
-    // Room for the filter spectra and three images: passes of 3, 3, 3, 1.
+    // Room for the filter spectra and five images: passes of 4, 4, 2 (an even number of
+    // spectrum columns a pass keeps the transforms' pairs of columns).
     size_t per_image = (size_t)plan.freqs * 8 * (4 + 8), filter = (size_t)plan.freqs * 8 * 32;
-    gpu.max_alloc_bytes = filter + 3 * per_image + 3 * 256;
+    gpu.max_alloc_bytes = filter + 5 * per_image + 3 * 256;
     CHECK(xconv_fft_plan_make(XCONV_FFT_WHOLE, &gpu, &p, NULL, &plan, &err) == XCONV_OK);
-    CHECK_MSG(plan.chunk == 3 && plan.passes == 4, "chunk %lld", (long long)plan.chunk);
+    CHECK_MSG(plan.chunk == 4 && plan.passes == 3, "chunk %lld", (long long)plan.chunk);
     check_plan("chunked fft", &gpu, &p, &plan);
     xconv_fft_launch full = plan.launch[XCONV_FFT_STEP_INVERSE], last;
     xconv_fft_launch_for(&plan, XCONV_FFT_STEP_INVERSE, 1, &last);
     CHECK(last.global[0] == (size_t)plan.inverse.threads && last.global[1] == full.global[1]);
-    CHECK(full.global[0] == (size_t)((3 + plan.inverse.planes - 1) / plan.inverse.planes) *
+    CHECK(full.global[0] == (size_t)((4 + plan.inverse.planes - 1) / plan.inverse.planes) *
                                 (size_t)plan.inverse.threads);
     // A caller may ask for smaller passes, not larger ones.
     xconv_fft_options opts = {.chunk = 2};
@@ -354,7 +363,10 @@ static void test_chunks(void)
     CHECK(plan.chunk == 2 && plan.passes == 5);
     opts.chunk = 8;
     CHECK(xconv_fft_plan_make(XCONV_FFT_WHOLE, &gpu, &p, &opts, &plan, &err) == XCONV_OK);
-    CHECK(plan.chunk == 3);
+    CHECK(plan.chunk == 4);
+    opts.chunk = 3;  // odd: 2
+    CHECK(xconv_fft_plan_make(XCONV_FFT_WHOLE, &gpu, &p, &opts, &plan, &err) == XCONV_OK);
+    CHECK(plan.chunk == 2);
     // Forced tiles.
     opts = (xconv_fft_options){.tile_h = 8, .tile_w = 12};
     CHECK(xconv_fft_plan_make(XCONV_FFT_TILED, &gpu, &p, &opts, &plan, &err) == XCONV_OK);
@@ -377,7 +389,7 @@ static void test_targets(void)
         {"n=10000,c=6,h=22,w=22,k=16,r=5", XCONV_FFT_WHOLE, 24, 24, false},  // ece408_c2
         {"n=32,c=32,h=56,w=56,k=64,r=5,pad=2", XCONV_FFT_WHOLE, 60, 60, false},   // conv5x5
         {"n=16,c=64,h=64,w=64,k=64,r=11,pad=5", XCONV_FFT_WHOLE, 75, 75, false},  // 11x11
-        {"n=10000,c=1,h=48,w=48,k=6,r=5", XCONV_FFT_TILED, 0, 0, true},
+        {"n=10000,c=1,h=48,w=48,k=6,r=5", XCONV_FFT_TILED, 48, 48, false},  // one tile
         {"n=32,c=32,h=56,w=56,k=64,r=5,pad=2", XCONV_FFT_TILED, 0, 0, true},
         {"n=16,c=64,h=224,w=224,k=64,r=3,pad=1", XCONV_FFT_TILED, 0, 0, true},  // vgg3x3
     };

@@ -429,12 +429,21 @@ xconv_status xconv_fft_plan_make(xconv_fft_kind kind, const xconv_device_info *i
                                "%lldx%lld, dilation %lldx%lld)",
                                name, (long long)p->stride_h, (long long)p->stride_w,
                                (long long)p->dil_h, (long long)p->dil_w);
-    // A 1x1 filter is a pointwise product (gemm_1x1's case); FFT's rounding, spread over the
-    // whole plane, would also swamp outputs whose one product is small.
+    // A 1x1 filter is a pointwise product (gemm_1x1's case). And FFT's rounding is spread over
+    // the whole plane, not over each output's own products: an output of a few products that
+    // are all small gets an error large against them (docs/teaching/fft.md, Accuracy).
     if (p->r * p->s == 1)
         return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE,
                                "%s needs a filter larger than 1x1 (a 1x1 filter is a pointwise "
                                "product: gemm_1x1 or the direct variants)", name);
+    int64_t products = p->c / p->groups * p->r * p->s;
+    if (products < XCONV_FFT_MIN_PRODUCTS)
+        return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE,
+                               "%s needs at least %d products per output (C/groups x R x S = "
+                               "%lld x %lld x %lld = %lld): with fewer, FFT rounding spread over "
+                               "the plane is too large against an output's own products",
+                               name, XCONV_FFT_MIN_PRODUCTS, (long long)(p->c / p->groups),
+                               (long long)p->r, (long long)p->s, (long long)products);
     plan->kind = kind;
     plan->problem = *p;
     char why[512];

@@ -20,6 +20,7 @@
 // Transform sizes
 
 #define XCONV_FFT_MAX_LENGTH 4096  // the kernels' twiddle arithmetic holds up to here
+#define XCONV_FFT_MIN_PRODUCTS 8    // products per output (C/groups x R x S) FFT needs
 
 // Returns true when n > 0 is 2^a 3^b 5^c.
 bool xconv_fft_is_smooth(int64_t n);
@@ -125,8 +126,8 @@ typedef struct xconv_fft_options {
 } xconv_fft_options;
 
 // Fills *plan for problem p on info's device (opts may be NULL). Returns XCONV_OK, or
-// XCONV_ERR_NOT_APPLICABLE with the reason (stride or dilation not 1, a 1x1 filter, a filter
-// larger than every tile, a transform whose local memory or a workspace whose size passes the
+// XCONV_ERR_NOT_APPLICABLE with the reason (stride or dilation not 1, a 1x1 filter, fewer
+// than XCONV_FFT_MIN_PRODUCTS products per output, a filter larger than every tile, a transform whose local memory or a workspace whose size passes the
 // device's limits, with the numbers), or XCONV_ERR_INVALID for an invalid problem.
 xconv_status xconv_fft_plan_make(xconv_fft_kind kind, const xconv_device_info *info,
                                  const xconv_problem *p, const xconv_fft_options *opts,

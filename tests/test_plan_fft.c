@@ -179,6 +179,8 @@ static void test_refusals(void)
                       (const char *const[]){"dilation 1x2", NULL});
         check_refused(kind, &gpu, "n=1,c=3,h=33,w=33,k=4,r=1", NULL,
                       (const char *const[]){"larger than 1x1", NULL});
+        check_refused(kind, &gpu, "n=1,c=4,h=33,w=33,k=4,r=2,groups=4", NULL,
+                      (const char *const[]){"at least 8 products", "1 x 2 x 2 = 4", NULL});
     }
     // The whole 224x224 image's transform (240x240) passes 48 KiB of local memory.
     check_refused(XCONV_FFT_WHOLE, &gpu, "n=1,c=3,h=224,w=224,k=4,r=3,pad=1", NULL,
@@ -301,7 +303,7 @@ static void test_suites_fit(const xconv_device_info *info)
         for (int i = 0; i < count; i++) {
             xconv_problem p = parse(shapes[i].spec);
             bool simple = p.stride_h == 1 && p.stride_w == 1 && p.dil_h == 1 && p.dil_w == 1 &&
-                          p.r * p.s > 1;
+                          p.r * p.s > 1 && p.c / p.groups * p.r * p.s >= XCONV_FFT_MIN_PRODUCTS;
             for (int k = 0; k < 2; k++) {
                 static xconv_fft_plan plan;
                 xconv_error err;

@@ -1,0 +1,538 @@
+// SPDX-License-Identifier: MIT
+// The FFT planner: transform sizes, tiles, work-group shapes, workspace regions and launch
+// geometry of FFT convolution, from a device's limits and a problem.
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "plan_fft.h"
+#include "xconv_fft_params.h"
+
+// ---------------------------------------------------------------------------------------------
+// Transform sizes
+
+bool xconv_fft_is_smooth(int64_t n)
+{
+    if (n < 1)
+        return false;
+    static const int primes[] = {2, 3, 5};
+    for (int i = 0; i < 3; i++)
+        while (n % primes[i] == 0)
+            n /= primes[i];
+    return n == 1;
+}
+
+int64_t xconv_fft_next_smooth(int64_t n)
+{
+    if (n <= 1)
+        return 1;
+    while (!xconv_fft_is_smooth(n))
+        n++;
+    return n;
+}
+
+int xconv_fft_radix_code(int n)
+{
+    if (n < 2 || n > XCONV_FFT_MAX_LENGTH || !xconv_fft_is_smooth(n))
+        return 0;
+    int twos = 0, fives = 0, threes = 0;
+    for (; n % 2 == 0; n /= 2)
+        twos++;
+    for (; n % 5 == 0; n /= 5)
+        fives++;
+    for (; n % 3 == 0; n /= 3)
+        threes++;
+    int radices[16], count = 0;
+    int eights = twos / 3, rest = twos % 3;
+    if (rest == 1 && eights > 0) {  // 8 * 2 -> 4 * 4: the same passes, cheaper butterflies
+        eights--;
+        radices[count++] = 4;
+        rest = 2;
+    }
+    for (int i = 0; i < eights; i++)
+        radices[count++] = 8;
+    if (rest)
+        radices[count++] = 1 << rest;
+    for (int i = 0; i < fives; i++)
+        radices[count++] = 5;
+    for (int i = 0; i < threes; i++)
+        radices[count++] = 3;
+    if (count > 8)  // the kernels read eight hex digits
+        return 0;
+    int code = 0;
+    for (int i = 0; i < count; i++)
+        code |= radices[i] << (4 * i);
+    return code;
+}
+
+// The radices of a code as text ("4x4x3").
+static void radices_text(int code, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < 8 && (code >> (4 * i)) & 15; i++)
+        if (used < len)
+            used += (size_t)snprintf(buf + used, len - used, "%s%d", i ? "x" : "",
+                                     (code >> (4 * i)) & 15);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Defines
+
+int xconv_fft_transform_defines(const xconv_fft_transform_params *t, xconv_fft_define *out,
+                                int max)
+{
+    int n = 0;
+#define XCONV_FFT_ADD(name, expr, meaning)                            \
+    if (n < max)                                                      \
+        out[n] = (xconv_fft_define){#name, (long long)(expr)};        \
+    n++;
+    XCONV_FFT_TRANSFORM_DEFINES(XCONV_FFT_ADD)
+    return n;
+}
+
+int xconv_fft_gemm_defines(const xconv_fft_gemm_params *t, xconv_fft_define *out, int max)
+{
+    int n = 0;
+    XCONV_FFT_GEMM_DEFINES(XCONV_FFT_ADD)
+#undef XCONV_FFT_ADD
+    return n;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Choosing
+
+#define REGION_ALIGN 256
+#define MAX_TILE 64         // fft_tiled's largest tile side
+#define MAX_GRID_YZ 65535   // work-groups along dimensions 1 and 2 (CUDA's limit)
+
+static int64_t ceil_div(int64_t a, int64_t b)
+{
+    return (a + b - 1) / b;
+}
+
+static size_t align_up(size_t v)
+{
+    return (v + REGION_ALIGN - 1) / REGION_ALIGN * REGION_ALIGN;
+}
+
+// Local memory of a transform step: `pairs` complex lh x pitch frames and both twiddle tables.
+static size_t transform_local_bytes(int lh, int pitch, int lw, int pairs)
+{
+    return ((size_t)pairs * (size_t)lh * (size_t)pitch + (size_t)lh + (size_t)lw) * 8;
+}
+
+// The device's FLOPs per byte of memory traffic (its peaks when known).
+static double flops_per_byte(const xconv_device_info *info)
+{
+    if (info->peak_gflops > 0 && info->peak_gbps > 0)
+        return info->peak_gflops / info->peak_gbps;
+    return info->is_cpu ? 4.0 : 16.0;
+}
+
+// A relative time per image of transforms lh x lw over `tiles` tiles: bytes of spectra
+// written and read (the filter spectra's share of the batch included), plus FLOPs of
+// transforms and channel sum at the device's balance.
+static double size_cost(const xconv_device_info *info, const xconv_problem *p, int lh, int lw,
+                        int64_t tiles)
+{
+    double freqs = (double)lh * (lw / 2 + 1), spectral = (double)tiles * freqs;
+    double cg = (double)(p->c / p->groups);
+    double bytes = 8.0 * spectral * 2.0 * (double)(p->c + p->k) +
+                   8.0 * freqs * 2.0 * (double)p->k * cg / (double)p->n;
+    double transform = (double)tiles * (double)(p->c + p->k) * 2.5 * lh * lw * log2(lh * lw);
+    double gemm = 8.0 * spectral * (double)p->k * cg;
+    return bytes + (transform + gemm) / flops_per_byte(info);
+}
+
+// The smooth lengths from `from` up to `to` (at most `max` of them) into out; returns how many.
+static int smooth_lengths(int64_t from, int64_t to, int *out, int max)
+{
+    int count = 0;
+    for (int64_t n = xconv_fft_next_smooth(from < 2 ? 2 : from);
+         n <= to && count < max && xconv_fft_radix_code((int)n);
+         n = xconv_fft_next_smooth(n + 1))
+        out[count++] = (int)n;
+    return count;
+}
+
+// The tile or transform lengths to consider along one dimension: the whole image's first few
+// smooth lengths from the padded size `need`; tiles' smooth lengths from the filter size
+// `taps` + 1 up to MAX_TILE and the first one covering the padded image (one tile: on a small
+// image the cheapest tiling can be the whole image); or a forced length only, when it holds
+// the padded image (whole) or the filter (tiles). Returns how many it wrote into out.
+static int candidate_lengths(xconv_fft_kind kind, int64_t need, int64_t taps, int forced,
+                             int *out, int max)
+{
+    int64_t least = kind == XCONV_FFT_WHOLE ? need : taps;
+    if (forced)
+        return forced >= least && xconv_fft_radix_code(forced) ? (out[0] = forced, 1) : 0;
+    if (kind == XCONV_FFT_WHOLE)
+        return smooth_lengths(need, 2 * need, out, max < 4 ? max : 4);
+    int64_t cover = xconv_fft_next_smooth(need);
+    return smooth_lengths(taps + 1, cover < MAX_TILE ? cover : MAX_TILE, out, max);
+}
+
+// Picks the transform size among the candidate lengths by size_cost, among those whose one
+// pair fits local memory. Returns false with the reason when none does.
+static bool choose_size(xconv_fft_kind kind, const xconv_device_info *info,
+                        const xconv_problem *p, const xconv_fft_options *opts,
+                        xconv_fft_plan *plan, char *why, size_t len)
+{
+    int64_t need_h = p->h + 2 * p->pad_h, need_w = p->w + 2 * p->pad_w;
+    int64_t out_h = xconv_problem_out_h(p), out_w = xconv_problem_out_w(p);
+    int hs[64], ws[64];
+    int nh = candidate_lengths(kind, need_h, p->r, opts ? opts->tile_h : 0, hs, 64);
+    int nw = candidate_lengths(kind, need_w, p->s, opts ? opts->tile_w : 0, ws, 64);
+    double best = INFINITY;
+    size_t smallest = 0;
+    for (int i = 0; i < nh; i++) {
+        for (int j = 0; j < nw; j++) {
+            size_t local = transform_local_bytes(hs[i], ws[j], ws[j], 1);
+            if (!smallest || local < smallest)
+                smallest = local;
+            if (local > info->local_mem_bytes)
+                continue;
+            int th = kind == XCONV_FFT_WHOLE ? (int)out_h : hs[i] - (int)p->r + 1;
+            int tw = kind == XCONV_FFT_WHOLE ? (int)out_w : ws[j] - (int)p->s + 1;
+            if (th > out_h)
+                th = (int)out_h;
+            if (tw > out_w)
+                tw = (int)out_w;
+            int64_t tiles = ceil_div(out_h, th) * ceil_div(out_w, tw);
+            double cost = size_cost(info, p, hs[i], ws[j], tiles);
+            if (cost < best * 0.999) {
+                best = cost;
+                plan->lh = hs[i];
+                plan->lw = ws[j];
+                plan->out_h = th;
+                plan->out_w = tw;
+                plan->tiles_h = (int)ceil_div(out_h, th);
+                plan->tiles_w = (int)ceil_div(out_w, tw);
+            }
+        }
+    }
+    if (best < INFINITY)
+        return true;
+    if (opts && (opts->tile_h || opts->tile_w) && (nh == 0 || nw == 0)) {
+        snprintf(why, len, "the forced transform size %dx%d is not a smooth length (2^a 3^b 5^c, "
+                 "at most %d) holding the %lldx%lld %s", opts->tile_h, opts->tile_w,
+                 XCONV_FFT_MAX_LENGTH,
+                 (long long)(kind == XCONV_FFT_WHOLE ? need_h : p->r),
+                 (long long)(kind == XCONV_FFT_WHOLE ? need_w : p->s),
+                 kind == XCONV_FFT_WHOLE ? "padded image" : "filter");
+    } else if ((nh == 0 || nw == 0) && kind == XCONV_FFT_TILED) {
+        snprintf(why, len, "the %lldx%lld filter is larger than the largest tile (%dx%d)",
+                 (long long)p->r, (long long)p->s, MAX_TILE, MAX_TILE);
+    } else if (nh == 0 || nw == 0) {
+        snprintf(why, len, "no transform length of at most %d covers the padded image "
+                 "(%lldx%lld)", XCONV_FFT_MAX_LENGTH, (long long)need_h, (long long)need_w);
+    } else {
+        snprintf(why, len, "the smallest %s transform (%dx%d) needs %zu bytes of local memory; "
+                 "the device has %llu",
+                 kind == XCONV_FFT_WHOLE ? "whole-image" : "tile", hs[0], ws[0], smallest,
+                 (unsigned long long)info->local_mem_bytes);
+    }
+    return false;
+}
+
+// Work-items for a transform step: enough for the busiest pass's butterflies (up to 256), a
+// multiple of the device's preferred size, within its work-group limits.
+static int choose_threads(const xconv_device_info *info, int lh, int lw, int pairs)
+{
+    int64_t busiest = (int64_t)pairs * lh * lw / 2;  // a radix-2 pass over every line
+    int64_t want = busiest < 256 ? busiest : 256;
+    if (info->is_cpu && want > 64)
+        want = 64;
+    int64_t multiple = info->preferred_multiple ? (int64_t)info->preferred_multiple : 1;
+    want = ceil_div(want, multiple) * multiple;
+    int64_t limit = (int64_t)info->max_work_group_size;
+    if (info->max_work_item_sizes[0] && (int64_t)info->max_work_item_sizes[0] < limit)
+        limit = (int64_t)info->max_work_item_sizes[0];
+    while (want > limit && want > 1)
+        want /= 2;
+    return want < 1 ? 1 : (int)want;
+}
+
+// The transform parameters of a step over `planes_max` planes at most.
+static xconv_fft_transform_params transform_params(const xconv_device_info *info,
+                                                   const xconv_fft_plan *plan,
+                                                   int64_t planes_max)
+{
+    xconv_fft_transform_params t = {
+        .lh = plan->lh, .radix_h = xconv_fft_radix_code(plan->lh),
+        .lw = plan->lw, .radix_w = xconv_fft_radix_code(plan->lw),
+        .tiles_h = plan->tiles_h, .tiles_w = plan->tiles_w,
+        .out_h = plan->out_h, .out_w = plan->out_w,
+        .pitch = plan->lw, .batch = (int)plan->batch,
+    };
+    // GPUs: up to 4 pairs (8 planes: neighbouring work-items store 64-byte runs of spectra)
+    // within half the local memory; CPUs: one pair.
+    int pairs = 1;
+    for (int want = info->is_cpu ? 1 : 4; want > 1; want /= 2) {
+        if (transform_local_bytes(t.lh, t.pitch, t.lw, want) <= info->local_mem_bytes / 2 &&
+            2 * (want / 2) < planes_max) {
+            pairs = want;
+            break;
+        }
+    }
+    t.planes = 2 * pairs;
+    t.threads = choose_threads(info, t.lh, t.lw, pairs);
+    // PoCL 3.1 (LLVM 15) miscompiles the inlined passes, or crashes on them: CPUs get the
+    // out-of-line pass function, whose radix is then a run-time value.
+    t.inline_passes = !info->is_cpu;
+    return t;
+}
+
+static int next_pow2(int64_t v)
+{
+    int p = 1;
+    while (p < v && p < (1 << 20))
+        p *= 2;
+    return p;
+}
+
+// The channel sum's tiles: every output channel of a group up to 32 per work-group, columns
+// up to 128, four by four complex sums per work-item.
+static xconv_fft_gemm_params gemm_params(const xconv_device_info *info, const xconv_problem *p,
+                                         int64_t batch)
+{
+    xconv_fft_gemm_params g = {.batch = (int)batch};
+    int64_t kg = p->k / p->groups, cg = p->c / p->groups;
+    g.tile_m = next_pow2(kg < 32 ? kg : 32);
+    g.wpt_m = g.tile_m < 4 ? g.tile_m : 4;
+    g.tile_n = next_pow2(batch < 128 ? batch : 128);
+    if (g.tile_n < 4)
+        g.tile_n = 4;
+    g.wpt_n = 4;
+    g.tile_k = (int)(cg < 8 ? cg : 8);
+    // Fewer work-items than the limits allow: narrow the column block.
+    while ((size_t)(g.tile_m / g.wpt_m) * (size_t)(g.tile_n / g.wpt_n) >
+               info->max_work_group_size &&
+           g.tile_n > g.wpt_n)
+        g.tile_n /= 2;
+    return g;
+}
+
+// Fills the launch of `step` for a pass of `images` images.
+static void fill_launch(const xconv_fft_plan *plan, xconv_fft_step step, int64_t images,
+                        xconv_fft_launch *l)
+{
+    static const char *const labels[] = {"filter transform", "input transform", "channel sum",
+                                         "inverse transform"};
+    static const char *const sources[] = {"fft_forward", "fft_forward", "fft_cgemm",
+                                          "fft_inverse"};
+    static const char *const kernels[] = {"fft_filter", "fft_input", "fft_cgemm", "fft_output"};
+    memset(l, 0, sizeof *l);
+    l->label = labels[step];
+    l->source = sources[step];
+    l->kernel = kernels[step];
+    int64_t columns = images * plan->tiles_h * plan->tiles_w;
+    const xconv_fft_transform_params *t = step == XCONV_FFT_STEP_FILTER  ? &plan->filter
+                                          : step == XCONV_FFT_STEP_INPUT ? &plan->input
+                                                                         : &plan->inverse;
+    if (step == XCONV_FFT_STEP_GEMM) {
+        const xconv_fft_gemm_params *g = &plan->gemm;
+        size_t tn = (size_t)(g->tile_n / g->wpt_n), tm = (size_t)(g->tile_m / g->wpt_m);
+        const xconv_problem *p = &plan->problem;
+        int64_t blocks_m = ceil_div(p->k / p->groups, g->tile_m);
+        l->global[0] = (size_t)ceil_div(columns, g->tile_n) * tn;
+        l->global[1] = (size_t)(p->groups * blocks_m) * tm;
+        l->global[2] = (size_t)plan->freqs;
+        l->local[0] = tn;
+        l->local[1] = tm;
+        l->local[2] = 1;
+        l->local_mem_bytes = (size_t)g->tile_k * (size_t)(g->tile_m + g->tile_n) * 8;
+        return;
+    }
+    const xconv_problem *p = &plan->problem;
+    int64_t planes = step == XCONV_FFT_STEP_FILTER ? p->k * (p->c / p->groups) : columns;
+    l->global[0] = (size_t)ceil_div(planes, t->planes) * (size_t)t->threads;
+    l->global[1] = step == XCONV_FFT_STEP_INPUT     ? (size_t)p->c
+                   : step == XCONV_FFT_STEP_INVERSE ? (size_t)p->k
+                                                    : 1;
+    l->global[2] = 1;
+    l->local[0] = (size_t)t->threads;
+    l->local[1] = l->local[2] = 1;
+    l->local_mem_bytes = transform_local_bytes(t->lh, t->pitch, t->lw, t->planes / 2);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Plans
+
+// Images per pass: as many as fit the workspace budget (one allocation, at most a quarter of
+// device memory) beside the filter spectra and the 32-bit index range, at most n. Returns < 1
+// when one image does not fit, with the numbers in why.
+static int64_t choose_chunk(const xconv_device_info *info, const xconv_fft_plan *plan,
+                            char *why, size_t len)
+{
+    const xconv_problem *p = &plan->problem;
+    double per_image = 8.0 * plan->freqs * plan->tiles_h * plan->tiles_w * (double)(p->c + p->k);
+    double filter = 8.0 * plan->freqs * (double)p->k * (double)(p->c / p->groups);
+    double budget = (double)info->max_alloc_bytes;
+    if (info->global_mem_bytes && info->global_mem_bytes / 4 < info->max_alloc_bytes)
+        budget = (double)(info->global_mem_bytes / 4);
+    double index_bytes = 4.0 * (double)XCONV_MAX_INDEX;  // kernels index floats with an int
+    double limit = fmin(budget, index_bytes);
+    double room = limit - filter - 3.0 * REGION_ALIGN;
+    int64_t chunk = room > 0 ? (int64_t)(room / per_image) : 0;
+    if (chunk > p->n)
+        chunk = p->n;
+    if (chunk < 1)
+        snprintf(why, len, "the FFT workspace for one image needs %.1f MiB (%.1f MiB of input "
+                 "and output spectra, %.1f MiB of filter spectra); the device allows %.1f MiB "
+                 "(its largest allocation, a quarter of its memory and 2^31 floats)",
+                 (per_image + filter) / 1048576.0, per_image / 1048576.0, filter / 1048576.0,
+                 limit / 1048576.0);
+    return chunk;
+}
+
+// Sets the regions' sizes and the workspace size for passes of plan->batch columns.
+static void set_regions(xconv_fft_plan *plan)
+{
+    const xconv_problem *p = &plan->problem;
+    plan->region_names[XCONV_FFT_REGION_INPUT] = "input spectra";
+    plan->region_names[XCONV_FFT_REGION_FILTER] = "filter spectra";
+    plan->region_names[XCONV_FFT_REGION_OUTPUT] = "output spectra";
+    size_t f = (size_t)plan->freqs * 8, batch = (size_t)plan->batch;
+    plan->region_bytes[XCONV_FFT_REGION_INPUT] = f * (size_t)p->c * batch;
+    plan->region_bytes[XCONV_FFT_REGION_FILTER] = f * (size_t)p->k * (size_t)(p->c / p->groups);
+    plan->region_bytes[XCONV_FFT_REGION_OUTPUT] = f * (size_t)p->k * batch;
+    plan->workspace_bytes = 0;
+    for (int i = 0; i < XCONV_FFT_REGIONS; i++)
+        plan->workspace_bytes += align_up(plan->region_bytes[i]);
+}
+
+// Returns XCONV_OK when p's grid fits the launch limits, else NOT_APPLICABLE with the reason.
+static bool fits_grid(const xconv_fft_plan *plan, char *why, size_t len)
+{
+    const xconv_problem *p = &plan->problem;
+    if (p->c > MAX_GRID_YZ || p->k > MAX_GRID_YZ || plan->freqs > MAX_GRID_YZ)
+        return snprintf(why, len, "C=%lld, K=%lld or the %d frequencies pass the %d "
+                        "work-groups of a grid dimension", (long long)p->c, (long long)p->k,
+                        plan->freqs, MAX_GRID_YZ), false;
+    return true;
+}
+
+xconv_status xconv_fft_plan_make(xconv_fft_kind kind, const xconv_device_info *info,
+                                 const xconv_problem *p, const xconv_fft_options *opts,
+                                 xconv_fft_plan *plan, xconv_error *err)
+{
+    memset(plan, 0, sizeof *plan);
+    xconv_status st = xconv_problem_check(p, err);
+    if (st != XCONV_OK)
+        return st;
+    const char *name = kind == XCONV_FFT_WHOLE ? "fft" : "fft_tiled";
+    if (p->stride_h != 1 || p->stride_w != 1 || p->dil_h != 1 || p->dil_w != 1)
+        return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE,
+                               "%s needs stride 1 and dilation 1 (this problem has stride "
+                               "%lldx%lld, dilation %lldx%lld)",
+                               name, (long long)p->stride_h, (long long)p->stride_w,
+                               (long long)p->dil_h, (long long)p->dil_w);
+    // A 1x1 filter is a pointwise product (gemm_1x1's case). And FFT's rounding is spread over
+    // the whole plane, not over each output's own products: an output of a few products that
+    // are all small gets an error large against them (docs/teaching/fft.md, Accuracy).
+    if (p->r * p->s == 1)
+        return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE,
+                               "%s needs a filter larger than 1x1 (a 1x1 filter is a pointwise "
+                               "product: gemm_1x1 or the direct variants)", name);
+    int64_t products = p->c / p->groups * p->r * p->s;
+    if (products < XCONV_FFT_MIN_PRODUCTS)
+        return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE,
+                               "%s needs at least %d products per output (C/groups x R x S = "
+                               "%lld x %lld x %lld = %lld): with fewer, FFT rounding spread over "
+                               "the plane is too large against an output's own products",
+                               name, XCONV_FFT_MIN_PRODUCTS, (long long)(p->c / p->groups),
+                               (long long)p->r, (long long)p->s, (long long)products);
+    plan->kind = kind;
+    plan->problem = *p;
+    char why[512];
+    if (!choose_size(kind, info, p, opts, plan, why, sizeof why))
+        return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE, "%s: %s", name, why);
+    plan->freqs = plan->lh * (plan->lw / 2 + 1);
+    if (!fits_grid(plan, why, sizeof why))
+        return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE, "%s: %s", name, why);
+    plan->chunk = choose_chunk(info, plan, why, sizeof why);
+    if (plan->chunk < 1)
+        return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE, "%s: %s", name, why);
+    if (opts && opts->chunk > 0 && opts->chunk < plan->chunk)
+        plan->chunk = opts->chunk;
+    int64_t tiles = (int64_t)plan->tiles_h * plan->tiles_w;
+    // The transforms pair spectrum columns (2j, 2j + 1) of a pass, and a pair's rounding
+    // depends on both: passes of an even number of columns keep the pairs, and so the results,
+    // the same whatever the chunk (a device with smaller allocations gives the same bits).
+    if (plan->chunk < p->n && plan->chunk > 1 && (plan->chunk * tiles) % 2)
+        plan->chunk--;
+    plan->passes = ceil_div(p->n, plan->chunk);
+    plan->batch = plan->chunk * tiles;
+    plan->filter_scale = (float)(1.0 / ((double)plan->lh * (double)plan->lw));
+    plan->input = transform_params(info, plan, plan->batch);
+    plan->inverse = plan->input;
+    plan->filter = transform_params(info, plan, p->k * (p->c / p->groups));
+    plan->gemm = gemm_params(info, p, plan->batch);
+    set_regions(plan);
+    for (int s = 0; s < XCONV_FFT_STEPS; s++)
+        fill_launch(plan, (xconv_fft_step)s, plan->chunk, &plan->launch[s]);
+    char rh[32], rw[32];
+    radices_text(plan->input.radix_h, rh, sizeof rh);
+    radices_text(plan->input.radix_w, rw, sizeof rw);
+    snprintf(plan->summary, sizeof plan->summary,
+             "%s: %dx%d transforms (radices %s by %s), %dx%d tiles of %dx%d outputs, "
+             "%d planes per work-group, %lld images per pass, workspace %.1f MiB",
+             name, plan->lh, plan->lw, rh, rw, plan->tiles_h, plan->tiles_w, plan->out_h,
+             plan->out_w, plan->input.planes, (long long)plan->chunk,
+             plan->workspace_bytes / 1048576.0);
+    return XCONV_OK;
+}
+
+bool xconv_fft_applies(xconv_fft_kind kind, const xconv_device_info *info,
+                       const xconv_problem *p, char *reason, size_t len)
+{
+    xconv_error err;
+    xconv_fft_plan plan;
+    xconv_status st = xconv_fft_plan_make(kind, info, p, NULL, &plan, &err);
+    if (st != XCONV_OK && reason && len)
+        snprintf(reason, len, "%s", err.msg);
+    return st == XCONV_OK;
+}
+
+void xconv_fft_launch_for(const xconv_fft_plan *plan, xconv_fft_step step, int64_t images,
+                          xconv_fft_launch *launch)
+{
+    fill_launch(plan, step, images, launch);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Work estimates
+
+// FLOPs of the 2-D transforms of `planes` real planes: per pair of planes, `rows` row
+// transforms of length lw and lw column transforms of length lh, 5 L log2 L each.
+static double transform_flops(double planes, int lh, int lw, int rows)
+{
+    double row = 5.0 * lw * log2(lw), col = 5.0 * lh * log2(lh);
+    return planes / 2.0 * (rows * row + lw * col);
+}
+
+void xconv_fft_plan_costs(const xconv_fft_plan *plan, const xconv_problem *p,
+                          xconv_fft_costs *out)
+{
+    memset(out, 0, sizeof *out);
+    double tiles = (double)plan->tiles_h * plan->tiles_w, cg = (double)(p->c / p->groups);
+    double columns = (double)p->n * tiles, f = plan->freqs;
+    double filter_planes = (double)p->k * cg;
+    int in_rows = plan->kind == XCONV_FFT_WHOLE && p->h < plan->lh ? (int)p->h : plan->lh;
+    int out_rows = plan->out_h < plan->lh ? plan->out_h : plan->lh;
+    out->transform_flops =
+        transform_flops(filter_planes, plan->lh, plan->lw, p->r < plan->lh ? (int)p->r : plan->lh) +
+        transform_flops(columns * (double)p->c, plan->lh, plan->lw, in_rows) +
+        transform_flops(columns * (double)p->k, plan->lh, plan->lw, out_rows);
+    out->gemm_flops = 8.0 * f * columns * (double)p->k * cg;
+    double x_bytes = 4.0 * (double)xconv_problem_x_elems(p);
+    double y_bytes = 4.0 * (double)xconv_problem_y_elems(p);
+    double xs = 8.0 * f * (double)p->c * columns, ys = 8.0 * f * (double)p->k * columns;
+    double ws = 8.0 * f * filter_planes;
+    out->bytes[XCONV_FFT_STEP_FILTER] = 4.0 * (double)xconv_problem_w_elems(p) + ws;
+    out->bytes[XCONV_FFT_STEP_INPUT] = x_bytes + xs;
+    out->bytes[XCONV_FFT_STEP_GEMM] = xs + ws * (double)plan->passes + ys;
+    out->bytes[XCONV_FFT_STEP_INVERSE] = ys + y_bytes;
+}

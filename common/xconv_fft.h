@@ -248,8 +248,10 @@ typedef struct xc_fft_lines {
 
 #if XC_FFT_INLINE
 #define XC_FFT_PASS_FUNC XC_FUNC
+#define XC_FFT_UNROLL_RADIX _Pragma("unroll")  // the radix is a constant: unroll its loops
 #else
 #define XC_FFT_PASS_FUNC XC_FUNC_NOINLINE
+#define XC_FFT_UNROLL_RADIX  // a run-time radix: loops the compiler cannot unroll stay loops
 #endif
 
 // One pass of radix `radix` over sub-transforms of length `span` (L / span twiddle steps),
@@ -271,11 +273,11 @@ XC_FFT_PASS_FUNC void xc_fft_pass(XC_LOCAL_PTR float2 *data, XC_LOCAL_PTR const 
                          (block * span + j) * ln.elem_stride;
         const int step = stride * ln.elem_stride;
         float2 v[8];
-#pragma unroll
+XC_FFT_UNROLL_RADIX
         for (int n = 0; n < radix; n++)
             v[n] = data[base + n * step];
         if (dit) {
-#pragma unroll
+XC_FFT_UNROLL_RADIX
             for (int n = 1; n < radix; n++) {
                 const float2 w = tw[j * n * (L / span)];
                 v[n] = inverse ? xc_cmul_conj(v[n], w) : xc_cmul(v[n], w);
@@ -283,13 +285,13 @@ XC_FFT_PASS_FUNC void xc_fft_pass(XC_LOCAL_PTR float2 *data, XC_LOCAL_PTR const 
         }
         xc_fft_bfly(v, radix, inverse);
         if (!dit) {
-#pragma unroll
+XC_FFT_UNROLL_RADIX
             for (int n = 1; n < radix; n++) {
                 const float2 w = tw[j * n * (L / span)];
                 v[n] = inverse ? xc_cmul_conj(v[n], w) : xc_cmul(v[n], w);
             }
         }
-#pragma unroll
+XC_FFT_UNROLL_RADIX
         for (int n = 0; n < radix; n++)
             data[base + n * step] = v[n];
     }

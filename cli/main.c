@@ -41,6 +41,8 @@ static const char environment_help[] =
     "  XCONV_DIRECT_PLAN  forces the direct family's tiling (docs/direct_family.md)\n"
     "  XCONV_GEMM_TILES   forces the GEMM tiles TM,TN,TK,WM,WN[,VW[,PAD]] (docs/gemm_family.md)\n"
     "  XCONV_GEMM_CHUNK   caps the images per im2col pass\n"
+    "  XCONV_FFT_TILE     forces the FFT family's transform size L or HxW (docs/fft_family.md)\n"
+    "  XCONV_FFT_CHUNK    caps the images per FFT pass\n"
     "  XCONV_PEAKS        GFLOPS,GBPS of the device, for explain's floor\n";
 
 static void print_usage(FILE *f)

@@ -151,6 +151,25 @@ int cli_collect_variants(const cli_options *opts, bool allow_auto,
     return 0;
 }
 
+// Reads XCONV_FFT_TILE ("L" or "HxW": the FFT family's transform size; text that is neither
+// forces -1, which the planner refuses naming it) and XCONV_FFT_CHUNK (images per FFT pass).
+static void fft_options(xconv_plan_options *plan)
+{
+    const char *tile = getenv("XCONV_FFT_TILE"), *chunk = getenv("XCONV_FFT_CHUNK");
+    if (tile && *tile) {
+        int h, w;
+        char x, tail;
+        int got = sscanf(tile, "%d%c%d%c", &h, &x, &w, &tail);
+        if (got == 1)
+            w = h;
+        else if (got != 3 || x != 'x')
+            h = w = -1;
+        plan->fft_tile_h = h;
+        plan->fft_tile_w = w;
+    }
+    plan->fft_chunk = chunk && atoll(chunk) > 0 ? atoll(chunk) : 0;
+}
+
 void cli_plan_options(xconv_plan_options *plan)
 {
     xconv_plan_options_default(plan);
@@ -159,6 +178,7 @@ void cli_plan_options(xconv_plan_options *plan)
     plan->direct_tiling = direct && *direct ? direct : NULL;
     plan->gemm_tiles = tiles && *tiles ? tiles : NULL;
     plan->batch_chunk = chunk && atoll(chunk) > 0 ? atoll(chunk) : 0;
+    fft_options(plan);
 }
 
 int cli_select_devices(const cli_options *opts, xconv_device_list *list, int *indices,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// The FFT planner: transform sizes, tiles, work-group shapes, workspace regions and launch
-// geometry of FFT convolution, from a device's limits and a problem.
+// The FFT planner: transform sizes, tiles, work-group shapes and images per pass of FFT
+// convolution from a device's limits and a problem, and the plan's steps and regions.
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -79,41 +79,36 @@ static void radices_text(int code, char *buf, size_t len)
 // ---------------------------------------------------------------------------------------------
 // Defines
 
-int xconv_fft_transform_defines(const xconv_fft_transform_params *t, xconv_fft_define *out,
-                                int max)
+#define XCONV_FFT_DEFINE(name, expr, meaning)                         \
+    if (st == XCONV_OK)                                               \
+        st = xconv_step_define(s, #name, (long long)(expr), err);
+
+xconv_status xconv_fft_define_transform(xconv_step *s, const xconv_fft_transform_params *t,
+                                        xconv_error *err)
 {
-    int n = 0;
-#define XCONV_FFT_ADD(name, expr, meaning)                            \
-    if (n < max)                                                      \
-        out[n] = (xconv_fft_define){#name, (long long)(expr)};        \
-    n++;
-    XCONV_FFT_TRANSFORM_DEFINES(XCONV_FFT_ADD)
-    return n;
+    xconv_status st = XCONV_OK;
+    XCONV_FFT_TRANSFORM_DEFINES(XCONV_FFT_DEFINE)
+    return st;
 }
 
-int xconv_fft_gemm_defines(const xconv_fft_gemm_params *t, xconv_fft_define *out, int max)
+xconv_status xconv_fft_define_gemm(xconv_step *s, const xconv_fft_gemm_params *t,
+                                   xconv_error *err)
 {
-    int n = 0;
-    XCONV_FFT_GEMM_DEFINES(XCONV_FFT_ADD)
-#undef XCONV_FFT_ADD
-    return n;
+    xconv_status st = XCONV_OK;
+    XCONV_FFT_GEMM_DEFINES(XCONV_FFT_DEFINE)
+    return st;
 }
+#undef XCONV_FFT_DEFINE
 
 // ---------------------------------------------------------------------------------------------
 // Choosing
 
-#define REGION_ALIGN 256
 #define MAX_TILE 64         // fft_tiled's largest tile side
 #define MAX_GRID_YZ 65535   // work-groups along dimensions 1 and 2 (CUDA's limit)
 
 static int64_t ceil_div(int64_t a, int64_t b)
 {
     return (a + b - 1) / b;
-}
-
-static size_t align_up(size_t v)
-{
-    return (v + REGION_ALIGN - 1) / REGION_ALIGN * REGION_ALIGN;
 }
 
 // Local memory of a transform step: `pairs` complex lh x pitch frames and both twiddle tables.
@@ -176,14 +171,14 @@ static int candidate_lengths(xconv_fft_kind kind, int64_t need, int64_t taps, in
 // Picks the transform size among the candidate lengths by size_cost, among those whose one
 // pair fits local memory. Returns false with the reason when none does.
 static bool choose_size(xconv_fft_kind kind, const xconv_device_info *info,
-                        const xconv_problem *p, const xconv_fft_options *opts,
-                        xconv_fft_plan *plan, char *why, size_t len)
+                        const xconv_problem *p, const xconv_plan_options *opts,
+                        xconv_fft_choice *plan, char *why, size_t len)
 {
     int64_t need_h = p->h + 2 * p->pad_h, need_w = p->w + 2 * p->pad_w;
     int64_t out_h = xconv_problem_out_h(p), out_w = xconv_problem_out_w(p);
     int hs[64], ws[64];
-    int nh = candidate_lengths(kind, need_h, p->r, opts ? opts->tile_h : 0, hs, 64);
-    int nw = candidate_lengths(kind, need_w, p->s, opts ? opts->tile_w : 0, ws, 64);
+    int nh = candidate_lengths(kind, need_h, p->r, opts ? opts->fft_tile_h : 0, hs, 64);
+    int nw = candidate_lengths(kind, need_w, p->s, opts ? opts->fft_tile_w : 0, ws, 64);
     double best = INFINITY;
     size_t smallest = 0;
     for (int i = 0; i < nh; i++) {
@@ -214,9 +209,9 @@ static bool choose_size(xconv_fft_kind kind, const xconv_device_info *info,
     }
     if (best < INFINITY)
         return true;
-    if (opts && (opts->tile_h || opts->tile_w) && (nh == 0 || nw == 0)) {
+    if (opts && (opts->fft_tile_h || opts->fft_tile_w) && (nh == 0 || nw == 0)) {
         snprintf(why, len, "the forced transform size %dx%d is not a smooth length (2^a 3^b 5^c, "
-                 "at most %d) holding the %lldx%lld %s", opts->tile_h, opts->tile_w,
+                 "at most %d) holding the %lldx%lld %s", opts->fft_tile_h, opts->fft_tile_w,
                  XCONV_FFT_MAX_LENGTH,
                  (long long)(kind == XCONV_FFT_WHOLE ? need_h : p->r),
                  (long long)(kind == XCONV_FFT_WHOLE ? need_w : p->s),
@@ -256,7 +251,7 @@ static int choose_threads(const xconv_device_info *info, int lh, int lw, int pai
 
 // The transform parameters of a step over `planes_max` planes at most.
 static xconv_fft_transform_params transform_params(const xconv_device_info *info,
-                                                   const xconv_fft_plan *plan,
+                                                   const xconv_fft_choice *plan,
                                                    int64_t planes_max)
 {
     xconv_fft_transform_params t = {
@@ -314,67 +309,24 @@ static xconv_fft_gemm_params gemm_params(const xconv_device_info *info, const xc
     return g;
 }
 
-// Fills the launch of `step` for a pass of `images` images.
-static void fill_launch(const xconv_fft_plan *plan, xconv_fft_step step, int64_t images,
-                        xconv_fft_launch *l)
-{
-    static const char *const labels[] = {"filter transform", "input transform", "channel sum",
-                                         "inverse transform"};
-    static const char *const sources[] = {"fft_forward", "fft_forward", "fft_cgemm",
-                                          "fft_inverse"};
-    static const char *const kernels[] = {"fft_filter", "fft_input", "fft_cgemm", "fft_output"};
-    memset(l, 0, sizeof *l);
-    l->label = labels[step];
-    l->source = sources[step];
-    l->kernel = kernels[step];
-    int64_t columns = images * plan->tiles_h * plan->tiles_w;
-    const xconv_fft_transform_params *t = step == XCONV_FFT_STEP_FILTER  ? &plan->filter
-                                          : step == XCONV_FFT_STEP_INPUT ? &plan->input
-                                                                         : &plan->inverse;
-    if (step == XCONV_FFT_STEP_GEMM) {
-        const xconv_fft_gemm_params *g = &plan->gemm;
-        size_t tn = (size_t)(g->tile_n / g->wpt_n), tm = (size_t)(g->tile_m / g->wpt_m);
-        const xconv_problem *p = &plan->problem;
-        int64_t blocks_m = ceil_div(p->k / p->groups, g->tile_m);
-        l->global[0] = (size_t)ceil_div(columns, g->tile_n) * tn;
-        l->global[1] = (size_t)(p->groups * blocks_m) * tm;
-        l->global[2] = (size_t)plan->freqs;
-        l->local[0] = tn;
-        l->local[1] = tm;
-        l->local[2] = 1;
-        l->local_mem_bytes = (size_t)g->tile_k * (size_t)(g->tile_m + g->tile_n) * 8;
-        return;
-    }
-    const xconv_problem *p = &plan->problem;
-    int64_t planes = step == XCONV_FFT_STEP_FILTER ? p->k * (p->c / p->groups) : columns;
-    l->global[0] = (size_t)ceil_div(planes, t->planes) * (size_t)t->threads;
-    l->global[1] = step == XCONV_FFT_STEP_INPUT     ? (size_t)p->c
-                   : step == XCONV_FFT_STEP_INVERSE ? (size_t)p->k
-                                                    : 1;
-    l->global[2] = 1;
-    l->local[0] = (size_t)t->threads;
-    l->local[1] = l->local[2] = 1;
-    l->local_mem_bytes = transform_local_bytes(t->lh, t->pitch, t->lw, t->planes / 2);
-}
-
 // ---------------------------------------------------------------------------------------------
-// Plans
+// Images per pass and regions
 
 // Images per pass: as many as fit the workspace budget (one allocation, at most a quarter of
 // device memory) beside the filter spectra and the 32-bit index range, at most n. Returns < 1
 // when one image does not fit, with the numbers in why.
-static int64_t choose_chunk(const xconv_device_info *info, const xconv_fft_plan *plan,
+static int64_t choose_chunk(const xconv_device_info *info, const xconv_fft_choice *c,
                             char *why, size_t len)
 {
-    const xconv_problem *p = &plan->problem;
-    double per_image = 8.0 * plan->freqs * plan->tiles_h * plan->tiles_w * (double)(p->c + p->k);
-    double filter = 8.0 * plan->freqs * (double)p->k * (double)(p->c / p->groups);
+    const xconv_problem *p = &c->problem;
+    double per_image = 8.0 * c->freqs * c->tiles_h * c->tiles_w * (double)(p->c + p->k);
+    double filter = 8.0 * c->freqs * (double)p->k * (double)(p->c / p->groups);
     double budget = (double)info->max_alloc_bytes;
     if (info->global_mem_bytes && info->global_mem_bytes / 4 < info->max_alloc_bytes)
         budget = (double)(info->global_mem_bytes / 4);
     double index_bytes = 4.0 * (double)XCONV_MAX_INDEX;  // kernels index floats with an int
     double limit = fmin(budget, index_bytes);
-    double room = limit - filter - 3.0 * REGION_ALIGN;
+    double room = limit - filter - 3.0 * XCONV_REGION_ALIGN;
     int64_t chunk = room > 0 ? (int64_t)(room / per_image) : 0;
     if (chunk > p->n)
         chunk = p->n;
@@ -387,38 +339,51 @@ static int64_t choose_chunk(const xconv_device_info *info, const xconv_fft_plan 
     return chunk;
 }
 
-// Sets the regions' sizes and the workspace size for passes of plan->batch columns.
-static void set_regions(xconv_fft_plan *plan)
+// Returns true when p's grid fits the launch limits, else false with the reason.
+static bool fits_grid(const xconv_fft_choice *c, char *why, size_t len)
 {
-    const xconv_problem *p = &plan->problem;
-    plan->region_names[XCONV_FFT_REGION_INPUT] = "input spectra";
-    plan->region_names[XCONV_FFT_REGION_FILTER] = "filter spectra";
-    plan->region_names[XCONV_FFT_REGION_OUTPUT] = "output spectra";
-    size_t f = (size_t)plan->freqs * 8, batch = (size_t)plan->batch;
-    plan->region_bytes[XCONV_FFT_REGION_INPUT] = f * (size_t)p->c * batch;
-    plan->region_bytes[XCONV_FFT_REGION_FILTER] = f * (size_t)p->k * (size_t)(p->c / p->groups);
-    plan->region_bytes[XCONV_FFT_REGION_OUTPUT] = f * (size_t)p->k * batch;
-    plan->workspace_bytes = 0;
-    for (int i = 0; i < XCONV_FFT_REGIONS; i++)
-        plan->workspace_bytes += align_up(plan->region_bytes[i]);
-}
-
-// Returns XCONV_OK when p's grid fits the launch limits, else NOT_APPLICABLE with the reason.
-static bool fits_grid(const xconv_fft_plan *plan, char *why, size_t len)
-{
-    const xconv_problem *p = &plan->problem;
-    if (p->c > MAX_GRID_YZ || p->k > MAX_GRID_YZ || plan->freqs > MAX_GRID_YZ)
+    const xconv_problem *p = &c->problem;
+    if (p->c > MAX_GRID_YZ || p->k > MAX_GRID_YZ || c->freqs > MAX_GRID_YZ)
         return snprintf(why, len, "C=%lld, K=%lld or the %d frequencies pass the %d "
                         "work-groups of a grid dimension", (long long)p->c, (long long)p->k,
-                        plan->freqs, MAX_GRID_YZ), false;
+                        c->freqs, MAX_GRID_YZ), false;
     return true;
 }
 
-xconv_status xconv_fft_plan_make(xconv_fft_kind kind, const xconv_device_info *info,
-                                 const xconv_problem *p, const xconv_fft_options *opts,
-                                 xconv_fft_plan *plan, xconv_error *err)
+// Sets the images per pass (at most opts->fft_chunk), the passes and the regions' sizes;
+// returns false with the reason when one image does not fit.
+static bool choose_passes(const xconv_device_info *info, const xconv_plan_options *opts,
+                          xconv_fft_choice *c, char *why, size_t len)
 {
-    memset(plan, 0, sizeof *plan);
+    const xconv_problem *p = &c->problem;
+    c->chunk = choose_chunk(info, c, why, len);
+    if (c->chunk < 1)
+        return false;
+    if (opts && opts->fft_chunk > 0 && opts->fft_chunk < c->chunk)
+        c->chunk = opts->fft_chunk;
+    int64_t tiles = (int64_t)c->tiles_h * c->tiles_w;
+    // The transforms pair spectrum columns (2j, 2j + 1) of a pass, and a pair's rounding
+    // depends on both: passes of an even number of columns keep the pairs, and so the results,
+    // the same whatever the chunk (a device with smaller allocations gives the same bits).
+    if (c->chunk < p->n && c->chunk > 1 && (c->chunk * tiles) % 2)
+        c->chunk--;
+    c->passes = ceil_div(p->n, c->chunk);
+    c->batch = c->chunk * tiles;
+    size_t f = (size_t)c->freqs * 8;
+    c->input_bytes = f * (size_t)p->c * (size_t)c->batch;
+    c->filter_bytes = f * (size_t)p->k * (size_t)(p->c / p->groups);
+    c->output_bytes = f * (size_t)p->k * (size_t)c->batch;
+    return true;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The choice
+
+xconv_status xconv_fft_choose(xconv_fft_kind kind, const xconv_device_info *info,
+                              const xconv_problem *p, const xconv_plan_options *opts,
+                              xconv_fft_choice *c, xconv_error *err)
+{
+    memset(c, 0, sizeof *c);
     xconv_status st = xconv_problem_check(p, err);
     if (st != XCONV_OK)
         return st;
@@ -429,59 +394,19 @@ xconv_status xconv_fft_plan_make(xconv_fft_kind kind, const xconv_device_info *i
                                "%lldx%lld, dilation %lldx%lld)",
                                name, (long long)p->stride_h, (long long)p->stride_w,
                                (long long)p->dil_h, (long long)p->dil_w);
-    // A 1x1 filter is a pointwise product (gemm_1x1's case). And FFT's rounding is spread over
-    // the whole plane, not over each output's own products: an output of a few products that
-    // are all small gets an error large against them (docs/teaching/fft.md, Accuracy).
-    if (p->r * p->s == 1)
-        return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE,
-                               "%s needs a filter larger than 1x1 (a 1x1 filter is a pointwise "
-                               "product: gemm_1x1 or the direct variants)", name);
-    int64_t products = p->c / p->groups * p->r * p->s;
-    if (products < XCONV_FFT_MIN_PRODUCTS)
-        return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE,
-                               "%s needs at least %d products per output (C/groups x R x S = "
-                               "%lld x %lld x %lld = %lld): with fewer, FFT rounding spread over "
-                               "the plane is too large against an output's own products",
-                               name, XCONV_FFT_MIN_PRODUCTS, (long long)(p->c / p->groups),
-                               (long long)p->r, (long long)p->s, (long long)products);
-    plan->kind = kind;
-    plan->problem = *p;
+    c->kind = kind;
+    c->problem = *p;
     char why[512];
-    if (!choose_size(kind, info, p, opts, plan, why, sizeof why))
+    if (!choose_size(kind, info, p, opts, c, why, sizeof why))
         return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE, "%s: %s", name, why);
-    plan->freqs = plan->lh * (plan->lw / 2 + 1);
-    if (!fits_grid(plan, why, sizeof why))
+    c->freqs = c->lh * (c->lw / 2 + 1);
+    if (!fits_grid(c, why, sizeof why) || !choose_passes(info, opts, c, why, sizeof why))
         return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE, "%s: %s", name, why);
-    plan->chunk = choose_chunk(info, plan, why, sizeof why);
-    if (plan->chunk < 1)
-        return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE, "%s: %s", name, why);
-    if (opts && opts->chunk > 0 && opts->chunk < plan->chunk)
-        plan->chunk = opts->chunk;
-    int64_t tiles = (int64_t)plan->tiles_h * plan->tiles_w;
-    // The transforms pair spectrum columns (2j, 2j + 1) of a pass, and a pair's rounding
-    // depends on both: passes of an even number of columns keep the pairs, and so the results,
-    // the same whatever the chunk (a device with smaller allocations gives the same bits).
-    if (plan->chunk < p->n && plan->chunk > 1 && (plan->chunk * tiles) % 2)
-        plan->chunk--;
-    plan->passes = ceil_div(p->n, plan->chunk);
-    plan->batch = plan->chunk * tiles;
-    plan->filter_scale = (float)(1.0 / ((double)plan->lh * (double)plan->lw));
-    plan->input = transform_params(info, plan, plan->batch);
-    plan->inverse = plan->input;
-    plan->filter = transform_params(info, plan, p->k * (p->c / p->groups));
-    plan->gemm = gemm_params(info, p, plan->batch);
-    set_regions(plan);
-    for (int s = 0; s < XCONV_FFT_STEPS; s++)
-        fill_launch(plan, (xconv_fft_step)s, plan->chunk, &plan->launch[s]);
-    char rh[32], rw[32];
-    radices_text(plan->input.radix_h, rh, sizeof rh);
-    radices_text(plan->input.radix_w, rw, sizeof rw);
-    snprintf(plan->summary, sizeof plan->summary,
-             "%s: %dx%d transforms (radices %s by %s), %dx%d tiles of %dx%d outputs, "
-             "%d planes per work-group, %lld images per pass, workspace %.1f MiB",
-             name, plan->lh, plan->lw, rh, rw, plan->tiles_h, plan->tiles_w, plan->out_h,
-             plan->out_w, plan->input.planes, (long long)plan->chunk,
-             plan->workspace_bytes / 1048576.0);
+    c->filter_scale = (float)(1.0 / ((double)c->lh * (double)c->lw));
+    c->input = transform_params(info, c, c->batch);
+    c->inverse = c->input;
+    c->filter = transform_params(info, c, p->k * (p->c / p->groups));
+    c->gemm = gemm_params(info, p, c->batch);
     return XCONV_OK;
 }
 
@@ -489,17 +414,136 @@ bool xconv_fft_applies(xconv_fft_kind kind, const xconv_device_info *info,
                        const xconv_problem *p, char *reason, size_t len)
 {
     xconv_error err;
-    xconv_fft_plan plan;
-    xconv_status st = xconv_fft_plan_make(kind, info, p, NULL, &plan, &err);
+    xconv_fft_choice c;
+    xconv_status st = xconv_fft_choose(kind, info, p, NULL, &c, &err);
     if (st != XCONV_OK && reason && len)
         snprintf(reason, len, "%s", err.msg);
     return st == XCONV_OK;
 }
 
-void xconv_fft_launch_for(const xconv_fft_plan *plan, xconv_fft_step step, int64_t images,
-                          xconv_fft_launch *launch)
+// ---------------------------------------------------------------------------------------------
+// Steps
+
+// Sets a transform step's geometry over `planes` planes: PLANES a work-group along dimension
+// 0, `rows` (channels) along dimension 1; and its local memory.
+static void transform_geometry(xconv_step *s, const xconv_fft_transform_params *t,
+                               int64_t planes, int64_t rows)
 {
-    fill_launch(plan, step, images, launch);
+    size_t global[3] = {(size_t)ceil_div(planes, t->planes) * (size_t)t->threads, (size_t)rows,
+                        1};
+    size_t local[3] = {(size_t)t->threads, 1, 1};
+    xconv_step_set_3d(s, global, local);
+    s->local_mem_bytes = transform_local_bytes(t->lh, t->pitch, t->lw, t->planes / 2);
+}
+
+// Sets the channel sum's geometry over `columns` spectrum columns: column blocks along
+// dimension 0, groups x row blocks along 1, frequencies along 2; and its local memory.
+static void gemm_geometry(xconv_step *s, const xconv_fft_choice *c, int64_t columns)
+{
+    const xconv_fft_gemm_params *g = &c->gemm;
+    const xconv_problem *p = &c->problem;
+    size_t tn = (size_t)(g->tile_n / g->wpt_n), tm = (size_t)(g->tile_m / g->wpt_m);
+    size_t global[3] = {(size_t)ceil_div(columns, g->tile_n) * tn,
+                        (size_t)(p->groups * ceil_div(p->k / p->groups, g->tile_m)) * tm,
+                        (size_t)c->freqs};
+    size_t local[3] = {tn, tm, 1};
+    xconv_step_set_3d(s, global, local);
+    s->local_mem_bytes = (size_t)g->tile_k * (size_t)(g->tile_m + g->tile_n) * 8;
+}
+
+// Appends a kernel step with p's defines and, for a transform step, t's (else the channel
+// sum's of c); returns it in *out, or the failure.
+static xconv_status add_step(xconv_plan *plan, const xconv_fft_choice *c, const char *label,
+                             const char *source, const char *kernel,
+                             const xconv_fft_transform_params *t, xconv_step **out,
+                             xconv_error *err)
+{
+    xconv_step *s = *out = xconv_plan_add_step(plan, label, source, kernel);
+    if (!s)
+        return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for a step");
+    xconv_status st = xconv_step_define_problem(s, &c->problem, err);
+    if (st == XCONV_OK)
+        st = t ? xconv_fft_define_transform(s, t, err) : xconv_fft_define_gemm(s, &c->gemm, err);
+    return st;
+}
+
+// Appends the three steps of the pass over images n0 .. n0 + images - 1.
+static xconv_status add_pass(xconv_plan *plan, const xconv_fft_choice *c, const int region[3],
+                             int64_t n0, int64_t images, xconv_error *err)
+{
+    const xconv_problem *p = &c->problem;
+    int64_t columns = images * c->tiles_h * c->tiles_w;
+    xconv_step *s;
+    xconv_status st = add_step(plan, c, "input transform", "fft_forward", "fft_input", &c->input,
+                               &s, err);
+    if (st != XCONV_OK)
+        return st;
+    transform_geometry(s, &c->input, columns, p->c);
+    xconv_step_arg_buffer(s, XCONV_REF_X);
+    xconv_step_arg_region(s, plan, region[0]);
+    xconv_step_arg_int(s, (int32_t)n0);
+    xconv_step_arg_int(s, (int32_t)images);
+    st = add_step(plan, c, "channel sum", "fft_cgemm", "fft_cgemm", NULL, &s, err);
+    if (st != XCONV_OK)
+        return st;
+    gemm_geometry(s, c, columns);
+    xconv_step_arg_region(s, plan, region[0]);
+    xconv_step_arg_region(s, plan, region[1]);
+    xconv_step_arg_region(s, plan, region[2]);
+    xconv_step_arg_int(s, (int32_t)columns);
+    st = add_step(plan, c, "inverse transform", "fft_inverse", "fft_output", &c->inverse, &s,
+                  err);
+    if (st != XCONV_OK)
+        return st;
+    transform_geometry(s, &c->inverse, columns, p->k);
+    xconv_step_arg_region(s, plan, region[2]);
+    xconv_step_arg_buffer(s, XCONV_REF_Y);
+    xconv_step_arg_int(s, (int32_t)n0);
+    xconv_step_arg_int(s, (int32_t)images);
+    return XCONV_OK;
+}
+
+// Appends the plan's summary line.
+static void summarize(const xconv_fft_choice *c, xconv_plan *plan)
+{
+    char rh[32], rw[32];
+    radices_text(c->input.radix_h, rh, sizeof rh);
+    radices_text(c->input.radix_w, rw, sizeof rw);
+    xconv_plan_summarize(plan, "%dx%d transforms (radices %s by %s), %dx%d tiles of %dx%d "
+                         "outputs, %d planes per work-group, %lld image(s) per pass, "
+                         "workspace %.1f MiB",
+                         c->lh, c->lw, rh, rw, c->tiles_h, c->tiles_w, c->out_h, c->out_w,
+                         c->input.planes, (long long)c->chunk,
+                         plan->workspace_bytes / 1048576.0);
+}
+
+xconv_status xconv_fft_plan(const xconv_device_info *info, const xconv_problem *p,
+                            xconv_fft_kind kind, const xconv_plan_options *opts,
+                            xconv_plan *plan, xconv_error *err)
+{
+    xconv_fft_choice c;
+    xconv_status st = xconv_fft_choose(kind, info, p, opts, &c, err);
+    if (st != XCONV_OK)
+        return st;
+    int region[3] = {xconv_plan_region(plan, "input spectra", c.input_bytes),
+                     xconv_plan_region(plan, "filter spectra", c.filter_bytes),
+                     xconv_plan_region(plan, "output spectra", c.output_bytes)};
+    xconv_step *s;
+    st = add_step(plan, &c, "filter transform", "fft_forward", "fft_filter", &c.filter, &s, err);
+    if (st != XCONV_OK)
+        return st;
+    transform_geometry(s, &c.filter, p->k * (p->c / p->groups), 1);
+    xconv_step_arg_buffer(s, XCONV_REF_W);
+    xconv_step_arg_region(s, plan, region[1]);
+    xconv_step_arg_float(s, c.filter_scale);
+    for (int64_t n0 = 0; st == XCONV_OK && n0 < p->n; n0 += c.chunk)
+        st = add_pass(plan, &c, region, n0, p->n - n0 < c.chunk ? p->n - n0 : c.chunk, err);
+    if (st != XCONV_OK)
+        return st;
+    plan->error_block_h = c.out_h;
+    plan->error_block_w = c.out_w;
+    summarize(&c, plan);
+    return XCONV_OK;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -513,26 +557,26 @@ static double transform_flops(double planes, int lh, int lw, int rows)
     return planes / 2.0 * (rows * row + lw * col);
 }
 
-void xconv_fft_plan_costs(const xconv_fft_plan *plan, const xconv_problem *p,
-                          xconv_fft_costs *out)
+void xconv_fft_choice_costs(const xconv_fft_choice *c, xconv_fft_costs *out)
 {
     memset(out, 0, sizeof *out);
-    double tiles = (double)plan->tiles_h * plan->tiles_w, cg = (double)(p->c / p->groups);
-    double columns = (double)p->n * tiles, f = plan->freqs;
+    const xconv_problem *p = &c->problem;
+    double tiles = (double)c->tiles_h * c->tiles_w, cg = (double)(p->c / p->groups);
+    double columns = (double)p->n * tiles, f = c->freqs;
     double filter_planes = (double)p->k * cg;
-    int in_rows = plan->kind == XCONV_FFT_WHOLE && p->h < plan->lh ? (int)p->h : plan->lh;
-    int out_rows = plan->out_h < plan->lh ? plan->out_h : plan->lh;
+    int in_rows = c->kind == XCONV_FFT_WHOLE && p->h < c->lh ? (int)p->h : c->lh;
+    int out_rows = c->out_h < c->lh ? c->out_h : c->lh;
     out->transform_flops =
-        transform_flops(filter_planes, plan->lh, plan->lw, p->r < plan->lh ? (int)p->r : plan->lh) +
-        transform_flops(columns * (double)p->c, plan->lh, plan->lw, in_rows) +
-        transform_flops(columns * (double)p->k, plan->lh, plan->lw, out_rows);
+        transform_flops(filter_planes, c->lh, c->lw, p->r < c->lh ? (int)p->r : c->lh) +
+        transform_flops(columns * (double)p->c, c->lh, c->lw, in_rows) +
+        transform_flops(columns * (double)p->k, c->lh, c->lw, out_rows);
     out->gemm_flops = 8.0 * f * columns * (double)p->k * cg;
     double x_bytes = 4.0 * (double)xconv_problem_x_elems(p);
     double y_bytes = 4.0 * (double)xconv_problem_y_elems(p);
     double xs = 8.0 * f * (double)p->c * columns, ys = 8.0 * f * (double)p->k * columns;
     double ws = 8.0 * f * filter_planes;
-    out->bytes[XCONV_FFT_STEP_FILTER] = 4.0 * (double)xconv_problem_w_elems(p) + ws;
-    out->bytes[XCONV_FFT_STEP_INPUT] = x_bytes + xs;
-    out->bytes[XCONV_FFT_STEP_GEMM] = xs + ws * (double)plan->passes + ys;
-    out->bytes[XCONV_FFT_STEP_INVERSE] = ys + y_bytes;
+    out->filter_bytes = 4.0 * (double)xconv_problem_w_elems(p) + ws;
+    out->input_bytes = x_bytes + xs;
+    out->gemm_bytes = xs + ws * (double)c->passes + ys;
+    out->inverse_bytes = ys + y_bytes;
 }

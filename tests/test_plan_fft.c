@@ -1,17 +1,23 @@
 // SPDX-License-Identifier: MIT
 // Tests the FFT planner with synthetic devices: smooth lengths and radix codes, the defines'
-// X-macro lists, refusals with their reasons (stride, dilation, local memory, workspace,
-// forced sizes), every plan of the small and standard suites within the device's limits and
-// covering the output, chunked passes, the target shapes' choices, and, where NVRTC is
-// present, that the GPU plans' kernels compile for sm_90 and keep their arrays in registers.
+// X-macro lists, refusals with their reasons (stride, dilation, local memory, workspace, forced
+// sizes), every plan of the small and standard suites within the device's limits (steps,
+// regions, geometry, error block), chunked passes and forced sizes through the planning
+// options, the target shapes' choices; where an OpenCL device is present, forced tiles and
+// chunks run against float64 over their error block and give the same bits whatever the chunk;
+// where NVRTC is present, the GPU plans of the target shapes compile for sm_90 and keep their
+// arrays in registers.
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "plan_fft.h"
-#include "plan.h"
 #include "tests/check.h"
-#include "xconv_problem_fields.h"
+#include "validate/harness.h"
+#include "validate/reference.h"
+#include "validate/thresholds.h"
+#include "variant.h"
 #ifdef XCONV_HAVE_CUDA
 #include "cuda/nvrtc_compile.h"
 #endif
@@ -68,6 +74,17 @@ static const char *kind_name(xconv_fft_kind kind)
     return kind == XCONV_FFT_WHOLE ? "fft" : "fft_tiled";
 }
 
+// Planning options forcing a transform size and images per pass (0: chosen).
+static xconv_plan_options forced(int tile_h, int tile_w, int64_t chunk)
+{
+    xconv_plan_options o;
+    xconv_plan_options_default(&o);
+    o.fft_tile_h = tile_h;
+    o.fft_tile_w = tile_w;
+    o.fft_chunk = chunk;
+    return o;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Lengths
 
@@ -119,16 +136,24 @@ static void test_lengths(void)
 // ---------------------------------------------------------------------------------------------
 // Defines
 
-// The X-macro lists give one define per struct field, named as the kernels read them.
+// The X-macro lists give one define per struct field, named as the kernels read them; a name
+// defined twice in one step is refused.
 static void test_defines(void)
 {
+    xconv_problem p = parse("n=1,c=1,h=8,w=8,k=1,r=3");
+    xconv_plan *plan = xconv_plan_new(NULL, NULL, &p, NULL);
+    xconv_step *s = plan ? xconv_plan_add_step(plan, "t", "fft_forward", "fft_input") : NULL;
+    CHECK(s != NULL);
+    if (!s) {
+        xconv_plan_destroy(plan);
+        return;
+    }
     xconv_fft_transform_params t = {.lh = 24, .radix_h = 0x38, .lw = 20, .radix_w = 0x54,
                                     .tiles_h = 3, .tiles_w = 2, .out_h = 20, .out_w = 16,
                                     .planes = 4, .pitch = 21, .threads = 128,
                                     .inline_passes = 1, .batch = 600};
-    xconv_fft_define d[32];
-    int n = xconv_fft_transform_defines(&t, d, 32);
-    CHECK(n == 13);
+    xconv_error err;
+    CHECK(xconv_fft_define_transform(s, &t, &err) == XCONV_OK && s->ndefines == 13);
     static const struct {
         const char *name;
         long long value;
@@ -137,29 +162,32 @@ static void test_defines(void)
                 {"XC_FFT_OUT_H", 20}, {"XC_FFT_OUT_W", 16}, {"XC_FFT_PLANES", 4},
                 {"XC_FFT_PITCH", 21}, {"XC_FFT_THREADS", 128}, {"XC_FFT_INLINE", 1},
                 {"XC_FFT_BATCH", 600}};
-    for (int i = 0; i < n && i < 13; i++)
-        CHECK_MSG(strcmp(d[i].name, want[i].name) == 0 && d[i].value == want[i].value,
-                  "define %d: %s=%lld", i, d[i].name, d[i].value);
-    CHECK(xconv_fft_transform_defines(&t, d, 3) == 13);  // the count, whatever fits
+    for (int i = 0; i < 13; i++)
+        CHECK_MSG(xconv_step_value(s, want[i].name, -1) == want[i].value, "%s=%lld",
+                  want[i].name, xconv_step_value(s, want[i].name, -1));
     xconv_fft_gemm_params g = {.tile_m = 16, .tile_n = 64, .tile_k = 8, .wpt_m = 4,
                                .wpt_n = 4, .batch = 600};
-    n = xconv_fft_gemm_defines(&g, d, 32);
-    CHECK(n == 6 && strcmp(d[0].name, "XC_FFT_GEMM_TILE_M") == 0 && d[0].value == 16 &&
-          strcmp(d[5].name, "XC_FFT_BATCH") == 0 && d[5].value == 600);
+    CHECK(xconv_fft_define_gemm(s, &g, &err) == XCONV_ERR_INVALID);  // XC_FFT_BATCH again
+    CHECK_CONTAINS(err.msg, "XC_FFT_BATCH");
+    xconv_step *gs = xconv_plan_add_step(plan, "g", "fft_cgemm", "fft_cgemm");
+    CHECK(gs && xconv_fft_define_gemm(gs, &g, &err) == XCONV_OK && gs->ndefines == 6 &&
+          xconv_step_value(gs, "XC_FFT_GEMM_TILE_M", -1) == 16 &&
+          xconv_step_value(gs, "XC_FFT_GEMM_WPT_N", -1) == 4);
+    xconv_plan_destroy(plan);
 }
 
 // ---------------------------------------------------------------------------------------------
 // Refusals
 
-// Plans kind for spec on info; checks it is refused as not applicable with every `needles`
-// string (NULL-terminated) in the message.
+// Plans kind for spec on info under opts (NULL: defaults); checks it is refused as not
+// applicable with every `needles` string (NULL-terminated) in the message.
 static void check_refused(xconv_fft_kind kind, const xconv_device_info *info, const char *spec,
-                          const xconv_fft_options *opts, const char *const *needles)
+                          const xconv_plan_options *opts, const char *const *needles)
 {
     xconv_problem p = parse(spec);
-    static xconv_fft_plan plan;
+    xconv_fft_choice c;
     xconv_error err;
-    xconv_status st = xconv_fft_plan_make(kind, info, &p, opts, &plan, &err);
+    xconv_status st = xconv_fft_choose(kind, info, &p, opts, &c, &err);
     CHECK_MSG(st == XCONV_ERR_NOT_APPLICABLE, "%s %s: status %d", kind_name(kind), spec, st);
     if (st == XCONV_ERR_NOT_APPLICABLE)
         for (int i = 0; needles[i]; i++)
@@ -177,10 +205,10 @@ static void test_refusals(void)
                       (const char *const[]){"stride 1", "stride 2x2", NULL});
         check_refused(kind, &gpu, "n=1,c=3,h=33,w=33,k=4,r=3,dil_w=2", NULL,
                       (const char *const[]){"dilation 1x2", NULL});
-        check_refused(kind, &gpu, "n=1,c=3,h=33,w=33,k=4,r=1", NULL,
-                      (const char *const[]){"larger than 1x1", NULL});
-        check_refused(kind, &gpu, "n=1,c=4,h=33,w=33,k=4,r=2,groups=4", NULL,
-                      (const char *const[]){"at least 8 products", "1 x 2 x 2 = 4", NULL});
+        // A 1x1 filter and a single product per output are planned: over its error block the
+        // transforms' rounding is as small as elsewhere (docs/validation.md).
+        xconv_problem p = parse("n=1,c=1,h=33,w=33,k=4,r=1");
+        CHECK(xconv_fft_applies(kind, &gpu, &p, NULL, 0));
     }
     // The whole 224x224 image's transform (240x240) passes 48 KiB of local memory.
     check_refused(XCONV_FFT_WHOLE, &gpu, "n=1,c=3,h=224,w=224,k=4,r=3,pad=1", NULL,
@@ -194,101 +222,148 @@ static void test_refusals(void)
     // Filter spectra alone pass a 128 MiB allocation: 40x40 transforms, 4096 x 512 planes.
     check_refused(XCONV_FFT_WHOLE, &small, "n=1,c=512,h=38,w=38,k=4096,r=3,pad=1", NULL,
                   (const char *const[]){"workspace", "MiB", "filter spectra", NULL});
-    xconv_fft_options odd = {.tile_h = 14, .tile_w = 14};
+    xconv_plan_options odd = forced(14, 14, 0), small_whole = forced(16, 16, 0);
     check_refused(XCONV_FFT_TILED, &gpu, "n=1,c=1,h=40,w=40,k=1,r=5", &odd,
                   (const char *const[]){"forced transform size 14x14", NULL});
-    xconv_fft_options small_whole = {.tile_h = 16, .tile_w = 16};
     check_refused(XCONV_FFT_WHOLE, &gpu, "n=1,c=1,h=40,w=40,k=1,r=5", &small_whole,
                   (const char *const[]){"padded image", NULL});
+    xconv_plan_options negative = forced(-1, -1, 0);  // what XCONV_FFT_TILE=junk gives
+    check_refused(XCONV_FFT_TILED, &gpu, "n=1,c=1,h=40,w=40,k=1,r=5", &negative,
+                  (const char *const[]){"forced transform size -1x-1", NULL});
 }
 
 // ---------------------------------------------------------------------------------------------
 // Plans within limits
 
-// Checks every invariant of a plan for p on info.
-static void check_plan(const char *label, const xconv_device_info *info, const xconv_problem *p,
-                       const xconv_fft_plan *plan)
+// Returns the number of steps of plan labelled `label`.
+static int steps_labelled(const xconv_plan *plan, const char *label)
+{
+    int n = 0;
+    for (int i = 0; i < plan->nsteps; i++)
+        n += strcmp(xconv_plan_step(plan, i)->label, label) == 0;
+    return n;
+}
+
+// Checks the invariants of a choice for p on info.
+static void check_choice(const char *label, const xconv_problem *p, const xconv_fft_choice *c)
 {
     int64_t P = xconv_problem_out_h(p), Q = xconv_problem_out_w(p);
-    CHECK_MSG(plan->lh >= p->r && plan->lw >= p->s && xconv_fft_radix_code(plan->lh) &&
-                  xconv_fft_radix_code(plan->lw),
-              "%s: %dx%d transforms", label, plan->lh, plan->lw);
-    if (plan->kind == XCONV_FFT_WHOLE)
-        CHECK_MSG(plan->lh >= p->h + 2 * p->pad_h && plan->lw >= p->w + 2 * p->pad_w &&
-                      plan->tiles_h == 1 && plan->tiles_w == 1 && plan->out_h == P &&
-                      plan->out_w == Q,
-                  "%s: %dx%d whole-image transforms", label, plan->lh, plan->lw);
+    CHECK_MSG(c->lh >= p->r && c->lw >= p->s && xconv_fft_radix_code(c->lh) &&
+                  xconv_fft_radix_code(c->lw),
+              "%s: %dx%d transforms", label, c->lh, c->lw);
+    if (c->kind == XCONV_FFT_WHOLE)
+        CHECK_MSG(c->lh >= p->h + 2 * p->pad_h && c->lw >= p->w + 2 * p->pad_w &&
+                      c->tiles_h == 1 && c->tiles_w == 1 && c->out_h == P && c->out_w == Q,
+                  "%s: %dx%d whole-image transforms", label, c->lh, c->lw);
     // Overlap-save: each tile's valid outputs, and the tiles cover the output.
-    CHECK_MSG(plan->out_h >= 1 && plan->out_h <= plan->lh - p->r + 1 && plan->out_w >= 1 &&
-                  plan->out_w <= plan->lw - p->s + 1,
-              "%s: %dx%d outputs per %dx%d tile", label, plan->out_h, plan->out_w, plan->lh,
-              plan->lw);
-    CHECK_MSG((int64_t)plan->tiles_h * plan->out_h >= P &&
-                  (int64_t)plan->tiles_w * plan->out_w >= Q &&
-                  (int64_t)(plan->tiles_h - 1) * plan->out_h < P &&
-                  (int64_t)(plan->tiles_w - 1) * plan->out_w < Q,
-              "%s: %dx%d tiles of %dx%d for %lldx%lld outputs", label, plan->tiles_h,
-              plan->tiles_w, plan->out_h, plan->out_w, (long long)P, (long long)Q);
-    CHECK(plan->freqs == plan->lh * (plan->lw / 2 + 1));
-    CHECK_MSG(plan->chunk >= 1 && plan->chunk <= p->n && plan->passes * plan->chunk >= p->n &&
-                  (plan->passes - 1) * plan->chunk < p->n,
-              "%s: %lld passes of %lld images", label, (long long)plan->passes,
-              (long long)plan->chunk);
-    CHECK_MSG(plan->passes == 1 || plan->chunk == 1 || plan->batch % 2 == 0,
+    CHECK_MSG(c->out_h >= 1 && c->out_h <= c->lh - p->r + 1 && c->out_w >= 1 &&
+                  c->out_w <= c->lw - p->s + 1,
+              "%s: %dx%d outputs per %dx%d tile", label, c->out_h, c->out_w, c->lh, c->lw);
+    CHECK_MSG((int64_t)c->tiles_h * c->out_h >= P && (int64_t)c->tiles_w * c->out_w >= Q &&
+                  (int64_t)(c->tiles_h - 1) * c->out_h < P &&
+                  (int64_t)(c->tiles_w - 1) * c->out_w < Q,
+              "%s: %dx%d tiles of %dx%d for %lldx%lld outputs", label, c->tiles_h, c->tiles_w,
+              c->out_h, c->out_w, (long long)P, (long long)Q);
+    CHECK(c->freqs == c->lh * (c->lw / 2 + 1));
+    CHECK_MSG(c->chunk >= 1 && c->chunk <= p->n && c->passes * c->chunk >= p->n &&
+                  (c->passes - 1) * c->chunk < p->n,
+              "%s: %lld passes of %lld images", label, (long long)c->passes, (long long)c->chunk);
+    CHECK_MSG(c->passes == 1 || c->chunk == 1 || c->batch % 2 == 0,
               "%s: passes of %lld columns split the transforms' pairs", label,
-              (long long)plan->batch);
-    CHECK(plan->batch == plan->chunk * plan->tiles_h * plan->tiles_w);
-    CHECK(fabsf(plan->filter_scale * (float)plan->lh * (float)plan->lw - 1.0f) < 1e-6f);
-    // Regions: sizes as the layouts say, aligned, within one allocation and int indexing.
-    size_t f8 = (size_t)plan->freqs * 8, total = 0;
-    CHECK(plan->region_bytes[XCONV_FFT_REGION_INPUT] == f8 * (size_t)p->c * (size_t)plan->batch);
-    CHECK(plan->region_bytes[XCONV_FFT_REGION_FILTER] ==
-          f8 * (size_t)p->k * (size_t)(p->c / p->groups));
-    CHECK(plan->region_bytes[XCONV_FFT_REGION_OUTPUT] == f8 * (size_t)p->k * (size_t)plan->batch);
-    for (int r = 0; r < XCONV_FFT_REGIONS; r++)
-        total += (plan->region_bytes[r] + 255) / 256 * 256;
-    CHECK_MSG(plan->workspace_bytes == total && total <= info->max_alloc_bytes &&
-                  total / 4 <= (size_t)XCONV_MAX_INDEX,
-              "%s: workspace %zu bytes", label, plan->workspace_bytes);
-    // Parameters consistent across the steps.
-    const xconv_fft_transform_params *ts[3] = {&plan->filter, &plan->input, &plan->inverse};
+              (long long)c->batch);
+    CHECK(c->batch == c->chunk * c->tiles_h * c->tiles_w);
+    CHECK(fabsf(c->filter_scale * (float)c->lh * (float)c->lw - 1.0f) < 1e-6f);
+    size_t f8 = (size_t)c->freqs * 8;
+    CHECK(c->input_bytes == f8 * (size_t)p->c * (size_t)c->batch);
+    CHECK(c->filter_bytes == f8 * (size_t)p->k * (size_t)(p->c / p->groups));
+    CHECK(c->output_bytes == f8 * (size_t)p->k * (size_t)c->batch);
+    const xconv_fft_transform_params *ts[3] = {&c->filter, &c->input, &c->inverse};
     for (int i = 0; i < 3; i++) {
-        CHECK(ts[i]->lh == plan->lh && ts[i]->lw == plan->lw && ts[i]->pitch >= ts[i]->lw);
-        CHECK(ts[i]->radix_h == xconv_fft_radix_code(plan->lh) &&
-              ts[i]->radix_w == xconv_fft_radix_code(plan->lw));
-        CHECK(ts[i]->planes >= 2 && ts[i]->planes % 2 == 0 && ts[i]->batch == plan->batch);
-        CHECK(ts[i]->inline_passes == !info->is_cpu);
+        CHECK(ts[i]->lh == c->lh && ts[i]->lw == c->lw && ts[i]->pitch >= ts[i]->lw);
+        CHECK(ts[i]->radix_h == xconv_fft_radix_code(c->lh) &&
+              ts[i]->radix_w == xconv_fft_radix_code(c->lw));
+        CHECK(ts[i]->planes >= 2 && ts[i]->planes % 2 == 0 && ts[i]->batch == c->batch);
     }
-    CHECK(plan->gemm.batch == plan->batch && plan->gemm.tile_m % plan->gemm.wpt_m == 0 &&
-          plan->gemm.tile_n % plan->gemm.wpt_n == 0 && plan->gemm.tile_k >= 1);
-    // Launches within the device's limits, global a multiple of local.
-    for (int s = 0; s < XCONV_FFT_STEPS; s++) {
-        const xconv_fft_launch *l = &plan->launch[s];
-        size_t volume = l->local[0] * l->local[1] * l->local[2];
+    CHECK(c->gemm.batch == c->batch && c->gemm.tile_m % c->gemm.wpt_m == 0 &&
+          c->gemm.tile_n % c->gemm.wpt_n == 0 && c->gemm.tile_k >= 1);
+}
+
+// Checks a plan's steps and regions against its choice and info's limits.
+static void check_plan(const char *label, const xconv_device_info *info, const xconv_problem *p,
+                       const xconv_fft_choice *c, const xconv_plan *plan)
+{
+    CHECK_MSG(plan->nsteps == 1 + 3 * (int)c->passes &&
+                  steps_labelled(plan, "filter transform") == 1 &&
+                  steps_labelled(plan, "inverse transform") == (int)c->passes,
+              "%s: %d steps for %lld passes", label, plan->nsteps, (long long)c->passes);
+    CHECK_MSG(plan->error_block_h == c->out_h && plan->error_block_w == c->out_w,
+              "%s: error block %lldx%lld", label, (long long)plan->error_block_h,
+              (long long)plan->error_block_w);
+    CHECK(plan->nregions == 3 && strcmp(plan->regions[0].name, "input spectra") == 0 &&
+          strcmp(plan->regions[1].name, "filter spectra") == 0 &&
+          strcmp(plan->regions[2].name, "output spectra") == 0);
+    CHECK(plan->regions[0].bytes == c->input_bytes && plan->regions[1].bytes == c->filter_bytes &&
+          plan->regions[2].bytes == c->output_bytes);
+    CHECK_MSG(plan->workspace_bytes <= info->max_alloc_bytes &&
+                  plan->workspace_bytes / 4 <= (size_t)XCONV_MAX_INDEX,
+              "%s: workspace %zu bytes", label, plan->workspace_bytes);
+    int64_t images = 0;
+    for (int i = 0; i < plan->nsteps; i++) {
+        const xconv_step *s = xconv_plan_step(plan, i);
+        size_t volume = s->local[0] * s->local[1] * s->local[2];
         CHECK_MSG(volume >= 1 && volume <= info->max_work_group_size, "%s step %d: %zu items",
-                  label, s, volume);
+                  label, i, volume);
         for (int d = 0; d < 3; d++)
-            CHECK_MSG(l->local[d] >= 1 && l->global[d] % l->local[d] == 0 &&
+            CHECK_MSG(s->local[d] >= 1 && s->global[d] % s->local[d] == 0 &&
                           (!info->max_work_item_sizes[d] ||
-                           l->local[d] <= info->max_work_item_sizes[d]) &&
-                          (d == 0 || l->global[d] / l->local[d] <= 65535),
-                      "%s step %d dim %d: global %zu, local %zu", label, s, d, l->global[d],
-                      l->local[d]);
-        CHECK_MSG(l->local_mem_bytes <= info->local_mem_bytes, "%s step %d: %zu local bytes",
-                  label, s, l->local_mem_bytes);
-        CHECK(l->label && l->source && l->kernel);
+                           s->local[d] <= info->max_work_item_sizes[d]) &&
+                          (d == 0 || s->global[d] / s->local[d] <= 65535),
+                      "%s step %d dim %d: global %zu, local %zu", label, i, d, s->global[d],
+                      s->local[d]);
+        CHECK_MSG(s->local_mem_bytes <= info->local_mem_bytes, "%s step %d: %zu local bytes",
+                  label, i, s->local_mem_bytes);
+        long long planes = xconv_step_value(s, "XC_FFT_PLANES", 0);
+        if (strcmp(s->label, "filter transform") == 0) {
+            CHECK(s->global[0] / s->local[0] * (size_t)planes >= (size_t)(p->k * (p->c / p->groups)));
+        } else if (strcmp(s->label, "input transform") == 0) {
+            // Arguments (x, workspace, offset, n0, images): the passes cover the batch in order.
+            CHECK_MSG(s->nargs == 5 && s->args[3].i == images && s->args[4].i >= 1 &&
+                          s->args[4].i <= c->chunk,
+                      "%s step %d: pass from image %d", label, i, s->args[3].i);
+            images += s->args[4].i;
+            CHECK(s->global[0] / s->local[0] * (size_t)planes >=
+                      (size_t)(s->args[4].i * c->tiles_h * c->tiles_w) &&
+                  s->global[1] == (size_t)p->c);
+        } else if (strcmp(s->label, "channel sum") == 0) {
+            CHECK(s->global[2] == (size_t)c->freqs && s->nargs == 7 &&
+                  s->global[0] / s->local[0] * (size_t)c->gemm.tile_n >= (size_t)s->args[6].i);
+        } else {
+            CHECK(strcmp(s->label, "inverse transform") == 0 && s->global[1] == (size_t)p->k);
+        }
     }
-    // The transform steps' work-groups cover every plane.
-    const xconv_fft_launch *in = &plan->launch[XCONV_FFT_STEP_INPUT];
-    CHECK(in->global[0] / in->local[0] * (size_t)plan->input.planes >= (size_t)plan->batch &&
-          in->global[1] == (size_t)p->c);
-    const xconv_fft_launch *fi = &plan->launch[XCONV_FFT_STEP_FILTER];
-    CHECK(fi->global[0] / fi->local[0] * (size_t)plan->filter.planes >=
-          (size_t)(p->k * (p->c / p->groups)));
-    const xconv_fft_launch *gm = &plan->launch[XCONV_FFT_STEP_GEMM];
-    CHECK(gm->global[2] == (size_t)plan->freqs &&
-          gm->global[0] / gm->local[0] * (size_t)plan->gemm.tile_n >= (size_t)plan->batch);
-    CHECK(strstr(plan->summary, kind_name(plan->kind)) == plan->summary);
+    CHECK_MSG(images == p->n, "%s: the passes cover %lld of %lld images", label,
+              (long long)images, (long long)p->n);
+}
+
+// Chooses and plans kind for p on info under opts; checks both. Returns the status.
+static xconv_status plan_and_check(xconv_fft_kind kind, const xconv_device_info *info,
+                                   const xconv_problem *p, const xconv_plan_options *opts,
+                                   const char *label, xconv_fft_choice *c, xconv_error *err)
+{
+    xconv_device dev = {.info = *info};
+    const xconv_variant *v = xconv_variant_find(kind_name(kind), err);
+    CHECK(v != NULL);
+    xconv_status st = xconv_fft_choose(kind, info, p, opts, c, err);
+    xconv_plan *plan = NULL;
+    xconv_error perr;
+    xconv_status pst = v ? xconv_variant_plan(v, &dev, p, opts, &plan, &perr) : st;
+    CHECK_MSG(st == pst, "%s: choose %d, plan %d", label, st, pst);
+    if (st == XCONV_OK && plan) {
+        check_choice(label, p, c);
+        check_plan(label, info, p, c, plan);
+    }
+    xconv_plan_destroy(plan);
+    return st;
 }
 
 // Plans every stride-1, dilation-1 shape of the small and standard suites on info, and checks
@@ -302,16 +377,15 @@ static void test_suites_fit(const xconv_device_info *info)
         const xconv_named_shape *shapes = xconv_suite_find(suites[s], &count);
         for (int i = 0; i < count; i++) {
             xconv_problem p = parse(shapes[i].spec);
-            bool simple = p.stride_h == 1 && p.stride_w == 1 && p.dil_h == 1 && p.dil_w == 1 &&
-                          p.r * p.s > 1 && p.c / p.groups * p.r * p.s >= XCONV_FFT_MIN_PRODUCTS;
+            bool simple = p.stride_h == 1 && p.stride_w == 1 && p.dil_h == 1 && p.dil_w == 1;
             for (int k = 0; k < 2; k++) {
-                static xconv_fft_plan plan;
+                xconv_fft_choice c;
                 xconv_error err;
-                xconv_status st = xconv_fft_plan_make((xconv_fft_kind)k, info, &p, NULL, &plan,
-                                                      &err);
                 char label[400];
                 snprintf(label, sizeof label, "%s %s on %s", kind_name((xconv_fft_kind)k),
                          shapes[i].name, info->name);
+                xconv_status st =
+                    plan_and_check((xconv_fft_kind)k, info, &p, NULL, label, &c, &err);
                 if (!simple) {
                     CHECK_MSG(st == XCONV_ERR_NOT_APPLICABLE, "%s: planned", label);
                     continue;
@@ -326,10 +400,7 @@ static void test_suites_fit(const xconv_device_info *info)
                     continue;
                 }
                 CHECK_MSG(st == XCONV_OK, "%s: %s", label, err.msg);
-                if (st == XCONV_OK) {
-                    check_plan(label, info, &p, &plan);
-                    planned++;
-                }
+                planned += st == XCONV_OK;
             }
         }
     }
@@ -343,38 +414,36 @@ static void test_chunks(void)
 {
     xconv_device_info gpu = gpu_info();
     xconv_problem p = parse("n=10,c=4,h=20,w=20,k=8,r=3,pad=1");
-    static xconv_fft_plan plan;
+    xconv_fft_choice c;
     xconv_error err;
-    CHECK(xconv_fft_plan_make(XCONV_FFT_WHOLE, &gpu, &p, NULL, &plan, &err) == XCONV_OK);
-    CHECK(plan.chunk == 10 && plan.passes == 1 && plan.lh == 24);
+    CHECK(plan_and_check(XCONV_FFT_WHOLE, &gpu, &p, NULL, "fft", &c, &err) == XCONV_OK);
+    CHECK(c.chunk == 10 && c.passes == 1 && c.lh == 24);
     // Room for the filter spectra and five images: passes of 4, 4, 2 (an even number of
     // spectrum columns a pass keeps the transforms' pairs of columns).
-    size_t per_image = (size_t)plan.freqs * 8 * (4 + 8), filter = (size_t)plan.freqs * 8 * 32;
+    size_t per_image = (size_t)c.freqs * 8 * (4 + 8), filter = (size_t)c.freqs * 8 * 32;
     gpu.max_alloc_bytes = filter + 5 * per_image + 3 * 256;
-    CHECK(xconv_fft_plan_make(XCONV_FFT_WHOLE, &gpu, &p, NULL, &plan, &err) == XCONV_OK);
-    CHECK_MSG(plan.chunk == 4 && plan.passes == 3, "chunk %lld", (long long)plan.chunk);
-    check_plan("chunked fft", &gpu, &p, &plan);
-    xconv_fft_launch full = plan.launch[XCONV_FFT_STEP_INVERSE], last;
-    xconv_fft_launch_for(&plan, XCONV_FFT_STEP_INVERSE, 1, &last);
-    CHECK(last.global[0] == (size_t)plan.inverse.threads && last.global[1] == full.global[1]);
-    CHECK(full.global[0] == (size_t)((4 + plan.inverse.planes - 1) / plan.inverse.planes) *
-                                (size_t)plan.inverse.threads);
-    // A caller may ask for smaller passes, not larger ones.
-    xconv_fft_options opts = {.chunk = 2};
-    CHECK(xconv_fft_plan_make(XCONV_FFT_WHOLE, &gpu, &p, &opts, &plan, &err) == XCONV_OK);
-    CHECK(plan.chunk == 2 && plan.passes == 5);
-    opts.chunk = 8;
-    CHECK(xconv_fft_plan_make(XCONV_FFT_WHOLE, &gpu, &p, &opts, &plan, &err) == XCONV_OK);
-    CHECK(plan.chunk == 4);
-    opts.chunk = 3;  // odd: 2
-    CHECK(xconv_fft_plan_make(XCONV_FFT_WHOLE, &gpu, &p, &opts, &plan, &err) == XCONV_OK);
-    CHECK(plan.chunk == 2);
-    // Forced tiles.
-    opts = (xconv_fft_options){.tile_h = 8, .tile_w = 12};
-    CHECK(xconv_fft_plan_make(XCONV_FFT_TILED, &gpu, &p, &opts, &plan, &err) == XCONV_OK);
-    CHECK(plan.lh == 8 && plan.lw == 12 && plan.out_h == 6 && plan.out_w == 10 &&
-          plan.tiles_h == 4 && plan.tiles_w == 2);
-    check_plan("forced tiles", &gpu, &p, &plan);
+    CHECK(plan_and_check(XCONV_FFT_WHOLE, &gpu, &p, NULL, "chunked fft", &c, &err) == XCONV_OK);
+    CHECK_MSG(c.chunk == 4 && c.passes == 3, "chunk %lld", (long long)c.chunk);
+    // A caller may ask for smaller passes, not larger ones; an odd one loses an image.
+    static const struct {
+        int64_t ask, chunk, passes;
+    } asks[] = {{2, 2, 5}, {8, 4, 3}, {3, 2, 5}, {1, 1, 10}};
+    for (size_t i = 0; i < sizeof asks / sizeof asks[0]; i++) {
+        xconv_plan_options o = forced(0, 0, asks[i].ask);
+        CHECK(plan_and_check(XCONV_FFT_WHOLE, &gpu, &p, &o, "forced chunk", &c, &err) ==
+              XCONV_OK);
+        CHECK_MSG(c.chunk == asks[i].chunk && c.passes == asks[i].passes,
+                  "asked %lld: chunk %lld, %lld passes", (long long)asks[i].ask,
+                  (long long)c.chunk, (long long)c.passes);
+    }
+    // Forced tiles, square (one length) and not.
+    xconv_plan_options o = forced(8, 12, 0);
+    CHECK(plan_and_check(XCONV_FFT_TILED, &gpu, &p, &o, "forced tiles", &c, &err) == XCONV_OK);
+    CHECK(c.lh == 8 && c.lw == 12 && c.out_h == 6 && c.out_w == 10 && c.tiles_h == 4 &&
+          c.tiles_w == 2);
+    o = forced(27, 27, 3);
+    CHECK(plan_and_check(XCONV_FFT_WHOLE, &gpu, &p, &o, "forced whole", &c, &err) == XCONV_OK);
+    CHECK(c.lh == 27 && c.lw == 27 && c.chunk == 2);
 }
 
 // The transform sizes the planner picks for the target shapes on a GPU.
@@ -390,30 +459,165 @@ static void test_targets(void)
         {"n=10000,c=1,h=48,w=48,k=6,r=5", XCONV_FFT_WHOLE, 48, 48, false},   // ece408_c1
         {"n=10000,c=6,h=22,w=22,k=16,r=5", XCONV_FFT_WHOLE, 24, 24, false},  // ece408_c2
         {"n=32,c=32,h=56,w=56,k=64,r=5,pad=2", XCONV_FFT_WHOLE, 60, 60, false},   // conv5x5
-        {"n=16,c=64,h=64,w=64,k=64,r=11,pad=5", XCONV_FFT_WHOLE, 75, 75, false},  // 11x11
+        {"n=16,c=64,h=64,w=64,k=64,r=11,pad=5", XCONV_FFT_WHOLE, 75, 75, false},  // big11x11
         {"n=10000,c=1,h=48,w=48,k=6,r=5", XCONV_FFT_TILED, 48, 48, false},  // one tile
         {"n=32,c=32,h=56,w=56,k=64,r=5,pad=2", XCONV_FFT_TILED, 0, 0, true},
         {"n=16,c=64,h=224,w=224,k=64,r=3,pad=1", XCONV_FFT_TILED, 0, 0, true},  // vgg3x3
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         xconv_problem p = parse(cases[i].spec);
-        static xconv_fft_plan plan;
+        xconv_fft_choice c;
         xconv_error err;
-        xconv_status st = xconv_fft_plan_make(cases[i].kind, &gpu, &p, NULL, &plan, &err);
+        xconv_status st = plan_and_check(cases[i].kind, &gpu, &p, NULL, cases[i].spec, &c, &err);
         CHECK_MSG(st == XCONV_OK, "%s: %s", cases[i].spec, err.msg);
         if (st != XCONV_OK)
             continue;
-        printf("  %s\n", plan.summary);
+        printf("  %s %s: %dx%d transforms, %dx%d tiles of %dx%d\n", kind_name(cases[i].kind),
+               cases[i].spec, c.lh, c.lw, c.tiles_h, c.tiles_w, c.out_h, c.out_w);
         if (cases[i].lh)
-            CHECK_MSG(plan.lh == cases[i].lh && plan.lw == cases[i].lw, "%s: %dx%d",
-                      cases[i].spec, plan.lh, plan.lw);
-        CHECK(cases[i].tiled == (plan.tiles_h * plan.tiles_w > 1));
-        xconv_fft_costs c;
-        xconv_fft_plan_costs(&plan, &p, &c);
-        CHECK(c.transform_flops > 0 && c.bytes[XCONV_FFT_STEP_INPUT] > 0);
-        double tiles = (double)plan.tiles_h * plan.tiles_w;
-        CHECK(fabs(c.gemm_flops - 8.0 * plan.freqs * (double)p.n * tiles * (double)p.k *
-                                      (double)(p.c / p.groups)) <= 1e-6 * c.gemm_flops);
+            CHECK_MSG(c.lh == cases[i].lh && c.lw == cases[i].lw, "%s: %dx%d", cases[i].spec,
+                      c.lh, c.lw);
+        CHECK(cases[i].tiled == (c.tiles_h * c.tiles_w > 1));
+        xconv_fft_costs costs;
+        xconv_fft_choice_costs(&c, &costs);
+        CHECK(costs.transform_flops > 0 && costs.input_bytes > 0);
+        double tiles = (double)c.tiles_h * c.tiles_w;
+        CHECK(fabs(costs.gemm_flops - 8.0 * c.freqs * (double)p.n * tiles * (double)p.k *
+                                          (double)(p.c / p.groups)) <= 1e-6 * costs.gemm_flops);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Running on a device: forced tiles and chunks against float64 over their error block
+
+// Opens the first OpenCL device, or returns NULL (the run tests are then skipped).
+static xconv_device *open_device(void)
+{
+    static xconv_device_list list;
+    xconv_error err;
+    xconv_devices_list(&list);
+    for (int i = 0; i < list.count; i++)
+        if (list.devices[i].backend == XCONV_BACKEND_OPENCL)
+            return xconv_device_open_info(&list.devices[i], &err);
+    return NULL;
+}
+
+// The inputs, output and float64 reference of one problem.
+typedef struct run_case {
+    xconv_problem p;
+    float *x, *w, *y;
+    double *ref, *norm, *block;
+    size_t yn;
+} run_case;
+
+static bool case_init(run_case *rc, const char *spec)
+{
+    memset(rc, 0, sizeof *rc);
+    rc->p = parse(spec);
+    size_t xn = (size_t)xconv_problem_x_elems(&rc->p), wn = (size_t)xconv_problem_w_elems(&rc->p);
+    rc->yn = (size_t)xconv_problem_y_elems(&rc->p);
+    rc->x = malloc(xn * 4), rc->w = malloc(wn * 4), rc->y = malloc(rc->yn * 4);
+    rc->ref = malloc(rc->yn * 8), rc->norm = malloc(rc->yn * 8), rc->block = malloc(rc->yn * 8);
+    xconv_error err;
+    if (!rc->x || !rc->w || !rc->y || !rc->ref || !rc->norm || !rc->block)
+        return false;
+    xconv_random_fill(rc->x, xn, 11, 1);
+    xconv_random_fill(rc->w, wn, 11, 2);
+    return xconv_reference_conv(&rc->p, rc->x, rc->w, rc->ref, rc->norm, 0, &err) == XCONV_OK;
+}
+
+static void case_free(run_case *rc)
+{
+    free(rc->x), free(rc->w), free(rc->y), free(rc->ref), free(rc->norm), free(rc->block);
+}
+
+// Runs `name` on rc under opts and checks y against float64 over the plan's error block, with
+// the variant's threshold; returns false when it did not run.
+static bool check_run(xconv_device *dev, run_case *rc, const char *name,
+                      const xconv_plan_options *opts, const char *what)
+{
+    xconv_error err;
+    xconv_plan *plan = xconv_plan_create(dev, &rc->p, name, opts, &err);
+    CHECK_MSG(plan != NULL, "%s %s: %s", name, what, err.msg);
+    if (!plan)
+        return false;
+    int64_t bh, bw;
+    xconv_plan_error_block(plan, &bh, &bw);
+    xconv_plan_destroy(plan);
+    double ms;
+    xconv_status st = xconv_run_once(dev, name, &rc->p, opts, rc->x, rc->w, rc->y, &ms, NULL,
+                                     &err);
+    CHECK_MSG(st == XCONV_OK, "%s %s: %s", name, what, err.msg);
+    if (st != XCONV_OK)
+        return false;
+    xconv_block_scale_f64(&rc->p, bh, bw, rc->norm, rc->block);
+    xconv_compare_result res;
+    xconv_compare_full(rc->y, rc->ref, rc->block, (int64_t)rc->yn, &res);
+    const xconv_variant *v = xconv_variant_find(name, &err);
+    double limit = xconv_threshold_for_variant(xconv_variant_get_info(v));
+    CHECK_MSG(res.nonfinite == 0 && res.max_norm_err <= limit,
+              "%s %s: %lld non-finite, error %.3g over %lldx%lld blocks (threshold %.1g)", name,
+              what, (long long)res.nonfinite, res.max_norm_err, (long long)bh, (long long)bw,
+              limit);
+    return true;
+}
+
+// Forced tiles (square, not square, with partial tiles at the edges, on grouped filters and
+// even filter sizes) and forced whole-image sizes against float64.
+static void test_forced_runs(xconv_device *dev)
+{
+    static const struct {
+        const char *name, *spec;
+        int tile_h, tile_w;
+    } cases[] = {
+        {"fft_tiled", "n=3,c=5,h=19,w=23,k=6,r=3,s=5,pad_h=1,pad_w=2", 8, 12},
+        {"fft_tiled", "n=2,c=8,h=20,w=20,k=12,r=4,pad=1,groups=4", 16, 16},
+        {"fft_tiled", "n=2,c=3,h=30,w=17,k=4,r=5,pad=2", 27, 10},
+        {"fft", "n=2,c=3,h=20,w=24,k=5,r=5,pad=2", 27, 32},
+        {"fft", "n=1,c=2,h=9,w=7,k=3,r=2,s=3", 10, 15},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        run_case rc;
+        xconv_plan_options o = forced(cases[i].tile_h, cases[i].tile_w, 0);
+        char what[256];
+        snprintf(what, sizeof what, "%s with %dx%d transforms", cases[i].spec, cases[i].tile_h,
+                 cases[i].tile_w);
+        if (case_init(&rc, cases[i].spec))
+            check_run(dev, &rc, cases[i].name, &o, what);
+        else
+            CHECK_MSG(false, "no host memory for %s", cases[i].spec);
+        case_free(&rc);
+    }
+}
+
+// Passes of 4, 2 and 1 image(s), the last one shorter, against float64; passes of an even
+// number of spectrum columns give the same bits as one pass.
+static void test_chunked_runs(xconv_device *dev)
+{
+    static const char *const names[] = {"fft", "fft_tiled"};
+    for (int v = 0; v < 2; v++) {
+        run_case rc;
+        if (!case_init(&rc, "n=5,c=3,h=14,w=13,k=4,r=3,pad=1")) {
+            CHECK_MSG(false, "no host memory");
+            case_free(&rc);
+            continue;
+        }
+        float *whole = malloc(rc.yn * 4);
+        xconv_plan_options o = forced(v ? 8 : 0, v ? 8 : 0, 0);
+        bool ran = whole && check_run(dev, &rc, names[v], &o, "in one pass");
+        if (ran)
+            memcpy(whole, rc.y, rc.yn * 4);
+        static const int64_t chunks[] = {4, 2, 1};
+        for (int i = 0; ran && i < 3; i++) {
+            o.fft_chunk = chunks[i];
+            char what[64];
+            snprintf(what, sizeof what, "in passes of %lld image(s)", (long long)chunks[i]);
+            if (check_run(dev, &rc, names[v], &o, what) && chunks[i] > 1)
+                CHECK_MSG(memcmp(whole, rc.y, rc.yn * 4) == 0,
+                          "%s %s: not the bits of one pass", names[v], what);
+        }
+        free(whole);
+        case_free(&rc);
     }
 }
 
@@ -421,61 +625,45 @@ static void test_targets(void)
 // NVRTC: the GPU plans compile and keep their arrays in registers
 
 #ifdef XCONV_HAVE_CUDA
-// Writes a problem's and a step's defines into buf.
-static void step_options(const xconv_problem *p, const xconv_fft_define *d, int nd, char *buf,
-                         size_t len)
-{
-    size_t used = 0;
-    buf[0] = '\0';
-#define XCONV_WRITE_DEFINE(name, expr, meaning)                                         \
-    used += (size_t)snprintf(buf + used, len - used, "-D" #name "=%lld ", (long long)(expr));
-    XCONV_PROBLEM_DEFINES(XCONV_WRITE_DEFINE)
-#undef XCONV_WRITE_DEFINE
-    for (int i = 0; i < nd && used < len; i++)
-        used += (size_t)snprintf(buf + used, len - used, "-D%s=%lld ", d[i].name, d[i].value);
-}
-
-// Compiles the four steps of kind's plan for spec (sm_90 CUBIN); returns false when NVRTC is
-// missing.
+// Compiles the distinct steps of kind's GPU plan for spec (sm_90 CUBIN), out of line when asked
+// (the CPUs' passes); returns false when NVRTC is missing.
 static bool check_nvrtc(xconv_fft_kind kind, const char *spec, bool out_of_line)
 {
-    xconv_device_info gpu = gpu_info();
+    xconv_device dev = {.info = gpu_info()};
     xconv_problem p = parse(spec);
-    static xconv_fft_plan plan;
     xconv_error err;
-    CHECK(xconv_fft_plan_make(kind, &gpu, &p, NULL, &plan, &err) == XCONV_OK);
-    for (int s = 0; s < XCONV_FFT_STEPS; s++) {
-        xconv_fft_define d[32];
-        int nd;
-        if (s == XCONV_FFT_STEP_GEMM) {
-            nd = xconv_fft_gemm_defines(&plan.gemm, d, 32);
-        } else {
-            xconv_fft_transform_params t = s == XCONV_FFT_STEP_FILTER  ? plan.filter
-                                           : s == XCONV_FFT_STEP_INPUT ? plan.input
-                                                                       : plan.inverse;
-            t.inline_passes = !out_of_line;
-            nd = xconv_fft_transform_defines(&t, d, 32);
-        }
+    xconv_plan *plan = NULL;
+    const xconv_variant *v = xconv_variant_find(kind_name(kind), &err);
+    CHECK(v && xconv_variant_plan(v, &dev, &p, NULL, &plan, &err) == XCONV_OK);
+    for (int i = 0; plan && i < plan->nsteps && i < 4; i++) {  // the filter step and a pass
+        const xconv_step *s = xconv_plan_step(plan, i);
         char options[4096];
-        step_options(&p, d, nd, options, sizeof options);
-        const xconv_fft_launch *l = &plan.launch[s];
+        xconv_step_options(s, options, sizeof options);
+        if (out_of_line) {
+            char *at = strstr(options, "-DXC_FFT_INLINE=1");
+            if (at)
+                at[strlen("-DXC_FFT_INLINE=")] = '0';
+        }
         xconv_nvrtc_image img;
-        xconv_status st = xconv_nvrtc_compile(xconv_kernel_source(l->source), options, 9, 0,
+        xconv_status st = xconv_nvrtc_compile(xconv_kernel_source(s->source), options, 9, 0,
                                               true, &img, &err);
-        if (st == XCONV_ERR_UNAVAILABLE)
+        if (st == XCONV_ERR_UNAVAILABLE) {
+            xconv_plan_destroy(plan);
             return false;
-        CHECK_MSG(st == XCONV_OK, "%s %s step %d: %s", kind_name(kind), spec, s, err.msg);
+        }
+        CHECK_MSG(st == XCONV_OK, "%s %s step %d: %s", kind_name(kind), spec, i, err.msg);
         if (st != XCONV_OK)
             continue;
         char entry[128];
-        snprintf(entry, sizeof entry, ".entry %s(", l->kernel);
+        snprintf(entry, sizeof entry, ".entry %s(", s->kernel);
         CHECK_MSG(strstr(img.ptx, entry) != NULL, "%s: PTX lacks %s", spec, entry);
         if (!out_of_line)
             CHECK_MSG(strstr(img.ptx, "__local_depot") == NULL,
                       "%s %s step %d: private arrays spill to local memory", kind_name(kind),
-                      spec, s);
+                      spec, i);
         xconv_nvrtc_image_free(&img);
     }
+    xconv_plan_destroy(plan);
     return true;
 }
 
@@ -516,6 +704,14 @@ int main(void)
     test_suites_fit(&small);
     test_chunks();
     test_targets();
+    xconv_device *dev = open_device();
+    if (dev) {
+        test_forced_runs(dev);
+        test_chunked_runs(dev);
+        xconv_device_close(dev);
+    } else {
+        printf("no OpenCL device: forced tiles and chunks not run\n");
+    }
 #ifdef XCONV_HAVE_CUDA
     test_nvrtc();
 #endif

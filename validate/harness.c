@@ -398,7 +398,7 @@ static void record_init(const xconv_case *c, const xconv_variant_info *v, xconv_
     snprintf(rec->shape_name, sizeof rec->shape_name, "%s", c->shape_name);
     snprintf(rec->shape, sizeof rec->shape, "%s", c->spec);
     rec->seed = c->opts.seed;
-    rec->threshold = xconv_threshold_for_family(v->accuracy);
+    rec->threshold = xconv_threshold_for_variant(v);
     rec->worst_index = -1;
     rec->max_norm_err = NAN;
     rec->max_block_err = NAN;

@@ -378,6 +378,9 @@ typedef struct xconv_plan_options {
     const char *gemm_tiles;     // forces the GEMM tiles "TM,TN,TK,WM,WN[,VW[,PAD]]"; NULL:
                                 // chosen per product
     int64_t batch_chunk;        // most images per im2col pass; 0: as many as fit
+    int fft_tile_h, fft_tile_w; // forces the FFT family's transform size (fft_tiled: the tile;
+                                // fft: at least the padded image), 2^a 3^b 5^c; 0: chosen
+    int64_t fft_chunk;          // most images per FFT pass; 0: as many as fit
     // Later versions append fields here; xconv_plan_options_default sets every one.
 } xconv_plan_options;
 

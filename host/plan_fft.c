@@ -547,6 +547,77 @@ xconv_status xconv_fft_plan(const xconv_device_info *info, const xconv_problem *
 }
 
 // ---------------------------------------------------------------------------------------------
+// The transforms alone
+
+xconv_problem xconv_fft_planes_problem(int64_t lh, int64_t lw, int64_t batch)
+{
+    xconv_problem p = xconv_problem_default();
+    p.n = batch, p.c = 1, p.h = lh, p.w = lw, p.k = 1, p.r = 1, p.s = 1;
+    return p;
+}
+
+xconv_status xconv_fft_plan_planes(const xconv_device_info *info, int64_t lh, int64_t lw,
+                                   int64_t batch, bool inverse, xconv_plan *plan,
+                                   xconv_error *err)
+{
+    if (lh < 2 || lw < 2 || lh > XCONV_FFT_MAX_LENGTH || lw > XCONV_FFT_MAX_LENGTH ||
+        !xconv_fft_is_smooth(lh) || !xconv_fft_is_smooth(lw) || batch < 1)
+        return xconv_error_set(err, XCONV_ERR_INVALID,
+                               "FFT of %lld planes of %lldx%lld: sizes must be 2^a 3^b 5^c "
+                               "from 2 to %d and the batch at least 1",
+                               (long long)batch, (long long)lh, (long long)lw,
+                               XCONV_FFT_MAX_LENGTH);
+    double floats = 2.0 * (double)lh * (double)(lw / 2 + 1) * (double)batch;
+    if (floats > (double)XCONV_MAX_INDEX)
+        return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY,
+                               "the spectra of %lld planes of %lldx%lld hold %.0f floats, past "
+                               "the kernels' 32-bit index range", (long long)batch,
+                               (long long)lh, (long long)lw, floats);
+    xconv_problem p = xconv_fft_planes_problem(lh, lw, batch);
+    xconv_plan_options o;
+    xconv_plan_options_default(&o);
+    o.fft_tile_h = (int)lh, o.fft_tile_w = (int)lw;
+    xconv_fft_choice c;
+    char why[512];
+    memset(&c, 0, sizeof c);
+    c.kind = XCONV_FFT_WHOLE;
+    c.problem = p;
+    if (!choose_size(XCONV_FFT_WHOLE, info, &p, &o, &c, why, sizeof why))
+        return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE, "FFT of %lldx%lld: %s",
+                               (long long)lh, (long long)lw, why);
+    c.freqs = c.lh * (c.lw / 2 + 1);
+    c.chunk = c.batch = batch;  // one pass over the caller's buffers: no workspace
+    c.passes = 1;
+    c.input = transform_params(info, &c, batch);
+    xconv_step *s;
+    xconv_status st = inverse ? add_step(plan, &c, "inverse transform", "fft_inverse",
+                                         "fft_output", &c.input, &s, err)
+                              : add_step(plan, &c, "forward transform", "fft_forward",
+                                         "fft_input", &c.input, &s, err);
+    if (st != XCONV_OK)
+        return st;
+    transform_geometry(s, &c.input, batch, 1);
+    if (inverse) {  // fft_output(spectra, offset, planes, n0, images)
+        xconv_step_arg_buffer(s, XCONV_REF_X);
+        xconv_step_arg_int(s, 0);
+        xconv_step_arg_buffer(s, XCONV_REF_Y);
+    } else {        // fft_input(planes, spectra, offset, n0, images)
+        xconv_step_arg_buffer(s, XCONV_REF_X);
+        xconv_step_arg_buffer(s, XCONV_REF_Y);
+        xconv_step_arg_int(s, 0);
+    }
+    xconv_step_arg_int(s, 0);
+    xconv_step_arg_int(s, (int32_t)batch);
+    char rh[32], rw[32];
+    radices_text(c.input.radix_h, rh, sizeof rh);
+    radices_text(c.input.radix_w, rw, sizeof rw);
+    xconv_plan_summarize(plan, "%s of %lld planes of %dx%d (radices %s by %s), %d planes per "
+                         "work-group of %d", inverse ? "C2R" : "R2C", (long long)batch, c.lh,
+                         c.lw, rh, rw, c.input.planes, c.input.threads);
+    return XCONV_OK;
+}
+
+// ---------------------------------------------------------------------------------------------
 // Work estimates
 
 // FLOPs of the 2-D transforms of `planes` real planes: per pair of planes, `rows` row

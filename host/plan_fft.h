@@ -110,6 +110,24 @@ xconv_status xconv_fft_plan(const xconv_device_info *info, const xconv_problem *
                             xconv_plan *plan, xconv_error *err);
 
 // ---------------------------------------------------------------------------------------------
+// The transforms alone, on raw planes (xconv_fft2d in the public header)
+
+// The problem whose input is `batch` real planes of lh x lw: n = batch, c = k = 1, h = lh,
+// w = lw, a 1x1 filter.
+xconv_problem xconv_fft_planes_problem(int64_t lh, int64_t lw, int64_t batch);
+
+// Fills plan (new and empty, for xconv_fft_planes_problem) with one step: the forward 2-D R2C
+// transform of the planes in x into the half spectra in y, or (inverse) the C2R transform of the
+// half spectra in x into the planes in y, unnormalised. Spectrum element (u, v) of plane b is
+// complex number (u * (lw/2 + 1) + v) * batch + b. Returns XCONV_ERR_INVALID for a size that is
+// not 2^a 3^b 5^c up to XCONV_FFT_MAX_LENGTH or a batch < 1, XCONV_ERR_OUT_OF_MEMORY when the
+// spectra pass the 32-bit index range, XCONV_ERR_NOT_APPLICABLE when a transform passes the
+// device's local memory, or a define's failure.
+xconv_status xconv_fft_plan_planes(const xconv_device_info *info, int64_t lh, int64_t lw,
+                                   int64_t batch, bool inverse, xconv_plan *plan,
+                                   xconv_error *err);
+
+// ---------------------------------------------------------------------------------------------
 // Work estimates
 
 // The FLOPs of the transforms (5 N log2 N per complex N-point FFT as a stand-in, rows and

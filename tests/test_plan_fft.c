@@ -4,7 +4,8 @@
 // sizes), every plan of the small and standard suites within the device's limits (steps,
 // regions, geometry, error block), chunked passes and forced sizes through the planning
 // options, the target shapes' choices; where an OpenCL device is present, forced tiles and
-// chunks run against float64 over their error block and give the same bits whatever the chunk;
+// chunks run against float64 over their error block and give the same bits whatever the chunk,
+// and the transforms on raw planes match a float64 DFT;
 // where NVRTC is present, the GPU plans of the target shapes compile for sm_90 and keep their
 // arrays in registers.
 #include <math.h>
@@ -621,6 +622,74 @@ static void test_chunked_runs(xconv_device *dev)
     }
 }
 
+// The transforms on raw planes (xconv_fft2d): the forward against a float64 DFT, the inverse
+// of the forward as lh * lw times the planes, for radices 4, 3, 5 and 2 and an odd batch.
+static void test_planes(xconv_device *dev)
+{
+    const int64_t lh = 12, lw = 10, batch = 3;
+    xconv_error err;
+    xconv_fft2d *f = xconv_fft2d_create(dev, lh, lw, batch, NULL, &err);
+    CHECK_MSG(f != NULL, "%s", err.msg);
+    if (!f)
+        return;
+    size_t pn = xconv_fft2d_planes_bytes(f) / 4, sn = xconv_fft2d_spectra_bytes(f) / 4;
+    CHECK(pn == (size_t)(batch * lh * lw) && sn == (size_t)(batch * lh * (lw / 2 + 1) * 2));
+    float *x = malloc(pn * 4), *spec = malloc(sn * 4), *back = malloc(pn * 4);
+    xconv_buffer *dx = xconv_buffer_create(dev, pn * 4, &err);
+    xconv_buffer *ds = xconv_buffer_create(dev, sn * 4, &err);
+    xconv_buffer *db = xconv_buffer_create(dev, pn * 4, &err);
+    CHECK(x && spec && back && dx && ds && db);
+    xconv_status st = XCONV_ERR_OUT_OF_MEMORY;
+    if (x && spec && back && dx && ds && db) {
+        xconv_random_fill(x, pn, 5, 1);
+        st = xconv_buffer_upload(dx, 0, pn * 4, x, &err);
+        if (st == XCONV_OK)
+            st = xconv_fft2d_forward(f, dx, ds, &err);
+        if (st == XCONV_OK)
+            st = xconv_fft2d_inverse(f, ds, db, &err);
+        if (st == XCONV_OK)
+            st = xconv_buffer_download(ds, 0, sn * 4, spec, &err);
+        if (st == XCONV_OK)
+            st = xconv_buffer_download(db, 0, pn * 4, back, &err);
+    }
+    CHECK_MSG(st == XCONV_OK, "%s", err.msg);
+    double worst = 0, worst_back = 0, pi = acos(-1.0);
+    for (int64_t b = 0; st == XCONV_OK && b < batch; b++) {
+        const float *plane = x + b * lh * lw;
+        double sum_abs = 0, max_abs = 0;
+        for (int64_t i = 0; i < lh * lw; i++) {
+            sum_abs += fabs(plane[i]);
+            max_abs = fmax(max_abs, fabs(plane[i]));
+        }
+        for (int64_t u = 0; u < lh; u++)
+            for (int64_t v = 0; v <= lw / 2; v++) {
+                double re = 0, im = 0;
+                for (int64_t i = 0; i < lh; i++)
+                    for (int64_t j = 0; j < lw; j++) {
+                        double a = -2 * pi * ((double)(u * i) / lh + (double)(v * j) / lw);
+                        re += plane[i * lw + j] * cos(a);
+                        im += plane[i * lw + j] * sin(a);
+                    }
+                const float *z = spec + 2 * ((u * (lw / 2 + 1) + v) * batch + b);
+                double e = fmax(fabs(z[0] - re), fabs(z[1] - im)) / sum_abs;
+                worst = e > worst ? e : worst;
+            }
+        for (int64_t i = 0; i < lh * lw; i++) {
+            double e = fabs(back[b * lh * lw + i] / (double)(lh * lw) - plane[i]) / max_abs;
+            worst_back = e > worst_back ? e : worst_back;
+        }
+    }
+    CHECK_MSG(worst < 1e-6 && worst_back < 1e-6, "%s: forward error %.3g, round trip %.3g",
+              xconv_fft2d_summary(f), worst, worst_back);
+    printf("  %s: error %.2g of sum |x|, round trip %.2g of max |x|\n", xconv_fft2d_summary(f),
+           worst, worst_back);
+    CHECK(xconv_fft2d_create(dev, 14, 10, 3, NULL, &err) == NULL && err.status == XCONV_ERR_INVALID);
+    CHECK_CONTAINS(err.msg, "2^a 3^b 5^c");
+    free(x), free(spec), free(back);
+    xconv_buffer_destroy(dx), xconv_buffer_destroy(ds), xconv_buffer_destroy(db);
+    xconv_fft2d_destroy(f);
+}
+
 // ---------------------------------------------------------------------------------------------
 // NVRTC: the GPU plans compile and keep their arrays in registers
 
@@ -708,6 +777,7 @@ int main(void)
     if (dev) {
         test_forced_runs(dev);
         test_chunked_runs(dev);
+        test_planes(dev);
         xconv_device_close(dev);
     } else {
         printf("no OpenCL device: forced tiles and chunks not run\n");

@@ -58,6 +58,14 @@
 // ---------------------------------------------------------------------------------------------
 // The body
 
+// Writes v as output (n, k, p, q) of y: the one store of the inverse, where an epilogue (bias,
+// activation) would apply.
+XC_FUNC void xc_fft_store(XC_GLOBAL float *y, const int n, const int k, const int p,
+                          const int q, const float v)
+{
+    y[((n * XC_K + k) * XC_P + p) * XC_Q + q] = v;
+}
+
 // Y1 + i Y2 at natural frequency (u, v) of the full spectrum, from the stored halves of
 // columns b and b + 1 (`second`: b + 1 exists) at `in`, element (f, b) at in[f * stride + b].
 XC_FUNC float2 xc_fft_combine(const XC_GLOBAL float *XC_RESTRICT in, const int stride,
@@ -122,13 +130,12 @@ XC_FUNC void xc_fft_inverse_body(XC_LOCAL_PTR float2 *buf, const XC_GLOBAL float
         const int n = n0 + b / XC_FFT_TILES, t = b % XC_FFT_TILES;  // image, tile
         const int p0 = (t / XC_FFT_TILES_W) * XC_FFT_OUT_H;        // tile's first row
         const int q0 = (t % XC_FFT_TILES_W) * XC_FFT_OUT_W;        // and column
-        XC_GLOBAL float *out = y + (n * XC_K + k) * XC_P * XC_Q;
         XC_LOCAL_PTR const float2 *frame = buf + (c / 2) * XC_FFT_PLANE_STRIDE;
         for (int e = XC_LOCAL_ID(0); e < XC_FFT_ROWS_OUT * XC_FFT_OUT_W; e += XC_FFT_THREADS) {
             const int i = e / XC_FFT_OUT_W, j = e % XC_FFT_OUT_W;  // frame row, column
             const float2 z = frame[i * XC_FFT_PITCH + j];
             if (p0 + i < XC_P && q0 + j < XC_Q)
-                out[(p0 + i) * XC_Q + q0 + j] = c % 2 ? z.y : z.x;
+                xc_fft_store(y, n, k, p0 + i, q0 + j, c % 2 ? z.y : z.x);
         }
     }
 }

@@ -19,6 +19,7 @@ int cmd_run(const cli_options *opts);
 int cmd_validate(const cli_options *opts);
 int cmd_bench(const cli_options *opts);
 int cmd_bench_gemm(const cli_options *opts);  // bench --gemm (cli/cmd_gemm.c)
+int cmd_bench_fft(const cli_options *opts);   // bench --fft (cli/cmd_fft.c)
 int cmd_explain(const cli_options *opts);
 int cmd_parity(const cli_options *opts);
 int cmd_report(const cli_options *opts);

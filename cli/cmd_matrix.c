@@ -150,7 +150,9 @@ int cmd_bench(const cli_options *opts)
         fprintf(stderr, "xconv bench: --repeat must be at least 1\n");
         return CLI_USAGE;
     }
-    if (opts->gemm)
+    if (opts->gemm && !opts->fft)
         return cmd_bench_gemm(opts);
+    if (opts->fft)
+        return cmd_bench_fft(opts);
     return run_matrix(opts, true);
 }

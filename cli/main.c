@@ -25,7 +25,8 @@ static const command commands[] = {
      "check variants against the reference; exit 1 on any failure"},
     {"bench", cmd_bench,
      "bench [--suite NAME | --shape SPEC | --shapes FILE ...] [--variant V ...] "
-     "[--device D ...] [--repeat N] [--json FILE] [--csv FILE]",
+     "[--device D ...] [--repeat N] [--json FILE] [--csv FILE] | bench --gemm M,N,K|standard "
+     "| bench --fft LHxLW[:BATCH],...|standard",
      "time variants with device events (checked first)"},
     {"report", cmd_report,
      "report RUN.json [RUN2.json ...] [-o REPORT.html] [--svg DIR] [--compare BASE.json] "

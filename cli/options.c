@@ -51,6 +51,9 @@ static const flag flags[] = {
     {"--gemm", "bench", ARG_STRING, FIELD(gemm), 0,
      "M,N,K   time our SGEMM beside the vendor's on C(MxN) = A(MxK) B(KxN); 'standard': the "
      "standard suite's GEMM sizes, 4096^3 and 8192^3"},
+    {"--fft", "bench", ARG_STRING, FIELD(fft), 0,
+     "SIZES   time our 2-D R2C and C2R beside VkFFT's: LHxLW[:BATCH] separated by commas; "
+     "'standard': the transform sizes our planner picks for the standard suite"},
     {"--repeat", "bench validate", ARG_INT, FIELD(repeat), 0,
      "N       timed runs (default 20; validate times only with --parity)"},
     {"--warmup", "bench validate", ARG_INT, FIELD(warmup), 0,

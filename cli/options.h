@@ -26,6 +26,7 @@ typedef struct cli_options {
     const char *input, *weights, *output;  // .npy paths for run
     const char *json, *csv;              // result files
     const char *gemm;                    // --gemm M,N,K for bench
+    const char *fft;                     // --fft LHxLW[:BATCH],... or standard for bench
     uint64_t seed;
     bool seed_given;
     int repeat;

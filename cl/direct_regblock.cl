@@ -27,6 +27,11 @@
 
 #define XC_STAGE_K (XC_FLAT ? XC_K : XC_BLOCK_K)  // output channels staged: flat, every group's
 #define XC_STAGE_ELEMS (XC_CHUNK_C * XC_RS * XC_STAGE_K)  // floats of one chunk's filters
+// Flat: where XC_BLOCK_K does not divide XC_KG, a group's last k-block reads XC_BLOCK_K values
+// from its first channel on, past the group's last one: into the next tap's or group's filters
+// (for accumulators that are never stored), and past the last group's last tap by at most this
+// many floats, which are staged as zeros after the filters.
+#define XC_STAGE_PAD (XC_FLAT ? XC_KBLOCKS * XC_BLOCK_K - XC_KG : 0)
 // An item's columns are consecutive and its blocks tile each row exactly: the row is stored as
 // 4-float (XC_BLOCK_W a multiple of 4) or 2-float (even) vectors, aligned because Q and the
 // block's first column are multiples of XC_BLOCK_W, so a warp writes whole sectors instead of
@@ -50,7 +55,7 @@ void direct_regblock(const XC_GLOBAL float *XC_RESTRICT x,
                      XC_GLOBAL float *XC_RESTRICT y)
 {
     // Filters [c][r][s][k] of one chunk; 16-byte aligned so that 4 consecutive k are one load.
-    XC_LOCAL float wl[XC_STAGE_ELEMS] __attribute__((aligned(16)));
+    XC_LOCAL float wl[XC_STAGE_ELEMS + XC_STAGE_PAD] __attribute__((aligned(16)));
 #if XC_FLAT
     const int tx = 0, ty = 0;  // the "tile" is the work-item's own block
     const int lid = XC_LOCAL_ID(0);
@@ -97,6 +102,10 @@ void direct_regblock(const XC_GLOBAL float *XC_RESTRICT x,
                     v = w[(k * XC_CG + c0 + cc) * XC_RS + rs];
                 wl[e] = v;
             }
+#if XC_STAGE_PAD
+            for (int e = lid; stage && e < XC_STAGE_PAD; e += XC_WG_SIZE)
+                wl[XC_STAGE_ELEMS + e] = 0.0f;  // the last k-block's reads past every filter
+#endif
             if (stage)
                 XC_BARRIER();  // the chunk's filters are staged
             // Flat: one chunk of every channel, looped (the unrolled body is large already).

@@ -21,6 +21,8 @@
 //   2  like 1, with each row's input offset read from a table built once per problem
 //      (cl/implicit_precomp.cl) instead of dividing the row index by R*S and S.
 // Work-group ids: 0 indexes column tiles, 1 row tiles, 2 the group (or the batch).
+// Only the entry points' pointer parameters are restrict: Oclgrind 21.10 cannot run a kernel
+// into which a helper taking restrict pointers was inlined (NVRTC's PTX is the same either way).
 
 // ---------------------------------------------------------------------------------------------
 // Tuning parameters (host/plan_gemm.c chooses them per device)
@@ -155,9 +157,11 @@ XC_GEMM_TABLE_ARRAY
 #endif
 // What the GEMM body reads the table through: the local copy, or the table where it lies.
 #if XC_GEMM_B_MODE == 2 && XC_GEMM_TABLE_LOCAL
-#define XC_GEMM_TABLE_READ XC_LOCAL_PTR const int4 *XC_RESTRICT xc_gemm_table
+#define XC_GEMM_TABLE_READ XC_LOCAL_PTR const int4 *xc_gemm_table
+#elif XC_GEMM_B_MODE == 2 && XC_GEMM_TABLE_CONST
+#define XC_GEMM_TABLE_READ XC_CONSTANT_ARG(int4, xc_gemm_table)
 #else
-#define XC_GEMM_TABLE_READ XC_GEMM_TABLE_PARAM
+#define XC_GEMM_TABLE_READ const XC_GLOBAL int4 *xc_gemm_table
 #endif
 
 // The local memory of both K-step buffers, declared in each entry point (OpenCL 1.2 allows
@@ -171,7 +175,7 @@ XC_GEMM_TABLE_ARRAY
 // Loading one K step into registers
 
 // Loads rows [row0, row0 + TILE_M) x k [k0, k0 + TILE_K) of A into regs (zeros outside A).
-XC_FUNC void xc_gemm_load_a(const XC_GLOBAL float *XC_RESTRICT a, const int row0, const int k0,
+XC_FUNC void xc_gemm_load_a(const XC_GLOBAL float *a, const int row0, const int k0,
                             const int tid, float *regs)
 {
 #pragma unroll
@@ -261,7 +265,7 @@ XC_FUNC xc_gemm_col xc_gemm_b_column(const int j, const int cols)
 
 // Loads rows [k0, k0 + TILE_K) of this work-item's column of B into regs (zeros outside B and
 // in the padding). xc_gemm_table is mode 2's offset table, unused otherwise.
-XC_FUNC void xc_gemm_load_b(const XC_GLOBAL float *XC_RESTRICT b,
+XC_FUNC void xc_gemm_load_b(const XC_GLOBAL float *b,
                             XC_GEMM_TABLE_READ, const xc_gemm_col col,
                             const int k0, const int tid, float *regs)
 {
@@ -386,7 +390,7 @@ XC_FUNC void xc_gemm_multiply(XC_LOCAL_PTR const float *a_tile,
     (((e) / XC_GEMM_VW) * (threads) * XC_GEMM_VW + (t) * XC_GEMM_VW + (e) % XC_GEMM_VW)
 
 // Writes this work-item's block of C, skipping rows past M and columns past `cols`.
-XC_FUNC void xc_gemm_store_c(XC_GLOBAL float *XC_RESTRICT c, const int row0, const int col0,
+XC_FUNC void xc_gemm_store_c(XC_GLOBAL float *c, const int row0, const int col0,
                              const int cols, const int tx, const int ty, const float *acc)
 {
 #pragma unroll
@@ -421,9 +425,8 @@ XC_FUNC void xc_gemm_store_c(XC_GLOBAL float *XC_RESTRICT c, const int row0, con
 
 // C tile (group id 0: column tile, 1: row tile, 2: group) = A * B over all K steps. Every
 // work-item reaches every barrier: columns and rows out of range only mask loads and stores.
-XC_FUNC void xc_gemm_body(const XC_GLOBAL float *XC_RESTRICT a,
-                          const XC_GLOBAL float *XC_RESTRICT b,
-                          XC_GEMM_TABLE_READ, XC_GLOBAL float *XC_RESTRICT c,
+XC_FUNC void xc_gemm_body(const XC_GLOBAL float *a, const XC_GLOBAL float *b,
+                          XC_GEMM_TABLE_READ, XC_GLOBAL float *c,
                           const int cols, XC_LOCAL_PTR float *lds)
 {
     const int tx = XC_LOCAL_ID(0);                     // column work-item, bound THREADS_N

@@ -32,6 +32,9 @@
 // parameter with XC_CONSTANT_PARAM (same name). On OpenCL the parameter is the array.
 #define XC_CONSTANT_ARRAY(type, name, count)
 #define XC_CONSTANT_PARAM(type, name) __constant type *restrict name
+// A helper's parameter for that array (the kernel passes `name` on); no restrict, which
+// Oclgrind 21.10 cannot run once the helper is inlined.
+#define XC_CONSTANT_ARG(type, name) __constant type *name
 
 #define XC_GLOBAL_ID(d) ((int)get_global_id(d))    // work-item index in the NDRange
 #define XC_LOCAL_ID(d) ((int)get_local_id(d))      // index within the work-group
@@ -68,6 +71,7 @@
 // parameter keeps the argument list the same as OpenCL's and is never read.
 #define XC_CONSTANT_ARRAY(type, name, count) __constant__ type name[count];
 #define XC_CONSTANT_PARAM(type, name) const type *name##_unused_param
+#define XC_CONSTANT_ARG(type, name) const type *name##_unused_param
 
 // One component of a uint3/dim3 built-in (a macro, so no unused helper warns in NVRTC's logs).
 #define XC_DIM3_GET(v, d) ((d) == 0 ? (int)(v).x : (d) == 1 ? (int)(v).y : (int)(v).z)

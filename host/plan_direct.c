@@ -111,6 +111,15 @@ static bool flat_rows_paired(const xconv_problem *p, const xconv_direct_tiling *
            p->dil_w == 1 && p->w % 2 == 0 && xconv_problem_out_w(p) % t->block_w == 0;
 }
 
+// Floats a flat regblock work-group stages as zeros after the filters: what a group's last
+// k-block reads past the last output channel where block_k does not divide K/groups
+// (cl/direct_regblock.cl, XC_STAGE_PAD).
+static int64_t flat_stage_pad(const xconv_problem *p, const xconv_direct_tiling *t)
+{
+    int64_t kg = p->k / p->groups;
+    return (kg + t->block_k - 1) / t->block_k * t->block_k - kg;
+}
+
 // Local memory of one candidate in bytes.
 static size_t local_bytes(xconv_direct_kind kind, const xconv_problem *p,
                           const xconv_direct_tiling *t)
@@ -120,8 +129,10 @@ static size_t local_bytes(xconv_direct_kind kind, const xconv_problem *p,
         return (size_t)t->chunk_c * t->in_tile_h * t->in_tile_w * sizeof(float);
     case XCONV_DIRECT_TILED_DB:
         return 2 * (size_t)t->chunk_c * t->in_tile_h * t->in_tile_w * sizeof(float);
-    case XCONV_DIRECT_REGBLOCK:  // flat: every output channel's filters at once
-        return (size_t)(t->flat ? p->k : t->block_k) * t->chunk_c * p->r * p->s * sizeof(float);
+    case XCONV_DIRECT_REGBLOCK:  // flat: every output channel's filters at once, then zeros
+        return ((size_t)(t->flat ? p->k : t->block_k) * t->chunk_c * p->r * p->s +
+                (size_t)(t->flat ? flat_stage_pad(p, t) : 0)) *
+               sizeof(float);
     case XCONV_DIRECT_CONST:
         return 0;
     }
@@ -378,6 +389,36 @@ static bool consider(xconv_direct_kind kind, const xconv_device_info *info,
     return true;
 }
 
+// Returns XCONV_ERR_NOT_APPLICABLE with the limit that even the smallest tiling of `kind` (one
+// output of one channel per work-item, one input channel per chunk, work-groups of one) passes:
+// the unrolled loop's size, then local memory, else the work-group and 32-bit index limits.
+static xconv_status no_tiling(xconv_direct_kind kind, const xconv_device_info *info,
+                              const xconv_problem *p, xconv_error *err)
+{
+    const char *name = xconv_direct_kind_name(kind);
+    if (p->r * p->s > UNROLL_MAX)
+        return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE,
+                               "%s: a %lldx%lld filter passes the unroll limit (%lld "
+                               "multiply-adds per channel; at most %d)",
+                               name, (long long)p->r, (long long)p->s,
+                               (long long)(p->r * p->s), UNROLL_MAX);
+    bool tiled = kind == XCONV_DIRECT_TILED || kind == XCONV_DIRECT_TILED_DB;
+    xconv_direct_tiling t = {.wg_w = 1, .wg_h = 1, .block_w = 1, .block_h = 1, .block_k = 1,
+                             .chunk_c = 1};
+    t.in_tile_h = tiled ? input_extent(1, p->stride_h, p->r, p->dil_h) : 0;
+    t.in_tile_w = tiled ? input_extent(1, p->stride_w, p->s, p->dil_w) : 0;
+    size_t bytes = local_bytes(kind, p, &t);
+    if (bytes > info->local_mem_bytes)
+        return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE,
+                               "%s: no tiling fits %llu bytes of local memory (one output of one "
+                               "channel stages %zu)",
+                               name, (unsigned long long)info->local_mem_bytes, bytes);
+    return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE,
+                           "%s: no tiling keeps the launch within work-groups of %zu items and "
+                           "32-bit indices",
+                           name, info->max_work_group_size);
+}
+
 // Reads the tiling `forced` gives `kind` into *t. Returns 1 when it names one, 0 when it does
 // not, -1 when its entry for `kind` does not parse.
 static int forced_tiling(const char *forced, xconv_direct_kind kind, xconv_direct_tiling *t)
@@ -402,7 +443,6 @@ xconv_status xconv_direct_choose(const xconv_device_info *info, const xconv_prob
 {
     int64_t P = xconv_problem_out_h(p), Q = xconv_problem_out_w(p), kg = p->k / p->groups;
     int acc_max = info->is_cpu ? ACC_MAX_CPU : ACC_MAX_GPU;
-    size_t max_wg = info->max_work_group_size ? info->max_work_group_size : 1;
     int is_forced = forced_tiling(forced, kind, best);
     if (is_forced < 0)
         return xconv_error_set(err, XCONV_ERR_PARSE,
@@ -493,11 +533,7 @@ xconv_status xconv_direct_choose(const xconv_device_info *info, const xconv_prob
                     found = consider(kind, info, p, t, best, found);
                 }
     if (!found)
-        return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE,
-                               "%s: no tiling fits %llu bytes of local memory and work-groups "
-                               "of %zu",
-                               xconv_direct_kind_name(kind),
-                               (unsigned long long)info->local_mem_bytes, max_wg);
+        return no_tiling(kind, info, p, err);
     return XCONV_OK;
 }
 

@@ -140,6 +140,7 @@ static void problem_options(const xconv_problem *p, char *buf, size_t len)
 static const char dialect_source[] =
     "XC_CONSTANT_ARRAY(float, xc_taps, 64)\n"
     "XC_FUNC float twice(float v) { return v + v; }\n"
+    "XC_FUNC float tap(XC_CONSTANT_ARG(float, xc_taps), int i) { return xc_taps[i % 64]; }\n"
     "XC_KERNEL void every_macro(const XC_GLOBAL float *XC_RESTRICT x, XC_GLOBAL float *y,\n"
     "                           XC_CONSTANT_PARAM(float, xc_taps), const int n, const float a)\n"
     "{\n"
@@ -153,7 +154,7 @@ static const char dialect_source[] =
     "    float4 v = XC_LOAD4(x, g % 4);\n"
     "    float4 u = XC_MAKE_FLOAT4(v.x, v.y, v.z, XC_FABS(v.w));\n"
     "    XC_STORE4(u, y, g % 4);\n"
-    "    y[i % n] = XC_FMA(a, t[(l + 1) % 64], twice(xc_taps[i % 64]))\n"
+    "    y[i % n] = XC_FMA(a, t[(l + 1) % 64], twice(tap(xc_taps, i)))\n"
     "               + (n < 0 ? XC_NAN : 0.0f);\n"
     "}\n";
 
@@ -374,6 +375,39 @@ static void test_planned(void)
         printf("  vendor rows, no kernels to compile:%s\n", vendor_rows);
 }
 
+// VGG-11's first layer with the flat direct_regblock plan the H100 got for it (blocks of 11 of
+// 32 output channels): the last block's reads past the filters land in zeros staged after them,
+// so the shared array holds 32 x 3 x 3 x 3 floats and one more.
+static void test_flat_k_tail(void)
+{
+    xconv_device dev = synthetic_h100();
+    xconv_error err;
+    xconv_problem p;
+    CHECK(xconv_shape_parse("n=64,c=3,h=100,w=100,k=32,r=3,pad=1", &p, &err) == XCONV_OK);
+    const xconv_variant *v = xconv_variant_find("direct_regblock", &err);
+    CHECK_MSG(v != NULL, "%s", err.msg);
+    if (!v)
+        return;
+    xconv_plan_options opts;
+    xconv_plan_options_default(&opts);
+    opts.direct_tiling = "direct_regblock:128,1,4,1,11,1,1,0,2";
+    xconv_plan *plan = NULL;
+    xconv_status st = xconv_variant_plan(v, &dev, &p, &opts, &plan, &err);
+    CHECK_MSG(st == XCONV_OK, "%s", err.msg);
+    if (st != XCONV_OK)
+        return;
+    char options[4096];
+    xconv_step_options(xconv_plan_step(plan, 0), options, sizeof options);
+    xconv_plan_destroy(plan);
+    char *ptx = NULL;
+    size_t len = 0;
+    st = xconv_nvrtc_compile_ptx(xconv_kernel_source("direct_regblock"), options, CC_MAJOR,
+                                 CC_MINOR, &ptx, &len, &err);
+    CHECK_MSG(st == XCONV_OK, "%s", err.msg);
+    CHECK_MSG(ptx && strstr(ptx, "wl[3460];") != NULL, "no 3460-byte shared filter array");
+    free(ptx);
+}
+
 // ---------------------------------------------------------------------------------------------
 
 int main(void)
@@ -391,6 +425,7 @@ int main(void)
     double t0 = xconv_now_ms();
     test_dialect();
     test_planned();
+    test_flat_k_tail();
     test_unplanned_sources();
     printf("  %d programs compiled in %.1f s\n", programs_compiled,
            (xconv_now_ms() - t0) * 1e-3);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Tests of the direct family's planner on synthetic GPU-like and CPU-like device descriptions:
 // every plan respects the device's limits and covers the output, for real and tiny shapes.
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
@@ -65,6 +66,8 @@ static const char *const shapes[] = {
     "n=2,c=16,h=20,w=20,k=16,r=3,groups=16,pad=1",
     "n=1,c=3,h=33,w=65,k=9,r=3",
     "n=1,c=7,h=3,w=200,k=13,r=3,pad=1,groups=1",
+    // VGG-11's first layer: flat regblock on GPUs, 11 channels a block for 32
+    "n=64,c=3,h=100,w=100,k=32,r=3,pad=1",
 };
 
 static const xconv_direct_kind kinds[] = {XCONV_DIRECT_CONST, XCONV_DIRECT_TILED,
@@ -106,9 +109,12 @@ static void check_tiling(const xconv_device_info *info, const xconv_problem *p,
         // filters in local memory at once, one or two blocks per work-item.
         CHECK_MSG(kind == XCONV_DIRECT_REGBLOCK && t->wg_h == 1 && info->is_gpu &&
                   t->block_h == 1 && t->repeat >= 1 && t->repeat <= 2 &&
-                  t->chunk_c == p->c / p->groups &&
-                  t->local_mem_bytes == (size_t)(p->k * t->chunk_c * p->r * p->s) * 4,
+                  t->chunk_c == p->c / p->groups,
                   "%s %s: flat", name, spec);
+        // Past the filters, zeros for what a group's last k-block reads beyond them.
+        int64_t pad = (kg + t->block_k - 1) / t->block_k * t->block_k - kg;
+        CHECK_MSG(t->local_mem_bytes == (size_t)(p->k * t->chunk_c * p->r * p->s + pad) * 4,
+                  "%s %s: flat, %zu bytes of local memory", name, spec, t->local_mem_bytes);
         int64_t blocks = (P + t->block_h - 1) / t->block_h * ((Q + t->block_w - 1) / t->block_w) *
                          ((kg + t->block_k - 1) / t->block_k) * p->groups * p->n;
         int64_t per_group = (int64_t)t->wg_w * t->repeat;
@@ -221,6 +227,28 @@ static void test_gpu_few_channels(void)
     CHECK_MSG(t.block_w % 2 == 0 && 18 % t.block_w == 0, "block width %d", t.block_w);
 }
 
+// VGG-11's first layer with the flat regblock plan an H100 got for it: blocks of 11 channels do
+// not divide 32, the last block reads 33 channels' filters, so one float of zeros follows the
+// 32 x 3 x 3 x 3 staged; groups of 5 channels in blocks of 3 need one too.
+static void test_flat_k_tail(void)
+{
+    xconv_device_info info = gpu_info();
+    xconv_problem p;
+    xconv_error err = {0};
+    xconv_direct_tiling t;
+    CHECK(xconv_shape_parse("n=64,c=3,h=100,w=100,k=32,r=3,pad=1", &p, &err) == XCONV_OK);
+    CHECK(xconv_direct_choose(&info, &p, XCONV_DIRECT_REGBLOCK,
+                              "direct_regblock:128,1,4,1,11,1,1,0,2", &t, &err) == XCONV_OK);
+    CHECK_MSG(t.local_mem_bytes == (32 * 3 * 3 * 3 + 1) * 4, "%zu bytes", t.local_mem_bytes);
+    CHECK(xconv_shape_parse("n=2,c=4,h=12,w=14,k=10,r=3,groups=2", &p, &err) == XCONV_OK);
+    CHECK(xconv_direct_choose(&info, &p, XCONV_DIRECT_REGBLOCK,
+                              "direct_regblock:32,1,4,1,3,1,1,0,2", &t, &err) == XCONV_OK);
+    CHECK_MSG(t.local_mem_bytes == (10 * 2 * 3 * 3 + 1) * 4, "%zu bytes", t.local_mem_bytes);
+    CHECK(xconv_direct_choose(&info, &p, XCONV_DIRECT_REGBLOCK,
+                              "direct_regblock:32,1,4,1,5,1,1,0,2", &t, &err) == XCONV_OK);  // no tail
+    CHECK_MSG(t.local_mem_bytes == 10 * 2 * 3 * 3 * 4, "%zu bytes", t.local_mem_bytes);
+}
+
 // On a CPU with vector units, direct_const computes consecutive columns as one vector, 8 wide
 // where most taps load as one (stride 1 or 2) and 4 wide where most load lane by lane (stride 4,
 // rows narrower than 8); GPUs never get vector columns.
@@ -318,6 +346,29 @@ static void test_small_local_memory(void)
     CHECK_CONTAINS(err.msg, "16 bytes of local memory");
 }
 
+// A filter whose taps alone pass the unrolled loop's bound is refused for that reason on every
+// kind and device, not for local memory (65x65: 4225 multiply-adds per channel; 64x64 fits).
+static void test_unroll_limit(void)
+{
+    const xconv_device_info infos[] = {gpu_info(), cpu_info()};
+    xconv_problem p;
+    xconv_error err = {0};
+    xconv_direct_tiling t;
+    for (int d = 0; d < COUNT(infos); d++)
+        for (int i = 0; i < COUNT(kinds); i++) {
+            CHECK(xconv_shape_parse("n=1,c=1,h=70,w=70,k=1,r=65", &p, &err) == XCONV_OK);
+            CHECK(xconv_direct_choose(&infos[d], &p, kinds[i], NULL, &t, &err) ==
+                  XCONV_ERR_NOT_APPLICABLE);
+            CHECK_CONTAINS(err.msg, xconv_direct_kind_name(kinds[i]));
+            CHECK_CONTAINS(err.msg, "65x65 filter passes the unroll limit");
+            CHECK_CONTAINS(err.msg, "4225");
+            CHECK_MSG(strstr(err.msg, "local memory") == NULL, "%s", err.msg);
+            CHECK(xconv_shape_parse("n=1,c=1,h=70,w=70,k=1,r=64", &p, &err) == XCONV_OK);
+            CHECK_MSG(xconv_direct_choose(&infos[d], &p, kinds[i], NULL, &t, &err) == XCONV_OK,
+                      "64x64 on %s: %s", xconv_direct_kind_name(kinds[i]), err.msg);
+        }
+}
+
 // direct_const applies only while the filters fit the constant buffer, and says the numbers.
 static void test_const_fits(void)
 {
@@ -369,9 +420,11 @@ int main(void)
     test_gpu_like();
     test_cpu_like();
     test_gpu_few_channels();
+    test_flat_k_tail();
     test_cpu_vector_columns();
     test_cpu_tiny_problems();
     test_small_local_memory();
+    test_unroll_limit();
     test_const_fits();
     test_forced();
     return check_summary("test_plan_direct");

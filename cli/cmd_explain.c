@@ -70,6 +70,12 @@ void cli_print_plan(xconv_device *dev, const char *name, const xconv_problem *p)
     for (int i = 0; i < xconv_plan_step_count(plan); i++)
         print_step(plan, i);
     print_workspace(plan);
+    int64_t block_h, block_w;
+    xconv_plan_error_block(plan, &block_h, &block_w);
+    if (block_h > 1 || block_w > 1)
+        printf("  error block: %lldx%lld outputs (computed together: each output's error is "
+               "divided by the largest scale in its block)\n", (long long)block_h,
+               (long long)block_w);
     xconv_plan_destroy(plan);
     double flops = xconv_problem_flops(p), bytes = xconv_problem_min_bytes(p);
     printf("  work: %.4g GFLOP, minimum %.4g MB moved (arithmetic intensity %.1f FLOP/byte)\n",

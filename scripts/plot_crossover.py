@@ -4,7 +4,10 @@
 bench/shapes/fft_crossover.shapes) as one standalone SVG, one panel per device and backend, and
 prints where FFT convolution (the faster of fft and fft_tiled) overtakes every other variant: the
 smallest filter size from which it stays faster over the rest of the sweep.
-Usage: scripts/plot_crossover.py RUN.json [RUN2.json ...] [-o crossover.svg] [--title TEXT]"""
+Only shapes whose name starts with --name (default "crossover") are plotted, so a record may
+hold other shapes too.
+Usage: scripts/plot_crossover.py RUN.json [RUN2.json ...] [-o crossover.svg] [--title TEXT]
+       [--name PREFIX]"""
 import argparse
 import json
 import math
@@ -26,8 +29,9 @@ def filter_size(shape):
     return int(keys["r"]) if "r" in keys else None
 
 
-def load(paths):
-    """Passing, timed records grouped as {(device, backend): {variant: {r: ms}}}."""
+def load(paths, prefix):
+    """Passing, timed records of shapes named PREFIX... grouped as
+    {(device, backend): {variant: {r: ms}}}."""
     panels = {}
     for path in paths:
         with open(path) as f:
@@ -35,6 +39,8 @@ def load(paths):
         for rec in records:
             r = filter_size(rec.get("shape", ""))
             if rec.get("outcome") != "pass" or not rec.get("median_ms") or r is None:
+                continue
+            if not rec.get("shape_name", "").startswith(prefix):
                 continue
             key = (rec["device"], rec["backend"])
             times = panels.setdefault(key, {}).setdefault(rec["variant"], {})
@@ -128,16 +134,18 @@ def main():
     ap.add_argument("-o", "--output", help="SVG file to write (default: crossover.svg)",
                     default="crossover.svg")
     ap.add_argument("--title", default="", help="text before each panel's device name")
+    ap.add_argument("--name", default="crossover", help="plot only the shapes whose name starts "
+                    "with this (default: crossover, the sweep files' names)")
     args = ap.parse_args()
     try:
-        panels = load(args.files)
+        panels = load(args.files, args.name)
     except (OSError, ValueError, KeyError) as e:
         print("plot_crossover: cannot read the results: %s" % e, file=sys.stderr)
         return 2
     panels = {k: v for k, v in panels.items() if any(f in v for f in FFT_VARIANTS)}
     if not panels:
-        print("plot_crossover: no passing timed records of fft or fft_tiled with a filter size",
-              file=sys.stderr)
+        print("plot_crossover: no passing timed records of fft or fft_tiled on shapes named "
+              "%s..." % args.name, file=sys.stderr)
         return 2
     order = []
     for variants in panels.values():

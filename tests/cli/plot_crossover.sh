@@ -24,10 +24,16 @@ for r in range(3, 16, 2):
     for v, ms in (("direct_const", 0.025 * r * r), ("fft", 1.0), ("fft_tiled", 0.5 + 0.1 * r),
                   ("implicit_gemm", 0.5 if r < 15 else 5.0)):
         recs.append({"device": "opencl:0 test", "backend": "opencl", "variant": v,
+                     "shape_name": "crossover:r%d" % r,
                      "shape": "n=4,c=32,h=64,w=64,k=32,r=%d,pad=%d" % (r, r // 2),
                      "outcome": "pass", "median_ms": ms})
 recs.append({"device": "opencl:0 test", "backend": "opencl", "variant": "fft", "shape":
-             "n=4,c=32,h=64,w=64,k=32,r=9,pad=4", "outcome": "fail", "median_ms": 0.001})
+             "n=4,c=32,h=64,w=64,k=32,r=9,pad=4", "shape_name": "crossover:r9",
+             "outcome": "fail", "median_ms": 0.001})
+# A shape of another sweep in the same file (fft_error.shapes' names) is not plotted.
+recs.append({"device": "opencl:0 test", "backend": "opencl", "variant": "fft", "shape":
+             "n=2,c=1,h=6,w=6,k=4,r=3,pad=1", "shape_name": "err:L8c1",
+             "outcome": "pass", "median_ms": 0.002})
 json.dump({"records": recs}, open(sys.argv[1], "w"))
 PY
 python3 scripts/plot_crossover.py "$tmp/sweep.json" -o "$tmp/c.svg" --title sweep \
@@ -39,6 +45,7 @@ check "FFT overtakes direct_const from R=7" grep -q "FFT overtakes direct_const 
 check "FFT overtakes implicit_gemm from R=15" grep -q "FFT overtakes implicit_gemm .*from R=15$" \
     "$tmp/out.txt"
 check "the failed record is left out" bash -c "! grep -q 'R=9 0.001' '$tmp/out.txt'"
+check "other shapes are left out" bash -c "! grep -q 'R=3 0.002' '$tmp/out.txt'"
 check "the SVG is well-formed XML" python3 -c \
     'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' "$tmp/c.svg"
 check "one line per variant" test "$(grep -c '<polyline' "$tmp/c.svg")" -eq 4
@@ -55,10 +62,12 @@ check "a missing file: exit 2" test $? -eq 2
 if "$xconv" devices 2>/dev/null | grep -qi "opencl.*\(pthread\|cpu\|pocl\)\|CPU,"; then
     printf 'name=t:r3 n=1,c=4,h=16,w=16,k=4,r=3,pad=1\nname=t:r7 n=1,c=4,h=16,w=16,k=4,r=7,pad=3\n' \
         >"$tmp/t.shapes"
+    plot=(--name t:)
     "$xconv" bench --shapes "$tmp/t.shapes" --variant direct_const,fft,fft_tiled --device pocl \
         --repeat 2 --warmup 1 --json "$tmp/real.json" >"$tmp/bench.txt" 2>&1
     check "xconv bench of the sweep exits 0" test $? -eq 0 || cat "$tmp/bench.txt"
-    python3 scripts/plot_crossover.py "$tmp/real.json" -o "$tmp/real.svg" >"$tmp/real.txt" 2>&1
+    python3 scripts/plot_crossover.py "$tmp/real.json" "${plot[@]}" -o "$tmp/real.svg" \
+        >"$tmp/real.txt" 2>&1
     check "plot_crossover reads xconv's JSON" test $? -eq 0
     cat "$tmp/real.txt"
     check "one line per variant measured" test "$(grep -c '<polyline' "$tmp/real.svg")" -eq 3

@@ -4,7 +4,7 @@
 # 2, 3, 5; one plane, an odd batch, 75x75 as big11x11's transform), each checked against a
 # float64 FFT and against the other, timed, in records; bad sizes refused. Skips (exit 77) when
 # no OpenCL CPU device is installed; VkFFT's rows are n/a, and said so, when xconv was built
-# without vkFFT.h.
+# without vkFFT.h (which fails the test where /usr/include/vkFFT.h exists).
 # Usage: fft_vkfft.sh PATH/TO/xconv
 set -u
 xconv=$1
@@ -26,6 +26,9 @@ check "bench --fft exits 0" test "$rc" -eq 0 || cat "$tmp/err.txt"
 vkfft=yes
 grep -q "VkFFT not built" "$tmp/err.txt" && vkfft=no
 echo "VkFFT built: $vkfft"
+# Where Debian's libvkfft-dev is installed (make's package list), VkFFT must have been built in.
+check "VkFFT built where vkFFT.h is installed" \
+    bash -c "[ $vkfft = yes ] || [ ! -f /usr/include/vkFFT.h ]"
 check "four records per size, ours checked and timed, VkFFT's too or n/a without it" python3 -c '
 import json, sys
 recs = json.load(open(sys.argv[1]))["records"]

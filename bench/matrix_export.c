@@ -111,7 +111,9 @@ static void write_record(FILE *f, const xconv_matrix_record *m)
         size_t size;
     } strings[] = {
         {"device", r->device, sizeof r->device},   {"backend", r->backend, sizeof r->backend},
-        {"driver", r->driver, sizeof r->driver},   {"variant", r->variant, sizeof r->variant},
+        {"driver", r->driver, sizeof r->driver},
+        {"libraries", r->libraries, sizeof r->libraries},
+        {"variant", r->variant, sizeof r->variant},
         {"family", r->family, sizeof r->family},   {"shape_name", r->shape_name,
                                                     sizeof r->shape_name},
         {"shape", r->shape, sizeof r->shape},      {"reference", r->reference,

@@ -115,13 +115,21 @@ xconv_record *xconv_record_list_add(xconv_record_list *list)
         list->cap = cap;
     }
     xconv_record *r = &list->recs[list->count++];
+    xconv_record_clear(r);
+    return r;
+}
+
+void xconv_record_clear(xconv_record *r)
+{
     memset(r, 0, sizeof *r);
     r->worst_index = -1;
     r->max_norm_err = NAN;
     r->max_block_err = NAN;
     r->error_block_h = r->error_block_w = 1;
+    r->median_ms = r->min_ms = r->max_ms = NAN;
+    r->compile_ms = r->gflops = r->gbps = NAN;
     r->cmp.worst_index = -1;
-    return r;
+    r->cmp.other_ms = r->cmp.ratio = NAN;
 }
 
 int xconv_record_list_failed(const xconv_record_list *list)

@@ -47,7 +47,8 @@ typedef struct load_field {
 // A record's keys (docs/matrix_schema.md); "pass" is checked against "outcome" separately.
 static const load_field record_fields[] = {
     REC(device, F_STRING, true),      REC(backend, F_STRING, false),
-    REC(driver, F_STRING, false),     REC(variant, F_STRING, true),
+    REC(driver, F_STRING, false),     REC(libraries, F_STRING, false),
+    REC(variant, F_STRING, true),
     REC(family, F_STRING, false),     REC(shape_name, F_STRING, false),
     REC(shape, F_STRING, true),       REC(reference, F_STRING, false),
     REC(seed, F_U64, false),          REC(repeat, F_INT, false),

@@ -23,6 +23,7 @@ int cmd_bench_fft(const cli_options *opts);   // bench --fft (cli/cmd_fft.c)
 int cmd_explain(const cli_options *opts);
 int cmd_parity(const cli_options *opts);
 int cmd_report(const cli_options *opts);
+int cmd_find(const cli_options *opts);
 
 // A shape to run: its suite name ("" for --shape) and problem.
 typedef struct cli_shape {
@@ -58,19 +59,49 @@ int cli_shape_from_file(const char *path, xconv_problem *p, unsigned *seen);
 int cli_select_devices(const cli_options *opts, xconv_device_list *list, int *indices,
                        int *count);
 
-// Writes a file through writer into a temporary beside path and renames it into place, so a
-// failure leaves no partial file. Returns 0, or CLI_FAILED after printing why.
-int cli_write_file(const char *path, int (*writer)(FILE *f, const void *ctx), const void *ctx);
-
-// Writes the records to --json and --csv when asked for. Returns 0, or CLI_FAILED after printing
-// why.
-int cli_write_records(const xconv_record_list *list, const cli_options *opts);
-
-// Prints the plan of variant `name` (or "auto") for p on dev: steps with their defines and
-// geometry, workspace regions, FLOPs, bytes and the floor.
+// Prints the plan of variant `name` (or "auto", with what it chose and why) for p on dev: steps
+// with their defines and geometry, workspace regions, FLOPs, bytes and the floor.
 void cli_print_plan(xconv_device *dev, const char *name, const xconv_problem *p);
 
-// Prints an error message from the library in the CLI's format.
+// ---------------------------------------------------------------------------------------------
+// Messages (cli/message.c): everything the CLI says on stderr is "xconv COMMAND: message".
+
+// Names the command running, for the messages' prefix (main sets it once).
+void cli_set_command(const char *name);
+
+// Prints "xconv COMMAND: " and the printf-style message, with a newline, on stderr.
+void cli_error(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
+// Prints a library error as "xconv COMMAND: CONTEXT: message"; the context is left out when
+// the message names it already (NULL: none).
 void cli_print_error(const char *context, const xconv_error *err);
+
+// Returns the host's physical memory in bytes (0 when the system does not say).
+uint64_t cli_host_memory(void);
+
+// ---------------------------------------------------------------------------------------------
+// The cache (cli/cache.c)
+
+// Reads --find (db, trust or off; with allow_modes also normal and exhaustive, which plan like
+// db) into the cache flags *flags. Returns 0 or CLI_USAGE after printing the valid values.
+int cli_find_policy(const cli_options *opts, bool allow_modes, unsigned *flags);
+
+// Writes the cache folder into buf: $XCONV_CACHE_DIR, else $XDG_CACHE_HOME/xconv, else
+// ~/.cache/xconv. Returns false when there is none ($XCONV_CACHE_DIR "" or "none": no cache).
+bool cli_cache_folder(char *buf, size_t len);
+
+// Opens the cache with flags; NULL when there is none or it cannot be opened (said with
+// --verbose: xconv then runs without one).
+xconv_cache *cli_cache_open(const cli_options *opts, unsigned flags);
+
+// Prints the cache's warnings on stderr ("xconv: warning: ..."); NULL is ignored.
+void cli_cache_print_warnings(xconv_cache *cache);
+
+// Prints the cache's warnings and closes it; NULL is ignored.
+void cli_cache_close(xconv_cache *cache);
 
 #endif // XCONV_CLI_H

@@ -66,6 +66,9 @@ void cli_print_plan(xconv_device *dev, const char *name, const xconv_problem *p)
         printf("  %s: %s\n", xconv_status_to_string(err.status), err.msg);
         return;
     }
+    xconv_auto_info chose;
+    if (xconv_plan_auto_info(plan, &chose))
+        printf("  auto: %s\n", chose.why);
     printf("  %s\n", xconv_plan_summary(plan));
     for (int i = 0; i < xconv_plan_step_count(plan); i++)
         print_step(plan, i);
@@ -103,28 +106,35 @@ int cmd_explain(const cli_options *opts)
         cli_collect_variants(opts, true, variants, &nvariants))
         return CLI_USAGE;
     if (nshapes == 0 || nvariants == 0) {
-        fprintf(stderr, "xconv explain: give --shape SPEC and --variant NAME\n");
+        cli_error("give --shape SPEC and --variant NAME");
         return CLI_USAGE;
     }
     const char *names[CLI_MAX_LIST];  // NULL stands for "auto"
     for (int v = 0; v < nvariants; v++)
         names[v] = variants[v] ? xconv_variant_get_info(variants[v])->name : "auto";
+    unsigned flags = 0;
+    if (cli_find_policy(opts, false, &flags))
+        return CLI_USAGE;
     xconv_device_list list;
     int indices[CLI_MAX_LIST], ndevices = 0;
     int rc = cli_select_devices(opts, &list, indices, &ndevices);
     if (rc)
         return rc;
     static xconv_error err;
-    for (int d = 0; d < ndevices; d++) {
+    xconv_cache *cache = cli_cache_open(opts, flags);
+    for (int d = 0; d < ndevices && rc == CLI_OK; d++) {
         xconv_device *dev = xconv_device_open_info(&list.devices[indices[d]], &err);
         if (!dev) {
             cli_print_error("device", &err);
-            return CLI_FAILED;
+            rc = CLI_FAILED;
+            break;
         }
+        xconv_device_set_cache(dev, cache);
         for (int s = 0; s < nshapes; s++)
             for (int v = 0; v < nvariants; v++)
                 cli_print_plan(dev, names[v], &shapes[s].problem);
         xconv_device_close(dev);
     }
-    return CLI_OK;
+    cli_cache_close(cache);
+    return rc;
 }

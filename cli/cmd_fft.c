@@ -10,6 +10,7 @@
 #include "../bench/vkfft.h"
 #include "../validate/reference.h"
 #include "cli.h"
+#include "stream.h"
 
 // Errors are |out - ref| over the plane's sum |x| (R2C) or the full spectrum's sum |Y| (C2R),
 // the bounds of any one output's rounding. Both libraries land near 1e-8 (log2 L rounding

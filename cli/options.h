@@ -43,6 +43,11 @@ typedef struct cli_options {
     const char *peaks[CLI_MAX_LIST];     // report --peaks [DEV=]GFLOPS,GBPS (repeatable)
     int npeaks;
     double margin;                       // report --margin PCT (default 5)
+    const char *find_policy;             // --find db|trust|off (run also normal|exhaustive)
+    const char *find_mode;               // find --mode fast|normal|exhaustive
+    double budget;                       // find --budget SECONDS of tuning a shape
+    bool list, clear, clear_kernels;     // find --list, --clear, --clear-kernels
+    bool force;                          // find --force: re-time fresh records too
 } cli_options;
 
 // Parses argv[2..] for `command` into opts. Returns 0, or 2 after printing a message on stderr

@@ -16,8 +16,8 @@ fi
 # shellcheck source=checks.bash
 source "$(dirname "${BASH_SOURCE[0]}")/checks.bash"
 
-SHAPES=40  # of which about a quarter have stride 1 and dilation 1
-SEED=20
+SHAPES=40
+SEED=2  # 8 of its 40 shapes have stride 1, dilation 1 and a filter larger than 1x1
 "$xconv" validate --random "$SHAPES" --seed "$SEED" --variant fft,fft_tiled --device pocl \
     --json "$tmp/r.json" >"$tmp/out.txt" 2>&1
 rc=$?

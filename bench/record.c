@@ -95,6 +95,19 @@ const char *xconv_outcome_name(xconv_outcome outcome)
     return "unknown";
 }
 
+void xconv_record_set_floor(xconv_record *r, const xconv_problem *p, double peak_gflops,
+                            double peak_gbps)
+{
+    r->floor_ms = r->floor_share = NAN;
+    if (!(peak_gflops > 0) || !(peak_gbps > 0))
+        return;
+    double t_flop = xconv_problem_flops(p) / (peak_gflops * 1e9) * 1e3;
+    double t_byte = xconv_problem_min_bytes(p) / (peak_gbps * 1e9) * 1e3;
+    r->floor_ms = t_flop > t_byte ? t_flop : t_byte;
+    if (r->repeat > 0 && r->median_ms > 0 && isfinite(r->median_ms))
+        r->floor_share = r->floor_ms / r->median_ms;
+}
+
 // ---------------------------------------------------------------------------------------------
 // The list
 
@@ -128,6 +141,7 @@ void xconv_record_clear(xconv_record *r)
     r->error_block_h = r->error_block_w = 1;
     r->median_ms = r->min_ms = r->max_ms = NAN;
     r->compile_ms = r->gflops = r->gbps = NAN;
+    r->floor_ms = r->floor_share = NAN;
     r->cmp.worst_index = -1;
     r->cmp.other_ms = r->cmp.ratio = NAN;
 }

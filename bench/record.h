@@ -45,6 +45,8 @@ typedef struct xconv_record {
     double median_ms, min_ms, max_ms;
     double compile_ms;     // program build time, kept out of the timings
     double gflops, gbps;   // from the median: FLOPs and minimum bytes (<xconv/xconv.h>) over time
+    double floor_ms;       // the roofline floor on the device's peaks; NAN when they are unknown
+    double floor_share;    // floor_ms / median_ms; NAN without a floor or a time
     double max_norm_err;   // max over elements of |y - ref| / (the element's sum |x*w|)
     // Variants that compute blocks of outputs together (Winograd tiles, FFT transforms) are
     // checked against their threshold over the block: each element's error is divided by the
@@ -72,6 +74,12 @@ void xconv_run_info_init(xconv_run_info *info, int argc, char **argv);
 
 // Returns "pass", "FAIL", "n/a", "error".
 const char *xconv_outcome_name(xconv_outcome outcome);
+
+// Sets r's floor from the device's peaks (GFLOP/s and GB/s, 0 when unknown): floor_ms =
+// max(FLOPs / peak, minimum bytes / bandwidth) of problem p, and floor_share = floor_ms over r's
+// median when it has one; NAN for what is unknown.
+void xconv_record_set_floor(xconv_record *r, const xconv_problem *p, double peak_gflops,
+                            double peak_gbps);
 
 // ---------------------------------------------------------------------------------------------
 // The list a command collects its records in
@@ -122,7 +130,7 @@ void xconv_csv_write_row(FILE *f, const xconv_record *rec, bool with_cmp);
 
 // The table's column widths, for writing rows as records finish: widen it with every record
 // (or a stand-in carrying the longest names) before the header is written.
-#define XCONV_TABLE_COLUMNS 11
+#define XCONV_TABLE_COLUMNS 12
 typedef struct xconv_table {
     int widths[XCONV_TABLE_COLUMNS];
     bool timings;          // with the timing columns

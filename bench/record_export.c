@@ -42,6 +42,7 @@ static const record_field fields[] = {
     FIELD(median_ms, FIELD_DOUBLE),   FIELD(min_ms, FIELD_DOUBLE),
     FIELD(max_ms, FIELD_DOUBLE),      FIELD(compile_ms, FIELD_DOUBLE),
     FIELD(gflops, FIELD_DOUBLE),      FIELD(gbps, FIELD_DOUBLE),
+    FIELD(floor_ms, FIELD_DOUBLE),    FIELD(floor_share, FIELD_DOUBLE),
     FIELD(max_norm_err, FIELD_DOUBLE), FIELD(error_block_h, FIELD_I64),
     FIELD(error_block_w, FIELD_I64),  FIELD(max_block_err, FIELD_DOUBLE),
     FIELD(threshold, FIELD_DOUBLE),

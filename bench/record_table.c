@@ -19,7 +19,7 @@ typedef struct table_column {
 } table_column;
 
 enum { COL_BACKEND, COL_DEVICE, COL_VARIANT, COL_SHAPE, COL_OUTCOME, COL_ERR, COL_MEDIAN,
-       COL_MIN, COL_MAX, COL_GFLOPS, COL_GBPS, COL_COUNT };
+       COL_MIN, COL_MAX, COL_GFLOPS, COL_GBPS, COL_FLOOR, COL_COUNT };
 _Static_assert(COL_COUNT == XCONV_TABLE_COLUMNS, "record.h's column count");
 
 static const table_column columns[COL_COUNT] = {
@@ -34,6 +34,7 @@ static const table_column columns[COL_COUNT] = {
     [COL_MAX] = { "max ms", 12, true, true },
     [COL_GFLOPS] = { "GFLOP/s", 10, true, true },
     [COL_GBPS] = { "GB/s", 9, true, true },
+    [COL_FLOOR] = { "of floor", 8, true, true },  // '-' where the device's peaks are unknown
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -98,6 +99,7 @@ static void record_cells(const xconv_record *rec, char cells[COL_COUNT][CELL_LEN
     number_cell(cells[COL_MAX], "%.4f", rec->max_ms, timed);
     number_cell(cells[COL_GFLOPS], "%.1f", rec->gflops, timed);
     number_cell(cells[COL_GBPS], "%.1f", rec->gbps, timed);
+    number_cell(cells[COL_FLOOR], "%.1f%%", rec->floor_share * 100, timed && rec->floor_share > 0);
 }
 
 // ---------------------------------------------------------------------------------------------

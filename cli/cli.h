@@ -7,7 +7,9 @@
 
 #include <xconv/xconv.h>
 
+#include "../bench/peaks_file.h"
 #include "../bench/record.h"
+#include "../bench/report.h"
 #include "options.h"
 
 // Exit codes: 0 success, 1 a check failed or a run errored, 2 bad usage or input.
@@ -24,12 +26,17 @@ int cmd_explain(const cli_options *opts);
 int cmd_parity(const cli_options *opts);
 int cmd_report(const cli_options *opts);
 int cmd_find(const cli_options *opts);
+int cmd_matrix(const cli_options *opts);      // cli/matrix_cmd.c
+int cmd_peaks(const cli_options *opts);       // cli/cmd_peaks.c
+int cmd_behaviour(const cli_options *opts);  // cli/cmd_behaviour.c
 
 // A shape to run: its suite name ("" for --shape) and problem.
 typedef struct cli_shape {
     char name[32];
     xconv_problem problem;
     double weight;  // how often it occurs in its network (--shapes files), else 1
+    char set[64];   // where it came from: the suite, the shape file's name, "--shape", "random"
+    bool from_file; // it came from a --shapes file (a network whose weights add up)
 } cli_shape;
 
 #define CLI_MAX_SHAPES 256
@@ -54,14 +61,50 @@ void cli_plan_options(xconv_plan_options *plan);
 // Returns 0 or CLI_USAGE after printing why (unreadable, bad, or more than one shape).
 int cli_shape_from_file(const char *path, xconv_problem *p, unsigned *seen);
 
-// Lists devices and resolves --device selectors (none: the default device) into indices of
-// list. Returns 0 or CLI_USAGE/CLI_FAILED after printing why.
+// Lists devices and resolves --device selectors (none: the default device; "all": every device)
+// into indices of list, each device once. Returns 0 or CLI_USAGE/CLI_FAILED after printing why.
 int cli_select_devices(const cli_options *opts, xconv_device_list *list, int *indices,
                        int *count);
 
+// ---------------------------------------------------------------------------------------------
+// Peaks for floors (cli/peaks.c): XCONV_PEAKS, else the peaks file of `xconv peaks`
+
+// A device's peaks and where they came from.
+typedef struct cli_peaks {
+    double gflops, gbps, gbps_read;  // 0 when unknown
+    char source[32];                 // "XCONV_PEAKS", "measured" or "" (unknown)
+} cli_peaks;
+
+// What floors are drawn from: XCONV_PEAKS's entries and the peaks file.
+typedef struct cli_peaks_source {
+    char path[4096];                      // the peaks file ("" when none can be named)
+    xconv_peaks_file file;                // its entries (none when it does not exist)
+    xconv_report_peaks env[CLI_MAX_LIST]; // XCONV_PEAKS="[DEV=]GFLOPS,GBPS;..." in order
+    int nenv;
+} cli_peaks_source;
+
+// Writes the peaks file's path into buf (len bytes): --peaks-file, else
+// $XDG_CACHE_HOME/xconv/peaks.json, else $HOME/.cache/xconv/peaks.json; "" when none is set.
+void cli_peaks_path(const cli_options *opts, char *buf, size_t len);
+
+// Reads XCONV_PEAKS and the peaks file into *src. Returns 0, or CLI_USAGE after printing why
+// (a malformed XCONV_PEAKS or peaks file).
+int cli_peaks_open(const cli_options *opts, cli_peaks_source *src);
+
+// Fills *out with the peaks of the device info describes: the first XCONV_PEAKS entry whose
+// DEV is in its label, platform, vendor or version (case-insensitive, as --device matches), else
+// the peaks file's entry of its name, backend and driver, else unknown.
+void cli_peaks_lookup(const cli_peaks_source *src, const xconv_device_info *info,
+                      cli_peaks *out);
+
+// Frees what src holds.
+void cli_peaks_close(cli_peaks_source *src);
+
 // Prints the plan of variant `name` (or "auto", with what it chose and why) for p on dev: steps
-// with their defines and geometry, workspace regions, FLOPs, bytes and the floor.
-void cli_print_plan(xconv_device *dev, const char *name, const xconv_problem *p);
+// with their defines and geometry, workspace regions, FLOPs, bytes and the floor at peaks (NULL:
+// unknown).
+void cli_print_plan(xconv_device *dev, const char *name, const xconv_problem *p,
+                    const cli_peaks *peaks);
 
 // ---------------------------------------------------------------------------------------------
 // Messages (cli/message.c): everything the CLI says on stderr is "xconv COMMAND: message".

@@ -5,16 +5,6 @@
 
 #include "cli.h"
 
-// Reads the device's peaks from XCONV_PEAKS="GFLOPS,GBPS" when the device does not know them.
-static void device_peaks(const xconv_device_info *info, double *gflops, double *gbps)
-{
-    *gflops = info->peak_gflops;
-    *gbps = info->peak_gbps;
-    const char *env = getenv("XCONV_PEAKS");
-    if (env && (*gflops <= 0 || *gbps <= 0) && sscanf(env, "%lf,%lf", gflops, gbps) != 2)
-        *gflops = *gbps = 0;
-}
-
 // Prints step i of plan: what it runs, its geometry and its defines.
 static void print_step(const xconv_plan *plan, int i)
 {
@@ -49,7 +39,26 @@ static void print_workspace(const xconv_plan *plan)
     }
 }
 
-void cli_print_plan(xconv_device *dev, const char *name, const xconv_problem *p)
+// Prints the floor of p at the device's peaks (NULL or unknown: says how to measure them).
+static void print_floor(const xconv_problem *p, const cli_peaks *peaks)
+{
+    double flops = xconv_problem_flops(p), bytes = xconv_problem_min_bytes(p);
+    printf("  work: %.4g GFLOP, minimum %.4g MB moved (arithmetic intensity %.1f FLOP/byte)\n",
+           flops * 1e-9, bytes * 1e-6, flops / bytes);
+    if (!peaks || !(peaks->gflops > 0 && peaks->gbps > 0)) {
+        printf("  floor: unknown (measure the device's peaks with xconv peaks, or set "
+               "XCONV_PEAKS=GFLOPS,GBPS)\n");
+        return;
+    }
+    double t_flop = flops / (peaks->gflops * 1e9) * 1e3, t_byte = bytes / (peaks->gbps * 1e9) * 1e3;
+    printf("  floor: %.4g ms (%s-bound: %.4g ms of arithmetic at %.0f GFLOP/s, %.4g ms of "
+           "traffic at %.0f GB/s; peaks %s)\n",
+           t_flop > t_byte ? t_flop : t_byte, t_flop > t_byte ? "compute" : "memory", t_flop,
+           peaks->gflops, t_byte, peaks->gbps, peaks->source);
+}
+
+void cli_print_plan(xconv_device *dev, const char *name, const xconv_problem *p,
+                    const cli_peaks *peaks)
 {
     static xconv_error err;
     char label[320], spec[256];
@@ -80,20 +89,7 @@ void cli_print_plan(xconv_device *dev, const char *name, const xconv_problem *p)
                "divided by the largest scale in its block)\n", (long long)block_h,
                (long long)block_w);
     xconv_plan_destroy(plan);
-    double flops = xconv_problem_flops(p), bytes = xconv_problem_min_bytes(p);
-    printf("  work: %.4g GFLOP, minimum %.4g MB moved (arithmetic intensity %.1f FLOP/byte)\n",
-           flops * 1e-9, bytes * 1e-6, flops / bytes);
-    double gflops, gbps;
-    device_peaks(info, &gflops, &gbps);
-    if (gflops > 0 && gbps > 0) {
-        double t_flop = flops / (gflops * 1e9) * 1e3, t_byte = bytes / (gbps * 1e9) * 1e3;
-        printf("  floor: %.4g ms (%s-bound: %.4g ms of arithmetic at %.0f GFLOP/s, %.4g ms of "
-               "traffic at %.0f GB/s)\n",
-               t_flop > t_byte ? t_flop : t_byte, t_flop > t_byte ? "compute" : "memory",
-               t_flop, gflops, t_byte, gbps);
-    } else {
-        printf("  floor: unknown (set XCONV_PEAKS=GFLOPS,GBPS to the device's measured peaks)\n");
-    }
+    print_floor(p, peaks);
 }
 
 int cmd_explain(const cli_options *opts)
@@ -120,6 +116,9 @@ int cmd_explain(const cli_options *opts)
     int rc = cli_select_devices(opts, &list, indices, &ndevices);
     if (rc)
         return rc;
+    static cli_peaks_source peaks_src;
+    if ((rc = cli_peaks_open(opts, &peaks_src)))
+        return rc;
     static xconv_error err;
     xconv_cache *cache = cli_cache_open(opts, flags);
     for (int d = 0; d < ndevices && rc == CLI_OK; d++) {
@@ -130,11 +129,14 @@ int cmd_explain(const cli_options *opts)
             break;
         }
         xconv_device_set_cache(dev, cache);
+        cli_peaks peaks;
+        cli_peaks_lookup(&peaks_src, xconv_device_get_info(dev), &peaks);
         for (int s = 0; s < nshapes; s++)
             for (int v = 0; v < nvariants; v++)
-                cli_print_plan(dev, names[v], &shapes[s].problem);
+                cli_print_plan(dev, names[v], &shapes[s].problem, &peaks);
         xconv_device_close(dev);
     }
     cli_cache_close(cache);
+    cli_peaks_close(&peaks_src);
     return rc;
 }

@@ -64,10 +64,11 @@ static void add_setup_errors(cli_stream *out, const xconv_variant *const *varian
     cli_stream_emit(out, first);
 }
 
-// Runs every variant on every shape on the device info describes, streaming the records.
+// Runs every variant on every shape on the device info describes, streaming the records; bench's
+// records get their roofline floor at peaks.
 static void run_device(const xconv_harness_opts *hopts, const xconv_device_info *info,
                        const cli_shape *shapes, int nshapes, const xconv_variant *const *asked,
-                       int nasked, xconv_cache *cache, cli_stream *out)
+                       int nasked, xconv_cache *cache, const cli_peaks *peaks, cli_stream *out)
 {
     static xconv_error err;
     char label[320], spec[256];
@@ -103,6 +104,8 @@ static void run_device(const xconv_harness_opts *hopts, const xconv_device_info 
                 add_setup_errors(out, variants + v, nvariants - v, label, &shapes[s], &err);
                 break;
             }
+            if (hopts->repeat > 0)  // bench: the roofline floor at the device's peaks
+                xconv_record_set_floor(r, &shapes[s].problem, peaks->gflops, peaks->gbps);
             cli_stream_emit(out, first);
         }
         xconv_case_destroy(c);
@@ -159,12 +162,16 @@ static int run_matrix(const cli_options *opts, bool timing)
     int indices[CLI_MAX_LIST], ndevices = 0;
     if (!rc)
         rc = devices ? cli_select_devices(opts, devices, indices, &ndevices) : CLI_FAILED;
+    static cli_peaks_source peaks_src;  // bench's floors
+    if (!rc && timing)
+        rc = cli_peaks_open(opts, &peaks_src);
     cli_stream out;
     if (!rc) {
         int total = plan_run(devices, indices, ndevices, shapes, nshapes, asked, nasked, NULL);
         rc = cli_stream_open(&out, opts, total, timing, false, true);
     }
     if (rc) {
+        cli_peaks_close(&peaks_src);
         free(shapes);
         free(devices);
         return rc;
@@ -179,10 +186,15 @@ static int run_matrix(const cli_options *opts, bool timing)
     cli_plan_options(&hopts.plan);
     fprintf(stderr, "seed %llu\n", (unsigned long long)hopts.seed);
     xconv_cache *cache = cli_cache_open(opts, flags);
-    for (int d = 0; d < ndevices && !cli_stream_stopping(&out); d++)
+    for (int d = 0; d < ndevices && !cli_stream_stopping(&out); d++) {
+        cli_peaks peaks = {0};
+        if (timing)
+            cli_peaks_lookup(&peaks_src, &devices->devices[indices[d]], &peaks);
         run_device(&hopts, &devices->devices[indices[d]], shapes, nshapes, asked, nasked, cache,
-                   &out);
+                   &peaks, &out);
+    }
     cli_cache_close(cache);
+    cli_peaks_close(&peaks_src);
     rc = nasked ? cli_stream_require_run(&out) : 0;
     free(shapes);
     free(devices);

@@ -280,8 +280,14 @@ static int run_problem(const cli_options *opts, const xconv_problem *p, const fl
             cli_cache_close(cache);
             return rc;
         }
-        if (opts->verbose)
-            cli_print_plan(dev, name, p);
+        if (opts->verbose) {
+            static cli_peaks_source src;  // unknown peaks when the peaks file is bad
+            cli_peaks peaks = {0};
+            if (cli_peaks_open(opts, &src) == 0)
+                cli_peaks_lookup(&src, xconv_device_get_info(dev), &peaks);
+            cli_peaks_close(&src);
+            cli_print_plan(dev, name, p, &peaks);
+        }
     }
     float *rx = NULL, *rw = NULL;
     if (!file_x && random_inputs(opts, p, &rx, &rw)) {

@@ -30,10 +30,20 @@ static const command commands[] = {
      "[--device D ...] [--repeat N] [--json FILE] [--csv FILE] | bench --gemm M,N,K|standard "
      "| bench --fft LHxLW[:BATCH],...|standard",
      "time variants with device events (checked first)"},
+    {"matrix", cmd_matrix,
+     "matrix [--suite NAME | --shape SPEC | --shapes FILE ...] [--variant V ... | --family F ...] "
+     "[--device D ... | --device all] [--repeat N] [--json FILE] [--csv FILE]",
+     "every variant x shape x device, checked then timed: tables, floors, auto's picks"},
+    {"peaks", cmd_peaks, "peaks [--device D ... | --device all] [--repeat N] [--peaks-file FILE]",
+     "measure each device's fp32 FMA throughput and memory bandwidth, for floors"},
     {"report", cmd_report,
-     "report RUN.json [RUN2.json ...] [-o REPORT.html] [--svg DIR] [--compare BASE.json] "
-     "[--peaks [DEV=]GFLOPS,GBPS ...] [--shapes FILE ...] [--margin PCT]",
+     "report RUN.json [RUN2.json | BEHAVIOUR.json ...] [-o REPORT.html] [--svg DIR] "
+     "[--compare BASE.json] [--peaks [DEV=]GFLOPS,GBPS ...] [--shapes FILE ...] [--margin PCT]",
      "one HTML page of results files: heatmaps, rooflines, winners, runs compared"},
+    {"behaviour", cmd_behaviour,
+     "behaviour [--suite NAME | --shape SPEC | --shapes FILE | --random N ...] [--variant V ...] "
+     "[--device D ... | --device all] [--json FILE]",
+     "how each device stack computes: accuracy, determinism, NaN/Inf, -0, denormals, agreement"},
     {"explain", cmd_explain, "explain --shape SPEC | --shapes FILE --variant V|auto [--device D]",
      "show the plan chosen for a shape on a device"},
     {"find", cmd_find,
@@ -50,7 +60,8 @@ static const char environment_help[] =
     "  XCONV_GEMM_CHUNK   caps the images per im2col pass\n"
     "  XCONV_FFT_TILE     forces the FFT family's transform size L or HxW (docs/fft_family.md)\n"
     "  XCONV_FFT_CHUNK    caps the images per FFT pass\n"
-    "  XCONV_PEAKS        GFLOPS,GBPS of the device, for explain's floor\n"
+    "  XCONV_PEAKS        [DEV=]GFLOPS,GBPS[;...]: peaks for floors, over xconv peaks' "
+    "measurements\n"
     "  XCONV_CACHE_DIR    the cache of compiled kernels and the find-db (default\n"
     "                     $XDG_CACHE_HOME/xconv, else ~/.cache/xconv; none: no cache)\n";
 

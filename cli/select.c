@@ -24,9 +24,12 @@ static int collect_file(const char *path, cli_shape *shapes, int *count)
         xconv_shapes_free(entries);
         return CLI_USAGE;
     }
+    const char *slash = strrchr(path, '/');
     for (int i = 0; i < n; i++) {
         cli_shape *s = &shapes[(*count)++];
         snprintf(s->name, sizeof s->name, "%s", entries[i].name);
+        snprintf(s->set, sizeof s->set, "%s", slash ? slash + 1 : path);
+        s->from_file = true;
         s->problem = entries[i].problem;
         s->weight = entries[i].weight;
     }
@@ -46,6 +49,9 @@ static int collect_random(const cli_options *opts, cli_shape *shapes, int *count
     for (int i = 0; i < opts->random; i++) {
         cli_shape *s = &shapes[(*count)++];
         snprintf(s->name, sizeof s->name, "rand%d", i);
+        snprintf(s->set, sizeof s->set, "random");
+        s->weight = 1;
+        s->from_file = false;
         if (xconv_shape_random(opts->seed, i, &s->problem, &err) != XCONV_OK) {
             cli_print_error(s->name, &err);
             return CLI_FAILED;
@@ -83,7 +89,9 @@ int cli_collect_shapes(const cli_options *opts, const char *default_suite, cli_s
         for (int j = 0; j < n && *count < CLI_MAX_SHAPES; j++) {
             cli_shape *s = &shapes[(*count)++];
             snprintf(s->name, sizeof s->name, "%s", suite[j].name);
+            snprintf(s->set, sizeof s->set, "%s", suites[i]);
             s->weight = 1;
+            s->from_file = false;
             if (xconv_shape_parse(suite[j].spec, &s->problem, &err) != XCONV_OK) {
                 cli_print_error(suite[j].name, &err);
                 return CLI_FAILED;
@@ -93,7 +101,9 @@ int cli_collect_shapes(const cli_options *opts, const char *default_suite, cli_s
     for (int i = 0; i < opts->nshapes && *count < CLI_MAX_SHAPES; i++) {
         cli_shape *s = &shapes[(*count)++];
         s->name[0] = '\0';
+        snprintf(s->set, sizeof s->set, "--shape");
         s->weight = 1;
+        s->from_file = false;
         if (xconv_shape_parse(opts->shapes[i], &s->problem, &err) != XCONV_OK) {
             cli_print_error("--shape", &err);
             return CLI_USAGE;
@@ -205,6 +215,16 @@ static unsigned backends_named(const char *selector)
     return ~0u;
 }
 
+// Appends device index to indices (*count so far) unless it is there already.
+static void add_device(int *indices, int *count, int index)
+{
+    for (int i = 0; i < *count; i++)
+        if (indices[i] == index)
+            return;
+    if (*count < CLI_MAX_LIST)
+        indices[(*count)++] = index;
+}
+
 int cli_select_devices(const cli_options *opts, xconv_device_list *list, int *indices,
                        int *count)
 {
@@ -218,6 +238,11 @@ int cli_select_devices(const cli_options *opts, xconv_device_list *list, int *in
     xconv_devices_list_backends(list, backends);  // only those named: starting one costs
     for (int i = 0; i < nsel; i++) {
         const char *sel = opts->ndevices ? opts->devices[i] : getenv("XCONV_DEVICE");
+        if (sel && strcmp(sel, "all") == 0 && list->count > 0) {  // every device listed
+            for (int d = 0; d < list->count; d++)
+                add_device(indices, count, d);
+            continue;
+        }
         int index = xconv_device_select(list, sel, &err);
         if (index < 0) {
             cli_print_error(opts->ndevices ? "--device" : sel && *sel ? "XCONV_DEVICE" : NULL,
@@ -229,7 +254,7 @@ int cli_select_devices(const cli_options *opts, xconv_device_list *list, int *in
             }
             return CLI_USAGE;
         }
-        indices[(*count)++] = index;
+        add_device(indices, count, index);
     }
     return 0;
 }

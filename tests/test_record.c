@@ -257,7 +257,8 @@ static void test_json(void)
             "d = json.load(open(sys.argv[1], encoding=\"utf-8\"))\n"
             "assert d[\"tool\"] == \"xconv\" and len(d[\"records\"]) == 3\n"
             "keys = \"device backend driver libraries variant family shape_name shape reference "
-            "seed repeat median_ms min_ms max_ms compile_ms gflops gbps max_norm_err error_block_h "
+            "seed repeat median_ms min_ms max_ms compile_ms gflops gbps floor_ms floor_share "
+            "max_norm_err error_block_h "
             "error_block_w max_block_err threshold worst_index pass outcome note\".split()\n"
             "assert all(list(r) == keys for r in d[\"records\"])\n"
             "a, b, c = d[\"records\"]\n"
@@ -300,7 +301,8 @@ static void test_csv(void)
     fclose(f);
     const char *header = "device,backend,driver,libraries,variant,family,shape_name,shape,"
                          "reference,seed,"
-                         "repeat,median_ms,min_ms,max_ms,compile_ms,gflops,gbps,max_norm_err,"
+                         "repeat,median_ms,min_ms,max_ms,compile_ms,gflops,gbps,floor_ms,floor_share,"
+                         "max_norm_err,"
                          "error_block_h,error_block_w,max_block_err,threshold,worst_index,pass,"
                          "outcome,note\n";
     CHECK(strncmp(text, header, strlen(header)) == 0);
@@ -315,10 +317,10 @@ static void test_csv(void)
         const char *script =
             "import csv, sys\n"
             "rows = list(csv.reader(open(sys.argv[1], newline=\"\", encoding=\"latin-1\")))\n"
-            "assert len(rows) == 4 and all(len(r) == 26 for r in rows), rows\n"
+            "assert len(rows) == 4 and all(len(r) == 28 for r in rows), rows\n"
             "assert rows[2][0].startswith(\"Dev \\\"quoted\\\", back\"), rows[2][0]\n"
             "assert rows[1][7] == \"n=16,c=64,h=224,w=224,k=64,r=3,s=3,pad=1\"\n"
-            "assert rows[3][24] == \"not_applicable\" and rows[3][15] == \"\"\n";
+            "assert rows[3][26] == \"not_applicable\" and rows[3][15] == \"\"\n";
         CHECK_MSG(run_python(text, script) == 0, "python3 rejected the CSV:\n%s", text);
     }
     free(text);
@@ -378,6 +380,59 @@ static void test_table(void)
     fclose(f);
     CHECK_CONTAINS(text, "DDDDDDDDDDDDDDDDDDDDDDDDDDDDDDD~");
     CHECK(strstr(text, "DDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDD") == NULL);
+    free(text);
+}
+
+// The roofline floor: set from the peaks, unknown without them, written (JSON, CSV, a table
+// column) only when some record has one.
+static void test_floor(void)
+{
+    xconv_problem p;
+    xconv_shape_parse("n=2,c=16,h=28,w=28,k=32,r=3,pad=1", &p, NULL);
+    xconv_record recs[3];
+    sample_records(recs);
+    for (int i = 0; i < 3; i++)
+        xconv_record_set_floor(&recs[i], &p, 0, 0);
+    CHECK(isnan(recs[0].floor_ms) && isnan(recs[0].floor_share));
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    xconv_run_info info;
+    xconv_run_info_init(&info, 0, NULL);
+    CHECK(xconv_records_write_json(f, &info, recs, 3) == 0);
+    CHECK(xconv_records_write_table(f, recs, 3, true) == 0);
+    fclose(f);
+    // Unknown peaks: the fields are null and the table's column says '-'.
+    CHECK_CONTAINS(text, "\"floor_ms\": null, \"floor_share\": null");
+    CHECK(strstr(text, "%") == NULL);
+    free(text);
+
+    // 1 TFLOP/s and 100 GB/s.
+    double flops = xconv_problem_flops(&p), bytes = xconv_problem_min_bytes(&p);
+    double want = fmax(flops / 1e12, bytes / 1e11) * 1e3;
+    for (int i = 0; i < 3; i++)
+        xconv_record_set_floor(&recs[i], &p, 1000, 100);
+    CHECK(fabs(recs[0].floor_ms - want) < 1e-15 && fabs(recs[0].floor_share - want / 1.25) <
+          1e-15);
+    CHECK(recs[2].floor_ms == want && isnan(recs[2].floor_share));  // n/a: a floor, no time
+    recs[1].repeat = 0;  // check-only: no share
+    xconv_record_set_floor(&recs[1], &p, 1000, 100);
+    CHECK(isnan(recs[1].floor_share));
+    text = NULL;
+    f = open_memstream(&text, &len);
+    CHECK(xconv_records_write_json(f, &info, recs, 3) == 0);
+    CHECK(xconv_records_write_csv(f, recs, 3) == 0);
+    CHECK(xconv_records_write_table(f, recs, 3, true) == 0);
+    fclose(f);
+    char key[64];
+    snprintf(key, sizeof key, "\"floor_ms\": %.9g, \"floor_share\": %.9g", want, want / 1.25);
+    CHECK_CONTAINS(text, key);
+    CHECK_CONTAINS(text, "\"floor_share\": null");
+    CHECK_CONTAINS(text, ",gbps,floor_ms,floor_share,max_norm_err,");
+    CHECK_CONTAINS(text, "of floor");
+    char pct[32];
+    snprintf(pct, sizeof pct, "%.1f%%", want / 1.25 * 100);
+    CHECK_CONTAINS(text, pct);
     free(text);
 }
 
@@ -516,6 +571,7 @@ int main(void)
     test_csv();
     test_table();
     test_pieces();
+    test_floor();
     test_write_errors();
     return check_summary("test_record");
 }

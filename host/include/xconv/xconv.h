@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 // xconv's public API: 2-D convolutions on OpenCL and CUDA devices. Status and errors, the problem
 // descriptor, shapes and suites, devices, buffers, variants, plans, the float64 reference, the
-// measuring primitive and SGEMM on raw matrices. Every call that can fail returns a status and
-// fills an xconv_error the caller prints; the library never prints, exits or reads the
-// environment. Handles are opaque; two devices, plans or threads never interfere.
+// measuring primitive, the device's measured peaks and SGEMM on raw matrices. Every call that can
+// fail returns a status and fills an xconv_error the caller prints; the library never prints,
+// exits or reads the environment. Handles are opaque; two devices, plans or threads never
+// interfere.
 #ifndef XCONV_H
 #define XCONV_H
 
@@ -249,6 +250,23 @@ struct xconv_device_info {
     int cc_major, cc_minor;      // CUDA compute capability (0 on OpenCL)
     double peak_gflops;          // measured or configured fp32 peak, 0 when unknown
     double peak_gbps;            // measured or configured memory bandwidth, 0 when unknown
+    // The arithmetic our kernels get: XCONV_FP_* bits (OpenCL: the device's
+    // CL_DEVICE_SINGLE_FP_CONFIG; CUDA: what the hardware and the backend's NVRTC flags give),
+    // and the compiler options and contraction setting every xconv kernel is built with.
+    unsigned fp32_config;
+    char build_flags[192];       // "-cl-std=CL1.2; #pragma OPENCL FP_CONTRACT OFF"
+};
+
+// Bits of xconv_device_info.fp32_config (the values of OpenCL's CL_FP_* flags).
+enum {
+    XCONV_FP_DENORM = 1u << 0,          // denormals are kept (not flushed to zero)
+    XCONV_FP_INF_NAN = 1u << 1,         // Inf and NaN are supported
+    XCONV_FP_ROUND_TO_NEAREST = 1u << 2,
+    XCONV_FP_ROUND_TO_ZERO = 1u << 3,
+    XCONV_FP_ROUND_TO_INF = 1u << 4,
+    XCONV_FP_FMA = 1u << 5,             // fused multiply-add in hardware
+    XCONV_FP_SOFT_FLOAT = 1u << 6,      // basic operations are done in software
+    XCONV_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT = 1u << 7,
 };
 
 #define XCONV_MAX_DEVICES 64
@@ -694,6 +712,31 @@ typedef struct xconv_timing {
 xconv_status xconv_device_measure(xconv_device *dev, xconv_enqueue_fn enqueue, void *user,
                                   int warmup, int repeat, xconv_timing *out, double *samples,
                                   xconv_error *err);
+
+// ---------------------------------------------------------------------------------------------
+// Peaks: the device's limits, measured with xconv's own micro-kernels (cl/peak_*.cl)
+
+// What xconv_peaks_measure found. Each figure comes from the fastest of the timed runs.
+typedef struct xconv_peaks {
+    double fp32_gflops;        // fp32 FMA throughput, GFLOP/s (an FMA counts 2 FLOPs)
+    double gbps;               // copy bandwidth: bytes read plus bytes written over time, GB/s
+    double gbps_read;          // read-only bandwidth, GB/s
+    xconv_timing fma, copy, read;  // the timings of the three micro-kernels
+    double fma_flops;          // FLOPs of one FMA run
+    double copy_bytes;         // bytes one copy run moves (read + written)
+    double read_bytes;         // bytes one read run reads
+    size_t fma_items;          // work-items of the FMA kernel
+    int fma_iters;             // its iterations per work-item (calibrated to a run of ~20 ms)
+    size_t work_group;         // work-group size of all three
+} xconv_peaks;
+
+// Measures dev's fp32 FMA throughput and its memory bandwidth (a copy, and reads alone) with
+// xconv's own kernels, sized from the device's limits (compute units, work-group size, memory,
+// cache) and timed with xconv_device_measure: 2 warm-up and `repeat` timed runs each. Fills
+// *out and returns XCONV_OK, XCONV_ERR_INVALID for repeat < 1, or the first failure (a build,
+// an allocation past the device's memory, a launch).
+xconv_status xconv_peaks_measure(xconv_device *dev, int repeat, xconv_peaks *out,
+                                 xconv_error *err);
 
 // ---------------------------------------------------------------------------------------------
 // SGEMM on raw row-major matrices: ours (cl/sgemm.cl) or the vendor's (CLBlast, cuBLAS)

@@ -396,9 +396,10 @@ xconv_status xconv_fft_choose(xconv_fft_kind kind, const xconv_device_info *info
                                (long long)p->dil_h, (long long)p->dil_w);
     if (p->r == 1 && p->s == 1)
         return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE,
-                               "%s: a 1x1 filter makes the convolution a pointwise product over "
-                               "channels, which transforms only slow down (gemm_1x1 or "
-                               "implicit_gemm compute it directly)", name);
+                               "%s needs a filter larger than 1x1 (a 1x1 filter makes the "
+                               "convolution a pointwise product over channels, which transforms "
+                               "only slow down; gemm_1x1 or implicit_gemm compute it directly)",
+                               name);
     c->kind = kind;
     c->problem = *p;
     char why[512];

@@ -555,6 +555,12 @@ static xconv_status case_run(xconv_case *c, const xconv_variant *variant, const 
 {
     const xconv_variant_info *v = xconv_variant_get_info(variant);
     record_init(c, v, rec);
+    // A device lost for good takes no more work: the record says why.
+    xconv_error run_err;  // the variant's own failure goes into the record, not to the caller
+    if (v->backends && c->dev && xconv_device_lost(c->dev)) {
+        record_outcome(rec, xconv_device_wait(c->dev, &run_err), &run_err);
+        return XCONV_OK;
+    }
     char reason[512] = "";
     if (v->backends && (!c->dev || !xconv_variant_applies(variant, c->dev, &c->p, reason,
                                                           sizeof reason))) {
@@ -567,12 +573,6 @@ static xconv_status case_run(xconv_case *c, const xconv_variant *variant, const 
         snprintf(rec->note, sizeof rec->note,
                  "larger than the host reference limit of %.3g GFLOP",
                  c->opts.host_ref_max_gflop);
-        return XCONV_OK;
-    }
-    // A device lost for good takes no more work: the record says why.
-    xconv_error run_err;  // the variant's own failure goes into the record, not to the caller
-    if (c->dev && xconv_device_lost(c->dev)) {
-        record_outcome(rec, xconv_device_wait(c->dev, &run_err), &run_err);
         return XCONV_OK;
     }
     // A fault in an earlier run lost the inputs with the context: the case uploads them again.

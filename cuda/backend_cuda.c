@@ -104,9 +104,7 @@ static xconv_status cu_fail(xconv_error *err, xconv_status status, CUresult r, c
     } while (0)
 
 // What every call on a context lost at a sticky error says.
-#define LOST_MESSAGE                                                                          \
-    "the CUDA context cannot be recovered in this process after a sticky error; the device "   \
-    "can be used again from a new process"
+#define LOST_MESSAGE "the CUDA context cannot be recovered in this process after a sticky error"
 
 // Makes the context current on the calling thread (every slot starts with this). Returns
 // XCONV_ERR_DEVICE_LOST without a driver call when the context was lost for good.

@@ -302,8 +302,8 @@ static void mark_gone(xconv_device *dev, const char *fault, const char *why)
 {
     dev->gone = true;
     snprintf(dev->gone_msg, sizeof dev->gone_msg,
-             "device lost for good at a fault (%.300s): %.300s; every call on it fails now: "
-             "close it, and open it in a new process to use it again", fault, why);
+             "device lost for good at a fault (%.300s): %.300s; every call on it fails now "
+             "(close it; a new process can open it again)", fault, why);
 }
 
 xconv_status xconv_device_fault(xconv_device *dev, xconv_status st, xconv_error *err)

@@ -126,11 +126,18 @@ static pid_t spawn_worker(char **argv, int device, int first, int *fd, char *why
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_adddup2(&fa, STDERR_FILENO, STDOUT_FILENO);  // stdout is ours
+    // A process group of its own: a Ctrl-C reaches this process only, which passes the stop on
+    // once (a second SIGINT would stop the worker at once instead of after its case).
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&attr, 0);
     pid_t pid = -1;
     const char *path = self_path(argv);
-    int rc = env ? (strchr(path, '/') ? posix_spawn : posix_spawnp)(&pid, path, &fa, NULL,
+    int rc = env ? (strchr(path, '/') ? posix_spawn : posix_spawnp)(&pid, path, &fa, &attr,
                                                                    argv, env)
                  : ENOMEM;
+    posix_spawnattr_destroy(&attr);
     posix_spawn_file_actions_destroy(&fa);
     if (env)
         free(env[0]);
@@ -199,8 +206,10 @@ static void receive(int fd, pid_t pid, const cli_isolate_ops *ops, int *next, in
     bool forwarded = false;
     msg_header h;
     while (rec && wait_readable(fd, pid, &forwarded) == 0 && read_full(fd, &h, sizeof h) == 0) {
-        if (h.magic != MSG_MAGIC || (h.type == MSG_RECORD && h.bytes != ops->record_bytes) ||
-            (h.type == MSG_BEGIN && h.bytes != 0) || h.index < *next) {
+        bool ok = h.magic == MSG_MAGIC &&
+                  ((h.type == MSG_RECORD && h.bytes == ops->record_bytes && h.index == *next) ||
+                   (h.type == MSG_BEGIN && h.bytes == 0 && h.index == *next));
+        if (!ok) {
             fprintf(stderr, "xconv: a worker process sent a malformed message; it is stopped\n");
             kill(pid, SIGKILL);
             break;

@@ -378,6 +378,7 @@ static int run_matrix(const cli_options *opts, bool timing)
     m.hopts.repeat = timing ? opts->repeat : 0;
     m.hopts.warmup = opts->warmup;
     m.hopts.host_ref_max_gflop = opts->host_ref_gflop;
+    m.hopts.pitfall = opts->pitfall ? xconv_pitfall_parse(opts->pitfall) : XCONV_PITFALL_NONE;
     cli_plan_options(&m.hopts.plan);
     m.cache = cli_cache_open(opts, flags);
     if (m.worker.active) {
@@ -413,6 +414,11 @@ int cmd_bench(const cli_options *opts)
 {
     if (opts->repeat < 1) {
         cli_error("--repeat must be at least 1");
+        return CLI_USAGE;
+    }
+    if (opts->pitfall && xconv_pitfall_parse(opts->pitfall) < 0) {
+        fprintf(stderr, "xconv bench: --pitfall takes none, first-run, no-sync, host-sync or "
+                        "mean, not '%s'\n", opts->pitfall);
         return CLI_USAGE;
     }
     if (opts->gemm)

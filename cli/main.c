@@ -54,8 +54,8 @@ static const command commands[] = {
 // The environment variables the CLI maps onto the library's options.
 static const char environment_help[] =
     "  XCONV_DEVICE       the device when --device is not given\n"
-    "  XCONV_DIRECT_PLAN  forces the direct family's tiling (docs/direct_family.md)\n"
-    "  XCONV_GEMM_TILES   forces the GEMM tiles TM,TN,TK,WM,WN[,VW[,PAD]] (docs/gemm_family.md)\n"
+    "  XCONV_DIRECT_PLAN  forces the direct family's tiling (docs/guide/cli.md)\n"
+    "  XCONV_GEMM_TILES   forces the GEMM tiles TM,TN,TK,WM,WN[,VW[,PAD]] (docs/guide/cli.md)\n"
     "  XCONV_GEMM_CHUNK   caps the images per im2col pass\n"
     "  XCONV_PEAKS        [DEV=]GFLOPS,GBPS[;...]: peaks for floors, over xconv peaks' "
     "measurements\n"

@@ -331,7 +331,7 @@ unsigned xconv_device_resets(const xconv_device *dev);
 // this process (CUDA after a sticky error: the driver recovers only in a new process). Every
 // call on it then fails with XCONV_ERR_DEVICE_LOST saying so, without touching the device;
 // destroying its buffers and plans and closing it are safe. A caller that must go on runs the
-// rest of its work in a new process (the CLI does: docs/validation.md).
+// rest of its work in a new process (the CLI does: docs/guide/reading-results.md).
 bool xconv_device_lost(const xconv_device *dev);
 
 // Writes the versions of the software dev runs on into buf (len bytes): the OpenCL platform's

@@ -10,6 +10,7 @@
 
 #include "../validate/harness.h"
 #include "cli.h"
+#include "isolate.h"
 #include "matrix_stream.h"
 #include "work_progress.h"
 
@@ -31,6 +32,12 @@ typedef struct matrix_job {
     int cap;
     cli_matrix_stream stream;
     cli_work_progress progress;
+    cli_worker worker;            // this process runs one device's cells for its parent
+    int sent;                     // a worker: the index of the next cell it sends
+    int device;                   // the device running now (index into devices)
+    int base;                     // its first cell in the run's order
+    const xconv_variant *variants[CLI_MAX_LIST];  // its variants
+    int nvariants;
 } matrix_job;
 
 // ---------------------------------------------------------------------------------------------
@@ -209,10 +216,16 @@ static double cell_work(const cli_shape *s)
     return xconv_problem_flops(&s->problem) + 1e8;
 }
 
-// Streams the finished record m and counts it in the progress.
+// Streams the finished record m and counts it in the progress; a worker sends it to its parent
+// instead (and drops it).
 static void finish_record(matrix_job *job, const xconv_matrix_record *m, double work)
 {
     const xconv_record *r = &m->rec;
+    if (job->worker.active) {
+        cli_worker_record(&job->worker, job->sent++, m, sizeof *m);
+        job->run.count--;
+        return;
+    }
     cli_matrix_stream_add(&job->stream, m);
     char line[1400];
     const char *shape = r->shape_name[0] ? r->shape_name : r->shape;
@@ -273,32 +286,51 @@ static const char *auto_pick(xconv_device *dev, const xconv_problem *p,
     return name;
 }
 
-// Runs every variant on shape s of the open device dev: a record each (error records when the
-// shape could not be set up or the harness failed).
-static void run_shape(matrix_job *job, xconv_device *dev, const char *label,
-                      const cli_peaks *peaks, const cli_shape *s,
-                      const xconv_variant *const *variants, int nvariants)
+// Runs variants from v0 on shape s (cell `index` first, in the run's order) of the open device
+// dev: a record each (error records when the shape could not be set up or the harness failed).
+// Returns the cell after the last one run when the device was lost for good (the cells left
+// must run in a new process), else -1.
+static int run_shape(matrix_job *job, xconv_device *dev, const char *label,
+                      const cli_peaks *peaks, const cli_shape *s, int v0, int index)
 {
     static xconv_error err;
+    const xconv_variant *const *variants = job->variants;
+    int nvariants = job->nvariants;
     const xconv_device_info *info = xconv_device_get_info(dev);
     xconv_case *c = xconv_case_create(dev, &s->problem, s->name, &job->hopts, &err);
     if (!c) {
-        add_errors(job, label, info, s, variants, nvariants, &err);
-        return;
+        add_errors(job, label, info, s, variants + v0, nvariants - v0, &err);
+        return xconv_device_lost(dev) ? index + nvariants - v0 : -1;
     }
     bool known;
     const char *picked = auto_pick(dev, &s->problem, &job->hopts.plan, &known);
     char spec[256];
     xconv_shape_format(&s->problem, spec, sizeof spec);
-    for (int v = 0; v < nvariants; v++) {
+    int resume = -1;
+    for (int v = v0; v < nvariants && resume < 0; v++, index++) {
         const char *shape = s->name[0] ? s->name : spec;
-        cli_work_progress_show(&job->progress, shape, xconv_variant_get_info(variants[v])->name);
+        if (job->worker.active)
+            cli_worker_begin(&job->worker, index);
+        else
+            cli_work_progress_show(&job->progress, shape,
+                                   xconv_variant_get_info(variants[v])->name);
         xconv_matrix_record *m = add_record(job);
         if (!m)
             break;
-        if (xconv_case_run(c, variants[v], &m->rec, &err) != XCONV_OK) {
+        int fault = cli_test_fault(index);
+        if (fault == CLI_TEST_ABORT)
+            abort();  // a test's worker process dying
+        xconv_plan_options plan = job->hopts.plan;
+        plan.test_fault = fault;
+        xconv_case_set_plan_options(c, &plan);
+        xconv_status st = xconv_case_run(c, variants[v], &m->rec, &err);
+        xconv_case_set_plan_options(c, &job->hopts.plan);
+        bool lost = xconv_device_lost(dev);
+        if (lost)
+            resume = index + 1;
+        if (st != XCONV_OK) {
             job->run.count--;
-            add_errors(job, label, info, s, variants + v, nvariants - v, &err);
+            add_errors(job, label, info, s, variants + v, lost ? 1 : nvariants - v, &err);
             break;
         }
         xconv_record_set_floor(&m->rec, &s->problem, peaks->gflops, peaks->gbps);
@@ -306,26 +338,98 @@ static void run_shape(matrix_job *job, xconv_device *dev, const char *label,
         finish_record(job, m, cell_work(s));
     }
     xconv_case_destroy(c);
+    return resume;
 }
 
-// Runs every shape and variant on device d of the job.
-static void run_device(matrix_job *job, int d)
+// Runs the current device's cells from cell `first` (in the run's order) on every shape and
+// variant. Returns the cell after the last one run when the device was lost for good, else -1.
+static int run_cells(matrix_job *job, int first)
 {
     static xconv_error err;
+    int d = job->device, nv = job->nvariants, local = first - job->base;
     const xconv_device_info *info = &job->list->devices[job->devices[d]];
     const xconv_matrix_device *md = &job->run.devices[d];
-    const xconv_variant *variants[CLI_MAX_LIST];
-    int nvariants = variants_for(job, info->backend, variants);
     cli_peaks peaks = {.gflops = md->peak_gflops, .gbps = md->peak_gbps};
     xconv_device *dev = xconv_device_open_info(info, &err);
     if (!dev) {
-        cli_print_error(md->id, &err);
-        add_errors(job, md->id, info, NULL, variants, nvariants, &err);
+        if (!job->worker.active)
+            cli_print_error(md->id, &err);
+        for (int k = local / nv; k < job->nruns; k++) {
+            int v0 = k == local / nv ? local % nv : 0;
+            add_errors(job, md->id, info, &job->shapes[job->runs[k]], job->variants + v0,
+                       nv - v0, &err);
+        }
+        return -1;
+    }
+    int resume = -1;
+    for (int k = local / nv; k < job->nruns && resume < 0; k++) {
+        int v0 = k == local / nv ? local % nv : 0;
+        resume = run_shape(job, dev, md->id, &peaks, &job->shapes[job->runs[k]], v0,
+                           job->base + k * nv + v0);
+    }
+    xconv_device_close(dev);  // safe on a device lost for good
+    return resume;
+}
+// cli_isolate_ops: a worker starts cell `index` of the current device.
+static void worker_begin(void *user, int index)
+{
+    matrix_job *job = user;
+    int local = index - job->base;
+    const cli_shape *s = &job->shapes[job->runs[local / job->nvariants]];
+    char spec[256];
+    xconv_shape_format(&s->problem, spec, sizeof spec);
+    cli_work_progress_show(&job->progress, s->name[0] ? s->name : spec,
+                           xconv_variant_get_info(job->variants[local % job->nvariants])->name);
+}
+
+// cli_isolate_ops: a worker's record of cell `index` is streamed as this process's own.
+static void worker_record(void *user, int index, const void *rec)
+{
+    matrix_job *job = user;
+    int local = index - job->base;
+    xconv_matrix_record *m = add_record(job);
+    if (!m)
+        return;
+    memcpy(m, rec, sizeof *m);
+    finish_record(job, m, cell_work(&job->shapes[job->runs[local / job->nvariants]]));
+}
+
+// cli_isolate_ops: the worker running cell `index` died; the cell gets an error record.
+static void worker_died(void *user, int index, const char *why)
+{
+    matrix_job *job = user;
+    static xconv_error err;
+    int local = index - job->base;
+    const xconv_device_info *info = &job->list->devices[job->devices[job->device]];
+    xconv_error_set(&err, XCONV_ERR_DEVICE_LOST, "%s", why);
+    add_errors(job, job->run.devices[job->device].id, info,
+               &job->shapes[job->runs[local / job->nvariants]],
+               job->variants + local % job->nvariants, 1, &err);
+}
+
+// Runs every shape and variant on device d of the job (cells from `base` in the run's order);
+// when the device is lost for good, the cells left run in new processes. A worker runs its own
+// device's cells from the one it was given.
+static void run_device(matrix_job *job, int d, int base)
+{
+    job->device = d;
+    job->base = base;
+    job->nvariants = variants_for(job, job->list->devices[job->devices[d]].backend,
+                                  job->variants);
+    if (job->worker.active) {
+        job->sent = job->worker.first;
+        run_cells(job, job->worker.first);
         return;
     }
-    for (int k = 0; k < job->nruns; k++)
-        run_shape(job, dev, md->id, &peaks, &job->shapes[job->runs[k]], variants, nvariants);
-    xconv_device_close(dev);
+    int resume = run_cells(job, base), end = base + job->nruns * job->nvariants;
+    if (resume < 0 || resume >= end)
+        return;
+    fprintf(stderr, "xconv matrix: %s was lost for good; its %d cells left run in new "
+                    "processes\n", job->run.devices[d].id, end - resume);
+    cli_isolate_ops ops = {.user = job, .record_bytes = sizeof(xconv_matrix_record),
+                           .begin = worker_begin, .record = worker_record,
+                           .died = worker_died};
+    cli_isolate_run(job->opts->argv, d, resume, end, &ops);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -407,7 +511,23 @@ int cmd_matrix(const cli_options *opts)
 {
     static matrix_job job;
     memset(&job, 0, sizeof job);
-    int rc = collect(&job, opts);
+    int rc = cli_worker_init(&job.worker);
+    if (!rc)
+        rc = cli_test_fault_check();
+    if (!rc)
+        rc = collect(&job, opts);
+    if (!rc && job.worker.active) {  // a worker: one device's cells from the one given
+        int base = 0;
+        if (job.worker.device >= job.ndevices)
+            rc = CLI_USAGE;
+        for (int d = 0; !rc && d < job.worker.device; d++)
+            base += job.nruns * variants_for(&job, job.list->devices[job.devices[d]].backend,
+                                             job.variants);
+        if (!rc)
+            run_device(&job, job.worker.device, base);
+        job_free(&job);
+        return rc;
+    }
     if (!rc)
         rc = cli_matrix_stream_open(&job.stream, opts->json, opts->csv, &job.run);
     if (rc) {
@@ -426,8 +546,10 @@ int cmd_matrix(const cli_options *opts)
     fprintf(stderr, "matrix: %d devices x %d shapes, %d cells, seed %llu\n", job.ndevices,
             job.nruns, cells, (unsigned long long)job.hopts.seed);
     cli_work_progress_start(&job.progress, stderr, cells, work);
-    for (int d = 0; d < job.ndevices; d++)
-        run_device(&job, d);
+    for (int d = 0, base = 0; d < job.ndevices; d++) {
+        run_device(&job, d, base);
+        base += job.nruns * job.nvariants;
+    }
     cli_work_progress_end(&job.progress);
     print_summary(&job);
     int failed = 0;

@@ -46,6 +46,8 @@ typedef struct cuda_ctx {
     CUstream stream;
     CUevent start, stop;       // the timer's marks
     bool timing;               // start was recorded and stop not yet
+    bool lost;                 // a sticky error broke the context for good (see cuda_reset):
+                               // no slot calls the driver on it again but close
     xconv_device_info info;
     const xconv_cublas_api *blas_api;
     cublasHandle_t blas;       // made on the first sgemm
@@ -102,9 +104,15 @@ static xconv_status cu_fail(xconv_error *err, xconv_status status, CUresult r, c
             return cu_fail(err, XCONV_ERR_DEVICE, try_r_, (what));             \
     } while (0)
 
-// Makes the context current on the calling thread (every slot starts with this).
+// What every call on a context lost at a sticky error says.
+#define LOST_MESSAGE "the CUDA context cannot be recovered in this process after a sticky error"
+
+// Makes the context current on the calling thread (every slot starts with this). Returns
+// XCONV_ERR_DEVICE_LOST without a driver call when the context was lost for good.
 static xconv_status make_current(cuda_ctx *ctx, xconv_error *err)
 {
+    if (ctx->lost || !ctx->pctx)
+        return xconv_error_set(err, XCONV_ERR_DEVICE_LOST, LOST_MESSAGE);
     CU_TRY(ctx->cu->ctx_set_current(ctx->pctx), "cuCtxSetCurrent");
     return XCONV_OK;
 }
@@ -114,7 +122,7 @@ static xconv_status make_current(cuda_ctx *ctx, xconv_error *err)
 // error, with the driver's word added to err, else st.
 static xconv_status vendor_failure(cuda_ctx *ctx, xconv_status st, xconv_error *err)
 {
-    if (st == XCONV_OK || st == XCONV_ERR_DEVICE_LOST)
+    if (st == XCONV_OK || st == XCONV_ERR_DEVICE_LOST || ctx->lost || !ctx->stream)
         return st;
     CUresult r = ctx->cu->stream_synchronize(ctx->stream);
     if (!sticky(r))
@@ -244,11 +252,13 @@ static xconv_status retain_context(cuda_ctx *ctx, xconv_error *err)
 }
 
 // Frees what retain_context made (cuDNN and cuBLAS handles, events, stream) and releases the
-// primary context; `wait` first waits for the stream (not after a fault).
+// primary context; `wait` first waits for the stream. On a context lost for good nothing is
+// asked of the broken context: the vendor handles are left to the process's end (destroying
+// them would call into it), and the primary context is released.
 static void release_context(cuda_ctx *ctx, bool wait)
 {
     const xconv_cu_api *cu = ctx->cu;
-    if (ctx->retained && cu->ctx_set_current(ctx->pctx) == CUDA_SUCCESS) {
+    if (ctx->retained && !ctx->lost && cu->ctx_set_current(ctx->pctx) == CUDA_SUCCESS) {
         if (ctx->stream && wait)
             cu->stream_synchronize(ctx->stream);
         xconv_cudnn_destroy(ctx->dnn);
@@ -284,23 +294,18 @@ static xconv_status open_context(cuda_ctx *ctx, int index, xconv_error *err)
     return retain_context(ctx, err);
 }
 
-// The reset slot, after a sticky error: the primary context is destroyed with everything in it
-// (cuDevicePrimaryCtxReset; it is shared with the CUDA runtime that cuBLAS and cuDNN use, so any
-// other user of this GPU in the process loses its memory too), then retained anew with a new
-// stream, events, and cuBLAS and cuDNN handles made on first use.
+// The reset slot, after a sticky error. The driver cannot recover from one inside the process:
+// measured on driver 580 (CUDA 13.0), cuDevicePrimaryCtxRelease and cuDevicePrimaryCtxReset
+// succeed, but the next cuDevicePrimaryCtxRetain returns the same sticky error and every later
+// call fails (NVIDIA's guide: the process must end). So nothing is tried: the context is marked
+// lost for good, every slot then returns XCONV_ERR_DEVICE_LOST without calling the driver, and
+// XCONV_ERR_DEVICE_LOST here tells the core not to ask again.
 static xconv_status cuda_reset(void *vctx, xconv_error *err)
 {
     cuda_ctx *ctx = vctx;
-    const xconv_cu_api *cu = ctx->cu;
-    if (!cu->device_primary_ctx_reset)
-        return xconv_error_set(err, XCONV_ERR_UNAVAILABLE,
-                               "the driver lacks cuDevicePrimaryCtxReset");
-    release_context(ctx, false);
-    CU_TRY(cu->device_primary_ctx_reset(ctx->dev), "cuDevicePrimaryCtxReset");
-    xconv_status st = retain_context(ctx, err);
-    if (st != XCONV_OK)
-        release_context(ctx, false);
-    return st;
+    ctx->lost = true;
+    ctx->timing = false;
+    return xconv_error_set(err, XCONV_ERR_DEVICE_LOST, LOST_MESSAGE);
 }
 
 static xconv_status cuda_open(int backend_index, void **out, xconv_error *err)
@@ -370,7 +375,7 @@ static void cuda_buffer_free(void *vctx, xconv_backend_buffer *buf)
     cuda_ctx *ctx = vctx;
     if (!buf)
         return;
-    if (ctx->cu->ctx_set_current(ctx->pctx) == CUDA_SUCCESS) {
+    if (!ctx->lost && ctx->pctx && ctx->cu->ctx_set_current(ctx->pctx) == CUDA_SUCCESS) {
         ctx->cu->stream_synchronize(ctx->stream);  // work still using it may be queued
         ctx->cu->mem_free(buf->ptr);
     }
@@ -559,7 +564,8 @@ static void cuda_program_free(void *vctx, xconv_backend_program *prog)
         prog->functions = f->next;
         free(f);
     }
-    if (prog->module && ctx->cu->ctx_set_current(ctx->pctx) == CUDA_SUCCESS)
+    if (prog->module && !ctx->lost && ctx->pctx &&
+        ctx->cu->ctx_set_current(ctx->pctx) == CUDA_SUCCESS)
         ctx->cu->module_unload(prog->module);
     free(prog->image);
     free(prog);
@@ -796,6 +802,8 @@ static xconv_status cuda_timer_stop(void *vctx, double *ms, xconv_error *err)
 {
     cuda_ctx *ctx = vctx;
     *ms = 0.0;
+    if (ctx->lost)
+        return xconv_error_set(err, XCONV_ERR_DEVICE_LOST, LOST_MESSAGE);
     if (!ctx->timing)
         return xconv_error_set(err, XCONV_ERR_INVALID, "timer_stop without timer_start");
     ctx->timing = false;
@@ -994,13 +1002,13 @@ static void cuda_libraries(void *vctx, char *buf, size_t len)
 const char *xconv_cuda_find_choice(void *vctx, const xconv_problem *p)
 {
     const cuda_ctx *ctx = vctx;
-    return ctx ? xconv_cudnn_find_choice(ctx->dnn, p) : NULL;
+    return ctx && !ctx->lost ? xconv_cudnn_find_choice(ctx->dnn, p) : NULL;
 }
 
 const char *xconv_cuda_last_find_choice(void *vctx)
 {
     const cuda_ctx *ctx = vctx;
-    return ctx ? xconv_cudnn_last_find_choice(ctx->dnn) : NULL;
+    return ctx && !ctx->lost ? xconv_cudnn_last_find_choice(ctx->dnn) : NULL;
 }
 
 // ---------------------------------------------------------------------------------------------

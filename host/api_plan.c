@@ -26,6 +26,10 @@ xconv_plan *xconv_plan_create(xconv_device *dev, const xconv_problem *p, const c
     }
     if (xconv_problem_check(p, err) != XCONV_OK)
         return NULL;
+    if (xconv_device_lost(dev)) {  // planning asks vendor libraries on the device
+        xconv_error_set(err, XCONV_ERR_DEVICE_LOST, "%s", dev->gone_msg);
+        return NULL;
+    }
     xconv_plan *plan = NULL;
     if (strcmp(variant, "auto") == 0) {
         xconv_auto_info info;

@@ -230,7 +230,8 @@ void xconv_device_close(xconv_device *dev)
     if (!dev)
         return;
     xconv_error ignored;
-    dev->be->finish(dev->ctx, &ignored);
+    if (!dev->gone)
+        dev->be->finish(dev->ctx, &ignored);
     while (dev->buffers)
         xconv_buffer_destroy(dev->buffers);
     xconv_program_cache_free(dev);
@@ -256,6 +257,11 @@ unsigned xconv_device_resets(const xconv_device *dev)
     return dev->resets;
 }
 
+bool xconv_device_lost(const xconv_device *dev)
+{
+    return dev && dev->gone;
+}
+
 int xconv_device_libraries(xconv_device *dev, char *buf, size_t len)
 {
     if (len)
@@ -268,9 +274,16 @@ int xconv_device_libraries(xconv_device *dev, char *buf, size_t len)
 // ---------------------------------------------------------------------------------------------
 // Faults
 
-// Rebuilds dev's lost context through the backend; returns XCONV_OK or why it failed.
+// Rebuilds dev's lost context through the backend; returns XCONV_OK or why it failed
+// (XCONV_ERR_DEVICE_LOST: it never can in this process).
 static xconv_status rebuild(xconv_device *dev, xconv_error *err)
 {
+    if (dev->test_fault == XCONV_TEST_FAULT_LOSE) {
+        dev->test_fault = XCONV_TEST_FAULT_NONE;
+        return xconv_error_set(err, XCONV_ERR_DEVICE_LOST,
+                               "the context cannot be recovered in this process (a test's "
+                               "injected loss)");
+    }
     if (!dev->be->reset)
         return xconv_error_set(err, XCONV_ERR_DEVICE_LOST,
                                "the %s backend cannot rebuild a context",
@@ -283,10 +296,22 @@ static xconv_status rebuild(xconv_device *dev, xconv_error *err)
     return XCONV_OK;
 }
 
+// Marks dev gone: the fault `fault` broke its context and `why` says the backend cannot rebuild
+// it in this process.
+static void mark_gone(xconv_device *dev, const char *fault, const char *why)
+{
+    dev->gone = true;
+    snprintf(dev->gone_msg, sizeof dev->gone_msg,
+             "device lost for good at a fault (%.300s): %.300s; every call on it fails now "
+             "(close it; a new process can open it again)", fault, why);
+}
+
 xconv_status xconv_device_fault(xconv_device *dev, xconv_status st, xconv_error *err)
 {
     if (st != XCONV_ERR_DEVICE_LOST)
         return st;
+    if (dev->gone)
+        return xconv_error_set(err, XCONV_ERR_DEVICE_LOST, "%s", dev->gone_msg);
     for (xconv_buffer *b = dev->buffers; b; b = b->next) {
         dev->be->buffer_free(dev->ctx, b->handle);
         b->handle = NULL;
@@ -295,12 +320,17 @@ xconv_status xconv_device_fault(xconv_device *dev, xconv_status st, xconv_error 
     xconv_program_cache_drop(dev);
     dev->lost = true;
     xconv_error why;
-    if (rebuild(dev, &why) == XCONV_OK)
+    xconv_status rebuilt = rebuild(dev, &why);
+    if (rebuilt == XCONV_OK) {
         xconv_error_prefix(err, "device lost, its context rebuilt (buffers made before are "
                                 "lost, programs are rebuilt when used)");
-    else
+    } else if (rebuilt == XCONV_ERR_DEVICE_LOST) {
+        mark_gone(dev, err ? err->msg : "", why.msg);
+        xconv_error_set(err, XCONV_ERR_DEVICE_LOST, "%s", dev->gone_msg);
+    } else {
         xconv_error_prefix(err, "device lost, and rebuilding its context failed (%s)",
                            why.msg);
+    }
     if (err)
         err->status = XCONV_ERR_DEVICE_LOST;
     return XCONV_ERR_DEVICE_LOST;
@@ -308,9 +338,15 @@ xconv_status xconv_device_fault(xconv_device *dev, xconv_status st, xconv_error 
 
 xconv_status xconv_device_usable(xconv_device *dev, xconv_error *err)
 {
+    if (dev->gone)
+        return xconv_error_set(err, XCONV_ERR_DEVICE_LOST, "%s", dev->gone_msg);
     if (!dev->lost)
         return XCONV_OK;
     xconv_status st = rebuild(dev, err);
+    if (st == XCONV_ERR_DEVICE_LOST) {
+        mark_gone(dev, "an earlier call", err ? err->msg : "");
+        return xconv_error_set(err, XCONV_ERR_DEVICE_LOST, "%s", dev->gone_msg);
+    }
     if (st != XCONV_OK)
         return xconv_error_prefix(err, "the device was lost at a fault and its context cannot "
                                        "be rebuilt");

@@ -18,6 +18,9 @@ struct xconv_device {
     xconv_buffer *buffers;      // every live buffer, freed on close
     unsigned resets;            // contexts rebuilt after a fault since open
     bool lost;                  // the context is broken and its rebuild has not succeeded yet
+    bool gone;                  // lost for good: the backend cannot rebuild it in this process
+    char gone_msg[XCONV_ERROR_MSG_LEN];  // why, as every call on a gone device reports it
+    int test_fault;             // XCONV_TEST_FAULT_* armed for the next plan run (tests only)
     xconv_cache *cache;         // compiled kernels and the find-db on disk (NULL: none)
 };
 
@@ -45,11 +48,14 @@ xconv_status xconv_buffer_check_range(const xconv_buffer *buf, size_t offset, si
 // Returns st. When st is XCONV_ERR_DEVICE_LOST (a backend call met a broken context), first
 // drops every buffer and program of dev's context (buffers report XCONV_ERR_DEVICE_LOST from
 // then on, programs rebuild on their next use), rebuilds the context through the backend's
-// reset slot, and adds to err's message what became of it.
+// reset slot, and adds to err's message what became of it. A reset that answers
+// XCONV_ERR_DEVICE_LOST leaves dev gone (lost for good): no backend slot but close is called
+// on it again, and every call reports why.
 xconv_status xconv_device_fault(xconv_device *dev, xconv_status st, xconv_error *err);
 
 // Returns XCONV_OK when dev can take work; a context whose rebuild failed is tried again here
-// (XCONV_ERR_DEVICE_LOST when it fails again).
+// (XCONV_ERR_DEVICE_LOST when it fails again). A gone device returns XCONV_ERR_DEVICE_LOST
+// with its reason at once.
 xconv_status xconv_device_usable(xconv_device *dev, xconv_error *err);
 
 #endif // XCONV_DEVICE_H

@@ -66,7 +66,12 @@ static xconv_status enqueue_launch(void *user, int run, xconv_error *err)
 {
     (void)run;
     peak_launch *l = user;
-    return l->dev->be->launch(l->dev->ctx, l->program->handle, &l->launch, err);
+    xconv_device *dev = l->dev;
+    if (!l->program->handle)  // dropped with a context lost at a fault in an earlier run
+        return xconv_error_set(err, XCONV_ERR_DEVICE_LOST, "the peak kernel went with its "
+                                                           "device's context, lost at a fault");
+    return xconv_device_fault(dev, dev->be->launch(dev->ctx, l->program->handle, &l->launch,
+                                                   err), err);
 }
 
 // Fills *l with a 1-D launch of `kernel` of cl/<source>.cl (built with ndefines defines) over

@@ -239,6 +239,10 @@ xconv_status xconv_plan_im2col(const xconv_device_info *info, const xconv_proble
 // ---------------------------------------------------------------------------------------------
 // Making, checking, preparing and running plans (host/plan.c, host/plan_run.c)
 
+// Runs the test fault plan->opts.test_fault asks for (host/test_fault.c) instead of the plan's
+// work on tensors t; returns the XCONV_ERR_DEVICE_LOST it meets, or another failure.
+xconv_status xconv_test_fault_run(xconv_plan *plan, const xconv_tensors *t, xconv_error *err);
+
 // Returns a new empty plan of variant v for p on dev (dev may be a device description without
 // a backend context, for planning alone), or NULL without host memory. opts NULL: defaults.
 xconv_plan *xconv_plan_new(xconv_device *dev, const xconv_variant *v, const xconv_problem *p,

@@ -14,6 +14,10 @@ static bool vendor_conv_applies(const xconv_device *dev, const char *algo, const
                  xconv_backend_name(dev->info.backend));
         return false;
     }
+    if (dev->gone) {
+        snprintf(reason, len, "%.*s", len > 0 ? (int)len - 1 : 0, dev->gone_msg);
+        return false;
+    }
     return dev->be->vendor_conv_supports(dev->ctx, algo, p, workspace, reason, len);
 }
 

@@ -3,8 +3,10 @@
 // the backend's table that fails chosen calls with XCONV_ERR_DEVICE_LOST (white-box, this test's
 // own mechanism) shows the core dropping the lost context's buffers and programs, rebuilding the
 // context through the real reset slot, plans building their programs again, the harness
-// uploading its inputs again, and the next runs passing in the same process. The CUDA backend's
-// real fault (an illegal address) is tests/test_cuda_fault.c, which needs a GPU.
+// uploading its inputs again, and the next runs passing in the same process. A device lost for
+// good (xconv_plan_options.test_fault, as CUDA after a sticky error) fails every later call
+// cleanly and closes safely. The CUDA backend's real fault (an illegal address) is
+// tests/test_cuda_fault.c, which needs a GPU.
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -189,6 +191,70 @@ static void test_fault_through_the_api(xconv_device *dev, const xconv_problem *p
     free(ref);
 }
 
+// A device lost for good (a test fault: the context is not rebuilt): the run that met it errors
+// naming why, and from then on every call fails with XCONV_ERR_DEVICE_LOST and that reason
+// without reaching the backend; destroying what was made before and closing are safe.
+static void test_lost_for_good(const xconv_device_info *info, const xconv_problem *p)
+{
+    xconv_error err;
+    xconv_device *dev = xconv_device_open_info(info, &err);
+    CHECK_MSG(dev != NULL, "%s", err.msg);
+    if (!dev)
+        return;
+    xconv_harness_opts opts;
+    xconv_harness_opts_default(&opts);
+    xconv_case *c = xconv_case_create(dev, p, "plain", &opts, &err);
+    CHECK_MSG(c != NULL, "%s", err.msg);
+    static xconv_record rec;
+    if (c)
+        CHECK(run_variant(c, "direct_naive", &rec) == XCONV_OUTCOME_PASS);
+    xconv_plan_options po;
+    xconv_plan_options_default(&po);
+    po.test_fault = XCONV_TEST_FAULT_LOSE;
+    xconv_plan *plan = xconv_plan_create(dev, p, "direct_tiled", &po, &err);
+    CHECK_MSG(plan != NULL, "%s", err.msg);
+    xconv_buffer *x = xconv_buffer_create(dev, (size_t)xconv_problem_x_elems(p) * 4, &err);
+    xconv_buffer *w = xconv_buffer_create(dev, (size_t)xconv_problem_w_elems(p) * 4, &err);
+    xconv_buffer *y = xconv_buffer_create(dev, (size_t)xconv_problem_y_elems(p) * 4, &err);
+    CHECK(x && w && y);
+    xconv_tensors t = {.x = x, .w = w, .y = y};
+    CHECK(!xconv_device_lost(dev));
+    CHECK(plan && xconv_plan_run(plan, &t, &err) == XCONV_ERR_DEVICE_LOST);
+    CHECK_CONTAINS(err.msg, "device lost for good at a fault (direct_tiled: a test's injected");
+    CHECK_CONTAINS(err.msg, "a new process can open it again");
+    CHECK(xconv_device_lost(dev) && xconv_device_resets(dev) == 0);
+
+    // Every call now fails the same way, without touching the backend.
+    CHECK(xconv_device_wait(dev, &err) == XCONV_ERR_DEVICE_LOST);
+    CHECK_CONTAINS(err.msg, "device lost for good");
+    CHECK(xconv_buffer_create(dev, 64, &err) == NULL && err.status == XCONV_ERR_DEVICE_LOST);
+    CHECK_CONTAINS(err.msg, "device lost for good");
+    char bytes[64] = {0};
+    CHECK(xconv_buffer_upload(x, 0, sizeof bytes, bytes, &err) == XCONV_ERR_DEVICE_LOST);
+    CHECK(xconv_buffer_download(y, 0, sizeof bytes, bytes, &err) == XCONV_ERR_DEVICE_LOST);
+    CHECK(xconv_buffer_fill_f32(y, 4, 0.0f, &err) == XCONV_ERR_DEVICE_LOST);
+    CHECK(xconv_plan_create(dev, p, "direct_naive", NULL, &err) == NULL &&
+          err.status == XCONV_ERR_DEVICE_LOST);
+    CHECK(xconv_plan_create(dev, p, "clblast_convgemm", NULL, &err) == NULL &&
+          err.status == XCONV_ERR_DEVICE_LOST);
+    po.test_fault = XCONV_TEST_FAULT_NONE;
+    xconv_plan_destroy(plan);
+    plan = NULL;
+    if (c) {  // the harness records the reason for every variant, a vendor's too
+        CHECK(run_variant(c, "direct_naive", &rec) == XCONV_OUTCOME_ERROR);
+        CHECK_CONTAINS(rec.note, "device lost for good");
+        CHECK(run_variant(c, "clblast_gemm", &rec) == XCONV_OUTCOME_ERROR);
+        CHECK_CONTAINS(rec.note, "device lost for good");
+        CHECK(run_variant(c, "clblast_convgemm", &rec) == XCONV_OUTCOME_ERROR);
+        CHECK_CONTAINS(rec.note, "device lost for good");
+    }
+    xconv_case_destroy(c);
+    xconv_buffer_destroy(x);
+    xconv_buffer_destroy(w);
+    xconv_buffer_destroy(y);
+    xconv_device_close(dev);
+}
+
 int main(void)
 {
     xconv_device_list list;
@@ -214,5 +280,6 @@ int main(void)
     test_fault_through_the_api(dev, &p);
     dev->be = real;
     xconv_device_close(dev);
+    test_lost_for_good(&list.devices[index], &p);
     return check_summary("test_device_lost");
 }

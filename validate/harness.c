@@ -345,7 +345,9 @@ static xconv_status make_device_reference(xconv_case *c, xconv_error *err)
     for (int64_t i = 0; i < c->w_n; i++)
         abs_w[i] = fabsf(c->w[i]);
     xconv_buffer *dax = NULL, *daw = NULL;
-    xconv_plan *plan = xconv_plan_create(dev, &conv, ref, &c->opts.plan, err);
+    xconv_plan_options ref_opts = c->opts.plan;
+    ref_opts.test_fault = XCONV_TEST_FAULT_NONE;  // a test's fault is for the variant's run
+    xconv_plan *plan = xconv_plan_create(dev, &conv, ref, &ref_opts, err);
     xconv_status st = plan ? XCONV_OK : err->status;
     if (st == XCONV_OK)
         st = ensure_output(c, err);
@@ -757,6 +759,12 @@ static xconv_status case_run(xconv_case *c, const xconv_variant *variant, const 
     const xconv_variant_info *v = xconv_variant_get_info(variant);
     record_init(c, v, rec);
     c->last_fused = 0;
+    // A device lost for good takes no more work: the record says why.
+    xconv_error run_err;  // the variant's own failure goes into the record, not to the caller
+    if (v->backends && c->dev && xconv_device_lost(c->dev)) {
+        record_outcome(rec, xconv_device_wait(c->dev, &run_err), &run_err);
+        return XCONV_OK;
+    }
     char reason[512] = "";
     if (v->backends && (!c->dev || !xconv_variant_applies(variant, c->dev, &c->p, reason,
                                                           sizeof reason))) {
@@ -779,7 +787,6 @@ static xconv_status case_run(xconv_case *c, const xconv_variant *variant, const 
     if (st != XCONV_OK)
         return st;
     snprintf(rec->reference, sizeof rec->reference, "%s", c->ref_name);
-    xconv_error run_err;  // the variant's own failure goes into the record, not to the caller
     if (c->dev)
         xconv_device_reset_compile_ms(c->dev);
     xconv_plan *plan = NULL;  // planned once: for the checked run and for timing

@@ -366,13 +366,20 @@ void xconv_device_label(const xconv_device_info *info, char *buf, size_t len);
 // Waits until everything enqueued on the device has finished; returns its status.
 xconv_status xconv_device_wait(xconv_device *dev, xconv_error *err);
 
-// A fault that breaks the device's context for good (a kernel's illegal address on CUDA, a lost
-// device on OpenCL) fails the call that meets it with XCONV_ERR_DEVICE_LOST, and the library
-// rebuilds the context at once: buffers made before are lost (any use of them fails with
-// XCONV_ERR_DEVICE_LOST; destroying them is still fine), plans stay valid and build their
-// programs again when they next run. Returns how many times dev's context was rebuilt since it
-// was opened: a caller compares it with the count when it uploaded its data.
+// A fault that breaks the device's context (a kernel's illegal address on CUDA, a lost device
+// on OpenCL) fails the call that meets it with XCONV_ERR_DEVICE_LOST, and the library rebuilds
+// the context at once where the backend can (OpenCL): buffers made before are lost (any use of
+// them fails with XCONV_ERR_DEVICE_LOST; destroying them is still fine), plans stay valid and
+// build their programs again when they next run. Returns how many times dev's context was
+// rebuilt since it was opened: a caller compares it with the count when it uploaded its data.
 unsigned xconv_device_resets(const xconv_device *dev);
+
+// Returns true when dev is lost for good: a fault broke its context and it cannot be rebuilt in
+// this process (CUDA after a sticky error: the driver recovers only in a new process). Every
+// call on it then fails with XCONV_ERR_DEVICE_LOST saying so, without touching the device;
+// destroying its buffers and plans and closing it are safe. A caller that must go on runs the
+// rest of its work in a new process (the CLI does: docs/guide/reading-results.md).
+bool xconv_device_lost(const xconv_device *dev);
 
 // Writes the versions of the software dev runs on into buf (len bytes): the OpenCL platform's
 // and CLBlast's, or the CUDA driver's, NVRTC's, cuBLAS's and cuDNN's (loading those libraries
@@ -480,11 +487,24 @@ typedef struct xconv_plan_options {
     int fft_tile_h, fft_tile_w; // forces the FFT family's transform size (fft_tiled: the tile;
                                 // fft: at least the padded image), 2^a 3^b 5^c; 0: chosen
     int64_t fft_chunk;          // most images per FFT pass; 0: as many as fit
+    int test_fault;             // tests only: an xconv_test_fault the plan's runs meet instead
+                                // of their work; 0 (XCONV_TEST_FAULT_NONE): none
     // Later versions append fields here; xconv_plan_options_default sets every one.
 } xconv_plan_options;
 
 // Fills *opts with the defaults (nothing forced).
 void xconv_plan_options_default(xconv_plan_options *opts);
+
+// Faults a test can ask a plan's runs for (xconv_plan_options.test_fault), to check what a
+// caller does when a device is lost for good. Never set outside tests.
+typedef enum xconv_test_fault {
+    XCONV_TEST_FAULT_NONE = 0,
+    XCONV_TEST_FAULT_LOSE = 1,    // the run fails as a fault the context cannot be rebuilt
+                                  // after (no kernel runs): the device is lost for good
+    XCONV_TEST_FAULT_KERNEL = 2,  // the run launches a kernel that writes through a bad address
+                                  // instead of its own: on CUDA a real sticky error (the device
+                                  // is lost for good); a CPU OpenCL device crashes the process
+} xconv_test_fault;
 
 // The device buffers of one convolution.
 typedef struct xconv_tensors {

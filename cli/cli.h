@@ -44,7 +44,8 @@ int cli_collect_variants(const cli_options *opts, bool allow_auto,
                          const xconv_variant **variants, int *count);
 
 // Fills *plan with the planning options the environment asks for: XCONV_DIRECT_PLAN (the direct
-// family's tiling), XCONV_GEMM_TILES (GEMM tiles) and XCONV_GEMM_CHUNK (images per im2col pass).
+// family's tiling), XCONV_GEMM_TILES (GEMM tiles), XCONV_GEMM_SPLIT (the GEMM family's split-K)
+// and XCONV_GEMM_CHUNK (images per im2col pass).
 void cli_plan_options(xconv_plan_options *plan);
 
 // Reads the one shape of shape file path into *p (every key counted as given in *seen).

@@ -155,10 +155,11 @@ void cli_plan_options(xconv_plan_options *plan)
 {
     xconv_plan_options_default(plan);
     const char *direct = getenv("XCONV_DIRECT_PLAN"), *tiles = getenv("XCONV_GEMM_TILES");
-    const char *chunk = getenv("XCONV_GEMM_CHUNK");
+    const char *chunk = getenv("XCONV_GEMM_CHUNK"), *split = getenv("XCONV_GEMM_SPLIT");
     plan->direct_tiling = direct && *direct ? direct : NULL;
     plan->gemm_tiles = tiles && *tiles ? tiles : NULL;
     plan->batch_chunk = chunk && atoll(chunk) > 0 ? atoll(chunk) : 0;
+    plan->gemm_split_k = split && *split ? atoi(split) : 0;  // out of range: the planner says
 }
 
 int cli_select_devices(const cli_options *opts, xconv_device_list *list, int *indices,

@@ -25,17 +25,17 @@ static xconv_gemm_layout conv_layout(const xconv_problem *p, xconv_gemm_mode mod
     };
 }
 
-// Appends the GEMM step for L with tiles t (chosen here when t is NULL) running `kernel` of
-// cl/sgemm.cl with p's defines, into *out; appends `what` and the tiles to the summary.
+// Appends the GEMM step for L with tiles t (chosen here with L's split when t is NULL) running
+// `kernel` of cl/sgemm.cl with p's defines, into *out; appends `what`, the tiles and the split
+// to the summary.
 static xconv_status plan_gemm_step(const xconv_device *dev, const xconv_problem *p,
-                                   const xconv_gemm_layout *L, const xconv_gemm_tiles *t,
+                                   xconv_gemm_layout *L, const xconv_gemm_tiles *t,
                                    const char *kernel, const char *what, xconv_plan *plan,
                                    xconv_step **out, xconv_error *err)
 {
     xconv_gemm_tiles chosen;
     if (!t) {
-        xconv_status st =
-            xconv_gemm_choose_tiles(&dev->info, L, plan->opts.gemm_tiles, &chosen, err);
+        xconv_status st = xconv_gemm_choose(&dev->info, L, &plan->opts, &chosen, err);
         if (st != XCONV_OK)
             return st;
         t = &chosen;
@@ -48,19 +48,57 @@ static xconv_status plan_gemm_step(const xconv_device *dev, const xconv_problem 
                          "%dx%d per work-item", what, (long long)L->m, (long long)L->n,
                          (long long)L->k, (long long)L->groups, t->tile_m, t->tile_n, t->tile_k,
                          t->wpt_m, t->wpt_n);
+    if (L->split_k > 1)
+        xconv_plan_summarize(plan, "split-K: %d K slices of %lld steps (%.1f MiB of partials), "
+                             "then a reduce in slice order", L->split_k,
+                             (long long)xconv_gemm_split_steps(L, t),
+                             xconv_gemm_split_bytes(L) / 1048576.0);
     return XCONV_OK;
 }
 
-// Adds the arguments of a GEMM step of a convolution: (A = w, B, C = y, A's first element, C's
-// first element, columns of C).
-static void gemm_args(xconv_step *s, xconv_tensor_ref b, int64_t c_offset, int64_t cols)
+// Adds the workspace region of split product L's partials; returns its index, or -1 when L is
+// not split.
+static int split_region(xconv_plan *plan, const xconv_gemm_layout *L)
 {
+    return L->split_k > 1 ? xconv_plan_region(plan, "split-K partials", xconv_gemm_split_bytes(L))
+                          : -1;
+}
+
+// The element offset of workspace region `region` (the partials), as a kernel's int argument.
+static int64_t region_floats(const xconv_plan *plan, int region)
+{
+    return (int64_t)(plan->regions[region].offset / sizeof(float));
+}
+
+// Adds the arguments of a GEMM step of a convolution: (A = w, B, C = y, A's first element, C's
+// first element, columns of C); under split-K C is the partials' region `region` instead, and
+// the reduce step that follows writes y from c_offset. Returns the reduce's status (XCONV_OK).
+static xconv_status gemm_args(const xconv_device *dev, const xconv_problem *p,
+                              const xconv_gemm_layout *L, xconv_plan *plan, int region,
+                              xconv_step *s, xconv_tensor_ref b, int64_t c_offset, int64_t cols,
+                              xconv_error *err)
+{
+    bool split = L->split_k > 1;
     xconv_step_arg_buffer(s, XCONV_REF_W);
     xconv_step_arg_buffer(s, b);
-    xconv_step_arg_buffer(s, XCONV_REF_Y);
+    xconv_step_arg_buffer(s, split ? XCONV_REF_WORKSPACE : XCONV_REF_Y);
     xconv_step_arg_int(s, 0);
-    xconv_step_arg_int(s, (int32_t)c_offset);
+    xconv_step_arg_int(s, (int32_t)(split ? region_floats(plan, region) : c_offset));
     xconv_step_arg_int(s, (int32_t)cols);
+    return split ? xconv_gemm_plan_reduce(&dev->info, p, L, plan, region, XCONV_REF_Y, c_offset,
+                                          cols, err)
+                 : XCONV_OK;
+}
+
+// Adds the output arguments of an implicit GEMM step: y, or the partials' region `region`
+// under split-K (its workspace pointer and offset), whose reduce step then writes y.
+static void implicit_output_args(const xconv_gemm_layout *L, const xconv_plan *plan, int region,
+                                 xconv_step *s)
+{
+    if (L->split_k > 1)
+        xconv_step_arg_region(s, plan, region);
+    else
+        xconv_step_arg_buffer(s, XCONV_REF_Y);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -99,14 +137,22 @@ static xconv_status plan_im2col_gemm(const xconv_device *dev, const xconv_proble
     xconv_plan_summarize(plan, "im2col of %lld image(s) a pass (%.1f MiB)", (long long)chunk,
                          plan->workspace_bytes / 1048576.0);
     xconv_gemm_layout L = conv_layout(p, XCONV_GEMM_B_MEMORY, chunk);
+    // The split's partials share the largest allocation with the im2col columns.
+    xconv_device_info room = dev->info;
+    size_t used = plan->workspace_bytes + XCONV_REGION_ALIGN;
+    room.max_alloc_bytes = room.max_alloc_bytes > used ? room.max_alloc_bytes - used : 0;
+    xconv_gemm_tiles t;
+    st = xconv_gemm_choose(&room, &L, opts, &t, err);
     xconv_step *first = NULL;
+    int region = -1;
     for (int64_t n0 = 0; st == XCONV_OK && n0 < p->n; n0 += chunk) {
         int64_t images = p->n - n0 < chunk ? p->n - n0 : chunk;
         st = xconv_plan_im2col(&dev->info, p, chunk, n0, images, plan, err);
         xconv_step *gemm = NULL;
         if (st == XCONV_OK && !first) {
-            st = plan_gemm_step(dev, p, &L, NULL, "sgemm", "SGEMM", plan, &first, err);
+            st = plan_gemm_step(dev, p, &L, &t, "sgemm", "SGEMM", plan, &first, err);
             gemm = first;
+            region = split_region(plan, &L);
         } else if (st == XCONV_OK) {  // the same program as the first chunk's
             gemm = xconv_plan_add_step(plan, first->label, first->source, first->kernel);
             st = gemm ? xconv_step_define_all(gemm, first, err)
@@ -120,7 +166,8 @@ static xconv_status plan_im2col_gemm(const xconv_device *dev, const xconv_proble
             break;
         if (images < chunk)
             xconv_gemm_step_set_cols(gemm, images * pq);
-        gemm_args(gemm, XCONV_REF_WORKSPACE, n0 * p->k * pq, images * pq);
+        st = gemm_args(dev, p, &L, plan, region, gemm, XCONV_REF_WORKSPACE, n0 * p->k * pq,
+                       images * pq, err);
     }
     return st;
 }
@@ -150,7 +197,8 @@ static xconv_status plan_gemm_1x1(const xconv_device *dev, const xconv_problem *
     xconv_status st =
         plan_gemm_step(dev, p, &L, NULL, "sgemm", "SGEMM on the input", plan, &step, err);
     if (st == XCONV_OK)
-        gemm_args(step, XCONV_REF_X, 0, p->n * xconv_problem_out_h(p) * xconv_problem_out_w(p));
+        st = gemm_args(dev, p, &L, plan, split_region(plan, &L), step, XCONV_REF_X, 0,
+                       p->n * xconv_problem_out_h(p) * xconv_problem_out_w(p), err);
     return st;
 }
 
@@ -168,12 +216,15 @@ static xconv_status plan_implicit_gemm(const xconv_device *dev, const xconv_prob
     xconv_step *step = NULL;
     xconv_status st = plan_gemm_step(dev, p, &L, NULL, "implicit_gemm", "implicit GEMM", plan,
                                      &step, err);
-    if (st == XCONV_OK) {
-        xconv_step_arg_buffer(step, XCONV_REF_X);
-        xconv_step_arg_buffer(step, XCONV_REF_W);
-        xconv_step_arg_buffer(step, XCONV_REF_Y);
-    }
-    return st;
+    if (st != XCONV_OK)
+        return st;
+    int region = split_region(plan, &L);
+    xconv_step_arg_buffer(step, XCONV_REF_X);
+    xconv_step_arg_buffer(step, XCONV_REF_W);
+    implicit_output_args(&L, plan, region, step);
+    return L.split_k > 1 ? xconv_gemm_plan_reduce(&dev->info, p, &L, plan, region, XCONV_REF_Y,
+                                                  0, L.n, err)
+                         : XCONV_OK;
 }
 
 // The table packs each tap's displacement as dh << 16 | dw.
@@ -197,7 +248,7 @@ static xconv_status plan_implicit_precomp(const xconv_device *dev, const xconv_p
     xconv_gemm_layout L = conv_layout(p, XCONV_GEMM_B_TABLE, p->n);
     L.b_group_stride = p->c / p->groups * p->h * p->w;
     xconv_gemm_tiles t;
-    xconv_status st = xconv_gemm_choose_tiles(&dev->info, &L, opts->gemm_tiles, &t, err);
+    xconv_status st = xconv_gemm_choose(&dev->info, &L, opts, &t, err);
     if (st != XCONV_OK)
         return st;
     int64_t rows = xconv_gemm_table_rows(&L, &t);
@@ -221,15 +272,18 @@ static xconv_status plan_implicit_precomp(const xconv_device *dev, const xconv_p
         st = xconv_step_define_all(table, gemm, err);  // the table step reads the GEMM's
     if (st != XCONV_OK)
         return st;
+    int partials = split_region(plan, &L);
     xconv_step_arg_buffer(gemm, XCONV_REF_X);
     xconv_step_arg_buffer(gemm, XCONV_REF_W);
-    xconv_step_arg_buffer(gemm, XCONV_REF_Y);
+    implicit_output_args(&L, plan, partials, gemm);
     if (constant)
         xconv_step_arg_constant(gemm, XCONV_REF_WORKSPACE, region, plan->regions[region].bytes,
                                 "xc_gemm_table");
     else
-        xconv_step_arg_buffer(gemm, XCONV_REF_WORKSPACE);
-    return XCONV_OK;
+        xconv_step_arg_buffer(gemm, XCONV_REF_WORKSPACE);  // the table: region 0, offset 0
+    return L.split_k > 1 ? xconv_gemm_plan_reduce(&dev->info, p, &L, plan, partials,
+                                                  XCONV_REF_Y, 0, L.n, err)
+                         : XCONV_OK;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -34,17 +34,16 @@ typedef struct xconv_matrix_shape {
     char set[64];            // suite or shape file ("standard", "resnet50.shapes"), may be ""
 } xconv_matrix_shape;
 
-// A record with what the matrix adds to bench's.
+// A record with what the matrix adds to bench's (its floor is rec.floor_ms and floor_share).
 typedef struct xconv_matrix_record {
     xconv_record rec;
-    double floor_ms;         // the roofline floor on its device; NAN when unknown
-    double floor_share;      // floor_ms / median_ms; NAN when unknown
     int auto_pick;           // 1: `auto` picks this variant here, 0: it does not, -1: unknown
 } xconv_matrix_record;
 
 // One results file.
 typedef struct xconv_run_file {
     int schema_version;      // 0: a bench/validate file from before the matrix schema
+    int complete;            // "complete": 1 the run ended, 0 it was cut short, -1 not said
     xconv_run_info info;
     char host[128];          // the machine's name, "" when the file does not say
     xconv_matrix_device *devices;  // the "devices" block, or one per device the records name
@@ -73,8 +72,33 @@ void xconv_run_file_free(xconv_run_file *run);
 // Returns the device of run whose id is id, or NULL.
 const xconv_matrix_device *xconv_run_file_device(const xconv_run_file *run, const char *id);
 
-// Writes run as a matrix JSON file (schema XCONV_MATRIX_SCHEMA_VERSION, docs/matrix_schema.md).
-// Returns 0, or -1 when writing failed (errno set).
+// Writes run as a matrix JSON file (schema XCONV_MATRIX_SCHEMA_VERSION, docs/matrix_schema.md),
+// "complete": true. Returns 0, or -1 when writing failed (errno set).
 int xconv_matrix_write_json(FILE *f, const xconv_run_file *run);
+
+// The pieces of the file, for writing records as they finish (cli/matrix_stream.c): the head
+// (run info, devices, shapes, up to the records' opening bracket; run's records are not
+// written), one record object, and the tail after count records (the closing bracket and
+// "complete", whether the run finished). Errors show in ferror(f).
+void xconv_matrix_write_head(FILE *f, const xconv_run_file *run);
+void xconv_matrix_write_record(FILE *f, const xconv_matrix_record *m);
+void xconv_matrix_write_tail(FILE *f, int count, bool complete);
+
+// The CSV form: a header row, then one row per record with bench's columns (the record's keys
+// in the JSON's order) and floor_ms, floor_share and auto_pick. Errors show in ferror(f).
+void xconv_matrix_write_csv_header(FILE *f);
+void xconv_matrix_write_csv_row(FILE *f, const xconv_matrix_record *m);
+
+// Writes the matrix's terminal summary of run: per device, a table of variants x shapes with
+// each cell's median ms, the fastest marked '*', auto's pick '+' and the share of the floor,
+// cut into blocks of shapes that fit `width` columns. Returns 0, or -1 when writing failed.
+int xconv_matrix_write_table(FILE *f, const xconv_run_file *run, int width);
+
+// Writes, per network (the shapes of set sets[k]: a shape file's layers) and device of run, the
+// sum over its layers of weight x median ms with each layer's fastest variant, with the single
+// variant fastest over the network, and with auto's picks; a network whose layers did not all
+// pass says how many did. Returns 0, or -1 when writing failed (errno set).
+int xconv_matrix_write_networks(FILE *f, const xconv_run_file *run, const char *const *sets,
+                                int nsets);
 
 #endif // XCONV_MATRIX_H

@@ -101,8 +101,7 @@ static void write_shape(FILE *f, const xconv_matrix_shape *s)
     putc('}', f);
 }
 
-// Writes one record: bench's keys in bench's order (bench/record_export.c), then the matrix's.
-static void write_record(FILE *f, const xconv_matrix_record *m)
+void xconv_matrix_write_record(FILE *f, const xconv_matrix_record *m)
 {
     const xconv_record *r = &m->rec;
     struct {
@@ -111,7 +110,9 @@ static void write_record(FILE *f, const xconv_matrix_record *m)
         size_t size;
     } strings[] = {
         {"device", r->device, sizeof r->device},   {"backend", r->backend, sizeof r->backend},
-        {"driver", r->driver, sizeof r->driver},   {"variant", r->variant, sizeof r->variant},
+        {"driver", r->driver, sizeof r->driver},
+        {"libraries", r->libraries, sizeof r->libraries},
+        {"variant", r->variant, sizeof r->variant},
         {"family", r->family, sizeof r->family},   {"shape_name", r->shape_name,
                                                     sizeof r->shape_name},
         {"shape", r->shape, sizeof r->shape},      {"reference", r->reference,
@@ -152,9 +153,9 @@ static void write_record(FILE *f, const xconv_matrix_record *m)
     key(f, "note", false);
     STR(f, r->note);
     key(f, "floor_ms", false);
-    number(f, m->floor_ms);
+    number(f, r->floor_ms);
     key(f, "floor_share", false);
-    number(f, m->floor_share);
+    number(f, r->floor_share);
     key(f, "auto_pick", false);
     fputs(m->auto_pick < 0 ? "null" : m->auto_pick ? "true" : "false", f);
     putc('}', f);
@@ -163,7 +164,7 @@ static void write_record(FILE *f, const xconv_matrix_record *m)
 // ---------------------------------------------------------------------------------------------
 // The file
 
-int xconv_matrix_write_json(FILE *f, const xconv_run_file *run)
+void xconv_matrix_write_head(FILE *f, const xconv_run_file *run)
 {
     const xconv_run_info *info = &run->info;
     fprintf(f, "{\n  \"tool\": \"xconv\",\n  \"kind\": \"matrix\",\n  \"schema_version\": %d,\n",
@@ -189,12 +190,87 @@ int xconv_matrix_write_json(FILE *f, const xconv_run_file *run)
         write_shape(f, &run->shapes[i]);
     }
     fputs(run->nshapes ? "\n  ],\n  \"records\": [" : "],\n  \"records\": [", f);
+}
+
+void xconv_matrix_write_tail(FILE *f, int count, bool complete)
+{
+    fprintf(f, "%s],\n  \"complete\": %s\n}\n", count ? "\n  " : "", complete ? "true" : "false");
+}
+
+int xconv_matrix_write_json(FILE *f, const xconv_run_file *run)
+{
+    xconv_matrix_write_head(f, run);
     for (int i = 0; i < run->count && !ferror(f); i++) {
         fputs(i ? ",\n    " : "\n    ", f);
-        write_record(f, &run->recs[i]);
+        xconv_matrix_write_record(f, &run->recs[i]);
     }
-    fputs(run->count ? "\n  ]\n}\n" : "]\n}\n", f);
+    xconv_matrix_write_tail(f, run->count, true);
     if (fflush(f) != 0 || ferror(f))
         return -1;
     return 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// CSV
+
+// Writes s (at most max bytes) as a CSV cell, in double quotes with quotes doubled when it holds
+// a comma, quote, CR or LF, or starts or ends with a space (RFC 4180).
+static void csv_string(FILE *f, const char *s, size_t max)
+{
+    size_t len = strnlen(s, max);
+    bool quote = len > 0 && (s[0] == ' ' || s[len - 1] == ' ');
+    for (size_t i = 0; i < len && !quote; i++)
+        quote = strchr(",\"\r\n", s[i]) != NULL;
+    if (!quote) {
+        fwrite(s, 1, len, f);
+        return;
+    }
+    putc('"', f);
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] == '"')
+            putc('"', f);
+        putc(s[i], f);
+    }
+    putc('"', f);
+}
+
+// Writes ",v" with v finite as %.9g, else "," alone (an empty cell).
+static void csv_number(FILE *f, double v)
+{
+    putc(',', f);
+    if (isfinite(v))
+        fprintf(f, "%.9g", v);
+}
+
+#define CSV_STR(f, s) (putc(',', f), csv_string(f, s, sizeof(s)))
+
+void xconv_matrix_write_csv_header(FILE *f)
+{
+    fputs("device,backend,driver,variant,family,shape_name,shape,reference,seed,repeat,"
+          "median_ms,min_ms,max_ms,compile_ms,gflops,gbps,max_norm_err,threshold,worst_index,"
+          "pass,outcome,note,floor_ms,floor_share,auto_pick\n", f);
+}
+
+void xconv_matrix_write_csv_row(FILE *f, const xconv_matrix_record *m)
+{
+    const xconv_record *r = &m->rec;
+    csv_string(f, r->device, sizeof r->device);
+    CSV_STR(f, r->backend);
+    CSV_STR(f, r->driver);
+    CSV_STR(f, r->variant);
+    CSV_STR(f, r->family);
+    CSV_STR(f, r->shape_name);
+    CSV_STR(f, r->shape);
+    CSV_STR(f, r->reference);
+    fprintf(f, ",%" PRIu64 ",%d", r->seed, r->repeat);
+    const double numbers[] = {r->median_ms, r->min_ms, r->max_ms, r->compile_ms, r->gflops,
+                              r->gbps, r->max_norm_err, r->threshold};
+    for (size_t i = 0; i < sizeof numbers / sizeof numbers[0]; i++)
+        csv_number(f, numbers[i]);
+    fprintf(f, ",%" PRId64 ",%s,%s", r->worst_index,
+            r->outcome == XCONV_OUTCOME_PASS ? "true" : "false", outcome_word(r->outcome));
+    CSV_STR(f, r->note);
+    csv_number(f, r->floor_ms);
+    csv_number(f, r->floor_share);
+    fprintf(f, ",%s\n", m->auto_pick < 0 ? "" : m->auto_pick ? "true" : "false");
 }

@@ -95,6 +95,19 @@ const char *xconv_outcome_name(xconv_outcome outcome)
     return "unknown";
 }
 
+void xconv_record_set_floor(xconv_record *r, const xconv_problem *p, double peak_gflops,
+                            double peak_gbps)
+{
+    r->floor_ms = r->floor_share = NAN;
+    if (!(peak_gflops > 0) || !(peak_gbps > 0))
+        return;
+    double t_flop = xconv_problem_flops(p) / (peak_gflops * 1e9) * 1e3;
+    double t_byte = xconv_problem_min_bytes(p) / (peak_gbps * 1e9) * 1e3;
+    r->floor_ms = t_flop > t_byte ? t_flop : t_byte;
+    if (r->repeat > 0 && r->median_ms > 0 && isfinite(r->median_ms))
+        r->floor_share = r->floor_ms / r->median_ms;
+}
+
 // ---------------------------------------------------------------------------------------------
 // The list
 
@@ -115,13 +128,22 @@ xconv_record *xconv_record_list_add(xconv_record_list *list)
         list->cap = cap;
     }
     xconv_record *r = &list->recs[list->count++];
+    xconv_record_clear(r);
+    return r;
+}
+
+void xconv_record_clear(xconv_record *r)
+{
     memset(r, 0, sizeof *r);
     r->worst_index = -1;
     r->max_norm_err = NAN;
     r->max_block_err = NAN;
     r->error_block_h = r->error_block_w = 1;
+    r->median_ms = r->min_ms = r->max_ms = NAN;
+    r->compile_ms = r->gflops = r->gbps = NAN;
+    r->floor_ms = r->floor_share = NAN;
     r->cmp.worst_index = -1;
-    return r;
+    r->cmp.other_ms = r->cmp.ratio = NAN;
 }
 
 int xconv_record_list_failed(const xconv_record_list *list)

@@ -32,6 +32,8 @@ typedef struct xconv_record {
     char device[256];
     char backend[16];
     char driver[128];
+    char libraries[256];   // the software under the backend, with versions (see
+                           // xconv_device_libraries): the OpenCL platform, CLBlast, cuBLAS...
     char variant[48];
     char family[16];
     char shape_name[32];   // suite name of the shape, "" for ad-hoc shapes
@@ -39,9 +41,12 @@ typedef struct xconv_record {
     char reference[48];    // what y was compared with ("cpu_ref", "clblast_gemm+1000 samples")
     uint64_t seed;
     int repeat;            // timed runs (0 for validate-only records)
+    // Values not measured are NaN (written as null in JSON, empty in CSV, "-" in the table).
     double median_ms, min_ms, max_ms;
     double compile_ms;     // program build time, kept out of the timings
     double gflops, gbps;   // from the median: FLOPs and minimum bytes (<xconv/xconv.h>) over time
+    double floor_ms;       // the roofline floor on the device's peaks; NAN when they are unknown
+    double floor_share;    // floor_ms / median_ms; NAN without a floor or a time
     double max_norm_err;   // max over elements of |y - ref| / (the element's sum |x*w|)
     // Variants that compute blocks of outputs together (Winograd tiles, FFT transforms) are
     // checked against their threshold over the block: each element's error is divided by the
@@ -70,6 +75,12 @@ void xconv_run_info_init(xconv_run_info *info, int argc, char **argv);
 // Returns "pass", "FAIL", "n/a", "error".
 const char *xconv_outcome_name(xconv_outcome outcome);
 
+// Sets r's floor from the device's peaks (GFLOP/s and GB/s, 0 when unknown): floor_ms =
+// max(FLOPs / peak, minimum bytes / bandwidth) of problem p, and floor_share = floor_ms over r's
+// median when it has one; NAN for what is unknown.
+void xconv_record_set_floor(xconv_record *r, const xconv_problem *p, double peak_gflops,
+                            double peak_gbps);
+
 // ---------------------------------------------------------------------------------------------
 // The list a command collects its records in
 
@@ -82,7 +93,11 @@ typedef struct xconv_record_list {
 // Starts an empty list whose run info names the command line argv.
 void xconv_record_list_init(xconv_record_list *list, int argc, char **argv);
 
-// Appends a zeroed record (worst index -1, errors NaN) and returns it, or NULL without memory.
+// Fills *r with a record that says nothing yet: zeros, worst index -1, every measured value
+// NaN.
+void xconv_record_clear(xconv_record *r);
+
+// Appends a cleared record (xconv_record_clear) and returns it, or NULL without memory.
 xconv_record *xconv_record_list_add(xconv_record_list *list);
 
 // Returns how many records failed their check or errored.
@@ -101,6 +116,44 @@ bool xconv_comparison_passed(const xconv_record *r);
 // Writes s (at most max bytes) as a JSON string literal: quotes, backslashes and control
 // characters escaped, bytes that are not valid UTF-8 replaced by U+FFFD.
 void xconv_json_write_string(FILE *f, const char *s, size_t max);
+
+// The pieces of the JSON and CSV writers, for writers that stream records as they finish.
+// JSON: the head (run info, and "kind": "parity" when with_cmp, up to the records' opening
+// bracket), one record (after its separator: `first` says whether it is the first one), and
+// the closing text, which depends on whether any record was written. CSV: the header row and
+// one row. with_cmp adds the comparison's fields (parity).
+void xconv_json_write_head(FILE *f, const xconv_run_info *info, bool with_cmp);
+void xconv_json_write_record(FILE *f, const xconv_record *rec, bool first, bool with_cmp);
+const char *xconv_json_closing(bool any_records);
+void xconv_csv_write_header(FILE *f, bool with_cmp);
+void xconv_csv_write_row(FILE *f, const xconv_record *rec, bool with_cmp);
+
+// The table's column widths, for writing rows as records finish: widen it with every record
+// (or a stand-in carrying the longest names) before the header is written.
+#define XCONV_TABLE_COLUMNS 12
+typedef struct xconv_table {
+    int widths[XCONV_TABLE_COLUMNS];
+    bool timings;          // with the timing columns
+} xconv_table;
+
+// Starts a table as wide as its titles (timing columns only with timings).
+void xconv_table_init(xconv_table *t, bool timings);
+
+// Widens t for rec's cells (names are cut at their column's most).
+void xconv_table_fit(xconv_table *t, const xconv_record *rec);
+
+// Widens t's number columns to their widest, for rows whose numbers are not known yet.
+void xconv_table_fit_numbers(xconv_table *t);
+
+// Writes the header row, or one record's row with its note under it (when it did not pass).
+// Return 0, or -1 when writing failed (errno set).
+int xconv_table_write_header(FILE *f, const xconv_table *t);
+int xconv_table_write_record(FILE *f, const xconv_table *t, const xconv_record *rec);
+
+// The comparisons' table a pair at a time: the header, and one row for a pair of records
+// compared with each other. Return 0, or -1 when writing failed.
+int xconv_comparisons_write_header(FILE *f);
+int xconv_comparisons_write_pair(FILE *f, const xconv_record *a, const xconv_record *b);
 
 // Writers: JSON (one object: run info + "records" array), CSV (header row + one row a record),
 // the human table, and the comparisons' table (one row per pair of compared records). JSON and

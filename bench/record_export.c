@@ -34,13 +34,15 @@ typedef struct record_field {
 // Both formats write these, in this order (docs/validation.md lists their meanings).
 static const record_field fields[] = {
     FIELD(device, FIELD_STRING),      FIELD(backend, FIELD_STRING),
-    FIELD(driver, FIELD_STRING),      FIELD(variant, FIELD_STRING),
+    FIELD(driver, FIELD_STRING),      FIELD(libraries, FIELD_STRING),
+    FIELD(variant, FIELD_STRING),
     FIELD(family, FIELD_STRING),      FIELD(shape_name, FIELD_STRING),
     FIELD(shape, FIELD_STRING),       FIELD(reference, FIELD_STRING),
     FIELD(seed, FIELD_U64),           FIELD(repeat, FIELD_INT),
     FIELD(median_ms, FIELD_DOUBLE),   FIELD(min_ms, FIELD_DOUBLE),
     FIELD(max_ms, FIELD_DOUBLE),      FIELD(compile_ms, FIELD_DOUBLE),
     FIELD(gflops, FIELD_DOUBLE),      FIELD(gbps, FIELD_DOUBLE),
+    FIELD(floor_ms, FIELD_DOUBLE),    FIELD(floor_share, FIELD_DOUBLE),
     FIELD(max_norm_err, FIELD_DOUBLE), FIELD(error_block_h, FIELD_I64),
     FIELD(error_block_w, FIELD_I64),  FIELD(max_block_err, FIELD_DOUBLE),
     FIELD(threshold, FIELD_DOUBLE),
@@ -208,8 +210,7 @@ static int finish(FILE *f)
     return 0;
 }
 
-int xconv_records_write_json(FILE *f, const xconv_run_info *info, const xconv_record *recs,
-                             int count)
+void xconv_json_write_head(FILE *f, const xconv_run_info *info, bool with_cmp)
 {
     fputs("{\n  \"tool\": \"xconv\",\n  \"version\": ", f);
     xconv_json_write_string(f, info->tool_version, sizeof info->tool_version);
@@ -219,15 +220,30 @@ int xconv_records_write_json(FILE *f, const xconv_run_info *info, const xconv_re
     xconv_json_write_string(f, info->date, sizeof info->date);
     fputs(",\n  \"command\": ", f);
     xconv_json_write_string(f, info->command, sizeof info->command);
-    bool with_cmp = any_comparison(recs, count);
     if (with_cmp)
         fputs(",\n  \"kind\": \"parity\"", f);
     fputs(",\n  \"records\": [", f);
-    for (int i = 0; i < count && !ferror(f); i++) {
-        fputs(i ? ",\n    " : "\n    ", f);
-        json_record(f, &recs[i], with_cmp);
-    }
-    fputs(count > 0 ? "\n  ]\n}\n" : "]\n}\n", f);
+}
+
+void xconv_json_write_record(FILE *f, const xconv_record *rec, bool first, bool with_cmp)
+{
+    fputs(first ? "\n    " : ",\n    ", f);
+    json_record(f, rec, with_cmp);
+}
+
+const char *xconv_json_closing(bool any_records)
+{
+    return any_records ? "\n  ]\n}\n" : "]\n}\n";
+}
+
+int xconv_records_write_json(FILE *f, const xconv_run_info *info, const xconv_record *recs,
+                             int count)
+{
+    bool with_cmp = any_comparison(recs, count);
+    xconv_json_write_head(f, info, with_cmp);
+    for (int i = 0; i < count && !ferror(f); i++)
+        xconv_json_write_record(f, &recs[i], i == 0, with_cmp);
+    fputs(xconv_json_closing(count > 0), f);
     return finish(f);
 }
 
@@ -255,25 +271,36 @@ static void csv_string(FILE *f, const char *s, size_t max)
     putc('"', f);
 }
 
-int xconv_records_write_csv(FILE *f, const xconv_record *recs, int count)
+void xconv_csv_write_header(FILE *f, bool with_cmp)
 {
-    size_t nfields = FIELD_COUNT + (any_comparison(recs, count) ? CMP_FIELD_COUNT : 0);
+    size_t nfields = FIELD_COUNT + (with_cmp ? CMP_FIELD_COUNT : 0);
     for (size_t i = 0; i < nfields; i++)
         fprintf(f, "%s%s", i ? "," : "", field_at(i)->name);
     putc('\n', f);
-    for (int r = 0; r < count && !ferror(f); r++) {
-        for (size_t i = 0; i < nfields; i++) {
-            const record_field *fd = field_at(i);
-            if (i)
-                putc(',', f);
-            if (fd->kind == FIELD_STRING)
-                csv_string(f, field_ptr(&recs[r], fd), fd->size);
-            else if (fd->kind == FIELD_OUTCOME)
-                fputs(outcome_word(recs[r].outcome), f);
-            else
-                write_number(f, &recs[r], fd);
-        }
-        putc('\n', f);
+}
+
+void xconv_csv_write_row(FILE *f, const xconv_record *rec, bool with_cmp)
+{
+    size_t nfields = FIELD_COUNT + (with_cmp ? CMP_FIELD_COUNT : 0);
+    for (size_t i = 0; i < nfields; i++) {
+        const record_field *fd = field_at(i);
+        if (i)
+            putc(',', f);
+        if (fd->kind == FIELD_STRING)
+            csv_string(f, field_ptr(rec, fd), fd->size);
+        else if (fd->kind == FIELD_OUTCOME)
+            fputs(outcome_word(rec->outcome), f);
+        else
+            write_number(f, rec, fd);
     }
+    putc('\n', f);
+}
+
+int xconv_records_write_csv(FILE *f, const xconv_record *recs, int count)
+{
+    bool with_cmp = any_comparison(recs, count);
+    xconv_csv_write_header(f, with_cmp);
+    for (int r = 0; r < count && !ferror(f); r++)
+        xconv_csv_write_row(f, &recs[r], with_cmp);
     return finish(f);
 }

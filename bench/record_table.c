@@ -19,7 +19,8 @@ typedef struct table_column {
 } table_column;
 
 enum { COL_BACKEND, COL_DEVICE, COL_VARIANT, COL_SHAPE, COL_OUTCOME, COL_ERR, COL_MEDIAN,
-       COL_MIN, COL_MAX, COL_GFLOPS, COL_GBPS, COL_COUNT };
+       COL_MIN, COL_MAX, COL_GFLOPS, COL_GBPS, COL_FLOOR, COL_COUNT };
+_Static_assert(COL_COUNT == XCONV_TABLE_COLUMNS, "record.h's column count");
 
 static const table_column columns[COL_COUNT] = {
     [COL_BACKEND] = { "backend", 8, false, false },
@@ -33,6 +34,7 @@ static const table_column columns[COL_COUNT] = {
     [COL_MAX] = { "max ms", 12, true, true },
     [COL_GFLOPS] = { "GFLOP/s", 10, true, true },
     [COL_GBPS] = { "GB/s", 9, true, true },
+    [COL_FLOOR] = { "of floor", 8, true, true },  // '-' where the device's peaks are unknown
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -97,6 +99,7 @@ static void record_cells(const xconv_record *rec, char cells[COL_COUNT][CELL_LEN
     number_cell(cells[COL_MAX], "%.4f", rec->max_ms, timed);
     number_cell(cells[COL_GFLOPS], "%.1f", rec->gflops, timed);
     number_cell(cells[COL_GBPS], "%.1f", rec->gbps, timed);
+    number_cell(cells[COL_FLOOR], "%.1f%%", rec->floor_share * 100, timed && rec->floor_share > 0);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -139,60 +142,108 @@ static void write_note(FILE *f, const xconv_record *rec)
     fprintf(f, "    note: %.*s%s\n", (int)end, note, cut ? " ..." : "");
 }
 
-int xconv_records_write_table(FILE *f, const xconv_record *recs, int count, bool timings)
+void xconv_table_init(xconv_table *t, bool timings)
 {
-    int widths[COL_COUNT];
+    t->timings = timings;
+    for (int c = 0; c < COL_COUNT; c++)
+        t->widths[c] = text_width(columns[c].title);
+}
+
+void xconv_table_fit(xconv_table *t, const xconv_record *rec)
+{
+    char cells[COL_COUNT][CELL_LEN];
+    record_cells(rec, cells);
+    for (int c = 0; c < COL_COUNT; c++) {
+        int wdt = text_width(cells[c]);
+        t->widths[c] = wdt > t->widths[c] ? wdt : t->widths[c];
+    }
+}
+
+void xconv_table_fit_numbers(xconv_table *t)
+{
+    for (int c = COL_ERR; c < COL_COUNT; c++)
+        if (columns[c].max_width > t->widths[c])
+            t->widths[c] = columns[c].max_width;
+}
+
+// Returns 0 when everything written reached f, else -1.
+static int flushed(FILE *f)
+{
+    return fflush(f) != 0 || ferror(f) ? -1 : 0;
+}
+
+int xconv_table_write_header(FILE *f, const xconv_table *t)
+{
     char cells[COL_COUNT][CELL_LEN];
     for (int c = 0; c < COL_COUNT; c++)
-        widths[c] = text_width(columns[c].title);
-    for (int r = 0; r < count; r++) {
-        record_cells(&recs[r], cells);
-        for (int c = 0; c < COL_COUNT; c++) {
-            int wdt = text_width(cells[c]);
-            widths[c] = wdt > widths[c] ? wdt : widths[c];
-        }
-    }
-    for (int c = 0; c < COL_COUNT; c++)
         snprintf(cells[c], CELL_LEN, "%s", columns[c].title);
-    write_row(f, cells, widths, timings);
-    for (int r = 0; r < count && !ferror(f); r++) {
-        record_cells(&recs[r], cells);
-        write_row(f, cells, widths, timings);
-        write_note(f, &recs[r]);
-    }
+    write_row(f, cells, t->widths, t->timings);
+    return flushed(f);
+}
+
+int xconv_table_write_record(FILE *f, const xconv_table *t, const xconv_record *rec)
+{
+    char cells[COL_COUNT][CELL_LEN];
+    record_cells(rec, cells);
+    write_row(f, cells, t->widths, t->timings);
+    write_note(f, rec);
+    return flushed(f);
+}
+
+int xconv_records_write_table(FILE *f, const xconv_record *recs, int count, bool timings)
+{
+    xconv_table t;
+    xconv_table_init(&t, timings);
+    for (int r = 0; r < count; r++)
+        xconv_table_fit(&t, &recs[r]);
+    xconv_table_write_header(f, &t);
+    for (int r = 0; r < count && !ferror(f); r++)
+        xconv_table_write_record(f, &t, &recs[r]);
     if (count == 0)
         fputs("(no records)\n", f);
-    if (fflush(f) != 0 || ferror(f))
-        return -1;
-    return 0;
+    return flushed(f);
 }
 
 // ---------------------------------------------------------------------------------------------
 // Comparisons
 
-int xconv_records_write_comparisons(FILE *f, const xconv_record *recs, int count)
+int xconv_comparisons_write_header(FILE *f)
 {
     fprintf(f, "%-26s %-22s %-10s %10s %12s %12s %8s\n", "variant", "shape", "identical",
             "max ulp", "ms", "other ms", "ratio");
+    return flushed(f);
+}
+
+int xconv_comparisons_write_pair(FILE *f, const xconv_record *a, const xconv_record *b)
+{
+    const char *shape = a->shape_name[0] ? a->shape_name : a->shape;
+    if (!a->cmp.compared) {
+        fprintf(f, "%-26s %-22.22s %-10s  %s | %s\n", a->variant, shape, "n/a",
+                a->note[0] ? a->note : xconv_outcome_name(a->outcome),
+                b->note[0] ? b->note : xconv_outcome_name(b->outcome));
+        return flushed(f);
+    }
+    bool pass = xconv_comparison_passed(a) && xconv_comparison_passed(b);
+    char ms[3][CELL_LEN];
+    number_cell(ms[0], "%.4f", a->median_ms, true);
+    number_cell(ms[1], "%.4f", b->median_ms, true);
+    number_cell(ms[2], "%.3f", a->cmp.ratio, true);
+    fprintf(f, "%-26s %-22.22s %-10s %10llu %12s %12s %8s  (%s / %s)%s\n", a->variant, shape,
+            a->cmp.differing ? "NO" : "yes", (unsigned long long)a->cmp.max_ulp, ms[0], ms[1],
+            ms[2], a->backend, b->backend,
+            pass ? "" : "  (backend check failed or outputs differ)");
+    return flushed(f);
+}
+
+int xconv_records_write_comparisons(FILE *f, const xconv_record *recs, int count)
+{
+    xconv_comparisons_write_header(f);
     for (int i = 0; i + 1 < count && !ferror(f); i++) {
         const xconv_record *a = &recs[i], *b = &recs[i + 1];
         if (!a->cmp.present || !b->cmp.present)
             continue;
         i++;  // a pair: a and b, each compared with the other
-        const char *shape = a->shape_name[0] ? a->shape_name : a->shape;
-        if (!a->cmp.compared) {
-            fprintf(f, "%-26s %-22.22s %-10s  %s | %s\n", a->variant, shape, "n/a",
-                    a->note[0] ? a->note : xconv_outcome_name(a->outcome),
-                    b->note[0] ? b->note : xconv_outcome_name(b->outcome));
-            continue;
-        }
-        bool pass = xconv_comparison_passed(a) && xconv_comparison_passed(b);
-        fprintf(f, "%-26s %-22.22s %-10s %10llu %12.4f %12.4f %8.3f  (%s / %s)%s\n", a->variant,
-                shape, a->cmp.differing ? "NO" : "yes", (unsigned long long)a->cmp.max_ulp,
-                a->median_ms, b->median_ms, a->cmp.ratio, a->backend, b->backend,
-                pass ? "" : "  (backend check failed or outputs differ)");
+        xconv_comparisons_write_pair(f, a, b);
     }
-    if (fflush(f) != 0 || ferror(f))
-        return -1;
-    return 0;
+    return flushed(f);
 }

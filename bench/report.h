@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "matrix.h"
+#include "peaks_file.h"
 
 // ---------------------------------------------------------------------------------------------
 // Options
@@ -16,11 +17,14 @@
 typedef struct xconv_report_peaks {
     char match[128];          // "" matches every device
     double gflops, gbps;
+    char source[32];          // what the page says they came from; "" says "--peaks"
 } xconv_report_peaks;
 
 typedef struct xconv_report_opts {
     const xconv_report_peaks *peaks;  // applied in order, the first match wins
     int npeaks;
+    const xconv_peaks_file *measured;  // after those: the peaks file's entry of the device's
+                                       // identity (name, backend, driver); NULL: none
     const xconv_matrix_shape *weights;  // shapes with weights and sets (--shapes files) for the
     int nweights;                       // network totals, beside the files' own "shapes"
     double margin;            // compare: the fraction beyond noise (0.05: 5%)

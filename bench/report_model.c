@@ -154,7 +154,8 @@ static void name_device(report_device *d, int index)
     d->slug[n] = '\0';
 }
 
-// Takes d's peaks from its file, else from the first --peaks entry matching it.
+// Takes d's peaks from its file, else from the first --peaks entry matching it, else from the
+// peaks file's entry of its identity.
 static void device_peaks(report_device *d, const xconv_report_opts *opts)
 {
     if (d->dev->peak_gflops > 0 && d->dev->peak_gbps > 0) {
@@ -169,9 +170,18 @@ static void device_peaks(report_device *d, const xconv_report_opts *opts)
         if (contains_nocase(d->dev->id, p->match) || contains_nocase(d->dev->name, p->match)) {
             d->peak_gflops = p->gflops;
             d->peak_gbps = p->gbps;
-            snprintf(d->peaks_source, sizeof d->peaks_source, "--peaks");
+            snprintf(d->peaks_source, sizeof d->peaks_source, "%s",
+                     p->source[0] ? p->source : "--peaks");
             return;
         }
+    }
+    const xconv_peaks_entry *e = opts ? xconv_peaks_file_find(opts->measured, d->dev->name,
+                                                              d->dev->backend, d->dev->driver)
+                                      : NULL;
+    if (e && e->fp32_gflops > 0 && e->gbps > 0) {
+        d->peak_gflops = e->fp32_gflops;
+        d->peak_gbps = e->gbps;
+        snprintf(d->peaks_source, sizeof d->peaks_source, "measured (peaks file)");
     }
 }
 
@@ -186,7 +196,7 @@ static void settle_cells(const xconv_report *r, report_device *d)
             report_cell *c = report_at(d, s, v);
             if (!c->m)
                 continue;
-            c->floor_ms = c->m->floor_ms;
+            c->floor_ms = c->m->rec.floor_ms;
             if (!isfinite(c->floor_ms) && d->peak_gflops > 0 && d->peak_gbps > 0 &&
                 shape->flops > 0) {
                 double t_flop = shape->flops / (d->peak_gflops * 1e9) * 1e3;

@@ -47,7 +47,8 @@ typedef struct load_field {
 // A record's keys (docs/matrix_schema.md); "pass" is checked against "outcome" separately.
 static const load_field record_fields[] = {
     REC(device, F_STRING, true),      REC(backend, F_STRING, false),
-    REC(driver, F_STRING, false),     REC(variant, F_STRING, true),
+    REC(driver, F_STRING, false),     REC(libraries, F_STRING, false),
+    REC(variant, F_STRING, true),
     REC(family, F_STRING, false),     REC(shape_name, F_STRING, false),
     REC(shape, F_STRING, true),       REC(reference, F_STRING, false),
     REC(seed, F_U64, false),          REC(repeat, F_INT, false),
@@ -58,8 +59,8 @@ static const load_field record_fields[] = {
     REC(error_block_w, F_I64, false), REC(max_block_err, F_DOUBLE, false),
     REC(threshold, F_DOUBLE, false),
     REC(worst_index, F_I64, false),   REC(outcome, F_OUTCOME, true),
-    REC(note, F_STRING, false),       EXT(floor_ms, F_DOUBLE),
-    EXT(floor_share, F_DOUBLE),       EXT(auto_pick, F_PICK),
+    REC(note, F_STRING, false),       REC(floor_ms, F_DOUBLE, false),
+    REC(floor_share, F_DOUBLE, false), EXT(auto_pick, F_PICK),
 };
 
 #define DEV(member, kind, req) \
@@ -335,8 +336,8 @@ static xconv_status load_record(const loader *ld, const xconv_json *obj, int i,
     memset(r, 0, sizeof *r);
     double *nan_fields[] = {&r->rec.median_ms, &r->rec.min_ms,       &r->rec.max_ms,
                             &r->rec.compile_ms, &r->rec.gflops,      &r->rec.gbps,
-                            &r->rec.max_norm_err, &r->rec.threshold, &r->floor_ms,
-                            &r->floor_share};
+                            &r->rec.max_norm_err, &r->rec.threshold, &r->rec.floor_ms,
+                            &r->rec.floor_share};
     for (int k = 0; k < COUNT(nan_fields); k++)
         *nan_fields[k] = NAN;
     r->rec.worst_index = -1;
@@ -420,6 +421,11 @@ static xconv_status load_tree(const loader *ld, const xconv_json *root, xconv_ru
     xconv_status st = check_kind(ld, root, run);
     if (!st)
         st = load_fields(ld, root, run_fields, COUNT(run_fields), run, "top level");
+    const xconv_json *complete = xconv_json_get(root, "complete");
+    run->complete = complete && complete->type == XCONV_JSON_BOOL ? complete->boolean : -1;
+    if (!st && complete && complete->type != XCONV_JSON_BOOL)
+        st = bad(ld, complete, "complete", "wants a boolean, got %s",
+                 xconv_json_type_name(complete->type));
     const xconv_json *devices = NULL, *shapes = NULL, *records = NULL;
     if (!st)
         st = get_array(ld, root, "devices", run->schema_version >= 1, &devices);

@@ -26,6 +26,8 @@ struct xconv_backend_program {
 static atomic_int open_contexts;
 
 static void region_release(opencl_context *ctx);  // Timing, below
+static void release_queue(opencl_context *ctx);   // Open and close, below
+static cl_int create_queue(opencl_context *ctx);
 
 // ---------------------------------------------------------------------------------------------
 // Open and close
@@ -37,6 +39,29 @@ static void opencl_close(void *vctx)
         return;
     if (ctx->queue)
         clFinish(ctx->queue);
+    release_queue(ctx);
+    free(ctx);
+    if (atomic_fetch_sub(&open_contexts, 1) == 1)
+        xconv_opencl_clblast_release();
+}
+
+// Creates ctx's context and profiling queue on its platform and device; returns CL_SUCCESS or
+// the failing code.
+static cl_int create_queue(opencl_context *ctx)
+{
+    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)ctx->platform,
+                                     0};
+    cl_int rc;
+    ctx->context = clCreateContext(props, 1, &ctx->device, NULL, NULL, &rc);
+    if (ctx->context)
+        ctx->queue = clCreateCommandQueue(ctx->context, ctx->device, CL_QUEUE_PROFILING_ENABLE,
+                                          &rc);
+    return ctx->queue ? CL_SUCCESS : rc;
+}
+
+// Releases ctx's queue, context and timer objects (after a fault: nothing is waited for).
+static void release_queue(opencl_context *ctx)
+{
     region_release(ctx);
     if (ctx->stamp_kernel)
         clReleaseKernel(ctx->stamp_kernel);
@@ -46,9 +71,25 @@ static void opencl_close(void *vctx)
         clReleaseCommandQueue(ctx->queue);
     if (ctx->context)
         clReleaseContext(ctx->context);
-    free(ctx);
-    if (atomic_fetch_sub(&open_contexts, 1) == 1)
-        xconv_opencl_clblast_release();
+    ctx->stamp_kernel = NULL;
+    ctx->stamp_program = NULL;
+    ctx->queue = NULL;
+    ctx->context = NULL;
+}
+
+// The reset slot: a new context and queue on the same device. CLBlast's caches hold the old
+// context's programs, so they are dropped too (its other contexts rebuild theirs on demand).
+static xconv_status opencl_reset(void *vctx, xconv_error *err)
+{
+    opencl_context *ctx = vctx;
+    release_queue(ctx);
+    xconv_opencl_clblast_release();
+    cl_int rc = create_queue(ctx);
+    if (rc != CL_SUCCESS) {
+        release_queue(ctx);
+        return xconv_opencl_fail(err, rc, "creating a new OpenCL context and queue");
+    }
+    return XCONV_OK;
 }
 
 static xconv_status opencl_open(int index, void **out, xconv_error *err)
@@ -71,15 +112,10 @@ static xconv_status opencl_open(int index, void **out, xconv_error *err)
     }
     atomic_fetch_add(&open_contexts, 1);
     ctx->device = list.devices[index];
-    cl_context_properties props[] = {
-        CL_CONTEXT_PLATFORM, (cl_context_properties)list.platforms[index], 0};
+    ctx->platform = list.platforms[index];
     xconv_opencl_devices_free(&list);
-    cl_int rc;
-    ctx->context = clCreateContext(props, 1, &ctx->device, NULL, NULL, &rc);
-    if (ctx->context)
-        ctx->queue = clCreateCommandQueue(ctx->context, ctx->device, CL_QUEUE_PROFILING_ENABLE,
-                                          &rc);
-    if (!ctx->queue) {
+    cl_int rc = create_queue(ctx);
+    if (rc != CL_SUCCESS) {
         opencl_close(ctx);
         return xconv_opencl_fail(err, rc, "creating an OpenCL context and profiling queue");
     }
@@ -167,7 +203,7 @@ static xconv_status opencl_buffer_write(void *vctx, xconv_backend_buffer *buf, s
                                      xconv_opencl_region_slot(ctx, &ev));
     if (rc == CL_SUCCESS)
         xconv_opencl_region_note(ctx, ev);
-    return rc == CL_SUCCESS ? XCONV_OK : xconv_opencl_fail(err, rc, "clEnqueueWriteBuffer");
+    return rc == CL_SUCCESS ? XCONV_OK : xconv_opencl_fail_wait(err, rc, "clEnqueueWriteBuffer");
 }
 
 static xconv_status opencl_buffer_read(void *vctx, xconv_backend_buffer *buf, size_t offset,
@@ -181,7 +217,7 @@ static xconv_status opencl_buffer_read(void *vctx, xconv_backend_buffer *buf, si
                                     xconv_opencl_region_slot(ctx, &ev));
     if (rc == CL_SUCCESS)
         xconv_opencl_region_note(ctx, ev);
-    return rc == CL_SUCCESS ? XCONV_OK : xconv_opencl_fail(err, rc, "clEnqueueReadBuffer");
+    return rc == CL_SUCCESS ? XCONV_OK : xconv_opencl_fail_wait(err, rc, "clEnqueueReadBuffer");
 }
 
 static xconv_status opencl_buffer_fill(void *vctx, xconv_backend_buffer *buf, size_t count,
@@ -291,6 +327,13 @@ static void opencl_program_free(void *vctx, xconv_backend_program *prog)
     free(prog);
 }
 
+// Returns the build options of every program: the caller's defines and -cl-std=CL1.2
+// (malloc'd), or NULL without memory.
+static char *full_options(const char *options)
+{
+    return concat3(options ? options : "", options && options[0] ? " " : "", "-cl-std=CL1.2");
+}
+
 static xconv_status opencl_program_build(void *vctx, const char *source, const char *options,
                                          xconv_backend_program **out, xconv_error *err)
 {
@@ -300,8 +343,7 @@ static xconv_status opencl_program_build(void *vctx, const char *source, const c
         return xconv_error_set(err, XCONV_ERR_INVALID, "program_build: source is NULL");
     // #line 1 makes the compiler's log count lines from the caller's source.
     char *text = concat3(xconv_kernel_dialect(), "\n#line 1\n", source);
-    char *full = concat3(options ? options : "", options && options[0] ? " " : "",
-                         "-cl-std=CL1.2");
+    char *full = full_options(options);
     xconv_backend_program *prog = text && full ? calloc(1, sizeof *prog) : NULL;
     xconv_status st = prog ? compile(ctx, text, full, &prog->program, err)
                            : xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "out of host memory");
@@ -313,6 +355,71 @@ static xconv_status opencl_program_build(void *vctx, const char *source, const c
     }
     *out = prog;
     return XCONV_OK;
+}
+
+// The program's binary for the context's device (what clCreateProgramWithBinary takes).
+static xconv_status opencl_program_binary(void *vctx, xconv_backend_program *prog, void **data,
+                                          size_t *len, xconv_error *err)
+{
+    (void)vctx;
+    *data = NULL;
+    *len = 0;
+    size_t size = 0;
+    cl_int rc = clGetProgramInfo(prog->program, CL_PROGRAM_BINARY_SIZES, sizeof size, &size,
+                                 NULL);
+    if (rc != CL_SUCCESS || size == 0)
+        return rc != CL_SUCCESS ? xconv_opencl_fail(err, rc, "clGetProgramInfo")
+                                : xconv_error_set(err, XCONV_ERR_UNAVAILABLE, "no binary");
+    unsigned char *bin = malloc(size);
+    if (!bin)
+        return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for a binary");
+    rc = clGetProgramInfo(prog->program, CL_PROGRAM_BINARIES, sizeof bin, &bin, NULL);
+    if (rc != CL_SUCCESS) {
+        free(bin);
+        return xconv_opencl_fail(err, rc, "clGetProgramInfo (binaries)");
+    }
+    *data = bin;
+    *len = size;
+    return XCONV_OK;
+}
+
+// Makes a program from a binary of the context's device, built with the same options.
+static xconv_status opencl_program_load(void *vctx, const void *data, size_t len,
+                                        const char *options, xconv_backend_program **out,
+                                        xconv_error *err)
+{
+    opencl_context *ctx = vctx;
+    *out = NULL;
+    const unsigned char *bin = data;
+    cl_int status = CL_SUCCESS, rc = CL_SUCCESS;
+    cl_program program =
+        clCreateProgramWithBinary(ctx->context, 1, &ctx->device, &len, &bin, &status, &rc);
+    if (!program || rc != CL_SUCCESS || status != CL_SUCCESS) {
+        if (program)
+            clReleaseProgram(program);
+        return xconv_opencl_fail(err, rc != CL_SUCCESS ? rc : status,
+                                 "clCreateProgramWithBinary");
+    }
+    char *full = full_options(options);
+    xconv_backend_program *prog = full ? calloc(1, sizeof *prog) : NULL;
+    rc = prog ? clBuildProgram(program, 1, &ctx->device, full, NULL, NULL) : CL_OUT_OF_HOST_MEMORY;
+    free(full);
+    if (rc != CL_SUCCESS) {
+        free(prog);
+        clReleaseProgram(program);
+        return xconv_error_set(err, XCONV_ERR_BUILD, "building a stored binary failed: %s (%d)",
+                               xconv_opencl_status_name(rc), (int)rc);
+    }
+    prog->program = program;
+    *out = prog;
+    return XCONV_OK;
+}
+
+// The options every program gets beside its defines, for the keys of stored binaries.
+static void opencl_compiler_id(void *vctx, char *buf, size_t len)
+{
+    (void)vctx;
+    snprintf(buf, len, "-cl-std=CL1.2");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -638,7 +745,7 @@ static xconv_status check_clock(opencl_context *ctx, xconv_error *err)
                                          sizeof end[i], &end[i], NULL);
         region_release(ctx);
         if (rc != CL_SUCCESS)
-            return xconv_opencl_fail(err, rc, "reading the timer's profiling events");
+            return xconv_opencl_fail_wait(err, rc, "reading the timer's profiling events");
     }
     if (end[1] == end[0])
         return xconv_error_set(err, XCONV_ERR_UNAVAILABLE,
@@ -686,7 +793,7 @@ static xconv_status opencl_timer_stop(void *vctx, double *ms, xconv_error *err)
         clReleaseEvent(marker);
     region_release(ctx);
     if (rc != CL_SUCCESS)
-        return xconv_opencl_fail(err, rc, what);
+        return xconv_opencl_fail_wait(err, rc, what);
     *ms = end > begin ? (double)(end - begin) * 1e-6 : 0.0;
     return XCONV_OK;
 }
@@ -695,7 +802,7 @@ static xconv_status opencl_finish(void *vctx, xconv_error *err)
 {
     opencl_context *ctx = vctx;
     cl_int rc = clFinish(ctx->queue);
-    return rc == CL_SUCCESS ? XCONV_OK : xconv_opencl_fail(err, rc, "clFinish");
+    return rc == CL_SUCCESS ? XCONV_OK : xconv_opencl_fail_wait(err, rc, "clFinish");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -714,10 +821,15 @@ static const xconv_backend_iface opencl_iface = {
     .buffer_fill = opencl_buffer_fill,
     .program_build = opencl_program_build,
     .program_free = opencl_program_free,
+    .program_binary = opencl_program_binary,
+    .program_load = opencl_program_load,
+    .compiler_id = opencl_compiler_id,
     .launch = opencl_launch,
     .timer_start = opencl_timer_start,
     .timer_stop = opencl_timer_stop,
     .finish = opencl_finish,
+    .reset = opencl_reset,
+    .libraries = xconv_opencl_libraries,
     .sgemm = xconv_opencl_sgemm,
     .vendor_conv_supports = xconv_opencl_conv_supports,
     .vendor_conv = xconv_opencl_conv,

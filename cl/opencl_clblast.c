@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The OpenCL backend's vendor slots through CLBlast: batched SGEMM and the convgemm convolution.
+#include <dlfcn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <clblast_c.h>
@@ -68,6 +70,41 @@ static xconv_status clblast_fail(xconv_error *err, CLBlastStatusCode code, const
 void xconv_opencl_clblast_release(void)
 {
     CLBlastClearCache();
+}
+
+// Writes CLBlast's version into buf: from the file name of the shared library that holds it
+// ("libclblast.so.1.5.3"), else from the headers xconv was built with.
+static void clblast_version(char *buf, size_t len)
+{
+    Dl_info where;
+    char *path = dladdr((void *)CLBlastSgemm, &where) && where.dli_fname
+                     ? realpath(where.dli_fname, NULL)
+                     : NULL;
+    const char *base = path ? strrchr(path, '/') : NULL;
+    base = base ? base + 1 : path;
+    if (base && strncmp(base, "libclblast.so.", 14) == 0 && strchr(base + 14, '.'))
+        snprintf(buf, len, "CLBlast %s", base + 14);
+    else
+        snprintf(buf, len, "CLBlast %d.%d.%d (headers)", CLBLAST_VERSION_MAJOR,
+                 CLBLAST_VERSION_MINOR, CLBLAST_VERSION_PATCH);
+    free(path);
+}
+
+void xconv_opencl_libraries(void *vctx, char *buf, size_t len)
+{
+    const opencl_context *ctx = vctx;
+    char name[128] = "", version[256] = "", clblast[64];
+    clGetPlatformInfo(ctx->platform, CL_PLATFORM_NAME, sizeof name - 1, name, NULL);
+    clGetPlatformInfo(ctx->platform, CL_PLATFORM_VERSION, sizeof version - 1, version, NULL);
+    clblast_version(clblast, sizeof clblast);
+    // Runs of spaces (PoCL pads its version string) become one.
+    for (char *r = version, *w = version;; r++) {
+        if (!(*r == ' ' && w > version && w[-1] == ' '))
+            *w++ = *r;
+        if (!*r)
+            break;
+    }
+    snprintf(buf, len, "OpenCL platform %s (%s), %s", name, version, clblast);
 }
 
 // ---------------------------------------------------------------------------------------------

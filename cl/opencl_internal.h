@@ -23,6 +23,7 @@ struct xconv_backend_buffer {
 };
 
 typedef struct opencl_context {
+    cl_platform_id platform;    // the device's platform (a rebuilt context is made on it)
     cl_device_id device;
     cl_context context;
     cl_command_queue queue;
@@ -66,6 +67,16 @@ xconv_status xconv_opencl_status_map(cl_int code);
 
 // Fills err with "<what> failed: NAME (code)" under the mapped status; returns that status.
 xconv_status xconv_opencl_fail(xconv_error *err, cl_int code, const char *what);
+
+// As xconv_opencl_fail for a call that waits for commands to complete (clFinish, a blocking
+// copy, an event wait), where CL_OUT_OF_RESOURCES, a failed command in the wait list, an
+// unavailable device, a terminated context or a queue gone invalid mean that a command faulted
+// and the context is lost: XCONV_ERR_DEVICE_LOST.
+xconv_status xconv_opencl_fail_wait(xconv_error *err, cl_int code, const char *what);
+
+// Writes "OpenCL 3.0 PoCL 3.1 (Portable Computing Language), CLBlast 1.5.3" for the context's
+// platform into buf (the `libraries` slot, cl/opencl_clblast.c for CLBlast's part).
+void xconv_opencl_libraries(void *ctx, char *buf, size_t len);
 
 // The vendor slots, in cl/opencl_clblast.c (CLBlast).
 xconv_status xconv_opencl_sgemm(void *ctx, const xconv_gemm_args *args, xconv_error *err);

@@ -7,7 +7,9 @@
 
 #include <xconv/xconv.h>
 
+#include "../bench/peaks_file.h"
 #include "../bench/record.h"
+#include "../bench/report.h"
 #include "options.h"
 
 // Exit codes: 0 success, 1 a check failed or a run errored, 2 bad usage or input.
@@ -22,12 +24,17 @@ int cmd_bench_gemm(const cli_options *opts);  // bench --gemm (cli/cmd_gemm.c)
 int cmd_explain(const cli_options *opts);
 int cmd_parity(const cli_options *opts);
 int cmd_report(const cli_options *opts);
+int cmd_find(const cli_options *opts);
+int cmd_matrix(const cli_options *opts);      // cli/matrix_cmd.c
+int cmd_peaks(const cli_options *opts);       // cli/cmd_peaks.c
 
 // A shape to run: its suite name ("" for --shape) and problem.
 typedef struct cli_shape {
     char name[32];
     xconv_problem problem;
     double weight;  // how often it occurs in its network (--shapes files), else 1
+    char set[64];   // where it came from: the suite, the shape file's name, "--shape", "random"
+    bool from_file; // it came from a --shapes file (a network whose weights add up)
 } cli_shape;
 
 #define CLI_MAX_SHAPES 256
@@ -52,24 +59,90 @@ void cli_plan_options(xconv_plan_options *plan);
 // Returns 0 or CLI_USAGE after printing why (unreadable, bad, or more than one shape).
 int cli_shape_from_file(const char *path, xconv_problem *p, unsigned *seen);
 
-// Lists devices and resolves --device selectors (none: the default device) into indices of
-// list. Returns 0 or CLI_USAGE/CLI_FAILED after printing why.
+// Lists devices and resolves --device selectors (none: the default device; "all": every device)
+// into indices of list, each device once. Returns 0 or CLI_USAGE/CLI_FAILED after printing why.
 int cli_select_devices(const cli_options *opts, xconv_device_list *list, int *indices,
                        int *count);
 
-// Writes a file through writer into a temporary beside path and renames it into place, so a
-// failure leaves no partial file. Returns 0, or CLI_FAILED after printing why.
-int cli_write_file(const char *path, int (*writer)(FILE *f, const void *ctx), const void *ctx);
+// ---------------------------------------------------------------------------------------------
+// Peaks for floors (cli/peaks.c): XCONV_PEAKS, else the peaks file of `xconv peaks`
 
-// Writes the records to --json and --csv when asked for. Returns 0, or CLI_FAILED after printing
-// why.
-int cli_write_records(const xconv_record_list *list, const cli_options *opts);
+// A device's peaks and where they came from.
+typedef struct cli_peaks {
+    double gflops, gbps, gbps_read;  // 0 when unknown
+    char source[32];                 // "XCONV_PEAKS", "measured" or "" (unknown)
+} cli_peaks;
 
-// Prints the plan of variant `name` (or "auto") for p on dev: steps with their defines and
-// geometry, workspace regions, FLOPs, bytes and the floor.
-void cli_print_plan(xconv_device *dev, const char *name, const xconv_problem *p);
+// What floors are drawn from: XCONV_PEAKS's entries and the peaks file.
+typedef struct cli_peaks_source {
+    char path[4096];                      // the peaks file ("" when none can be named)
+    xconv_peaks_file file;                // its entries (none when it does not exist)
+    xconv_report_peaks env[CLI_MAX_LIST]; // XCONV_PEAKS="[DEV=]GFLOPS,GBPS;..." in order
+    int nenv;
+} cli_peaks_source;
 
-// Prints an error message from the library in the CLI's format.
+// Writes the peaks file's path into buf (len bytes): --peaks-file, else
+// $XDG_CACHE_HOME/xconv/peaks.json, else $HOME/.cache/xconv/peaks.json; "" when none is set.
+void cli_peaks_path(const cli_options *opts, char *buf, size_t len);
+
+// Reads XCONV_PEAKS and the peaks file into *src. Returns 0, or CLI_USAGE after printing why
+// (a malformed XCONV_PEAKS or peaks file).
+int cli_peaks_open(const cli_options *opts, cli_peaks_source *src);
+
+// Fills *out with the peaks of the device info describes: the first XCONV_PEAKS entry whose
+// DEV is in its label, platform, vendor or version (case-insensitive, as --device matches), else
+// the peaks file's entry of its name, backend and driver, else unknown.
+void cli_peaks_lookup(const cli_peaks_source *src, const xconv_device_info *info,
+                      cli_peaks *out);
+
+// Frees what src holds.
+void cli_peaks_close(cli_peaks_source *src);
+
+// Prints the plan of variant `name` (or "auto", with what it chose and why) for p on dev: steps
+// with their defines and geometry, workspace regions, FLOPs, bytes and the floor at peaks (NULL:
+// unknown).
+void cli_print_plan(xconv_device *dev, const char *name, const xconv_problem *p,
+                    const cli_peaks *peaks);
+
+// ---------------------------------------------------------------------------------------------
+// Messages (cli/message.c): everything the CLI says on stderr is "xconv COMMAND: message".
+
+// Names the command running, for the messages' prefix (main sets it once).
+void cli_set_command(const char *name);
+
+// Prints "xconv COMMAND: " and the printf-style message, with a newline, on stderr.
+void cli_error(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
+// Prints a library error as "xconv COMMAND: CONTEXT: message"; the context is left out when
+// the message names it already (NULL: none).
 void cli_print_error(const char *context, const xconv_error *err);
+
+// Returns the host's physical memory in bytes (0 when the system does not say).
+uint64_t cli_host_memory(void);
+
+// ---------------------------------------------------------------------------------------------
+// The cache (cli/cache.c)
+
+// Reads --find (db, trust or off; with allow_modes also normal and exhaustive, which plan like
+// db) into the cache flags *flags. Returns 0 or CLI_USAGE after printing the valid values.
+int cli_find_policy(const cli_options *opts, bool allow_modes, unsigned *flags);
+
+// Writes the cache folder into buf: $XCONV_CACHE_DIR, else $XDG_CACHE_HOME/xconv, else
+// ~/.cache/xconv. Returns false when there is none ($XCONV_CACHE_DIR "" or "none": no cache).
+bool cli_cache_folder(char *buf, size_t len);
+
+// Opens the cache with flags; NULL when there is none or it cannot be opened (said with
+// --verbose: xconv then runs without one).
+xconv_cache *cli_cache_open(const cli_options *opts, unsigned flags);
+
+// Prints the cache's warnings on stderr ("xconv: warning: ..."); NULL is ignored.
+void cli_cache_print_warnings(xconv_cache *cache);
+
+// Prints the cache's warnings and closes it; NULL is ignored.
+void cli_cache_close(xconv_cache *cache);
 
 #endif // XCONV_CLI_H

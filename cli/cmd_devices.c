@@ -38,11 +38,11 @@ static void print_device_json(FILE *f, int index, const xconv_device_info *d)
     fprintf(f, "}");
 }
 
-static void print_devices_json(const xconv_device_list *list)
+static void print_devices_json(const xconv_device_list *list, const int *index_of)
 {
     printf("{\n  \"devices\": [\n");
     for (int i = 0; i < list->count; i++) {
-        print_device_json(stdout, i, &list->devices[i]);
+        print_device_json(stdout, index_of[i], &list->devices[i]);
         printf("%s\n", i + 1 < list->count ? "," : "");
     }
     printf("  ],\n  \"unavailable\": {");
@@ -91,24 +91,55 @@ static void print_advice(const xconv_device_list *list)
         }
 }
 
+// Keeps only the devices --device selects in *list (in the order given, each once; indices
+// keep the full list's numbers in index_of). Returns 0, or the exit code after a message.
+static int filter_devices(const cli_options *opts, xconv_device_list *list, int *index_of)
+{
+    for (int i = 0; i < list->count; i++)
+        index_of[i] = i;
+    if (!opts->ndevices)
+        return 0;
+    static xconv_device_list all;
+    int indices[CLI_MAX_LIST], count = 0;
+    int rc = cli_select_devices(opts, &all, indices, &count);
+    if (rc)
+        return rc;
+    list->count = 0;
+    for (int i = 0; i < count; i++) {
+        bool seen = false;
+        for (int j = 0; j < i; j++)
+            seen = seen || indices[j] == indices[i];
+        if (!seen) {
+            index_of[list->count] = indices[i];
+            list->devices[list->count++] = all.devices[indices[i]];
+        }
+    }
+    return 0;
+}
+
 int cmd_devices(const cli_options *opts)
 {
-    xconv_device_list list;
+    static xconv_device_list list;
+    int index_of[XCONV_MAX_DEVICES];
     xconv_devices_list(&list);
+    int rc = filter_devices(opts, &list, index_of);
+    if (rc)
+        return rc;
     if (opts->json_stdout) {
-        print_devices_json(&list);
+        print_devices_json(&list, index_of);
     } else {
         for (int i = 0; i < list.count; i++)
-            print_device_text(i, &list.devices[i]);
-        for (int k = 0; k < XCONV_BACKEND_COUNT; k++)
+            print_device_text(index_of[i], &list.devices[i]);
+        for (int k = 0; k < XCONV_BACKEND_COUNT && !opts->ndevices; k++)
             if (list.backend_status[k] != XCONV_OK)
                 printf("%s: unavailable (%s)\n", xconv_backend_name((xconv_backend_kind)k),
                        list.backend_reason[k]);
-        print_advice(&list);
+        if (!opts->ndevices)
+            print_advice(&list);
     }
     if (list.count == 0) {
-        fprintf(stderr, "xconv: no device found: install an OpenCL driver (Debian: "
-                        "pocl-opencl-icd for the CPU) or an NVIDIA driver for CUDA\n");
+        cli_error("no device found: install an OpenCL driver (Debian: pocl-opencl-icd for the "
+                  "CPU) or an NVIDIA driver for CUDA");
         return CLI_FAILED;
     }
     return CLI_OK;

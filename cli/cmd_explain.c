@@ -5,16 +5,6 @@
 
 #include "cli.h"
 
-// Reads the device's peaks from XCONV_PEAKS="GFLOPS,GBPS" when the device does not know them.
-static void device_peaks(const xconv_device_info *info, double *gflops, double *gbps)
-{
-    *gflops = info->peak_gflops;
-    *gbps = info->peak_gbps;
-    const char *env = getenv("XCONV_PEAKS");
-    if (env && (*gflops <= 0 || *gbps <= 0) && sscanf(env, "%lf,%lf", gflops, gbps) != 2)
-        *gflops = *gbps = 0;
-}
-
 // Prints step i of plan: what it runs, its geometry and its defines.
 static void print_step(const xconv_plan *plan, int i)
 {
@@ -49,7 +39,26 @@ static void print_workspace(const xconv_plan *plan)
     }
 }
 
-void cli_print_plan(xconv_device *dev, const char *name, const xconv_problem *p)
+// Prints the floor of p at the device's peaks (NULL or unknown: says how to measure them).
+static void print_floor(const xconv_problem *p, const cli_peaks *peaks)
+{
+    double flops = xconv_problem_flops(p), bytes = xconv_problem_min_bytes(p);
+    printf("  work: %.4g GFLOP, minimum %.4g MB moved (arithmetic intensity %.1f FLOP/byte)\n",
+           flops * 1e-9, bytes * 1e-6, flops / bytes);
+    if (!peaks || !(peaks->gflops > 0 && peaks->gbps > 0)) {
+        printf("  floor: unknown (measure the device's peaks with xconv peaks, or set "
+               "XCONV_PEAKS=GFLOPS,GBPS)\n");
+        return;
+    }
+    double t_flop = flops / (peaks->gflops * 1e9) * 1e3, t_byte = bytes / (peaks->gbps * 1e9) * 1e3;
+    printf("  floor: %.4g ms (%s-bound: %.4g ms of arithmetic at %.0f GFLOP/s, %.4g ms of "
+           "traffic at %.0f GB/s; peaks %s)\n",
+           t_flop > t_byte ? t_flop : t_byte, t_flop > t_byte ? "compute" : "memory", t_flop,
+           peaks->gflops, t_byte, peaks->gbps, peaks->source);
+}
+
+void cli_print_plan(xconv_device *dev, const char *name, const xconv_problem *p,
+                    const cli_peaks *peaks)
 {
     static xconv_error err;
     char label[320], spec[256];
@@ -66,25 +75,15 @@ void cli_print_plan(xconv_device *dev, const char *name, const xconv_problem *p)
         printf("  %s: %s\n", xconv_status_to_string(err.status), err.msg);
         return;
     }
+    xconv_auto_info chose;
+    if (xconv_plan_auto_info(plan, &chose))
+        printf("  auto: %s\n", chose.why);
     printf("  %s\n", xconv_plan_summary(plan));
     for (int i = 0; i < xconv_plan_step_count(plan); i++)
         print_step(plan, i);
     print_workspace(plan);
     xconv_plan_destroy(plan);
-    double flops = xconv_problem_flops(p), bytes = xconv_problem_min_bytes(p);
-    printf("  work: %.4g GFLOP, minimum %.4g MB moved (arithmetic intensity %.1f FLOP/byte)\n",
-           flops * 1e-9, bytes * 1e-6, flops / bytes);
-    double gflops, gbps;
-    device_peaks(info, &gflops, &gbps);
-    if (gflops > 0 && gbps > 0) {
-        double t_flop = flops / (gflops * 1e9) * 1e3, t_byte = bytes / (gbps * 1e9) * 1e3;
-        printf("  floor: %.4g ms (%s-bound: %.4g ms of arithmetic at %.0f GFLOP/s, %.4g ms of "
-               "traffic at %.0f GB/s)\n",
-               t_flop > t_byte ? t_flop : t_byte, t_flop > t_byte ? "compute" : "memory",
-               t_flop, gflops, t_byte, gbps);
-    } else {
-        printf("  floor: unknown (set XCONV_PEAKS=GFLOPS,GBPS to the device's measured peaks)\n");
-    }
+    print_floor(p, peaks);
 }
 
 int cmd_explain(const cli_options *opts)
@@ -97,28 +96,41 @@ int cmd_explain(const cli_options *opts)
         cli_collect_variants(opts, true, variants, &nvariants))
         return CLI_USAGE;
     if (nshapes == 0 || nvariants == 0) {
-        fprintf(stderr, "xconv explain: give --shape SPEC and --variant NAME\n");
+        cli_error("give --shape SPEC and --variant NAME");
         return CLI_USAGE;
     }
     const char *names[CLI_MAX_LIST];  // NULL stands for "auto"
     for (int v = 0; v < nvariants; v++)
         names[v] = variants[v] ? xconv_variant_get_info(variants[v])->name : "auto";
+    unsigned flags = 0;
+    if (cli_find_policy(opts, false, &flags))
+        return CLI_USAGE;
     xconv_device_list list;
     int indices[CLI_MAX_LIST], ndevices = 0;
     int rc = cli_select_devices(opts, &list, indices, &ndevices);
     if (rc)
         return rc;
+    static cli_peaks_source peaks_src;
+    if ((rc = cli_peaks_open(opts, &peaks_src)))
+        return rc;
     static xconv_error err;
-    for (int d = 0; d < ndevices; d++) {
+    xconv_cache *cache = cli_cache_open(opts, flags);
+    for (int d = 0; d < ndevices && rc == CLI_OK; d++) {
         xconv_device *dev = xconv_device_open_info(&list.devices[indices[d]], &err);
         if (!dev) {
             cli_print_error("device", &err);
-            return CLI_FAILED;
+            rc = CLI_FAILED;
+            break;
         }
+        xconv_device_set_cache(dev, cache);
+        cli_peaks peaks;
+        cli_peaks_lookup(&peaks_src, xconv_device_get_info(dev), &peaks);
         for (int s = 0; s < nshapes; s++)
             for (int v = 0; v < nvariants; v++)
-                cli_print_plan(dev, names[v], &shapes[s].problem);
+                cli_print_plan(dev, names[v], &shapes[s].problem, &peaks);
         xconv_device_close(dev);
     }
-    return CLI_OK;
+    cli_cache_close(cache);
+    cli_peaks_close(&peaks_src);
+    return rc;
 }

@@ -8,6 +8,7 @@
 #include "../validate/reference.h"
 #include "../validate/thresholds.h"
 #include "cli.h"
+#include "stream.h"
 
 // Products up to this many multiply-adds are checked in full on the host, larger ones at
 // sampled elements.
@@ -232,8 +233,9 @@ static xconv_status case_time(gemm_case *g, xconv_gemm *plan, int warmup, int re
         rec->repeat = repeat;
         double seconds = rec->median_ms * 1e-3;
         double bytes = 4.0 * (double)(s->m * s->k + s->k * s->n + s->m * s->n);
-        rec->gflops = seconds > 0 ? 2.0 * (double)s->m * (double)s->n * s->k / seconds * 1e-9 : 0;
-        rec->gbps = seconds > 0 ? bytes / seconds * 1e-9 : 0;
+        rec->gflops = seconds > 0 ? 2.0 * (double)s->m * (double)s->n * s->k / seconds * 1e-9
+                                  : NAN;
+        rec->gbps = seconds > 0 ? bytes / seconds * 1e-9 : NAN;
     }
     return st;
 }
@@ -241,24 +243,24 @@ static xconv_status case_time(gemm_case *g, xconv_gemm *plan, int warmup, int re
 // ---------------------------------------------------------------------------------------------
 // Records
 
-static xconv_record *record_new(xconv_record_list *list, const xconv_device *dev,
-                                const char *variant, const gemm_size *s)
+// Appends a record of `variant` for size s on the device info describes (libraries: what it
+// runs on) to the run; returns it, or NULL without memory.
+static xconv_record *record_new(cli_stream *out, const xconv_device_info *info,
+                                const char *libraries, const char *variant, const gemm_size *s)
 {
-    xconv_record *r = xconv_record_list_add(list);
+    xconv_record *r = cli_stream_add(out);
     if (!r)
         return NULL;
-    const xconv_device_info *info = xconv_device_get_info(dev);
     xconv_device_label(info, r->device, sizeof r->device);
     snprintf(r->backend, sizeof r->backend, "%s", xconv_backend_name(info->backend));
     snprintf(r->driver, sizeof r->driver, "%s", info->driver);
+    snprintf(r->libraries, sizeof r->libraries, "%s", libraries);
     snprintf(r->variant, sizeof r->variant, "%s", variant);
     snprintf(r->family, sizeof r->family, "gemm");
     snprintf(r->shape_name, sizeof r->shape_name, "%s", s->name);
     snprintf(r->shape, sizeof r->shape, "gemm m=%lld,n=%lld,k=%lld", (long long)s->m,
              (long long)s->n, (long long)s->k);
     r->threshold = xconv_threshold_for_family("gemm");
-    r->worst_index = -1;
-    r->max_norm_err = NAN;
     return r;
 }
 
@@ -270,34 +272,47 @@ static void record_error(xconv_record *r, const xconv_error *err)
     snprintf(r->note, sizeof r->note, "%.*s", (int)sizeof r->note - 1, err->msg);
 }
 
-// Checks and times ours and the vendor's SGEMM for size s on dev, adding one record each.
-static void bench_size(xconv_device *dev, const gemm_size *s, const cli_options *opts,
-                       xconv_record_list *list)
+// The vendor's SGEMM row of a device's backend.
+static const char *vendor_name(const xconv_device_info *info)
+{
+    return info->backend == XCONV_BACKEND_CUDA ? "cublas_sgemm" : "clblast_sgemm";
+}
+
+// Checks and times ours and the vendor's SGEMM for size s on dev, streaming one record each.
+static void bench_size(xconv_device *dev, const char *libraries, const gemm_size *s,
+                       const cli_options *opts, cli_stream *out)
 {
     static xconv_error err;
-    const char *vendor = xconv_device_get_info(dev)->backend == XCONV_BACKEND_CUDA
-                             ? "cublas_sgemm"
-                             : "clblast_sgemm";
+    const xconv_device_info *info = xconv_device_get_info(dev);
+    char label[320];
+    xconv_device_label(info, label, sizeof label);
+    const char *name = s->name[0] ? s->name : opts->gemm;
     xconv_plan_options plan_opts;
     cli_plan_options(&plan_opts);
+    cli_stream_begin(out, name, "sgemm_ours", label);
+    int first = out->list.count;
     xconv_gemm *ours = xconv_gemm_create(dev, s->m, s->n, s->k, "xconv", &plan_opts, &err);
     if (!ours) {  // too large for this device: say so once for both
-        xconv_record *r = record_new(list, dev, "sgemm_ours", s);
+        xconv_record *r = record_new(out, info, libraries, "sgemm_ours", s);
         if (r)
             record_error(r, &err);
+        cli_stream_emit(out, first);
         return;
     }
     if (opts->verbose)
         fprintf(stderr, "%s\n", xconv_gemm_summary(ours));
     gemm_case g;
     xconv_status st = case_init(&g, dev, s, opts->seed, &err);
-    for (int which = 0; which < 2; which++) {
+    for (int which = 0; which < 2 && !cli_stream_stopping(out); which++) {
+        const char *variant = which == 0 ? "sgemm_ours" : vendor_name(info);
+        cli_stream_begin(out, name, variant, label);
         xconv_gemm *use = which == 0 ? ours
                                      : xconv_gemm_create(dev, s->m, s->n, s->k, "vendor", NULL,
                                                          &err);
         if (!use)  // the backend has no vendor BLAS
             break;
-        xconv_record *r = record_new(list, dev, which == 0 ? "sgemm_ours" : vendor, s);
+        first = out->list.count;
+        xconv_record *r = record_new(out, info, libraries, variant, s);
         if (!r)
             break;
         r->seed = opts->seed;
@@ -310,53 +325,80 @@ static void bench_size(xconv_device *dev, const gemm_size *s, const cli_options 
         r->compile_ms = xconv_device_compile_ms(dev) - compile0;
         if (rs != XCONV_OK)
             record_error(r, &err);
-        fprintf(stderr, "\r[%d] %-14s %-16s %-5s", list->count, r->variant,
-                s->name[0] ? s->name : "gemm", xconv_outcome_name(r->outcome));
         if (which == 1)
             xconv_gemm_destroy(use);
+        cli_stream_emit(out, first);
     }
     xconv_gemm_destroy(ours);
     case_free(&g);
 }
 
 // Prints ours as a share of the vendor's speed per size (records come in pairs).
-static void print_ratios(const xconv_record_list *list)
+static void print_ratios(FILE *f, const xconv_record_list *list)
 {
     for (int i = 0; i + 1 < list->count; i++) {
         const xconv_record *ours = &list->recs[i], *vendor = &list->recs[i + 1];
         if (strcmp(ours->variant, "sgemm_ours") || !strcmp(vendor->variant, "sgemm_ours") ||
-            strcmp(ours->shape, vendor->shape) || ours->gflops <= 0 || vendor->gflops <= 0)
+            strcmp(ours->shape, vendor->shape) || !(ours->gflops > 0) || !(vendor->gflops > 0))
             continue;
-        printf("%-14s %-34s ours %8.1f GFLOP/s = %5.1f%% of %s\n",
-               ours->shape_name[0] ? ours->shape_name : "", ours->shape, ours->gflops,
-               100.0 * ours->gflops / vendor->gflops, vendor->variant);
+        fprintf(f, "%-14s %-34s ours %8.1f GFLOP/s = %5.1f%% of %s\n",
+                ours->shape_name[0] ? ours->shape_name : "", ours->shape, ours->gflops,
+                100.0 * ours->gflops / vendor->gflops, vendor->variant);
     }
 }
 
 // ---------------------------------------------------------------------------------------------
 // The command
 
+// Widens the run's table for the sizes and devices to come and returns the records expected
+// (two a size: ours and the vendor's).
+static int plan_run(const xconv_device_list *devices, const int *indices, int ndevices,
+                    bool standard, cli_stream *out)
+{
+    int nshapes = 0;
+    xconv_suite_find("standard", &nshapes);
+    int sizes = standard ? nshapes + 2 : 1;
+    xconv_record r;
+    for (int d = 0; out && d < ndevices; d++) {
+        const xconv_device_info *info = &devices->devices[indices[d]];
+        xconv_record_clear(&r);
+        xconv_device_label(info, r.device, sizeof r.device);
+        snprintf(r.backend, sizeof r.backend, "%s", xconv_backend_name(info->backend));
+        snprintf(r.variant, sizeof r.variant, "%s", vendor_name(info));
+        snprintf(r.shape, sizeof r.shape, "gemm m=2147483647,n=2147483647,k=2147483647");
+        cli_stream_fit(out, &r);
+    }
+    return ndevices * sizes * 2;
+}
+
 int cmd_bench_gemm(const cli_options *opts)
 {
     gemm_size explicit_size;
     bool standard = strcmp(opts->gemm, "standard") == 0;
     if (!standard && !parse_size(opts->gemm, &explicit_size)) {
-        fprintf(stderr, "xconv bench: --gemm takes M,N,K (three integers from 1 to 2^31-1) or "
-                        "'standard', not '%s'\n", opts->gemm);
+        cli_error("--gemm takes M,N,K (three integers from 1 to 2^31-1) or 'standard', not "
+                  "'%s'", opts->gemm);
         return CLI_USAGE;
     }
-    if (opts->nshapes || opts->nsuites || opts->nvariants) {
-        fprintf(stderr, "xconv bench: --gemm times SGEMM alone; leave out --shape, --suite and "
-                        "--variant\n");
+    if (opts->nshapes || opts->nsuites || opts->nvariants || opts->nshape_files || opts->random) {
+        cli_error("--gemm times SGEMM alone; leave out --shape, --shapes, --suite, --random and "
+                  "--variant");
         return CLI_USAGE;
     }
     xconv_device_list *devices = calloc(1, sizeof *devices);
     int indices[CLI_MAX_LIST], ndevices = 0;
     int rc = devices ? cli_select_devices(opts, devices, indices, &ndevices) : CLI_FAILED;
-    xconv_record_list list;
-    xconv_record_list_init(&list, opts->argc, opts->argv);
+    cli_stream out;
+    if (!rc)
+        rc = cli_stream_open(&out, opts, plan_run(devices, indices, ndevices, standard, NULL),
+                             true, false, true);
+    if (rc) {
+        free(devices);
+        return rc;
+    }
+    plan_run(devices, indices, ndevices, standard, &out);
     static xconv_error err;
-    for (int d = 0; !rc && d < ndevices; d++) {
+    for (int d = 0; !rc && d < ndevices && !cli_stream_stopping(&out); d++) {
         const xconv_device_info *info = &devices->devices[indices[d]];
         xconv_device *dev = xconv_device_open_info(info, &err);
         if (!dev) {
@@ -364,27 +406,28 @@ int cmd_bench_gemm(const cli_options *opts)
             rc = CLI_FAILED;
             break;
         }
+        char libraries[256];
+        xconv_device_libraries(dev, libraries, sizeof libraries);
         gemm_size sizes[MAX_SIZES];
         int nsizes = standard ? standard_sizes(dev, sizes) : 1;
         if (!standard)
             sizes[0] = explicit_size;
-        for (int i = 0; i < nsizes; i++) {
-            if (sizes[i].note[0])
-                fprintf(stderr, "\rnote: %s\n", sizes[i].note);
+        for (int i = 0; i < nsizes && !cli_stream_stopping(&out); i++) {
+            if (sizes[i].note[0]) {
+                cli_progress_clear(&out.progress);
+                fprintf(stderr, "note: %s\n", sizes[i].note);
+            }
             if (!sizes[i].skip)
-                bench_size(dev, &sizes[i], opts, &list);
+                bench_size(dev, libraries, &sizes[i], opts, &out);
+            else
+                cli_stream_expect(&out, -2);  // counted among the sizes, left out here
         }
         xconv_device_close(dev);
     }
-    fprintf(stderr, "\r%60s\r", "");
-    int failed = xconv_record_list_failed(&list);
-    if (!rc) {
-        xconv_records_write_table(stdout, list.recs, list.count, true);
-        print_ratios(&list);
-        rc = cli_write_records(&list, opts);
-        printf("%d records: %d failed or errored\n", list.count, failed);
-    }
-    xconv_record_list_free(&list);
+    if (!rc && !cli_stream_stopping(&out))
+        print_ratios(out.out, &out.list);
+    if (!rc && !standard)
+        rc = cli_stream_require_run(&out);
     free(devices);
-    return rc ? rc : failed ? CLI_FAILED : CLI_OK;
+    return cli_stream_close(&out, rc);
 }

@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: MIT
-// `xconv validate` and `xconv bench`: every variant x shape x device, as records.
+// `xconv validate` and `xconv bench`: every variant x shape x device, as records streamed while
+// they finish.
 #include <stdlib.h>
 #include <string.h>
 
 #include "../validate/harness.h"
 #include "cli.h"
+#include "stream.h"
 
-// The variants to run on a device: the ones asked for, or every device variant of its backend.
-static int variants_for(const xconv_variant *const *asked, int nasked, const xconv_device *dev,
+// The variants to run on a device of backend `kind`: the ones asked for, or "auto" (NULL) and
+// every device variant of the backend. Returns their number.
+static int variants_for(const xconv_variant *const *asked, int nasked, xconv_backend_kind kind,
                         const xconv_variant **out)
 {
     if (nasked) {
@@ -15,81 +18,132 @@ static int variants_for(const xconv_variant *const *asked, int nasked, const xco
         return nasked;
     }
     int count = xconv_variant_count(), n = 0;
-    unsigned bit = XCONV_BACKEND_BIT(xconv_device_get_info(dev)->backend);
+    out[n++] = NULL;
+    unsigned bit = XCONV_BACKEND_BIT(kind);
     for (int i = 0; i < count && n < CLI_MAX_LIST; i++)
         if (xconv_variant_get_info(xconv_variant_at(i))->backends & bit)
             out[n++] = xconv_variant_at(i);
     return n;
 }
 
-static void progress(const cli_options *opts, int done, const xconv_record *r)
+// Returns the name a variant goes by in records: its own, or "auto" for NULL.
+static const char *variant_label(const xconv_variant *v)
 {
-    if (!opts->verbose && r->outcome == XCONV_OUTCOME_PASS)
-        fprintf(stderr, "\r[%d] %-24s %-14s %-5s", done, r->variant,
-                r->shape_name[0] ? r->shape_name : "shape", xconv_outcome_name(r->outcome));
-    else
-        fprintf(stderr, "\r[%d] %s %s %s: %s %s\n", done, r->device, r->variant,
-                r->shape_name[0] ? r->shape_name : r->shape, xconv_outcome_name(r->outcome),
-                r->note);
+    return v ? xconv_variant_get_info(v)->name : "auto";
+}
+
+// Returns the name a shape goes by in tables and progress: its own, else its SPEC (in buf).
+static const char *shape_label(const cli_shape *shape, char *buf, size_t len)
+{
+    if (shape->name[0])
+        return shape->name;
+    xconv_shape_format(&shape->problem, buf, len);
+    return buf;
 }
 
 // Adds an error record for each variant when a device or shape could not be set up.
-static void add_setup_errors(xconv_record_list *list, const xconv_variant *const *variants, int n,
+static void add_setup_errors(cli_stream *out, const xconv_variant *const *variants, int n,
                              const char *device, const cli_shape *shape, const xconv_error *err)
 {
+    int first = out->list.count;
     for (int i = 0; i < n; i++) {
-        xconv_record *r = xconv_record_list_add(list);
+        xconv_record *r = cli_stream_add(out);
         if (!r)
-            return;
+            break;
         snprintf(r->device, sizeof r->device, "%s", device);
-        const xconv_variant_info *info = xconv_variant_get_info(variants[i]);
-        snprintf(r->variant, sizeof r->variant, "%s", info->name);
-        snprintf(r->family, sizeof r->family, "%s", info->family);
+        const xconv_variant_info *info = variants[i] ? xconv_variant_get_info(variants[i]) : NULL;
+        snprintf(r->variant, sizeof r->variant, "%s", variant_label(variants[i]));
+        snprintf(r->family, sizeof r->family, "%s", info ? info->family : "auto");
         if (shape) {
             snprintf(r->shape_name, sizeof r->shape_name, "%s", shape->name);
             xconv_shape_format(&shape->problem, r->shape, sizeof r->shape);
         }
         r->outcome = XCONV_OUTCOME_ERROR;
-        r->worst_index = -1;
         snprintf(r->note, sizeof r->note, "%.*s", (int)sizeof r->note - 1, err->msg);
     }
+    cli_stream_emit(out, first);
 }
 
-static void run_device(const cli_options *opts, const xconv_harness_opts *hopts,
-                       const xconv_device_info *info, const cli_shape *shapes, int nshapes,
-                       const xconv_variant *const *asked, int nasked, xconv_record_list *list)
+// Runs every variant on every shape on the device info describes, streaming the records; bench's
+// records get their roofline floor at peaks.
+static void run_device(const xconv_harness_opts *hopts, const xconv_device_info *info,
+                       const cli_shape *shapes, int nshapes, const xconv_variant *const *asked,
+                       int nasked, xconv_cache *cache, const cli_peaks *peaks, cli_stream *out)
 {
     static xconv_error err;
-    char label[320];
+    char label[320], spec[256];
     xconv_device_label(info, label, sizeof label);
+    const xconv_variant *variants[CLI_MAX_LIST];
+    int nvariants = variants_for(asked, nasked, info->backend, variants);
     xconv_device *dev = xconv_device_open_info(info, &err);
     if (!dev) {
         cli_print_error(label, &err);
-        add_setup_errors(list, asked, nasked, label, NULL, &err);
+        for (int s = 0; s < nshapes; s++)
+            add_setup_errors(out, variants, nvariants, label, &shapes[s], &err);
         return;
     }
-    const xconv_variant *variants[CLI_MAX_LIST];
-    int nvariants = variants_for(asked, nasked, dev, variants);
-    for (int s = 0; s < nshapes; s++) {
+    xconv_device_set_cache(dev, cache);
+    for (int s = 0; s < nshapes && !cli_stream_stopping(out); s++) {
+        const char *name = shape_label(&shapes[s], spec, sizeof spec);
+        cli_stream_begin(out, name, "(inputs)", label);
         xconv_case *c = xconv_case_create(dev, &shapes[s].problem, shapes[s].name, hopts, &err);
         if (!c) {
-            add_setup_errors(list, variants, nvariants, label, &shapes[s], &err);
+            add_setup_errors(out, variants, nvariants, label, &shapes[s], &err);
             continue;
         }
-        for (int v = 0; v < nvariants; v++) {
-            xconv_record *r = xconv_record_list_add(list);
+        for (int v = 0; v < nvariants && !cli_stream_stopping(out); v++) {
+            cli_stream_begin(out, name, variant_label(variants[v]), label);
+            int first = out->list.count;
+            xconv_record *r = cli_stream_add(out);
             if (!r)
                 break;
-            if (xconv_case_run(c, variants[v], r, &err) != XCONV_OK) {
-                list->count--;
-                add_setup_errors(list, variants + v, nvariants - v, label, &shapes[s], &err);
+            xconv_status st = variants[v] ? xconv_case_run(c, variants[v], r, &err)
+                                          : xconv_case_run_auto(c, r, &err);
+            if (st != XCONV_OK) {
+                out->list.count--;
+                add_setup_errors(out, variants + v, nvariants - v, label, &shapes[s], &err);
                 break;
             }
-            progress(opts, list->count, r);
+            if (hopts->repeat > 0)  // bench: the roofline floor at the device's peaks
+                xconv_record_set_floor(r, &shapes[s].problem, peaks->gflops, peaks->gbps);
+            cli_stream_emit(out, first);
         }
         xconv_case_destroy(c);
     }
     xconv_device_close(dev);
+}
+
+// Counts the cases of the run and widens the table for every name it will show.
+static int plan_run(const xconv_device_list *devices, const int *indices, int ndevices,
+                    const cli_shape *shapes, int nshapes, const xconv_variant *const *asked,
+                    int nasked, cli_stream *out)
+{
+    int total = 0;
+    xconv_record r;
+    for (int d = 0; d < ndevices; d++) {
+        const xconv_device_info *info = &devices->devices[indices[d]];
+        const xconv_variant *variants[CLI_MAX_LIST];
+        int nvariants = variants_for(asked, nasked, info->backend, variants);
+        total += nshapes * nvariants;
+        if (!out)
+            continue;
+        for (int v = 0; v < nvariants; v++) {
+            xconv_record_clear(&r);
+            xconv_device_label(info, r.device, sizeof r.device);
+            snprintf(r.backend, sizeof r.backend, "%s", xconv_backend_name(info->backend));
+            snprintf(r.variant, sizeof r.variant, "%s", variant_label(variants[v]));
+            cli_stream_fit(out, &r);
+        }
+    }
+    for (int s = 0; out && s < nshapes; s++) {
+        xconv_record_clear(&r);
+        snprintf(r.shape_name, sizeof r.shape_name, "%s", shapes[s].name);
+        xconv_shape_format(&shapes[s].problem, r.shape, sizeof r.shape);
+        snprintf(r.device, sizeof r.device, "host");
+        snprintf(r.backend, sizeof r.backend, "host");
+        cli_stream_fit(out, &r);
+    }
+    return total;
 }
 
 static int run_matrix(const cli_options *opts, bool timing)
@@ -100,16 +154,29 @@ static int run_matrix(const cli_options *opts, bool timing)
     int nasked = 0;
     int rc = shapes ? cli_collect_shapes(opts, "small", shapes, &nshapes) : CLI_FAILED;
     if (!rc)
-        rc = cli_collect_variants(opts, false, asked, &nasked);
+        rc = cli_collect_variants(opts, true, asked, &nasked);
+    unsigned flags = 0;
+    if (!rc)
+        rc = cli_find_policy(opts, false, &flags);
     xconv_device_list *devices = calloc(1, sizeof *devices);
     int indices[CLI_MAX_LIST], ndevices = 0;
     if (!rc)
         rc = devices ? cli_select_devices(opts, devices, indices, &ndevices) : CLI_FAILED;
+    static cli_peaks_source peaks_src;  // bench's floors
+    if (!rc && timing)
+        rc = cli_peaks_open(opts, &peaks_src);
+    cli_stream out;
+    if (!rc) {
+        int total = plan_run(devices, indices, ndevices, shapes, nshapes, asked, nasked, NULL);
+        rc = cli_stream_open(&out, opts, total, timing, false, true);
+    }
     if (rc) {
+        cli_peaks_close(&peaks_src);
         free(shapes);
         free(devices);
         return rc;
     }
+    plan_run(devices, indices, ndevices, shapes, nshapes, asked, nasked, &out);
     xconv_harness_opts hopts;
     xconv_harness_opts_default(&hopts);
     hopts.seed = opts->seed;
@@ -118,23 +185,20 @@ static int run_matrix(const cli_options *opts, bool timing)
     hopts.host_ref_max_gflop = opts->host_ref_gflop;
     cli_plan_options(&hopts.plan);
     fprintf(stderr, "seed %llu\n", (unsigned long long)hopts.seed);
-
-    xconv_record_list list;
-    xconv_record_list_init(&list, opts->argc, opts->argv);
-    for (int d = 0; d < ndevices; d++)
-        run_device(opts, &hopts, &devices->devices[indices[d]], shapes, nshapes, asked, nasked,
-                   &list);
-    fprintf(stderr, "\r%60s\r", "");
-    xconv_records_write_table(stdout, list.recs, list.count, timing);
-
-    int failed = xconv_record_list_failed(&list);
-    if (cli_write_records(&list, opts))
-        rc = CLI_FAILED;
-    printf("%d records: %d failed or errored\n", list.count, failed);
-    xconv_record_list_free(&list);
+    xconv_cache *cache = cli_cache_open(opts, flags);
+    for (int d = 0; d < ndevices && !cli_stream_stopping(&out); d++) {
+        cli_peaks peaks = {0};
+        if (timing)
+            cli_peaks_lookup(&peaks_src, &devices->devices[indices[d]], &peaks);
+        run_device(&hopts, &devices->devices[indices[d]], shapes, nshapes, asked, nasked, cache,
+                   &peaks, &out);
+    }
+    cli_cache_close(cache);
+    cli_peaks_close(&peaks_src);
+    rc = nasked ? cli_stream_require_run(&out) : 0;
     free(shapes);
     free(devices);
-    return rc ? rc : failed ? CLI_FAILED : CLI_OK;
+    return cli_stream_close(&out, rc);
 }
 
 int cmd_validate(const cli_options *opts)
@@ -147,7 +211,7 @@ int cmd_validate(const cli_options *opts)
 int cmd_bench(const cli_options *opts)
 {
     if (opts->repeat < 1) {
-        fprintf(stderr, "xconv bench: --repeat must be at least 1\n");
+        cli_error("--repeat must be at least 1");
         return CLI_USAGE;
     }
     if (opts->gemm)

@@ -7,6 +7,7 @@
 
 #include "../validate/harness.h"
 #include "cli.h"
+#include "stream.h"
 
 // Maps a float's bits onto a line where adjacent floats differ by 1.
 static int64_t ordered_bits(float f)
@@ -48,7 +49,7 @@ static void link_pair(xconv_record *a, xconv_record *b)
         snprintf(r->cmp.other, sizeof r->cmp.other, "%s", other->backend);
         r->cmp.other_ms = other->median_ms;
         r->cmp.ratio = r->median_ms > 0 && other->median_ms > 0 ? r->median_ms / other->median_ms
-                                                                : 0;
+                                                                : NAN;
     }
 }
 
@@ -67,26 +68,35 @@ static int opencl_twin(const xconv_device_list *list, const xconv_device_info *c
     return -1;
 }
 
+// Runs each variant on shape through both devices, streaming a pair of records each.
 static void run_pair(xconv_device *ocl, xconv_device *cuda, const cli_shape *shape,
                      const xconv_variant *const *variants, int nvariants,
-                     const xconv_harness_opts *hopts, xconv_record_list *list)
+                     const xconv_harness_opts *hopts, cli_stream *out)
 {
     static xconv_error err;
+    char spec[256], label[320];
+    xconv_shape_format(&shape->problem, spec, sizeof spec);
+    const char *name = shape->name[0] ? shape->name : spec;
+    xconv_device_label(xconv_device_get_info(cuda), label, sizeof label);
     xconv_case *a = xconv_case_create(ocl, &shape->problem, shape->name, hopts, &err);
     xconv_case *b = a ? xconv_case_create(cuda, &shape->problem, shape->name, hopts, &err) : NULL;
     if (!b) {
-        cli_print_error(shape->name[0] ? shape->name : "shape", &err);
+        cli_progress_clear(&out->progress);
+        cli_print_error(name, &err);
+        cli_stream_expect(out, -2 * nvariants);
         xconv_case_destroy(a);
         return;
     }
     int64_t n = xconv_problem_y_elems(&shape->problem);
     float *y_ocl = malloc((size_t)n * sizeof(float));
-    for (int v = 0; y_ocl && v < nvariants; v++) {
-        xconv_record *ro = xconv_record_list_add(list);
-        xconv_record *rc = ro ? xconv_record_list_add(list) : NULL;
+    for (int v = 0; y_ocl && v < nvariants && !cli_stream_stopping(out); v++) {
+        cli_stream_begin(out, name, xconv_variant_get_info(variants[v])->name, label);
+        int first = out->list.count;
+        xconv_record *ro = cli_stream_add(out);
+        xconv_record *rc = ro ? cli_stream_add(out) : NULL;
         if (!rc)
             break;
-        ro = &list->recs[list->count - 2];  // the list may have moved when it grew
+        ro = &out->list.recs[first];  // the list may have moved when it grew
         if (xconv_case_run(a, variants[v], ro, &err) != XCONV_OK ||
             xconv_case_run(b, variants[v], rc, &err) != XCONV_OK) {
             ro->outcome = XCONV_OUTCOME_ERROR;
@@ -95,18 +105,17 @@ static void run_pair(xconv_device *ocl, xconv_device *cuda, const cli_shape *sha
         link_pair(ro, rc);
         bool ran = (ro->outcome == XCONV_OUTCOME_PASS || ro->outcome == XCONV_OUTCOME_FAIL) &&
                    (rc->outcome == XCONV_OUTCOME_PASS || rc->outcome == XCONV_OUTCOME_FAIL);
-        if (!ran)
-            continue;
-        memcpy(y_ocl, xconv_case_output(a), (size_t)n * sizeof(float));
-        compare_bits(y_ocl, xconv_case_output(b), n, &ro->cmp);
-        rc->cmp.compared = ro->cmp.compared;
-        rc->cmp.differing = ro->cmp.differing;
-        rc->cmp.max_ulp = ro->cmp.max_ulp;
-        rc->cmp.worst_index = ro->cmp.worst_index;
-        fprintf(stderr, "[%d] %s %s: %s, max %llu ulp, ratio %.3f\n", list->count / 2,
-                ro->variant, shape->name[0] ? shape->name : ro->shape,
-                ro->cmp.differing ? "DIFFERENT" : "identical",
-                (unsigned long long)ro->cmp.max_ulp, ro->cmp.ratio);
+        if (ran) {
+            memcpy(y_ocl, xconv_case_output(a), (size_t)n * sizeof(float));
+            compare_bits(y_ocl, xconv_case_output(b), n, &ro->cmp);
+            rc->cmp.compared = ro->cmp.compared;
+            rc->cmp.differing = ro->cmp.differing;
+            rc->cmp.max_ulp = ro->cmp.max_ulp;
+            rc->cmp.worst_index = ro->cmp.worst_index;
+        }
+        cli_progress_clear(&out->progress);
+        xconv_comparisons_write_pair(out->out, ro, rc);
+        cli_stream_emit(out, first);
     }
     free(y_ocl);
     xconv_case_destroy(a);
@@ -149,52 +158,54 @@ int cmd_parity(const cli_options *opts)
             if (list->devices[i].backend == XCONV_BACKEND_CUDA)
                 cuda_index = i;
         if (!rc && cuda_index < 0) {
-            fprintf(stderr, "xconv validate --parity: no CUDA device (%s)\n",
-                    list->backend_reason[XCONV_BACKEND_CUDA]);
+            cli_error("--parity: no CUDA device (%s)", list->backend_reason[XCONV_BACKEND_CUDA]);
             rc = CLI_FAILED;
         }
         if (!rc && ocl_index < 0)
             ocl_index = opencl_twin(list, &list->devices[cuda_index]);
         if (!rc && ocl_index < 0) {
-            fprintf(stderr, "xconv validate --parity: no OpenCL device named like %s (is "
-                            "NVIDIA's OpenCL ICD registered? see docs/gpu_host.md)\n",
-                    list->devices[cuda_index].name);
+            cli_error("--parity: no OpenCL device named like %s (is NVIDIA's OpenCL ICD "
+                      "registered? see docs/gpu_host.md)", list->devices[cuda_index].name);
             rc = CLI_FAILED;
         }
     }
-    xconv_record_list rows;
-    xconv_record_list_init(&rows, opts->argc, opts->argv);
-    if (!rc) {
-        static xconv_error err;
-        xconv_device *ocl = xconv_device_open_info(&list->devices[ocl_index], &err);
-        xconv_device *cuda = ocl ? xconv_device_open_info(&list->devices[cuda_index], &err) : NULL;
-        if (!cuda) {
-            cli_print_error("device", &err);
-            rc = CLI_FAILED;
-        }
-        xconv_harness_opts hopts;
-        xconv_harness_opts_default(&hopts);
-        hopts.seed = opts->seed;
-        hopts.repeat = opts->repeat;
-        hopts.warmup = opts->warmup;
-        hopts.host_ref_max_gflop = opts->host_ref_gflop;
-        cli_plan_options(&hopts.plan);
-        for (int s = 0; !rc && s < nshapes; s++)
-            run_pair(ocl, cuda, &shapes[s], variants, nvariants, &hopts, &rows);
-        xconv_device_close(cuda);
-        xconv_device_close(ocl);
+    cli_stream out;
+    if (!rc)
+        rc = cli_stream_open(&out, opts, 2 * nshapes * nvariants, true, true, false);
+    if (rc) {
+        free(shapes);
+        free(list);
+        return rc;
     }
+    static xconv_error err;
+    xconv_device *ocl = xconv_device_open_info(&list->devices[ocl_index], &err);
+    xconv_device *cuda = ocl ? xconv_device_open_info(&list->devices[cuda_index], &err) : NULL;
+    if (!cuda) {
+        cli_print_error("device", &err);
+        rc = CLI_FAILED;
+    }
+    xconv_harness_opts hopts;
+    xconv_harness_opts_default(&hopts);
+    hopts.seed = opts->seed;
+    hopts.repeat = opts->repeat;
+    hopts.warmup = opts->warmup;
+    hopts.host_ref_max_gflop = opts->host_ref_gflop;
+    cli_plan_options(&hopts.plan);
+    if (!rc)
+        xconv_comparisons_write_header(out.out);
+    for (int s = 0; !rc && s < nshapes && !cli_stream_stopping(&out); s++)
+        run_pair(ocl, cuda, &shapes[s], variants, nvariants, &hopts, &out);
+    xconv_device_close(cuda);
+    xconv_device_close(ocl);
     int failed = 0;
-    if (!rc) {
-        xconv_records_write_comparisons(stdout, rows.recs, rows.count);
-        for (int i = 0; i + 1 < rows.count; i += 2)
-            failed += rows.recs[i].cmp.compared && !(xconv_comparison_passed(&rows.recs[i]) &&
-                                                     xconv_comparison_passed(&rows.recs[i + 1]));
-        printf("%d parity rows: %d differ or failed\n", rows.count / 2, failed);
-        rc = cli_write_records(&rows, opts);
-    }
-    xconv_record_list_free(&rows);
+    for (int i = 0; i + 1 < out.list.count; i += 2)
+        failed += out.list.recs[i].cmp.compared &&
+                  !(xconv_comparison_passed(&out.list.recs[i]) &&
+                    xconv_comparison_passed(&out.list.recs[i + 1]));
+    if (!rc)
+        fprintf(out.out, "%d parity rows: %d differ or failed\n", out.list.count / 2, failed);
     free(shapes);
     free(list);
+    rc = cli_stream_close(&out, rc);
     return rc ? rc : failed ? CLI_FAILED : CLI_OK;
 }

@@ -5,9 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
-#include "../bench/report.h"
 #include "cli.h"
+#include "output.h"
 
 // ---------------------------------------------------------------------------------------------
 // Inputs
@@ -16,11 +17,16 @@
 static int load_runs(const cli_options *opts, xconv_run_file *runs, xconv_run_file *base)
 {
     static xconv_error err;
-    for (int i = 0; i < opts->nfiles; i++)
+    for (int i = 0; i < opts->nfiles; i++) {
         if (xconv_run_file_load(opts->files[i], &runs[i], &err) != XCONV_OK) {
             cli_print_error("report", &err);
             return CLI_USAGE;
         }
+        if (runs[i].complete == 0)
+            fprintf(stderr, "xconv report: %s: the run was cut short (\"complete\": false); its "
+                            "%d records are the cells that finished\n", opts->files[i],
+                    runs[i].count);
+    }
     if (opts->compare && xconv_run_file_load(opts->compare, base, &err) != XCONV_OK) {
         cli_print_error("--compare", &err);
         return CLI_USAGE;
@@ -57,7 +63,7 @@ static int read_weights(const cli_options *opts, xconv_matrix_shape **weights, i
         xconv_matrix_shape *grown = realloc(*weights, (size_t)(*count + n) * sizeof *grown);
         if (!grown) {
             xconv_shapes_free(entries);
-            fprintf(stderr, "xconv report: no memory for the shapes\n");
+            cli_error("no memory for the shapes");
             return CLI_FAILED;
         }
         *weights = grown;
@@ -78,19 +84,10 @@ static int read_weights(const cli_options *opts, xconv_matrix_shape **weights, i
 // ---------------------------------------------------------------------------------------------
 // Outputs
 
-// cli_write_file writer of the page; returns 0 or -1.
+// cli_output_write's writer of the page; returns 0 or -1.
 static int write_html(FILE *f, const void *ctx)
 {
     return xconv_report_write_html(f, ctx);
-}
-
-// Gives a written page or picture the usual mode of a new file (0666 less the umask: the
-// temporary file it was renamed from was private), since reports are made to be shared.
-static void share(const char *path)
-{
-    mode_t mask = umask(0);
-    umask(mask);
-    chmod(path, 0666 & ~mask);
 }
 
 typedef struct svg_job {
@@ -98,18 +95,45 @@ typedef struct svg_job {
     int index;
 } svg_job;
 
-// cli_write_file writer of one picture; returns 0 or -1.
+// cli_output_write's writer of one picture; returns 0 or -1.
 static int write_svg(FILE *f, const void *ctx)
 {
     const svg_job *job = ctx;
     return xconv_report_write_svg(f, job->report, job->index);
 }
 
-// Writes every picture into dir (made when missing); returns 0 or CLI_FAILED after a message.
+// Checks --svg DIR before any work: a directory the user may write, or one that can be made.
+// Returns 0, or CLI_USAGE after a message.
+static int check_svg_dir(const char *dir)
+{
+    struct stat st;
+    if (stat(dir, &st) == 0) {
+        if (!S_ISDIR(st.st_mode)) {
+            cli_error("--svg %s is not a directory", dir);
+            return CLI_USAGE;
+        }
+        if (access(dir, W_OK | X_OK) != 0) {
+            cli_error("--svg %s: cannot make files there: %s", dir, strerror(errno));
+            return CLI_USAGE;
+        }
+        return 0;
+    }
+    char parent[4096];
+    const char *slash = strrchr(dir, '/');
+    snprintf(parent, sizeof parent, "%.*s", slash ? (int)(slash - dir) : 1,
+             slash ? (slash == dir ? "/" : dir) : ".");
+    if (access(parent, W_OK | X_OK) != 0) {
+        cli_error("--svg %s: cannot make it in %s: %s", dir, parent, strerror(errno));
+        return CLI_USAGE;
+    }
+    return 0;
+}
+
+// Writes every picture into dir (made when missing); returns 0 or an exit code after a message.
 static int write_svgs(const xconv_report *report, const char *dir)
 {
     if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-        fprintf(stderr, "xconv report: cannot make %s: %s\n", dir, strerror(errno));
+        cli_error("cannot make %s: %s", dir, strerror(errno));
         return CLI_FAILED;
     }
     for (int i = 0; i < xconv_report_svg_count(report); i++) {
@@ -117,10 +141,13 @@ static int write_svgs(const xconv_report *report, const char *dir)
         xconv_report_svg_name(report, i, name, sizeof name);
         snprintf(path, sizeof path, "%s/%s", dir, name);
         svg_job job = {report, i};
-        if (cli_write_file(path, write_svg, &job))
-            return CLI_FAILED;
-        share(path);
-        printf("wrote %s\n", path);
+        cli_output out;
+        int rc = cli_output_check("--svg", path, false, &out);
+        if (!rc)
+            rc = cli_output_write(&out, write_svg, &job);
+        if (rc)
+            return rc;
+        printf("wrote %s\n", out.path);
     }
     return 0;
 }
@@ -132,17 +159,15 @@ static int write_svgs(const xconv_report *report, const char *dir)
 static int check_usage(const cli_options *opts)
 {
     if (opts->nfiles == 0) {
-        fprintf(stderr, "xconv report: give the results files (RUN.json ...), see xconv report "
-                        "--help\n");
+        cli_error("give the results files (RUN.json ...), see xconv report --help");
         return CLI_USAGE;
     }
     if (!opts->output && !opts->svg_dir) {
-        fprintf(stderr, "xconv report: give -o REPORT.html, --svg DIR or both\n");
+        cli_error("give -o REPORT.html, --svg DIR or both");
         return CLI_USAGE;
     }
     if (opts->compare && opts->nfiles != 1) {
-        fprintf(stderr, "xconv report: --compare BASE.json takes one results file to compare, "
-                        "got %d\n", opts->nfiles);
+        cli_error("--compare BASE.json takes one results file to compare, got %d", opts->nfiles);
         return CLI_USAGE;
     }
     return 0;
@@ -150,24 +175,36 @@ static int check_usage(const cli_options *opts)
 
 int cmd_report(const cli_options *opts)
 {
+    cli_output page;
     int rc = check_usage(opts);
+    if (!rc && opts->output)
+        rc = cli_output_check("-o", opts->output, false, &page);
+    if (!rc && opts->svg_dir)
+        rc = check_svg_dir(opts->svg_dir);
     if (rc)
         return rc;
     xconv_run_file *runs = calloc((size_t)opts->nfiles, sizeof *runs);
     xconv_run_file base = {0};
-    xconv_report_peaks peaks[CLI_MAX_LIST];
+    // Peaks for devices whose file has none: --peaks, then XCONV_PEAKS, then the peaks file.
+    static xconv_report_peaks peaks[2 * CLI_MAX_LIST];
+    static cli_peaks_source measured;
+    int npeaks = opts->npeaks;
     xconv_matrix_shape *weights = NULL;
     int nweights = 0;
     rc = runs ? load_runs(opts, runs, &base) : CLI_FAILED;
     if (!rc)
         rc = read_peaks(opts, peaks);
+    if (!rc && !(rc = cli_peaks_open(opts, &measured)))
+        for (int i = 0; i < measured.nenv; i++)
+            peaks[npeaks++] = measured.env[i];
     if (!rc)
         rc = read_weights(opts, &weights, &nweights);
     xconv_report *report = NULL;
     if (!rc) {
         static xconv_error err;
-        xconv_report_opts ropts = {.peaks = peaks, .npeaks = opts->npeaks, .weights = weights,
-                                   .nweights = nweights, .margin = opts->margin / 100};
+        xconv_report_opts ropts = {.peaks = peaks, .npeaks = npeaks, .measured = &measured.file,
+                                   .weights = weights, .nweights = nweights,
+                                   .margin = opts->margin / 100};
         report = xconv_report_build(runs, opts->files, opts->nfiles,
                                     opts->compare ? &base : NULL, opts->compare, &ropts, &err);
         if (!report) {
@@ -177,10 +214,8 @@ int cmd_report(const cli_options *opts)
     }
     if (report) {
         xconv_report_write_text(stdout, report);
-        if (opts->output && !(rc = cli_write_file(opts->output, write_html, report))) {
-            share(opts->output);
-            printf("wrote %s\n", opts->output);
-        }
+        if (opts->output && !(rc = cli_output_write(&page, write_html, report)))
+            printf("wrote %s\n", page.path);
         if (!rc && opts->svg_dir)
             rc = write_svgs(report, opts->svg_dir);
         if (!rc && report->regressions)
@@ -190,6 +225,7 @@ int cmd_report(const cli_options *opts)
     for (int i = 0; runs && i < opts->nfiles; i++)
         xconv_run_file_free(&runs[i]);
     xconv_run_file_free(&base);
+    cli_peaks_close(&measured);
     free(runs);
     free(weights);
     return rc;

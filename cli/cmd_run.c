@@ -3,18 +3,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../validate/find.h"
 #include "../validate/harness.h"
 #include "../validate/npy.h"
 #include "../validate/reference.h"
 #include "cli.h"
+#include "output.h"
 
 // Checks that a dimension taken from a file agrees with a --shape key, then takes it.
 static int take_dim(int64_t *field, int64_t value, unsigned seen, unsigned key,
                     const char *key_name, const char *file)
 {
     if ((seen & key) && *field != value) {
-        fprintf(stderr, "xconv run: --shape says %s=%lld but %s gives %lld\n", key_name,
-                (long long)*field, file, (long long)value);
+        cli_error("--shape says %s=%lld but %s gives %lld", key_name, (long long)*field, file,
+                  (long long)value);
         return CLI_USAGE;
     }
     *field = value;
@@ -30,9 +32,34 @@ static int read_4d(const char *path, const char *what, xconv_npy *npy)
         return CLI_USAGE;
     }
     if (npy->ndim != 4) {
-        fprintf(stderr, "xconv run: %s %s has %d dimensions; it must have 4 (%s)\n", what,
-                path, npy->ndim, strcmp(what, "--input") == 0 ? "N,C,H,W" : "K,C/groups,R,S");
+        cli_error("%s %s has %d dimensions; it must have 4 (%s)", what, path, npy->ndim,
+                  strcmp(what, "--input") == 0 ? "N,C,H,W" : "K,C/groups,R,S");
         xconv_npy_free(npy);
+        return CLI_USAGE;
+    }
+    return 0;
+}
+
+// Takes the sizes of the files --input and --weights hold into *p (checked against the keys
+// --shape gave, in seen); returns 0 or CLI_USAGE after a message.
+static int take_files(const cli_options *opts, unsigned seen, const xconv_npy *x,
+                      const xconv_npy *w, xconv_problem *p)
+{
+    const char *xi = opts->input, *wi = opts->weights;
+    int rc = take_dim(&p->n, x->shape[0], seen, XCONV_KEY_N, "n", xi);
+    rc = rc ? rc : take_dim(&p->c, x->shape[1], seen, XCONV_KEY_C, "c", xi);
+    rc = rc ? rc : take_dim(&p->h, x->shape[2], seen, XCONV_KEY_H, "h", xi);
+    rc = rc ? rc : take_dim(&p->w, x->shape[3], seen, XCONV_KEY_W, "w", xi);
+    rc = rc ? rc : take_dim(&p->k, w->shape[0], seen, XCONV_KEY_K, "k", wi);
+    rc = rc ? rc : take_dim(&p->r, w->shape[2], seen, XCONV_KEY_R, "r", wi);
+    rc = rc ? rc : take_dim(&p->s, w->shape[3], seen, XCONV_KEY_S, "s", wi);
+    if (rc)
+        return rc;
+    // Compared by division: groups may be any int64 a --shape gave, and c * groups overflow.
+    if (p->groups < 1 || p->c % p->groups != 0 || w->shape[1] != p->c / p->groups) {
+        cli_error("%s has %lld channels per filter but c=%lld with groups=%lld needs %s", wi,
+                  (long long)w->shape[1], (long long)p->c, (long long)p->groups,
+                  p->groups >= 1 && p->c % p->groups == 0 ? "c/groups" : "groups to divide c");
         return CLI_USAGE;
     }
     return 0;
@@ -45,16 +72,15 @@ static int build_problem(const cli_options *opts, xconv_problem *p, xconv_npy *x
     *p = xconv_problem_default();
     unsigned seen = 0;
     if (!opts->nshapes && !opts->nshape_files && !opts->input) {
-        fprintf(stderr, "xconv run: give --shape SPEC, --shapes FILE or --input X.npy "
-                        "--weights W.npy\n");
+        cli_error("give --shape SPEC, --shapes FILE or --input X.npy --weights W.npy");
         return CLI_USAGE;
     }
     if (!opts->input != !opts->weights) {
-        fprintf(stderr, "xconv run: --input and --weights go together\n");
+        cli_error("--input and --weights go together");
         return CLI_USAGE;
     }
     if (opts->nshapes + opts->nshape_files > 1) {
-        fprintf(stderr, "xconv run: one --shape or --shapes file at a time\n");
+        cli_error("one --shape or --shapes file at a time");
         return CLI_USAGE;
     }
     if (opts->nshapes && xconv_shape_apply(opts->shapes[0], p, &seen, &err) != XCONV_OK) {
@@ -67,28 +93,16 @@ static int build_problem(const cli_options *opts, xconv_problem *p, xconv_npy *x
         int rc = read_4d(opts->input, "--input", x);
         if (!rc)
             rc = read_4d(opts->weights, "--weights", w);
+        if (!rc)
+            rc = take_files(opts, seen, x, w, p);
         if (rc)
             return rc;
-        const char *xi = opts->input, *wi = opts->weights;
-        rc = take_dim(&p->n, x->shape[0], seen, XCONV_KEY_N, "n", xi);
-        rc = rc ? rc : take_dim(&p->c, x->shape[1], seen, XCONV_KEY_C, "c", xi);
-        rc = rc ? rc : take_dim(&p->h, x->shape[2], seen, XCONV_KEY_H, "h", xi);
-        rc = rc ? rc : take_dim(&p->w, x->shape[3], seen, XCONV_KEY_W, "w", xi);
-        rc = rc ? rc : take_dim(&p->k, w->shape[0], seen, XCONV_KEY_K, "k", wi);
-        rc = rc ? rc : take_dim(&p->r, w->shape[2], seen, XCONV_KEY_R, "r", wi);
-        rc = rc ? rc : take_dim(&p->s, w->shape[3], seen, XCONV_KEY_S, "s", wi);
-        if (rc)
-            return rc;
-        if (p->groups < 1 || w->shape[1] * p->groups != p->c) {
-            fprintf(stderr,
-                    "xconv run: %s has %lld channels per filter but c=%lld with groups=%lld "
-                    "needs %lld\n",
-                    wi, (long long)w->shape[1], (long long)p->c, (long long)p->groups,
-                    p->groups >= 1 ? (long long)(p->c / p->groups) : 0LL);
+    } else if (opts->nshapes) {
+        // --shape alone names every size: xconv_shape_parse's rules (k is required, ...).
+        if (xconv_shape_parse(opts->shapes[0], p, &err) != XCONV_OK) {
+            cli_print_error("--shape", &err);
             return CLI_USAGE;
         }
-    } else if (!(seen & XCONV_KEY_S)) {
-        p->s = p->r;
     }
     if (xconv_problem_check(p, &err) != XCONV_OK) {
         cli_print_error("shape", &err);
@@ -97,13 +111,30 @@ static int build_problem(const cli_options *opts, xconv_problem *p, xconv_npy *x
     return 0;
 }
 
+// Checks that the host holds the run's arrays: x, w and y in float32, and cpu_ref's float64
+// copy of y. Returns 0, or CLI_FAILED after a message with the numbers.
+static int check_host_memory(const xconv_problem *p, bool host_variant)
+{
+    double bytes = 4.0 * ((double)xconv_problem_x_elems(p) + (double)xconv_problem_w_elems(p) +
+                          (double)xconv_problem_y_elems(p));
+    if (host_variant)
+        bytes += 8.0 * (double)xconv_problem_y_elems(p);
+    uint64_t have = cli_host_memory();
+    if (have == 0 || bytes <= (double)have)
+        return 0;
+    cli_error("the run needs %.1f GiB of host memory (x, w and y in float32%s); the host has "
+              "%.1f GiB", bytes / 1073741824.0, host_variant ? ", y again in float64" : "",
+              (double)have / 1073741824.0);
+    return CLI_FAILED;
+}
+
 // Draws seeded random inputs into *x and *w; returns 0 or CLI_FAILED.
 static int random_inputs(const cli_options *opts, const xconv_problem *p, float **x, float **w)
 {
     *x = malloc((size_t)xconv_problem_x_elems(p) * sizeof(float));
     *w = malloc((size_t)xconv_problem_w_elems(p) * sizeof(float));
     if (!*x || !*w) {
-        fprintf(stderr, "xconv run: no host memory for the inputs\n");
+        cli_error("no host memory for the inputs");
         return CLI_FAILED;
     }
     xconv_random_fill(*x, (size_t)xconv_problem_x_elems(p), opts->seed, 1);
@@ -112,8 +143,7 @@ static int random_inputs(const cli_options *opts, const xconv_problem *p, float 
     return 0;
 }
 
-// The variant --variant names ("direct_naive" when none does; "auto" is taken), or NULL after
-// printing why.
+// The variant --variant names ("auto" when none does), or NULL after printing why.
 static const char *variant_name(const cli_options *opts)
 {
     const xconv_variant *variants[CLI_MAX_LIST];
@@ -121,27 +151,62 @@ static const char *variant_name(const cli_options *opts)
     if (cli_collect_variants(opts, true, variants, &nvariants))
         return NULL;
     if (nvariants > 1) {
-        fprintf(stderr, "xconv run: one --variant at a time\n");
+        cli_error("one --variant at a time");
         return NULL;
     }
     if (nvariants == 0)
-        return "direct_naive";
+        return "auto";
     return variants[0] ? xconv_variant_get_info(variants[0])->name : "auto";
+}
+
+// With --find normal or exhaustive: finds p on dev when the find-db has no fresh record of it
+// (printing what it timed) and stores the ranking. Returns 0 or CLI_FAILED after printing why.
+static int find_first(const cli_options *opts, xconv_device *dev, xconv_cache *cache,
+                      const xconv_problem *p)
+{
+    static xconv_error err;
+    xconv_find_opts fopts;
+    xconv_find_opts_default(&fopts);
+    if (!cache || !opts->find_policy || !xconv_find_mode_parse(opts->find_policy, &fopts.mode))
+        return 0;
+    xconv_find_record rec;
+    bool stale = false;
+    if (xconv_find_db_lookup(cache, xconv_device_get_info(dev), p, &rec, &stale, &err) ==
+        XCONV_OK) {
+        xconv_find_record_free(&rec);
+        if (!stale)
+            return 0;
+    }
+    fopts.harness.seed = opts->seed;
+    cli_plan_options(&fopts.harness.plan);
+    xconv_find_summary summary;
+    xconv_status st = xconv_find_run(dev, p, "", &fopts, &rec, NULL, NULL, NULL, &summary, &err);
+    if (st == XCONV_OK && rec.count > 0)
+        st = xconv_find_db_store(cache, &rec, &err);
+    if (st == XCONV_OK)
+        printf("found: %d run(s) in %.1f s, stored in %s\n", summary.runs, summary.seconds,
+               xconv_cache_dir(cache));
+    xconv_find_record_free(&rec);
+    if (st != XCONV_OK) {
+        cli_print_error("find", &err);
+        return CLI_FAILED;
+    }
+    return 0;
 }
 
 // Opens the device --device selects into *dev and writes its label; returns 0 or an exit code.
 static int open_device(const cli_options *opts, xconv_device **dev, char *label, size_t len)
 {
     static xconv_error err;
-    xconv_device_list list;
+    static xconv_device_list list;
     int index, count;
+    if (opts->ndevices > 1) {
+        cli_error("one --device at a time");
+        return CLI_USAGE;
+    }
     int rc = cli_select_devices(opts, &list, &index, &count);
     if (rc)
         return rc;
-    if (count > 1) {
-        fprintf(stderr, "xconv run: one --device at a time\n");
-        return CLI_USAGE;
-    }
     if (!(*dev = xconv_device_open_info(&list.devices[index], &err))) {
         cli_print_error("device", &err);
         return CLI_FAILED;
@@ -150,19 +215,57 @@ static int open_device(const cli_options *opts, xconv_device **dev, char *label,
     return 0;
 }
 
-// Runs the problem on the chosen variant and device with the files' data, or random inputs.
+// What the .npy writer needs: the output and its shape.
+typedef struct npy_out {
+    const float *y;
+    int64_t shape[4];
+} npy_out;
+
+// Writes the output as .npy (cli_output_write's writer); returns 0 or -1.
+static int write_npy(FILE *f, const void *ctx)
+{
+    const npy_out *o = ctx;
+    static xconv_error err;
+    return xconv_npy_write_stream(f, o->y, 4, o->shape, &err) == XCONV_OK ? 0 : -1;
+}
+
+// Checks the variant and, for one that runs on the host, that it applies (the host's memory
+// among its rules); *host is set when it runs on the host. Returns 0 or an exit code.
+static int check_variant(const char *name, const xconv_problem *p, bool *host)
+{
+    static xconv_error err;
+    const xconv_variant *v = strcmp(name, "auto") ? xconv_variant_find(name, &err) : NULL;
+    *host = v && xconv_variant_get_info(v)->backends == 0;
+    char reason[512] = "";
+    if (*host && !xconv_variant_applies(v, NULL, p, reason, sizeof reason)) {
+        cli_error("%s", reason);
+        return CLI_FAILED;
+    }
+    return check_host_memory(p, *host);
+}
+
+// Runs the problem on the chosen variant and device with the files' data, or random inputs,
+// and writes y to out when given.
 static int run_problem(const cli_options *opts, const xconv_problem *p, const float *file_x,
-                       const float *file_w)
+                       const float *file_w, const cli_output *out)
 {
     static xconv_error err;
     const char *name = variant_name(opts);
     if (!name)
         return CLI_USAGE;
+    unsigned flags = 0;
+    if (cli_find_policy(opts, true, &flags))
+        return CLI_USAGE;
+    bool host = false;
+    int rc = check_variant(name, p, &host);
+    if (rc)
+        return rc;
     const xconv_variant *v = strcmp(name, "auto") ? xconv_variant_find(name, &err) : NULL;
     xconv_device *dev = NULL;
+    xconv_cache *cache = NULL;
     char label[320] = "host";
-    if (!v || xconv_variant_get_info(v)->backends) {
-        int rc = open_device(opts, &dev, label, sizeof label);
+    if (!host) {
+        rc = open_device(opts, &dev, label, sizeof label);
         if (rc)
             return rc;
         if (xconv_problem_check_device(p, xconv_device_get_info(dev), &err) != XCONV_OK) {
@@ -170,14 +273,28 @@ static int run_problem(const cli_options *opts, const xconv_problem *p, const fl
             xconv_device_close(dev);
             return CLI_FAILED;
         }
-        if (opts->verbose)
-            cli_print_plan(dev, name, p);
+        cache = cli_cache_open(opts, flags);
+        xconv_device_set_cache(dev, cache);
+        if (!v && (rc = find_first(opts, dev, cache, p)) != 0) {
+            xconv_device_close(dev);
+            cli_cache_close(cache);
+            return rc;
+        }
+        if (opts->verbose) {
+            static cli_peaks_source src;  // unknown peaks when the peaks file is bad
+            cli_peaks peaks = {0};
+            if (cli_peaks_open(opts, &src) == 0)
+                cli_peaks_lookup(&src, xconv_device_get_info(dev), &peaks);
+            cli_peaks_close(&src);
+            cli_print_plan(dev, name, p, &peaks);
+        }
     }
     float *rx = NULL, *rw = NULL;
     if (!file_x && random_inputs(opts, p, &rx, &rw)) {
         free(rx);
         free(rw);
         xconv_device_close(dev);
+        cli_cache_close(cache);
         return CLI_FAILED;
     }
     const float *x = file_x ? file_x : rx, *w = file_w ? file_w : rw;
@@ -189,7 +306,6 @@ static int run_problem(const cli_options *opts, const xconv_problem *p, const fl
     const xconv_variant *chosen = NULL;
     xconv_status st = y ? xconv_run_once(dev, name, p, &plan_opts, x, w, y, &ms, &chosen, &err)
                         : xconv_error_set(&err, XCONV_ERR_OUT_OF_MEMORY, "no host memory");
-    int rc = CLI_OK;
     char spec[256];
     xconv_shape_format(p, spec, sizeof spec);
     if (st != XCONV_OK) {
@@ -200,30 +316,33 @@ static int run_problem(const cli_options *opts, const xconv_problem *p, const fl
                chosen ? xconv_variant_get_info(chosen)->name : name, label, spec,
                (long long)p->n, (long long)p->k, (long long)xconv_problem_out_h(p),
                (long long)xconv_problem_out_w(p), ms);
-        if (opts->output) {
-            int64_t shape[4] = {p->n, p->k, xconv_problem_out_h(p), xconv_problem_out_w(p)};
-            if (xconv_npy_write(opts->output, y, 4, shape, &err) != XCONV_OK) {
-                cli_print_error("--output", &err);
-                rc = CLI_FAILED;
-            } else {
-                printf("wrote %s\n", opts->output);
-            }
-        }
+        xconv_auto_info info;
+        if (!v && dev && xconv_auto_choose(dev, p, &plan_opts, &info, &err) == XCONV_OK)
+            printf("auto: %s\n", info.why);
+        npy_out o = {y, {p->n, p->k, xconv_problem_out_h(p), xconv_problem_out_w(p)}};
+        if (out && !(rc = cli_output_write(out, write_npy, &o)) && !out->to_stdout)
+            printf("wrote %s\n", out->path);
     }
     free(y);
     free(rx);
     free(rw);
     xconv_device_close(dev);
+    cli_cache_close(cache);
     return rc;
 }
 
 int cmd_run(const cli_options *opts)
 {
+    // The output path is checked before any work; standard output carries the run's lines.
+    cli_output out;
+    int rc = opts->output ? cli_output_check("--output", opts->output, false, &out) : 0;
+    if (rc)
+        return rc;
     xconv_problem p;
     xconv_npy x = {0}, w = {0};
-    int rc = build_problem(opts, &p, &x, &w);
+    rc = build_problem(opts, &p, &x, &w);
     if (!rc)
-        rc = run_problem(opts, &p, x.data, w.data);
+        rc = run_problem(opts, &p, x.data, w.data, opts->output ? &out : NULL);
     xconv_npy_free(&x);
     xconv_npy_free(&w);
     return rc;

@@ -13,7 +13,8 @@ typedef struct command {
 } command;
 
 static const command commands[] = {
-    {"devices", cmd_devices, "devices [--json]", "list every backend's devices and their limits"},
+    {"devices", cmd_devices, "devices [--device D ...] [--json]",
+     "list every backend's devices and their limits (or those --device selects)"},
     {"variants", cmd_variants, "variants", "list the variants, their families and backends"},
     {"run", cmd_run,
      "run [--shape SPEC | --shapes FILE] [--input X.npy --weights W.npy] [--variant V|auto] "
@@ -22,17 +23,28 @@ static const command commands[] = {
     {"validate", cmd_validate,
      "validate [--suite NAME | --shape SPEC | --shapes FILE ...] [--variant V ...] "
      "[--device D ...] [--json FILE] [--csv FILE] [--parity [--repeat N]]",
-     "check variants against the reference; exit 1 on any failure"},
+     "check variants against the reference; exit 1 on any failure (records stream as they "
+     "finish; Ctrl-C stops after the current case)"},
     {"bench", cmd_bench,
      "bench [--suite NAME | --shape SPEC | --shapes FILE ...] [--variant V ...] "
      "[--device D ...] [--repeat N] [--json FILE] [--csv FILE]",
      "time variants with device events (checked first)"},
+    {"matrix", cmd_matrix,
+     "matrix [--suite NAME | --shape SPEC | --shapes FILE ...] [--variant V ... | --family F ...] "
+     "[--device D ... | --device all] [--repeat N] [--json FILE] [--csv FILE]",
+     "every variant x shape x device, checked then timed: tables, floors, auto's picks"},
+    {"peaks", cmd_peaks, "peaks [--device D ... | --device all] [--repeat N] [--peaks-file FILE]",
+     "measure each device's fp32 FMA throughput and memory bandwidth, for floors"},
     {"report", cmd_report,
      "report RUN.json [RUN2.json ...] [-o REPORT.html] [--svg DIR] [--compare BASE.json] "
      "[--peaks [DEV=]GFLOPS,GBPS ...] [--shapes FILE ...] [--margin PCT]",
      "one HTML page of results files: heatmaps, rooflines, winners, runs compared"},
     {"explain", cmd_explain, "explain --shape SPEC | --shapes FILE --variant V|auto [--device D]",
      "show the plan chosen for a shape on a device"},
+    {"find", cmd_find,
+     "find [--suite NAME | --shape SPEC | --shapes FILE ...] [--device D ...] "
+     "[--mode fast|normal|exhaustive] [--force] | --list | --clear | --clear-kernels",
+     "time the variants for shapes and keep the fastest in the find-db, for auto"},
 };
 
 // The environment variables the CLI maps onto the library's options.
@@ -43,7 +55,10 @@ static const char environment_help[] =
     "                     (docs/gemm_family.md)\n"
     "  XCONV_GEMM_SPLIT   forces the GEMM family's split-K: 1 none, 2..16 K slices\n"
     "  XCONV_GEMM_CHUNK   caps the images per im2col pass\n"
-    "  XCONV_PEAKS        GFLOPS,GBPS of the device, for explain's floor\n";
+    "  XCONV_PEAKS        [DEV=]GFLOPS,GBPS[;...]: peaks for floors, over xconv peaks' "
+    "measurements\n"
+    "  XCONV_CACHE_DIR    the cache of compiled kernels and the find-db (default\n"
+    "                     $XDG_CACHE_HOME/xconv, else ~/.cache/xconv; none: no cache)\n";
 
 static void print_usage(FILE *f)
 {
@@ -73,6 +88,7 @@ int main(int argc, char **argv)
         const command *cmd = &commands[i];
         if (strcmp(argv[1], cmd->name) != 0)
             continue;
+        cli_set_command(cmd->name);
         cli_options opts;
         int rc = cli_parse(argc, argv, cmd->name, &opts);
         if (rc)

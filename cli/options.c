@@ -23,48 +23,77 @@ typedef struct flag {
 #define FIELD(f) offsetof(cli_options, f)
 
 static const flag flags[] = {
-    {"--shape", "run validate bench explain", ARG_LIST, FIELD(shapes), FIELD(nshapes),
+    {"--shape", "run validate bench explain find matrix", ARG_LIST, FIELD(shapes), FIELD(nshapes),
      "SPEC    a shape, e.g. n=32,c=3,h=224,w=224,k=64,r=7,stride=2,pad=3 (repeatable)"},
-    {"--shapes", "run validate bench explain report", ARG_LIST, FIELD(shape_files),
+    {"--shapes", "run validate bench explain report find matrix", ARG_LIST, FIELD(shape_files),
      FIELD(nshape_files),
      "FILE    shapes from a file, one a line: SPEC or benchdnn descriptor, name= and weight= "
      "(docs/shapes.md; repeatable)"},
-    {"--suite", "validate bench", ARG_LIST, FIELD(suites), FIELD(nsuites),
+    {"--suite", "validate bench find", ARG_LIST, FIELD(suites), FIELD(nsuites),
      "NAME    a suite of shapes: small or standard (repeatable)"},
-    {"--random", "validate bench", ARG_INT, FIELD(random), 0,
+    {"--suite", "matrix", ARG_LIST, FIELD(suites), FIELD(nsuites),
+     "NAME    a suite of shapes: small or standard (repeatable; default standard when no "
+     "shapes are given)"},
+    {"--random", "validate bench find matrix", ARG_INT, FIELD(random), 0,
      "N       N random small shapes rand0..randN-1, drawn from --seed (docs/shapes.md)"},
     {"--variant", "validate bench", ARG_LIST, FIELD(variants), FIELD(nvariants),
-     "NAME    a variant (repeatable or comma-separated; default: all that apply)"},
+     "NAME    a variant, or auto (repeatable or comma-separated; default: auto and all that "
+     "apply)"},
+    {"--variant", "matrix", ARG_LIST, FIELD(variants), FIELD(nvariants),
+     "NAME    a variant (repeatable or comma-separated; default: every variant of the device's "
+     "backend, vendor peers included)"},
+    {"--family", "matrix", ARG_LIST, FIELD(families), FIELD(nfamilies),
+     "NAME    the variants of a family (direct, gemm, peer, ...: see xconv variants; "
+     "repeatable or comma-separated)"},
     {"--variant", "run", ARG_LIST, FIELD(variants), FIELD(nvariants),
-     "NAME    the variant (see xconv variants), or auto for the library's choice (default "
-     "direct_naive)"},
+     "NAME    the variant (see xconv variants), or auto for the library's choice (the "
+     "default)"},
     {"--variant", "explain", ARG_LIST, FIELD(variants), FIELD(nvariants),
      "NAME    a variant, or auto for the library's choice (repeatable or comma-separated)"},
-    {"--device", "devices run validate bench explain", ARG_LIST, FIELD(devices), FIELD(ndevices),
-     "SEL     0, opencl:1, cuda:0 or a name substring (repeatable; default $XCONV_DEVICE, "
+    {"--device", "devices run validate bench explain find matrix peaks", ARG_LIST, FIELD(devices),
+     FIELD(ndevices),
+     "SEL     0, opencl:1, cuda:0, a name substring or all (repeatable; default $XCONV_DEVICE, "
      "else the first GPU, else the first CPU)"},
     {"--input", "run", ARG_STRING, FIELD(input), 0, "X.npy   input, float32 NCHW"},
     {"--weights", "run", ARG_STRING, FIELD(weights), 0, "W.npy   weights, float32 KCRS"},
     {"--output", "run", ARG_STRING, FIELD(output), 0, "Y.npy   write the output here"},
-    {"--seed", "run validate bench", ARG_U64, FIELD(seed), 0,
+    {"--seed", "run validate bench find matrix", ARG_U64, FIELD(seed), 0,
      "N       seed of the random inputs and --random shapes (default 1)"},
     {"--gemm", "bench", ARG_STRING, FIELD(gemm), 0,
      "M,N,K   time our SGEMM beside the vendor's on C(MxN) = A(MxK) B(KxN); 'standard': the "
      "standard suite's GEMM sizes, 4096^3 and 8192^3"},
     {"--repeat", "bench validate", ARG_INT, FIELD(repeat), 0,
      "N       timed runs (default 20; validate times only with --parity)"},
-    {"--warmup", "bench validate", ARG_INT, FIELD(warmup), 0,
+    {"--repeat", "find", ARG_INT, FIELD(repeat), 0, "N       timed runs a candidate (default 10)"},
+    {"--repeat", "matrix", ARG_INT, FIELD(repeat), 0,
+     "N       timed runs of each cell (default 20)"},
+    {"--repeat", "peaks", ARG_INT, FIELD(repeat), 0,
+     "N       timed runs of each micro-kernel (default 20)"},
+    {"--warmup", "bench validate find matrix", ARG_INT, FIELD(warmup), 0,
      "N       untimed runs first (default 2)"},
     {"--parity", "validate", ARG_NONE, FIELD(parity), 0,
      "        each variant through OpenCL and CUDA on one GPU: bitwise identical? ULPs, time "
      "ratio"},
-    {"--host-ref-gflop", "validate bench", ARG_DOUBLE, FIELD(host_ref_gflop), 0,
+    {"--host-ref-gflop", "validate bench find matrix", ARG_DOUBLE, FIELD(host_ref_gflop), 0,
      "G       full float64 host reference up to G GFLOP (default 1), else the device path"},
     {"--json", "validate bench", ARG_STRING, FIELD(json), 0,
-     "FILE    write the records as JSON"},
+     "FILE    write the records as JSON, valid after every record (-: standard output, the "
+     "table then goes to stderr)"},
+    {"--json", "find", ARG_STRING, FIELD(json), 0,
+     "FILE    write the records as JSON when the search ends (-: standard output)"},
+    {"--json", "matrix", ARG_STRING, FIELD(json), 0,
+     "FILE    write the records as JSON (docs/matrix_schema.md), each as it finishes"},
     {"--json", "devices", ARG_NONE, FIELD(json_stdout), 0, "        print JSON"},
-    {"--csv", "validate bench", ARG_STRING, FIELD(csv), 0, "FILE    write the records as CSV"},
-    {"--verbose", "run validate bench", ARG_NONE, FIELD(verbose), 0,
+    {"--csv", "validate bench", ARG_STRING, FIELD(csv), 0,
+     "FILE    write the records as CSV, a row as each finishes (-: standard output)"},
+    {"--csv", "find", ARG_STRING, FIELD(csv), 0,
+     "FILE    write the records as CSV when the search ends (-: standard output)"},
+    {"--csv", "matrix", ARG_STRING, FIELD(csv), 0,
+     "FILE    write the records as CSV, each as it finishes"},
+    {"--peaks-file", "bench explain matrix report peaks", ARG_STRING, FIELD(peaks_file), 0,
+     "FILE    the measured peaks (default $XDG_CACHE_HOME/xconv/peaks.json, else "
+     "~/.cache/xconv/peaks.json)"},
+    {"--verbose", "run validate bench find matrix", ARG_NONE, FIELD(verbose), 0,
      "        print the plan and progress"},
     {"-o", "report", ARG_STRING, FIELD(output), 0, "FILE    write the report page (HTML)"},
     {"--output", "report", ARG_STRING, FIELD(output), 0, "FILE    the same as -o"},
@@ -77,8 +106,29 @@ static const flag flags[] = {
     {"--peaks", "report", ARG_LIST, FIELD(peaks), FIELD(npeaks),
      "[DEV=]G,B  fp32 GFLOP/s and GB/s of devices whose file has no peaks (DEV: a name "
      "substring; repeatable)"},
-    {"--help", "devices variants run validate bench explain report", ARG_NONE, FIELD(help), 0,
-     "        this help"},
+    {"--find", "validate bench explain", ARG_STRING, FIELD(find_policy), 0,
+     "POLICY  what auto reads: db (the default: records made under this driver, xconv and "
+     "kernels), trust (stale records too), off (the rules only)"},
+    {"--find", "run", ARG_STRING, FIELD(find_policy), 0,
+     "POLICY  as for bench (db, trust, off), or normal / exhaustive: find the shape first "
+     "when the find-db has no fresh record of it"},
+    {"--find", "find", ARG_STRING, FIELD(find_policy), 0,
+     "POLICY  db (the default: stale records are re-timed) or trust (reported, kept)"},
+    {"--mode", "find", ARG_STRING, FIELD(find_mode), 0,
+     "MODE    fast (what auto chooses now, nothing timed), normal (time every variant; the "
+     "default) or exhaustive (and tune the fastest)"},
+    {"--budget", "find", ARG_DOUBLE, FIELD(budget), 0,
+     "S       exhaustive: at most S seconds of tuning a shape (default 60)"},
+    {"--force", "find", ARG_NONE, FIELD(force), 0,
+     "        re-time shapes whose record is fresh too"},
+    {"--list", "find", ARG_NONE, FIELD(list), 0,
+     "        list the find-db's records (fresh or stale for the devices present)"},
+    {"--clear", "find", ARG_NONE, FIELD(clear), 0,
+     "        remove the find-db's records (with --device: that device's only)"},
+    {"--clear-kernels", "find", ARG_NONE, FIELD(clear_kernels), 0,
+     "        remove the compiled kernels kept on disk"},
+    {"--help", "devices variants run validate bench explain report find matrix peaks", ARG_NONE,
+     FIELD(help), 0, "        this help"},
 };
 
 static bool takes(const flag *f, const char *command)
@@ -114,7 +164,8 @@ static int store(const flag *f, const char *value, cli_options *opts)
         int *count = (int *)(base + f->count_offset);
         const char **list = (const char **)(base + f->offset);
         if (*count == CLI_MAX_LIST) {
-            fprintf(stderr, "xconv: too many %s options (at most %d)\n", f->name, CLI_MAX_LIST);
+            fprintf(stderr, "xconv %s: too many %s options (at most %d)\n", opts->command,
+                    f->name, CLI_MAX_LIST);
             return 2;
         }
         list[(*count)++] = value;
@@ -145,7 +196,7 @@ static int store(const flag *f, const char *value, cli_options *opts)
         return 0;
     }
     }
-    fprintf(stderr, "xconv: bad value '%s' for %s\n", value, f->name);
+    fprintf(stderr, "xconv %s: bad value '%s' for %s\n", opts->command, value, f->name);
     return 2;
 }
 
@@ -156,15 +207,16 @@ int cli_parse(int argc, char **argv, const char *command, cli_options *opts)
     opts->argc = argc;
     opts->argv = argv;
     opts->seed = 1;
-    opts->repeat = 20;
+    opts->repeat = strcmp(command, "find") == 0 ? 10 : 20;
     opts->warmup = 2;
     opts->host_ref_gflop = 1.0;
     opts->margin = 5.0;
+    opts->budget = 60.0;
     for (int i = 2; i < argc; i++) {
         const char *arg = argv[i];
         if (arg[0] != '-' && strcmp(command, "report") == 0) {  // report's results files
             if (opts->nfiles == CLI_MAX_LIST) {
-                fprintf(stderr, "xconv: too many files (at most %d)\n", CLI_MAX_LIST);
+                fprintf(stderr, "xconv %s: too many files (at most %d)\n", command, CLI_MAX_LIST);
                 return 2;
             }
             opts->files[opts->nfiles++] = arg;

@@ -21,6 +21,8 @@ typedef struct cli_options {
     int random;                          // --random N: N random shapes drawn from --seed
     const char *variants[CLI_MAX_LIST];  // --variant NAME (repeatable, or comma-separated)
     int nvariants;
+    const char *families[CLI_MAX_LIST];  // matrix --family NAME (repeatable, or comma-separated)
+    int nfamilies;
     const char *devices[CLI_MAX_LIST];   // --device SEL (repeatable)
     int ndevices;
     const char *input, *weights, *output;  // .npy paths for run
@@ -42,6 +44,12 @@ typedef struct cli_options {
     const char *peaks[CLI_MAX_LIST];     // report --peaks [DEV=]GFLOPS,GBPS (repeatable)
     int npeaks;
     double margin;                       // report --margin PCT (default 5)
+    const char *find_policy;             // --find db|trust|off (run also normal|exhaustive)
+    const char *find_mode;               // find --mode fast|normal|exhaustive
+    double budget;                       // find --budget SECONDS of tuning a shape
+    bool list, clear, clear_kernels;     // find --list, --clear, --clear-kernels
+    bool force;                          // find --force: re-time fresh records too
+    const char *peaks_file;              // --peaks-file FILE (default: in the cache folder)
 } cli_options;
 
 // Parses argv[2..] for `command` into opts. Returns 0, or 2 after printing a message on stderr

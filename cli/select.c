@@ -1,17 +1,11 @@
 // SPDX-License-Identifier: MIT
 // Helpers the commands share: collecting shapes, variants and devices, planning options from
-// the environment, writing files safely.
-#include <errno.h>
+// the environment, the host's memory.
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli.h"
-
-void cli_print_error(const char *context, const xconv_error *err)
-{
-    fprintf(stderr, "xconv: %s: %s\n", context, err->msg);
-}
 
 // Appends the shapes of shape file path to shapes (*count so far); returns 0 or CLI_USAGE after
 // printing why.
@@ -25,14 +19,17 @@ static int collect_file(const char *path, cli_shape *shapes, int *count)
         return CLI_USAGE;
     }
     if (*count + n > CLI_MAX_SHAPES) {
-        fprintf(stderr, "xconv: --shapes %s: %d shapes with the %d before them pass the limit of "
-                        "%d a run\n", path, n, *count, CLI_MAX_SHAPES);
+        cli_error("--shapes %s: %d shapes with the %d before them pass the limit of %d a run",
+                  path, n, *count, CLI_MAX_SHAPES);
         xconv_shapes_free(entries);
         return CLI_USAGE;
     }
+    const char *slash = strrchr(path, '/');
     for (int i = 0; i < n; i++) {
         cli_shape *s = &shapes[(*count)++];
         snprintf(s->name, sizeof s->name, "%s", entries[i].name);
+        snprintf(s->set, sizeof s->set, "%s", slash ? slash + 1 : path);
+        s->from_file = true;
         s->problem = entries[i].problem;
         s->weight = entries[i].weight;
     }
@@ -45,14 +42,16 @@ static int collect_file(const char *path, cli_shape *shapes, int *count)
 static int collect_random(const cli_options *opts, cli_shape *shapes, int *count)
 {
     if (opts->random > CLI_MAX_SHAPES - *count) {
-        fprintf(stderr, "xconv: --random %d: at most %d shapes in all\n", opts->random,
-                CLI_MAX_SHAPES);
+        cli_error("--random %d: at most %d shapes in all", opts->random, CLI_MAX_SHAPES);
         return CLI_USAGE;
     }
     static xconv_error err;
     for (int i = 0; i < opts->random; i++) {
         cli_shape *s = &shapes[(*count)++];
         snprintf(s->name, sizeof s->name, "rand%d", i);
+        snprintf(s->set, sizeof s->set, "random");
+        s->weight = 1;
+        s->from_file = false;
         if (xconv_shape_random(opts->seed, i, &s->problem, &err) != XCONV_OK) {
             cli_print_error(s->name, &err);
             return CLI_FAILED;
@@ -79,16 +78,20 @@ int cli_collect_shapes(const cli_options *opts, const char *default_suite, cli_s
         int n = 0;
         const xconv_named_shape *suite = xconv_suite_find(suites[i], &n);
         if (!suite) {
-            fprintf(stderr, "xconv: unknown suite '%s'; suites:", suites[i]);
-            for (const char *const *name = xconv_suite_names(); *name; name++)
-                fprintf(stderr, " %s", *name);
-            fputc('\n', stderr);
+            char names[256] = "";
+            size_t used = 0;
+            for (const char *const *name = xconv_suite_names(); *name && used < sizeof names;
+                 name++)
+                used += (size_t)snprintf(names + used, sizeof names - used, " %s", *name);
+            cli_error("unknown suite '%s'; suites:%s", suites[i], names);
             return CLI_USAGE;
         }
         for (int j = 0; j < n && *count < CLI_MAX_SHAPES; j++) {
             cli_shape *s = &shapes[(*count)++];
             snprintf(s->name, sizeof s->name, "%s", suite[j].name);
+            snprintf(s->set, sizeof s->set, "%s", suites[i]);
             s->weight = 1;
+            s->from_file = false;
             if (xconv_shape_parse(suite[j].spec, &s->problem, &err) != XCONV_OK) {
                 cli_print_error(suite[j].name, &err);
                 return CLI_FAILED;
@@ -98,7 +101,9 @@ int cli_collect_shapes(const cli_options *opts, const char *default_suite, cli_s
     for (int i = 0; i < opts->nshapes && *count < CLI_MAX_SHAPES; i++) {
         cli_shape *s = &shapes[(*count)++];
         s->name[0] = '\0';
+        snprintf(s->set, sizeof s->set, "--shape");
         s->weight = 1;
+        s->from_file = false;
         if (xconv_shape_parse(opts->shapes[i], &s->problem, &err) != XCONV_OK) {
             cli_print_error("--shape", &err);
             return CLI_USAGE;
@@ -120,7 +125,7 @@ int cli_shape_from_file(const char *path, xconv_problem *p, unsigned *seen)
         return CLI_USAGE;
     }
     if (n != 1)
-        fprintf(stderr, "xconv: --shapes %s holds %d shapes; this command takes one\n", path, n);
+        cli_error("--shapes %s holds %d shapes; this command takes one", path, n);
     else
         *p = entries[0].problem;
     *seen = ~0u;
@@ -134,18 +139,34 @@ int cli_collect_variants(const cli_options *opts, bool allow_auto,
     *count = 0;
     static xconv_error err;
     for (int i = 0; i < opts->nvariants; i++) {
-        char list[1024];
-        snprintf(list, sizeof list, "%s", opts->variants[i]);
-        for (char *save = NULL, *name = strtok_r(list, ",", &save); name;
-             name = strtok_r(NULL, ",", &save)) {
+        const char *item = opts->variants[i];
+        for (;;) {
+            size_t len = strcspn(item, ",");
+            if (len == 0) {
+                cli_error("--variant '%s' has an empty name; give variant names separated by "
+                          "commas (see xconv variants)", opts->variants[i]);
+                return CLI_USAGE;
+            }
+            char name[64];
+            snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name ? len : sizeof name - 1),
+                     item);
             bool is_auto = allow_auto && strcmp(name, "auto") == 0;
             const xconv_variant *v = is_auto ? NULL : xconv_variant_find(name, &err);
-            if (!v && !is_auto) {
+            if ((!v && !is_auto) || len >= sizeof name) {
+                if (len >= sizeof name)
+                    xconv_error_set(&err, XCONV_ERR_NOT_FOUND, "unknown variant '%.*s'",
+                                    (int)len, item);
                 cli_print_error("--variant", &err);
                 return CLI_USAGE;
             }
-            if (*count < CLI_MAX_LIST)
-                variants[(*count)++] = v;
+            if (*count == CLI_MAX_LIST) {
+                cli_error("--variant: more than %d variants", CLI_MAX_LIST);
+                return CLI_USAGE;
+            }
+            variants[(*count)++] = v;
+            if (!item[len])
+                break;
+            item += len + 1;
         }
     }
     return 0;
@@ -162,74 +183,65 @@ void cli_plan_options(xconv_plan_options *plan)
     plan->gemm_split_k = split && *split ? atoi(split) : 0;  // out of range: the planner says
 }
 
+// Returns the XCONV_BACKEND_BIT of the backend selector names as "opencl:N" or "cuda:N", else
+// every bit (a name or an index can match any backend's device).
+static unsigned backends_named(const char *selector)
+{
+    for (int kind = 0; selector && kind < XCONV_BACKEND_COUNT; kind++) {
+        const char *name = xconv_backend_name((xconv_backend_kind)kind);
+        size_t n = strlen(name);
+        if (strncmp(selector, name, n) == 0 && selector[n] == ':')
+            return XCONV_BACKEND_BIT(kind);
+    }
+    return ~0u;
+}
+
+// Appends device index to indices (*count so far) unless it is there already.
+static void add_device(int *indices, int *count, int index)
+{
+    for (int i = 0; i < *count; i++)
+        if (indices[i] == index)
+            return;
+    if (*count < CLI_MAX_LIST)
+        indices[(*count)++] = index;
+}
+
 int cli_select_devices(const cli_options *opts, xconv_device_list *list, int *indices,
                        int *count)
 {
-    xconv_devices_list(list);
     *count = 0;
     static xconv_error err;
     int nsel = opts->ndevices ? opts->ndevices : 1;
+    // The library reads no environment: XCONV_DEVICE is the CLI's default selector.
+    unsigned backends = 0;
+    for (int i = 0; i < nsel; i++)
+        backends |= backends_named(opts->ndevices ? opts->devices[i] : getenv("XCONV_DEVICE"));
+    xconv_devices_list_backends(list, backends);  // only those named: starting one costs
     for (int i = 0; i < nsel; i++) {
-        // The library reads no environment: XCONV_DEVICE is the CLI's default selector.
         const char *sel = opts->ndevices ? opts->devices[i] : getenv("XCONV_DEVICE");
+        if (sel && strcmp(sel, "all") == 0 && list->count > 0) {  // every device listed
+            for (int d = 0; d < list->count; d++)
+                add_device(indices, count, d);
+            continue;
+        }
         int index = xconv_device_select(list, sel, &err);
         if (index < 0) {
-            cli_print_error("--device", &err);
+            cli_print_error(opts->ndevices ? "--device" : sel && *sel ? "XCONV_DEVICE" : NULL,
+                            &err);
             if (list->count == 0) {
-                fprintf(stderr, "xconv: no device: install an OpenCL driver (Debian: "
-                                "pocl-opencl-icd for the CPU) or an NVIDIA driver for CUDA\n");
+                cli_error("no device: install an OpenCL driver (Debian: pocl-opencl-icd for the "
+                          "CPU) or an NVIDIA driver for CUDA");
                 return CLI_FAILED;
             }
             return CLI_USAGE;
         }
-        indices[(*count)++] = index;
+        add_device(indices, count, index);
     }
     return 0;
 }
 
-int cli_write_file(const char *path, int (*writer)(FILE *f, const void *ctx), const void *ctx)
+uint64_t cli_host_memory(void)
 {
-    char tmp[4096];
-    snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        fprintf(stderr, "xconv: cannot write %s: %s\n", path, strerror(errno));
-        return CLI_FAILED;
-    }
-    FILE *f = fdopen(fd, "w");
-    int failed = !f || writer(f, ctx) != 0;
-    if (f)
-        failed |= fclose(f) != 0;
-    else
-        close(fd);
-    if (failed || rename(tmp, path) != 0) {
-        fprintf(stderr, "xconv: cannot write %s: %s\n", path, strerror(errno));
-        unlink(tmp);
-        return CLI_FAILED;
-    }
-    return 0;
-}
-
-// Writes a list's JSON (the writer's signature for cli_write_file).
-static int write_json(FILE *f, const void *ctx)
-{
-    const xconv_record_list *list = ctx;
-    return xconv_records_write_json(f, &list->info, list->recs, list->count);
-}
-
-// Writes a list's CSV.
-static int write_csv(FILE *f, const void *ctx)
-{
-    const xconv_record_list *list = ctx;
-    return xconv_records_write_csv(f, list->recs, list->count);
-}
-
-int cli_write_records(const xconv_record_list *list, const cli_options *opts)
-{
-    int rc = CLI_OK;
-    if (opts->json && cli_write_file(opts->json, write_json, list))
-        rc = CLI_FAILED;
-    if (opts->csv && cli_write_file(opts->csv, write_csv, list))
-        rc = CLI_FAILED;
-    return rc;
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    return pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size : 0;
 }

@@ -33,6 +33,8 @@ typedef struct cuda_function {
 struct xconv_backend_program {
     CUmodule module;
     cuda_function *functions;
+    char *image;        // what the module was loaded from (CUBIN, or PTX with its NUL), for
+    size_t image_len;   // the compiled-kernel cache; NULL for a module loaded from it
 };
 
 typedef struct cuda_ctx {
@@ -52,8 +54,31 @@ typedef struct cuda_ctx {
 // ---------------------------------------------------------------------------------------------
 // Helpers
 
+// Whether r is one of the driver's sticky errors: a kernel faulted, and the context cannot be
+// used again (every later call fails the same way) until it is destroyed and made anew.
+static bool sticky(CUresult r)
+{
+    switch (r) {
+    case CUDA_ERROR_ILLEGAL_ADDRESS:
+    case CUDA_ERROR_LAUNCH_FAILED:
+    case CUDA_ERROR_LAUNCH_TIMEOUT:
+    case CUDA_ERROR_MISALIGNED_ADDRESS:
+    case CUDA_ERROR_HARDWARE_STACK_ERROR:
+    case CUDA_ERROR_ILLEGAL_INSTRUCTION:
+    case CUDA_ERROR_INVALID_ADDRESS_SPACE:
+    case CUDA_ERROR_INVALID_PC:
+    case CUDA_ERROR_ASSERT:
+    case CUDA_ERROR_ECC_UNCORRECTABLE:
+    case CUDA_ERROR_CONTEXT_IS_DESTROYED:
+        return true;
+    default:
+        return false;
+    }
+}
+
 // Fills err for a failed driver call: XCONV_ERR_OUT_OF_MEMORY for CUDA_ERROR_OUT_OF_MEMORY,
-// else `status`, with "what: CUDA_ERROR_NAME (description)". Returns the status set.
+// XCONV_ERR_DEVICE_LOST for a sticky error, else `status`, with "what: CUDA_ERROR_NAME
+// (description)". Returns the status set.
 static xconv_status cu_fail(xconv_error *err, xconv_status status, CUresult r, const char *what)
 {
     const char *text = NULL;
@@ -62,6 +87,8 @@ static xconv_status cu_fail(xconv_error *err, xconv_status status, CUresult r, c
         text = NULL;
     if (r == CUDA_ERROR_OUT_OF_MEMORY)
         status = XCONV_ERR_OUT_OF_MEMORY;
+    if (sticky(r))
+        status = XCONV_ERR_DEVICE_LOST;
     return xconv_error_set(err, status, "%s: %s%s%s%s", what, xconv_cu_result_name(r),
                            text ? " (" : "", text ? text : "", text ? ")" : "");
 }
@@ -79,6 +106,22 @@ static xconv_status make_current(cuda_ctx *ctx, xconv_error *err)
 {
     CU_TRY(ctx->cu->ctx_set_current(ctx->pctx), "cuCtxSetCurrent");
     return XCONV_OK;
+}
+
+// After a vendor library call failed with status st (cuBLAS and cuDNN report a kernel's fault
+// as a failed execution): returns XCONV_ERR_DEVICE_LOST when the stream now holds a sticky
+// error, with the driver's word added to err, else st.
+static xconv_status vendor_failure(cuda_ctx *ctx, xconv_status st, xconv_error *err)
+{
+    if (st == XCONV_OK || st == XCONV_ERR_DEVICE_LOST)
+        return st;
+    CUresult r = ctx->cu->stream_synchronize(ctx->stream);
+    if (!sticky(r))
+        return st;
+    xconv_error_prefix(err, "the device faulted (%s)", xconv_cu_result_name(r));
+    if (err)
+        err->status = XCONV_ERR_DEVICE_LOST;
+    return XCONV_ERR_DEVICE_LOST;
 }
 
 // Returns a device attribute, or 0 when the driver does not report it.
@@ -173,15 +216,11 @@ static xconv_status cuda_enumerate(xconv_device_info *infos, int max, int *count
 
 static void cuda_close(void *vctx);
 
-// Retains device `index`'s primary context, makes it current and creates the stream, the timer's
+// Retains the device's primary context, makes it current and creates the stream, the timer's
 // events and the cuDNN state in ctx. Returns XCONV_OK or the first failure.
-static xconv_status open_context(cuda_ctx *ctx, int index, xconv_error *err)
+static xconv_status retain_context(cuda_ctx *ctx, xconv_error *err)
 {
     const xconv_cu_api *cu = ctx->cu;
-    xconv_status st = describe_device(cu, index, &ctx->info, err);
-    if (st != XCONV_OK)
-        return st;
-    CU_TRY(cu->device_get(&ctx->dev, index), "cuDeviceGet");
     CU_TRY(cu->device_primary_ctx_retain(&ctx->pctx, ctx->dev), "cuDevicePrimaryCtxRetain");
     ctx->retained = true;
     CU_TRY(cu->ctx_set_current(ctx->pctx), "cuCtxSetCurrent");
@@ -191,6 +230,66 @@ static xconv_status open_context(cuda_ctx *ctx, int index, xconv_error *err)
     if (!(ctx->dnn = xconv_cudnn_create(ctx->stream)))
         return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for the cuDNN state");
     return XCONV_OK;
+}
+
+// Frees what retain_context made (cuDNN and cuBLAS handles, events, stream) and releases the
+// primary context; `wait` first waits for the stream (not after a fault).
+static void release_context(cuda_ctx *ctx, bool wait)
+{
+    const xconv_cu_api *cu = ctx->cu;
+    if (ctx->retained && cu->ctx_set_current(ctx->pctx) == CUDA_SUCCESS) {
+        if (ctx->stream && wait)
+            cu->stream_synchronize(ctx->stream);
+        xconv_cudnn_destroy(ctx->dnn);
+        if (ctx->blas)
+            ctx->blas_api->destroy(ctx->blas);
+        if (ctx->start)
+            cu->event_destroy(ctx->start);
+        if (ctx->stop)
+            cu->event_destroy(ctx->stop);
+        if (ctx->stream)
+            cu->stream_destroy(ctx->stream);
+    }
+    if (ctx->retained)
+        cu->device_primary_ctx_release(ctx->dev);
+    ctx->dnn = NULL;
+    ctx->blas = NULL;
+    ctx->start = ctx->stop = NULL;
+    ctx->stream = NULL;
+    ctx->pctx = NULL;
+    ctx->retained = false;
+    ctx->timing = false;
+}
+
+// Describes device `index` into ctx->info and opens its context. Returns XCONV_OK or the first
+// failure.
+static xconv_status open_context(cuda_ctx *ctx, int index, xconv_error *err)
+{
+    const xconv_cu_api *cu = ctx->cu;
+    xconv_status st = describe_device(cu, index, &ctx->info, err);
+    if (st != XCONV_OK)
+        return st;
+    CU_TRY(cu->device_get(&ctx->dev, index), "cuDeviceGet");
+    return retain_context(ctx, err);
+}
+
+// The reset slot, after a sticky error: the primary context is destroyed with everything in it
+// (cuDevicePrimaryCtxReset; it is shared with the CUDA runtime that cuBLAS and cuDNN use, so any
+// other user of this GPU in the process loses its memory too), then retained anew with a new
+// stream, events, and cuBLAS and cuDNN handles made on first use.
+static xconv_status cuda_reset(void *vctx, xconv_error *err)
+{
+    cuda_ctx *ctx = vctx;
+    const xconv_cu_api *cu = ctx->cu;
+    if (!cu->device_primary_ctx_reset)
+        return xconv_error_set(err, XCONV_ERR_UNAVAILABLE,
+                               "the driver lacks cuDevicePrimaryCtxReset");
+    release_context(ctx, false);
+    CU_TRY(cu->device_primary_ctx_reset(ctx->dev), "cuDevicePrimaryCtxReset");
+    xconv_status st = retain_context(ctx, err);
+    if (st != XCONV_OK)
+        release_context(ctx, false);
+    return st;
 }
 
 static xconv_status cuda_open(int backend_index, void **out, xconv_error *err)
@@ -221,22 +320,7 @@ static void cuda_close(void *vctx)
     cuda_ctx *ctx = vctx;
     if (!ctx)
         return;
-    const xconv_cu_api *cu = ctx->cu;
-    if (ctx->retained && cu->ctx_set_current(ctx->pctx) == CUDA_SUCCESS) {
-        if (ctx->stream)
-            cu->stream_synchronize(ctx->stream);
-        xconv_cudnn_destroy(ctx->dnn);
-        if (ctx->blas)
-            ctx->blas_api->destroy(ctx->blas);
-        if (ctx->start)
-            cu->event_destroy(ctx->start);
-        if (ctx->stop)
-            cu->event_destroy(ctx->stop);
-        if (ctx->stream)
-            cu->stream_destroy(ctx->stream);
-    }
-    if (ctx->retained)
-        cu->device_primary_ctx_release(ctx->dev);
+    release_context(ctx, true);
     free(ctx);
 }
 
@@ -375,7 +459,61 @@ static xconv_status cuda_program_build(void *vctx, const char *source, const cha
     st = make_current(ctx, err);
     if (st == XCONV_OK)
         st = load_module(ctx, &img, &module, err);
-    xconv_nvrtc_image_free(&img);
+    xconv_backend_program *prog = st == XCONV_OK ? calloc(1, sizeof *prog) : NULL;
+    if (st == XCONV_OK && !prog) {
+        ctx->cu->module_unload(module);
+        st = xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for a program");
+    }
+    if (st != XCONV_OK) {
+        xconv_nvrtc_image_free(&img);
+        return st;
+    }
+    prog->module = module;
+    // The image stays with the program for program_binary: a CUBIN as it is, PTX with the NUL
+    // the driver needs to load it again.
+    prog->image_len = img.is_cubin ? img.len : img.len + 1;
+    prog->image = img.data;
+    if (img.data != img.ptx)
+        free(img.ptx);
+    *out = prog;
+    return XCONV_OK;
+}
+
+// A copy of the image the program was loaded from.
+static xconv_status cuda_program_binary(void *vctx, xconv_backend_program *prog, void **data,
+                                        size_t *len, xconv_error *err)
+{
+    (void)vctx;
+    *data = NULL;
+    *len = 0;
+    if (!prog->image)
+        return xconv_error_set(err, XCONV_ERR_UNAVAILABLE, "the program keeps no image");
+    *data = malloc(prog->image_len);
+    if (!*data)
+        return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for an image");
+    memcpy(*data, prog->image, prog->image_len);
+    *len = prog->image_len;
+    return XCONV_OK;
+}
+
+// Loads a stored image (a CUBIN, or PTX ending in its NUL) into a module; the options were part
+// of its compilation, so they are not needed again.
+static xconv_status cuda_program_load(void *vctx, const void *data, size_t len,
+                                      const char *options, xconv_backend_program **out,
+                                      xconv_error *err)
+{
+    cuda_ctx *ctx = vctx;
+    (void)options;
+    *out = NULL;
+    bool cubin = len >= 4 && memcmp(data, "\x7f" "ELF", 4) == 0;
+    if (!cubin && (len == 0 || ((const char *)data)[len - 1] != '\0'))
+        return xconv_error_set(err, XCONV_ERR_BUILD, "a stored image is neither CUBIN nor PTX");
+    xconv_nvrtc_image img = {.data = (char *)data, .len = len, .is_cubin = cubin};
+    snprintf(img.arch, sizeof img.arch, "stored");
+    CUmodule module = NULL;
+    xconv_status st = make_current(ctx, err);
+    if (st == XCONV_OK)
+        st = load_module(ctx, &img, &module, err);
     if (st != XCONV_OK)
         return st;
     xconv_backend_program *prog = calloc(1, sizeof *prog);
@@ -386,6 +524,18 @@ static xconv_status cuda_program_build(void *vctx, const char *source, const cha
     prog->module = module;
     *out = prog;
     return XCONV_OK;
+}
+
+// NVRTC's version and library and the flags every kernel gets, for the keys of stored images.
+static void cuda_compiler_id(void *vctx, char *buf, size_t len)
+{
+    (void)vctx;
+    const xconv_nvrtc_api *nv = xconv_nvrtc_load(NULL);
+    int major = 0, minor = 0;
+    if (nv && nv->version)
+        nv->version(&major, &minor);
+    snprintf(buf, len, "nvrtc %d.%d (%s) %s", major, minor, nv ? nv->library : "none",
+             xconv_nvrtc_fixed_flags());
 }
 
 static void cuda_program_free(void *vctx, xconv_backend_program *prog)
@@ -400,6 +550,7 @@ static void cuda_program_free(void *vctx, xconv_backend_program *prog)
     }
     if (prog->module && ctx->cu->ctx_set_current(ctx->pctx) == CUDA_SUCCESS)
         ctx->cu->module_unload(prog->module);
+    free(prog->image);
     free(prog);
 }
 
@@ -749,9 +900,12 @@ static xconv_status cuda_sgemm(void *vctx, const xconv_gemm_args *g, xconv_error
         (int)g->ldb, (long long)g->b_stride, a, (int)g->lda, (long long)g->a_stride, &zero, c,
         (int)g->ldc, (long long)g->c_stride, (int)g->batch);
     if (s != CUBLAS_STATUS_SUCCESS)
-        return xconv_error_set(err, XCONV_ERR_DEVICE,
-                               "cublasSgemmStridedBatched (m %zu, n %zu, k %zu, batch %zu): %s",
-                               g->m, g->n, g->k, g->batch, blas_status(ctx, s));
+        return vendor_failure(
+            ctx,
+            xconv_error_set(err, XCONV_ERR_DEVICE,
+                            "cublasSgemmStridedBatched (m %zu, n %zu, k %zu, batch %zu): %s",
+                            g->m, g->n, g->k, g->batch, blas_status(ctx, s)),
+            err);
     return XCONV_OK;
 }
 
@@ -783,9 +937,49 @@ static xconv_status cuda_vendor_conv(void *vctx, const char *algo, const xconv_p
     xconv_status st = make_current(ctx, err);
     if (st != XCONV_OK)
         return st;
-    return xconv_cudnn_forward(ctx->dnn, algo, p, x->ptr, w->ptr, y->ptr,
-                               workspace ? workspace->ptr : 0, workspace ? workspace->bytes : 0,
-                               err);
+    st = xconv_cudnn_forward(ctx->dnn, algo, p, x->ptr, w->ptr, y->ptr,
+                             workspace ? workspace->ptr : 0, workspace ? workspace->bytes : 0,
+                             err);
+    return st == XCONV_ERR_DEVICE ? vendor_failure(ctx, st, err) : st;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Versions
+
+// Appends ", <name> <major>.<minor>.<patch>" of a version number v = major * scale + minor *
+// 100 + patch to buf (used bytes so far in *used); nothing when v is 0.
+static void append_version(char *buf, size_t len, size_t *used, const char *name, long v,
+                           long scale)
+{
+    if (v <= 0 || *used >= len)
+        return;
+    *used += (size_t)snprintf(buf + *used, len - *used, ", %s %ld.%ld.%ld", name, v / scale,
+                              v % scale / 100, v % 100);
+}
+
+// The libraries slot: the driver's CUDA version, NVRTC's, cuBLAS's and cuDNN's (each loaded to
+// ask it; one that is missing is left out).
+static void cuda_libraries(void *vctx, char *buf, size_t len)
+{
+    cuda_ctx *ctx = vctx;
+    int driver = 0;
+    ctx->cu->driver_get_version(&driver);
+    size_t used = (size_t)snprintf(buf, len, "CUDA driver %d.%d", driver / 1000,
+                                   driver % 1000 / 10);
+    const xconv_nvrtc_api *nvrtc = xconv_nvrtc_load(NULL);
+    int major = 0, minor = 0;
+    if (nvrtc && nvrtc->version(&major, &minor) == NVRTC_SUCCESS && used < len)
+        used += (size_t)snprintf(buf + used, len - used, ", NVRTC %d.%d", major, minor);
+    const xconv_cublas_api *blas = xconv_cublas_load(NULL);
+    int v[3] = {0, 0, 0};
+    if (blas && blas->get_property && blas->get_property(MAJOR_VERSION, &v[0]) == 0 &&
+        blas->get_property(MINOR_VERSION, &v[1]) == 0 &&
+        blas->get_property(PATCH_LEVEL, &v[2]) == 0)
+        append_version(buf, len, &used, "cuBLAS", (long)v[0] * 100000 + v[1] * 100 + v[2],
+                       100000);
+    const xconv_cudnn_api *dnn = xconv_cudnn_load(NULL);
+    long dv = dnn ? (long)dnn->get_version() : 0;
+    append_version(buf, len, &used, "cuDNN", dv, dv >= 90000 ? 10000 : 1000);
 }
 
 const char *xconv_cuda_find_choice(void *vctx, const xconv_problem *p)
@@ -814,11 +1008,16 @@ static const xconv_backend_iface cuda_backend = {
     .buffer_read = cuda_buffer_read,
     .buffer_fill = cuda_buffer_fill,
     .program_build = cuda_program_build,
+    .program_binary = cuda_program_binary,
+    .program_load = cuda_program_load,
+    .compiler_id = cuda_compiler_id,
     .program_free = cuda_program_free,
     .launch = cuda_launch,
     .timer_start = cuda_timer_start,
     .timer_stop = cuda_timer_stop,
     .finish = cuda_finish,
+    .reset = cuda_reset,
+    .libraries = cuda_libraries,
     .sgemm = cuda_sgemm,
     .vendor_conv_supports = cuda_vendor_conv_supports,
     .vendor_conv = cuda_vendor_conv,

@@ -113,6 +113,7 @@ static const symbol_row cu_rows[] = {
     CU_ROW(device_primary_ctx_retain, "cuDevicePrimaryCtxRetain"),
     CU_ROW(device_primary_ctx_release, "cuDevicePrimaryCtxRelease_v2",
            "cuDevicePrimaryCtxRelease"),
+    CU_OPT(device_primary_ctx_reset, "cuDevicePrimaryCtxReset_v2", "cuDevicePrimaryCtxReset"),
     CU_ROW(ctx_set_current, "cuCtxSetCurrent"),
     CU_ROW(stream_create, "cuStreamCreate"),
     CU_ROW(stream_destroy, "cuStreamDestroy_v2"),
@@ -222,6 +223,7 @@ static const symbol_row cublas_rows[] = {
     CUBLAS_ROW(set_math_mode, "cublasSetMathMode"),
     CUBLAS_ROW(sgemm_strided_batched, "cublasSgemmStridedBatched"),
     {{"cublasGetStatusName"}, offsetof(xconv_cublas_api, get_status_name), true},
+    {{"cublasGetProperty"}, offsetof(xconv_cublas_api, get_property), true},
 };
 
 static library_state cublas_state;

@@ -27,6 +27,7 @@ typedef struct xconv_cu_api {
     CUresult (*device_total_mem)(size_t *bytes, CUdevice dev);
     CUresult (*device_primary_ctx_retain)(CUcontext *ctx, CUdevice dev);
     CUresult (*device_primary_ctx_release)(CUdevice dev);
+    CUresult (*device_primary_ctx_reset)(CUdevice dev);  // optional (NULL: cannot recover)
     CUresult (*ctx_set_current)(CUcontext ctx);
     CUresult (*stream_create)(CUstream *stream, unsigned int flags);
     CUresult (*stream_destroy)(CUstream stream);
@@ -107,6 +108,7 @@ typedef struct xconv_cublas_api {
                                             long long stride_b, const float *beta, float *c,
                                             int ldc, long long stride_c, int batch);
     const char *(*get_status_name)(cublasStatus_t s);  // NULL in cuBLAS < 11.4
+    cublasStatus_t (*get_property)(libraryPropertyType type, int *value);  // optional
 } xconv_cublas_api;
 
 // Loads cuBLAS once per process; NULL with XCONV_ERR_UNAVAILABLE naming the files tried.

@@ -16,22 +16,6 @@ void xconv_plan_options_default(xconv_plan_options *opts)
     memset(opts, 0, sizeof *opts);
 }
 
-// Plans the first of the "auto" rule's candidates that plans; returns its status.
-static xconv_status plan_auto(xconv_device *dev, const xconv_problem *p,
-                              const xconv_plan_options *opts, xconv_plan **out,
-                              xconv_error *err)
-{
-    const xconv_variant *candidates[8];
-    int n = xconv_variant_auto_candidates(&dev->info, p, candidates, 8);
-    xconv_status st = xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE, "auto: no variant applies");
-    for (int i = 0; i < n; i++) {
-        st = xconv_variant_plan(candidates[i], dev, p, opts, out, err);
-        if (st != XCONV_ERR_NOT_APPLICABLE)
-            break;
-    }
-    return st;
-}
-
 xconv_plan *xconv_plan_create(xconv_device *dev, const xconv_problem *p, const char *variant,
                               const xconv_plan_options *opts, xconv_error *err)
 {
@@ -44,7 +28,8 @@ xconv_plan *xconv_plan_create(xconv_device *dev, const xconv_problem *p, const c
         return NULL;
     xconv_plan *plan = NULL;
     if (strcmp(variant, "auto") == 0) {
-        plan_auto(dev, p, opts, &plan, err);
+        xconv_auto_info info;
+        xconv_auto_plan(dev, p, opts, &info, &plan, err);
         return plan;
     }
     const xconv_variant *v = xconv_variant_find(variant, err);

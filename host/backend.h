@@ -122,6 +122,22 @@ typedef struct xconv_backend_iface {
     // Frees a program and every kernel object made from it; NULL is ignored.
     void (*program_free)(void *ctx, xconv_backend_program *prog);
 
+    // Optional: copies what the driver would need to remake prog without compiling (an OpenCL
+    // program binary, a CUBIN or PTX) into a new malloc'd *data of *len bytes, for the core's
+    // compiled-kernel cache on disk. NULL means this backend's programs are not kept on disk.
+    xconv_status (*program_binary)(void *ctx, xconv_backend_program *prog, void **data,
+                                   size_t *len, xconv_error *err);
+
+    // Optional with program_binary: makes a program from bytes program_binary gave for a build
+    // with the same options. Returns XCONV_ERR_BUILD when the driver refuses them (the core then
+    // builds from source and replaces them).
+    xconv_status (*program_load)(void *ctx, const void *data, size_t len, const char *options,
+                                 xconv_backend_program **out, xconv_error *err);
+
+    // Optional: writes what names the compiler beyond the device's driver version (CUDA:
+    // NVRTC's version) into buf, for the keys of stored binaries. NULL: the driver's says all.
+    void (*compiler_id)(void *ctx, char *buf, size_t len);
+
     // Enqueues one launch of a kernel of a built program (asynchronous).
     xconv_status (*launch)(void *ctx, xconv_backend_program *prog, const xconv_launch *launch,
                            xconv_error *err);
@@ -135,6 +151,22 @@ typedef struct xconv_backend_iface {
 
     // Waits until everything enqueued has finished.
     xconv_status (*finish)(void *ctx, xconv_error *err);
+
+    // Any slot returns XCONV_ERR_DEVICE_LOST when the device's context is broken for good (a
+    // kernel's fault: CUDA's sticky errors, OpenCL's lost device). The core then frees every
+    // buffer and program of the context through buffer_free and program_free (which must
+    // tolerate the broken context) and calls reset.
+
+    // Optional: rebuilds a context after XCONV_ERR_DEVICE_LOST (its queue or stream, timers and
+    // vendor handles), on the same device. Returns XCONV_OK, or the failure when the device
+    // cannot be used again (the core tries again before the next call). NULL: a lost context
+    // stays lost.
+    xconv_status (*reset)(void *ctx, xconv_error *err);
+
+    // Optional: writes the versions of the software under the backend ("OpenCL 3.0 PoCL 3.1,
+    // CLBlast 1.5.3"; "CUDA driver 12.8, NVRTC 12.9, cuBLAS 12.9.1, cuDNN 9.19.0") into buf,
+    // loading the vendor libraries to ask them. NULL: nothing to say.
+    void (*libraries)(void *ctx, char *buf, size_t len);
 
     // Optional: the vendor BLAS (CLBlast, cuBLAS). NULL means the backend has none.
     xconv_status (*sgemm)(void *ctx, const xconv_gemm_args *args, xconv_error *err);

@@ -19,12 +19,15 @@ xconv_buffer *xconv_buffer_create(xconv_device *dev, size_t bytes, xconv_error *
                         "bytes", bytes, (unsigned long long)dev->info.max_alloc_bytes);
         return NULL;
     }
+    if (xconv_device_usable(dev, err) != XCONV_OK)
+        return NULL;
     xconv_buffer *buf = calloc(1, sizeof *buf);
     if (!buf) {
         xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "out of host memory");
         return NULL;
     }
-    if (dev->be->buffer_alloc(dev->ctx, bytes, &buf->handle, err) != XCONV_OK) {
+    xconv_status st = dev->be->buffer_alloc(dev->ctx, bytes, &buf->handle, err);
+    if (xconv_device_fault(dev, st, err) != XCONV_OK) {
         free(buf);
         return NULL;
     }
@@ -65,6 +68,10 @@ xconv_status xconv_buffer_check_range(const xconv_buffer *buf, size_t offset, si
 {
     if (!buf)
         return xconv_error_set(err, XCONV_ERR_INVALID, "%s: buffer is NULL", what);
+    if (buf->lost)
+        return xconv_error_set(err, XCONV_ERR_DEVICE_LOST,
+                               "%s: the buffer went with its device's context, lost at a fault "
+                               "(create it again)", what);
     if (offset > buf->bytes || bytes > buf->bytes - offset)
         return xconv_error_set(err, XCONV_ERR_INVALID,
                                "%s of %zu bytes at offset %zu passes the buffer's %zu bytes",
@@ -78,7 +85,9 @@ xconv_status xconv_buffer_upload(xconv_buffer *buf, size_t offset, size_t bytes,
     xconv_status st = xconv_buffer_check_range(buf, offset, bytes, "upload", err);
     if (st != XCONV_OK || bytes == 0)
         return st;
-    return buf->dev->be->buffer_write(buf->dev->ctx, buf->handle, offset, bytes, src, err);
+    xconv_device *dev = buf->dev;
+    return xconv_device_fault(
+        dev, dev->be->buffer_write(dev->ctx, buf->handle, offset, bytes, src, err), err);
 }
 
 xconv_status xconv_buffer_download(xconv_buffer *buf, size_t offset, size_t bytes, void *dst,
@@ -87,7 +96,9 @@ xconv_status xconv_buffer_download(xconv_buffer *buf, size_t offset, size_t byte
     xconv_status st = xconv_buffer_check_range(buf, offset, bytes, "download", err);
     if (st != XCONV_OK || bytes == 0)
         return st;
-    return buf->dev->be->buffer_read(buf->dev->ctx, buf->handle, offset, bytes, dst, err);
+    xconv_device *dev = buf->dev;
+    return xconv_device_fault(
+        dev, dev->be->buffer_read(dev->ctx, buf->handle, offset, bytes, dst, err), err);
 }
 
 xconv_status xconv_buffer_fill_f32(xconv_buffer *buf, size_t count, float value,
@@ -98,5 +109,7 @@ xconv_status xconv_buffer_fill_f32(xconv_buffer *buf, size_t count, float value,
     xconv_status st = xconv_buffer_check_range(buf, 0, count * sizeof(float), "fill", err);
     if (st != XCONV_OK || count == 0)
         return st;
-    return buf->dev->be->buffer_fill(buf->dev->ctx, buf->handle, count, value, err);
+    xconv_device *dev = buf->dev;
+    return xconv_device_fault(dev, dev->be->buffer_fill(dev->ctx, buf->handle, count, value, err),
+                              err);
 }

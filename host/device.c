@@ -37,9 +37,20 @@ const xconv_backend_iface *xconv_backend_get(xconv_backend_kind kind)
 
 xconv_status xconv_devices_list(xconv_device_list *list)
 {
+    return xconv_devices_list_backends(list, ~0u);
+}
+
+xconv_status xconv_devices_list_backends(xconv_device_list *list, unsigned backends)
+{
     memset(list, 0, sizeof *list);
     for (int kind = 0; kind < XCONV_BACKEND_COUNT; kind++) {
         const xconv_backend_iface *be = xconv_backend_get((xconv_backend_kind)kind);
+        if (!(backends & XCONV_BACKEND_BIT(kind))) {
+            list->backend_status[kind] = XCONV_ERR_UNAVAILABLE;
+            snprintf(list->backend_reason[kind], sizeof list->backend_reason[kind],
+                     "not listed");
+            continue;
+        }
         if (!be) {
             list->backend_status[kind] = XCONV_ERR_UNAVAILABLE;
             snprintf(list->backend_reason[kind], sizeof list->backend_reason[kind],
@@ -234,7 +245,76 @@ const xconv_device_info *xconv_device_get_info(const xconv_device *dev)
 
 xconv_status xconv_device_wait(xconv_device *dev, xconv_error *err)
 {
-    return dev->be->finish(dev->ctx, err);
+    xconv_status st = xconv_device_usable(dev, err);
+    if (st == XCONV_OK)
+        st = xconv_device_fault(dev, dev->be->finish(dev->ctx, err), err);
+    return st;
+}
+
+unsigned xconv_device_resets(const xconv_device *dev)
+{
+    return dev->resets;
+}
+
+int xconv_device_libraries(xconv_device *dev, char *buf, size_t len)
+{
+    if (len)
+        buf[0] = '\0';
+    if (dev->be->libraries)
+        dev->be->libraries(dev->ctx, buf, len);
+    return len ? (int)strlen(buf) : 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Faults
+
+// Rebuilds dev's lost context through the backend; returns XCONV_OK or why it failed.
+static xconv_status rebuild(xconv_device *dev, xconv_error *err)
+{
+    if (!dev->be->reset)
+        return xconv_error_set(err, XCONV_ERR_DEVICE_LOST,
+                               "the %s backend cannot rebuild a context",
+                               xconv_backend_name(dev->info.backend));
+    xconv_status st = dev->be->reset(dev->ctx, err);
+    if (st != XCONV_OK)
+        return st;
+    dev->lost = false;
+    dev->resets++;
+    return XCONV_OK;
+}
+
+xconv_status xconv_device_fault(xconv_device *dev, xconv_status st, xconv_error *err)
+{
+    if (st != XCONV_ERR_DEVICE_LOST)
+        return st;
+    for (xconv_buffer *b = dev->buffers; b; b = b->next) {
+        dev->be->buffer_free(dev->ctx, b->handle);
+        b->handle = NULL;
+        b->lost = true;
+    }
+    xconv_program_cache_drop(dev);
+    dev->lost = true;
+    xconv_error why;
+    if (rebuild(dev, &why) == XCONV_OK)
+        xconv_error_prefix(err, "device lost, its context rebuilt (buffers made before are "
+                                "lost, programs are rebuilt when used)");
+    else
+        xconv_error_prefix(err, "device lost, and rebuilding its context failed (%s)",
+                           why.msg);
+    if (err)
+        err->status = XCONV_ERR_DEVICE_LOST;
+    return XCONV_ERR_DEVICE_LOST;
+}
+
+xconv_status xconv_device_usable(xconv_device *dev, xconv_error *err)
+{
+    if (!dev->lost)
+        return XCONV_OK;
+    xconv_status st = rebuild(dev, err);
+    if (st != XCONV_OK)
+        return xconv_error_prefix(err, "the device was lost at a fault and its context cannot "
+                                       "be rebuilt");
+    return XCONV_OK;
 }
 
 double xconv_device_compile_ms(const xconv_device *dev)

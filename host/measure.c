@@ -34,20 +34,20 @@ xconv_status xconv_device_measure(xconv_device *dev, xconv_enqueue_fn enqueue, v
                                "measure: %d warm-up and %d timed runs (at least 1)", warmup,
                                repeat);
     const xconv_backend_iface *be = dev->be;
-    xconv_status st = XCONV_OK;
+    xconv_status st = xconv_device_usable(dev, err);
     for (int i = 0; st == XCONV_OK && i < warmup; i++)
         st = enqueue(user, i, err);
     if (st == XCONV_OK)
-        st = be->finish(dev->ctx, err);
+        st = xconv_device_fault(dev, be->finish(dev->ctx, err), err);
     double *ms = st == XCONV_OK ? malloc((size_t)repeat * sizeof *ms) : NULL;
     if (!ms && st == XCONV_OK)
         st = xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "measure: no host memory");
     for (int i = 0; st == XCONV_OK && i < repeat; i++) {
-        st = be->timer_start(dev->ctx, err);
+        st = xconv_device_fault(dev, be->timer_start(dev->ctx, err), err);
         if (st == XCONV_OK)
             st = enqueue(user, warmup + i, err);
         if (st == XCONV_OK)
-            st = be->timer_stop(dev->ctx, &ms[i], err);
+            st = xconv_device_fault(dev, be->timer_stop(dev->ctx, &ms[i], err), err);
     }
     if (st == XCONV_OK) {
         if (samples)

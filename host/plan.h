@@ -107,6 +107,10 @@ struct xconv_plan {
     // (direct and GEMM families); Winograd F(m,r): m x m; FFT: the transform's output tile.
     int64_t error_block_h, error_block_w;
     bool prepared;
+    unsigned resets;                 // dev->resets when prepared (a later rebuild drops programs)
+    bool is_auto;                    // made by "auto": auto_info says what and why
+    xconv_auto_info auto_info;
+    xconv_tuning tuning;             // the strings opts points at for a find-db's tuning
 };
 
 // Returns step i of plan (0 <= i < plan->nsteps).

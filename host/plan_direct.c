@@ -371,22 +371,61 @@ static bool candidate_fits(xconv_direct_kind kind, const xconv_device_info *info
     return true;
 }
 
-// Keeps candidate t in *best when it fits and costs less (ties: the larger work-group, then the
-// larger block). Returns true when *best holds a candidate afterwards.
-static bool consider(xconv_direct_kind kind, const xconv_device_info *info,
-                     const xconv_problem *p, xconv_direct_tiling t, xconv_direct_tiling *best,
-                     bool found)
+// A search's state: the best candidate so far and, when top is not NULL, the `cap` cheapest
+// distinct ones, cheapest first (for tuning).
+typedef struct direct_search {
+    xconv_direct_tiling best;
+    bool found;
+    xconv_direct_tiling *top;
+    int ntop, cap;
+} direct_search;
+
+// Whether a and b are the same tiling (their searched fields).
+static bool same_tiling(const xconv_direct_tiling *a, const xconv_direct_tiling *b)
+{
+    return a->wg_w == b->wg_w && a->wg_h == b->wg_h && a->block_w == b->block_w &&
+           a->block_h == b->block_h && a->block_k == b->block_k && a->strip == b->strip &&
+           a->flat == b->flat && a->unroll_c == b->unroll_c && a->repeat == b->repeat &&
+           a->vec_q == b->vec_q;
+}
+
+// Inserts fitted candidate t into s's list of the cheapest, when it has one.
+static void keep_top(direct_search *s, const xconv_direct_tiling *t)
+{
+    if (!s->top || s->cap < 1)
+        return;
+    for (int i = 0; i < s->ntop; i++)
+        if (same_tiling(&s->top[i], t))
+            return;
+    int at = s->ntop;
+    while (at > 0 && t->cost < s->top[at - 1].cost)
+        at--;
+    if (at >= s->cap)
+        return;
+    int last = s->ntop < s->cap ? s->ntop : s->cap - 1;
+    memmove(&s->top[at + 1], &s->top[at], (size_t)(last - at) * sizeof *t);
+    s->top[at] = *t;
+    if (s->ntop < s->cap)
+        s->ntop++;
+}
+
+// Keeps candidate t as s's best when it fits and costs less (ties: the larger work-group, then
+// the larger block).
+static void consider(xconv_direct_kind kind, const xconv_device_info *info,
+                     const xconv_problem *p, xconv_direct_tiling t, direct_search *s)
 {
     if (!candidate_fits(kind, info, p, &t))
-        return found;
+        return;
+    keep_top(s, &t);
+    const xconv_direct_tiling *best = &s->best;
     size_t size = (size_t)t.wg_w * t.wg_h * t.block_k * t.block_h * t.block_w;
-    size_t best_size = found ? (size_t)best->wg_w * best->wg_h * best->block_k * best->block_h *
-                                   best->block_w
-                             : 0;
-    if (!found || t.cost < best->cost * (1 - 1e-9) ||
+    size_t best_size = s->found ? (size_t)best->wg_w * best->wg_h * best->block_k *
+                                      best->block_h * best->block_w
+                                : 0;
+    if (!s->found || t.cost < best->cost * (1 - 1e-9) ||
         (t.cost <= best->cost * (1 + 1e-9) && size > best_size))
-        *best = t;
-    return true;
+        s->best = t;
+    s->found = true;
 }
 
 // Returns XCONV_ERR_NOT_APPLICABLE with the limit that even the smallest tiling of `kind` (one
@@ -437,33 +476,12 @@ static int forced_tiling(const char *forced, xconv_direct_kind kind, xconv_direc
     return 0;
 }
 
-xconv_status xconv_direct_choose(const xconv_device_info *info, const xconv_problem *p,
-                                 xconv_direct_kind kind, const char *forced,
-                                 xconv_direct_tiling *best, xconv_error *err)
+// Runs the search of `kind`'s tilings for p on info's device into *s.
+static void search(xconv_direct_kind kind, const xconv_device_info *info, const xconv_problem *p,
+                   direct_search *s)
 {
     int64_t P = xconv_problem_out_h(p), Q = xconv_problem_out_w(p), kg = p->k / p->groups;
     int acc_max = info->is_cpu ? ACC_MAX_CPU : ACC_MAX_GPU;
-    int is_forced = forced_tiling(forced, kind, best);
-    if (is_forced < 0)
-        return xconv_error_set(err, XCONV_ERR_PARSE,
-                               "%s: the forced tiling '%s' needs at least 8 comma-separated "
-                               "integers after '%s:'",
-                               xconv_direct_kind_name(kind), forced,
-                               xconv_direct_kind_name(kind));
-    if (is_forced) {
-        if (best->block_k == 0)  // 0: every output channel of a group
-            best->block_k = (int)kg;
-        best->forced = true;
-        // Flags 0 or 1 and a bounded repeat; candidate_fits checks sizes and device limits.
-        bool in_range = (best->strip | best->flat | best->unroll_c) <= 1 && best->strip >= 0 &&
-                        best->flat >= 0 && best->unroll_c >= 0 && best->repeat >= 0 &&
-                        best->repeat <= 64 && valid_vec_q(best->vec_q);
-        if (in_range && candidate_fits(kind, info, p, best))
-            return XCONV_OK;
-        return xconv_error_set(err, XCONV_ERR_INVALID, "%s: the forced tiling does not fit",
-                               xconv_direct_kind_name(kind));
-    }
-    bool found = false;
     // Work-group sides: powers of two, and (index COUNT(wg_sizes)) the one that covers the
     // output exactly with the block size at hand.
     for (int a = 0; a <= COUNT(wg_sizes); a++)
@@ -487,7 +505,7 @@ xconv_status xconv_direct_choose(const xconv_device_info *info, const xconv_prob
                         if ((t.wg_w > 1 && (int64_t)(t.wg_w / 2) * t.block_w >= Q) ||
                             (t.wg_h > 1 && (int64_t)(t.wg_h / 2) * t.block_h >= P))
                             continue;
-                        found = consider(kind, info, p, t, best, found);
+                        consider(kind, info, p, t, s);
                     }
     // Vector columns on CPUs (direct_const): items of vec_q (4 or 8) consecutive columns, one
     // column of up to VEC_WG_H_MAX items per work-group (wider ones let PoCL vectorize across
@@ -515,7 +533,7 @@ xconv_status xconv_direct_choose(const xconv_device_info *info, const xconv_prob
                         continue;  // whole-image columns only for tiny problems
                     if (t.wg_h > 1 && (int64_t)(t.wg_h / 2) * bh >= P)
                         continue;  // no work-group taller than the output
-                    found = consider(kind, info, p, t, best, found);
+                    consider(kind, info, p, t, s);
                 }
     // Flat regblock on GPUs: work-groups of 1, 2 or 4 times the preferred multiple, blocks of
     // up to K/groups channels by one row by up to FLAT_BLOCK_W_MAX columns, 1 or 2 blocks per
@@ -530,11 +548,66 @@ xconv_status xconv_direct_choose(const xconv_device_info *info, const xconv_prob
                     xconv_direct_tiling t = {.wg_w = (int)wg, .wg_h = 1, .block_w = bw,
                                              .block_h = 1, .block_k = bk, .strip = 1,
                                              .flat = 1, .repeat = repeat};
-                    found = consider(kind, info, p, t, best, found);
+                    consider(kind, info, p, t, s);
                 }
-    if (!found)
+}
+
+xconv_status xconv_direct_choose(const xconv_device_info *info, const xconv_problem *p,
+                                 xconv_direct_kind kind, const char *forced,
+                                 xconv_direct_tiling *best, xconv_error *err)
+{
+    int64_t kg = p->k / p->groups;
+    int is_forced = forced_tiling(forced, kind, best);
+    if (is_forced < 0)
+        return xconv_error_set(err, XCONV_ERR_PARSE,
+                               "%s: the forced tiling '%s' needs at least 8 comma-separated "
+                               "integers after '%s:'",
+                               xconv_direct_kind_name(kind), forced,
+                               xconv_direct_kind_name(kind));
+    if (is_forced) {
+        if (best->block_k == 0)  // 0: every output channel of a group
+            best->block_k = (int)kg;
+        best->forced = true;
+        // Flags 0 or 1 and a bounded repeat; candidate_fits checks sizes and device limits.
+        bool in_range = (best->strip | best->flat | best->unroll_c) <= 1 && best->strip >= 0 &&
+                        best->flat >= 0 && best->unroll_c >= 0 && best->repeat >= 0 &&
+                        best->repeat <= 64 && valid_vec_q(best->vec_q);
+        if (in_range && candidate_fits(kind, info, p, best))
+            return XCONV_OK;
+        return xconv_error_set(err, XCONV_ERR_INVALID, "%s: the forced tiling does not fit",
+                               xconv_direct_kind_name(kind));
+    }
+    direct_search s = {.found = false};
+    search(kind, info, p, &s);
+    if (!s.found)
         return no_tiling(kind, info, p, err);
+    *best = s.best;
     return XCONV_OK;
+}
+
+int xconv_direct_tiling_format(xconv_direct_kind kind, const xconv_direct_tiling *t, char *buf,
+                               size_t len)
+{
+    return snprintf(buf, len, "%s:%d,%d,%d,%d,%d,%d,%d,%d,%d,%d", xconv_direct_kind_name(kind),
+                    t->wg_w, t->wg_h, t->block_w, t->block_h, t->block_k, t->strip, t->flat,
+                    t->unroll_c, t->repeat, t->vec_q);
+}
+
+int xconv_direct_candidates(const xconv_device_info *info, const xconv_problem *p,
+                            xconv_direct_kind kind, xconv_direct_tiling *out, int max)
+{
+    if (max < 1)
+        return 0;
+    direct_search s = {.top = out + 1, .cap = max - 1};
+    search(kind, info, p, &s);
+    if (!s.found)
+        return 0;
+    out[0] = s.best;  // the planner's own choice first, then the cheapest others
+    int n = 1;
+    for (int i = 0; i < s.ntop; i++)
+        if (!same_tiling(&s.top[i], &s.best))
+            out[n++] = s.top[i];
+    return n;
 }
 
 // ---------------------------------------------------------------------------------------------

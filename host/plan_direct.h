@@ -54,6 +54,17 @@ xconv_status xconv_direct_choose(const xconv_device_info *info, const xconv_prob
                                  xconv_direct_kind kind, const char *forced,
                                  xconv_direct_tiling *t, xconv_error *err);
 
+// Fills out (at most max) with tilings of `kind` that fit p on info's device: the one
+// xconv_direct_choose picks first, then the cheapest others by the model. Returns their count
+// (0: none fits).
+int xconv_direct_candidates(const xconv_device_info *info, const xconv_problem *p,
+                            xconv_direct_kind kind, xconv_direct_tiling *out, int max);
+
+// Writes t as the forced-tiling entry of `kind` ("direct_const:wg_w,wg_h,block_w,block_h,
+// block_k,strip,flat,unroll_c,repeat,vec_q") into buf; returns the length, as snprintf does.
+int xconv_direct_tiling_format(xconv_direct_kind kind, const xconv_direct_tiling *t, char *buf,
+                               size_t len);
+
 // Adds to plan the one step of `kind` on p (problem and tiling defines, arguments x, w as a
 // constant for direct_const, y) from xconv_direct_choose's tiling under opts, and its summary.
 // Returns XCONV_OK or its status.

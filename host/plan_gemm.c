@@ -181,6 +181,34 @@ xconv_status xconv_gemm_choose_tiles(const xconv_device_info *info, const xconv_
                            (unsigned long long)info->local_mem_bytes);
 }
 
+int xconv_gemm_tile_candidates(const xconv_device_info *info, xconv_gemm_tiles *out, int max)
+{
+    const struct {
+        const xconv_gemm_tiles *list;
+        size_t count;
+    } lists[2] = {{cpu_tiles, sizeof cpu_tiles / sizeof cpu_tiles[0]},
+                  {gpu_tiles, sizeof gpu_tiles / sizeof gpu_tiles[0]}};
+    int n = 0;
+    for (int l = 0; l < 2; l++) {
+        int which = info->is_cpu ? l : 1 - l;  // the device's own kind first
+        for (size_t i = 0; i < lists[which].count && n < max; i++) {
+            const xconv_gemm_tiles *t = &lists[which].list[i];
+            bool seen = false;
+            for (int j = 0; j < n && !seen; j++)
+                seen = memcmp(&out[j], t, sizeof *t) == 0;
+            if (!seen)
+                out[n++] = *t;
+        }
+    }
+    return n;
+}
+
+int xconv_gemm_tiles_format(const xconv_gemm_tiles *t, char *buf, size_t len)
+{
+    return snprintf(buf, len, "%d,%d,%d,%d,%d,%d,%d", t->tile_m, t->tile_n, t->tile_k, t->wpt_m,
+                    t->wpt_n, t->vw, t->pad);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Split-K
 

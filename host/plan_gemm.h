@@ -108,6 +108,14 @@ xconv_status xconv_gemm_plan_reduce(const xconv_device_info *info, const xconv_p
                                     xconv_tensor_ref c_ref, int64_t c_offset, int64_t cols,
                                     xconv_error *err);
 
+// Fills out (at most max) with every candidate tile set of the planner, the lists of info's
+// kind of device first and then the other kind's (those that do not fit a product are refused
+// when it is planned); returns their count.
+int xconv_gemm_tile_candidates(const xconv_device_info *info, xconv_gemm_tiles *out, int max);
+
+// Writes t as forced tiles "TM,TN,TK,WM,WN,VW,PAD" into buf; returns the length, as snprintf.
+int xconv_gemm_tiles_format(const xconv_gemm_tiles *t, char *buf, size_t len);
+
 // Appends a step labelled `label` running `kernel` of cl/<source>.cl over L's whole extent,
 // with p's defines first (p NULL: none) and then L's and t's (common/xconv_gemm_params.h), into
 // *out. Under split-K (L->split_k > 1) the step writes partials: C is then the workspace region

@@ -16,9 +16,10 @@ xconv_status xconv_plan_prepare(xconv_plan *plan, double *compile_ms, xconv_erro
         *compile_ms = 0;
     if (!plan->dev || !plan->dev->be || !plan->dev->be->program_build)
         return xconv_error_set(err, XCONV_ERR_INVALID, "plan has no open device to build on");
+    plan->resets = plan->dev->resets;
     for (int i = 0; i < plan->nsteps; i++) {
         xconv_step *s = plan->steps[i];
-        if (s->kind != XCONV_STEP_KERNEL || s->program)
+        if (s->kind != XCONV_STEP_KERNEL || (s->program && s->program->handle))
             continue;
         xconv_status st = xconv_program_get(plan->dev, s->source, s->defines, s->ndefines,
                                             &s->program, compile_ms, err);
@@ -96,8 +97,9 @@ static xconv_status run_kernel(const xconv_plan *plan, const xconv_step *s,
                            .nargs = s->nargs};
     memcpy(launch.global, s->global, sizeof launch.global);
     memcpy(launch.local, s->local, sizeof launch.local);
-    const xconv_device *dev = plan->dev;
-    xconv_status st = dev->be->launch(dev->ctx, s->program->handle, &launch, err);
+    xconv_device *dev = plan->dev;
+    xconv_status st =
+        xconv_device_fault(dev, dev->be->launch(dev->ctx, s->program->handle, &launch, err), err);
     if (st != XCONV_OK)
         return xconv_error_prefix(err, "launching %s", s->kernel);
     return XCONV_OK;
@@ -127,7 +129,7 @@ static xconv_status run_vendor_sgemm(const xconv_plan *plan, const xconv_step *s
     resolve_operand(plan, &g->a, t, &args.a, &args.a_offset);
     resolve_operand(plan, &g->b, t, &args.b, &args.b_offset);
     resolve_operand(plan, &g->c, t, &args.c, &args.c_offset);
-    xconv_status st = dev->be->sgemm(dev->ctx, &args, err);
+    xconv_status st = xconv_device_fault(plan->dev, dev->be->sgemm(dev->ctx, &args, err), err);
     if (st != XCONV_OK)
         return xconv_error_prefix(err, "%s", s->label);
     return XCONV_OK;
@@ -142,10 +144,11 @@ static xconv_status run_vendor_conv(const xconv_plan *plan, const xconv_step *s,
         return xconv_error_set(err, XCONV_ERR_UNAVAILABLE,
                                "the %s backend has no vendor convolution",
                                xconv_backend_name(dev->info.backend));
-    return dev->be->vendor_conv(dev->ctx, s->vendor_algo, &plan->problem,
-                                xconv_buffer_handle(t->x), xconv_buffer_handle(t->w),
-                                xconv_buffer_handle(t->y), xconv_buffer_handle(t->workspace),
-                                err);
+    xconv_status st = dev->be->vendor_conv(dev->ctx, s->vendor_algo, &plan->problem,
+                                           xconv_buffer_handle(t->x), xconv_buffer_handle(t->w),
+                                           xconv_buffer_handle(t->y),
+                                           xconv_buffer_handle(t->workspace), err);
+    return xconv_device_fault(plan->dev, st, err);
 }
 
 // Returns XCONV_OK when buf holds at least `bytes` (and is there when bytes > 0).
@@ -154,6 +157,10 @@ static xconv_status check_tensor(const xconv_buffer *buf, size_t bytes, const ch
 {
     if (bytes && !buf)
         return xconv_error_set(err, XCONV_ERR_INVALID, "run: no %s buffer", name);
+    if (buf && buf->lost)
+        return xconv_error_set(err, XCONV_ERR_DEVICE_LOST,
+                               "run: the %s buffer went with its device's context, lost at a "
+                               "fault (create it again)", name);
     if (bytes && buf->bytes < bytes)
         return xconv_error_set(err, XCONV_ERR_INVALID,
                                "run: the %s buffer holds %zu bytes; the plan needs %zu", name,
@@ -178,7 +185,10 @@ static xconv_status check_tensors(const xconv_plan *plan, const xconv_tensors *t
 
 xconv_status xconv_plan_run(xconv_plan *plan, const xconv_tensors *t, xconv_error *err)
 {
-    xconv_status st = plan->prepared ? XCONV_OK : xconv_plan_prepare(plan, NULL, err);
+    // A context rebuilt since prepare dropped the programs: they are built again.
+    bool ready = plan->prepared && plan->dev && plan->resets == plan->dev->resets &&
+                 !plan->dev->lost;
+    xconv_status st = ready ? XCONV_OK : xconv_plan_prepare(plan, NULL, err);
     if (st == XCONV_OK)
         st = check_tensors(plan, t, err);
     if (st != XCONV_OK)

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 // The device's program cache: a list of built programs by (kernel source name, defines), most
-// recently used first, and the one place programs are built and their build time counted.
+// recently used first, and the one place programs are built (or loaded from the compiled-kernel
+// cache on disk) and their build time counted.
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "clock.h"
+#include "kernel_cache.h"
 #include "program_cache.h"
 
 // ---------------------------------------------------------------------------------------------
@@ -40,40 +42,62 @@ static bool same_key(const xconv_program *e, const char *source, const xconv_def
 // ---------------------------------------------------------------------------------------------
 // Lookup and build
 
+// Builds entry e's program (its source and defines) on dev into e->handle, counting the time.
+// Returns XCONV_OK or the failure.
+static xconv_status build_handle(xconv_device *dev, xconv_program *e, double *compile_ms,
+                                 xconv_error *err)
+{
+    const char *text = xconv_kernel_source(e->source);
+    char options[4096];
+    if ((size_t)xconv_defines_format(e->defines, e->ndefines, options, sizeof options) >=
+        sizeof options)
+        return xconv_error_set(err, XCONV_ERR_INVALID, "%s: the defines pass %zu characters",
+                               e->source, sizeof options);
+    xconv_status st = xconv_device_usable(dev, err);
+    double t0 = xconv_now_ms();
+    bool on_disk = st == XCONV_OK && xconv_kernel_cache_usable(dev);
+    bool cached = on_disk &&
+                  xconv_kernel_cache_get(dev, e->source, text, options, &e->handle) == XCONV_OK;
+    if (st == XCONV_OK && !cached) {
+        st = xconv_device_fault(dev, dev->be->program_build(dev->ctx, text, options, &e->handle,
+                                                            err), err);
+        if (st == XCONV_OK && on_disk)
+            xconv_kernel_cache_put(dev, e->source, text, options, e->handle);
+    }
+    double ms = xconv_now_ms() - t0;
+    if (st != XCONV_OK) {
+        e->handle = NULL;
+        return xconv_error_prefix(err, "building %s.cl", e->source);
+    }
+    dev->compile_ms += ms;
+    if (compile_ms)
+        *compile_ms += ms;
+    return XCONV_OK;
+}
+
 // Builds (source, defines) on dev into a new entry *out. Returns XCONV_OK or the failure.
 static xconv_status build(xconv_device *dev, const char *source, const xconv_define *defines,
                           int ndefines, xconv_program **out, double *compile_ms,
                           xconv_error *err)
 {
-    const char *text = xconv_kernel_source(source);
-    if (!text)
+    if (!xconv_kernel_source(source))
         return xconv_error_set(err, XCONV_ERR_NOT_FOUND, "no kernel source '%s' is embedded",
                                source);
     if (strlen(source) >= XCONV_SOURCE_NAME_MAX || ndefines < 0)
         return xconv_error_set(err, XCONV_ERR_INVALID, "kernel source name '%s' is too long",
                                source);
-    char options[4096];
-    if ((size_t)xconv_defines_format(defines, ndefines, options, sizeof options) >=
-        sizeof options)
-        return xconv_error_set(err, XCONV_ERR_INVALID, "%s: the defines pass %zu characters",
-                               source, sizeof options);
     xconv_program *e = malloc(sizeof *e + (size_t)ndefines * sizeof e->defines[0]);
     if (!e)
         return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for a program");
-    double t0 = xconv_now_ms();
-    xconv_status st = dev->be->program_build(dev->ctx, text, options, &e->handle, err);
-    double ms = xconv_now_ms() - t0;
-    if (st != XCONV_OK) {
-        free(e);
-        return xconv_error_prefix(err, "building %s.cl", source);
-    }
-    dev->compile_ms += ms;
-    if (compile_ms)
-        *compile_ms += ms;
     snprintf(e->source, sizeof e->source, "%s", source);
     e->ndefines = ndefines;
     if (ndefines)
         memcpy(e->defines, defines, (size_t)ndefines * sizeof defines[0]);
+    xconv_status st = build_handle(dev, e, compile_ms, err);
+    if (st != XCONV_OK) {
+        free(e);
+        return st;
+    }
     *out = e;
     return XCONV_OK;
 }
@@ -90,7 +114,7 @@ xconv_status xconv_program_get(xconv_device *dev, const char *source,
         e->next = dev->programs;
         dev->programs = e;
         *out = e;
-        return XCONV_OK;
+        return e->handle ? XCONV_OK : build_handle(dev, e, compile_ms, err);
     }
     xconv_status st = build(dev, source, defines, ndefines, out, compile_ms, err);
     if (st != XCONV_OK)
@@ -107,5 +131,13 @@ void xconv_program_cache_free(xconv_device *dev)
         dev->programs = e->next;
         dev->be->program_free(dev->ctx, e->handle);
         free(e);
+    }
+}
+
+void xconv_program_cache_drop(xconv_device *dev)
+{
+    for (xconv_program *e = dev->programs; e; e = e->next) {
+        dev->be->program_free(dev->ctx, e->handle);
+        e->handle = NULL;
     }
 }

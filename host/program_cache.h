@@ -28,7 +28,8 @@ struct xconv_program {
 int xconv_defines_format(const xconv_define *defines, int ndefines, char *buf, size_t len);
 
 // Finds or builds the program of embedded kernel source `source` (cl/<source>.cl) with exactly
-// these defines (same names, values and order) on dev; a hit moves it to the front. Adds a
+// these defines (same names, values and order) on dev; a hit moves it to the front (and is
+// built again when a lost context dropped its program). Adds a
 // build's time to dev->compile_ms and *compile_ms (when not NULL). Returns XCONV_OK and *out,
 // XCONV_ERR_NOT_FOUND for a source that is not embedded, or the build's failure.
 xconv_status xconv_program_get(xconv_device *dev, const char *source,
@@ -37,6 +38,10 @@ xconv_status xconv_program_get(xconv_device *dev, const char *source,
 
 // Frees every program of dev's cache through its backend.
 void xconv_program_cache_free(xconv_device *dev);
+
+// Frees the backend's programs of dev's cache but keeps the entries (plans point at them) with
+// a NULL handle: xconv_program_get builds such an entry again. For a context lost at a fault.
+void xconv_program_cache_drop(xconv_device *dev);
 
 // Returns the embedded text of kernel source `name` (cl/<name>.cl), or NULL.
 const char *xconv_kernel_source(const char *name);

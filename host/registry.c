@@ -76,7 +76,7 @@ bool xconv_variant_applies(const xconv_variant *v, const xconv_device *dev,
 {
     if (v->info.backends == 0) {
         if (!dev)
-            return true;
+            return v->applies ? v->applies(NULL, p, reason, len) : true;
         snprintf(reason, len, "%s runs on the host, not on a device", v->info.name);
         return false;
     }
@@ -112,4 +112,25 @@ xconv_status xconv_variant_plan(const xconv_variant *v, xconv_device *dev,
     }
     *out = plan;
     return XCONV_OK;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tuning
+
+int xconv_variant_tunings(const xconv_variant *v, const xconv_device *dev,
+                          const xconv_problem *p, xconv_tuning *out, int max)
+{
+    char reason[512];
+    if (!v->tunings || max < 1 || !xconv_variant_applies(v, dev, p, reason, sizeof reason))
+        return 0;
+    // Planning reads only the device's description, never its context.
+    return v->tunings(v, (xconv_device *)dev, p, out, max);
+}
+
+void xconv_tuning_apply(const xconv_tuning *tuning, xconv_plan_options *opts)
+{
+    if (tuning->direct_tiling[0])
+        opts->direct_tiling = tuning->direct_tiling;
+    if (tuning->gemm_tiles[0])
+        opts->gemm_tiles = tuning->gemm_tiles;
 }

@@ -199,6 +199,11 @@ xconv_status xconv_shape_parse(const char *spec, xconv_problem *p, xconv_error *
     xconv_status st = xconv_shape_apply(spec, &q, &seen, err);
     if (st)
         return st;
+    for (int i = KEY_N; i < KEY_S; i++)  // every size but s (which defaults to r) is required
+        if (!(seen & keys[i].bit))
+            return xconv_error_set(err, XCONV_ERR_PARSE,
+                                   "shape '%s': %s is required (a shape names n, c, h, w, k "
+                                   "and r)", spec, keys[i].name);
     if (!(seen & XCONV_KEY_S))
         q.s = q.r;
     if ((st = xconv_problem_check(&q, err))) {

@@ -12,8 +12,8 @@
 struct xconv_variant {
     xconv_variant_info info;
 
-    // Returns true when the variant can run p on dev, else false with the reason in `reason`.
-    // NULL means it applies to every valid problem.
+    // Returns true when the variant can run p on dev (NULL for host variants: on the host),
+    // else false with the reason in `reason`. NULL means it applies to every valid problem.
     bool (*applies)(const xconv_device *dev, const xconv_problem *p, char *reason, size_t len);
 
     // Fills plan (its steps, regions and summary) for p on dev under opts; returns XCONV_OK or
@@ -24,6 +24,12 @@ struct xconv_variant {
     // Optional. NULL: the generic runner enqueues every step in order, resolving arguments
     // against the tensors. A variant needs its own run only for something steps cannot say.
     xconv_status (*run)(xconv_plan *plan, const xconv_tensors *t, xconv_error *err);
+
+    // Optional: fills out (at most max) with the tunings of v worth timing for p on dev (planning
+    // alone: dev may have no context), the planner's own choice first; returns their count.
+    // NULL: v has no tuning space.
+    int (*tunings)(const xconv_variant *v, xconv_device *dev, const xconv_problem *p,
+                   xconv_tuning *out, int max);
 
     // Host variants only (info.backends == 0): computes y on the host.
     xconv_status (*run_host)(const xconv_problem *p, const float *x, const float *w, float *y,
@@ -44,9 +50,11 @@ xconv_status xconv_variant_plan(const xconv_variant *v, xconv_device *dev,
                                 const xconv_problem *p, const xconv_plan_options *opts,
                                 xconv_plan **out, xconv_error *err);
 
-// The variants the "auto" rule tries for p on a device described by info, best first, into
-// out (at most max); returns their number (host/variant_auto.c). The first that plans wins.
-int xconv_variant_auto_candidates(const xconv_device_info *info, const xconv_problem *p,
-                                  const xconv_variant **out, int max);
+// Plans p on dev the way "auto" chooses (host/variant_auto.c): fills *info and, when out is not
+// NULL, returns the plan in *out. Returns XCONV_OK or XCONV_ERR_NOT_APPLICABLE when nothing
+// plans.
+xconv_status xconv_auto_plan(xconv_device *dev, const xconv_problem *p,
+                             const xconv_plan_options *opts, xconv_auto_info *info,
+                             xconv_plan **out, xconv_error *err);
 
 #endif // XCONV_VARIANT_H

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The direct convolution family: kernels that compute each output from its input window.
 #include <stdio.h>
+#include <string.h>
 
 #include "plan_direct.h"
 #include "variant.h"
@@ -51,6 +52,38 @@ DIRECT_PLANNER(direct_tiled, XCONV_DIRECT_TILED)
 DIRECT_PLANNER(direct_tiled_db, XCONV_DIRECT_TILED_DB)
 DIRECT_PLANNER(direct_regblock, XCONV_DIRECT_REGBLOCK)
 
+// The most tilings of one kind a tuning times: the planner's choice and the model's next best.
+#define DIRECT_TUNINGS_MAX 8
+
+// Fills out with the tilings of `kind` to time for p on dev as forced-tiling strings; returns
+// their count.
+static int direct_tunings(xconv_direct_kind kind, const xconv_device *dev,
+                          const xconv_problem *p, xconv_tuning *out, int max)
+{
+    xconv_direct_tiling t[DIRECT_TUNINGS_MAX];
+    int n = xconv_direct_candidates(&dev->info, p, kind, t,
+                                    max < DIRECT_TUNINGS_MAX ? max : DIRECT_TUNINGS_MAX);
+    for (int i = 0; i < n; i++) {
+        memset(&out[i], 0, sizeof out[i]);
+        xconv_direct_tiling_format(kind, &t[i], out[i].direct_tiling,
+                                   sizeof out[i].direct_tiling);
+    }
+    return n;
+}
+
+// One tunings function per tiled kind.
+#define DIRECT_TUNINGS(ident, kind)                                                        \
+    static int tunings_##ident(const xconv_variant *v, xconv_device *dev,                  \
+                               const xconv_problem *p, xconv_tuning *out, int max)         \
+    {                                                                                      \
+        (void)v;                                                                           \
+        return direct_tunings(kind, dev, p, out, max);                                     \
+    }
+DIRECT_TUNINGS(direct_const, XCONV_DIRECT_CONST)
+DIRECT_TUNINGS(direct_tiled, XCONV_DIRECT_TILED)
+DIRECT_TUNINGS(direct_tiled_db, XCONV_DIRECT_TILED_DB)
+DIRECT_TUNINGS(direct_regblock, XCONV_DIRECT_REGBLOCK)
+
 // ---------------------------------------------------------------------------------------------
 // The family's table
 
@@ -69,21 +102,25 @@ static const xconv_variant direct_variants[] = {
                                           "channels x positions"),
         .applies = applies_direct_const,
         .plan = plan_direct_const,
+        .tunings = tunings_direct_const,
     },
     {
         .info = DIRECT_INFO(direct_tiled, "input tile + halo in local memory per channel chunk, "
                                           "register blocks"),
         .plan = plan_direct_tiled,
+        .tunings = tunings_direct_tiled,
     },
     {
         .info = DIRECT_INFO(direct_tiled_db, "as direct_tiled with two tile buffers: one barrier "
                                              "per channel chunk"),
         .plan = plan_direct_tiled_db,
+        .tunings = tunings_direct_tiled_db,
     },
     {
         .info = DIRECT_INFO(direct_regblock, "large register blocks of channels x positions, "
                                              "filters staged in local memory"),
         .plan = plan_direct_regblock,
+        .tunings = tunings_direct_regblock,
     },
 };
 

@@ -287,6 +287,63 @@ static xconv_status plan_implicit_precomp(const xconv_device *dev, const xconv_p
 }
 
 // ---------------------------------------------------------------------------------------------
+// Tuning: the planner's tiles, then every other candidate the variant plans with
+
+#define GEMM_TUNINGS_MAX 32
+
+// Reads the tiles of plan's first GEMM step into *t; returns false when it has none.
+static bool planned_tiles(const xconv_plan *plan, xconv_gemm_tiles *t)
+{
+    for (int i = 0; i < plan->nsteps; i++) {
+        const xconv_step *s = plan->steps[i];
+        if (xconv_step_value(s, "XC_GEMM_TILE_M", 0) <= 0)
+            continue;
+        *t = (xconv_gemm_tiles){
+            (int)xconv_step_value(s, "XC_GEMM_TILE_M", 0),
+            (int)xconv_step_value(s, "XC_GEMM_TILE_N", 0),
+            (int)xconv_step_value(s, "XC_GEMM_TILE_K", 0),
+            (int)xconv_step_value(s, "XC_GEMM_WPT_M", 0),
+            (int)xconv_step_value(s, "XC_GEMM_WPT_N", 0),
+            (int)xconv_step_value(s, "XC_GEMM_VW", 0),
+            (int)xconv_step_value(s, "XC_GEMM_PAD", 0)};
+        return true;
+    }
+    return false;
+}
+
+// Fills out with the tile sets to time for v on p: the planner's own first, then each other
+// candidate with which v plans. Returns their count.
+static int gemm_tunings(const xconv_variant *v, xconv_device *dev, const xconv_problem *p,
+                        xconv_tuning *out, int max)
+{
+    static _Thread_local xconv_error err;  // refusals are expected and not reported
+    xconv_plan *plan = NULL;
+    xconv_gemm_tiles own, list[GEMM_TUNINGS_MAX];
+    if (max < 1 || xconv_variant_plan(v, dev, p, NULL, &plan, &err) != XCONV_OK)
+        return 0;
+    bool has = planned_tiles(plan, &own);
+    xconv_plan_destroy(plan);
+    if (!has)
+        return 0;
+    memset(&out[0], 0, sizeof out[0]);
+    xconv_gemm_tiles_format(&own, out[0].gemm_tiles, sizeof out[0].gemm_tiles);
+    int n = 1, count = xconv_gemm_tile_candidates(&dev->info, list, GEMM_TUNINGS_MAX);
+    for (int i = 0; i < count && n < max; i++) {
+        if (memcmp(&list[i], &own, sizeof own) == 0)
+            continue;
+        memset(&out[n], 0, sizeof out[n]);
+        xconv_gemm_tiles_format(&list[i], out[n].gemm_tiles, sizeof out[n].gemm_tiles);
+        xconv_plan_options opts;
+        xconv_plan_options_default(&opts);
+        opts.gemm_tiles = out[n].gemm_tiles;
+        if (xconv_variant_plan(v, dev, p, &opts, &plan, &err) == XCONV_OK)
+            n++;
+        xconv_plan_destroy(plan);
+    }
+    return n;
+}
+
+// ---------------------------------------------------------------------------------------------
 // The family's table
 
 #define GEMM_INFO(ident, text) \
@@ -298,23 +355,27 @@ static const xconv_variant gemm_variants[] = {
         .info = GEMM_INFO(im2col_gemm, "im2col kernel into a workspace (batch in chunks), then "
                                        "our tiled SGEMM"),
         .plan = plan_im2col_gemm,
+        .tunings = gemm_tunings,
     },
     {
         .info = GEMM_INFO(implicit_gemm, "our SGEMM with the input operand gathered from x on "
                                          "the fly, no workspace"),
         .plan = plan_implicit_gemm,
+        .tunings = gemm_tunings,
     },
     {
         .info = GEMM_INFO(implicit_precomp, "implicit_gemm reading a per-(c,r,s) input offset "
                                             "table built per problem"),
         .applies = implicit_precomp_applies,
         .plan = plan_implicit_precomp,
+        .tunings = gemm_tunings,
     },
     {
         .info = GEMM_INFO(gemm_1x1, "1x1 stride-1 unpadded convolution as our SGEMM over "
                                     "channels, no im2col"),
         .applies = gemm_1x1_applies,
         .plan = plan_gemm_1x1,
+        .tunings = gemm_tunings,
     },
 };
 

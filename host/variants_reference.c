@@ -2,6 +2,7 @@
 // The references: the float64 host convolution, and im2col + the vendor's SGEMM on the device.
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "variant.h"
 
@@ -23,6 +24,24 @@ static xconv_status run_cpu_ref(const xconv_problem *p, const float *x, const fl
         y[i] = (float)acc[i];
     free(acc);
     return st;
+}
+
+// Returns true when the host's physical memory holds what cpu_ref works with: the caller's x, w
+// and y in float32 and y again in float64; else false with the numbers in reason.
+static bool cpu_ref_applies(const xconv_device *dev, const xconv_problem *p, char *reason,
+                            size_t len)
+{
+    (void)dev;
+    double bytes = 4.0 * ((double)xconv_problem_x_elems(p) + (double)xconv_problem_w_elems(p) +
+                          (double)xconv_problem_y_elems(p)) +
+                   8.0 * (double)xconv_problem_y_elems(p);
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    double have = pages > 0 && page > 0 ? (double)pages * (double)page : 0;
+    if (have == 0 || bytes <= have)
+        return true;
+    snprintf(reason, len, "cpu_ref needs %.1f GiB of host memory (x, w and y in float32, y again "
+             "in float64); the host has %.1f GiB", bytes / 1073741824.0, have / 1073741824.0);
+    return false;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -93,6 +112,7 @@ static const xconv_variant reference_variants[] = {
     {
         .info = {.name = "cpu_ref", .family = "reference", .accuracy = "reference", .notes = "",
                  .summary = "float64 accumulation on the host, multithreaded", .backends = 0},
+        .applies = cpu_ref_applies,
         .run_host = run_cpu_ref,
     },
     {

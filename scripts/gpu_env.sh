@@ -3,7 +3,8 @@
 # Source on a GPU host without network: `source scripts/gpu_env.sh [BUNDLE_DIR]`.
 # Unpacks the bundled Debian packages (scripts/gpu_bundle.sh) under BUNDLE_DIR/root, registers
 # NVIDIA's OpenCL library when the driver left no ICD file, keeps the host's other ICDs (PoCL),
-# and points LD_LIBRARY_PATH at CLBlast and at a cuDNN found in a Python package, if any.
+# and points LD_LIBRARY_PATH at CLBlast and at the cuDNN 9 that scripts/cudnn_pick.sh chooses:
+# $XCONV_CUDNN_DIR when set, else the newest libcudnn.so.9 on the machine (it says which).
 bundle=${1:-.gpu}
 root="$bundle/root"
 mkdir -p "$root" "$bundle/icd"
@@ -24,8 +25,9 @@ if [ -n "$nvidia_cl" ] && ! grep -qs nvidia-opencl "$bundle"/icd/*.icd; then
 fi
 export OCL_ICD_VENDORS="$(cd "$bundle/icd" && pwd)"
 
-# cuDNN 9 ships inside PyTorch's wheel (nvidia/cudnn/lib or torch/lib) on such hosts.
-cudnn=$(find / -name 'libcudnn.so.9' -not -path '*/proc/*' 2>/dev/null | head -n 1)
-export LD_LIBRARY_PATH="$libdir${cudnn:+:$(dirname "$cudnn")}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# cuDNN 9 may be the system's and also ship inside PyTorch's wheel (nvidia/cudnn/lib): the
+# newest is chosen, not the first that find meets, and records name its version.
+cudnn_dir=$(bash "$(dirname "${BASH_SOURCE[0]}")/cudnn_pick.sh" /)
+export LD_LIBRARY_PATH="$libdir${cudnn_dir:+:$cudnn_dir}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 echo "gpu_env: OCL_ICD_VENDORS=$OCL_ICD_VENDORS ($(ls "$OCL_ICD_VENDORS" | tr '\n' ' '))"
 echo "gpu_env: LD_LIBRARY_PATH=$LD_LIBRARY_PATH"

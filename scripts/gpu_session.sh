@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # One GPU-host session: environment, device list, validation and benchmarks, results under OUTDIR.
-# Usage: scripts/gpu_session.sh OUTDIR [smoke|preview|record1|record2|direct|direct_gpu|direct_pocl] [BUILD_DIR]
+# Usage: scripts/gpu_session.sh OUTDIR [MODE] [BUILD_DIR]
+#   MODE: smoke (default), preview, record1, record2, direct, direct_gpu, direct_pocl, matrix,
+#   matrix_gpu, matrix_pocl
 # Needs the build folder and .gpu/ (scripts/gpu_bundle.sh) beside the checkout.
 set -u
-out=${1:?usage: gpu_session.sh OUTDIR [smoke|preview|record1|record2|direct|direct_gpu|direct_pocl] [BUILD_DIR]}
+out=${1:?usage: gpu_session.sh OUTDIR [MODE] [BUILD_DIR]}
 mode=${2:-smoke}
 build=${3:-build-gpu}
 mkdir -p "$out"
@@ -79,6 +81,23 @@ direct | direct_gpu | direct_pocl)
         run scripts/bench_pocl_direct.sh "$x" "$out/bench_pocl_standard_cut_host16.json" |
             grep records
     fi
+    ;;
+matrix | matrix_gpu | matrix_pocl)
+    # The standard matrix (docs/matrix.md): every variant and peer through both GPU backends on
+    # the standard suite, and on PoCL with the batches cut, floors from the peaks measured first;
+    # its report. matrix_gpu and matrix_pocl are its halves, for calls that must end within 10
+    # minutes (the report then takes the matrix files there are).
+    p=(--peaks-file "$out/peaks.json")
+    run "$x" peaks --device all "${p[@]}"
+    if [ "$mode" != matrix_pocl ]; then
+        run "$x" matrix --suite standard --device cuda:0 --device nvidia "${p[@]}" \
+            --json "$out/matrix_gpu.json" | grep -vE "^\[[0-9]+/"
+    fi
+    if [ "$mode" != matrix_gpu ]; then
+        run "$x" matrix --shapes bench/shapes/standard_cut.shapes --device pocl "${p[@]}" \
+            --json "$out/matrix_pocl.json" | grep -vE "^\[[0-9]+/"
+    fi
+    run "$x" report "$out"/matrix_*.json -o "$out/report.html" | tail -3
     ;;
 preview)
     v=direct_naive,direct_const,direct_tiled,direct_tiled_db,direct_regblock

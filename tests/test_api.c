@@ -92,6 +92,21 @@ static void test_devices(xconv_device *dev)
     CHECK(strncmp(label, "opencl:", 7) == 0);
     CHECK(xconv_device_open("no such device at all", &err) == NULL);
     CHECK_CONTAINS(err.msg, "matches no device");
+
+    // Listing OpenCL alone gives its devices in the same order, the rest "not listed".
+    static xconv_device_list only;
+    CHECK(xconv_devices_list_backends(&only, XCONV_BACKEND_BIT(XCONV_BACKEND_OPENCL)) ==
+          XCONV_OK);
+    int opencl = 0;
+    for (int i = 0; i < list.count; i++)
+        opencl += list.devices[i].backend == XCONV_BACKEND_OPENCL;
+    CHECK(only.count == opencl && opencl > 0);
+    CHECK(strcmp(only.devices[0].name, list.devices[0].name) == 0);
+    CHECK(only.devices[0].preferred_multiple == list.devices[0].preferred_multiple);
+    CHECK(only.backend_status[XCONV_BACKEND_CUDA] == XCONV_ERR_UNAVAILABLE);
+    CHECK(strcmp(only.backend_reason[XCONV_BACKEND_CUDA], "not listed") == 0);
+    CHECK(xconv_device_select(&only, "opencl:0", &err) == 0);
+    CHECK(xconv_devices_list_backends(&only, 0) == XCONV_OK && only.count == 0);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Runs every backend table present through the same checks: listing, open and close, buffers,
-// a build and launches through the dialect, constant arguments, a failing build's log, the
-// timer and the vendor SGEMM against the host. OpenCL on its devices; CUDA where a GPU is, else
+// a build and launches through the dialect, constant arguments, programs remade from their
+// binaries, a failing build's log, the timer and the vendor SGEMM against the host. OpenCL on its devices; CUDA where a GPU is, else
 // that part skips with a message. Skips (77) when no backend has a device.
 #include <math.h>
 #include <stdint.h>
@@ -278,6 +278,53 @@ static void test_broken(void *ctx)
     CHECK_CONTAINS(err.msg, "-DXC_UNUSED=1");
 }
 
+// The optional binary slots: a program remade from its binary runs as the built one does, and
+// bytes that are no binary are refused with a status, not a crash.
+static void test_binary(void *ctx, xconv_backend_buffer *bx, xconv_backend_buffer *by,
+                        const float *x, float *y, int N)
+{
+    xconv_error err;
+    CHECK(!be->program_binary == !be->program_load);
+    if (!be->program_binary)
+        return;
+    if (be->compiler_id) {
+        char id[256] = "";
+        be->compiler_id(ctx, id, sizeof id);
+        CHECK(id[0] != '\0');
+    }
+    xconv_backend_program *built = build(ctx, axpb_source, "-DXC_BIAS=7");
+    void *data = NULL;
+    size_t len = 0;
+    xconv_backend_program *loaded = NULL;
+    if (built)
+        CHECK_MSG(be->program_binary(ctx, built, &data, &len, &err) == XCONV_OK && len > 0,
+                  "%s", err.msg);
+    if (data)
+        CHECK_MSG(be->program_load(ctx, data, len, "-DXC_BIAS=7", &loaded, &err) == XCONV_OK,
+                  "%s", err.msg);
+    const int n = N;
+    xconv_arg args[] = {XCONV_ARG_BUF(bx), XCONV_ARG_BUF(by), XCONV_ARG_I32(n),
+                        XCONV_ARG_F32(1.5f)};
+    xconv_launch l = {.kernel = "axpb", .dims = 1, .global = {(size_t)N}, .local = {64},
+                      .args = args, .nargs = 4};
+    if (loaded && be->launch(ctx, loaded, &l, &err) == XCONV_OK &&
+        be->buffer_read(ctx, by, 0, (size_t)N * 4, y, &err) == XCONV_OK) {
+        int bad = 0;
+        for (int i = 0; i < N; i++)
+            bad += y[i] != fmaf(1.5f, x[i], 7.0f);
+        CHECK_MSG(bad == 0, "%s: the program from a binary: %d wrong elements", be_name, bad);
+    } else {
+        CHECK_MSG(false, "%s: the program from a binary did not run: %s", be_name, err.msg);
+    }
+    static const char garbage[] = "this is not a program binary";
+    xconv_backend_program *refused = NULL;
+    CHECK(be->program_load(ctx, garbage, sizeof garbage - 1, "", &refused, &err) != XCONV_OK);
+    CHECK(refused == NULL);
+    free(data);
+    be->program_free(ctx, loaded);
+    be->program_free(ctx, built);
+}
+
 static void test_programs(void *ctx)
 {
     xconv_error err;
@@ -291,6 +338,7 @@ static void test_programs(void *ctx)
     test_axpb(ctx, bx, by, x, y, N);
     test_ids(ctx, by, y);
     test_constant(ctx, by, y);
+    test_binary(ctx, bx, by, x, y, N);
     test_broken(ctx);
     be->buffer_free(ctx, bx);
     be->buffer_free(ctx, by);

@@ -224,7 +224,7 @@ static void test_load_legacy(void)
     CHECK(strcmp(a->device, "opencl:0 Dev A") == 0 && a->seed == UINT64_MAX && a->repeat == 3);
     CHECK(a->median_ms == 1.5 && a->min_ms == 1.25 && a->max_ms == 2 && isnan(a->compile_ms));
     CHECK(a->worst_index == 7 && a->outcome == XCONV_OUTCOME_PASS && strcmp(a->note, "ok") == 0);
-    CHECK(isnan(run.recs[0].floor_ms) && run.recs[0].auto_pick == -1);
+    CHECK(isnan(run.recs[0].rec.floor_ms) && run.recs[0].auto_pick == -1);
     CHECK(b->outcome == XCONV_OUTCOME_NOT_APPLICABLE && isnan(b->median_ms) &&
           b->worst_index == -1 && b->backend[0] == '\0');
     // Devices come from the records: id, the name after the index, backend and driver.
@@ -335,8 +335,8 @@ static void make_matrix(xconv_run_file *run)
         r->threshold = 1e-5;
         r->worst_index = i == 0 ? -1 : 123456789012LL;
         r->outcome = (xconv_outcome)i;
-        m->floor_ms = i == 2 ? NAN : 0.05;
-        m->floor_share = i == 2 ? NAN : 0.5 / (i + 1);
+        m->rec.floor_ms = i == 2 ? NAN : 0.05;
+        m->rec.floor_share = i == 2 ? NAN : 0.5 / (i + 1);
         m->auto_pick = i - 1;
     }
 }
@@ -390,8 +390,8 @@ static void test_round_trips(void)
               back.shapes[0].weight == 2.5 && strcmp(back.shapes[0].set, "resnet50.shapes") == 0);
         for (int i = 0; i < 3 && back.count == 3; i++) {
             CHECK_MSG(same_record(&run.recs[i].rec, &back.recs[i].rec), "record %d differs", i);
-            CHECK(same_double(run.recs[i].floor_ms, back.recs[i].floor_ms));
-            CHECK(same_double(run.recs[i].floor_share, back.recs[i].floor_share));
+            CHECK(same_double(run.recs[i].rec.floor_ms, back.recs[i].rec.floor_ms));
+            CHECK(same_double(run.recs[i].rec.floor_share, back.recs[i].rec.floor_share));
             CHECK(run.recs[i].auto_pick == back.recs[i].auto_pick);
         }
         xconv_run_file_free(&back);
@@ -419,8 +419,11 @@ static void test_round_trips(void)
     CHECK_MSG(st == XCONV_OK, "%s", err.msg);
     if (!st) {
         CHECK(back.schema_version == 0 && back.count == 3 && back.ndevices == 2);
-        for (int i = 0; i < 3 && back.count == 3; i++)
+        for (int i = 0; i < 3 && back.count == 3; i++) {
             CHECK_MSG(same_record(&recs[i], &back.recs[i].rec), "bench record %d differs", i);
+            CHECK(same_double(recs[i].floor_ms, back.recs[i].rec.floor_ms));  // bench's floors
+            CHECK(same_double(recs[i].floor_share, back.recs[i].rec.floor_share));
+        }
         xconv_run_file_free(&back);
     }
     free(text);

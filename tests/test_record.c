@@ -82,6 +82,7 @@ static void sample_records(xconv_record recs[3])
     snprintf(a->device, sizeof a->device, "NVIDIA H100 80GB HBM3");
     snprintf(a->backend, sizeof a->backend, "cuda");
     snprintf(a->driver, sizeof a->driver, "12.4");
+    snprintf(a->libraries, sizeof a->libraries, "CUDA driver 12.4, cuDNN 9.1.0");
     snprintf(a->variant, sizeof a->variant, "direct_tiled");
     snprintf(a->family, sizeof a->family, "direct");
     snprintf(a->shape_name, sizeof a->shape_name, "vgg3x3");
@@ -132,6 +133,9 @@ static void test_list(void)
     for (int i = 0; i < 100; i++) {
         xconv_record *r = xconv_record_list_add(&list);
         CHECK(r && r->worst_index == -1 && isnan(r->max_norm_err) && !r->cmp.present);
+        CHECK(r && isnan(r->median_ms) && isnan(r->min_ms) && isnan(r->max_ms) &&
+              isnan(r->compile_ms) && isnan(r->gflops) && isnan(r->gbps) &&
+              isnan(r->cmp.ratio) && isnan(r->cmp.other_ms));
         r->outcome = i % 10 == 0 ? XCONV_OUTCOME_FAIL
                      : i % 10 == 1 ? XCONV_OUTCOME_ERROR : XCONV_OUTCOME_PASS;
     }
@@ -252,8 +256,9 @@ static void test_json(void)
             "import json, sys, math\n"
             "d = json.load(open(sys.argv[1], encoding=\"utf-8\"))\n"
             "assert d[\"tool\"] == \"xconv\" and len(d[\"records\"]) == 3\n"
-            "keys = \"device backend driver variant family shape_name shape reference seed "
-            "repeat median_ms min_ms max_ms compile_ms gflops gbps max_norm_err error_block_h "
+            "keys = \"device backend driver libraries variant family shape_name shape reference "
+            "seed repeat median_ms min_ms max_ms compile_ms gflops gbps floor_ms floor_share "
+            "max_norm_err error_block_h "
             "error_block_w max_block_err threshold worst_index pass outcome note\".split()\n"
             "assert all(list(r) == keys for r in d[\"records\"])\n"
             "a, b, c = d[\"records\"]\n"
@@ -294,12 +299,15 @@ static void test_csv(void)
     CHECK(xconv_records_write_csv(f, recs, 3) == 0);
     char *text = slurp(f);
     fclose(f);
-    const char *header = "device,backend,driver,variant,family,shape_name,shape,reference,seed,"
-                         "repeat,median_ms,min_ms,max_ms,compile_ms,gflops,gbps,max_norm_err,"
+    const char *header = "device,backend,driver,libraries,variant,family,shape_name,shape,"
+                         "reference,seed,"
+                         "repeat,median_ms,min_ms,max_ms,compile_ms,gflops,gbps,floor_ms,floor_share,"
+                         "max_norm_err,"
                          "error_block_h,error_block_w,max_block_err,threshold,worst_index,pass,"
                          "outcome,note\n";
     CHECK(strncmp(text, header, strlen(header)) == 0);
-    CHECK_CONTAINS(text, "\nNVIDIA H100 80GB HBM3,cuda,12.4,direct_tiled,direct,vgg3x3,"
+    CHECK_CONTAINS(text, "\nNVIDIA H100 80GB HBM3,cuda,12.4,\"CUDA driver 12.4, cuDNN 9.1.0\","
+                         "direct_tiled,direct,vgg3x3,"
                          "\"n=16,c=64,h=224,w=224,k=64,r=3,s=3,pad=1\",cpu_ref,");
     CHECK_CONTAINS(text, "\"Dev \"\"quoted\"\", back\\slash\ttab\nnewline \x01 caf\xc3\xa9\"");
     CHECK_CONTAINS(text, ",true,pass,\n");
@@ -309,10 +317,10 @@ static void test_csv(void)
         const char *script =
             "import csv, sys\n"
             "rows = list(csv.reader(open(sys.argv[1], newline=\"\", encoding=\"latin-1\")))\n"
-            "assert len(rows) == 4 and all(len(r) == 25 for r in rows), rows\n"
+            "assert len(rows) == 4 and all(len(r) == 28 for r in rows), rows\n"
             "assert rows[2][0].startswith(\"Dev \\\"quoted\\\", back\"), rows[2][0]\n"
-            "assert rows[1][6] == \"n=16,c=64,h=224,w=224,k=64,r=3,s=3,pad=1\"\n"
-            "assert rows[3][23] == \"not_applicable\" and rows[3][14] == \"\"\n";
+            "assert rows[1][7] == \"n=16,c=64,h=224,w=224,k=64,r=3,s=3,pad=1\"\n"
+            "assert rows[3][26] == \"not_applicable\" and rows[3][15] == \"\"\n";
         CHECK_MSG(run_python(text, script) == 0, "python3 rejected the CSV:\n%s", text);
     }
     free(text);
@@ -375,6 +383,59 @@ static void test_table(void)
     free(text);
 }
 
+// The roofline floor: set from the peaks, unknown without them, written (JSON, CSV, a table
+// column) only when some record has one.
+static void test_floor(void)
+{
+    xconv_problem p;
+    xconv_shape_parse("n=2,c=16,h=28,w=28,k=32,r=3,pad=1", &p, NULL);
+    xconv_record recs[3];
+    sample_records(recs);
+    for (int i = 0; i < 3; i++)
+        xconv_record_set_floor(&recs[i], &p, 0, 0);
+    CHECK(isnan(recs[0].floor_ms) && isnan(recs[0].floor_share));
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    xconv_run_info info;
+    xconv_run_info_init(&info, 0, NULL);
+    CHECK(xconv_records_write_json(f, &info, recs, 3) == 0);
+    CHECK(xconv_records_write_table(f, recs, 3, true) == 0);
+    fclose(f);
+    // Unknown peaks: the fields are null and the table's column says '-'.
+    CHECK_CONTAINS(text, "\"floor_ms\": null, \"floor_share\": null");
+    CHECK(strstr(text, "%") == NULL);
+    free(text);
+
+    // 1 TFLOP/s and 100 GB/s.
+    double flops = xconv_problem_flops(&p), bytes = xconv_problem_min_bytes(&p);
+    double want = fmax(flops / 1e12, bytes / 1e11) * 1e3;
+    for (int i = 0; i < 3; i++)
+        xconv_record_set_floor(&recs[i], &p, 1000, 100);
+    CHECK(fabs(recs[0].floor_ms - want) < 1e-15 && fabs(recs[0].floor_share - want / 1.25) <
+          1e-15);
+    CHECK(recs[2].floor_ms == want && isnan(recs[2].floor_share));  // n/a: a floor, no time
+    recs[1].repeat = 0;  // check-only: no share
+    xconv_record_set_floor(&recs[1], &p, 1000, 100);
+    CHECK(isnan(recs[1].floor_share));
+    text = NULL;
+    f = open_memstream(&text, &len);
+    CHECK(xconv_records_write_json(f, &info, recs, 3) == 0);
+    CHECK(xconv_records_write_csv(f, recs, 3) == 0);
+    CHECK(xconv_records_write_table(f, recs, 3, true) == 0);
+    fclose(f);
+    char key[64];
+    snprintf(key, sizeof key, "\"floor_ms\": %.9g, \"floor_share\": %.9g", want, want / 1.25);
+    CHECK_CONTAINS(text, key);
+    CHECK_CONTAINS(text, "\"floor_share\": null");
+    CHECK_CONTAINS(text, ",gbps,floor_ms,floor_share,max_norm_err,");
+    CHECK_CONTAINS(text, "of floor");
+    char pct[32];
+    snprintf(pct, sizeof pct, "%.1f%%", want / 1.25 * 100);
+    CHECK_CONTAINS(text, pct);
+    free(text);
+}
+
 // A full disk (/dev/full) makes every writer return -1.
 static void test_write_errors(void)
 {
@@ -397,6 +458,109 @@ static void test_write_errors(void)
     fclose(f);
 }
 
+// Returns what writing through fn gave (malloc'd).
+static char *capture(void (*fn)(FILE *f, const xconv_record *recs, int n, bool cmp),
+                     const xconv_record *recs, int n, bool cmp)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    fn(f, recs, n, cmp);
+    fclose(f);
+    return text;
+}
+
+static xconv_run_info stream_info;
+
+// The JSON file a record at a time, as a streaming writer makes it.
+static void json_pieces(FILE *f, const xconv_record *recs, int n, bool cmp)
+{
+    xconv_json_write_head(f, &stream_info, cmp);
+    for (int i = 0; i < n; i++)
+        xconv_json_write_record(f, &recs[i], i == 0, cmp);
+    fputs(xconv_json_closing(n > 0), f);
+}
+
+static void json_whole(FILE *f, const xconv_record *recs, int n, bool cmp)
+{
+    (void)cmp;
+    xconv_records_write_json(f, &stream_info, recs, n);
+}
+
+static void csv_pieces(FILE *f, const xconv_record *recs, int n, bool cmp)
+{
+    xconv_csv_write_header(f, cmp);
+    for (int i = 0; i < n; i++)
+        xconv_csv_write_row(f, &recs[i], cmp);
+}
+
+static void csv_whole(FILE *f, const xconv_record *recs, int n, bool cmp)
+{
+    (void)cmp;
+    xconv_records_write_csv(f, recs, n);
+}
+
+// The table fitted to every record, then written a row at a time.
+static void table_pieces(FILE *f, const xconv_record *recs, int n, bool timings)
+{
+    xconv_table t;
+    xconv_table_init(&t, timings);
+    for (int i = 0; i < n; i++)
+        xconv_table_fit(&t, &recs[i]);
+    xconv_table_write_header(f, &t);
+    for (int i = 0; i < n; i++)
+        xconv_table_write_record(f, &t, &recs[i]);
+}
+
+static void table_whole(FILE *f, const xconv_record *recs, int n, bool timings)
+{
+    xconv_records_write_table(f, recs, n, timings);
+}
+
+// The streaming writers' pieces give the very bytes of the whole-file writers, with and
+// without records; a table fitted to stand-ins keeps every row as wide as its header.
+static void test_pieces(void)
+{
+    xconv_record recs[3];
+    sample_records(recs);
+    xconv_run_info_init(&stream_info, 0, NULL);
+    for (int n = 0; n <= 3; n += 3) {
+        char *a = capture(json_pieces, recs, n, false), *b = capture(json_whole, recs, n, false);
+        CHECK_MSG(strcmp(a, b) == 0, "JSON of %d records a piece at a time:\n%s\nwhole:\n%s", n,
+                  a, b);
+        free(a);
+        free(b);
+        a = capture(csv_pieces, recs, n, false), b = capture(csv_whole, recs, n, false);
+        CHECK(strcmp(a, b) == 0);
+        free(a);
+        free(b);
+    }
+    char *a = capture(table_pieces, recs, 3, true), *b = capture(table_whole, recs, 3, true);
+    CHECK(strcmp(a, b) == 0);
+    free(a);
+    free(b);
+
+    // Stand-ins with the names and no numbers, widened for numbers to come.
+    xconv_table t;
+    xconv_table_init(&t, true);
+    xconv_record standin;
+    xconv_record_clear(&standin);
+    snprintf(standin.device, sizeof standin.device, "%s", recs[0].device);
+    snprintf(standin.variant, sizeof standin.variant, "%s", recs[0].variant);
+    snprintf(standin.shape_name, sizeof standin.shape_name, "%s", recs[0].shape_name);
+    xconv_table_fit(&t, &standin);
+    xconv_table_fit_numbers(&t);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    CHECK(xconv_table_write_header(f, &t) == 0 && xconv_table_write_record(f, &t, &recs[0]) == 0);
+    fclose(f);
+    char *second = strchr(text, '\n');
+    CHECK(second && strchr(second + 1, '\n') &&
+          strchr(second + 1, '\n') - (second + 1) == second - text);
+    free(text);
+}
+
 int main(void)
 {
     test_list();
@@ -406,6 +570,8 @@ int main(void)
     test_json();
     test_csv();
     test_table();
+    test_pieces();
+    test_floor();
     test_write_errors();
     return check_summary("test_record");
 }

@@ -50,7 +50,7 @@ static xconv_matrix_record *add(run_builder *b, const char *variant, const char 
     xconv_problem p;
     xconv_shape_parse(spec, &p, NULL);
     r->gflops = isfinite(med) ? xconv_problem_flops(&p) / (med * 1e-3) * 1e-9 : NAN;
-    m->floor_ms = m->floor_share = NAN;
+    m->rec.floor_ms = m->rec.floor_share = NAN;
     m->auto_pick = -1;
     return m;
 }
@@ -161,7 +161,7 @@ static void test_model(void)
     xconv_report_free(r);
 
     // Peaks from the command line (the first matching entry, case-insensitive): floors exactly.
-    xconv_report_peaks peaks[2] = {{"nomatch", 1, 1}, {"TEST dev", 100, 10}};
+    xconv_report_peaks peaks[2] = {{"nomatch", 1, 1, ""}, {"TEST dev", 100, 10, ""}};
     xconv_report_opts opts = {.peaks = peaks, .npeaks = 2, .margin = 0.05};
     r = build(&b, &opts, NULL);
     if (!r)
@@ -178,11 +178,44 @@ static void test_model(void)
     CHECK(isnan(cell(r, 1, "direct_const")->share));  // failed: no share
     xconv_report_free(r);
 
+    // After the command line's entries (XCONV_PEAKS's, labelled): the peaks file's entry of the
+    // device's identity (name, backend, driver).
+    xconv_peaks_file measured = {0};
+    xconv_peaks_entry e = {.fp32_gflops = 300, .gbps = 30};
+    snprintf(e.name, sizeof e.name, "Test Device");
+    snprintf(e.backend, sizeof e.backend, "opencl");
+    xconv_error perr;
+    CHECK(xconv_peaks_file_put(&measured, &e, &perr) == XCONV_OK);
+    xconv_report_peaks env = {"", 400, 40, "XCONV_PEAKS"};
+    xconv_report_opts mopts = {.measured = &measured, .margin = 0.05};
+    r = build(&b, &mopts, NULL);
+    if (r) {
+        CHECK(r->devices[0].peak_gflops == 300 &&
+              !strcmp(r->devices[0].peaks_source, "measured (peaks file)"));
+        xconv_report_free(r);
+    }
+    mopts.peaks = &env;
+    mopts.npeaks = 1;
+    r = build(&b, &mopts, NULL);
+    if (r) {
+        CHECK(r->devices[0].peak_gflops == 400 &&
+              !strcmp(r->devices[0].peaks_source, "XCONV_PEAKS"));
+        xconv_report_free(r);
+    }
+    snprintf(measured.entries[0].driver, sizeof measured.entries[0].driver, "other");
+    mopts.npeaks = 0;
+    r = build(&b, &mopts, NULL);
+    if (r) {
+        CHECK(r->devices[0].peak_gflops == 0);  // another driver's peaks are not this device's
+        xconv_report_free(r);
+    }
+    xconv_peaks_file_free(&measured);
+
     // Peaks in the file win over the command line; a record's own floor wins over both.
     b.run.devices[0].peak_gflops = 200;
     b.run.devices[0].peak_gbps = 20;
     snprintf(b.run.devices[0].peaks_source, sizeof b.run.devices[0].peaks_source, "measured");
-    b.run.recs[1].floor_ms = 0.25;
+    b.run.recs[1].rec.floor_ms = 0.25;
     r = build(&b, &opts, NULL);
     if (r) {
         d = &r->devices[0];

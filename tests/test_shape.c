@@ -114,7 +114,11 @@ static void test_parse_bad_tokens(void)
     parse_bad("n=-2,c=1,h=5,w=5,k=1,r=1", XCONV_ERR_INVALID, "n must be at least 1 (got -2)",
               NULL);
     // Missing sizes stay 0 and are refused by the check.
-    parse_bad("n=1,c=1,h=5,w=5,r=1", XCONV_ERR_INVALID, "k must be at least 1 (got 0)", NULL);
+    parse_bad("n=1,c=1,h=5,w=5,r=1", XCONV_ERR_PARSE, "k is required", "shape 'n=1");
+    parse_bad("c=1,h=5,w=5,k=1,r=1", XCONV_ERR_PARSE, "n is required", NULL);
+    parse_bad("n=1,c=1,h=5,w=5,k=1", XCONV_ERR_PARSE, "r is required", NULL);
+    parse_bad("n=1,c=1,h=5,w=5,k=0,r=1", XCONV_ERR_INVALID, "k must be at least 1 (got 0)",
+              NULL);
     parse_bad("n=1,c=8,h=5,w=5,k=8,r=1,groups=3", XCONV_ERR_INVALID, "groups=3 must divide c=8",
               NULL);
     parse_bad("n=1,c=1,h=4,w=4,k=1,r=5", XCONV_ERR_INVALID, "empty output: P = 0 <= 0", NULL);

@@ -341,6 +341,31 @@ static void test_networks(void)
     check_network("mobilenet_v2.shapes", 52, 30, 299); // 300 MMAC less 1.3 MMAC classifier
 }
 
+// bench/shapes/standard_cut.shapes is the standard suite with smaller batches, shape for shape.
+static void test_standard_cut(void)
+{
+    xconv_shape_entry *shapes = NULL;
+    int count = 0, nsuite = 0;
+    xconv_error err = {0};
+    const xconv_named_shape *suite = xconv_suite_find("standard", &nsuite);
+    xconv_status st = xconv_shapes_read("bench/shapes/standard_cut.shapes", &shapes, &count,
+                                        &err);
+    CHECK_MSG(st == XCONV_OK, "%s", err.msg);
+    CHECK(suite && count == nsuite);
+    for (int i = 0; !st && suite && i < count && i < nsuite; i++) {
+        xconv_problem want;
+        CHECK(xconv_shape_parse(suite[i].spec, &want, &err) == XCONV_OK);
+        char name[64];
+        snprintf(name, sizeof name, "standard_cut:%s", suite[i].name);
+        CHECK_MSG(strcmp(shapes[i].name, name) == 0, "%s, want %s", shapes[i].name, name);
+        CHECK(shapes[i].weight == 1 && shapes[i].problem.n < want.n);
+        want.n = shapes[i].problem.n;
+        CHECK_MSG(memcmp(&want, &shapes[i].problem, sizeof want) == 0, "%s differs from %s "
+                  "beyond n", shapes[i].name, suite[i].spec);
+    }
+    xconv_shapes_free(shapes);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Garbled files: refused with file:line or read, never a crash (run under ASan too)
 
@@ -383,6 +408,7 @@ int main(void)
     test_lines();
     test_files();
     test_networks();
+    test_standard_cut();
     test_garbled();
     return check_summary("test_shapes_file");
 }

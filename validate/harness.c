@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "harness.h"
 #include "reference.h"
@@ -12,15 +13,26 @@
 
 #define MAX_ROTATION_SETS 8
 
+// The sets of buffers timed runs rotate over (set 0: the case's own inputs and output).
+typedef struct rotation {
+    xconv_tensors sets[MAX_ROTATION_SETS];
+    int count;                   // 0 until the case is first timed
+} rotation;
+
 struct xconv_case {
     xconv_device *dev;
     xconv_problem p;
     char shape_name[32];
     char spec[256];
+    char libraries[256];         // what the device runs on (xconv_device_libraries)
     xconv_harness_opts opts;
     int64_t x_n, w_n, y_n;
     float *x, *w, *y;            // host inputs, and the output read back
+    float *y_timed;              // the last timed run's output (made when first timing)
     xconv_buffer *dx, *dw;       // device inputs
+    xconv_buffer *dy;            // device output, made on the first run and kept
+    rotation rot;                // timed runs' sets of buffers, made when first timing
+    unsigned resets;             // the device's context rebuilds when dx and dw were uploaded
     bool ref_ready;
     char ref_name[48];
     double *ref64, *norm64;      // full float64 host reference (small problems)
@@ -77,12 +89,55 @@ static void *host_alloc(size_t count, size_t size, xconv_error *err)
 // ---------------------------------------------------------------------------------------------
 // Creating a case
 
+// (Re)uploads the case's inputs: at creation, and after the device's context was rebuilt at a
+// fault (which lost every buffer). Returns XCONV_OK or the failure.
+static void rotation_destroy(rotation *rot);
+
+static xconv_status upload_inputs(xconv_case *c, xconv_error *err)
+{
+    rotation_destroy(&c->rot);
+    xconv_buffer_destroy(c->dx);
+    xconv_buffer_destroy(c->dw);
+    xconv_buffer_destroy(c->dy);
+    c->dx = c->dw = c->dy = NULL;
+    unsigned resets = xconv_device_resets(c->dev);
+    xconv_status st = upload(c->dev, c->x, c->x_n, &c->dx, err);
+    if (st == XCONV_OK)
+        st = upload(c->dev, c->w, c->w_n, &c->dw, err);
+    if (st == XCONV_OK)
+        c->resets = resets;  // else the next run tries again
+    return st;
+}
+
+// Returns XCONV_OK when the host's physical memory holds what a case of p keeps there: x, w and
+// y in float32 (y twice when timed) and the reference (float64 values and scales on the host,
+// else float32 ones from the device and |x|, |w| for a while), else XCONV_ERR_OUT_OF_MEMORY
+// with the numbers.
+static xconv_status check_host_memory(const xconv_problem *p, bool host_reference, bool timed,
+                                      xconv_error *err)
+{
+    double x = (double)xconv_problem_x_elems(p), w = (double)xconv_problem_w_elems(p);
+    double y = (double)xconv_problem_y_elems(p);
+    double bytes = 4.0 * (x + w + y) + (host_reference ? 16.0 * y : 8.0 * y + 4.0 * (x + w)) +
+                   (timed ? 4.0 * y : 0.0);
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    double have = pages > 0 && page > 0 ? (double)pages * (double)page : 0;
+    if (have == 0 || bytes <= have)
+        return XCONV_OK;
+    return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY,
+                           "the case needs %.1f GiB of host memory (x, w, y and the reference); "
+                           "the host has %.1f GiB", bytes / 1073741824.0, have / 1073741824.0);
+}
+
 xconv_case *xconv_case_create(xconv_device *dev, const xconv_problem *p, const char *shape_name,
                               const xconv_harness_opts *opts, xconv_error *err)
 {
     if (xconv_problem_check(p, err) != XCONV_OK)
         return NULL;
     if (dev && xconv_problem_check_device(p, xconv_device_get_info(dev), err) != XCONV_OK)
+        return NULL;
+    bool host_reference = !dev || xconv_problem_flops(p) <= opts->host_ref_max_gflop * 1e9;
+    if (check_host_memory(p, host_reference, opts->repeat > 0, err) != XCONV_OK)
         return NULL;
     xconv_case *c = calloc(1, sizeof *c);
     if (!c) {
@@ -94,6 +149,8 @@ xconv_case *xconv_case_create(xconv_device *dev, const xconv_problem *p, const c
     c->opts = *opts;
     snprintf(c->shape_name, sizeof c->shape_name, "%s", shape_name ? shape_name : "");
     xconv_shape_format(p, c->spec, sizeof c->spec);
+    if (dev)
+        xconv_device_libraries(dev, c->libraries, sizeof c->libraries);
     c->x_n = xconv_problem_x_elems(p);
     c->w_n = xconv_problem_w_elems(p);
     c->y_n = xconv_problem_y_elems(p);
@@ -106,8 +163,7 @@ xconv_case *xconv_case_create(xconv_device *dev, const xconv_problem *p, const c
     }
     xconv_random_fill(c->x, (size_t)c->x_n, opts->seed, 1);
     xconv_random_fill(c->w, (size_t)c->w_n, opts->seed, 2);
-    if (dev && (upload(dev, c->x, c->x_n, &c->dx, err) != XCONV_OK ||
-                upload(dev, c->w, c->w_n, &c->dw, err) != XCONV_OK)) {
+    if (dev && upload_inputs(c, err) != XCONV_OK) {
         xconv_case_destroy(c);
         return NULL;
     }
@@ -118,11 +174,14 @@ void xconv_case_destroy(xconv_case *c)
 {
     if (!c)
         return;
+    rotation_destroy(&c->rot);
     xconv_buffer_destroy(c->dx);
     xconv_buffer_destroy(c->dw);
+    xconv_buffer_destroy(c->dy);
     free(c->x);
     free(c->w);
     free(c->y);
+    free(c->y_timed);
     free(c->ref64);
     free(c->norm64);
     free(c->ref32);
@@ -134,14 +193,19 @@ void xconv_case_destroy(xconv_case *c)
 // ---------------------------------------------------------------------------------------------
 // Running a device variant once
 
-// Allocates the plan's output and workspace, runs it once on NaN-poisoned y, reads y back.
+// Runs the plan once on NaN-poisoned y (dy, or a buffer of its own when dy is NULL) with a
+// workspace of its own, and reads y back into y_host.
 static xconv_status run_device_variant(xconv_device *dev, xconv_plan *plan,
                                        const xconv_problem *p, xconv_buffer *dx,
-                                       xconv_buffer *dw, float *y_host, xconv_error *err)
+                                       xconv_buffer *dw, xconv_buffer *dy, float *y_host,
+                                       xconv_error *err)
 {
     size_t y_n = (size_t)xconv_problem_y_elems(p), ws = xconv_plan_workspace_size(plan);
-    xconv_tensors t = {.x = dx, .w = dw};
-    xconv_status st = alloc(dev, (int64_t)y_n, &t.y, err);
+    xconv_tensors t = {.x = dx, .w = dw, .y = dy};
+    xconv_buffer *own_y = NULL;
+    xconv_status st = dy ? XCONV_OK : alloc(dev, (int64_t)y_n, &own_y, err);
+    if (!dy)
+        t.y = own_y;
     if (st == XCONV_OK && ws && !(t.workspace = xconv_buffer_create(dev, ws, err)))
         st = err->status;
     if (st == XCONV_OK)
@@ -153,8 +217,15 @@ static xconv_status run_device_variant(xconv_device *dev, xconv_plan *plan,
     if (st == XCONV_OK)
         st = xconv_buffer_download(t.y, 0, y_n * sizeof(float), y_host, err);
     xconv_buffer_destroy(t.workspace);
-    xconv_buffer_destroy(t.y);
+    xconv_buffer_destroy(own_y);
     return st;
+}
+
+// Makes the case's device output on first use (kept for every run: allocating and freeing a
+// large buffer per variant costs more host time than the check). Returns XCONV_OK or why not.
+static xconv_status ensure_output(xconv_case *c, xconv_error *err)
+{
+    return c->dy ? XCONV_OK : alloc(c->dev, c->y_n, &c->dy, err);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -202,10 +273,12 @@ static xconv_status make_device_reference(xconv_case *c, xconv_error *err)
     xconv_plan *plan = xconv_plan_create(dev, &c->p, ref, &c->opts.plan, err);
     xconv_status st = plan ? XCONV_OK : err->status;
     if (st == XCONV_OK)
-        st = run_device_variant(dev, plan, &c->p, c->dx, c->dw, c->ref32, err);
+        st = ensure_output(c, err);
+    if (st == XCONV_OK)
+        st = run_device_variant(dev, plan, &c->p, c->dx, c->dw, c->dy, c->ref32, err);
     if (st == XCONV_OK && (st = upload(dev, abs_x, c->x_n, &dax, err)) == XCONV_OK &&
         (st = upload(dev, abs_w, c->w_n, &daw, err)) == XCONV_OK)
-        st = run_device_variant(dev, plan, &c->p, dax, daw, c->norm32, err);
+        st = run_device_variant(dev, plan, &c->p, dax, daw, c->dy, c->norm32, err);
     xconv_plan_destroy(plan);
     xconv_buffer_destroy(dax);
     xconv_buffer_destroy(daw);
@@ -279,18 +352,16 @@ static xconv_status compare_output_blocked(const xconv_case *c, int64_t block_h,
 // ---------------------------------------------------------------------------------------------
 // Timing
 
-typedef struct rotation {
-    xconv_tensors sets[MAX_ROTATION_SETS];
-    int count;
-} rotation;
-
-// Set 0 uses the case's inputs; when x + w + y fit twice in the last-level cache, more sets of
-// copies are added so that consecutive runs read inputs that are not cached.
-static xconv_status rotation_create(xconv_case *c, const xconv_plan *plan, rotation *rot,
-                                    xconv_error *err)
+// Makes the case's sets on first use: set 0 is the case's inputs and output; when x + w + y fit
+// twice in the last-level cache, more sets of copies follow so that consecutive runs read
+// inputs that are not cached. They are kept for every variant timed. Returns XCONV_OK or why
+// not (with no sets made).
+static xconv_status rotation_ensure(xconv_case *c, xconv_error *err)
 {
+    rotation *rot = &c->rot;
+    if (rot->count)
+        return XCONV_OK;
     xconv_device *dev = c->dev;
-    memset(rot, 0, sizeof *rot);
     double ws = xconv_problem_min_bytes(&c->p);
     double cache = (double)xconv_device_get_info(dev)->cache_bytes;
     int count = 1;
@@ -298,38 +369,36 @@ static xconv_status rotation_create(xconv_case *c, const xconv_plan *plan, rotat
         count = (int)ceil(2.0 * cache / ws) + 1;
     if (count > MAX_ROTATION_SETS)
         count = MAX_ROTATION_SETS;
-    xconv_status st = XCONV_OK;
-    xconv_buffer *workspace = NULL;
-    size_t workspace_bytes = xconv_plan_workspace_size(plan);
-    if (workspace_bytes && !(workspace = xconv_buffer_create(dev, workspace_bytes, err)))
-        st = err->status;
-    for (int i = 0; st == XCONV_OK && i < count; i++) {
-        xconv_tensors *t = &rot->sets[i];
-        t->workspace = workspace;
-        t->x = c->dx;
-        t->w = c->dw;
-        if (i > 0 && (st = upload(dev, c->x, c->x_n, &t->x, err)) == XCONV_OK)
+    xconv_status st = ensure_output(c, err);
+    if (st == XCONV_OK)
+        rot->sets[rot->count++] = (xconv_tensors){.x = c->dx, .w = c->dw, .y = c->dy};
+    while (st == XCONV_OK && rot->count < count) {
+        xconv_tensors *t = &rot->sets[rot->count++];
+        st = upload(dev, c->x, c->x_n, &t->x, err);
+        if (st == XCONV_OK)
             st = upload(dev, c->w, c->w_n, &t->w, err);
         if (st == XCONV_OK)
             st = alloc(dev, c->y_n, &t->y, err);
-        rot->count = i + 1;
     }
-    if (st == XCONV_OK)
-        st = xconv_buffer_fill_f32(rot->sets[0].y, (size_t)c->y_n, NAN, err);
+    // Every output is written once now (set 0's with NaN, for the final check): a device that
+    // commits memory on first touch (PoCL) would otherwise charge that to the first timed runs
+    // of each set, more of them than the warm-up runs reach.
+    for (int i = 0; st == XCONV_OK && i < rot->count; i++)
+        st = xconv_buffer_fill_f32(rot->sets[i].y, (size_t)c->y_n, NAN, err);
+    if (st != XCONV_OK)
+        rotation_destroy(rot);  // the next timing tries again
     return st;
 }
 
+// Frees the sets' buffers but set 0's (the case's own) and empties rot.
 static void rotation_destroy(rotation *rot)
 {
-    for (int i = 0; i < rot->count; i++) {
-        if (i > 0) {
-            xconv_buffer_destroy(rot->sets[i].x);
-            xconv_buffer_destroy(rot->sets[i].w);
-        }
+    for (int i = 1; i < rot->count; i++) {
+        xconv_buffer_destroy(rot->sets[i].x);
+        xconv_buffer_destroy(rot->sets[i].w);
         xconv_buffer_destroy(rot->sets[i].y);
     }
-    if (rot->count)
-        xconv_buffer_destroy(rot->sets[0].workspace);
+    memset(rot, 0, sizeof *rot);
 }
 
 // What the measuring primitive's enqueue callback needs: the case, the plan and the sets.
@@ -352,13 +421,25 @@ static xconv_status enqueue_run(void *user, int run, xconv_error *err)
 }
 
 // Warm-up runs, then opts.repeat timed runs of plan rotating the sets; the last output of set 0
-// is read into c->y for a second check. Fills the timing fields of rec.
+// is read into c->y_timed for a second check, and *same is set when its bits are those of the
+// checked output in c->y (else it is copied there). Fills the timing fields of rec.
 static xconv_status time_variant(xconv_case *c, xconv_plan *plan, xconv_record *rec,
-                                 xconv_error *err)
+                                 bool *same, xconv_error *err)
 {
-    rotation rot;
-    xconv_status st = rotation_create(c, plan, &rot, err);
-    timed_runs runs = {.c = c, .plan = plan, .rot = &rot};
+    *same = false;
+    if (!c->y_timed && !(c->y_timed = host_alloc((size_t)c->y_n, sizeof(float), err)))
+        return XCONV_ERR_OUT_OF_MEMORY;
+    xconv_status st = rotation_ensure(c, err);
+    xconv_buffer *workspace = NULL;  // the plan's own, shared by the sets
+    size_t workspace_bytes = xconv_plan_workspace_size(plan);
+    if (st == XCONV_OK && workspace_bytes &&
+        !(workspace = xconv_buffer_create(c->dev, workspace_bytes, err)))
+        st = err->status;
+    for (int i = 0; st == XCONV_OK && i < c->rot.count; i++)
+        c->rot.sets[i].workspace = workspace;
+    if (st == XCONV_OK)
+        st = xconv_buffer_fill_f32(c->dy, (size_t)c->y_n, NAN, err);
+    timed_runs runs = {.c = c, .plan = plan, .rot = &c->rot};
     xconv_timing timing;
     if (st == XCONV_OK)
         st = xconv_device_measure(c->dev, enqueue_run, &runs, c->opts.warmup, c->opts.repeat,
@@ -369,11 +450,18 @@ static xconv_status time_variant(xconv_case *c, xconv_plan *plan, xconv_record *
         rec->max_ms = timing.max_ms;
         rec->repeat = c->opts.repeat;
         double seconds = rec->median_ms * 1e-3;
-        rec->gflops = seconds > 0 ? xconv_problem_flops(&c->p) / seconds * 1e-9 : 0;
-        rec->gbps = seconds > 0 ? xconv_problem_min_bytes(&c->p) / seconds * 1e-9 : 0;
-        st = xconv_buffer_download(rot.sets[0].y, 0, (size_t)c->y_n * sizeof(float), c->y, err);
+        rec->gflops = seconds > 0 ? xconv_problem_flops(&c->p) / seconds * 1e-9 : NAN;
+        rec->gbps = seconds > 0 ? xconv_problem_min_bytes(&c->p) / seconds * 1e-9 : NAN;
+        size_t bytes = (size_t)c->y_n * sizeof(float);
+        st = xconv_buffer_download(c->dy, 0, bytes, c->y_timed, err);
+        // Bits equal to the checked output need no second comparison (it would find the same).
+        *same = st == XCONV_OK && memcmp(c->y_timed, c->y, bytes) == 0;
+        if (st == XCONV_OK && !*same)
+            memcpy(c->y, c->y_timed, bytes);
     }
-    rotation_destroy(&rot);
+    for (int i = 0; i < c->rot.count; i++)
+        c->rot.sets[i].workspace = NULL;
+    xconv_buffer_destroy(workspace);
     return st;
 }
 
@@ -382,16 +470,18 @@ static xconv_status time_variant(xconv_case *c, xconv_plan *plan, xconv_record *
 
 static void record_init(const xconv_case *c, const xconv_variant_info *v, xconv_record *rec)
 {
-    memset(rec, 0, sizeof *rec);
+    xconv_record_clear(rec);
     if (c->dev) {
         const xconv_device_info *info = xconv_device_get_info(c->dev);
         xconv_device_label(info, rec->device, sizeof rec->device);
         snprintf(rec->backend, sizeof rec->backend, "%s", xconv_backend_name(info->backend));
         snprintf(rec->driver, sizeof rec->driver, "%s", info->driver);
+        snprintf(rec->libraries, sizeof rec->libraries, "%s", c->libraries);
     }
     if (v->backends == 0) {
         snprintf(rec->device, sizeof rec->device, "host");
         snprintf(rec->backend, sizeof rec->backend, "host");
+        rec->driver[0] = rec->libraries[0] = '\0';
     }
     snprintf(rec->variant, sizeof rec->variant, "%s", v->name);
     snprintf(rec->family, sizeof rec->family, "%s", v->family);
@@ -399,10 +489,6 @@ static void record_init(const xconv_case *c, const xconv_variant_info *v, xconv_
     snprintf(rec->shape, sizeof rec->shape, "%s", c->spec);
     rec->seed = c->opts.seed;
     rec->threshold = xconv_threshold_for_family(v->accuracy);
-    rec->worst_index = -1;
-    rec->max_norm_err = NAN;
-    rec->max_block_err = NAN;
-    rec->error_block_h = rec->error_block_w = 1;
 }
 
 static void record_outcome(xconv_record *rec, xconv_status st, const xconv_error *err)
@@ -460,8 +546,10 @@ static void record_check(const xconv_case *c, xconv_record *rec)
     }
 }
 
-xconv_status xconv_case_run(xconv_case *c, const xconv_variant *variant, xconv_record *rec,
-                            xconv_error *err)
+// Runs variant `variant` planned by name `plan_name` (its own, or "auto" resolved to it) as
+// xconv_case_run describes.
+static xconv_status case_run(xconv_case *c, const xconv_variant *variant, const char *plan_name,
+                             xconv_record *rec, xconv_error *err)
 {
     const xconv_variant_info *v = xconv_variant_get_info(variant);
     record_init(c, v, rec);
@@ -479,7 +567,11 @@ xconv_status xconv_case_run(xconv_case *c, const xconv_variant *variant, xconv_r
                  c->opts.host_ref_max_gflop);
         return XCONV_OK;
     }
-    xconv_status st = ensure_reference(c, err);
+    // A fault in an earlier run lost the inputs with the context: the case uploads them again.
+    xconv_status st = c->dev && xconv_device_resets(c->dev) != c->resets ? upload_inputs(c, err)
+                                                                          : XCONV_OK;
+    if (st == XCONV_OK)
+        st = ensure_reference(c, err);
     if (st != XCONV_OK)
         return st;
     snprintf(rec->reference, sizeof rec->reference, "%s", c->ref_name);
@@ -488,9 +580,10 @@ xconv_status xconv_case_run(xconv_case *c, const xconv_variant *variant, xconv_r
         xconv_device_reset_compile_ms(c->dev);
     xconv_plan *plan = NULL;  // planned once: for the checked run and for timing
     if (v->backends) {
-        plan = xconv_plan_create(c->dev, &c->p, v->name, &c->opts.plan, &run_err);
-        st = plan ? run_device_variant(c->dev, plan, &c->p, c->dx, c->dw, c->y, &run_err)
-                  : run_err.status;
+        plan = xconv_plan_create(c->dev, &c->p, plan_name, &c->opts.plan, &run_err);
+        st = plan ? ensure_output(c, &run_err) : run_err.status;
+        if (st == XCONV_OK)
+            st = run_device_variant(c->dev, plan, &c->p, c->dx, c->dw, c->dy, c->y, &run_err);
     } else {
         st = xconv_convolve(NULL, &c->p, v->name, c->x, c->w, c->y, &run_err);
     }
@@ -499,7 +592,7 @@ xconv_status xconv_case_run(xconv_case *c, const xconv_variant *variant, xconv_r
         xconv_plan_destroy(plan);
         return XCONV_OK;
     }
-    if (c->dev)
+    if (c->dev && v->backends)
         rec->compile_ms = xconv_device_compile_ms(c->dev);
     if (plan) {  // the plan chosen (ours), or what the vendor chose (cudnn_find)
         snprintf(rec->note, sizeof rec->note, "%s", xconv_plan_summary(plan));
@@ -511,14 +604,51 @@ xconv_status xconv_case_run(xconv_case *c, const xconv_variant *variant, xconv_r
     bool timeable = rec->outcome == XCONV_OUTCOME_PASS ||
                     (rec->outcome == XCONV_OUTCOME_FAIL && strcmp(v->family, "peer") == 0);
     if (c->opts.repeat > 0 && plan && timeable) {
-        st = time_variant(c, plan, rec, &run_err);
+        bool same = false;
+        st = time_variant(c, plan, rec, &same, &run_err);
         if (st != XCONV_OK)
             record_outcome(rec, st, &run_err);
-        else
+        else if (!same)
             record_check(c, rec);
     }
     xconv_plan_destroy(plan);
     return XCONV_OK;
+}
+
+xconv_status xconv_case_run(xconv_case *c, const xconv_variant *variant, xconv_record *rec,
+                            xconv_error *err)
+{
+    return case_run(c, variant, xconv_variant_get_info(variant)->name, rec, err);
+}
+
+xconv_status xconv_case_run_auto(xconv_case *c, xconv_record *rec, xconv_error *err)
+{
+    static _Thread_local xconv_error why;  // auto's own refusal goes into the record
+    static const xconv_variant_info auto_row = {.name = "auto", .family = "auto",
+                                                .accuracy = "direct", .notes = "",
+                                                .backends = 1};
+    xconv_auto_info info;
+    xconv_status st = c->dev ? xconv_auto_choose(c->dev, &c->p, &c->opts.plan, &info, &why)
+                             : xconv_error_set(&why, XCONV_ERR_NOT_APPLICABLE,
+                                               "auto needs a device");
+    if (st != XCONV_OK) {
+        record_init(c, &auto_row, rec);
+        record_outcome(rec, st, &why);
+        return XCONV_OK;
+    }
+    st = case_run(c, info.variant, "auto", rec, err);
+    char note[sizeof rec->note];
+    snprintf(note, sizeof note, "%s", rec->note);
+    snprintf(rec->variant, sizeof rec->variant, "auto");
+    snprintf(rec->note, sizeof rec->note, "auto -> %s (%s)%s%.*s",
+             xconv_variant_get_info(info.variant)->name, xconv_auto_source_name(info.source),
+             note[0] ? ": " : "", (int)sizeof rec->note - 96, note);
+    return st;
+}
+
+void xconv_case_set_plan_options(xconv_case *c, const xconv_plan_options *plan)
+{
+    c->opts.plan = *plan;
 }
 
 const float *xconv_case_output(const xconv_case *c)
@@ -555,7 +685,7 @@ xconv_status xconv_run_once(xconv_device *dev, const char *variant, const xconv_
         *chosen = xconv_plan_variant(plan);
     double t0 = now_ms();
     if (st == XCONV_OK)
-        st = run_device_variant(dev, plan, p, dx, dw, y, err);
+        st = run_device_variant(dev, plan, p, dx, dw, NULL, y, err);
     *ms = now_ms() - t0;
     xconv_plan_destroy(plan);
     xconv_buffer_destroy(dx);

@@ -36,6 +36,14 @@ xconv_case *xconv_case_create(xconv_device *dev, const xconv_problem *p, const c
 xconv_status xconv_case_run(xconv_case *c, const xconv_variant *v, xconv_record *rec,
                             xconv_error *err);
 
+// Runs "auto" as xconv_case_run runs a variant: the record names variant "auto", its note the
+// variant auto chose and where from ("auto -> direct_const (rules): ..."), its threshold that
+// variant's. Returns XCONV_OK unless the harness itself failed.
+xconv_status xconv_case_run_auto(xconv_case *c, xconv_record *rec, xconv_error *err);
+
+// Sets the planning options the case's next runs plan with (the strings must outlive them).
+void xconv_case_set_plan_options(xconv_case *c, const xconv_plan_options *plan);
+
 // The output of the last variant run by xconv_case_run (xconv_problem_y_elems floats).
 const float *xconv_case_output(const xconv_case *c);
 

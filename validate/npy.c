@@ -453,3 +453,19 @@ xconv_status xconv_npy_write(const char *path, const float *data, int ndim,
     free(tmp);
     return st;
 }
+
+xconv_status xconv_npy_write_stream(FILE *f, const float *data, int ndim, const int64_t *shape,
+                                    xconv_error *err)
+{
+    int64_t count = 0;
+    xconv_status st = check_write_args("the stream", data, ndim, shape, &count, err);
+    if (st)
+        return st;
+    char header[512];
+    size_t hlen = build_header(header, sizeof header, ndim, shape);
+    if (fwrite(header, 1, hlen, f) != hlen ||
+        (count > 0 && fwrite(data, sizeof(float), (size_t)count, f) != (size_t)count) ||
+        fflush(f) != 0)
+        return xconv_error_set(err, XCONV_ERR_IO, "writing the .npy data: %s", strerror(errno));
+    return XCONV_OK;
+}

@@ -3,6 +3,8 @@
 #ifndef XCONV_NPY_H
 #define XCONV_NPY_H
 
+#include <stdio.h>
+
 #include <xconv/xconv.h>
 
 #ifdef __cplusplus
@@ -34,6 +36,11 @@ void xconv_npy_free(xconv_npy *npy);
 // path nor the temporary file is left behind (an existing file at path stays as it was).
 xconv_status xconv_npy_write(const char *path, const float *data, int ndim,
                              const int64_t *shape, xconv_error *err);
+
+// Writes the same .npy 1.0 bytes to an open stream f (the caller places the file). Returns
+// XCONV_OK, XCONV_ERR_INVALID for bad arguments, or XCONV_ERR_IO when writing fails.
+xconv_status xconv_npy_write_stream(FILE *f, const float *data, int ndim, const int64_t *shape,
+                                    xconv_error *err);
 
 #ifdef __cplusplus
 }

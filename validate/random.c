@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: MIT
 // Seeded random data and sample indices from a counter-based generator (splitmix64), so the same
 // seed gives the same bits on every platform, compiler and thread count.
+#include <pthread.h>
+#include <stdbool.h>
+#include <unistd.h>
+
 #include "reference.h"
 
 // ---------------------------------------------------------------------------------------------
@@ -32,15 +36,49 @@ static uint64_t draw64(uint64_t base, uint64_t counter)
 // ---------------------------------------------------------------------------------------------
 // Public functions
 
-void xconv_random_fill(float *out, size_t count, uint64_t seed, uint64_t stream)
+// One range [begin, end) of a fill.
+typedef struct fill_job {
+    float *out;
+    uint64_t base;
+    size_t begin, end;
+} fill_job;
+
+static void *fill_range(void *arg)
 {
-    uint64_t base = stream_base(seed, stream);
-    for (size_t i = 0; i < count; i++) {
+    const fill_job *job = arg;
+    for (size_t i = job->begin; i < job->end; i++) {
         // 24 random bits k give (2k + 1 - 2^24) / 2^24: odd numerators on a symmetric grid in
         // [-1 + 2^-24, 1 - 2^-24], exact in float32, mean 0, and never zero.
-        int32_t k = (int32_t)(draw64(base, i) >> 40);
-        out[i] = (float)(2 * k + 1 - (1 << 24)) * 0x1p-24f;
+        int32_t k = (int32_t)(draw64(job->base, i) >> 40);
+        job->out[i] = (float)(2 * k + 1 - (1 << 24)) * 0x1p-24f;
     }
+    return NULL;
+}
+
+#define FILL_RANGE_MIN ((size_t)1 << 21)  // elements below which one thread fills
+#define FILL_MAX_THREADS 64
+
+void xconv_random_fill(float *out, size_t count, uint64_t seed, uint64_t stream)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    size_t n = count / FILL_RANGE_MIN;
+    n = cores > 0 && n > (size_t)cores ? (size_t)cores : n;
+    n = n < FILL_MAX_THREADS ? n : FILL_MAX_THREADS;
+    n = n > 1 ? n : 1;
+    fill_job jobs[FILL_MAX_THREADS];
+    pthread_t threads[FILL_MAX_THREADS];
+    bool started[FILL_MAX_THREADS] = {false};
+    uint64_t base = stream_base(seed, stream);
+    for (size_t t = 0; t < n; t++) {
+        jobs[t] = (fill_job){out, base, count / n * t, t + 1 == n ? count : count / n * (t + 1)};
+        started[t] = t > 0 && pthread_create(&threads[t], NULL, fill_range, &jobs[t]) == 0;
+    }
+    for (size_t t = 0; t < n; t++)
+        if (!started[t])
+            fill_range(&jobs[t]);
+    for (size_t t = 0; t < n; t++)
+        if (started[t])
+            pthread_join(threads[t], NULL);
 }
 
 void xconv_sample_indices(const xconv_problem *p, int64_t *out, int count, uint64_t seed)

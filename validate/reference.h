@@ -8,6 +8,7 @@
 
 // Fills out[0..count) with uniform values in [-1, 1) from a portable generator seeded by
 // (seed, stream), so x and w drawn with different streams differ. Never zeros as a pattern.
+// Each value depends on its index alone, so large arrays are filled in ranges on every core.
 void xconv_random_fill(float *out, size_t count, uint64_t seed, uint64_t stream);
 
 // Picks `count` distinct-ish flat output indices spread over y (first, last, and seeded random
@@ -23,7 +24,8 @@ typedef struct xconv_compare_result {
     int64_t compared;      // elements compared
 } xconv_compare_result;
 
-// Compares y with ref element by element, with per-element scale norm (all `count` long).
+// Compares y with ref element by element, with per-element scale norm (all `count` long). Large
+// outputs are compared in ranges on every online core; the result is the same as in order.
 void xconv_compare_full(const float *y, const double *ref, const double *norm, int64_t count,
                         xconv_compare_result *out);
 

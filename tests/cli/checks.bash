@@ -12,3 +12,10 @@ check() {
         echo "FAIL: $what" >&2
     fi
 }
+
+# `isolate_cache DIR` points XDG_CACHE_HOME at DIR, so that xconv's peaks file is the test's own,
+# while PoCL keeps its kernel cache where it was (it lives under XDG_CACHE_HOME too).
+isolate_cache() {
+    export POCL_CACHE_DIR=${POCL_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/pocl/kcache}
+    export XDG_CACHE_HOME=$1
+}

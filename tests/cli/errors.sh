@@ -68,7 +68,86 @@ if "$xconv" devices >/dev/null 2>&1; then
         cat "$tmp/err" >&2
     fi
 fi
-expect 0 "auto for the library's choice \(default direct_naive\)" -- run --help
+expect 0 "auto for the library's choice \(the default\)" -- run --help
+
+# Lists and keys that would have been taken silently.
+expect 2 "^xconv validate: --variant ',,' has an empty name" -- validate --variant ,,
+expect 2 "--variant 'cpu_ref,,' has an empty name" -- validate --variant cpu_ref,,
+expect 2 "has an empty name" -- run --shape n=1,c=1,h=4,w=4,k=1,r=1 --variant ,direct_naive
+expect 2 "^xconv run: --shape: shape 'n=1,c=1,h=5,w=5,r=1': k is required" -- \
+    run --shape n=1,c=1,h=5,w=5,r=1
+expect 2 "n is required" -- validate --shape c=1,h=5,w=5,k=1,r=1
+# Messages start with "xconv COMMAND: " and name the variant once.
+expect 2 "^xconv validate: unknown suite 'huge'" -- validate --suite huge
+expect 2 "^xconv bench: --repeat must be at least 1" -- bench --repeat 0
+expect 2 "^xconv explain: give --shape" -- explain
+if "$xconv" devices >/dev/null 2>&1; then
+    expect 2 "^xconv run: gemm_1x1 needs a 1x1 filter" -- \
+        run --shape n=1,c=2,h=6,w=6,k=2,r=3 --variant gemm_1x1
+    checks=$((checks + 1))
+    if [ "$(grep -o gemm_1x1 "$tmp/err" | wc -l)" -ne 1 ]; then
+        failures=$((failures + 1))
+        echo "FAIL: the refusal names gemm_1x1 more than once:" >&2
+        cat "$tmp/err" >&2
+    fi
+    # XCONV_DEVICE is named as itself, not as --device.
+    checks=$((checks + 1))
+    XCONV_DEVICE=zz "$xconv" run --shape n=1,c=1,h=4,w=4,k=1,r=1 >"$tmp/out" 2>"$tmp/err"
+    got=$?
+    if [ "$got" -ne 2 ] || ! grep -q "^xconv run: XCONV_DEVICE: device 'zz' matches no device" \
+        "$tmp/err" || grep -q -- "--device" "$tmp/err"; then
+        failures=$((failures + 1))
+        echo "FAIL: XCONV_DEVICE=zz exited $got:" >&2
+        cat "$tmp/err" >&2
+    fi
+    # devices --device filters the listing, and refuses a selector that matches nothing.
+    checks=$((checks + 1))
+    "$xconv" devices --device 0 >"$tmp/out" 2>"$tmp/err"
+    if [ $? -ne 0 ] || [ "$(grep -c '^[0-9]  ' "$tmp/out")" -ne 1 ] ||
+        grep -q unavailable "$tmp/out"; then
+        failures=$((failures + 1))
+        echo "FAIL: devices --device 0 does not list device 0 alone:" >&2
+        cat "$tmp/out" "$tmp/err" >&2
+    fi
+    expect 2 "^xconv devices: --device: device 'nope' matches no device" -- devices --device nope
+    expect 2 "devices: --device: device 'nope'" -- devices --json --device nope
+fi
+
+# A product of sizes from the command line that passes int64 is refused, not computed (the
+# sanitizer build halts on signed overflow): groups * (c/groups from the weights' file).
+python3 - "$tmp" <<'PY'
+import struct, sys
+def save(path, shape):
+    n = 1
+    for d in shape: n *= d
+    dims = ", ".join(map(str, shape))
+    header = "{'descr': '<f4', 'fortran_order': False, 'shape': (%s), }" % dims
+    header += " " * (63 - (10 + len(header)) % 64) + "\n"
+    with open(path, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode())
+        f.write(b"\0" * 4 * n)
+save(sys.argv[1] + "/x.npy", (1, 4, 10, 10))
+save(sys.argv[1] + "/w.npy", (6, 2, 3, 3))
+PY
+expect 2 "w.npy has 2 channels per filter but c=4 with groups=4611686018427387904" -- \
+    run --input "$tmp/x.npy" --weights "$tmp/w.npy" --shape groups=4611686018427387904
+expect 2 "groups=-3.*needs groups to divide c" -- \
+    run --input "$tmp/x.npy" --weights "$tmp/w.npy" --shape groups=-3
+
+# cpu_ref refuses what the host's memory cannot hold, with the numbers (46340^2 floats of x and
+# of y, y again in float64: 34.4 GB), on hosts with less memory than that.
+mem_kb=$(awk '/^MemTotal:/ {print $2}' /proc/meminfo 2>/dev/null)
+if [ -n "$mem_kb" ] && [ "$mem_kb" -lt 33000000 ]; then
+    expect 1 "^xconv run: cpu_ref needs 32.0 GiB of host memory .*; the host has [0-9.]+ GiB" -- \
+        run --shape n=1,c=1,h=46340,w=46340,k=1,r=1 --variant cpu_ref
+    checks=$((checks + 1))
+    if grep -q "random inputs" "$tmp/out"; then
+        failures=$((failures + 1))
+        echo "FAIL: cpu_ref made its inputs before refusing" >&2
+    fi
+else
+    echo "note: this host has more than 33 GB: the cpu_ref host-memory refusal is not checked"
+fi
 
 # No OpenCL platform at all: the message says which package provides one.
 mkdir -p "$tmp/no-icd"

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# xconv report on a small PoCL run: the page and each SVG are well-formed XML (xmllint), the page
-# renders in headless Chromium to a PNG of the asked size that is not blank, a run compared with
-# itself has no regressions and one made slower is flagged (exit 1), and bad input exits 2.
+# xconv report on a small PoCL matrix (xconv matrix --json): the page and each SVG are well-formed
+# XML (xmllint), the page renders in headless Chromium to a PNG of the asked size that is not
+# blank, auto's picks from the matrix are shown, a run compared with itself has no regressions
+# and one made slower is flagged (exit 1), and bad input exits 2.
 # Skips (exit 77) without PoCL's CPU device or xmllint; the rendering is skipped, saying so,
 # without chromium.
 # Usage: report.sh PATH/TO/xconv
@@ -14,6 +15,8 @@ trap 'rm -rf "$tmp"' EXIT
 start=$(date +%s%N)
 # shellcheck source=checks.bash
 source "$here/checks.bash"
+unset XCONV_PEAKS
+isolate_cache "$tmp/cache"  # no measured peaks: --peaks gives them below
 
 # Usage errors need neither a device nor a file that exists.
 "$xconv" report -o "$tmp/r.html" >"$tmp/out.txt" 2>&1
@@ -44,11 +47,11 @@ if ! "$xconv" devices 2>/dev/null | grep -qi "opencl.*\(pthread\|cpu\|pocl\)\|CP
     exit 77
 fi
 
-# A small run: three variants (one a vendor library) on the small suite, timed three times.
-"$xconv" bench --suite small --device pocl --repeat 3 --warmup 1 \
+# A small matrix: three variants (one a vendor library) on the small suite, timed three times.
+"$xconv" matrix --suite small --device pocl --repeat 3 --warmup 1 \
     --variant direct_naive,direct_const,clblast_convgemm --json "$tmp/run.json" \
-    >"$tmp/bench.txt" 2>&1
-check "the small PoCL run exits 0" test $? -eq 0
+    >"$tmp/matrix.txt" 2>&1
+check "the small PoCL matrix exits 0" test $? -eq 0
 
 "$xconv" report "$tmp/run.json" --shapes bench/shapes/alexnet.shapes -o "$tmp/report.html" \
     --svg "$tmp/svg" >"$tmp/out.txt" 2>&1
@@ -76,6 +79,7 @@ check "every small shape is a winners' row" \
     test "$(grep -c '<tr><td class="num">[0-9]*</td>' "$tmp/report.html")" -eq 16
 check "AlexNet's layers were not run, so it has no total" \
     grep -q "0 of 5 shapes passed" "$tmp/report.html"
+check "the winners' table says what auto picks" grep -q "<th>auto picks</th>" "$tmp/report.html"
 
 if command -v chromium >/dev/null; then
     # Chromium as root needs --no-sandbox; its own profile directory keeps runs apart.

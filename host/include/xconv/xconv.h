@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 // xconv's public API: 2-D convolutions on OpenCL and CUDA devices. Status and errors, the problem
 // descriptor, shapes and suites, devices, buffers, variants, plans, the float64 reference, the
-// measuring primitive and SGEMM on raw matrices. Every call that can fail returns a status and
-// fills an xconv_error the caller prints; the library never prints, exits or reads the
-// environment. Handles are opaque; two devices, plans or threads never interfere.
+// measuring primitive, the device's measured peaks and SGEMM on raw matrices. Every call that can
+// fail returns a status and fills an xconv_error the caller prints; the library never prints,
+// exits or reads the environment. Handles are opaque; two devices, plans or threads never
+// interfere.
 #ifndef XCONV_H
 #define XCONV_H
 
@@ -268,6 +269,12 @@ typedef struct xconv_device_list {
 // call still succeeds. Returns XCONV_OK.
 xconv_status xconv_devices_list(xconv_device_list *list);
 
+// Lists the devices of the backends whose XCONV_BACKEND_BIT is set in `backends` only (starting
+// a backend costs time: CUDA's cuInit, every OpenCL platform's driver); the others record
+// "not listed". Selectors that name a backend ("opencl:1") select in such a list as in a full
+// one. Returns XCONV_OK.
+xconv_status xconv_devices_list_backends(xconv_device_list *list, unsigned backends);
+
 // Finds the device that `selector` names in list: a global index ("0"), a backend and index
 // ("opencl:1", "cuda:0") or a case-insensitive substring of the name, platform, vendor or
 // version ("pocl", "h100"); NULL or "" picks the first GPU, else the first CPU device. Returns
@@ -294,6 +301,19 @@ void xconv_device_label(const xconv_device_info *info, char *buf, size_t len);
 
 // Waits until everything enqueued on the device has finished; returns its status.
 xconv_status xconv_device_wait(xconv_device *dev, xconv_error *err);
+
+// A fault that breaks the device's context for good (a kernel's illegal address on CUDA, a lost
+// device on OpenCL) fails the call that meets it with XCONV_ERR_DEVICE_LOST, and the library
+// rebuilds the context at once: buffers made before are lost (any use of them fails with
+// XCONV_ERR_DEVICE_LOST; destroying them is still fine), plans stay valid and build their
+// programs again when they next run. Returns how many times dev's context was rebuilt since it
+// was opened: a caller compares it with the count when it uploaded its data.
+unsigned xconv_device_resets(const xconv_device *dev);
+
+// Writes the versions of the software dev runs on into buf (len bytes): the OpenCL platform's
+// and CLBlast's, or the CUDA driver's, NVRTC's, cuBLAS's and cuDNN's (loading those libraries
+// to ask them); "" when the backend says nothing. Returns the length written.
+int xconv_device_libraries(xconv_device *dev, char *buf, size_t len);
 
 // Returns the milliseconds spent building programs on dev since it was opened or last reset.
 double xconv_device_compile_ms(const xconv_device *dev);
@@ -395,11 +415,9 @@ typedef struct xconv_tensors {
     xconv_buffer *workspace;  // xconv_plan_workspace_size bytes, NULL when 0
 } xconv_tensors;
 
-// Plans p on dev with variant `variant`: a registry name, or "auto", for now a fixed rule (the
-// first of these that plans): on CPUs direct_const (filters in constant memory), else
-// im2col_gemm; on GPUs gemm_1x1 for 1x1 stride-1 unpadded problems, then implicit_precomp for
-// products of at least 32 output channels per group, 64 taps and 1e8 FLOPs, else
-// direct_regblock; direct_naive last. opts NULL: defaults.
+// Plans p on dev with variant `variant`: a registry name, or "auto" (xconv_auto_choose: the
+// device's find-db record for p when a cache with one is attached, else the rules of
+// docs/find.md). opts NULL: defaults.
 // Builds nothing (see xconv_plan_prepare). Returns NULL with XCONV_ERR_NOT_APPLICABLE and the
 // reason when the variant does not apply, or another status.
 xconv_plan *xconv_plan_create(xconv_device *dev, const xconv_problem *p, const char *variant,
@@ -467,6 +485,179 @@ xconv_status xconv_convolve(xconv_device *dev, const xconv_problem *p, const cha
                             const float *x, const float *w, float *y, xconv_error *err);
 
 // ---------------------------------------------------------------------------------------------
+// Tuning and the automatic choice (docs/find.md)
+
+// One point of a variant's tuning space: the planning options that force one tiling or set of
+// tiles (strings in the syntax of xconv_plan_options; "" leaves the planner's own choice).
+typedef struct xconv_tuning {
+    char direct_tiling[160];  // for xconv_plan_options.direct_tiling
+    char gemm_tiles[64];      // for xconv_plan_options.gemm_tiles
+} xconv_tuning;
+
+// Fills out (at most max) with the tunings of v worth timing for p on dev, the planner's own
+// choice first and the rest in the order of its model; returns their count, 0 when v has no
+// tuning space or does not apply.
+int xconv_variant_tunings(const xconv_variant *v, const xconv_device *dev,
+                          const xconv_problem *p, xconv_tuning *out, int max);
+
+// Points the fields of *opts that tuning forces at its strings (tuning must outlive opts' use);
+// fields tuning leaves "" keep their value.
+void xconv_tuning_apply(const xconv_tuning *tuning, xconv_plan_options *opts);
+
+// Returns true when "auto" and find may choose v: every family but "reference" and "peer" (the
+// vendors' libraries are measured against, not chosen).
+bool xconv_variant_auto_eligible(const xconv_variant *v);
+
+// Where "auto" took its choice from.
+typedef enum xconv_auto_source {
+    XCONV_AUTO_RULES = 0,     // the rules: no find-db, or no usable record for the shape
+    XCONV_AUTO_DB = 1,        // a record made under this driver, xconv version and kernels
+    XCONV_AUTO_DB_STALE = 2,  // a record made under others, used under XCONV_CACHE_TRUST_STALE
+} xconv_auto_source;
+
+// Returns "rules", "find-db" or "find-db (stale)".
+const char *xconv_auto_source_name(xconv_auto_source source);
+
+// What "auto" chose for one problem on one device, and why.
+typedef struct xconv_auto_info {
+    const xconv_variant *variant;  // the variant it plans
+    xconv_auto_source source;
+    xconv_tuning tuning;           // the find-db winner's tuning ("" fields: planner's own)
+    double db_ms;                  // the winner's time in the record (0 from the rules)
+    bool stale_ignored;            // a stale record exists and was not used (re-time it)
+    char why[512];                 // one line for explain and records
+} xconv_auto_info;
+
+// Says what "auto" plans for p on dev under opts (NULL: defaults): the fastest passing entry of
+// the device's find-db record for p that plans, when dev has a cache attached with a usable
+// record (fresh, or stale under XCONV_CACHE_TRUST_STALE), else the first variant of the rules
+// (host/variant_auto.c, docs/find.md) that applies and plans. Returns XCONV_OK and fills *out,
+// or XCONV_ERR_NOT_APPLICABLE when no variant plans p.
+xconv_status xconv_auto_choose(xconv_device *dev, const xconv_problem *p,
+                               const xconv_plan_options *opts, xconv_auto_info *out,
+                               xconv_error *err);
+
+// Fills *out with what "auto" chose for plan; returns false (leaving *out alone) when plan was
+// made for a variant named explicitly.
+bool xconv_plan_auto_info(const xconv_plan *plan, xconv_auto_info *out);
+
+// ---------------------------------------------------------------------------------------------
+// The cache on disk: compiled kernels and the find-db (docs/find.md)
+
+typedef struct xconv_cache xconv_cache;  // one folder, shared by processes and threads
+
+enum {
+    XCONV_CACHE_NO_KERNELS = 1u << 0,   // build every program from source, keep no binaries
+    XCONV_CACHE_NO_FIND_DB = 1u << 1,   // "auto" uses the rules only
+    XCONV_CACHE_TRUST_STALE = 1u << 2,  // "auto" also uses records made under another driver,
+                                        // xconv version or kernel sources (said in its why)
+};
+
+// Opens the cache in folder dir (made, with its parents, when missing) with XCONV_CACHE_* flags.
+// Returns NULL with XCONV_ERR_IO when the folder cannot be made or written.
+xconv_cache *xconv_cache_open(const char *dir, unsigned flags, xconv_error *err);
+
+// Closes a cache (devices it is attached to must be closed or detached first); NULL is ignored.
+void xconv_cache_close(xconv_cache *cache);
+
+// Returns the cache's folder and its flags.
+const char *xconv_cache_dir(const xconv_cache *cache);
+unsigned xconv_cache_flags(const xconv_cache *cache);
+
+// What a cache did since it was opened.
+typedef struct xconv_cache_stats {
+    int kernel_hits;     // programs made from a stored binary
+    int kernel_misses;   // programs built from source (their binaries then stored)
+    int kernel_rejects;  // stored binaries that did not match or load: rebuilt and replaced
+    int db_reads;        // times the find-db file was read and parsed
+} xconv_cache_stats;
+
+// Fills *out with the cache's counts.
+void xconv_cache_get_stats(xconv_cache *cache, xconv_cache_stats *out);
+
+// Moves the warnings collected since the last call (a corrupted find-db set aside, a file that
+// could not be written) into buf (len bytes), one a line, "" when there are none; returns how
+// many there were. The library never prints them: its caller does.
+int xconv_cache_take_warnings(xconv_cache *cache, char *buf, size_t len);
+
+// Removes every stored binary; *removed (when not NULL) gets their number. Returns XCONV_OK or
+// XCONV_ERR_IO.
+xconv_status xconv_cache_clear_kernels(xconv_cache *cache, int *removed, xconv_error *err);
+
+// Attaches cache to dev (NULL detaches): dev's programs are then loaded from and stored in it,
+// and "auto" on dev reads its find-db. The cache must stay open while it is attached.
+void xconv_device_set_cache(xconv_device *dev, xconv_cache *cache);
+
+// Returns the hash of every embedded kernel source and the dialect (16 hex digits). Find-db
+// records and binaries made under other sources are stale.
+const char *xconv_kernels_hash(void);
+
+// One timed candidate of a find: a variant under one tuning, and how it did.
+typedef struct xconv_find_entry {
+    char variant[48];
+    xconv_tuning tuning;
+    bool passed;               // within its accuracy threshold: only passing entries can win
+    double median_ms;          // device time per run (0: not timed)
+    double max_err;            // largest normalised error against the float64 reference
+    double threshold;          // the variant's accuracy threshold
+    uint64_t workspace_bytes;
+    char notes[64];            // the variant's numerical notes ("winograd", "split-k ...")
+} xconv_find_entry;
+
+// One record of the find-db: the ranking of one shape on one device, under one key.
+typedef struct xconv_find_record {
+    char backend[16];          // "opencl", "cuda"
+    char device[256];          // the device's name
+    char driver[128];          // its driver version
+    char xconv[32];            // XCONV_VERSION
+    char kernels[24];          // xconv_kernels_hash()
+    char shape[256];           // the canonical SPEC (xconv_shape_format)
+    char mode[16];             // how it was found: "normal" or "exhaustive"
+    char date[32];             // when, ISO 8601 UTC
+    int count;                 // entries: passing ones fastest first, then the rest
+    xconv_find_entry *entries; // owned by the record (xconv_find_record_free)
+} xconv_find_record;
+
+// Fills rec's key (backend, device, driver, xconv, kernels, shape) for p on the device info
+// describes, and empties its entries.
+void xconv_find_record_key(const xconv_device_info *info, const xconv_problem *p,
+                           xconv_find_record *rec);
+
+// Returns true when rec was made under the driver info reports, this xconv version and these
+// kernel sources; false for a stale record.
+bool xconv_find_record_fresh(const xconv_find_record *rec, const xconv_device_info *info);
+
+// Frees a record's entries (the record itself belongs to the caller); NULL is ignored.
+void xconv_find_record_free(xconv_find_record *rec);
+
+// Frees an array of count records from xconv_find_db_list; NULL is ignored.
+void xconv_find_records_free(xconv_find_record *recs, int count);
+
+// Stores rec in cache's find-db, replacing the record of the same key (backend, device, driver,
+// xconv, kernels, shape). Records other processes stored meanwhile are kept: the file is merged
+// under a lock and replaced atomically. Returns XCONV_OK, XCONV_ERR_INVALID for a record
+// without a key, or XCONV_ERR_IO.
+xconv_status xconv_find_db_store(xconv_cache *cache, const xconv_find_record *rec,
+                                 xconv_error *err);
+
+// Looks up p's record for the device info describes: a fresh one, else (*stale true) the
+// newest stale one, copied into *out (free with xconv_find_record_free). Returns XCONV_OK, or
+// XCONV_ERR_NOT_FOUND when there is none (or the cache has XCONV_CACHE_NO_FIND_DB).
+xconv_status xconv_find_db_lookup(xconv_cache *cache, const xconv_device_info *info,
+                                  const xconv_problem *p, xconv_find_record *out, bool *stale,
+                                  xconv_error *err);
+
+// Copies every record into a new array *out of *count (free with xconv_find_records_free).
+// Returns XCONV_OK (an empty or missing db gives 0 records) or XCONV_ERR_OUT_OF_MEMORY.
+xconv_status xconv_find_db_list(xconv_cache *cache, xconv_find_record **out, int *count,
+                                xconv_error *err);
+
+// Removes the records of devices named `device` (NULL: every record); *removed (when not NULL)
+// gets their number. Returns XCONV_OK or XCONV_ERR_IO.
+xconv_status xconv_find_db_clear(xconv_cache *cache, const char *device, int *removed,
+                                 xconv_error *err);
+
+// ---------------------------------------------------------------------------------------------
 // The float64 reference (to check results against)
 
 // Computes p in float64 on the host: y64[i] = the sum of x*w over output element i's terms,
@@ -503,6 +694,31 @@ typedef struct xconv_timing {
 xconv_status xconv_device_measure(xconv_device *dev, xconv_enqueue_fn enqueue, void *user,
                                   int warmup, int repeat, xconv_timing *out, double *samples,
                                   xconv_error *err);
+
+// ---------------------------------------------------------------------------------------------
+// Peaks: the device's limits, measured with xconv's own micro-kernels (cl/peak_*.cl)
+
+// What xconv_peaks_measure found. Each figure comes from the fastest of the timed runs.
+typedef struct xconv_peaks {
+    double fp32_gflops;        // fp32 FMA throughput, GFLOP/s (an FMA counts 2 FLOPs)
+    double gbps;               // copy bandwidth: bytes read plus bytes written over time, GB/s
+    double gbps_read;          // read-only bandwidth, GB/s
+    xconv_timing fma, copy, read;  // the timings of the three micro-kernels
+    double fma_flops;          // FLOPs of one FMA run
+    double copy_bytes;         // bytes one copy run moves (read + written)
+    double read_bytes;         // bytes one read run reads
+    size_t fma_items;          // work-items of the FMA kernel
+    int fma_iters;             // its iterations per work-item (calibrated to a run of ~20 ms)
+    size_t work_group;         // work-group size of all three
+} xconv_peaks;
+
+// Measures dev's fp32 FMA throughput and its memory bandwidth (a copy, and reads alone) with
+// xconv's own kernels, sized from the device's limits (compute units, work-group size, memory,
+// cache) and timed with xconv_device_measure: 2 warm-up and `repeat` timed runs each. Fills
+// *out and returns XCONV_OK, XCONV_ERR_INVALID for repeat < 1, or the first failure (a build,
+// an allocation past the device's memory, a launch).
+xconv_status xconv_peaks_measure(xconv_device *dev, int repeat, xconv_peaks *out,
+                                 xconv_error *err);
 
 // ---------------------------------------------------------------------------------------------
 // SGEMM on raw row-major matrices: ours (cl/sgemm.cl) or the vendor's (CLBlast, cuBLAS)

@@ -1,0 +1,310 @@
+// SPDX-License-Identifier: MIT
+// `xconv find`: time the variants for shapes on devices and keep each ranking in the find-db;
+// --list, --clear and --clear-kernels look after the cache.
+#include <stdlib.h>
+#include <string.h>
+
+#include "../validate/find.h"
+#include "cli.h"
+#include "stream.h"
+
+// ---------------------------------------------------------------------------------------------
+// Printing
+
+// Prints a ranking: passing entries fastest first, then the rest.
+static void print_ranking(const xconv_find_record *rec)
+{
+    printf("  %-4s %-20s %10s %10s %12s  %s\n", "rank", "variant", "ms", "error", "workspace",
+           "tuning, notes");
+    for (int i = 0; i < rec->count; i++) {
+        const xconv_find_entry *e = &rec->entries[i];
+        char rank[16] = "-", ms[32] = "fail", tuning[320];
+        if (e->passed) {
+            snprintf(rank, sizeof rank, "%d", i + 1);
+            snprintf(ms, sizeof ms, "%.4f", e->median_ms);
+        }
+        snprintf(tuning, sizeof tuning, "%s%s%s%s%s", e->tuning.direct_tiling,
+                 e->tuning.direct_tiling[0] && e->tuning.gemm_tiles[0] ? " " : "",
+                 e->tuning.gemm_tiles, e->notes[0] && (e->tuning.direct_tiling[0] ||
+                 e->tuning.gemm_tiles[0]) ? "; " : "", e->notes);
+        printf("  %-4s %-20s %10s %10.3g %12llu  %s\n", rank, e->variant, ms, e->max_err,
+               (unsigned long long)e->workspace_bytes, tuning);
+    }
+}
+
+// Prints on stderr a line per run find makes (--verbose, failures and errors), else the run it
+// is at over the last one.
+static void progress(void *user, const xconv_record *r)
+{
+    const cli_options *opts = user;
+    if (opts->verbose || r->outcome == XCONV_OUTCOME_FAIL || r->outcome == XCONV_OUTCOME_ERROR)
+        fprintf(stderr, "\r  %-20s %-5s %10.4f ms  %s\n", r->variant,
+                xconv_outcome_name(r->outcome), r->median_ms, r->note);
+    else
+        fprintf(stderr, "\r  %-20s %-5s %10.4f ms", r->variant, xconv_outcome_name(r->outcome),
+                r->median_ms);
+}
+
+// ---------------------------------------------------------------------------------------------
+// --list and --clear
+
+// Writes into buf whether rec is fresh for a device of list with its backend and name.
+static void record_state(const xconv_find_record *rec, const xconv_device_list *list, char *buf,
+                         size_t len)
+{
+    snprintf(buf, len, "no such device");
+    for (int i = 0; i < list->count; i++) {
+        const xconv_device_info *d = &list->devices[i];
+        if (strcmp(xconv_backend_name(d->backend), rec->backend) || strcmp(d->name, rec->device))
+            continue;
+        if (xconv_find_record_fresh(rec, d)) {
+            snprintf(buf, len, "fresh");
+            return;
+        }
+        snprintf(buf, len, "stale (%s%s%s)", strcmp(rec->driver, d->driver) ? "driver " : "",
+                 strcmp(rec->xconv, XCONV_VERSION) ? "xconv " : "",
+                 strcmp(rec->kernels, xconv_kernels_hash()) ? "kernels" : "");
+    }
+}
+
+// Prints every record of the find-db with its state for the devices present.
+static int list_db(const cli_options *opts, xconv_cache *cache)
+{
+    static xconv_error err;
+    xconv_find_record *recs = NULL;
+    int count = 0;
+    if (xconv_find_db_list(cache, &recs, &count, &err) != XCONV_OK) {
+        cli_print_error("find --list", &err);
+        return CLI_FAILED;
+    }
+    xconv_device_list *list = calloc(1, sizeof *list);
+    if (list)
+        xconv_devices_list(list);
+    printf("%d record(s) in %s/find.db\n", count, xconv_cache_dir(cache));
+    for (int i = 0; i < count; i++) {
+        const xconv_find_record *r = &recs[i];
+        char state[64] = "";
+        if (list)
+            record_state(r, list, state, sizeof state);
+        const xconv_find_entry *best = r->count && r->entries[0].passed ? &r->entries[0] : NULL;
+        printf("%s %s | %s | %s find %s | %s", r->backend, r->device, r->shape, r->mode, r->date,
+               state);
+        if (best)
+            printf(" | %s %.4f ms", best->variant, best->median_ms);
+        else
+            printf(" | nothing passed");
+        printf("\n");
+        if (opts->verbose)
+            print_ranking(r);
+    }
+    free(list);
+    xconv_find_records_free(recs, count);
+    return CLI_OK;
+}
+
+// Removes the records of the --device devices (none: all of them).
+static int clear_db(const cli_options *opts, xconv_cache *cache)
+{
+    static xconv_error err;
+    int total = 0, removed = 0, rc = CLI_OK;
+    if (!opts->ndevices) {
+        if (xconv_find_db_clear(cache, NULL, &total, &err) != XCONV_OK)
+            rc = CLI_FAILED;
+    } else {
+        xconv_device_list *list = calloc(1, sizeof *list);
+        int indices[CLI_MAX_LIST], n = 0;
+        rc = list ? cli_select_devices(opts, list, indices, &n) : CLI_FAILED;
+        for (int i = 0; rc == CLI_OK && i < n; i++, total += removed)
+            if (xconv_find_db_clear(cache, list->devices[indices[i]].name, &removed, &err))
+                rc = CLI_FAILED;
+        free(list);
+    }
+    if (rc == CLI_FAILED && err.msg[0])
+        cli_print_error("find --clear", &err);
+    else if (rc == CLI_OK)
+        printf("removed %d record(s) from %s/find.db\n", total, xconv_cache_dir(cache));
+    return rc;
+}
+
+// Removes the compiled kernels.
+static int clear_kernels(xconv_cache *cache)
+{
+    static xconv_error err;
+    int removed = 0;
+    if (xconv_cache_clear_kernels(cache, &removed, &err) != XCONV_OK) {
+        cli_print_error("find --clear-kernels", &err);
+        return CLI_FAILED;
+    }
+    printf("removed %d compiled kernel(s) from %s/kernels\n", removed, xconv_cache_dir(cache));
+    return CLI_OK;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Finding
+
+// How a find of `mode` treats the record the db holds for the shape: returns true (after saying
+// why) when it is kept and the shape is not timed again.
+static bool keep_record(const cli_options *opts, xconv_cache *cache, const xconv_device *dev,
+                        const xconv_problem *p, xconv_find_mode mode)
+{
+    static xconv_error err;
+    xconv_find_record rec;
+    bool stale = false;
+    if (opts->force ||
+        xconv_find_db_lookup(cache, xconv_device_get_info(dev), p, &rec, &stale, &err) != XCONV_OK)
+        return false;
+    xconv_find_mode had = XCONV_FIND_NORMAL;
+    xconv_find_mode_parse(rec.mode, &had);
+    const char *best = rec.count && rec.entries[0].passed ? rec.entries[0].variant : "nothing";
+    bool keep = stale ? (xconv_cache_flags(cache) & XCONV_CACHE_TRUST_STALE) != 0 : had >= mode;
+    if (keep)
+        printf("  %s record (%s find of %s): %s; kept%s\n", stale ? "stale" : "fresh", rec.mode,
+               rec.date, best, stale ? " (--find=trust)" : " (--force times it again)");
+    else if (stale)
+        printf("  stale record (made under driver '%s', xconv %s, kernels %s): timed again\n",
+               rec.driver, rec.xconv, rec.kernels);
+    xconv_find_record_free(&rec);
+    return keep;
+}
+
+// Finds one shape on dev (or, mode fast, says what auto chooses); returns 0 or CLI_FAILED.
+static int find_shape(const cli_options *opts, const xconv_find_opts *fopts, xconv_device *dev,
+                      xconv_cache *cache, const cli_shape *shape, xconv_record_list *records)
+{
+    static xconv_error err;
+    char spec[256];
+    xconv_shape_format(&shape->problem, spec, sizeof spec);
+    printf("%s%s%s\n", shape->name, shape->name[0] ? " " : "", spec);
+    if (fopts->mode == XCONV_FIND_FAST) {
+        xconv_auto_info info;
+        if (xconv_auto_choose(dev, &shape->problem, &fopts->harness.plan, &info, &err)) {
+            cli_print_error("auto", &err);
+            return CLI_FAILED;
+        }
+        printf("  auto: %s (%s)\n", xconv_variant_get_info(info.variant)->name, info.why);
+        return CLI_OK;
+    }
+    if (keep_record(opts, cache, dev, &shape->problem, fopts->mode))
+        return CLI_OK;
+    xconv_find_record rec;
+    xconv_find_summary sum;
+    xconv_status st = xconv_find_run(dev, &shape->problem, shape->name, fopts, &rec, records,
+                                     progress, (void *)opts, &sum, &err);
+    fprintf(stderr, "\r%60s\r", "");
+    if (st == XCONV_OK && rec.count > 0)
+        st = xconv_find_db_store(cache, &rec, &err);
+    if (st != XCONV_OK) {
+        cli_print_error(spec, &err);
+        return CLI_FAILED;
+    }
+    printf("  %s find: %d run(s), %d of them tunings, in %.1f s%s\n",
+           xconv_find_mode_name(fopts->mode), sum.runs, sum.tunings, sum.seconds,
+           sum.budget_reached ? " (the tuning budget ran out)" : "");
+    print_ranking(&rec);
+    bool passed = rec.count > 0 && rec.entries[0].passed;
+    xconv_find_record_free(&rec);
+    if (!passed)
+        fprintf(stderr, "xconv find: %s: no variant passed its check\n", spec);
+    return passed ? CLI_OK : CLI_FAILED;
+}
+
+// Fills *fopts from the command line; returns 0 or CLI_USAGE after printing why.
+static int find_options(const cli_options *opts, xconv_find_opts *fopts)
+{
+    xconv_find_opts_default(fopts);
+    if (opts->find_mode && !xconv_find_mode_parse(opts->find_mode, &fopts->mode)) {
+        fprintf(stderr, "xconv find: --mode takes fast, normal or exhaustive, not '%s'\n",
+                opts->find_mode);
+        return CLI_USAGE;
+    }
+    if (opts->repeat < 1) {
+        fprintf(stderr, "xconv find: --repeat must be at least 1\n");
+        return CLI_USAGE;
+    }
+    fopts->harness.seed = opts->seed;
+    fopts->harness.repeat = opts->repeat;
+    fopts->harness.warmup = opts->warmup;
+    fopts->harness.host_ref_max_gflop = opts->host_ref_gflop;
+    fopts->budget_s = opts->budget;
+    cli_plan_options(&fopts->harness.plan);
+    return 0;
+}
+
+// Finds every shape on every device, then writes --json and --csv.
+static int find_all(const cli_options *opts, xconv_cache *cache)
+{
+    xconv_find_opts fopts;
+    cli_shape *shapes = calloc(CLI_MAX_SHAPES, sizeof *shapes);
+    xconv_device_list *list = calloc(1, sizeof *list);
+    int nshapes = 0, indices[CLI_MAX_LIST], ndevices = 0;
+    int rc = shapes && list ? find_options(opts, &fopts) : CLI_FAILED;
+    if (!rc)
+        rc = cli_collect_shapes(opts, NULL, shapes, &nshapes);
+    if (!rc && nshapes == 0) {
+        fprintf(stderr, "xconv find: give --suite, --shape, --shapes or --random (or --list, "
+                        "--clear)\n");
+        rc = CLI_USAGE;
+    }
+    if (!rc)
+        rc = cli_select_devices(opts, list, indices, &ndevices);
+    cli_output json, csv;  // checked before any work, written at the end
+    if (!rc)
+        rc = cli_records_outputs_check(opts, &json, &csv);
+    xconv_record_list records;
+    xconv_record_list_init(&records, opts->argc, opts->argv);
+    static xconv_error err;
+    int failed = 0;
+    for (int d = 0; !rc && d < ndevices; d++) {
+        char label[320];
+        xconv_device_label(&list->devices[indices[d]], label, sizeof label);
+        xconv_device *dev = xconv_device_open_info(&list->devices[indices[d]], &err);
+        if (!dev) {
+            cli_print_error(label, &err);
+            failed++;
+            continue;
+        }
+        xconv_device_set_cache(dev, cache);
+        printf("%s: %s find of %d shape(s)\n", label, xconv_find_mode_name(fopts.mode), nshapes);
+        for (int s = 0; s < nshapes; s++) {
+            failed += find_shape(opts, &fopts, dev, cache, &shapes[s], &records) != CLI_OK;
+            cli_cache_print_warnings(cache);
+        }
+        xconv_device_close(dev);
+    }
+    if (!rc && records.count && cli_write_records(&records, opts))
+        rc = CLI_FAILED;
+    xconv_record_list_free(&records);
+    free(shapes);
+    free(list);
+    return rc ? rc : failed ? CLI_FAILED : CLI_OK;
+}
+
+int cmd_find(const cli_options *opts)
+{
+    unsigned flags = 0;
+    if (opts->list + opts->clear + opts->clear_kernels > 1) {
+        fprintf(stderr, "xconv find: one of --list, --clear and --clear-kernels at a time\n");
+        return CLI_USAGE;
+    }
+    if (cli_find_policy(opts, false, &flags))
+        return CLI_USAGE;
+    if (flags & XCONV_CACHE_NO_FIND_DB) {
+        fprintf(stderr, "xconv find: --find=off leaves nothing to find into\n");
+        return CLI_USAGE;
+    }
+    char dir[4096];
+    static xconv_error err;
+    xconv_cache *cache = cli_cache_folder(dir, sizeof dir) ? xconv_cache_open(dir, flags, &err)
+                                                            : NULL;
+    if (!cache) {
+        fprintf(stderr, "xconv find: %s\n", cli_cache_folder(dir, sizeof dir)
+                ? err.msg : "no cache folder (XCONV_CACHE_DIR is none, or HOME is not set)");
+        return CLI_FAILED;
+    }
+    int rc = opts->list ? list_db(opts, cache)
+             : opts->clear ? clear_db(opts, cache)
+             : opts->clear_kernels ? clear_kernels(cache)
+                                   : find_all(opts, cache);
+    cli_cache_close(cache);
+    return rc;
+}

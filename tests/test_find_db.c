@@ -1,0 +1,433 @@
+// SPDX-License-Identifier: MIT
+// Tests of the find-db and "auto" without a device (planning alone on a CPU-like description):
+// the file format, fresh and stale records, auto from the db or the rules, corrupted and cut-off
+// files set aside with their good records kept, and processes storing at once losing nothing.
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cache.h"
+#include "check.h"
+#include "find_db.h"
+#include "variant.h"
+
+// ---------------------------------------------------------------------------------------------
+// Fixtures
+
+// A CPU-like device (PoCL's figures) that only plans: no backend, no context.
+static xconv_device_info cpu_info(void)
+{
+    xconv_device_info info;
+    memset(&info, 0, sizeof info);
+    info.backend = XCONV_BACKEND_OPENCL;
+    info.is_cpu = true;
+    snprintf(info.name, sizeof info.name, "test CPU | with %% odd\tcharacters");
+    snprintf(info.driver, sizeof info.driver, "1.0");
+    info.native_float_width = 16;
+    info.compute_units = 2;
+    info.local_mem_bytes = 1024 * 1024;
+    info.const_mem_bytes = 1024 * 1024;
+    info.max_work_group_size = 4096;
+    info.max_work_item_sizes[0] = info.max_work_item_sizes[1] = 4096;
+    info.max_work_item_sizes[2] = 4096;
+    info.preferred_multiple = 8;
+    info.max_alloc_bytes = 1ull << 30;
+    info.global_mem_bytes = 1ull << 32;
+    return info;
+}
+
+static char folder[256];
+
+// Makes a fresh cache folder under /tmp; returns its cache.
+static xconv_cache *fresh_cache(unsigned flags)
+{
+    snprintf(folder, sizeof folder, "/tmp/xconv_test_find_db.XXXXXX");
+    CHECK(mkdtemp(folder) != NULL);
+    xconv_error err;
+    xconv_cache *cache = xconv_cache_open(folder, flags, &err);
+    CHECK_MSG(cache != NULL, "%s", err.msg);
+    return cache;
+}
+
+// Removes the folder fresh_cache made.
+static void remove_folder(void)
+{
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", folder);
+    CHECK(system(cmd) == 0);
+}
+
+static xconv_problem shape(const char *spec)
+{
+    xconv_problem p;
+    xconv_error err;
+    CHECK(xconv_shape_parse(spec, &p, &err) == XCONV_OK);
+    return p;
+}
+
+// A record of p on info ranking `winner` first (with tiles when not NULL) and `other` second.
+static void make_record(const xconv_device_info *info, const xconv_problem *p,
+                        const char *winner, const char *tiles, const char *other,
+                        xconv_find_record *rec)
+{
+    xconv_find_record_key(info, p, rec);
+    snprintf(rec->mode, sizeof rec->mode, "normal");
+    rec->entries = calloc(3, sizeof *rec->entries);
+    rec->count = 3;
+    snprintf(rec->entries[0].variant, sizeof rec->entries[0].variant, "%s", other);
+    rec->entries[0].passed = true;
+    rec->entries[0].median_ms = 2.0;
+    snprintf(rec->entries[1].variant, sizeof rec->entries[1].variant, "%s", winner);
+    rec->entries[1].passed = true;
+    rec->entries[1].median_ms = 1.0;
+    rec->entries[1].workspace_bytes = 123456789012ull;
+    snprintf(rec->entries[1].notes, sizeof rec->entries[1].notes, "a|b%%c");
+    if (tiles)
+        snprintf(rec->entries[1].tuning.gemm_tiles, sizeof rec->entries[1].tuning.gemm_tiles,
+                 "%s", tiles);
+    snprintf(rec->entries[2].variant, sizeof rec->entries[2].variant, "direct_naive");
+    rec->entries[2].passed = false;  // fastest of all, but wrong: never chosen
+    rec->entries[2].median_ms = 0.5;
+    rec->entries[2].max_err = 1.0;
+}
+
+// Writes text to the cache's find.db as is.
+static void write_db_text(const char *text)
+{
+    char path[400];
+    snprintf(path, sizeof path, "%s/find.db", folder);
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+}
+
+// Returns how many files in the cache folder start with find.db.corrupt-.
+static int corrupt_files(void)
+{
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "ls '%s' | grep -c '^find.db.corrupt-'", folder);
+    FILE *f = popen(cmd, "r");
+    int n = -1;
+    if (f) {
+        if (fscanf(f, "%d", &n) != 1)
+            n = -1;
+        pclose(f);
+    }
+    return n;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The format
+
+static void test_format(void)
+{
+    xconv_device_info info = cpu_info();
+    xconv_problem p = shape("n=2,c=3,h=9,w=11,k=4,r=3,pad=1");
+    xconv_find_record rec;
+    make_record(&info, &p, "im2col_gemm", "32,64,16,4,8,4,4", "direct_tiled", &rec);
+    snprintf(rec.date, sizeof rec.date, "2024-01-02T03:04:05Z");
+    char *text = xconv_find_db_format(&rec, 1);
+    CHECK(text && strncmp(text, XCONV_FIND_DB_HEADER, strlen(XCONV_FIND_DB_HEADER)) == 0);
+    CHECK(text && strchr(text + strlen(XCONV_FIND_DB_HEADER), '\n') ==
+                      text + strlen(text) - 1);  // one line a record, tabs and bars escaped
+    xconv_find_record *back = NULL;
+    int count = 0;
+    char why[256];
+    CHECK(text && xconv_find_db_parse(text, strlen(text), &back, &count, why, sizeof why) == 0);
+    CHECK(count == 1);
+    if (count == 1) {
+        CHECK(strcmp(back[0].device, info.name) == 0);
+        CHECK(strcmp(back[0].shape, rec.shape) == 0 && strcmp(back[0].date, rec.date) == 0);
+        CHECK(back[0].count == 3);  // read back ranked: passing ones fastest first
+        CHECK(strcmp(back[0].entries[0].variant, "im2col_gemm") == 0);
+        CHECK(strcmp(back[0].entries[0].notes, "a|b%c") == 0);
+        CHECK(back[0].entries[0].workspace_bytes == 123456789012ull);
+        CHECK(strcmp(back[0].entries[0].tuning.gemm_tiles, "32,64,16,4,8,4,4") == 0);
+        CHECK(strcmp(back[0].entries[1].variant, "direct_tiled") == 0);
+        CHECK(!back[0].entries[2].passed && back[0].entries[2].max_err == 1.0);
+    }
+    xconv_find_records_free(back, count);
+
+    // Problems: a missing key, a bad entry, a cut-off last line; the good record survives.
+    static const char *const bad[] = {
+        "rec\tbackend=opencl\n",
+        "rec\tbackend=opencl\tdevice=d\tdriver=\txconv=0\tkernels=k\tshape=n=1\tmode=normal\t"
+        "date=x\tentry=v|maybe|1|0|0|0|||\n",
+        "garbage line\n",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        size_t len = strlen(text) + strlen(bad[i]) + 1;
+        char *mixed = malloc(len);
+        snprintf(mixed, len, "%s%s", text, bad[i]);
+        CHECK(xconv_find_db_parse(mixed, strlen(mixed), &back, &count, why, sizeof why) == 1);
+        CHECK_MSG(count == 1 && strstr(why, "line 3") != NULL, "%s", why);
+        xconv_find_records_free(back, count);
+        free(mixed);
+    }
+    size_t cut = strlen(text) - 5;  // the record's line loses its end
+    CHECK(xconv_find_db_parse(text, cut, &back, &count, why, sizeof why) == 1);
+    CHECK_CONTAINS(why, "cut off");
+    CHECK(count == 0);
+    xconv_find_records_free(back, count);
+    CHECK(xconv_find_db_parse("not a db\n", 9, &back, &count, why, sizeof why) >= 1);
+    CHECK_CONTAINS(why, "header");
+    xconv_find_records_free(back, count);
+    free(text);
+    xconv_find_record_free(&rec);
+    CHECK(strlen(xconv_kernels_hash()) == 16);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Auto from the db, the rules, fresh and stale records
+
+// Says what auto chose for spec on dev.
+static xconv_auto_info choose(xconv_device *dev, const char *spec)
+{
+    xconv_problem p = shape(spec);
+    xconv_auto_info info;
+    xconv_error err;
+    xconv_status st = xconv_auto_choose(dev, &p, NULL, &info, &err);
+    CHECK_MSG(st == XCONV_OK, "%s", err.msg);
+    return info;
+}
+
+static void test_auto(void)
+{
+    const char *spec = "n=2,c=3,h=9,w=11,k=4,r=3,pad=1";
+    xconv_device dev = {.info = cpu_info()};
+    xconv_error err;
+
+    // No cache: the rules (a CPU: direct_const).
+    xconv_auto_info a = choose(&dev, spec);
+    CHECK(a.source == XCONV_AUTO_RULES && strcmp(a.variant->info.name, "direct_const") == 0);
+    CHECK_CONTAINS(a.why, "rules, line 1");
+
+    // An empty db: the rules, saying the db has no record.
+    xconv_cache *cache = fresh_cache(0);
+    dev.cache = cache;
+    a = choose(&dev, spec);
+    CHECK(a.source == XCONV_AUTO_RULES && !a.stale_ignored);
+    CHECK_CONTAINS(a.why, "no record");
+
+    // A fresh record: its fastest passing entry with its tiles (not the faster failing one).
+    xconv_problem p = shape(spec);
+    xconv_find_record rec;
+    make_record(&dev.info, &p, "im2col_gemm", "32,32,16,4,4,4,4", "direct_tiled", &rec);
+    CHECK(xconv_find_db_store(cache, &rec, &err) == XCONV_OK);
+    a = choose(&dev, spec);
+    CHECK(a.source == XCONV_AUTO_DB && strcmp(a.variant->info.name, "im2col_gemm") == 0);
+    CHECK(strcmp(a.tuning.gemm_tiles, "32,32,16,4,4,4,4") == 0 && a.db_ms == 1.0);
+    xconv_plan *plan = xconv_plan_create(&dev, &p, "auto", NULL, &err);
+    xconv_auto_info from_plan;
+    CHECK(plan && xconv_plan_auto_info(plan, &from_plan) && from_plan.source == XCONV_AUTO_DB);
+    CHECK(plan && strstr(xconv_plan_summary(plan), "32x32 tiles") != NULL);
+    xconv_plan_destroy(plan);
+    plan = xconv_plan_create(&dev, &p, "direct_naive", NULL, &err);
+    CHECK(plan && !xconv_plan_auto_info(plan, &from_plan));
+    xconv_plan_destroy(plan);
+    // Another shape has no record.
+    a = choose(&dev, "n=1,c=3,h=9,w=11,k=4,r=3,pad=1");
+    CHECK(a.source == XCONV_AUTO_RULES);
+
+    // A driver change makes the record stale: not used, and said so; trusted on request.
+    snprintf(dev.info.driver, sizeof dev.info.driver, "2.0");
+    a = choose(&dev, spec);
+    CHECK(a.source == XCONV_AUTO_RULES && a.stale_ignored);
+    CHECK_CONTAINS(a.why, "stale");
+    xconv_cache *trusting = xconv_cache_open(folder, XCONV_CACHE_TRUST_STALE, &err);
+    dev.cache = trusting;
+    a = choose(&dev, spec);
+    CHECK(a.source == XCONV_AUTO_DB_STALE && strcmp(a.variant->info.name, "im2col_gemm") == 0);
+    CHECK_CONTAINS(a.why, "driver '1.0'");
+    xconv_cache *off = xconv_cache_open(folder, XCONV_CACHE_NO_FIND_DB, &err);
+    dev.cache = off;
+    snprintf(dev.info.driver, sizeof dev.info.driver, "1.0");
+    a = choose(&dev, spec);
+    CHECK(a.source == XCONV_AUTO_RULES);
+
+    // A stale record beside a fresh one: lookup prefers the fresh one.
+    xconv_find_record newer;
+    snprintf(dev.info.driver, sizeof dev.info.driver, "2.0");
+    make_record(&dev.info, &p, "implicit_gemm", NULL, "direct_tiled", &newer);
+    CHECK(xconv_find_db_store(cache, &newer, &err) == XCONV_OK);
+    dev.cache = cache;
+    a = choose(&dev, spec);
+    CHECK(a.source == XCONV_AUTO_DB && strcmp(a.variant->info.name, "implicit_gemm") == 0);
+    xconv_find_record *all = NULL;
+    int count = 0;
+    CHECK(xconv_find_db_list(cache, &all, &count, &err) == XCONV_OK && count == 2);
+    xconv_find_records_free(all, count);
+
+    // Storing the same key again replaces it; clearing a device removes its records.
+    CHECK(xconv_find_db_store(cache, &newer, &err) == XCONV_OK);
+    CHECK(xconv_find_db_list(cache, &all, &count, &err) == XCONV_OK && count == 2);
+    xconv_find_records_free(all, count);
+    int removed = 0;
+    CHECK(xconv_find_db_clear(cache, "no such device", &removed, &err) == XCONV_OK);
+    CHECK(removed == 0);
+    CHECK(xconv_find_db_clear(cache, dev.info.name, &removed, &err) == XCONV_OK);
+    CHECK(removed == 2);
+    CHECK(xconv_find_db_list(cache, &all, &count, &err) == XCONV_OK && count == 0);
+    xconv_find_records_free(all, count);
+    xconv_find_record empty = {0};
+    CHECK(xconv_find_db_store(cache, &empty, &err) == XCONV_ERR_INVALID);
+
+    // A record whose passing entries do not plan here (a variant this build lacks, a reference
+    // auto never chooses): the rules, saying why.
+    xconv_find_record odd;
+    make_record(&dev.info, &p, "no_such_variant", NULL, "cpu_ref", &odd);
+    CHECK(xconv_find_db_store(cache, &odd, &err) == XCONV_OK);
+    a = choose(&dev, spec);
+    CHECK(a.source == XCONV_AUTO_RULES);
+    CHECK_CONTAINS(a.why, "no passing entry of the find-db's record plans now");
+    xconv_find_record_free(&odd);
+
+    xconv_find_record_free(&rec);
+    xconv_find_record_free(&newer);
+    xconv_cache_close(trusting);
+    xconv_cache_close(off);
+    xconv_cache_close(cache);
+    remove_folder();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Corrupted files
+
+static void test_corrupted(void)
+{
+    xconv_cache *cache = fresh_cache(0);
+    xconv_device dev = {.info = cpu_info(), .cache = cache};
+    const char *spec = "n=2,c=3,h=9,w=11,k=4,r=3,pad=1";
+    xconv_problem p = shape(spec);
+    xconv_error err;
+    char warnings[4096];
+
+    // Garbage: reported and set aside, never a crash; auto uses the rules.
+    write_db_text("\x01\x02 not a find-db at all \xff\n\n");
+    xconv_auto_info a = choose(&dev, spec);
+    CHECK(a.source == XCONV_AUTO_RULES);
+    CHECK(xconv_cache_take_warnings(cache, warnings, sizeof warnings) == 1);
+    CHECK_CONTAINS(warnings, "corrupted");
+    CHECK(corrupt_files() == 1);
+    CHECK(xconv_cache_take_warnings(cache, warnings, sizeof warnings) == 0);
+
+    // A good record, then a line cut off mid-way (a crash of an editor, not of xconv): the good
+    // record is kept and used, the file set aside once.
+    xconv_find_record rec;
+    make_record(&dev.info, &p, "im2col_gemm", NULL, "direct_tiled", &rec);
+    char *text = xconv_find_db_format(&rec, 1);
+    size_t len = strlen(text) + 64;
+    char *cut = malloc(len);
+    snprintf(cut, len, "%srec\tbackend=opencl\tdevice=x", text);
+    write_db_text(cut);
+    a = choose(&dev, spec);
+    CHECK(a.source == XCONV_AUTO_DB && strcmp(a.variant->info.name, "im2col_gemm") == 0);
+    CHECK(xconv_cache_take_warnings(cache, warnings, sizeof warnings) == 1);
+    CHECK_CONTAINS(warnings, "1 good record");
+    CHECK(corrupt_files() == 2);
+    // The rewritten file is sound: another cache reads it without a warning.
+    xconv_cache *again = xconv_cache_open(folder, 0, &err);
+    dev.cache = again;
+    a = choose(&dev, spec);
+    CHECK(a.source == XCONV_AUTO_DB);
+    CHECK(xconv_cache_take_warnings(again, warnings, sizeof warnings) == 0);
+    // A store into a corrupted file keeps its good records too.
+    write_db_text(cut);
+    xconv_find_record other;
+    xconv_problem q = shape("n=1,c=3,h=9,w=11,k=4,r=3,pad=1");
+    make_record(&dev.info, &q, "direct_tiled", NULL, "direct_const", &other);
+    CHECK(xconv_find_db_store(again, &other, &err) == XCONV_OK);
+    xconv_find_record *all = NULL;
+    int count = 0;
+    CHECK(xconv_find_db_list(again, &all, &count, &err) == XCONV_OK && count == 2);
+    xconv_find_records_free(all, count);
+    CHECK(xconv_cache_take_warnings(again, warnings, sizeof warnings) == 1);
+    CHECK(corrupt_files() == 3);
+
+    free(cut);
+    free(text);
+    xconv_find_record_free(&rec);
+    xconv_find_record_free(&other);
+    xconv_cache_close(again);
+    xconv_cache_close(cache);
+    remove_folder();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Processes storing at once
+
+enum { WRITERS = 4, RECORDS_EACH = 20 };
+
+// A child: stores its records one by one, each through its own cache (as separate commands
+// would); a reader child looks up in a loop and must never see a corrupted file.
+static int child(int id)
+{
+    xconv_error err;
+    xconv_cache *cache = xconv_cache_open(folder, 0, &err);
+    if (!cache)
+        return 2;
+    xconv_device_info info = cpu_info();
+    int failed = 0;
+    for (int i = 0; i < RECORDS_EACH; i++) {
+        char spec[128];
+        snprintf(spec, sizeof spec, "n=%d,c=%d,h=9,w=11,k=4,r=3", 1 + id, 1 + i);
+        xconv_problem p;
+        xconv_shape_parse(spec, &p, &err);
+        if (id == WRITERS) {  // the reader
+            xconv_find_record rec;
+            bool stale;
+            if (xconv_find_db_lookup(cache, &info, &p, &rec, &stale, &err) == XCONV_OK)
+                xconv_find_record_free(&rec);
+            continue;
+        }
+        xconv_find_record rec;
+        make_record(&info, &p, "im2col_gemm", NULL, "direct_tiled", &rec);
+        failed += xconv_find_db_store(cache, &rec, &err) != XCONV_OK;
+        xconv_find_record_free(&rec);
+    }
+    char warnings[4096];
+    failed += xconv_cache_take_warnings(cache, warnings, sizeof warnings);
+    xconv_cache_close(cache);
+    return failed ? 1 : 0;
+}
+
+static void test_concurrent(void)
+{
+    xconv_cache *cache = fresh_cache(0);
+    pid_t pids[WRITERS + 1];
+    for (int id = 0; id <= WRITERS; id++) {
+        pids[id] = fork();
+        if (pids[id] == 0)
+            _exit(child(id));
+        CHECK(pids[id] > 0);
+    }
+    for (int id = 0; id <= WRITERS; id++) {
+        int status = -1;
+        CHECK(pids[id] > 0 && waitpid(pids[id], &status, 0) == pids[id]);
+        CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0, "process %d: status %d", id,
+                  status);
+    }
+    xconv_find_record *all = NULL;
+    int count = 0;
+    xconv_error err;
+    CHECK(xconv_find_db_list(cache, &all, &count, &err) == XCONV_OK);
+    CHECK_MSG(count == WRITERS * RECORDS_EACH, "%d records of %d", count,
+              WRITERS * RECORDS_EACH);
+    xconv_find_records_free(all, count);
+    CHECK(corrupt_files() == 0);
+    xconv_cache_close(cache);
+    remove_folder();
+}
+
+int main(void)
+{
+    test_format();
+    test_auto();
+    test_corrupted();
+    test_concurrent();
+    return check_summary("test_find_db");
+}

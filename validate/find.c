@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: MIT
+// Find on the harness: each eligible variant checked then timed, the contenders' tunings in
+// exhaustive mode within a time budget, one entry per variant (its best tuning) in the record.
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "find.h"
+
+#define MAX_TUNINGS 40
+
+// ---------------------------------------------------------------------------------------------
+// Modes and options
+
+static const char *const mode_names[] = {"fast", "normal", "exhaustive"};
+
+const char *xconv_find_mode_name(xconv_find_mode mode)
+{
+    return mode >= XCONV_FIND_FAST && mode <= XCONV_FIND_EXHAUSTIVE ? mode_names[mode] : "?";
+}
+
+bool xconv_find_mode_parse(const char *name, xconv_find_mode *mode)
+{
+    for (int m = XCONV_FIND_FAST; m <= XCONV_FIND_EXHAUSTIVE; m++) {
+        if (strcmp(name, mode_names[m]) == 0) {
+            *mode = (xconv_find_mode)m;
+            return true;
+        }
+    }
+    return false;
+}
+
+void xconv_find_opts_default(xconv_find_opts *opts)
+{
+    memset(opts, 0, sizeof *opts);
+    opts->mode = XCONV_FIND_NORMAL;
+    xconv_harness_opts_default(&opts->harness);
+    opts->harness.repeat = 10;
+    opts->harness.warmup = 2;
+    opts->budget_s = 60;
+    opts->tune_within = 1.5;
+}
+
+// Returns the host's monotonic clock in seconds.
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+// ---------------------------------------------------------------------------------------------
+// One run
+
+// What a find works on.
+typedef struct find_state {
+    xconv_device *dev;
+    const xconv_problem *p;
+    const xconv_find_opts *opts;
+    xconv_case *c;
+    xconv_record_list *list;
+    xconv_find_progress_fn progress;
+    void *user;
+    xconv_find_summary *summary;
+} find_state;
+
+// Returns the workspace v plans for p under o (0 when it does not plan).
+static uint64_t workspace_of(const find_state *s, const xconv_variant *v,
+                             const xconv_plan_options *o)
+{
+    static _Thread_local xconv_error ignored;
+    xconv_plan *plan = xconv_plan_create(s->dev, s->p, xconv_variant_get_info(v)->name, o,
+                                         &ignored);
+    uint64_t bytes = plan ? xconv_plan_workspace_size(plan) : 0;
+    xconv_plan_destroy(plan);
+    return bytes;
+}
+
+// Runs v under tuning t (NULL: the planner's own) on the case and fills *e; *ran is false when
+// v did not apply. Returns XCONV_OK unless the harness failed.
+static xconv_status try_variant(find_state *s, const xconv_variant *v, const xconv_tuning *t,
+                                xconv_find_entry *e, bool *ran, xconv_error *err)
+{
+    xconv_plan_options o = s->opts->harness.plan;  // what the caller forced stays forced
+    xconv_tuning tuned = {0};
+    if (t) {
+        tuned = *t;
+        if (o.direct_tiling)
+            tuned.direct_tiling[0] = '\0';
+        if (o.gemm_tiles)
+            tuned.gemm_tiles[0] = '\0';
+        xconv_tuning_apply(&tuned, &o);
+    }
+    xconv_case_set_plan_options(s->c, &o);
+    xconv_record local, *r = s->list ? xconv_record_list_add(s->list) : NULL;
+    if (!r)
+        r = &local;
+    xconv_status st = xconv_case_run(s->c, v, r, err);
+    xconv_case_set_plan_options(s->c, &s->opts->harness.plan);
+    *ran = st == XCONV_OK && r->outcome != XCONV_OUTCOME_NOT_APPLICABLE;
+    if (st != XCONV_OK && r != &local)
+        s->list->count--;
+    if (st != XCONV_OK)
+        return st;
+    if (tuned.direct_tiling[0] || tuned.gemm_tiles[0]) {
+        char note[sizeof r->note];
+        snprintf(note, sizeof note, "%s", r->note);
+        snprintf(r->note, sizeof r->note, "tuning %s%s%s; %.*s", tuned.direct_tiling,
+                 tuned.direct_tiling[0] && tuned.gemm_tiles[0] ? " " : "", tuned.gemm_tiles,
+                 (int)sizeof r->note - 240, note);
+    }
+    if (s->progress)
+        s->progress(s->user, r);
+    s->summary->runs += *ran;
+    const xconv_variant_info *info = xconv_variant_get_info(v);
+    memset(e, 0, sizeof *e);
+    snprintf(e->variant, sizeof e->variant, "%s", info->name);
+    e->tuning = tuned;
+    e->passed = r->outcome == XCONV_OUTCOME_PASS && r->repeat > 0 && r->median_ms > 0;
+    e->median_ms = e->passed ? r->median_ms : 0;
+    e->max_err = r->max_norm_err;
+    e->threshold = r->threshold;
+    e->workspace_bytes = *ran ? workspace_of(s, v, &o) : 0;
+    snprintf(e->notes, sizeof e->notes, "%s", info->notes ? info->notes : "");
+    return XCONV_OK;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The passes
+
+// Appends e to rec's entries; returns false without memory.
+static bool add_entry(xconv_find_record *rec, const xconv_find_entry *e)
+{
+    xconv_find_entry *grown = realloc(rec->entries, (size_t)(rec->count + 1) * sizeof *grown);
+    if (!grown)
+        return false;
+    rec->entries = grown;
+    rec->entries[rec->count++] = *e;
+    return true;
+}
+
+// Times every eligible variant with its planner's plan into rec's entries.
+static xconv_status plain_pass(find_state *s, xconv_find_record *rec, xconv_error *err)
+{
+    for (int i = 0; i < xconv_variant_count(); i++) {
+        const xconv_variant *v = xconv_variant_at(i);
+        if (!xconv_variant_auto_eligible(v))
+            continue;
+        xconv_find_entry e;
+        bool ran = false;
+        xconv_status st = try_variant(s, v, NULL, &e, &ran, err);
+        if (st != XCONV_OK)
+            return st;
+        if (ran && !add_entry(rec, &e))
+            return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for a ranking");
+    }
+    return XCONV_OK;
+}
+
+// An entry's index and time, for choosing what to tune.
+typedef struct timed_entry {
+    int index;
+    double ms;
+} timed_entry;
+
+// Orders timed entries fastest first.
+static int by_time(const void *a, const void *b)
+{
+    double ta = ((const timed_entry *)a)->ms, tb = ((const timed_entry *)b)->ms;
+    return ta < tb ? -1 : ta > tb;
+}
+
+// Orders a ranking: passing entries fastest first, then the rest in their order (as the
+// find-db keeps them).
+static int by_rank(const void *pa, const void *pb)
+{
+    const xconv_find_entry *a = pa, *b = pb;
+    if (a->passed != b->passed)
+        return a->passed ? -1 : 1;
+    if (!a->passed)
+        return 0;
+    return a->median_ms < b->median_ms ? -1 : a->median_ms > b->median_ms;
+}
+
+// Times the tunings of each passing variant within tune_within of the fastest, fastest first,
+// until the budget runs out; an entry takes a tuning that beats it.
+static xconv_status tuning_pass(find_state *s, xconv_find_record *rec, double start,
+                                xconv_error *err)
+{
+    timed_entry *order = calloc((size_t)rec->count + 1, sizeof *order);
+    xconv_tuning *tunings = order ? malloc(MAX_TUNINGS * sizeof *tunings) : NULL;
+    if (!tunings) {
+        free(order);
+        return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for tunings");
+    }
+    int n = 0;
+    double best = INFINITY;
+    for (int i = 0; i < rec->count; i++) {
+        if (!rec->entries[i].passed)
+            continue;
+        order[n++] = (timed_entry){i, rec->entries[i].median_ms};
+        best = fmin(best, rec->entries[i].median_ms);
+    }
+    qsort(order, (size_t)n, sizeof order[0], by_time);
+    xconv_status st = XCONV_OK;
+    for (int k = 0; k < n && st == XCONV_OK && !s->summary->budget_reached; k++) {
+        xconv_find_entry *entry = &rec->entries[order[k].index];
+        if (entry->median_ms > best * s->opts->tune_within)
+            break;
+        const xconv_variant *v = xconv_variant_find(entry->variant, NULL);
+        int count = v ? xconv_variant_tunings(v, s->dev, s->p, tunings, MAX_TUNINGS) : 0;
+        for (int j = 1; j < count && st == XCONV_OK; j++) {  // 0: the planner's, timed already
+            if (now_s() - start > s->opts->budget_s) {
+                s->summary->budget_reached = true;
+                break;
+            }
+            xconv_find_entry e;
+            bool ran = false;
+            st = try_variant(s, v, &tunings[j], &e, &ran, err);
+            s->summary->tunings += ran;
+            if (st == XCONV_OK && e.passed && e.median_ms < entry->median_ms)
+                *entry = e;
+        }
+    }
+    free(tunings);
+    free(order);
+    return st;
+}
+
+xconv_status xconv_find_run(xconv_device *dev, const xconv_problem *p, const char *shape_name,
+                            const xconv_find_opts *opts, xconv_find_record *rec,
+                            xconv_record_list *list, xconv_find_progress_fn progress, void *user,
+                            xconv_find_summary *summary, xconv_error *err)
+{
+    xconv_find_summary local = {0};
+    if (!summary)
+        summary = &local;
+    *summary = (xconv_find_summary){0};
+    double start = now_s();
+    xconv_find_record_key(xconv_device_get_info(dev), p, rec);
+    snprintf(rec->mode, sizeof rec->mode, "%s", xconv_find_mode_name(opts->mode));
+    xconv_harness_opts hopts = opts->harness;
+    if (hopts.repeat < 1)
+        hopts.repeat = 1;
+    xconv_case *c = xconv_case_create(dev, p, shape_name, &hopts, err);
+    if (!c)
+        return err->status;
+    find_state s = {.dev = dev, .p = p, .opts = opts, .c = c, .list = list,
+                    .progress = progress, .user = user, .summary = summary};
+    xconv_status st = plain_pass(&s, rec, err);
+    if (st == XCONV_OK && opts->mode == XCONV_FIND_EXHAUSTIVE)
+        st = tuning_pass(&s, rec, now_s(), err);
+    xconv_case_destroy(c);
+    summary->seconds = now_s() - start;
+    if (st != XCONV_OK) {
+        xconv_find_record_free(rec);
+        return st;
+    }
+    qsort(rec->entries, (size_t)rec->count, sizeof *rec->entries, by_rank);
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(rec->date, sizeof rec->date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return XCONV_OK;
+}

@@ -399,6 +399,65 @@ xconv_status xconv_gemm_plan_reduce(const xconv_device_info *info, const xconv_p
 }
 
 // ---------------------------------------------------------------------------------------------
+// The tuning space
+
+// A point of the search space and its modelled cost (for sorting).
+typedef struct space_point {
+    xconv_gemm_tiles tiles;
+    int split;
+    double cost;
+} space_point;
+
+static int by_cost(const void *a, const void *b)
+{
+    const space_point *x = a, *y = b;
+    return x->cost < y->cost ? -1 : x->cost > y->cost;
+}
+
+int xconv_gemm_search_space(const xconv_device_info *info, const xconv_gemm_layout *L,
+                            xconv_gemm_tiles *tiles, int *splits, int max)
+{
+    static const int split_list[] = {1, 2, 3, 4, 6, 8, 12, 16};
+    xconv_gemm_tiles list[64];
+    int small = (int)(sizeof small_tiles / sizeof small_tiles[0]);
+    int ntiles = xconv_gemm_tile_candidates(info, list, 64 - small);
+    for (size_t i = 0; i < sizeof small_tiles / sizeof small_tiles[0]; i++)
+        list[ntiles++] = small_tiles[i];
+    space_point *points = malloc(sizeof *points * (size_t)ntiles * 8);
+    if (!points)
+        return 0;
+    int n = 0;
+    for (int i = 0; i < ntiles; i++) {
+        char why[256];
+        if (!xconv_gemm_tiles_fit(info, &list[i], L->mode, b_vector(L, &list[i]), why,
+                                  sizeof why))
+            continue;
+        for (size_t j = 0; j < sizeof split_list / sizeof split_list[0]; j++) {
+            int split = xconv_gemm_split_normalize(L, &list[i], split_list[j]);
+            bool seen = false;
+            for (int q = 0; q < n && !seen; q++)
+                seen = points[q].split == split &&
+                       memcmp(&points[q].tiles, &list[i], sizeof list[i]) == 0;
+            if (!seen)
+                points[n++] = (space_point){list[i], split, split_cost(info, L, &list[i], split)};
+        }
+    }
+    qsort(points, (size_t)n, sizeof points[0], by_cost);
+    if (n > max)
+        n = max;
+    for (int i = 0; i < n; i++)
+        tiles[i] = points[i].tiles, splits[i] = points[i].split;
+    free(points);
+    return n;
+}
+
+int xconv_gemm_tuning_format(const xconv_gemm_tiles *t, int split, char *buf, size_t len)
+{
+    return snprintf(buf, len, "%d,%d,%d,%d,%d,%d,%d,%d", t->tile_m, t->tile_n, t->tile_k,
+                    t->wpt_m, t->wpt_n, t->vw, t->pad, split < 1 ? 1 : split);
+}
+
+// ---------------------------------------------------------------------------------------------
 // Defines and geometry
 
 // True when every element offset the kernel forms for L stays in the 32-bit index range.

@@ -116,6 +116,17 @@ int xconv_gemm_tile_candidates(const xconv_device_info *info, xconv_gemm_tiles *
 // Writes t as forced tiles "TM,TN,TK,WM,WN,VW,PAD" into buf; returns the length, as snprintf.
 int xconv_gemm_tiles_format(const xconv_gemm_tiles *t, char *buf, size_t len);
 
+// The tuning space of L on info's device: every candidate tile set that fits (those of
+// xconv_gemm_tile_candidates and the small-output ones) with each split of 1, 2, 3, 4, 6, 8, 12
+// and 16 K slices (normalised, duplicates dropped), ordered by the planner's model, cheapest
+// first. Fills tiles[i] and splits[i] (at most max); returns their count.
+int xconv_gemm_search_space(const xconv_device_info *info, const xconv_gemm_layout *L,
+                            xconv_gemm_tiles *tiles, int *splits, int max);
+
+// Writes t and split as forced tiles "TM,TN,TK,WM,WN,VW,PAD,SPLIT" into buf (the form a tuning
+// keeps); returns the length, as snprintf.
+int xconv_gemm_tuning_format(const xconv_gemm_tiles *t, int split, char *buf, size_t len);
+
 // Appends a step labelled `label` running `kernel` of cl/<source>.cl over L's whole extent,
 // with p's defines first (p NULL: none) and then L's and t's (common/xconv_gemm_params.h), into
 // *out. Under split-K (L->split_k > 1) the step writes partials: C is then the workspace region

@@ -287,12 +287,14 @@ static xconv_status plan_implicit_precomp(const xconv_device *dev, const xconv_p
 }
 
 // ---------------------------------------------------------------------------------------------
-// Tuning: the planner's tiles, then every other candidate the variant plans with
+// Tuning: the planner's tiles and split, then the search space in the order of its model
 
-#define GEMM_TUNINGS_MAX 32
+#define GEMM_TUNINGS_MAX 64
 
-// Reads the tiles of plan's first GEMM step into *t; returns false when it has none.
-static bool planned_tiles(const xconv_plan *plan, xconv_gemm_tiles *t)
+// Reads the tiles, the split and the product of plan's first GEMM step into *t, *split and *L
+// (enough of L for the search space: mode, sizes, B's layout); returns false when it has none.
+static bool planned_gemm(const xconv_plan *plan, xconv_gemm_tiles *t, int *split,
+                         xconv_gemm_layout *L)
 {
     for (int i = 0; i < plan->nsteps; i++) {
         const xconv_step *s = plan->steps[i];
@@ -306,33 +308,47 @@ static bool planned_tiles(const xconv_plan *plan, xconv_gemm_tiles *t)
             (int)xconv_step_value(s, "XC_GEMM_WPT_N", 0),
             (int)xconv_step_value(s, "XC_GEMM_VW", 0),
             (int)xconv_step_value(s, "XC_GEMM_PAD", 0)};
+        *split = (int)xconv_step_value(s, "XC_GEMM_SPLIT_K", 1);
+        *L = (xconv_gemm_layout){
+            .mode = (xconv_gemm_mode)xconv_step_value(s, "XC_GEMM_B_MODE", 0),
+            .m = xconv_step_value(s, "XC_GEMM_M", 1), .n = xconv_step_value(s, "XC_GEMM_N", 1),
+            .k = xconv_step_value(s, "XC_GEMM_K", 1), .ldb = xconv_step_value(s, "XC_GEMM_LDB", 1),
+            .seg = xconv_step_value(s, "XC_GEMM_SEG", 1),
+            .b_seg_stride = xconv_step_value(s, "XC_GEMM_B_SEG_STRIDE", 0),
+            .b_group_stride = xconv_step_value(s, "XC_GEMM_B_GROUP_STRIDE", 0),
+            .groups = plan->problem.groups};
         return true;
     }
     return false;
 }
 
-// Fills out with the tile sets to time for v on p: the planner's own first, then each other
-// candidate with which v plans. Returns their count.
+// Fills out with the tunings to time for v on p: the planner's own tiles and split first, then
+// the points of the search space (xconv_gemm_search_space: tiles x splits, cheapest by the
+// planner's model first) with which v plans, as forced tiles with a split field. Returns their
+// count.
 static int gemm_tunings(const xconv_variant *v, xconv_device *dev, const xconv_problem *p,
                         xconv_tuning *out, int max)
 {
     static _Thread_local xconv_error err;  // refusals are expected and not reported
     xconv_plan *plan = NULL;
     xconv_gemm_tiles own, list[GEMM_TUNINGS_MAX];
+    int own_split = 1, splits[GEMM_TUNINGS_MAX];
+    xconv_gemm_layout L;
     if (max < 1 || xconv_variant_plan(v, dev, p, NULL, &plan, &err) != XCONV_OK)
         return 0;
-    bool has = planned_tiles(plan, &own);
+    bool has = planned_gemm(plan, &own, &own_split, &L);
     xconv_plan_destroy(plan);
     if (!has)
         return 0;
     memset(&out[0], 0, sizeof out[0]);
-    xconv_gemm_tiles_format(&own, out[0].gemm_tiles, sizeof out[0].gemm_tiles);
-    int n = 1, count = xconv_gemm_tile_candidates(&dev->info, list, GEMM_TUNINGS_MAX);
+    xconv_gemm_tuning_format(&own, own_split, out[0].gemm_tiles, sizeof out[0].gemm_tiles);
+    int n = 1, count = xconv_gemm_search_space(&dev->info, &L, list, splits, GEMM_TUNINGS_MAX);
     for (int i = 0; i < count && n < max; i++) {
-        if (memcmp(&list[i], &own, sizeof own) == 0)
+        if (memcmp(&list[i], &own, sizeof own) == 0 && splits[i] == own_split)
             continue;
         memset(&out[n], 0, sizeof out[n]);
-        xconv_gemm_tiles_format(&list[i], out[n].gemm_tiles, sizeof out[n].gemm_tiles);
+        xconv_gemm_tuning_format(&list[i], splits[i], out[n].gemm_tiles,
+                                 sizeof out[n].gemm_tiles);
         xconv_plan_options opts;
         xconv_plan_options_default(&opts);
         opts.gemm_tiles = out[n].gemm_tiles;

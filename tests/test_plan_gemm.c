@@ -297,6 +297,49 @@ static void test_split_plan(void)
     }
 }
 
+// The GEMM variants' tunings (what `xconv find --mode exhaustive` times): the planner's own
+// tiles and split first, then tiles x splits in the model's order, each one that plans.
+static void test_tunings(void)
+{
+    xconv_device dev = {.info = gpu_info()};
+    xconv_problem p;
+    xconv_error err;
+    CHECK(xconv_shape_parse("n=50,c=2048,h=7,w=7,k=512,r=1", &p, &err) == XCONV_OK);
+    xconv_tuning tunings[64];
+    for (size_t v = 0; v < sizeof gemm_names / sizeof gemm_names[0]; v++) {
+        const xconv_variant *var = xconv_variant_find(gemm_names[v], &err);
+        int n = xconv_variant_tunings(var, &dev, &p, tunings, 64), split = 0, unsplit = 0;
+        CHECK_MSG(n >= 20, "%s: %d tunings", gemm_names[v], n);
+        xconv_plan *plan = NULL;
+        CHECK(xconv_variant_plan(var, &dev, &p, NULL, &plan, &err) == XCONV_OK);
+        char own[64] = "";
+        if (plan) {
+            xconv_gemm_tiles planned = tiles_of(plan);
+            xconv_gemm_tuning_format(&planned, (int)define_of(plan, "XC_GEMM_SPLIT_K"), own,
+                                     sizeof own);
+        }
+        xconv_plan_destroy(plan);
+        CHECK_MSG(n > 0 && !strcmp(tunings[0].gemm_tiles, own), "%s: first tuning %s, planned %s",
+                  gemm_names[v], n > 0 ? tunings[0].gemm_tiles : "-", own);
+        for (int i = 0; i < n; i++) {
+            xconv_gemm_tiles t;
+            int s = 0;
+            CHECK(sscanf(tunings[i].gemm_tiles, "%d,%d,%d,%d,%d,%d,%d,%d", &t.tile_m, &t.tile_n,
+                         &t.tile_k, &t.wpt_m, &t.wpt_n, &t.vw, &t.pad, &s) == 8);
+            split += s > 1, unsplit += s == 1;
+            xconv_plan_options opts;
+            xconv_plan_options_default(&opts);
+            xconv_tuning_apply(&tunings[i], &opts);
+            CHECK(xconv_variant_plan(var, &dev, &p, &opts, &plan, &err) == XCONV_OK);
+            if (plan)
+                CHECK(define_of(plan, "XC_GEMM_SPLIT_K") == (s > 1 ? s : -1));
+            xconv_plan_destroy(plan);
+        }
+        CHECK_MSG(split > 0 && unsplit > 0, "%s: %d split and %d unsplit tunings",
+                  gemm_names[v], split, unsplit);
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Chunks and refusals
 
@@ -585,6 +628,7 @@ int main(void)
     test_tile_choices();
     test_split_choices();
     test_split_plan();
+    test_tunings();
     test_chunks();
 #ifdef XCONV_HAVE_CUDA
     test_nvrtc();

@@ -6,6 +6,7 @@
 
 #include <stdio.h>
 
+#include "behaviour.h"
 #include "matrix.h"
 #include "peaks_file.h"
 
@@ -28,6 +29,9 @@ typedef struct xconv_report_opts {
     const xconv_matrix_shape *weights;  // shapes with weights and sets (--shapes files) for the
     int nweights;                       // network totals, beside the files' own "shapes"
     double margin;            // compare: the fraction beyond noise (0.05: 5%)
+    const xconv_behaviour_run *behaviour;  // behaviour files (docs/behaviour.md), a section
+    const char *const *behaviour_files;    // each, named by these paths
+    int nbehaviour;
 } xconv_report_opts;
 
 // Parses "SEL=GFLOPS,GBPS" or "GFLOPS,GBPS" into *out; returns XCONV_OK or XCONV_ERR_PARSE.
@@ -106,11 +110,15 @@ typedef struct xconv_report {
     report_network *networks;
     int nnetworks;
     int regressions, improvements, compared;
+    const xconv_behaviour_run *behaviour;  // from the options
+    const char *const *behaviour_files;
+    int nbehaviour;
 } xconv_report;
 
 // Builds the report of runs (files names them) and, when base is not NULL, their comparison
-// with base. Returns the report (free with xconv_report_free), or NULL with XCONV_ERR_INVALID
-// when no run holds a record, or XCONV_ERR_OUT_OF_MEMORY.
+// with base, with the behaviour files of opts. Returns the report (free with
+// xconv_report_free), or NULL with XCONV_ERR_INVALID when no run holds a record and no behaviour
+// file is given, or XCONV_ERR_OUT_OF_MEMORY.
 xconv_report *xconv_report_build(const xconv_run_file *runs, const char *const *files, int nruns,
                                  const xconv_run_file *base, const char *base_file,
                                  const xconv_report_opts *opts, xconv_error *err);
@@ -133,6 +141,13 @@ int xconv_report_write_svg(FILE *f, const xconv_report *report, int index);
 
 // A terminal summary: per device the winners, and in compare mode every flagged cell.
 int xconv_report_write_text(FILE *f, const xconv_report *report);
+
+// The behaviour files' parts of the page and of the terminal summary (bench/report_behaviour.c):
+// header lines, navigation links, one section per file, one summary line per file.
+void report_behaviour_header(FILE *f, const xconv_report *r);
+void report_behaviour_nav(FILE *f, const xconv_report *r);
+void report_behaviour_sections(FILE *f, const xconv_report *r);
+void report_behaviour_text(FILE *f, const xconv_report *r);
 
 // ---------------------------------------------------------------------------------------------
 // Pieces the writers share (bench/report_svg.c)

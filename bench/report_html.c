@@ -64,12 +64,16 @@ static void head(FILE *f, const xconv_report *r)
     fputs("<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\">\n<head>\n"
           "<meta charset=\"utf-8\"/>\n<meta name=\"viewport\" content=\"width=device-width, "
           "initial-scale=1\"/>\n", f);
-    fprintf(f, "<title>xconv %s: %d device%s, %d shape%s</title>\n",
-            r->base ? "comparison" : "report", r->ndevices, r->ndevices == 1 ? "" : "s",
-            r->nshapes, r->nshapes == 1 ? "" : "s");
+    if (r->ndevices)
+        fprintf(f, "<title>xconv %s: %d device%s, %d shape%s</title>\n",
+                r->base ? "comparison" : "report", r->ndevices, r->ndevices == 1 ? "" : "s",
+                r->nshapes, r->nshapes == 1 ? "" : "s");
+    else
+        fputs("<title>xconv behaviour report</title>\n", f);
     fprintf(f, "<style>\n%s</style>\n</head>\n<body>\n", style);
     fprintf(f, "<header>\n<h1>xconv %s</h1>\n",
-            r->base ? "comparison with a base run" : "performance report");
+            r->base ? "comparison with a base run"
+                    : r->ndevices ? "performance report" : "behaviour report");
     for (int i = 0; i < r->nruns; i++) {
         const xconv_run_info *in = &r->runs[i].info;
         fputs("<p>", f);
@@ -93,6 +97,7 @@ static void head(FILE *f, const xconv_report *r)
         report_xml(f, r->base->info.commit);
         fprintf(f, ", %d records</p>\n", r->base->count);
     }
+    report_behaviour_header(f, r);
     fputs("</header>\n<nav>", f);
     if (r->base)
         fputs("<a href=\"#compare\">Regressions</a>", f);
@@ -105,6 +110,7 @@ static void head(FILE *f, const xconv_report *r)
         report_xml(f, r->devices[i].label);
         fputs("</a>", f);
     }
+    report_behaviour_nav(f, r);
     fputs("<a href=\"#reading\">How to read</a></nav>\n<main>\n", f);
 }
 
@@ -445,6 +451,7 @@ int xconv_report_write_html(FILE *f, const xconv_report *r)
         networks(f, r);
     for (int i = 0; i < r->ndevices; i++)
         device_section(f, r, &r->devices[i]);
+    report_behaviour_sections(f, r);
     fputs("<section id=\"reading\">\n<h2>How to read this report</h2>\n<p class=\"note\">Times "
           "are device time of one convolution, the median of the timed runs (min and max in "
           "the hover text); only variants whose output matched the reference are timed, and a "

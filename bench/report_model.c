@@ -520,6 +520,11 @@ xconv_report *xconv_report_build(const xconv_run_file *runs, const char *const *
     r->base = base;
     r->base_file = base_file;
     r->margin = opts && opts->margin > 0 ? opts->margin : 0.05;
+    if (opts) {
+        r->behaviour = opts->behaviour;
+        r->behaviour_files = opts->behaviour_files;
+        r->nbehaviour = opts->nbehaviour;
+    }
     int shape_cap = 0;
     xconv_status st = XCONV_OK;
     for (int i = 0; !st && i < nruns; i++)
@@ -527,7 +532,7 @@ xconv_report *xconv_report_build(const xconv_run_file *runs, const char *const *
             st = add_device(r, &shape_cap, &runs[i], files[i], &runs[i].devices[k], opts, err);
     if (!st)
         disambiguate(r);
-    if (!st && r->ndevices == 0)
+    if (!st && r->ndevices == 0 && r->nbehaviour == 0)
         st = xconv_error_set(err, XCONV_ERR_INVALID, "no records in %s%s",
                              nruns == 1 ? files[0] : "any of the files",
                              nruns == 1 ? "" : " given");

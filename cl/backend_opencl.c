@@ -327,11 +327,12 @@ static void opencl_program_free(void *vctx, xconv_backend_program *prog)
     free(prog);
 }
 
-// Returns the build options of every program: the caller's defines and -cl-std=CL1.2
-// (malloc'd), or NULL without memory.
+// Returns the build options of every program: the caller's defines and
+// XCONV_OPENCL_BUILD_OPTIONS (malloc'd), or NULL without memory.
 static char *full_options(const char *options)
 {
-    return concat3(options ? options : "", options && options[0] ? " " : "", "-cl-std=CL1.2");
+    return concat3(options ? options : "", options && options[0] ? " " : "",
+                   XCONV_OPENCL_BUILD_OPTIONS);
 }
 
 static xconv_status opencl_program_build(void *vctx, const char *source, const char *options,
@@ -699,7 +700,7 @@ static xconv_status enqueue_stamp(opencl_context *ctx, xconv_error *err)
 {
     if (!ctx->stamp_kernel) {
         if (!ctx->stamp_program) {
-            xconv_status st = compile(ctx, stamp_source, "-cl-std=CL1.2", &ctx->stamp_program,
+            xconv_status st = compile(ctx, stamp_source, XCONV_OPENCL_BUILD_OPTIONS, &ctx->stamp_program,
                                       err);
             if (st != XCONV_OK)
                 return st;

@@ -205,6 +205,30 @@ static bool device_fp64(cl_device_id dev)
     return found;
 }
 
+// Returns the device's CL_DEVICE_SINGLE_FP_CONFIG as XCONV_FP_* bits.
+static unsigned fp32_config(cl_device_id dev)
+{
+    static const struct {
+        cl_device_fp_config cl;
+        unsigned bit;
+    } bits[] = {
+        {CL_FP_DENORM, XCONV_FP_DENORM},
+        {CL_FP_INF_NAN, XCONV_FP_INF_NAN},
+        {CL_FP_ROUND_TO_NEAREST, XCONV_FP_ROUND_TO_NEAREST},
+        {CL_FP_ROUND_TO_ZERO, XCONV_FP_ROUND_TO_ZERO},
+        {CL_FP_ROUND_TO_INF, XCONV_FP_ROUND_TO_INF},
+        {CL_FP_FMA, XCONV_FP_FMA},
+        {CL_FP_SOFT_FLOAT, XCONV_FP_SOFT_FLOAT},
+        {CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT, XCONV_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT},
+    };
+    cl_ulong config = info_ulong(dev, CL_DEVICE_SINGLE_FP_CONFIG);
+    unsigned out = 0;
+    for (size_t i = 0; i < sizeof bits / sizeof bits[0]; i++)
+        if (config & bits[i].cl)
+            out |= bits[i].bit;
+    return out;
+}
+
 // Fills everything but preferred_multiple from the device's own queries.
 static void fill_info(cl_device_id dev, cl_platform_id plat, int index, xconv_device_info *info)
 {
@@ -234,6 +258,8 @@ static void fill_info(cl_device_id dev, cl_platform_id plat, int index, xconv_de
     for (int d = 0; d < 3; d++)
         info->max_work_item_sizes[d] = (cl_uint)d < dims ? sizes[d] : 1;
     info->fp64 = device_fp64(dev);
+    info->fp32_config = fp32_config(dev);
+    snprintf(info->build_flags, sizeof info->build_flags, "%s", XCONV_OPENCL_BUILD_FLAGS);
 }
 
 // A kernel that touches memory, built only to ask the compiler its preferred group multiple.

@@ -8,6 +8,11 @@
 
 #include "backend.h"
 
+// The option every xconv kernel is built with after its defines, and what the device info says
+// of the build: that option and the dialect's contraction setting (common/xconv_dialect.h).
+#define XCONV_OPENCL_BUILD_OPTIONS "-cl-std=CL1.2"
+#define XCONV_OPENCL_BUILD_FLAGS XCONV_OPENCL_BUILD_OPTIONS "; #pragma OPENCL FP_CONTRACT OFF"
+
 // A copy of part of a buffer for a constant argument at an offset, made on first use.
 typedef struct opencl_view {
     size_t offset, bytes;

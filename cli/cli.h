@@ -27,6 +27,7 @@ int cmd_report(const cli_options *opts);
 int cmd_find(const cli_options *opts);
 int cmd_matrix(const cli_options *opts);      // cli/matrix_cmd.c
 int cmd_peaks(const cli_options *opts);       // cli/cmd_peaks.c
+int cmd_behaviour(const cli_options *opts);  // cli/cmd_behaviour.c
 
 // A shape to run: its suite name ("" for --shape) and problem.
 typedef struct cli_shape {

@@ -2,6 +2,7 @@
 // `xconv devices` and `xconv variants`: what is installed and what can run.
 #include <string.h>
 
+#include "../bench/behaviour.h"
 #include "cli.h"
 
 // Writes a device-info string field as JSON.
@@ -35,6 +36,12 @@ static void print_device_json(FILE *f, int index, const xconv_device_info *d)
             d->native_float_width, d->fp64 ? "true" : "false");
     if (d->backend == XCONV_BACKEND_CUDA)
         fprintf(f, ", \"compute_capability\": \"%d.%d\"", d->cc_major, d->cc_minor);
+    fprintf(f, ", \"fp32_config\": [");
+    for (unsigned bit = 1, n = 0; bit; bit <<= 1)
+        if ((d->fp32_config & bit) && xconv_fp_flag_name(bit))
+            fprintf(f, "%s\"%s\"", n++ ? ", " : "", xconv_fp_flag_name(bit));
+    fprintf(f, "], \"build_flags\": ");
+    json_string(f, d->build_flags);
     fprintf(f, "}");
 }
 
@@ -77,7 +84,9 @@ static void print_device_text(int index, const xconv_device_info *d)
            d->preferred_multiple, d->native_float_width, d->fp64 ? "yes" : "no");
     if (d->backend == XCONV_BACKEND_CUDA)
         printf(", compute capability %d.%d", d->cc_major, d->cc_minor);
-    printf("\n");
+    char flags[256];
+    printf("\n     fp32 %s\n     kernels built with %s\n",
+           xconv_fp_config_format(d->fp32_config, flags, sizeof flags), d->build_flags);
 }
 
 // Prints each backend's advice, one "opencl: ..." line per line of it.

@@ -13,25 +13,65 @@
 // ---------------------------------------------------------------------------------------------
 // Inputs
 
-// Loads the results files (and the base) into runs; returns 0 or CLI_USAGE after a message.
-static int load_runs(const cli_options *opts, xconv_run_file *runs, xconv_run_file *base)
+// The results files read: runs (bench, validate, matrix) and behaviour files, each with its path.
+typedef struct loaded {
+    xconv_run_file *runs;
+    const char **run_files;
+    int nruns;
+    xconv_behaviour_run *behaviour;
+    const char **behaviour_files;
+    int nbehaviour;
+} loaded;
+
+// Loads the results files into in (behaviour files apart) and the base; returns 0 or CLI_USAGE
+// after a message.
+static int load_runs(const cli_options *opts, loaded *in, xconv_run_file *base)
 {
     static xconv_error err;
     for (int i = 0; i < opts->nfiles; i++) {
-        if (xconv_run_file_load(opts->files[i], &runs[i], &err) != XCONV_OK) {
+        bool is_behaviour = false;
+        if (xconv_behaviour_load(opts->files[i], &in->behaviour[in->nbehaviour], &is_behaviour,
+                                 &err) != XCONV_OK) {
             cli_print_error("report", &err);
             return CLI_USAGE;
         }
-        if (runs[i].complete == 0)
+        if (is_behaviour) {
+            in->behaviour_files[in->nbehaviour++] = opts->files[i];
+            continue;
+        }
+        if (xconv_run_file_load(opts->files[i], &in->runs[in->nruns], &err) != XCONV_OK) {
+            cli_print_error("report", &err);
+            return CLI_USAGE;
+        }
+        if (in->runs[in->nruns].complete == 0)
             fprintf(stderr, "xconv report: %s: the run was cut short (\"complete\": false); its "
                             "%d records are the cells that finished\n", opts->files[i],
-                    runs[i].count);
+                    in->runs[in->nruns].count);
+        in->run_files[in->nruns++] = opts->files[i];
+    }
+    if (opts->compare && in->nruns != 1) {
+        fprintf(stderr, "xconv report: --compare BASE.json compares a bench, validate or matrix "
+                        "file, not a behaviour file\n");
+        return CLI_USAGE;
     }
     if (opts->compare && xconv_run_file_load(opts->compare, base, &err) != XCONV_OK) {
         cli_print_error("--compare", &err);
         return CLI_USAGE;
     }
     return 0;
+}
+
+// Frees what load_runs read.
+static void loaded_free(loaded *in)
+{
+    for (int i = 0; in->runs && i < in->nruns; i++)
+        xconv_run_file_free(&in->runs[i]);
+    for (int i = 0; in->behaviour && i < in->nbehaviour; i++)
+        xconv_behaviour_run_free(&in->behaviour[i]);
+    free(in->runs);
+    free(in->run_files);
+    free(in->behaviour);
+    free(in->behaviour_files);
 }
 
 // Reads --peaks into peaks; returns 0 or CLI_USAGE after a message.
@@ -183,7 +223,10 @@ int cmd_report(const cli_options *opts)
         rc = check_svg_dir(opts->svg_dir);
     if (rc)
         return rc;
-    xconv_run_file *runs = calloc((size_t)opts->nfiles, sizeof *runs);
+    size_t n = (size_t)opts->nfiles;
+    loaded in = {.runs = calloc(n, sizeof *in.runs), .run_files = calloc(n, sizeof(char *)),
+                 .behaviour = calloc(n, sizeof *in.behaviour),
+                 .behaviour_files = calloc(n, sizeof(char *))};
     xconv_run_file base = {0};
     // Peaks for devices whose file has none: --peaks, then XCONV_PEAKS, then the peaks file.
     static xconv_report_peaks peaks[2 * CLI_MAX_LIST];
@@ -191,7 +234,8 @@ int cmd_report(const cli_options *opts)
     int npeaks = opts->npeaks;
     xconv_matrix_shape *weights = NULL;
     int nweights = 0;
-    rc = runs ? load_runs(opts, runs, &base) : CLI_FAILED;
+    rc = in.runs && in.run_files && in.behaviour && in.behaviour_files
+             ? load_runs(opts, &in, &base) : CLI_FAILED;
     if (!rc)
         rc = read_peaks(opts, peaks);
     if (!rc && !(rc = cli_peaks_open(opts, &measured)))
@@ -204,8 +248,11 @@ int cmd_report(const cli_options *opts)
         static xconv_error err;
         xconv_report_opts ropts = {.peaks = peaks, .npeaks = npeaks, .measured = &measured.file,
                                    .weights = weights, .nweights = nweights,
-                                   .margin = opts->margin / 100};
-        report = xconv_report_build(runs, opts->files, opts->nfiles,
+                                   .margin = opts->margin / 100,
+                                   .behaviour = in.behaviour,
+                                   .behaviour_files = in.behaviour_files,
+                                   .nbehaviour = in.nbehaviour};
+        report = xconv_report_build(in.runs, in.run_files, in.nruns,
                                     opts->compare ? &base : NULL, opts->compare, &ropts, &err);
         if (!report) {
             cli_print_error("report", &err);
@@ -222,11 +269,9 @@ int cmd_report(const cli_options *opts)
             rc = CLI_FAILED;
     }
     xconv_report_free(report);
-    for (int i = 0; runs && i < opts->nfiles; i++)
-        xconv_run_file_free(&runs[i]);
+    loaded_free(&in);
     xconv_run_file_free(&base);
     cli_peaks_close(&measured);
-    free(runs);
     free(weights);
     return rc;
 }

@@ -36,9 +36,13 @@ static const command commands[] = {
     {"peaks", cmd_peaks, "peaks [--device D ... | --device all] [--repeat N] [--peaks-file FILE]",
      "measure each device's fp32 FMA throughput and memory bandwidth, for floors"},
     {"report", cmd_report,
-     "report RUN.json [RUN2.json ...] [-o REPORT.html] [--svg DIR] [--compare BASE.json] "
-     "[--peaks [DEV=]GFLOPS,GBPS ...] [--shapes FILE ...] [--margin PCT]",
+     "report RUN.json [RUN2.json | BEHAVIOUR.json ...] [-o REPORT.html] [--svg DIR] "
+     "[--compare BASE.json] [--peaks [DEV=]GFLOPS,GBPS ...] [--shapes FILE ...] [--margin PCT]",
      "one HTML page of results files: heatmaps, rooflines, winners, runs compared"},
+    {"behaviour", cmd_behaviour,
+     "behaviour [--suite NAME | --shape SPEC | --shapes FILE | --random N ...] [--variant V ...] "
+     "[--device D ... | --device all] [--json FILE]",
+     "how each device stack computes: accuracy, determinism, NaN/Inf, -0, denormals, agreement"},
     {"explain", cmd_explain, "explain --shape SPEC | --shapes FILE --variant V|auto [--device D]",
      "show the plan chosen for a shape on a device"},
     {"find", cmd_find,

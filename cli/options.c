@@ -23,18 +23,20 @@ typedef struct flag {
 #define FIELD(f) offsetof(cli_options, f)
 
 static const flag flags[] = {
-    {"--shape", "run validate bench explain find matrix", ARG_LIST, FIELD(shapes), FIELD(nshapes),
+    {"--shape", "run validate bench explain find matrix behaviour", ARG_LIST, FIELD(shapes),
+     FIELD(nshapes),
      "SPEC    a shape, e.g. n=32,c=3,h=224,w=224,k=64,r=7,stride=2,pad=3 (repeatable)"},
-    {"--shapes", "run validate bench explain report find matrix", ARG_LIST, FIELD(shape_files),
+    {"--shapes", "run validate bench explain report find matrix behaviour", ARG_LIST,
+     FIELD(shape_files),
      FIELD(nshape_files),
      "FILE    shapes from a file, one a line: SPEC or benchdnn descriptor, name= and weight= "
      "(docs/shapes.md; repeatable)"},
-    {"--suite", "validate bench find", ARG_LIST, FIELD(suites), FIELD(nsuites),
+    {"--suite", "validate bench find behaviour", ARG_LIST, FIELD(suites), FIELD(nsuites),
      "NAME    a suite of shapes: small or standard (repeatable)"},
     {"--suite", "matrix", ARG_LIST, FIELD(suites), FIELD(nsuites),
      "NAME    a suite of shapes: small or standard (repeatable; default standard when no "
      "shapes are given)"},
-    {"--random", "validate bench find matrix", ARG_INT, FIELD(random), 0,
+    {"--random", "validate bench find matrix behaviour", ARG_INT, FIELD(random), 0,
      "N       N random small shapes rand0..randN-1, drawn from --seed (docs/shapes.md)"},
     {"--variant", "validate bench", ARG_LIST, FIELD(variants), FIELD(nvariants),
      "NAME    a variant, or auto (repeatable or comma-separated; default: auto and all that "
@@ -42,6 +44,8 @@ static const flag flags[] = {
     {"--variant", "matrix", ARG_LIST, FIELD(variants), FIELD(nvariants),
      "NAME    a variant (repeatable or comma-separated; default: every variant of the device's "
      "backend, vendor peers included)"},
+    {"--variant", "behaviour", ARG_LIST, FIELD(variants), FIELD(nvariants),
+     "NAME    a variant (repeatable or comma-separated; default: all that apply)"},
     {"--family", "matrix", ARG_LIST, FIELD(families), FIELD(nfamilies),
      "NAME    the variants of a family (direct, gemm, peer, ...: see xconv variants; "
      "repeatable or comma-separated)"},
@@ -54,10 +58,13 @@ static const flag flags[] = {
      FIELD(ndevices),
      "SEL     0, opencl:1, cuda:0, a name substring or all (repeatable; default $XCONV_DEVICE, "
      "else the first GPU, else the first CPU)"},
+    {"--device", "behaviour", ARG_LIST, FIELD(devices), FIELD(ndevices),
+     "SEL     a stack: 0, opencl:1, cuda:0 or a name substring (repeatable), or all: every "
+     "device (default $XCONV_DEVICE, else the first GPU, else the first CPU)"},
     {"--input", "run", ARG_STRING, FIELD(input), 0, "X.npy   input, float32 NCHW"},
     {"--weights", "run", ARG_STRING, FIELD(weights), 0, "W.npy   weights, float32 KCRS"},
     {"--output", "run", ARG_STRING, FIELD(output), 0, "Y.npy   write the output here"},
-    {"--seed", "run validate bench find matrix", ARG_U64, FIELD(seed), 0,
+    {"--seed", "run validate bench find matrix behaviour", ARG_U64, FIELD(seed), 0,
      "N       seed of the random inputs and --random shapes (default 1)"},
     {"--gemm", "bench", ARG_STRING, FIELD(gemm), 0,
      "M,N,K   time our SGEMM beside the vendor's on C(MxN) = A(MxK) B(KxN); 'standard': the "
@@ -76,6 +83,9 @@ static const flag flags[] = {
      "ratio"},
     {"--host-ref-gflop", "validate bench find matrix", ARG_DOUBLE, FIELD(host_ref_gflop), 0,
      "G       full float64 host reference up to G GFLOP (default 1), else the device path"},
+    {"--host-ref-gflop", "behaviour", ARG_DOUBLE, FIELD(host_ref_gflop), 0,
+     "G       shapes up to G GFLOP (default 1): each is checked against the float64 host "
+     "reference"},
     {"--json", "validate bench", ARG_STRING, FIELD(json), 0,
      "FILE    write the records as JSON, valid after every record (-: standard output, the "
      "table then goes to stderr)"},
@@ -83,6 +93,8 @@ static const flag flags[] = {
      "FILE    write the records as JSON when the search ends (-: standard output)"},
     {"--json", "matrix", ARG_STRING, FIELD(json), 0,
      "FILE    write the records as JSON (docs/matrix_schema.md), each as it finishes"},
+    {"--json", "behaviour", ARG_STRING, FIELD(json), 0,
+     "FILE    write the report as JSON (docs/behaviour.md)"},
     {"--json", "devices", ARG_NONE, FIELD(json_stdout), 0, "        print JSON"},
     {"--csv", "validate bench", ARG_STRING, FIELD(csv), 0,
      "FILE    write the records as CSV, a row as each finishes (-: standard output)"},
@@ -127,8 +139,8 @@ static const flag flags[] = {
      "        remove the find-db's records (with --device: that device's only)"},
     {"--clear-kernels", "find", ARG_NONE, FIELD(clear_kernels), 0,
      "        remove the compiled kernels kept on disk"},
-    {"--help", "devices variants run validate bench explain report find matrix peaks", ARG_NONE,
-     FIELD(help), 0, "        this help"},
+    {"--help", "devices variants run validate bench explain report find matrix peaks behaviour",
+     ARG_NONE, FIELD(help), 0, "        this help"},
 };
 
 static bool takes(const flag *f, const char *command)

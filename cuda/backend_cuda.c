@@ -188,6 +188,14 @@ static xconv_status describe_device(const xconv_cu_api *cu, int index, xconv_dev
     info->preferred_multiple = (size_t)attribute(cu, dev, CU_DEVICE_ATTRIBUTE_WARP_SIZE);
     info->native_float_width = 1;  // one lane per thread
     info->fp64 = true;
+    // IEEE fp32 in hardware, and NVRTC's defaults beside our flags: --ftz=false (denormals
+    // kept), --prec-div=true and --prec-sqrt=true (correctly rounded).
+    info->fp32_config = XCONV_FP_DENORM | XCONV_FP_INF_NAN | XCONV_FP_ROUND_TO_NEAREST |
+                        XCONV_FP_ROUND_TO_ZERO | XCONV_FP_ROUND_TO_INF | XCONV_FP_FMA |
+                        XCONV_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT;
+    snprintf(info->build_flags, sizeof info->build_flags,
+             "%s (NVRTC defaults: --ftz=false --prec-div=true --prec-sqrt=true)",
+             xconv_nvrtc_fixed_flags());
     return XCONV_OK;
 }
 

@@ -103,6 +103,8 @@ static void test_info(const xconv_device_info *info, int index)
     CHECK(strchr(info->driver, '.') != NULL);
     CHECK_CONTAINS(info->version, "compute capability");
     CHECK(info->is_gpu && !info->is_cpu && info->fp64);
+    CHECK(info->fp32_config & XCONV_FP_DENORM);
+    CHECK_CONTAINS(info->build_flags, "--fmad=false");
     CHECK(info->cc_major >= 3);
     CHECK(info->compute_units > 0);
     CHECK(info->preferred_multiple == 32);

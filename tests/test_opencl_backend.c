@@ -214,6 +214,11 @@ static void test_device(const xconv_device_info *info)
     printf("testing opencl:%d %s (%s, %s): %d units, preferred multiple %zu, max alloc %llu\n",
            info->backend_index, info->name, info->platform, info->driver, info->compute_units,
            info->preferred_multiple, (unsigned long long)info->max_alloc_bytes);
+    // Every full-profile device rounds to nearest and has Inf and NaN (CL_DEVICE_SINGLE_FP_CONFIG);
+    // the build flags say how contraction is kept off.
+    CHECK(info->fp32_config & XCONV_FP_ROUND_TO_NEAREST);
+    CHECK(info->fp32_config & XCONV_FP_INF_NAN);
+    CHECK_CONTAINS(info->build_flags, "-cl-std=CL1.2; #pragma OPENCL FP_CONTRACT OFF");
     xconv_error err;
     void *ctx = NULL;
     xconv_status st = be->open(info->backend_index, &ctx, &err);

@@ -250,6 +250,23 @@ struct xconv_device_info {
     int cc_major, cc_minor;      // CUDA compute capability (0 on OpenCL)
     double peak_gflops;          // measured or configured fp32 peak, 0 when unknown
     double peak_gbps;            // measured or configured memory bandwidth, 0 when unknown
+    // The arithmetic our kernels get: XCONV_FP_* bits (OpenCL: the device's
+    // CL_DEVICE_SINGLE_FP_CONFIG; CUDA: what the hardware and the backend's NVRTC flags give),
+    // and the compiler options and contraction setting every xconv kernel is built with.
+    unsigned fp32_config;
+    char build_flags[192];       // "-cl-std=CL1.2; #pragma OPENCL FP_CONTRACT OFF"
+};
+
+// Bits of xconv_device_info.fp32_config (the values of OpenCL's CL_FP_* flags).
+enum {
+    XCONV_FP_DENORM = 1u << 0,          // denormals are kept (not flushed to zero)
+    XCONV_FP_INF_NAN = 1u << 1,         // Inf and NaN are supported
+    XCONV_FP_ROUND_TO_NEAREST = 1u << 2,
+    XCONV_FP_ROUND_TO_ZERO = 1u << 3,
+    XCONV_FP_ROUND_TO_INF = 1u << 4,
+    XCONV_FP_FMA = 1u << 5,             // fused multiply-add in hardware
+    XCONV_FP_SOFT_FLOAT = 1u << 6,      // basic operations are done in software
+    XCONV_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT = 1u << 7,
 };
 
 #define XCONV_MAX_DEVICES 64

@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: MIT
+// The behaviour report as JSON (schema in docs/behaviour.md): run info, shapes, probe problems,
+// stacks, one record per stack and variant, and the agreement of each pair of stacks.
+#include <math.h>
+#include <string.h>
+
+#include "behaviour.h"
+
+// ---------------------------------------------------------------------------------------------
+// Values
+
+// Writes "key": and a JSON string.
+static void str(FILE *f, const char *key, const char *s, size_t max)
+{
+    fprintf(f, "\"%s\": ", key);
+    xconv_json_write_string(f, s, max);
+}
+
+#define STR(f, key, field) str(f, key, field, sizeof(field))
+
+// Writes "key": and a number, or null when it is not finite.
+static void num(FILE *f, const char *key, double v)
+{
+    if (isfinite(v))
+        fprintf(f, "\"%s\": %.9g", key, v);
+    else
+        fprintf(f, "\"%s\": null", key);
+}
+
+// Writes "key": and an integer.
+static void i64(FILE *f, const char *key, int64_t v)
+{
+    fprintf(f, "\"%s\": %lld", key, (long long)v);
+}
+
+// Returns the kind of probe as the file spells it.
+static const char *kind_word(xconv_probe_kind kind)
+{
+    return kind == XCONV_PROBE_SPECIAL ? "special" : kind == XCONV_PROBE_ZERO ? "zero"
+                                                                              : "denormal";
+}
+
+// Returns an outcome as the data formats spell it.
+static const char *outcome_word(xconv_outcome o)
+{
+    return o == XCONV_OUTCOME_PASS ? "pass" : o == XCONV_OUTCOME_FAIL ? "fail"
+           : o == XCONV_OUTCOME_NOT_APPLICABLE ? "not_applicable" : "error";
+}
+
+// ---------------------------------------------------------------------------------------------
+// Blocks
+
+static void write_stack(FILE *f, const xconv_behaviour_stack *s)
+{
+    fputs("    {", f);
+    STR(f, "id", s->id);
+    fputs(", ", f);
+    STR(f, "device", s->device);
+    fputs(", ", f);
+    STR(f, "backend", s->backend);
+    fputs(", ", f);
+    STR(f, "platform", s->platform);
+    fputs(", ", f);
+    STR(f, "driver", s->driver);
+    fputs(", ", f);
+    STR(f, "version", s->version);
+    fputs(", ", f);
+    STR(f, "type", s->type);
+    fputs(", \"fp32_config\": [", f);
+    int n = 0;
+    for (unsigned bit = 1; bit; bit <<= 1) {
+        const char *name = (s->fp32_config & bit) ? xconv_fp_flag_name(bit) : NULL;
+        if (name)
+            fprintf(f, "%s\"%s\"", n++ ? ", " : "", name);
+    }
+    fputs("], ", f);
+    STR(f, "build_flags", s->build_flags);
+    fputs("}", f);
+}
+
+static void write_probe(FILE *f, const xconv_behaviour_probe *p)
+{
+    fputs("        {", f);
+    STR(f, "probe", p->name);
+    fprintf(f, ", \"kind\": \"%s\", ", kind_word(p->kind));
+    i64(f, "cases", p->cases);
+    fputs(", ", f);
+    i64(f, "ran", p->ran);
+    fputs(", ", f);
+    STR(f, "verdict", p->verdict);
+    fputs(", ", f);
+    i64(f, "outputs", p->outputs);
+    struct {
+        const char *key;
+        int64_t v;
+    } special[] = {{"expected_special", p->expected_special}, {"extra", p->extra},
+                   {"missing", p->missing}, {"wrong_kind", p->wrong_kind},
+                   {"beyond_block", p->beyond_block}, {"finite_off", p->finite_off}},
+      zero[] = {{"zeros", p->zeros}, {"ieee_minus", p->ieee_minus},
+                {"got_minus", p->got_minus}, {"got_plus", p->got_plus},
+                {"sign_mismatch", p->sign_mismatch}, {"nonzero", p->nonzero}},
+      denormal[] = {{"kept", p->kept}, {"flushed", p->flushed}, {"wrong", p->wrong}};
+    int count = p->kind == XCONV_PROBE_SPECIAL ? 6 : p->kind == XCONV_PROBE_ZERO ? 6 : 3;
+    for (int i = 0; i < count; i++) {
+        fputs(", ", f);
+        if (p->kind == XCONV_PROBE_SPECIAL)
+            i64(f, special[i].key, special[i].v);
+        else if (p->kind == XCONV_PROBE_ZERO)
+            i64(f, zero[i].key, zero[i].v);
+        else
+            i64(f, denormal[i].key, denormal[i].v);
+    }
+    fputs(", ", f);
+    STR(f, "note", p->note);
+    fputs("}", f);
+}
+
+static void write_shape_result(FILE *f, const xconv_behaviour_shape *s)
+{
+    fprintf(f, "        {\"shape\": %d, \"outcome\": \"%s\", ", s->shape,
+            outcome_word(s->outcome));
+    num(f, "max_norm_err", s->max_norm_err);
+    fputs(", ", f);
+    num(f, "max_block_err", s->max_block_err);
+    fprintf(f, ", \"max_ulp\": %llu, \"deterministic\": %s, ", (unsigned long long)s->max_ulp,
+            s->deterministic ? "true" : "false");
+    STR(f, "note", s->note);
+    fputs("}", f);
+}
+
+static void write_record(FILE *f, const xconv_behaviour_run *run, const xconv_behaviour_record *r)
+{
+    const xconv_behaviour_stack *s = &run->stacks[r->stack];
+    fputs("    {", f);
+    STR(f, "stack", s->id);
+    fputs(", ", f);
+    STR(f, "variant", r->variant);
+    fputs(", ", f);
+    STR(f, "family", r->family);
+    fputs(", ", f);
+    STR(f, "accuracy_family", r->accuracy_family);
+    fputs(", ", f);
+    STR(f, "kernels", r->kernels);
+    fputs(", ", f);
+    num(f, "threshold", r->threshold);
+    fprintf(f, ",\n      \"accuracy\": {\"shapes\": %d, \"passed\": %d, \"failed\": %d, "
+               "\"not_applicable\": %d, \"errors\": %d, ",
+            r->shapes, r->passed, r->failed, r->not_applicable, r->errors);
+    num(f, "max_norm_err", r->max_norm_err);
+    fputs(", ", f);
+    num(f, "median_norm_err", r->median_norm_err);
+    fputs(", ", f);
+    num(f, "max_block_err", r->max_block_err);
+    fprintf(f, ", \"worst_shape\": %d, ", r->worst_shape);
+    i64(f, "ulp_compared", r->ulp_compared);
+    fprintf(f, ", \"max_ulp\": %llu, ", (unsigned long long)r->max_ulp);
+    num(f, "median_ulp", r->median_ulp);
+    fputs(", ", f);
+    num(f, "share_correctly_rounded", r->share_correctly_rounded);
+    fprintf(f, "},\n      \"determinism\": {\"compared\": %d, \"differing\": %d, "
+               "\"deterministic\": %s},\n      \"probes\": [\n",
+            r->det_compared, r->det_differing,
+            r->det_compared == 0 ? "null" : r->det_differing ? "false" : "true");
+    for (int i = 0; i < r->nprobes; i++) {
+        write_probe(f, &r->probes[i]);
+        fputs(i + 1 < r->nprobes ? ",\n" : "\n", f);
+    }
+    fputs("      ],\n      \"shapes\": [\n", f);
+    for (int i = 0; i < r->nshapes; i++) {
+        write_shape_result(f, &r->per_shape[i]);
+        fputs(i + 1 < r->nshapes ? ",\n" : "\n", f);
+    }
+    fputs("      ],\n      ", f);
+    STR(f, "note", r->note);
+    fputs("}", f);
+}
+
+static void write_agreement(FILE *f, const xconv_behaviour_run *run,
+                            const xconv_behaviour_agreement *g)
+{
+    fputs("    {", f);
+    STR(f, "variant", g->variant);
+    fputs(", \"stacks\": [", f);
+    xconv_json_write_string(f, run->stacks[g->stack_a].id, sizeof run->stacks[0].id);
+    fputs(", ", f);
+    xconv_json_write_string(f, run->stacks[g->stack_b].id, sizeof run->stacks[0].id);
+    fprintf(f, "], \"shapes\": %d, \"identical_shapes\": %d, \"bitwise_identical\": %s, ",
+            g->shapes, g->identical_shapes,
+            g->shapes > 0 && g->differing == 0 ? "true" : "false");
+    i64(f, "compared", g->compared);
+    fputs(", ", f);
+    i64(f, "differing", g->differing);
+    fputs(", ", f);
+    num(f, "share_differing", g->compared ? (double)g->differing / (double)g->compared : NAN);
+    fputs(", ", f);
+    i64(f, "nonfinite_mismatch", g->nonfinite_mismatch);
+    fprintf(f, ", \"max_ulp\": %llu, ", (unsigned long long)g->max_ulp);
+    num(f, "median_ulp", g->median_ulp);
+    fputs(", ", f);
+    num(f, "median_ulp_differing", g->median_ulp_differing);
+    fputs("}", f);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The file
+
+int xconv_behaviour_write_json(FILE *f, const xconv_behaviour_run *run)
+{
+    fprintf(f, "{\n  \"tool\": \"xconv\",\n  \"kind\": \"behaviour\",\n"
+               "  \"schema_version\": %d,\n  ",
+            XCONV_BEHAVIOUR_SCHEMA_VERSION);
+    STR(f, "version", run->info.tool_version);
+    fputs(",\n  ", f);
+    STR(f, "commit", run->info.commit);
+    fputs(",\n  ", f);
+    STR(f, "date", run->info.date);
+    fputs(",\n  ", f);
+    STR(f, "command", run->info.command);
+    fputs(",\n  ", f);
+    STR(f, "host", run->host);
+    fprintf(f, ",\n  \"seed\": %llu,\n  ", (unsigned long long)run->seed);
+    num(f, "host_ref_gflop", run->host_ref_gflop);
+    fputs(",\n  \"shapes\": [\n", f);
+    for (int i = 0; i < run->nshapes; i++) {
+        fputs("    {", f);
+        STR(f, "name", run->shapes[i].name);
+        fputs(", ", f);
+        STR(f, "shape", run->shapes[i].spec);
+        fputs(i + 1 < run->nshapes ? "},\n" : "}\n", f);
+    }
+    fputs("  ],\n  \"probe_problems\": [\n", f);
+    for (int i = 0; i < run->ncases; i++) {
+        fputs("    {", f);
+        STR(f, "probe", run->cases[i].probe);
+        fputs(", ", f);
+        STR(f, "shape", run->cases[i].spec);
+        fputs(", ", f);
+        STR(f, "inputs", run->cases[i].what);
+        fputs(i + 1 < run->ncases ? "},\n" : "}\n", f);
+    }
+    fputs("  ],\n  \"stacks\": [\n", f);
+    for (int i = 0; i < run->nstacks; i++) {
+        write_stack(f, &run->stacks[i]);
+        fputs(i + 1 < run->nstacks ? ",\n" : "\n", f);
+    }
+    fputs("  ],\n  \"records\": [\n", f);
+    for (int i = 0; i < run->count; i++) {
+        write_record(f, run, &run->recs[i]);
+        fputs(i + 1 < run->count ? ",\n" : "\n", f);
+    }
+    fputs("  ],\n  \"agreement\": [\n", f);
+    for (int i = 0; i < run->nagree; i++) {
+        write_agreement(f, run, &run->agree[i]);
+        fputs(i + 1 < run->nagree ? ",\n" : "\n", f);
+    }
+    fputs("  ]\n}\n", f);
+    return fflush(f) != 0 || ferror(f) ? -1 : 0;
+}

@@ -43,7 +43,8 @@ XC_KERNEL void splitk_reduce(const XC_GLOBAL float *XC_RESTRICT part,
     float sum = p[0];
     for (int s = 1; s < XC_GEMM_SPLIT_K; s++)
         sum = sum + p[s * XC_SPLITK_SLICE];
-    // Epilogue hook: the complete sum of output (group, row, column j) is stored here.
-    c[c_offset + group * XC_GEMM_C_GROUP_STRIDE + (j / XC_GEMM_SEG) * XC_GEMM_C_SEG_STRIDE +
-      j % XC_GEMM_SEG + row * XC_GEMM_LDC] = sum;
+    // Epilogue hook: the complete sum of output (group, row, column j) is stored here. Offsets
+    // are added to the pointer one at a time, each within the 32-bit index range.
+    XC_GLOBAL float *out = c + c_offset + group * XC_GEMM_C_GROUP_STRIDE;
+    out[(j / XC_GEMM_SEG) * XC_GEMM_C_SEG_STRIDE + j % XC_GEMM_SEG + row * XC_GEMM_LDC] = sum;
 }

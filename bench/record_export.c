@@ -31,7 +31,7 @@ typedef struct record_field {
 #define FIELD(member, kind) \
     { #member, kind, offsetof(xconv_record, member), sizeof(((xconv_record *)0)->member) }
 
-// Both formats write these, in this order (docs/validation.md lists their meanings).
+// Both formats write these, in this order (docs/guide/reading-results.md lists their meanings).
 static const record_field fields[] = {
     FIELD(device, FIELD_STRING),      FIELD(backend, FIELD_STRING),
     FIELD(driver, FIELD_STRING),      FIELD(libraries, FIELD_STRING),

@@ -672,7 +672,7 @@ static xconv_status opencl_launch(void *vctx, xconv_backend_program *prog, const
 // Either way the region is charged one gap between commands, the device starting its first
 // command after the stamp, as CUDA's start event charges it. The span also holds any time the
 // device sat idle waiting for the host (CLBlast compiling on its first call, say), so callers
-// warm up before timing. docs/validation.md ("Timing") has the measurements.
+// warm up before timing. docs/guide/reading-results.md ("What is timed") says why.
 
 static const char stamp_source[] = "__kernel void xconv_stamp(void) {}\n";
 

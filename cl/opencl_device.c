@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <CL/cl_ext.h>
+
 #include "opencl_internal.h"
 
 #ifndef CL_PLATFORM_NOT_FOUND_KHR
@@ -190,19 +192,24 @@ static size_t info_size(cl_device_id dev, cl_device_info param)
     return clGetDeviceInfo(dev, param, sizeof v, &v, NULL) == CL_SUCCESS ? v : 0;
 }
 
-// Returns true when the device does double precision (an fp config, or cl_khr_fp64 listed).
-static bool device_fp64(cl_device_id dev)
+// Returns true when the device lists extension `name`.
+static bool device_has_extension(cl_device_id dev, const char *name)
 {
-    if (info_ulong(dev, CL_DEVICE_DOUBLE_FP_CONFIG) != 0)
-        return true;
     size_t need = 0;
     if (clGetDeviceInfo(dev, CL_DEVICE_EXTENSIONS, 0, NULL, &need) != CL_SUCCESS || need == 0)
         return false;
     char *ext = calloc(need + 1, 1);
     bool found = ext && clGetDeviceInfo(dev, CL_DEVICE_EXTENSIONS, need, ext, NULL) == CL_SUCCESS
-                 && strstr(ext, "cl_khr_fp64") != NULL;
+                 && strstr(ext, name) != NULL;
     free(ext);
     return found;
+}
+
+// Returns true when the device does double precision (an fp config, or cl_khr_fp64 listed).
+static bool device_fp64(cl_device_id dev)
+{
+    return info_ulong(dev, CL_DEVICE_DOUBLE_FP_CONFIG) != 0 ||
+           device_has_extension(dev, "cl_khr_fp64");
 }
 
 // Returns the device's CL_DEVICE_SINGLE_FP_CONFIG as XCONV_FP_* bits.
@@ -258,6 +265,11 @@ static void fill_info(cl_device_id dev, cl_platform_id plat, int index, xconv_de
     for (int d = 0; d < 3; d++)
         info->max_work_item_sizes[d] = (cl_uint)d < dims ? sizes[d] : 1;
     info->fp64 = device_fp64(dev);
+    // NVIDIA's cl_nv_device_attribute_query reports the register file a work-group may use;
+    // other devices do not say (0).
+    if (device_has_extension(dev, "cl_nv_device_attribute_query"))
+        info->max_registers_per_work_group =
+            (int)info_uint(dev, CL_DEVICE_REGISTERS_PER_BLOCK_NV);
     info->fp32_config = fp32_config(dev);
     snprintf(info->build_flags, sizeof info->build_flags, "%s", XCONV_OPENCL_BUILD_FLAGS);
 }

@@ -22,6 +22,9 @@
 //      (cl/implicit_precomp.cl) instead of dividing the row index by R*S and S.
 // Work-group ids: 0 indexes column tiles, 1 row tiles, 2 the group (or the batch), times the
 // K slice under split-K.
+// With XC_GEMM_REGIONS (mode 0) the entry point is sgemm_regions, which takes each operand as a
+// (buffer, offset) pair: the batched GEMM of the non-fused Winograd variants, whose three
+// operands are regions of one workspace (batch = tile position * groups + group).
 //
 // Split-K (XC_GEMM_SPLIT_K > 1, for products whose tiles alone leave compute units idle): the
 // K steps are divided into SPLIT_K slices of SPLIT_STEPS steps (the last may have fewer); the
@@ -30,7 +33,8 @@
 // at c + (g * SPLIT_K + s) * M * PART_LD. cl/splitk_reduce.cl then adds the slices in order
 // 0, 1, ..., so results are deterministic and the same on every backend (though not bitwise
 // those of the unsplit product). Every entry point keeps its signature apart from the implicit
-// ones' added offset of the partials, so a batched product (non-fused Winograd) takes it alike.
+// ones' added offset of the partials, so sgemm and sgemm_regions (non-fused Winograd's batched
+// product: C then names the partials' region) take it alike.
 // Only the entry points' pointer parameters are restrict: Oclgrind 21.10 cannot run a kernel
 // into which a helper taking restrict pointers was inlined (NVRTC's PTX is the same either way).
 
@@ -79,6 +83,9 @@
 
 #ifndef XC_GEMM_B_MODE
 #define XC_GEMM_B_MODE 0    // where B comes from: 0 memory, 1 gathered, 2 gathered by table
+#endif
+#ifndef XC_GEMM_REGIONS
+#define XC_GEMM_REGIONS 0   // mode 0: the entry point is sgemm_regions, with an offset for A too
 #endif
 #ifndef XC_GEMM_TABLE_LOCAL
 #define XC_GEMM_TABLE_LOCAL 0  // mode 2: each work-group copies the table to local memory first
@@ -528,7 +535,18 @@ XC_FUNC void xc_gemm_body(const XC_GLOBAL float *a, const XC_GLOBAL float *b,
 #define XC_GEMM_C_ARG(y) y
 #endif
 
-#if XC_GEMM_B_MODE == 0
+#if XC_GEMM_B_MODE == 0 && XC_GEMM_REGIONS
+// C[g] = A[g] * B[g] where A starts at a + a_offset, B at b + b_offset and C at c + c_offset
+// (elements), `cols` columns: operands that are workspace regions (the Winograd GEMMs).
+XC_KERNEL void sgemm_regions(const XC_GLOBAL float *XC_RESTRICT a, const int a_offset,
+                             const XC_GLOBAL float *XC_RESTRICT b, const int b_offset,
+                             XC_GLOBAL float *XC_RESTRICT c, const int c_offset, const int cols)
+{
+    XC_GEMM_DECLARE_LOCAL(lds);
+    xc_gemm_body(a + a_offset, b + b_offset, (const XC_GLOBAL int4 *)0, c + c_offset, cols,
+                 (XC_LOCAL_PTR float *)lds);
+}
+#elif XC_GEMM_B_MODE == 0
 // C[g] = A[g] * B[g] where B starts at b + b_offset and C at c + c_offset (elements), `cols`
 // columns. im2col_gemm (B: the im2col workspace), gemm_1x1 (B: the input) and plain SGEMM.
 XC_KERNEL void sgemm(const XC_GLOBAL float *XC_RESTRICT a, const XC_GLOBAL float *XC_RESTRICT b,

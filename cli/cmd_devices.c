@@ -34,6 +34,7 @@ static void print_device_json(FILE *f, int index, const xconv_device_info *d)
             (unsigned long long)d->max_alloc_bytes, (unsigned long long)d->const_mem_bytes,
             (unsigned long long)d->cache_bytes, d->max_work_group_size, d->preferred_multiple,
             d->native_float_width, d->fp64 ? "true" : "false");
+    fprintf(f, ", \"max_registers_per_work_group\": %d", d->max_registers_per_work_group);
     if (d->backend == XCONV_BACKEND_CUDA)
         fprintf(f, ", \"compute_capability\": \"%d.%d\"", d->cc_major, d->cc_minor);
     fprintf(f, ", \"fp32_config\": [");
@@ -82,6 +83,8 @@ static void print_device_text(int index, const xconv_device_info *d)
            "float vectors %d, fp64 %s",
            (double)d->const_mem_bytes / 1024.0, mib(d->cache_bytes), d->max_work_group_size,
            d->preferred_multiple, d->native_float_width, d->fp64 ? "yes" : "no");
+    if (d->max_registers_per_work_group)
+        printf(", %d registers per work-group", d->max_registers_per_work_group);
     if (d->backend == XCONV_BACKEND_CUDA)
         printf(", compute capability %d.%d", d->cc_major, d->cc_minor);
     char flags[256];

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../validate/thresholds.h"
 #include "cli.h"
 
 // Prints step i of plan: what it runs, its geometry and its defines.
@@ -37,6 +38,23 @@ static void print_workspace(const xconv_plan *plan)
         if (xconv_plan_region_get(plan, i, &name, &offset, &size) == XCONV_OK)
             printf("    region %d: %s, %zu bytes at offset %zu\n", i, name, size, offset);
     }
+}
+
+// Prints how validate checks the plan: the output block its errors are measured over (a
+// Winograd tile; 1 x 1 for the rest) and the threshold of the variant's accuracy entry.
+static void print_error_check(const xconv_plan *plan)
+{
+    int64_t block_h = 1, block_w = 1;
+    xconv_plan_error_block(plan, &block_h, &block_w);
+    const xconv_variant_info *v = xconv_variant_get_info(xconv_plan_variant(plan));
+    double threshold = xconv_threshold_for_family(v->accuracy);
+    if (block_h > 1 || block_w > 1)
+        printf("  error block: %lldx%lld outputs (validate divides each output's error by the "
+               "largest scale in its block), threshold %.1g (%s)\n",
+               (long long)block_h, (long long)block_w, threshold, v->accuracy);
+    else
+        printf("  error block: 1x1 (each output's error by its own scale), threshold %.1g (%s)\n",
+               threshold, v->accuracy);
 }
 
 // Prints the floor of p at the device's peaks (NULL or unknown: says how to measure them).
@@ -82,6 +100,7 @@ void cli_print_plan(xconv_device *dev, const char *name, const xconv_problem *p,
     for (int i = 0; i < xconv_plan_step_count(plan); i++)
         print_step(plan, i);
     print_workspace(plan);
+    print_error_check(plan);
     xconv_plan_destroy(plan);
     print_floor(p, peaks);
 }

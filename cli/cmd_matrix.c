@@ -183,6 +183,7 @@ static int run_matrix(const cli_options *opts, bool timing)
     hopts.repeat = timing ? opts->repeat : 0;
     hopts.warmup = opts->warmup;
     hopts.host_ref_max_gflop = opts->host_ref_gflop;
+    hopts.pitfall = opts->pitfall ? xconv_pitfall_parse(opts->pitfall) : XCONV_PITFALL_NONE;
     cli_plan_options(&hopts.plan);
     fprintf(stderr, "seed %llu\n", (unsigned long long)hopts.seed);
     xconv_cache *cache = cli_cache_open(opts, flags);
@@ -212,6 +213,11 @@ int cmd_bench(const cli_options *opts)
 {
     if (opts->repeat < 1) {
         cli_error("--repeat must be at least 1");
+        return CLI_USAGE;
+    }
+    if (opts->pitfall && xconv_pitfall_parse(opts->pitfall) < 0) {
+        fprintf(stderr, "xconv bench: --pitfall takes none, first-run, no-sync, host-sync or "
+                        "mean, not '%s'\n", opts->pitfall);
         return CLI_USAGE;
     }
     if (opts->gemm)

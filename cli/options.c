@@ -69,6 +69,9 @@ static const flag flags[] = {
     {"--gemm", "bench", ARG_STRING, FIELD(gemm), 0,
      "M,N,K   time our SGEMM beside the vendor's on C(MxN) = A(MxK) B(KxN); 'standard': the "
      "standard suite's GEMM sizes, 4096^3 and 8192^3"},
+    {"--pitfall", "bench", ARG_STRING, FIELD(pitfall), 0,
+     "MODE    time the wrong way on purpose (docs/teaching/timing.md): first-run, no-sync, "
+     "host-sync or mean; records say so in their note"},
     {"--repeat", "bench validate", ARG_INT, FIELD(repeat), 0,
      "N       timed runs (default 20; validate times only with --parity)"},
     {"--repeat", "find", ARG_INT, FIELD(repeat), 0, "N       timed runs a candidate (default 10)"},

@@ -28,6 +28,7 @@ typedef struct cli_options {
     const char *input, *weights, *output;  // .npy paths for run
     const char *json, *csv;              // result files
     const char *gemm;                    // --gemm M,N,K for bench
+    const char *pitfall;                 // bench --pitfall MODE (docs/teaching/timing.md)
     uint64_t seed;
     bool seed_given;
     int repeat;

@@ -187,6 +187,8 @@ static xconv_status describe_device(const xconv_cu_api *cu, int index, xconv_dev
     info->max_work_item_sizes[2] = (size_t)attribute(cu, dev, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z);
     info->preferred_multiple = (size_t)attribute(cu, dev, CU_DEVICE_ATTRIBUTE_WARP_SIZE);
     info->native_float_width = 1;  // one lane per thread
+    info->max_registers_per_work_group =
+        attribute(cu, dev, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK);
     info->fp64 = true;
     // IEEE fp32 in hardware, and NVRTC's defaults beside our flags: --ftz=false (denormals
     // kept), --prec-div=true and --prec-sqrt=true (correctly rounded).

@@ -18,7 +18,7 @@
 #define ACC_MAX_CPU 16
 // Most accumulators of a flat direct_regblock work-item (GPUs only). Measured on the H200 with
 // ece408_c1/c2: blocks of 48 ran fastest; 64 and 96 lost more to fewer resident threads than
-// they gained in reuse (docs/direct_family.md, "Flat regblock").
+// they gained in reuse (git: docs/direct_family.md, "Flat regblock").
 #define ACC_MAX_FLAT 48
 // Widest block of consecutive columns a flat work-item takes (flat blocks are one row: taller
 // ones hold more hoisted input rows in registers and ran slower).
@@ -37,7 +37,7 @@
 #define STAGE_LOAD_COST 4.0
 #define BARRIER_COST 64.0
 // Vector columns (direct_const on CPUs, XC_VEC_Q): the widest vector used (float16 ran slower
-// than float8 under PoCL on AVX-512: docs/direct_family.md), the tallest work-group (1x8 and
+// than float8 under PoCL on AVX-512: git: docs/direct_family.md), the tallest work-group (1x8 and
 // 1x32 ran slower than 1x2 and 1x4), the most vector accumulators of an item, the cost of one
 // lane loaded alone (where a tap's window crosses the input's edge) and the loop's own
 // instructions per tap (address, branch), in units of one vector multiply-add.
@@ -49,7 +49,7 @@
 // What waking one more CPU thread for a launch costs, in units of one vector multiply-add (about
 // 10 us on a 2 GHz core). On the H100 host's 16-core PoCL (a virtual machine), direct_const on
 // tiny shapes ran 10-20% faster in work-groups that cover whole images (6-9 of them) than in
-// the 64-150 its work-group target gave (docs/direct_family.md, eighth round).
+// the 64-150 its work-group target gave (git: docs/direct_family.md, eighth round).
 #define THREAD_WAKE_COST 20000.0
 
 static const int wg_sizes[] = {1, 2, 4, 8, 16, 32, 64};

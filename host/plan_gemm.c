@@ -97,7 +97,7 @@ static int64_t ceil_div(int64_t a, int64_t b)
 // it. On GPUs efficiency follows arithmetic intensity (a 128x128 tile's is 64 FLOP per loaded
 // element) and a compute unit wants about 512 work-items; the exponent and constants were
 // checked against a sweep of every candidate on the standard suite on an H100, where the
-// choice landed within 3% of the best on average (docs/gemm_family.md).
+// choice landed within 3% of the best on average (git: docs/gemm_family.md).
 static double tile_cost(const xconv_device_info *info, const xconv_gemm_layout *L,
                         const xconv_gemm_tiles *t)
 {

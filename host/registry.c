@@ -15,6 +15,7 @@ static const family_table_fn family_tables[] = {
     xconv_reference_variants,
     xconv_direct_variants,
     xconv_gemm_variants,
+    xconv_winograd_variants,
     xconv_peer_variants,
 };
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Compiles every embedded kernel through NVRTC for sm_90 with no GPU: the dialect's own macros,
 // every CUDA variant's planned steps on the small suite (PTX, plus CUBIN so ptxas checks the
-// device's limits), and each cl/*.cl source no plan uses with fixed problem defines. Skips
-// when NVRTC is missing.
+// device's limits), the Winograd variants' plans for issue 19's layers, and each cl/*.cl source
+// no plan uses with fixed problem defines. Skips when NVRTC is missing.
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -285,17 +285,19 @@ static xconv_device synthetic_h100(void)
     i->max_work_item_sizes[0] = i->max_work_item_sizes[1] = 1024;
     i->max_work_item_sizes[2] = 64;
     i->preferred_multiple = 32;
+    i->max_registers_per_work_group = 65536;
     i->fp64 = true;
     i->cc_major = CC_MAJOR;
     i->cc_minor = CC_MINOR;
     return dev;
 }
 
-// Compiles one variant's plan for every small-suite shape, each distinct program once.
-static void test_variant(const xconv_variant *v, xconv_device *dev)
+// Compiles one variant's plan for each of the `shapes` shapes of suite, each distinct program
+// once; returns the number of shapes it planned.
+static int test_variant(const xconv_variant *v, xconv_device *dev,
+                         const xconv_named_shape *suite, int shapes)
 {
-    int shapes = 0, applied = 0, before = programs_compiled;
-    const xconv_named_shape *suite = xconv_suite_find("small", &shapes);
+    int applied = 0, before = programs_compiled;
     CHECK(suite != NULL && shapes > 0);
     char skipped[512] = "";
     uint64_t seen[64];
@@ -349,11 +351,14 @@ static void test_variant(const xconv_variant *v, xconv_device *dev)
     }
     printf("  %-28s %2d of %d shapes planned, %2d programs compiled%s\n", v->info.name, applied,
            shapes, programs_compiled - before, skipped);
+    return applied;
 }
 
 static void test_planned(void)
 {
     xconv_device dev = synthetic_h100();
+    int shapes = 0;
+    const xconv_named_shape *suite = xconv_suite_find("small", &shapes);
     int count = xconv_variant_count(), cuda_variants = 0;
     char vendor_rows[1024] = "";
     size_t used = 0;
@@ -368,11 +373,42 @@ static void test_planned(void)
                                          v->info.name);
             continue;
         }
-        test_variant(v, &dev);
+        test_variant(v, &dev, suite, shapes);
     }
     CHECK_MSG(cuda_variants > 0, "no variant runs on CUDA");
     if (vendor_rows[0])
         printf("  vendor rows, no kernels to compile:%s\n", vendor_rows);
+}
+
+// The Winograd variants' plans for the layers issue 19 measures on the H100 (the standard
+// suite's vgg3x3, res3x3 and conv5x5, ResNet-50's 3x3 layers at batch 50): their fused blocks
+// and GEMM tiles differ from the small suite's, and ptxas checks them against the register file.
+static void test_winograd_targets(void)
+{
+    static const xconv_named_shape targets[] = {
+        {"vgg3x3", "n=16,c=64,h=224,w=224,k=64,r=3,pad=1"},
+        {"res3x3", "n=32,c=256,h=14,w=14,k=256,r=3,pad=1"},
+        {"conv5x5", "n=32,c=32,h=56,w=56,k=64,r=5,pad=2"},
+        {"resnet50_c2", "n=50,c=64,h=56,w=56,k=64,r=3,pad=1"},
+        {"resnet50_c4", "n=50,c=256,h=14,w=14,k=256,r=3,pad=1"},
+        {"resnet50_c5", "n=50,c=512,h=7,w=7,k=512,r=3,pad=1"},
+    };
+    static const char *const names[] = {"winograd_f23", "winograd_f43", "winograd_f25",
+                                        "winograd_f23_fused", "winograd_f43_fused",
+                                        "winograd_f25_fused"};
+    xconv_device dev = synthetic_h100();
+    printf("  the Winograd variants on issue 19's layers:\n");
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        xconv_error err;
+        const xconv_variant *v = xconv_variant_find(names[i], &err);
+        CHECK_MSG(v != NULL, "%s", err.msg);
+        if (!v)
+            continue;
+        int planned = test_variant(v, &dev, targets, (int)(sizeof targets / sizeof targets[0]));
+        int expected = strstr(names[i], "f25") ? 1 : 5;  // conv5x5; the five 3x3 layers
+        CHECK_MSG(planned == expected, "%s planned %d of issue 19's layers, not %d", names[i],
+                  planned, expected);
+    }
 }
 
 // VGG-11's first layer with the flat direct_regblock plan the H100 got for it (blocks of 11 of
@@ -488,6 +524,7 @@ int main(void)
     test_planned();
     test_flat_k_tail();
     test_split_plans();
+    test_winograd_targets();
     test_unplanned_sources();
     printf("  %d programs compiled in %.1f s\n", programs_compiled,
            (xconv_now_ms() - t0) * 1e-3);

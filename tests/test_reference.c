@@ -491,6 +491,9 @@ static void test_thresholds(void)
     CHECK(xconv_threshold_for_family("peer") == 1e-5);
     CHECK(xconv_threshold_for_family("winograd") == 1e-4);
     CHECK(xconv_threshold_for_family("fft") == 1e-4);
+    CHECK(xconv_threshold_for_family("winograd_f23") == 3e-6);
+    CHECK(xconv_threshold_for_family("winograd_f43") == 3e-5);
+    CHECK(xconv_threshold_for_family("winograd_f25") == 2e-5);
     CHECK(xconv_threshold_for_family("no such family") == 1e-5);
     CHECK(xconv_threshold_for_family(NULL) == 1e-5);
 }

@@ -420,6 +420,88 @@ static xconv_status enqueue_run(void *user, int run, xconv_error *err)
     return xconv_plan_run(r->plan, &r->rot->sets[set], err);
 }
 
+// ---------------------------------------------------------------------------------------------
+// Pitfalls: wrong ways of timing, reproduced on purpose (bench --pitfall)
+
+static const char *const pitfall_names[] = {"none", "first-run", "no-sync", "host-sync", "mean"};
+
+int xconv_pitfall_parse(const char *name)
+{
+    for (int i = 0; i < (int)(sizeof pitfall_names / sizeof pitfall_names[0]); i++)
+        if (strcmp(name, pitfall_names[i]) == 0)
+            return i;
+    return -1;
+}
+
+// Orders doubles ascending for qsort.
+static int cmp_ms(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+// Times runs with the host clock as pitfall `which` says (no-sync: around each enqueue alone;
+// host-sync: around each enqueue and a wait) into ms[0..repeat-1]; returns a status.
+static xconv_status host_clock_runs(timed_runs *runs, int which, double *ms, xconv_error *err)
+{
+    xconv_case *c = runs->c;
+    xconv_status st = XCONV_OK;
+    for (int i = 0; st == XCONV_OK && i < c->opts.warmup; i++)
+        st = enqueue_run(runs, i, err);
+    if (st == XCONV_OK)
+        st = xconv_device_wait(c->dev, err);
+    for (int i = 0; st == XCONV_OK && i < c->opts.repeat; i++) {
+        double t0 = now_ms();
+        st = enqueue_run(runs, c->opts.warmup + i, err);
+        if (st == XCONV_OK && which == XCONV_PITFALL_HOST_SYNC)
+            st = xconv_device_wait(c->dev, err);
+        ms[i] = now_ms() - t0;
+    }
+    return st == XCONV_OK ? xconv_device_wait(c->dev, err) : st;
+}
+
+// Times runs as pitfall c->opts.pitfall says and fills *out (its median_ms holds the mean for
+// the mean pitfall); returns a status.
+static xconv_status time_pitfall(timed_runs *runs, xconv_timing *out, xconv_error *err)
+{
+    xconv_case *c = runs->c;
+    int n = c->opts.repeat, which = c->opts.pitfall;
+    double *ms = malloc((size_t)n * sizeof *ms);
+    if (!ms)
+        return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "pitfall: no host memory");
+    xconv_status st;
+    if (which == XCONV_PITFALL_MEAN)
+        st = xconv_device_measure(c->dev, enqueue_run, runs, c->opts.warmup, n, out, ms, err);
+    else
+        st = host_clock_runs(runs, which, ms, err);
+    if (st == XCONV_OK) {
+        qsort(ms, (size_t)n, sizeof *ms, cmp_ms);
+        double sum = 0;
+        for (int i = 0; i < n; i++)
+            sum += ms[i];
+        out->min_ms = ms[0];
+        out->max_ms = ms[n - 1];
+        out->median_ms = which == XCONV_PITFALL_MEAN ? sum / n
+                         : n % 2                     ? ms[n / 2]
+                                                     : 0.5 * (ms[n / 2 - 1] + ms[n / 2]);
+    }
+    free(ms);
+    return st;
+}
+
+// Puts what pitfall c->opts.pitfall timed in front of rec's note.
+static void note_pitfall(const xconv_case *c, xconv_record *rec)
+{
+    static const char *const what[] = {
+        "", "host clock around planning, building and the first run (median = that one time)",
+        "host clock around each enqueue, no wait", "host clock around each enqueue and a wait",
+        "device events, median_ms holds the mean"};
+    char plan[sizeof rec->note];
+    snprintf(plan, sizeof plan, "%s", rec->note);
+    snprintf(rec->note, sizeof rec->note, "PITFALL %s: %s; %.*s", pitfall_names[c->opts.pitfall],
+             what[c->opts.pitfall], (int)(sizeof rec->note / 2), plan);
+}
+
 // Warm-up runs, then opts.repeat timed runs of plan rotating the sets; the last output of set 0
 // is read into c->y_timed for a second check, and *same is set when its bits are those of the
 // checked output in c->y (else it is copied there). Fills the timing fields of rec.
@@ -441,7 +523,12 @@ static xconv_status time_variant(xconv_case *c, xconv_plan *plan, xconv_record *
         st = xconv_buffer_fill_f32(c->dy, (size_t)c->y_n, NAN, err);
     timed_runs runs = {.c = c, .plan = plan, .rot = &c->rot};
     xconv_timing timing;
-    if (st == XCONV_OK)
+    bool pitfall = c->opts.pitfall == XCONV_PITFALL_NO_SYNC ||
+                   c->opts.pitfall == XCONV_PITFALL_HOST_SYNC ||
+                   c->opts.pitfall == XCONV_PITFALL_MEAN;
+    if (st == XCONV_OK && pitfall)
+        st = time_pitfall(&runs, &timing, err);
+    else if (st == XCONV_OK)
         st = xconv_device_measure(c->dev, enqueue_run, &runs, c->opts.warmup, c->opts.repeat,
                                   &timing, NULL, err);
     if (st == XCONV_OK) {
@@ -579,11 +666,13 @@ static xconv_status case_run(xconv_case *c, const xconv_variant *variant, const 
     if (c->dev)
         xconv_device_reset_compile_ms(c->dev);
     xconv_plan *plan = NULL;  // planned once: for the checked run and for timing
+    double first_ms = now_ms();
     if (v->backends) {
         plan = xconv_plan_create(c->dev, &c->p, plan_name, &c->opts.plan, &run_err);
         st = plan ? ensure_output(c, &run_err) : run_err.status;
         if (st == XCONV_OK)
             st = run_device_variant(c->dev, plan, &c->p, c->dx, c->dw, c->dy, c->y, &run_err);
+        first_ms = now_ms() - first_ms;
     } else {
         st = xconv_convolve(NULL, &c->p, v->name, c->x, c->w, c->y, &run_err);
     }
@@ -610,6 +699,13 @@ static xconv_status case_run(xconv_case *c, const xconv_variant *variant, const 
             record_outcome(rec, st, &run_err);
         else if (!same)
             record_check(c, rec);
+        if (st == XCONV_OK && c->opts.pitfall == XCONV_PITFALL_FIRST_RUN) {
+            rec->median_ms = rec->min_ms = rec->max_ms = first_ms;
+            rec->gflops = xconv_problem_flops(&c->p) / (first_ms * 1e-3) * 1e-9;
+            rec->gbps = xconv_problem_min_bytes(&c->p) / (first_ms * 1e-3) * 1e-9;
+        }
+        if (st == XCONV_OK && c->opts.pitfall != XCONV_PITFALL_NONE)
+            note_pitfall(c, rec);
     }
     xconv_plan_destroy(plan);
     return XCONV_OK;

@@ -16,7 +16,21 @@ typedef struct xconv_harness_opts {
     double host_ref_max_gflop;   // problems up to this size get the full float64 host reference
     int host_threads;            // threads of the host reference (<= 0: all cores)
     xconv_plan_options plan;     // planning options for every variant (nothing forced)
+    int pitfall;                 // an xconv_pitfall: time the wrong way on purpose (teaching)
 } xconv_harness_opts;
+
+// Wrong ways of timing that bench --pitfall reproduces for docs/teaching/timing.md; each record
+// timed so says which in its note. NONE is the harness's own method (device events, median).
+typedef enum xconv_pitfall {
+    XCONV_PITFALL_NONE = 0,
+    XCONV_PITFALL_FIRST_RUN,  // host clock around planning, building and the first checked run
+    XCONV_PITFALL_NO_SYNC,    // host clock around each enqueue, not waiting for the device
+    XCONV_PITFALL_HOST_SYNC,  // host clock around each enqueue and a wait for the device
+    XCONV_PITFALL_MEAN,       // device events, but the mean of the runs in place of the median
+} xconv_pitfall;
+
+// Returns the pitfall named `name` (none, first-run, no-sync, host-sync, mean), or -1.
+int xconv_pitfall_parse(const char *name);
 
 // Fills the defaults: seed 1, repeat 0, warmup 2, 1000 samples, 1 GFLOP, all cores, default
 // planning options.

@@ -5,9 +5,11 @@
 
 #include "reference.h"
 
-// Returns the largest normalised error |y - ref| / sum|x*w| a variant of `family` may show:
-// 1e-5 for "reference", "direct", "gemm", "peer" and any unknown family (or NULL), 1e-4 for
-// "winograd" and "fft". validate/thresholds.c explains the numbers.
+// Returns the largest normalised error |y - ref| / sum|x*w| a variant whose accuracy entry is
+// `family` may show: 1e-5 for "reference", "direct", "gemm", "peer" and any unknown entry (or
+// NULL), 1e-4 for "winograd" and "fft", and each Winograd algorithm's own: 3e-6 for
+// "winograd_f23", 3e-5 for "winograd_f43", 2e-5 for "winograd_f25". validate/thresholds.c
+// explains the numbers.
 double xconv_threshold_for_family(const char *family);
 
 // Returns true when r compared at least one element, found none non-finite and its largest

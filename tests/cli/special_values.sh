@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Special values under zero padding (docs/validation.md): a NaN or infinite weight whose tap lands
+# Special values, zero padding (docs/guide/reading-results.md): a NaN or Inf weight whose tap lands
 # on the padding gives NaN, and a NaN or Inf inside the input reaches exactly the outputs whose
 # receptive field holds it, from every variant on PoCL and, when Mesa's Rusticl is installed, on
 # its CPU device too. Skips (exit 77) when no OpenCL CPU device is installed.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Cross-stack validation (docs/validation.md, Device stacks): every variant on a sample of random
+# Cross-stack validation (docs/guide/reading-results.md): every variant on a sample of random
 # shapes on PoCL and on Mesa's Rusticl (its CPU device, which RUSTICL_ENABLE=llvmpipe asks for),
 # and on Rusticl the small suite too (small_suite.sh runs it on PoCL). Without RUSTICL_ENABLE,
 # `xconv devices` says how to enable Rusticl. Skips (exit 77) when neither stack is installed,

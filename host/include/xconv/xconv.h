@@ -246,6 +246,9 @@ struct xconv_device_info {
     size_t max_work_item_sizes[3];
     size_t preferred_multiple;   // preferred work-group size multiple (warp/wavefront/SIMD width)
     int native_float_width;      // native float vector width (OpenCL; 1 on GPUs, CUDA: 1)
+    int max_registers_per_work_group;  // 32-bit registers one work-group may hold (CUDA's
+                                       // MAX_REGISTERS_PER_BLOCK, OpenCL's NVIDIA extension);
+                                       // 0 when the device does not say (other OpenCL devices)
     bool fp64;
     int cc_major, cc_minor;      // CUDA compute capability (0 on OpenCL)
     double peak_gflops;          // measured or configured fp32 peak, 0 when unknown
@@ -378,8 +381,8 @@ typedef struct xconv_variant_info {
     const char *name;      // "direct_tiled"
     const char *family;    // "reference", "direct", "gemm", "peer", ...
     const char *summary;   // one line for listings
-    const char *accuracy;  // the family whose error threshold applies ("direct", "winograd",
-                           // "fft", ...)
+    const char *accuracy;  // the error threshold entry that applies: a family's ("direct",
+                           // "gemm", ...) or a variant's own ("winograd_f43")
     const char *notes;     // numerical notes: "" or e.g. "winograd", "fft", "split-k reduction"
     unsigned backends;     // XCONV_BACKEND_BIT of each backend it runs on; 0: runs on the host
 } xconv_variant_info;
@@ -417,6 +420,12 @@ typedef struct xconv_plan_options {
     int64_t batch_chunk;        // most images per im2col pass; 0: as many as fit
     int gemm_split_k;           // forces the GEMM family's split-K: 1 no split, 2..16 K slices
                                 // (fewer where K has fewer steps); 0: chosen per product
+    int64_t winograd_chunk;     // most images per pass of the non-fused Winograd variants; 0: as
+                                // many as fit the workspace budget
+    const char *winograd_fused; // forces the fused Winograd block "TB,KB,CC,WT,WK[,VEC]" (tiles
+                                // and output channels per work-group, input channels per step,
+                                // tiles and channels per work-item; VEC 8 or 16: OpenCL's
+                                // vector path, VEC tiles as lanes per work-item); NULL: searched
     // Later versions append fields here; xconv_plan_options_default sets every one.
 } xconv_plan_options;
 

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: MIT
+// winograd_input: the input transform of the non-fused Winograd variants, V = B^T d B for every
+// alpha x alpha input tile d (input channel c, tile t of a chunk of images), written as
+// V[xi][c][t]: per plane xi and group a C/groups x T_LD row-major matrix, the B operand of the
+// batched GEMM (common/xconv_winograd.h has the matrices).
+//
+// Tile (n, th, tw) reads rows th*m - pad_h .. + alpha-1 and columns tw*m - pad_w .. + alpha-1 of
+// image n0 + n, zeros outside the image (the padding, and the right and bottom edges of partial
+// tiles). Column t = n * TILES + th * TILES_W + tw of the chunk `images` images from n0; columns
+// from images * TILES up to T_LD (the row length, padded for vector loads) get zeros.
+// V is a workspace region: (v, v_offset in floats).
+// No tile parameters: one work-item per (tile, channel), tiles along dimension 0 so that
+// neighbouring work-items write neighbouring addresses.
+
+#ifndef XC_WINO_M
+#define XC_WINO_M 2  // output tile side m of F(m x m, r x r): 2 or 4 with r 3, 2 with r 5
+#endif
+
+#include "xconv_winograd.h"
+
+#ifndef XC_WINO_T_LD
+#define XC_WINO_T_LD (XC_N * XC_WINO_TILES)  // columns of V: tiles of a chunk, padded (planner)
+#endif
+
+XC_KERNEL void winograd_input(const XC_GLOBAL float *XC_RESTRICT x,
+                              XC_GLOBAL float *XC_RESTRICT v, const int v_offset, const int n0,
+                              const int images)
+{
+    const int t = XC_GLOBAL_ID(0);  // column: tile of the chunk, bound T_LD
+    const int c = XC_GLOBAL_ID(1);  // input channel, bound C
+    if (t >= XC_WINO_T_LD || c >= XC_C)
+        return;
+    const int n = t / XC_WINO_TILES;                       // image of the chunk
+    const int th = (t / XC_WINO_TILES_W) % XC_WINO_TILES_H;  // tile row
+    const int tw = t % XC_WINO_TILES_W;                    // tile column
+    const bool live = n < images;
+    const int ih0 = th * XC_WINO_M - XC_PAD_H;
+    const int iw0 = tw * XC_WINO_M - XC_PAD_W;
+    const XC_GLOBAL float *plane = x + ((live ? n0 + n : 0) * XC_C + c) * XC_H * XC_W;
+    float d[XC_WINO_AA];
+#pragma unroll
+    for (int i = 0; i < XC_WINO_A; i++) {
+        const bool row_in = live && (unsigned)(ih0 + i) < (unsigned)XC_H;
+#pragma unroll
+        for (int j = 0; j < XC_WINO_A; j++) {
+            const bool inside = row_in && (unsigned)(iw0 + j) < (unsigned)XC_W;
+            d[i * XC_WINO_A + j] = inside ? plane[(ih0 + i) * XC_W + iw0 + j] : 0.0f;
+        }
+    }
+    float bd[XC_WINO_AA];  // B^T d, column by column
+#pragma unroll
+    for (int j = 0; j < XC_WINO_A; j++)
+        XC_WINO_BT_1D(bd + j, XC_WINO_A, d + j, XC_WINO_A);
+    float vt[XC_WINO_AA];  // (B^T d) B, row by row
+#pragma unroll
+    for (int i = 0; i < XC_WINO_A; i++)
+        XC_WINO_BT_1D(vt + i * XC_WINO_A, 1, bd + i * XC_WINO_A, 1);
+    XC_GLOBAL float *out = v + v_offset + c * XC_WINO_T_LD + t;
+#pragma unroll
+    for (int xi = 0; xi < XC_WINO_AA; xi++)
+        out[xi * XC_C * XC_WINO_T_LD] = vt[xi];
+}

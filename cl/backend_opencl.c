@@ -123,6 +123,10 @@ static xconv_status opencl_open(int index, void **out, xconv_error *err)
                     &ctx->max_alloc_bytes, NULL);
     clGetDeviceInfo(ctx->device, CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE, sizeof(cl_ulong),
                     &ctx->const_mem_bytes, NULL);
+    cl_uint align_bits = 0;
+    clGetDeviceInfo(ctx->device, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof align_bits, &align_bits,
+                    NULL);
+    ctx->base_align_bytes = align_bits >= 8 ? align_bits / 8 : 1;
     cl_device_type type = 0;
     clGetDeviceInfo(ctx->device, CL_DEVICE_TYPE, sizeof type, &type, NULL);
     ctx->region_events = (type & CL_DEVICE_TYPE_CPU) != 0;
@@ -500,7 +504,7 @@ static cl_mem constant_copy(opencl_context *ctx, xconv_backend_buffer *buf, size
                             size_t bytes, xconv_error *err)
 {
     opencl_view *v = buf->views;
-    while (v && !(v->offset == offset && v->bytes == bytes))
+    while (v && !(!v->sub && v->offset == offset && v->bytes == bytes))
         v = v->next;
     cl_int rc = CL_SUCCESS;
     if (!v && (v = calloc(1, sizeof *v)) != NULL) {
@@ -532,6 +536,42 @@ static cl_mem constant_copy(opencl_context *ctx, xconv_backend_buffer *buf, size
     return v->mem;
 }
 
+// Returns the sub-buffer of buf from byte `offset` to its end, made once and kept with buf (the
+// view of a workspace region for a kernel's bare pointer). Returns NULL with err filled when
+// offset is not a multiple of the device's base address alignment or the call fails.
+static cl_mem sub_buffer(opencl_context *ctx, xconv_backend_buffer *buf, size_t offset,
+                         xconv_error *err)
+{
+    opencl_view *v = buf->views;
+    while (v && !(v->sub && v->offset == offset))
+        v = v->next;
+    if (v)
+        return v->mem;
+    if (offset % ctx->base_align_bytes || offset >= buf->bytes) {
+        xconv_error_set(err, XCONV_ERR_INVALID, "a buffer argument at byte %zu of %zu: not a "
+                        "multiple of the device's base address alignment (%u bytes) or past the "
+                        "end", offset, buf->bytes, ctx->base_align_bytes);
+        return NULL;
+    }
+    cl_buffer_region region = {.origin = offset, .size = buf->bytes - offset};
+    cl_int rc = CL_SUCCESS;
+    cl_mem mem = clCreateSubBuffer(buf->mem, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION,
+                                   &region, &rc);
+    if (!mem) {
+        xconv_opencl_fail(err, rc, "clCreateSubBuffer");
+        return NULL;
+    }
+    if (!(v = calloc(1, sizeof *v))) {
+        clReleaseMemObject(mem);
+        xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "out of host memory");
+        return NULL;
+    }
+    *v = (opencl_view){.offset = offset, .bytes = region.size, .sub = true, .mem = mem,
+                       .next = buf->views};
+    buf->views = v;
+    return mem;
+}
+
 // Sets argument i of kernel k from a; returns XCONV_OK or XCONV_ERR_INVALID naming it.
 static xconv_status set_arg(opencl_context *ctx, opencl_kernel *k, cl_uint i, const xconv_arg *a,
                             xconv_error *err)
@@ -553,6 +593,9 @@ static xconv_status set_arg(opencl_context *ctx, opencl_kernel *k, cl_uint i, co
             return xconv_error_prefix(err, "kernel '%s' argument %u", k->name, i);
         /* fall through */
     case XCONV_ARG_BUFFER:
+        if (a->kind == XCONV_ARG_BUFFER && a->buf && a->offset &&
+            !(mem = sub_buffer(ctx, a->buf, a->offset, err)))
+            return xconv_error_prefix(err, "kernel '%s' argument %u", k->name, i);
         if (!mem)
             return xconv_error_set(err, XCONV_ERR_INVALID, "kernel '%s' argument %u: buffer "
                                    "is NULL", k->name, i);

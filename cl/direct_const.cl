@@ -10,7 +10,10 @@
 // columns are one vector: each tap is one vector load (stride 1 or 2) and one vector FMA per
 // channel, with per-lane clamped loads only for taps whose stored lanes' window crosses the
 // input's edge (lanes past the output's last column may read on into the input plane).
+// With an epilogue (common/xconv_epilogue.h) the store adds the bias, activates and, when the
+// planner gave whole pool windows to each work-item, pools.
 
+#include "xconv_epilogue.h"
 #include "xconv_direct_block.h"
 
 // ---------------------------------------------------------------------------------------------
@@ -61,7 +64,7 @@ XC_CONSTANT_ARRAY(float, xc_filter, XC_FILTER_ELEMS)
 XC_KERNEL XC_WORK_GROUP_SIZE(XC_WG_W, XC_WG_H, 1)
 void direct_const(const XC_GLOBAL float *XC_RESTRICT x,
                   XC_CONSTANT_PARAM(float, xc_filter),
-                  XC_GLOBAL float *XC_RESTRICT y)
+                  XC_GLOBAL float *XC_RESTRICT y XC_EPI_BIAS_PARAM)
 {
 #if XC_FLAT
     const int tx = 0, ty = 0;  // the "tile" is the work-item's own block
@@ -173,8 +176,24 @@ void direct_const(const XC_GLOBAL float *XC_RESTRICT x,
         const int k = k_first + kk;  // below b.k0: another block's channel, computed again
         if (k < b.k0 || b.n_item >= XC_N)
             continue;
+#if XC_POOL_H
+        float lanes[XC_BLOCK_H][XC_VEC_Q];  // the block's rows, lane by lane, to pool
+        for (int i = 0; i < XC_BLOCK_H; i++)
+            DC_VSTORE(acc[kk][i], 0, lanes[i]);
+#define DC_VALUE(i, j) XC_EPI(lanes[i][j], k)
+        XD_POOL_STORE(y + (b.n * XC_K + k) * XC_Y_H * XC_Y_W, b.p0, b.q0, DC_VALUE)
+#else
         for (int i = 0; i < XC_BLOCK_H && b.p0 + i < XC_P; i++) {
             XC_GLOBAL float *y_row = y + ((b.n * XC_K + k) * XC_P + b.p0 + i) * XC_Q;
+#if XC_EPI_ANY
+            acc[kk][i] = (DC_VEC)(XC_EPI_ADD(acc[kk][i], k));
+#if XC_EPI_ACT
+            acc[kk][i] = select(acc[kk][i], (DC_VEC)(0.0f), acc[kk][i] < (DC_VEC)(0.0f));
+#endif
+#if XC_EPI_ACT == 2
+            acc[kk][i] = select(acc[kk][i], (DC_VEC)(6.0f), acc[kk][i] > (DC_VEC)(6.0f));
+#endif
+#endif
             if (b.q0 + XC_VEC_Q <= XC_Q) {
                 DC_VSTORE(acc[kk][i], 0, y_row + b.q0);
             } else {  // the last item of a row: only the lanes inside it
@@ -184,17 +203,25 @@ void direct_const(const XC_GLOBAL float *XC_RESTRICT x,
                     y_row[b.q0 + j] = lane[j];
             }
         }
+#endif
 #else
         if (b.k0 + kk >= b.k_end || b.n_item >= XC_N)
             break;
+#if XC_POOL_H
+        const int k = b.k0 + kk;
+#define DC_VALUE(i, j) XC_EPI(acc[kk][i][j], k)
+        XD_POOL_STORE(y + (b.n * XC_K + k) * XC_Y_H * XC_Y_W, b.p0, b.q0, DC_VALUE)
+#else
         for (int i = 0; i < XC_BLOCK_H; i++) {
             const int p = b.p0 + i;
             for (int j = 0; j < XC_BLOCK_W; j++) {
                 const int q = b.q0 + j * XC_BLOCK_STEP_W;
                 if (p < XC_P && q < XC_Q)
-                    y[((b.n * XC_K + b.k0 + kk) * XC_P + p) * XC_Q + q] = acc[kk][i][j];
+                    y[((b.n * XC_K + b.k0 + kk) * XC_P + p) * XC_Q + q] =
+                        XC_EPI(acc[kk][i][j], b.k0 + kk);
             }
         }
+#endif
 #endif
     }
 }

@@ -10,9 +10,12 @@
 // [c][r][s][k] over all K, and the channel loop stays rolled (its body is XC_BLOCK_K x block x
 // R x S FMAs); each work-item then computes XC_REPEAT blocks, XC_WG_W apart, so the staging and
 // its barrier are paid once per XC_REPEAT blocks.
+// With an epilogue (common/xconv_epilogue.h) the store adds the bias, activates and, when the
+// planner gave whole pool windows to each work-item, pools.
 // The local array is used only inside the kernel function itself: PoCL (3.1, several threads)
 // gave wrong results when a __local pointer was passed to a helper function.
 
+#include "xconv_epilogue.h"
 #include "xconv_direct_block.h"
 
 // ---------------------------------------------------------------------------------------------
@@ -52,7 +55,7 @@
 XC_KERNEL XC_WORK_GROUP_SIZE(XC_WG_W, XC_WG_H, 1)
 void direct_regblock(const XC_GLOBAL float *XC_RESTRICT x,
                      const XC_GLOBAL float *XC_RESTRICT w,
-                     XC_GLOBAL float *XC_RESTRICT y)
+                     XC_GLOBAL float *XC_RESTRICT y XC_EPI_BIAS_PARAM)
 {
     // Filters [c][r][s][k] of one chunk; 16-byte aligned so that 4 consecutive k are one load.
     XC_LOCAL float wl[XC_STAGE_ELEMS + XC_STAGE_PAD] __attribute__((aligned(16)));
@@ -192,6 +195,11 @@ void direct_regblock(const XC_GLOBAL float *XC_RESTRICT x,
         for (int kk = 0; kk < XC_BLOCK_K; kk++) {
             if (b.k0 + kk >= b.k_end || b.n_item >= XC_N)
                 break;
+#if XC_POOL_H
+            const int k = b.k0 + kk;
+#define DR_VALUE(i, j) XC_EPI(acc[kk][i][j], k)
+            XD_POOL_STORE(y + (b.n * XC_K + k) * XC_Y_H * XC_Y_W, b.p0, b.q0, DR_VALUE)
+#else
             for (int i = 0; i < XC_BLOCK_H; i++) {
                 const int p = b.p0 + i;
                 if (p >= XC_P)
@@ -201,20 +209,23 @@ void direct_regblock(const XC_GLOBAL float *XC_RESTRICT x,
                 for (int j = 0; j < XC_BLOCK_W && b.q0 < XC_Q; j += XC_STORE_VEC_W) {
 #if XC_STORE_VEC_W == 4
                     *(XC_GLOBAL float4 *)(y_row + b.q0 + j) = XC_MAKE_FLOAT4(
-                        acc[kk][i][j], acc[kk][i][j + 1], acc[kk][i][j + 2], acc[kk][i][j + 3]);
+                        XC_EPI(acc[kk][i][j], b.k0 + kk), XC_EPI(acc[kk][i][j + 1], b.k0 + kk),
+                        XC_EPI(acc[kk][i][j + 2], b.k0 + kk),
+                        XC_EPI(acc[kk][i][j + 3], b.k0 + kk));
 #else
-                    *(XC_GLOBAL float2 *)(y_row + b.q0 + j) =
-                        XC_MAKE_FLOAT2(acc[kk][i][j], acc[kk][i][j + 1]);
+                    *(XC_GLOBAL float2 *)(y_row + b.q0 + j) = XC_MAKE_FLOAT2(
+                        XC_EPI(acc[kk][i][j], b.k0 + kk), XC_EPI(acc[kk][i][j + 1], b.k0 + kk));
 #endif
                 }
 #else
                 for (int j = 0; j < XC_BLOCK_W; j++) {
                     const int q = b.q0 + j * XC_BLOCK_STEP_W;
                     if (q < XC_Q)
-                        y_row[q] = acc[kk][i][j];
+                        y_row[q] = XC_EPI(acc[kk][i][j], b.k0 + kk);
                 }
 #endif
             }
+#endif
         }
     }
 }

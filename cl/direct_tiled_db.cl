@@ -7,9 +7,12 @@
 // XC_BLOCK_W columns, the columns consecutive (XC_STRIP_W=1) or XC_WG_W apart (XC_STRIP_W=0).
 // Filters are read from global memory at addresses shared by the whole work-group. The tuning
 // parameters, geometry and tile layout are the family's, in common/xconv_direct_block.h.
+// With an epilogue (common/xconv_epilogue.h) the store adds the bias, activates and, when the
+// planner gave whole pool windows to each work-item, pools.
 // The local array is used only inside the kernel function itself: PoCL (3.1, several threads)
 // gave wrong results when a __local pointer was passed to a helper function.
 
+#include "xconv_epilogue.h"
 #include "xconv_direct_block.h"
 
 // ---------------------------------------------------------------------------------------------
@@ -18,7 +21,7 @@
 XC_KERNEL XC_WORK_GROUP_SIZE(XC_WG_W, XC_WG_H, 1)
 void direct_tiled_db(const XC_GLOBAL float *XC_RESTRICT x,
                             const XC_GLOBAL float *XC_RESTRICT w,
-                            XC_GLOBAL float *XC_RESTRICT y)
+                            XC_GLOBAL float *XC_RESTRICT y XC_EPI_BIAS_PARAM)
 {
     XC_LOCAL float tiles[2 * XC_TILE_ELEMS];  // two chunks' input tiles
     const int tx = XC_LOCAL_ID(0);  // column within the tile, < XC_WG_W
@@ -92,14 +95,23 @@ void direct_tiled_db(const XC_GLOBAL float *XC_RESTRICT x,
     const int p0 = tile_p + ty * XC_BLOCK_H;
     const int q0 = tile_q + tx * XC_ITEM_STEP_W;
     for (int kk = 0; kk < XC_BLOCK_K; kk++) {
+#if XC_POOL_H
+        const int k = k0 + kk;
+#define DT_VALUE(i, j) XC_EPI(acc[kk][i][j], k)
+        if (k < k_end) {
+            XD_POOL_STORE(y + (n * XC_K + k) * XC_Y_H * XC_Y_W, p0, q0, DT_VALUE)
+        }
+#else
         for (int i = 0; i < XC_BLOCK_H; i++) {
             const int p = p0 + i;
             for (int j = 0; j < XC_BLOCK_W; j++) {
                 const int q = q0 + j * XC_BLOCK_STEP_W;
                 if (k0 + kk < k_end && p < XC_P && q < XC_Q)
-                    y[((n * XC_K + k0 + kk) * XC_P + p) * XC_Q + q] = acc[kk][i][j];
+                    y[((n * XC_K + k0 + kk) * XC_P + p) * XC_Q + q] =
+                        XC_EPI(acc[kk][i][j], k0 + kk);
             }
         }
+#endif
     }
 }
 

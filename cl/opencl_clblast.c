@@ -169,16 +169,18 @@ bool xconv_opencl_conv_supports(void *vctx, const char *algo, const xconv_proble
         snprintf(reason, reason_len, "CLBlast's convgemm has no groups");
         return false;
     }
+    if (xconv_problem_has_epilogue(p)) {
+        snprintf(reason, reason_len, "CLBlast's convgemm computes the convolution alone");
+        return false;
+    }
     return true;
 }
 
 xconv_status xconv_opencl_conv(void *vctx, const char *algo, const xconv_problem *p,
-                               xconv_backend_buffer *x, xconv_backend_buffer *w,
-                               xconv_backend_buffer *y, xconv_backend_buffer *workspace,
-                               xconv_error *err)
+                               const xconv_vendor_conv_buffers *b, xconv_error *err)
 {
     opencl_context *ctx = vctx;
-    (void)workspace;
+    xconv_backend_buffer *x = b->x, *w = b->w, *y = b->y;
     char reason[256];
     if (!xconv_opencl_conv_supports(ctx, algo, p, NULL, reason, sizeof reason))
         return xconv_error_set(err, strcmp(algo ? algo : "", CONVGEMM_ALGO) == 0
@@ -193,7 +195,7 @@ xconv_status xconv_opencl_conv(void *vctx, const char *algo, const xconv_problem
         CLBlastKernelModeCrossCorrelation, (size_t)p->c, (size_t)p->h, (size_t)p->w,
         (size_t)p->r, (size_t)p->s, (size_t)p->pad_h, (size_t)p->pad_w, (size_t)p->stride_h,
         (size_t)p->stride_w, (size_t)p->dil_h, (size_t)p->dil_w, (size_t)p->k, (size_t)p->n,
-        x->mem, 0, w->mem, 0, y->mem, 0, &ctx->queue, &ev);
+        x->mem, 0, w->mem, 0, y->mem, b->y_offset / sizeof(float), &ctx->queue, &ev);
     xconv_opencl_region_note(ctx, ev);
     return rc == CLBlastSuccess ? XCONV_OK : clblast_fail(err, rc, "CLBlastSconvgemm");
 }

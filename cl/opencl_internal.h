@@ -13,9 +13,11 @@
 #define XCONV_OPENCL_BUILD_OPTIONS "-cl-std=CL1.2"
 #define XCONV_OPENCL_BUILD_FLAGS XCONV_OPENCL_BUILD_OPTIONS "; #pragma OPENCL FP_CONTRACT OFF"
 
-// A copy of part of a buffer for a constant argument at an offset, made on first use.
+// A copy of part of a buffer for a constant argument at an offset, or a sub-buffer from an
+// offset to the end for a buffer argument at an offset; made on first use.
 typedef struct opencl_view {
     size_t offset, bytes;
+    bool sub;                   // a sub-buffer (shares the memory), not a copy
     cl_mem mem;
     struct opencl_view *next;
 } opencl_view;
@@ -24,7 +26,7 @@ typedef struct opencl_view {
 struct xconv_backend_buffer {
     cl_mem mem;
     size_t bytes;               // the size asked for (at least 4 are allocated)
-    opencl_view *views;         // copies for constant arguments at an offset
+    opencl_view *views;         // copies for constant arguments and sub-buffers at an offset
 };
 
 typedef struct opencl_context {
@@ -34,6 +36,7 @@ typedef struct opencl_context {
     cl_command_queue queue;
     uint64_t max_alloc_bytes;   // CL_DEVICE_MAX_MEM_ALLOC_SIZE
     uint64_t const_mem_bytes;   // CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE
+    cl_uint base_align_bytes;   // CL_DEVICE_MEM_BASE_ADDR_ALIGN in bytes: sub-buffer origins
     cl_program stamp_program;   // the one-work-item kernel that marks timer regions
     cl_kernel stamp_kernel;
     cl_event timer_event;       // the stamp timer_start enqueued, NULL outside a region
@@ -88,9 +91,7 @@ xconv_status xconv_opencl_sgemm(void *ctx, const xconv_gemm_args *args, xconv_er
 bool xconv_opencl_conv_supports(void *ctx, const char *algo, const xconv_problem *p,
                                 size_t *workspace_bytes, char *reason, size_t reason_len);
 xconv_status xconv_opencl_conv(void *ctx, const char *algo, const xconv_problem *p,
-                               xconv_backend_buffer *x, xconv_backend_buffer *w,
-                               xconv_backend_buffer *y, xconv_backend_buffer *workspace,
-                               xconv_error *err);
+                               const xconv_vendor_conv_buffers *b, xconv_error *err);
 
 // On CPU devices every command inside a timed region keeps its event, so that the region ends
 // where its last command ended. Returns `ev` (set to NULL) then, to pass as the command's event,

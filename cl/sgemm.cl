@@ -22,6 +22,12 @@
 //      (cl/implicit_precomp.cl) instead of dividing the row index by R*S and S.
 // Work-group ids: 0 indexes column tiles, 1 row tiles, 2 the group (or the batch), times the
 // K slice under split-K.
+// The convolutions' entry points apply an epilogue's bias and activation in the store
+// (common/xconv_epilogue.h): row r of group g's C is output channel g * M + r. The implicit GEMMs
+// (B gathered) also pool, when windows are as wide as their stride, unpadded and of a size that
+// divides VW: C's columns then enumerate pool windows, each window's outputs consecutive in
+// row-major order, so a work-item's run of VW columns holds whole windows and its store writes
+// their maxima into y (N x K x XC_Y_H x XC_Y_W); outputs no window covers are not computed.
 // With XC_GEMM_REGIONS (mode 0) the entry point is sgemm_regions, which takes each operand as a
 // (buffer, offset) pair: the batched GEMM of the non-fused Winograd variants, whose three
 // operands are regions of one workspace (batch = tile position * groups + group).
@@ -127,6 +133,21 @@
 #define XC_GEMM_PART_LD XC_GEMM_N      // split-K: row stride of a partial C (N rounded up to 4)
 #endif
 
+#include "xconv_epilogue.h"
+
+// Columns of C for the implicit GEMMs: the convolution's outputs, or with a fused pool the
+// outputs of every window (XC_GEMM_WINDOW consecutive columns each).
+#if XC_POOL_H
+#define XC_GEMM_WINDOW (XC_POOL_H * XC_POOL_W)
+#define XC_GEMM_CONV_COLS (XC_N * XC_Y_H * XC_Y_W * XC_GEMM_WINDOW)
+#if XC_GEMM_B_MODE == 0 || XC_GEMM_VW % XC_GEMM_WINDOW || XC_POOL_STRIDE_H != XC_POOL_H || \
+    XC_POOL_STRIDE_W != XC_POOL_W || XC_POOL_PAD_H || XC_POOL_PAD_W
+#error "sgemm.cl pools only gathered B, windows as wide as their stride dividing VW, unpadded"
+#endif
+#else
+#define XC_GEMM_CONV_COLS (XC_N * XC_P * XC_Q)
+#endif
+
 // ---------------------------------------------------------------------------------------------
 // Derived parameters
 
@@ -167,6 +188,9 @@
 #endif
 #if XC_GEMM_SPLIT_K > 1 && (XC_GEMM_SPLIT_K - 1) * XC_GEMM_SPLIT_STEPS >= XC_GEMM_K_STEPS
 #error "sgemm.cl: every K slice needs at least one K step"
+#endif
+#if XC_GEMM_SPLIT_K > 1 && (XC_EPI_ANY || XC_POOL_H)
+#error "sgemm.cl: split-K stores partial sums: the epilogue belongs to cl/splitk_reduce.cl"
 #endif
 
 // Mode 2's offset table (two runs of TABLE_LD ints, read as int4s): a constant-memory array or a
@@ -275,9 +299,17 @@ XC_FUNC xc_gemm_col xc_gemm_b_column(const int j, const int cols)
     col.ih0 = col.iw0 = 0;
 #else
     const int jj = col.ok ? j : 0;
+#if XC_POOL_H
+    const int win = jj / XC_GEMM_WINDOW;   // pool window, bound N * Y_H * Y_W
+    const int t = jj % XC_GEMM_WINDOW;     // the window's output, row-major
+    const int n = win / (XC_Y_H * XC_Y_W);                          // image, bound N
+    const int p = (win / XC_Y_W) % XC_Y_H * XC_POOL_H + t / XC_POOL_W;  // output row, < P
+    const int q = win % XC_Y_W * XC_POOL_W + t % XC_POOL_W;          // output column, < Q
+#else
     const int n = jj / (XC_P * XC_Q);      // image, bound N
     const int p = (jj / XC_Q) % XC_P;      // output row, bound P
     const int q = jj % XC_Q;               // output column, bound Q
+#endif
     col.ih0 = col.ok ? p * XC_STRIDE_H - XC_PAD_H : -1073741824;
     col.iw0 = q * XC_STRIDE_W - XC_PAD_W;
     col.offset = n * XC_C * XC_H * XC_W + col.ih0 * XC_W + col.iw0;
@@ -434,30 +466,57 @@ XC_FUNC void xc_gemm_multiply(XC_LOCAL_PTR const float *a_tile,
 #define XC_GEMM_FRAG_POS(e, threads, t) \
     (((e) / XC_GEMM_VW) * (threads) * XC_GEMM_VW + (t) * XC_GEMM_VW + (e) % XC_GEMM_VW)
 
-// Writes this work-item's block of C, skipping rows past M and columns past `cols`.
+// With an epilogue the store takes the output channel of its first row (xc_k0) and the bias.
+#if XC_EPI_ANY
+#define XC_GEMM_EPI_PARAMS , const int xc_k0 XC_EPI_BIAS_FUNC_PARAM
+#define XC_GEMM_EPI_ARGS(k0) , (k0) XC_EPI_BIAS_ARG
+#else
+#define XC_GEMM_EPI_PARAMS
+#define XC_GEMM_EPI_ARGS(k0)
+#endif
+
+// Writes this work-item's block of C, skipping rows past M and columns past `cols` (row r of
+// the block: XC_EPI of output channel xc_k0 + r).
 XC_FUNC void xc_gemm_store_c(XC_GLOBAL float *c, const int row0, const int col0,
-                             const int cols, const int tx, const int ty, const float *acc)
+                             const int cols, const int tx, const int ty, const float *acc
+                             XC_GEMM_EPI_PARAMS)
 {
 #pragma unroll
     for (int i = 0; i < XC_GEMM_WPT_M; i++) {
         const int row = row0 + XC_GEMM_FRAG_POS(i, XC_GEMM_THREADS_M, ty);  // bound M
         if (row >= XC_GEMM_M)
             continue;
-#if XC_GEMM_VEC_C == 4
+#if XC_POOL_H
+        // Each run of VW columns holds VW / WINDOW whole windows: their maxima go to y, channel
+        // row of this group (c is y at the group's first channel), window win of image n.
+#pragma unroll
+        for (int v = 0; v < XC_GEMM_WPT_N; v += XC_GEMM_WINDOW) {
+            const int j = col0 + XC_GEMM_FRAG_POS(v, XC_GEMM_THREADS_N, tx);  // bound cols
+            float m = XC_EPI_NEG_INF;
+#pragma unroll
+            for (int t = 0; t < XC_GEMM_WINDOW; t++)
+                m = xc_epi_max(m, XC_EPI(acc[i * XC_GEMM_WPT_N + v + t], xc_k0 + row));
+            const int win = j / XC_GEMM_WINDOW;
+            if (j < cols)
+                c[(win / (XC_Y_H * XC_Y_W) * XC_K + row) * (XC_Y_H * XC_Y_W) +
+                  win % (XC_Y_H * XC_Y_W)] = m;
+        }
+#elif XC_GEMM_VEC_C == 4
 #pragma unroll
         for (int v = 0; v < XC_GEMM_WPT_N / 4; v++) {
             const int j = col0 + XC_GEMM_FRAG_POS(4 * v, XC_GEMM_THREADS_N, tx);  // bound cols
             const float *a4 = acc + i * XC_GEMM_WPT_N + 4 * v;
             if (j < cols)
                 ((XC_GLOBAL float4 *)(c + XC_GEMM_C_AT(j, row)))[0] =
-                    XC_MAKE_FLOAT4(a4[0], a4[1], a4[2], a4[3]);
+                    XC_MAKE_FLOAT4(XC_EPI(a4[0], xc_k0 + row), XC_EPI(a4[1], xc_k0 + row),
+                                   XC_EPI(a4[2], xc_k0 + row), XC_EPI(a4[3], xc_k0 + row));
         }
 #else
 #pragma unroll
         for (int e = 0; e < XC_GEMM_WPT_N; e++) {
             const int j = col0 + XC_GEMM_FRAG_POS(e, XC_GEMM_THREADS_N, tx);
             if (j < cols)
-                c[XC_GEMM_C_AT(j, row)] = acc[i * XC_GEMM_WPT_N + e];
+                c[XC_GEMM_C_AT(j, row)] = XC_EPI(acc[i * XC_GEMM_WPT_N + e], xc_k0 + row);
         }
 #endif
     }
@@ -471,7 +530,7 @@ XC_FUNC void xc_gemm_store_c(XC_GLOBAL float *c, const int row0, const int col0,
 // out of range only mask loads and stores, and a slice's step count is the work-group's own.
 XC_FUNC void xc_gemm_body(const XC_GLOBAL float *a, const XC_GLOBAL float *b,
                           XC_GEMM_TABLE_READ, XC_GLOBAL float *c,
-                          const int cols, XC_LOCAL_PTR float *lds)
+                          const int cols, XC_LOCAL_PTR float *lds XC_EPI_BIAS_FUNC_PARAM)
 {
     const int tx = XC_LOCAL_ID(0);                     // column work-item, bound THREADS_N
     const int ty = XC_LOCAL_ID(1);                     // row work-item, bound THREADS_M
@@ -519,7 +578,8 @@ XC_FUNC void xc_gemm_body(const XC_GLOBAL float *a, const XC_GLOBAL float *b,
 #endif
     XC_LOCAL_PTR float *last = lds + ((XC_GEMM_STEPS - 1) % 2) * XC_GEMM_BUFFER;
     xc_gemm_multiply(last, last + XC_GEMM_A_TILE, tx, ty, acc);
-    xc_gemm_store_c(c + XC_GEMM_C_BASE, row0, col0, cols, tx, ty, acc);
+    xc_gemm_store_c(c + XC_GEMM_C_BASE, row0, col0, cols, tx, ty, acc
+                    XC_GEMM_EPI_ARGS(group * XC_GEMM_M));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -551,28 +611,28 @@ XC_KERNEL void sgemm_regions(const XC_GLOBAL float *XC_RESTRICT a, const int a_o
 // columns. im2col_gemm (B: the im2col workspace), gemm_1x1 (B: the input) and plain SGEMM.
 XC_KERNEL void sgemm(const XC_GLOBAL float *XC_RESTRICT a, const XC_GLOBAL float *XC_RESTRICT b,
                      XC_GLOBAL float *XC_RESTRICT c, const int b_offset, const int c_offset,
-                     const int cols)
+                     const int cols XC_EPI_BIAS_PARAM)
 {
     XC_GEMM_DECLARE_LOCAL(lds);
     xc_gemm_body(a, b + b_offset, (const XC_GLOBAL int4 *)0, c + c_offset, cols,
-                 (XC_LOCAL_PTR float *)lds);
+                 (XC_LOCAL_PTR float *)lds XC_EPI_BIAS_ARG);
 }
 #elif XC_GEMM_B_MODE == 1
 // y = conv(x, w) with the input operand gathered from x: M = K/groups, N = N*P*Q.
 XC_KERNEL void implicit_gemm(const XC_GLOBAL float *XC_RESTRICT x,
                              const XC_GLOBAL float *XC_RESTRICT w, XC_GLOBAL float *XC_RESTRICT y
-                             XC_GEMM_C_OFFSET_PARAM)
+                             XC_GEMM_C_OFFSET_PARAM XC_EPI_BIAS_PARAM)
 {
     XC_GEMM_DECLARE_LOCAL(lds);
-    xc_gemm_body(w, x, (const XC_GLOBAL int4 *)0, XC_GEMM_C_ARG(y), XC_N * XC_P * XC_Q,
-                 (XC_LOCAL_PTR float *)lds);
+    xc_gemm_body(w, x, (const XC_GLOBAL int4 *)0, XC_GEMM_C_ARG(y), XC_GEMM_CONV_COLS,
+                 (XC_LOCAL_PTR float *)lds XC_EPI_BIAS_ARG);
 }
 #else
 // implicit_gemm with each row's input offset from the table cl/implicit_precomp.cl builds.
 XC_KERNEL void implicit_precomp(const XC_GLOBAL float *XC_RESTRICT x,
                                 const XC_GLOBAL float *XC_RESTRICT w,
                                 XC_GLOBAL float *XC_RESTRICT y XC_GEMM_C_OFFSET_PARAM,
-                                XC_GEMM_TABLE_PARAM)
+                                XC_GEMM_TABLE_PARAM XC_EPI_BIAS_PARAM)
 {
 #if XC_GEMM_TABLE_LOCAL
     XC_GEMM_DECLARE_LOCAL(lds);
@@ -581,12 +641,12 @@ XC_KERNEL void implicit_precomp(const XC_GLOBAL float *XC_RESTRICT x,
     for (int i = tid; i < XC_GEMM_TABLE_LD / 2; i += XC_GEMM_THREADS)
         table_lds[i] = xc_gemm_table[i];
     XC_BARRIER();
-    xc_gemm_body(w, x, table_lds, XC_GEMM_C_ARG(y), XC_N * XC_P * XC_Q,
-                 (XC_LOCAL_PTR float *)lds);
+    xc_gemm_body(w, x, table_lds, XC_GEMM_C_ARG(y), XC_GEMM_CONV_COLS,
+                 (XC_LOCAL_PTR float *)lds XC_EPI_BIAS_ARG);
 #else
     XC_GEMM_DECLARE_LOCAL(lds);
-    xc_gemm_body(w, x, xc_gemm_table, XC_GEMM_C_ARG(y), XC_N * XC_P * XC_Q,
-                 (XC_LOCAL_PTR float *)lds);
+    xc_gemm_body(w, x, xc_gemm_table, XC_GEMM_C_ARG(y), XC_GEMM_CONV_COLS,
+                 (XC_LOCAL_PTR float *)lds XC_EPI_BIAS_ARG);
 #endif
 }
 #endif

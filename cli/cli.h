@@ -56,6 +56,11 @@ int cli_collect_variants(const cli_options *opts, bool allow_auto,
 // and XCONV_GEMM_CHUNK (images per im2col pass).
 void cli_plan_options(xconv_plan_options *plan);
 
+// Sets plan->epilogue from --epilogue (auto, fused, unfused; with allow_both also "both", which
+// sets *both and auto). Returns 0, or CLI_USAGE after printing the valid modes.
+int cli_epilogue_mode(const cli_options *opts, bool allow_both, xconv_plan_options *plan,
+                      bool *both);
+
 // Reads the one shape of shape file path into *p (every key counted as given in *seen).
 // Returns 0 or CLI_USAGE after printing why (unreadable, bad, or more than one shape).
 int cli_shape_from_file(const char *path, xconv_problem *p, unsigned *seen);
@@ -99,11 +104,11 @@ void cli_peaks_lookup(const cli_peaks_source *src, const xconv_device_info *info
 // Frees what src holds.
 void cli_peaks_close(cli_peaks_source *src);
 
-// Prints the plan of variant `name` (or "auto", with what it chose and why) for p on dev: steps
-// with their defines and geometry, workspace regions, FLOPs, bytes and the floor at peaks (NULL:
-// unknown).
+// Prints the plan of variant `name` (or "auto", with what it chose and why) for p on dev under
+// opts: steps with their defines and geometry, workspace regions, what it fuses of an epilogue,
+// FLOPs, bytes and the floor at peaks (NULL: unknown).
 void cli_print_plan(xconv_device *dev, const char *name, const xconv_problem *p,
-                    const cli_peaks *peaks);
+                    const xconv_plan_options *opts, const cli_peaks *peaks);
 
 // ---------------------------------------------------------------------------------------------
 // Messages (cli/message.c): everything the CLI says on stderr is "xconv COMMAND: message".

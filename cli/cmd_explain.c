@@ -6,6 +6,20 @@
 #include "../validate/thresholds.h"
 #include "cli.h"
 
+// Returns which parts of p's epilogue the plan fuses, in words (a static buffer).
+static const char *epilogue_line(const xconv_problem *p, unsigned fused)
+{
+    static char line[128];
+    bool bias_act = p->epi.bias || p->epi.act, pool = p->epi.pool_h != 0;
+    bool all = (!bias_act || (fused & XCONV_FUSED_BIAS_ACT)) &&
+               (!pool || (fused & XCONV_FUSED_POOL));
+    snprintf(line, sizeof line, "%s (bias and activation %s, max-pool %s)",
+             all ? "fused" : fused ? "partly fused" : "unfused",
+             !bias_act ? "none" : (fused & XCONV_FUSED_BIAS_ACT) ? "fused" : "a step",
+             !pool ? "none" : (fused & XCONV_FUSED_POOL) ? "fused" : "a step");
+    return line;
+}
+
 // Prints step i of plan: what it runs, its geometry and its defines.
 static void print_step(const xconv_plan *plan, int i)
 {
@@ -76,16 +90,14 @@ static void print_floor(const xconv_problem *p, const cli_peaks *peaks)
 }
 
 void cli_print_plan(xconv_device *dev, const char *name, const xconv_problem *p,
-                    const cli_peaks *peaks)
+                    const xconv_plan_options *opts, const cli_peaks *peaks)
 {
     static xconv_error err;
     char label[320], spec[256];
     const xconv_device_info *info = xconv_device_get_info(dev);
     xconv_device_label(info, label, sizeof label);
     xconv_shape_format(p, spec, sizeof spec);
-    xconv_plan_options opts;
-    cli_plan_options(&opts);
-    xconv_plan *plan = xconv_plan_create(dev, p, name, &opts, &err);
+    xconv_plan *plan = xconv_plan_create(dev, p, name, opts, &err);
     const char *chosen = plan ? xconv_variant_get_info(xconv_plan_variant(plan))->name : name;
     printf("plan of %s%s%s for %s on %s\n", name, strcmp(name, chosen) ? " -> " : "",
            strcmp(name, chosen) ? chosen : "", spec, label);
@@ -97,6 +109,8 @@ void cli_print_plan(xconv_device *dev, const char *name, const xconv_problem *p,
     if (xconv_plan_auto_info(plan, &chose))
         printf("  auto: %s\n", chose.why);
     printf("  %s\n", xconv_plan_summary(plan));
+    if (xconv_problem_has_epilogue(p))
+        printf("  epilogue: %s\n", epilogue_line(p, xconv_plan_fused(plan)));
     for (int i = 0; i < xconv_plan_step_count(plan); i++)
         print_step(plan, i);
     print_workspace(plan);
@@ -111,8 +125,11 @@ int cmd_explain(const cli_options *opts)
     int nshapes = 0;
     const xconv_variant *variants[CLI_MAX_LIST];
     int nvariants = 0;
+    xconv_plan_options plan_opts;
+    cli_plan_options(&plan_opts);
     if (cli_collect_shapes(opts, NULL, shapes, &nshapes) ||
-        cli_collect_variants(opts, true, variants, &nvariants))
+        cli_collect_variants(opts, true, variants, &nvariants) ||
+        cli_epilogue_mode(opts, false, &plan_opts, NULL))
         return CLI_USAGE;
     if (nshapes == 0 || nvariants == 0) {
         cli_error("give --shape SPEC and --variant NAME");
@@ -146,7 +163,7 @@ int cmd_explain(const cli_options *opts)
         cli_peaks_lookup(&peaks_src, xconv_device_get_info(dev), &peaks);
         for (int s = 0; s < nshapes; s++)
             for (int v = 0; v < nvariants; v++)
-                cli_print_plan(dev, names[v], &shapes[s].problem, &peaks);
+                cli_print_plan(dev, names[v], &shapes[s].problem, &plan_opts, &peaks);
         xconv_device_close(dev);
     }
     cli_cache_close(cache);

@@ -185,7 +185,8 @@ static xconv_status case_check(gemm_case *g, xconv_gemm *plan, xconv_record *rec
     } else {
         int64_t samples[CHECK_SAMPLES];
         xconv_sample_indices(&g->as_conv, samples, CHECK_SAMPLES, seed);
-        xconv_compare_sampled(&g->as_conv, g->b, g->a, g->c, samples, CHECK_SAMPLES, &res);
+        xconv_compare_sampled(&g->as_conv, g->b, g->a, NULL, g->c, samples, CHECK_SAMPLES,
+                              &res);
         snprintf(rec->reference, sizeof rec->reference, "cpu_ref %d samples", CHECK_SAMPLES);
     }
     if (st != XCONV_OK)

@@ -64,9 +64,42 @@ static void add_setup_errors(cli_stream *out, const xconv_variant *const *varian
     cli_stream_emit(out, first);
 }
 
-// Runs every variant on every shape on the device info describes, streaming the records; bench's
-// records get their roofline floor at peaks.
-static void run_device(const xconv_harness_opts *hopts, const xconv_device_info *info,
+// Runs variant v (NULL: auto) on case c into records streamed to out (and, with both and an
+// epilogue the plan fused, its VARIANT+unfused row after it); bench's records get their roofline
+// floor at peaks. Returns false when the harness failed (records of the rest of the shape's
+// variants then say why).
+static bool run_variant(xconv_case *c, const xconv_variant *v, bool both, const cli_shape *shape,
+                        const char *name, const char *device, bool timing, const cli_peaks *peaks,
+                        cli_stream *out, xconv_error *err)
+{
+    for (int pass = 0; pass < (both ? 2 : 1) && !cli_stream_stopping(out); pass++) {
+        if (both)
+            xconv_case_set_epilogue_mode(c, pass ? XCONV_EPILOGUE_UNFUSED : XCONV_EPILOGUE_AUTO);
+        if (pass)
+            cli_stream_expect(out, 1);
+        cli_stream_begin(out, name, variant_label(v), device);
+        int first = out->list.count;
+        xconv_record *r = cli_stream_add(out);
+        if (!r)
+            return true;
+        xconv_status st = v ? xconv_case_run(c, v, r, err) : xconv_case_run_auto(c, r, err);
+        if (st != XCONV_OK) {
+            out->list.count--;
+            return false;
+        }
+        if (timing)  // bench: the roofline floor at the device's peaks
+            xconv_record_set_floor(r, &shape->problem, peaks->gflops, peaks->gbps);
+        cli_stream_emit(out, first);
+        bool ran = r->outcome == XCONV_OUTCOME_PASS || r->outcome == XCONV_OUTCOME_FAIL;
+        if (!ran || !xconv_case_fused(c) || (v && !xconv_variant_get_info(v)->backends))
+            break;  // the unfused row would repeat this one
+    }
+    return true;
+}
+
+// Runs every variant on every shape on the device info describes, streaming the records (with
+// both, each fusing plan's unfused row too); bench's records get their roofline floor at peaks.
+static void run_device(const xconv_harness_opts *hopts, bool both, const xconv_device_info *info,
                        const cli_shape *shapes, int nshapes, const xconv_variant *const *asked,
                        int nasked, xconv_cache *cache, const cli_peaks *peaks, cli_stream *out)
 {
@@ -91,32 +124,24 @@ static void run_device(const xconv_harness_opts *hopts, const xconv_device_info 
             add_setup_errors(out, variants, nvariants, label, &shapes[s], &err);
             continue;
         }
+        bool pair = both && xconv_problem_has_epilogue(&shapes[s].problem);
         for (int v = 0; v < nvariants && !cli_stream_stopping(out); v++) {
-            cli_stream_begin(out, name, variant_label(variants[v]), label);
-            int first = out->list.count;
-            xconv_record *r = cli_stream_add(out);
-            if (!r)
-                break;
-            xconv_status st = variants[v] ? xconv_case_run(c, variants[v], r, &err)
-                                          : xconv_case_run_auto(c, r, &err);
-            if (st != XCONV_OK) {
-                out->list.count--;
+            if (!run_variant(c, variants[v], pair, &shapes[s], name, label, hopts->repeat > 0,
+                             peaks, out, &err)) {
                 add_setup_errors(out, variants + v, nvariants - v, label, &shapes[s], &err);
                 break;
             }
-            if (hopts->repeat > 0)  // bench: the roofline floor at the device's peaks
-                xconv_record_set_floor(r, &shapes[s].problem, peaks->gflops, peaks->gbps);
-            cli_stream_emit(out, first);
         }
         xconv_case_destroy(c);
     }
     xconv_device_close(dev);
 }
 
-// Counts the cases of the run and widens the table for every name it will show.
+// Counts the cases of the run and widens the table for every name it will show (with both, the
+// unfused rows' VARIANT+unfused too).
 static int plan_run(const xconv_device_list *devices, const int *indices, int ndevices,
                     const cli_shape *shapes, int nshapes, const xconv_variant *const *asked,
-                    int nasked, cli_stream *out)
+                    int nasked, bool both, cli_stream *out)
 {
     int total = 0;
     xconv_record r;
@@ -131,7 +156,8 @@ static int plan_run(const xconv_device_list *devices, const int *indices, int nd
             xconv_record_clear(&r);
             xconv_device_label(info, r.device, sizeof r.device);
             snprintf(r.backend, sizeof r.backend, "%s", xconv_backend_name(info->backend));
-            snprintf(r.variant, sizeof r.variant, "%s", variant_label(variants[v]));
+            snprintf(r.variant, sizeof r.variant, "%s%s", variant_label(variants[v]),
+                     both ? "+unfused" : "");
             cli_stream_fit(out, &r);
         }
     }
@@ -158,6 +184,12 @@ static int run_matrix(const cli_options *opts, bool timing)
     unsigned flags = 0;
     if (!rc)
         rc = cli_find_policy(opts, false, &flags);
+    xconv_harness_opts hopts;
+    xconv_harness_opts_default(&hopts);
+    cli_plan_options(&hopts.plan);
+    bool both = false;
+    if (!rc)
+        rc = cli_epilogue_mode(opts, true, &hopts.plan, &both);
     xconv_device_list *devices = calloc(1, sizeof *devices);
     int indices[CLI_MAX_LIST], ndevices = 0;
     if (!rc)
@@ -167,7 +199,8 @@ static int run_matrix(const cli_options *opts, bool timing)
         rc = cli_peaks_open(opts, &peaks_src);
     cli_stream out;
     if (!rc) {
-        int total = plan_run(devices, indices, ndevices, shapes, nshapes, asked, nasked, NULL);
+        int total =
+            plan_run(devices, indices, ndevices, shapes, nshapes, asked, nasked, both, NULL);
         rc = cli_stream_open(&out, opts, total, timing, false, true);
     }
     if (rc) {
@@ -176,23 +209,20 @@ static int run_matrix(const cli_options *opts, bool timing)
         free(devices);
         return rc;
     }
-    plan_run(devices, indices, ndevices, shapes, nshapes, asked, nasked, &out);
-    xconv_harness_opts hopts;
-    xconv_harness_opts_default(&hopts);
+    plan_run(devices, indices, ndevices, shapes, nshapes, asked, nasked, both, &out);
     hopts.seed = opts->seed;
     hopts.repeat = timing ? opts->repeat : 0;
     hopts.warmup = opts->warmup;
     hopts.host_ref_max_gflop = opts->host_ref_gflop;
     hopts.pitfall = opts->pitfall ? xconv_pitfall_parse(opts->pitfall) : XCONV_PITFALL_NONE;
-    cli_plan_options(&hopts.plan);
     fprintf(stderr, "seed %llu\n", (unsigned long long)hopts.seed);
     xconv_cache *cache = cli_cache_open(opts, flags);
     for (int d = 0; d < ndevices && !cli_stream_stopping(&out); d++) {
         cli_peaks peaks = {0};
         if (timing)
             cli_peaks_lookup(&peaks_src, &devices->devices[indices[d]], &peaks);
-        run_device(&hopts, &devices->devices[indices[d]], shapes, nshapes, asked, nasked, cache,
-                   &peaks, &out);
+        run_device(&hopts, both, &devices->devices[indices[d]], shapes, nshapes, asked, nasked,
+                   cache, &peaks, &out);
     }
     cli_cache_close(cache);
     cli_peaks_close(&peaks_src);

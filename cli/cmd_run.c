@@ -104,8 +104,33 @@ static int build_problem(const cli_options *opts, xconv_problem *p, xconv_npy *x
             return CLI_USAGE;
         }
     }
+    if (opts->bias && (seen & XCONV_KEY_BIAS) && p->epi.bias == 0) {
+        cli_error("--bias %s is given but the shape says bias=0", opts->bias);
+        return CLI_USAGE;
+    }
+    if (opts->bias)
+        p->epi.bias = 1;
     if (xconv_problem_check(p, &err) != XCONV_OK) {
         cli_print_error("shape", &err);
+        return CLI_USAGE;
+    }
+    return 0;
+}
+
+// Reads --bias into *bias: a float32 .npy of shape (K,). Returns 0 or CLI_USAGE after a
+// message.
+static int read_bias(const char *path, const xconv_problem *p, xconv_npy *bias)
+{
+    static xconv_error err;
+    if (xconv_npy_read(path, bias, &err) != XCONV_OK) {
+        cli_print_error("--bias", &err);
+        return CLI_USAGE;
+    }
+    if (bias->ndim != 1 || bias->shape[0] != p->k) {
+        cli_error("--bias %s must have shape (%lld,) (K values); it has %d dimension(s)%s%lld",
+                  path, (long long)p->k, bias->ndim, bias->ndim == 1 ? " of " : "",
+                  bias->ndim == 1 ? (long long)bias->shape[0] : 0LL);
+        xconv_npy_free(bias);
         return CLI_USAGE;
     }
     return 0;
@@ -118,7 +143,7 @@ static int check_host_memory(const xconv_problem *p, bool host_variant)
     double bytes = 4.0 * ((double)xconv_problem_x_elems(p) + (double)xconv_problem_w_elems(p) +
                           (double)xconv_problem_y_elems(p));
     if (host_variant)
-        bytes += 8.0 * (double)xconv_problem_y_elems(p);
+        bytes += 8.0 * (double)xconv_problem_conv_elems(p);
     uint64_t have = cli_host_memory();
     if (have == 0 || bytes <= (double)have)
         return 0;
@@ -244,10 +269,10 @@ static int check_variant(const char *name, const xconv_problem *p, bool *host)
     return check_host_memory(p, *host);
 }
 
-// Runs the problem on the chosen variant and device with the files' data, or random inputs,
-// and writes y to out when given.
+// Runs the problem on the chosen variant and device with the files' data, or random inputs
+// (and the bias file's, or a random bias: stream 3 of the seed), and writes y to out when given.
 static int run_problem(const cli_options *opts, const xconv_problem *p, const float *file_x,
-                       const float *file_w, const cli_output *out)
+                       const float *file_w, const float *file_bias, const cli_output *out)
 {
     static xconv_error err;
     const char *name = variant_name(opts);
@@ -286,7 +311,10 @@ static int run_problem(const cli_options *opts, const xconv_problem *p, const fl
             if (cli_peaks_open(opts, &src) == 0)
                 cli_peaks_lookup(&src, xconv_device_get_info(dev), &peaks);
             cli_peaks_close(&src);
-            cli_print_plan(dev, name, p, &peaks);
+            xconv_plan_options verbose_opts;
+            cli_plan_options(&verbose_opts);
+            cli_epilogue_mode(opts, false, &verbose_opts, NULL);
+            cli_print_plan(dev, name, p, &verbose_opts, &peaks);
         }
     }
     float *rx = NULL, *rw = NULL;
@@ -298,14 +326,23 @@ static int run_problem(const cli_options *opts, const xconv_problem *p, const fl
         return CLI_FAILED;
     }
     const float *x = file_x ? file_x : rx, *w = file_w ? file_w : rw;
+    float *rb = NULL;
+    if (p->epi.bias && !file_bias && (rb = malloc((size_t)p->k * sizeof(float))) != NULL) {
+        xconv_random_fill(rb, (size_t)p->k, opts->seed, 3);
+        printf("random bias, seed %llu\n", (unsigned long long)opts->seed);
+    }
+    const float *bias = file_bias ? file_bias : rb;
     int64_t y_n = xconv_problem_y_elems(p);
     float *y = malloc((size_t)y_n * sizeof(float));
     double ms = 0;
     xconv_plan_options plan_opts;
     cli_plan_options(&plan_opts);
+    cli_epilogue_mode(opts, false, &plan_opts, NULL);  // checked by cmd_run
     const xconv_variant *chosen = NULL;
-    xconv_status st = y ? xconv_run_once(dev, name, p, &plan_opts, x, w, y, &ms, &chosen, &err)
-                        : xconv_error_set(&err, XCONV_ERR_OUT_OF_MEMORY, "no host memory");
+    xconv_status st = y && (bias || !p->epi.bias)
+                          ? xconv_run_once(dev, name, p, &plan_opts, x, w, bias, y, &ms, &chosen,
+                                           &err)
+                          : xconv_error_set(&err, XCONV_ERR_OUT_OF_MEMORY, "no host memory");
     char spec[256];
     xconv_shape_format(p, spec, sizeof spec);
     if (st != XCONV_OK) {
@@ -314,18 +351,19 @@ static int run_problem(const cli_options *opts, const xconv_problem *p, const fl
     } else {
         printf("%s on %s: %s -> y[%lld,%lld,%lld,%lld], %.3f ms wall (upload, build and run)\n",
                chosen ? xconv_variant_get_info(chosen)->name : name, label, spec,
-               (long long)p->n, (long long)p->k, (long long)xconv_problem_out_h(p),
-               (long long)xconv_problem_out_w(p), ms);
+               (long long)p->n, (long long)p->k, (long long)xconv_problem_y_h(p),
+               (long long)xconv_problem_y_w(p), ms);
         xconv_auto_info info;
         if (!v && dev && xconv_auto_choose(dev, p, &plan_opts, &info, &err) == XCONV_OK)
             printf("auto: %s\n", info.why);
-        npy_out o = {y, {p->n, p->k, xconv_problem_out_h(p), xconv_problem_out_w(p)}};
+        npy_out o = {y, {p->n, p->k, xconv_problem_y_h(p), xconv_problem_y_w(p)}};
         if (out && !(rc = cli_output_write(out, write_npy, &o)) && !out->to_stdout)
             printf("wrote %s\n", out->path);
     }
     free(y);
     free(rx);
     free(rw);
+    free(rb);
     xconv_device_close(dev);
     cli_cache_close(cache);
     return rc;
@@ -339,11 +377,17 @@ int cmd_run(const cli_options *opts)
     if (rc)
         return rc;
     xconv_problem p;
-    xconv_npy x = {0}, w = {0};
-    rc = build_problem(opts, &p, &x, &w);
+    xconv_npy x = {0}, w = {0}, b = {0};
+    xconv_plan_options mode;
+    rc = cli_epilogue_mode(opts, false, &mode, NULL);
     if (!rc)
-        rc = run_problem(opts, &p, x.data, w.data, opts->output ? &out : NULL);
+        rc = build_problem(opts, &p, &x, &w);
+    if (!rc && opts->bias)
+        rc = read_bias(opts->bias, &p, &b);
+    if (!rc)
+        rc = run_problem(opts, &p, x.data, w.data, b.data, opts->output ? &out : NULL);
     xconv_npy_free(&x);
     xconv_npy_free(&w);
+    xconv_npy_free(&b);
     return rc;
 }

@@ -32,10 +32,10 @@ static const flag flags[] = {
      "FILE    shapes from a file, one a line: SPEC or benchdnn descriptor, name= and weight= "
      "(docs/shapes.md; repeatable)"},
     {"--suite", "validate bench find behaviour", ARG_LIST, FIELD(suites), FIELD(nsuites),
-     "NAME    a suite of shapes: small or standard (repeatable)"},
+     "NAME    a suite of shapes: small, standard or epilogue (repeatable)"},
     {"--suite", "matrix", ARG_LIST, FIELD(suites), FIELD(nsuites),
-     "NAME    a suite of shapes: small or standard (repeatable; default standard when no "
-     "shapes are given)"},
+     "NAME    a suite of shapes: small, standard or epilogue (repeatable; default standard when "
+     "no shapes are given)"},
     {"--random", "validate bench find matrix behaviour", ARG_INT, FIELD(random), 0,
      "N       N random small shapes rand0..randN-1, drawn from --seed (docs/shapes.md)"},
     {"--variant", "validate bench", ARG_LIST, FIELD(variants), FIELD(nvariants),
@@ -63,7 +63,18 @@ static const flag flags[] = {
      "device (default $XCONV_DEVICE, else the first GPU, else the first CPU)"},
     {"--input", "run", ARG_STRING, FIELD(input), 0, "X.npy   input, float32 NCHW"},
     {"--weights", "run", ARG_STRING, FIELD(weights), 0, "W.npy   weights, float32 KCRS"},
+    {"--bias", "run", ARG_STRING, FIELD(bias), 0,
+     "B.npy   the bias, float32 (K,); sets bias=1 (random when the shape has bias=1 and none "
+     "is given)"},
     {"--output", "run", ARG_STRING, FIELD(output), 0, "Y.npy   write the output here"},
+    {"--epilogue", "run explain", ARG_STRING, FIELD(epilogue), 0,
+     "MODE    auto (fused where the variant can, default), fused (or not applicable) or "
+     "unfused (the convolution, then bias+activation and max-pool steps)"},
+    {"--epilogue", "validate bench", ARG_STRING, FIELD(epilogue), 0,
+     "MODE    auto (default), fused, unfused (rows named VARIANT+unfused) or both (each "
+     "variant that fuses, then its +unfused row)"},
+    {"--random-epilogue", "validate bench", ARG_NONE, FIELD(random_epilogue), 0,
+     "        give each --random shape a random epilogue (bias, activation, pool)"},
     {"--seed", "run validate bench find matrix behaviour", ARG_U64, FIELD(seed), 0,
      "N       seed of the random inputs and --random shapes (default 1)"},
     {"--gemm", "bench", ARG_STRING, FIELD(gemm), 0,

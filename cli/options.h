@@ -26,6 +26,9 @@ typedef struct cli_options {
     const char *devices[CLI_MAX_LIST];   // --device SEL (repeatable)
     int ndevices;
     const char *input, *weights, *output;  // .npy paths for run
+    const char *bias;                    // --bias B.npy for run (K floats)
+    const char *epilogue;                // --epilogue auto|fused|unfused|both
+    bool random_epilogue;                // --random-epilogue: --random shapes get epilogues
     const char *json, *csv;              // result files
     const char *gemm;                    // --gemm M,N,K for bench
     const char *pitfall;                 // bench --pitfall MODE (docs/teaching/timing.md)

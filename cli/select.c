@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../validate/reference.h"
 #include "cli.h"
 
 // Appends the shapes of shape file path to shapes (*count so far); returns 0 or CLI_USAGE after
@@ -56,6 +57,8 @@ static int collect_random(const cli_options *opts, cli_shape *shapes, int *count
             cli_print_error(s->name, &err);
             return CLI_FAILED;
         }
+        if (opts->random_epilogue)
+            xconv_random_epilogue(opts->seed, i, &s->problem);
         char spec[256];
         xconv_shape_format(&s->problem, spec, sizeof spec);
         fprintf(stderr, "%s: %s\n", s->name, spec);
@@ -184,6 +187,29 @@ void cli_plan_options(xconv_plan_options *plan)
     const char *wino_chunk = getenv("XCONV_WINO_CHUNK"), *wino_fused = getenv("XCONV_WINO_FUSED");
     plan->winograd_chunk = wino_chunk && atoll(wino_chunk) > 0 ? atoll(wino_chunk) : 0;
     plan->winograd_fused = wino_fused && *wino_fused ? wino_fused : NULL;
+}
+
+int cli_epilogue_mode(const cli_options *opts, bool allow_both, xconv_plan_options *plan,
+                      bool *both)
+{
+    static const char *const names[] = {"auto", "fused", "unfused"};
+    if (both)
+        *both = false;
+    if (!opts->epilogue)
+        return 0;
+    for (int i = 0; i < 3; i++)
+        if (strcmp(opts->epilogue, names[i]) == 0) {
+            plan->epilogue = i;  // XCONV_EPILOGUE_AUTO, _FUSED, _UNFUSED in order
+            return 0;
+        }
+    if (allow_both && both && strcmp(opts->epilogue, "both") == 0) {
+        plan->epilogue = XCONV_EPILOGUE_AUTO;
+        *both = true;
+        return 0;
+    }
+    cli_error("--epilogue '%s': expected auto, fused, unfused%s", opts->epilogue,
+              allow_both ? " or both" : "");
+    return CLI_USAGE;
 }
 
 // Returns the XCONV_BACKEND_BIT of the backend selector names as "opencl:N" or "cuda:N", else

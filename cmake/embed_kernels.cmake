@@ -16,6 +16,7 @@ endfunction()
 # Returns in out_text the text of path with its #include "NAME.h" lines resolved (one level).
 function(resolve_includes path out_text)
   file(READ "${path}" text)
+  set(orig "${text}")
   get_filename_component(name "${path}" NAME)
   while(text MATCHES "(^|\n)(#include \"([A-Za-z0-9_]+\\.h)\")")
     set(directive "${CMAKE_MATCH_2}")
@@ -29,7 +30,15 @@ function(resolve_includes path out_text)
     string(SUBSTRING "${text}" ${at} -1 after)
     string(FIND "${after}" "\n" eol)  # the rest of the include's line goes too
     string(SUBSTRING "${after}" ${eol} -1 after)
-    string(REGEX MATCHALL "\n" newlines "${before}")
+    # The include's line in the kernel's own file: count in orig, where the includes resolved
+    # so far are blanked, not in text, which holds their headers' lines.
+    string(FIND "${orig}" "${directive}" orig_at)
+    string(SUBSTRING "${orig}" 0 ${orig_at} orig_before)
+    string(LENGTH "${directive}" directive_len)
+    math(EXPR orig_rest "${orig_at} + ${directive_len}")
+    string(SUBSTRING "${orig}" ${orig_rest} -1 orig_after)
+    set(orig "${orig_before}//${orig_after}")
+    string(REGEX MATCHALL "\n" newlines "${orig_before}")
     list(LENGTH newlines line)  # the include is on line + 1, the text after it from line + 2
     math(EXPR next "${line} + 2")
     set(text "${before}#line 1 \"${header}\"\n${included}\n#line ${next} \"${name}\"${after}")

@@ -136,6 +136,45 @@ XC_FUNC float xd_input(const XC_GLOBAL float *x_plane, int ihc, bool row_in, int
 }
 
 // ---------------------------------------------------------------------------------------------
+// A fused max-pool (common/xconv_epilogue.h, included before this header)
+//
+// A kernel pools in its store when each work-item's register block holds whole windows: windows
+// as wide as their stride and unpadded, a block of XC_BLOCK_H rows and XC_BLOCK_W consecutive
+// columns that are multiples of them. Blocks start at multiples of their size, so windows never
+// straddle two work-items. The planner (host/plan_direct.c) only fuses the pool into such plans.
+
+#if defined(XC_POOL_H) && XC_POOL_H
+#if XC_POOL_STRIDE_H != XC_POOL_H || XC_POOL_STRIDE_W != XC_POOL_W || XC_POOL_PAD_H || \
+    XC_POOL_PAD_W
+#error "direct kernels pool only unpadded windows as wide as their stride"
+#endif
+#if XC_BLOCK_H % XC_POOL_H || XC_BLOCK_W % XC_POOL_W || \
+    (XC_POOL_W > 1 && !(XC_STRIP_W || XC_FLAT))
+#error "direct kernels pool only blocks of whole windows (consecutive columns)"
+#endif
+
+// Stores the pooled outputs of one output channel's register block into y_plane (XC_Y_H x
+// XC_Y_W): rows p0 + i (i < XC_BLOCK_H) and columns q0 + j (j < XC_BLOCK_W) hold VALUE(i, j),
+// the outputs after bias and activation; each window of them gives one output, in row-major
+// order through xc_epi_max, as the unfused pool step takes them. Windows past the pooled output's
+// edge (rows or columns the floor of the pool drops, and blocks past the output) are skipped.
+#define XD_POOL_STORE(y_plane, p0, q0, VALUE)                                              \
+    _Pragma("unroll") for (int xd_pi = 0; xd_pi < XC_BLOCK_H / XC_POOL_H; xd_pi++) {       \
+        const int xd_yp = (p0) / XC_POOL_H + xd_pi;                                        \
+        _Pragma("unroll") for (int xd_pj = 0; xd_pj < XC_BLOCK_W / XC_POOL_W; xd_pj++) {   \
+            const int xd_yq = (q0) / XC_POOL_W + xd_pj;                                    \
+            float xd_m = XC_EPI_NEG_INF;                                                   \
+            _Pragma("unroll") for (int xd_a = 0; xd_a < XC_POOL_H; xd_a++)                 \
+                _Pragma("unroll") for (int xd_b = 0; xd_b < XC_POOL_W; xd_b++)             \
+                    xd_m = xc_epi_max(xd_m, VALUE(xd_pi * XC_POOL_H + xd_a,                \
+                                                  xd_pj * XC_POOL_W + xd_b));              \
+            if (xd_yp < XC_Y_H && xd_yq < XC_Y_W)                                          \
+                (y_plane)[xd_yp * XC_Y_W + xd_yq] = xd_m;                                  \
+        }                                                                                  \
+    }
+#endif
+
+// ---------------------------------------------------------------------------------------------
 // Input tiles in local memory (direct_tiled, direct_tiled_db)
 
 // A work-group's input tile: its outputs' windows, halo and zero padding included, one plane per

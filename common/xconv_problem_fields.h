@@ -26,4 +26,21 @@
     X(XC_P, xconv_problem_out_h(p), "output height")                                \
     X(XC_Q, xconv_problem_out_w(p), "output width")
 
+// The epilogue's bias and activation (common/xconv_epilogue.h), defined only for the steps that
+// apply them: a step without these defines computes the bare convolution.
+#define XCONV_EPILOGUE_ACT_DEFINES(X)                                               \
+    X(XC_EPI_BIAS, p->epi.bias, "1: add bias[k] to channel k")                      \
+    X(XC_EPI_ACT, p->epi.act, "activation: 0 none, 1 relu, 2 relu6")
+
+// The epilogue's max-pool and the final output's size, defined only for the steps that pool.
+#define XCONV_EPILOGUE_POOL_DEFINES(X)                                              \
+    X(XC_POOL_H, p->epi.pool_h, "pool window height")                               \
+    X(XC_POOL_W, p->epi.pool_w, "pool window width")                                \
+    X(XC_POOL_STRIDE_H, p->epi.pool_stride_h, "vertical step between windows")      \
+    X(XC_POOL_STRIDE_W, p->epi.pool_stride_w, "horizontal step between windows")    \
+    X(XC_POOL_PAD_H, p->epi.pool_pad_h, "-infinity rows on each side")              \
+    X(XC_POOL_PAD_W, p->epi.pool_pad_w, "-infinity columns on each side")           \
+    X(XC_Y_H, xconv_problem_y_h(p), "final (pooled) output height")                 \
+    X(XC_Y_W, xconv_problem_y_w(p), "final (pooled) output width")
+
 #endif // XCONV_PROBLEM_FIELDS_H

@@ -753,7 +753,7 @@ static xconv_status cuda_launch(void *vctx, xconv_backend_program *prog, const x
     for (int i = 0; i < l->nargs; i++) {
         const xconv_arg *a = &l->args[i];
         switch (a->kind) {
-        case XCONV_ARG_BUFFER: values[i].ptr = a->buf ? a->buf->ptr : 0; break;
+        case XCONV_ARG_BUFFER: values[i].ptr = a->buf ? a->buf->ptr + a->offset : 0; break;
         case XCONV_ARG_INT: values[i].i = a->i; break;
         case XCONV_ARG_FLOAT: values[i].f = a->f; break;
         case XCONV_ARG_CONSTANT:
@@ -937,19 +937,17 @@ static bool cuda_vendor_conv_supports(void *vctx, const char *algo, const xconv_
 }
 
 static xconv_status cuda_vendor_conv(void *vctx, const char *algo, const xconv_problem *p,
-                                     xconv_backend_buffer *x, xconv_backend_buffer *w,
-                                     xconv_backend_buffer *y, xconv_backend_buffer *workspace,
-                                     xconv_error *err)
+                                     const xconv_vendor_conv_buffers *b, xconv_error *err)
 {
     cuda_ctx *ctx = vctx;
-    if (!x || !w || !y)
+    if (!b->x || !b->w || !b->y)
         return xconv_error_set(err, XCONV_ERR_INVALID, "%s: x, w and y must be buffers", algo);
     xconv_status st = make_current(ctx, err);
     if (st != XCONV_OK)
         return st;
-    st = xconv_cudnn_forward(ctx->dnn, algo, p, x->ptr, w->ptr, y->ptr,
-                             workspace ? workspace->ptr : 0, workspace ? workspace->bytes : 0,
-                             err);
+    st = xconv_cudnn_forward(ctx->dnn, algo, p, b->x->ptr, b->w->ptr, b->y->ptr + b->y_offset,
+                             b->bias ? b->bias->ptr : 0, b->workspace ? b->workspace->ptr : 0,
+                             b->workspace ? b->workspace->bytes : 0, err);
     return st == XCONV_ERR_DEVICE ? vendor_failure(ctx, st, err) : st;
 }
 

@@ -243,6 +243,7 @@ const xconv_cublas_api *xconv_cublas_load(xconv_error *err)
 // cuDNN
 
 #define CUDNN_ROW(member, ...) {{__VA_ARGS__}, offsetof(xconv_cudnn_api, member), false}
+#define CUDNN_OPTIONAL(member, ...) {{__VA_ARGS__}, offsetof(xconv_cudnn_api, member), true}
 
 static const symbol_row cudnn_rows[] = {
     CUDNN_ROW(get_version, "cudnnGetVersion"),
@@ -267,6 +268,14 @@ static const symbol_row cudnn_rows[] = {
               "cudnnGetConvolutionForwardAlgorithmMaxCount"),
     CUDNN_ROW(find_convolution_forward_algorithm, "cudnnFindConvolutionForwardAlgorithm"),
     CUDNN_ROW(convolution_forward, "cudnnConvolutionForward"),
+    CUDNN_OPTIONAL(convolution_bias_activation_forward, "cudnnConvolutionBiasActivationForward"),
+    CUDNN_OPTIONAL(create_activation_descriptor, "cudnnCreateActivationDescriptor"),
+    CUDNN_OPTIONAL(set_activation_descriptor, "cudnnSetActivationDescriptor"),
+    CUDNN_OPTIONAL(destroy_activation_descriptor, "cudnnDestroyActivationDescriptor"),
+    CUDNN_OPTIONAL(create_pooling_descriptor, "cudnnCreatePoolingDescriptor"),
+    CUDNN_OPTIONAL(set_pooling_2d_descriptor, "cudnnSetPooling2dDescriptor"),
+    CUDNN_OPTIONAL(destroy_pooling_descriptor, "cudnnDestroyPoolingDescriptor"),
+    CUDNN_OPTIONAL(pooling_forward, "cudnnPoolingForward"),
 };
 
 static library_state cudnn_state;

@@ -163,6 +163,33 @@ typedef struct xconv_cudnn_api {
         const cudnnConvolutionDescriptor_t conv, cudnnConvolutionFwdAlgo_t algo,
         void *workspace, size_t workspace_bytes, const void *beta,
         const cudnnTensorDescriptor_t y_desc, void *y);
+    // Optional (NULL when missing): the fused convolution, bias and activation, and pooling,
+    // for the cudnn_fused_bias_act_pool row.
+    cudnnStatus_t (*convolution_bias_activation_forward)(
+        cudnnHandle_t handle, const void *alpha1, const cudnnTensorDescriptor_t x_desc,
+        const void *x, const cudnnFilterDescriptor_t w_desc, const void *w,
+        const cudnnConvolutionDescriptor_t conv, cudnnConvolutionFwdAlgo_t algo,
+        void *workspace, size_t workspace_bytes, const void *alpha2,
+        const cudnnTensorDescriptor_t z_desc, const void *z,
+        const cudnnTensorDescriptor_t bias_desc, const void *bias,
+        const cudnnActivationDescriptor_t act_desc, const cudnnTensorDescriptor_t y_desc,
+        void *y);
+    cudnnStatus_t (*create_activation_descriptor)(cudnnActivationDescriptor_t *desc);
+    cudnnStatus_t (*set_activation_descriptor)(cudnnActivationDescriptor_t desc,
+                                               cudnnActivationMode_t mode,
+                                               cudnnNanPropagation_t nan, double coef);
+    cudnnStatus_t (*destroy_activation_descriptor)(cudnnActivationDescriptor_t desc);
+    cudnnStatus_t (*create_pooling_descriptor)(cudnnPoolingDescriptor_t *desc);
+    cudnnStatus_t (*set_pooling_2d_descriptor)(cudnnPoolingDescriptor_t desc,
+                                               cudnnPoolingMode_t mode,
+                                               cudnnNanPropagation_t nan, int window_h,
+                                               int window_w, int pad_h, int pad_w, int stride_h,
+                                               int stride_w);
+    cudnnStatus_t (*destroy_pooling_descriptor)(cudnnPoolingDescriptor_t desc);
+    cudnnStatus_t (*pooling_forward)(cudnnHandle_t handle, const cudnnPoolingDescriptor_t pool,
+                                     const void *alpha, const cudnnTensorDescriptor_t x_desc,
+                                     const void *x, const void *beta,
+                                     const cudnnTensorDescriptor_t y_desc, void *y);
 } xconv_cudnn_api;
 
 // Loads cuDNN once per process; NULL with XCONV_ERR_UNAVAILABLE, whose message starts with

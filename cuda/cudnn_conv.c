@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// The cuDNN rows: NCHW fp32 descriptors per problem, FMA math only, one named algorithm or find.
+// The cuDNN rows: NCHW fp32 descriptors per problem, FMA math only, one named algorithm or find,
+// and the fused convolution + bias + activation followed by cuDNN's max-pool.
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -21,6 +22,11 @@ static void copy_text(char *dst, size_t len, const char *src)
 // Algorithm names
 
 #define FIND_NAME "cudnn_find"
+// cudnnConvolutionBiasActivationForward, then cudnnPoolingForward when the problem pools.
+#define FUSED_NAME "cudnn_fused_bias_act_pool"
+// The fused call's algorithm: the only one its identity activation runs with, and the one that
+// takes every activation it supports.
+#define FUSED_ALGO CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM
 
 static const struct {
     const char *name;
@@ -39,11 +45,12 @@ static const struct {
 
 const char *const *xconv_cudnn_algo_names(void)
 {
-    static const char *names[ALGO_COUNT + 2];
+    static const char *names[ALGO_COUNT + 3];
     for (size_t i = 0; i < ALGO_COUNT; i++)
         names[i] = algo_rows[i].name;
     names[ALGO_COUNT] = FIND_NAME;
-    names[ALGO_COUNT + 1] = NULL;
+    names[ALGO_COUNT + 1] = FUSED_NAME;
+    names[ALGO_COUNT + 2] = NULL;
     return names;
 }
 
@@ -70,12 +77,16 @@ static bool algo_from_name(const char *name, cudnnConvolutionFwdAlgo_t *algo)
 // ---------------------------------------------------------------------------------------------
 // State
 
-// The descriptors of one problem, and what find chose for it.
+// The descriptors of one problem, and what find chose for it. y_desc describes the
+// convolution's output; the epilogue's descriptors are made for the fused row only.
 typedef struct dnn_entry {
     xconv_problem p;
     cudnnTensorDescriptor_t x_desc, y_desc;
     cudnnFilterDescriptor_t w_desc;
     cudnnConvolutionDescriptor_t conv_desc;
+    cudnnTensorDescriptor_t bias_desc, out_desc;  // 1 x K x 1 x 1, and the pooled output
+    cudnnActivationDescriptor_t act_desc;
+    cudnnPoolingDescriptor_t pool_desc;
     bool found;                          // find has run for p
     bool found_ok;                       // and chose found_algo
     cudnnConvolutionFwdAlgo_t found_algo;
@@ -113,6 +124,14 @@ static void entry_free(const xconv_cudnn_api *api, dnn_entry *e)
         api->destroy_filter_descriptor(e->w_desc);
     if (e->conv_desc)
         api->destroy_convolution_descriptor(e->conv_desc);
+    if (e->bias_desc)
+        api->destroy_tensor_descriptor(e->bias_desc);
+    if (e->out_desc)
+        api->destroy_tensor_descriptor(e->out_desc);
+    if (e->act_desc)
+        api->destroy_activation_descriptor(e->act_desc);
+    if (e->pool_desc)
+        api->destroy_pooling_descriptor(e->pool_desc);
     free(e);
 }
 
@@ -211,6 +230,41 @@ static cudnnStatus_t describe(const xconv_cudnn_api *api, dnn_entry *e)
     return s;
 }
 
+// Fills the epilogue's descriptors of e (a problem with a bias): the bias as 1 x K x 1 x 1, the
+// activation (none: identity, relu, relu6: clipped at 6), NaN propagated, and for a pool the max
+// pool and its N x K x y_h x y_w output. Returns CUDNN_STATUS_SUCCESS or the first failure.
+static cudnnStatus_t describe_epilogue(const xconv_cudnn_api *api, dnn_entry *e)
+{
+    const xconv_problem *p = &e->p;
+    const xconv_epilogue *epi = &p->epi;
+    cudnnActivationMode_t mode = epi->act == XCONV_ACT_RELU    ? CUDNN_ACTIVATION_RELU
+                                 : epi->act == XCONV_ACT_RELU6 ? CUDNN_ACTIVATION_CLIPPED_RELU
+                                                               : CUDNN_ACTIVATION_IDENTITY;
+    cudnnStatus_t s = api->create_tensor_descriptor(&e->bias_desc);
+    if (s == CUDNN_STATUS_SUCCESS)
+        s = api->set_tensor_4d_descriptor(e->bias_desc, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1,
+                                          (int)p->k, 1, 1);
+    if (s == CUDNN_STATUS_SUCCESS)
+        s = api->create_activation_descriptor(&e->act_desc);
+    if (s == CUDNN_STATUS_SUCCESS)
+        s = api->set_activation_descriptor(e->act_desc, mode, CUDNN_PROPAGATE_NAN, 6.0);
+    if (s != CUDNN_STATUS_SUCCESS || epi->pool_h == 0)
+        return s;
+    s = api->create_pooling_descriptor(&e->pool_desc);
+    if (s == CUDNN_STATUS_SUCCESS)
+        s = api->set_pooling_2d_descriptor(e->pool_desc, CUDNN_POOLING_MAX, CUDNN_PROPAGATE_NAN,
+                                           (int)epi->pool_h, (int)epi->pool_w,
+                                           (int)epi->pool_pad_h, (int)epi->pool_pad_w,
+                                           (int)epi->pool_stride_h, (int)epi->pool_stride_w);
+    if (s == CUDNN_STATUS_SUCCESS)
+        s = api->create_tensor_descriptor(&e->out_desc);
+    if (s == CUDNN_STATUS_SUCCESS)
+        s = api->set_tensor_4d_descriptor(e->out_desc, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT,
+                                          (int)p->n, (int)p->k, (int)xconv_problem_y_h(p),
+                                          (int)xconv_problem_y_w(p));
+    return s;
+}
+
 // Returns the cached entry of p, describing it on first use; NULL with a reason on failure.
 static dnn_entry *entry_get(xconv_cudnn *dnn, const xconv_problem *p, char *reason, size_t len)
 {
@@ -228,6 +282,8 @@ static dnn_entry *entry_get(xconv_cudnn *dnn, const xconv_problem *p, char *reas
     }
     e->p = *p;
     cudnnStatus_t s = describe(dnn->api, e);
+    if (s == CUDNN_STATUS_SUCCESS && xconv_problem_has_epilogue(p))
+        s = describe_epilogue(dnn->api, e);
     if (s != CUDNN_STATUS_SUCCESS) {
         snprintf(reason, len, "cuDNN: cannot describe the problem (%s)",
                  dnn->api->get_error_string(s));
@@ -307,24 +363,65 @@ const char *xconv_cudnn_last_find_choice(const xconv_cudnn *dnn)
 // ---------------------------------------------------------------------------------------------
 // Queries and runs
 
-// Resolves `algo` for p into a cuDNN algorithm and its workspace (running find when asked).
-// Returns NULL with a reason when it cannot run, else the entry.
+// Bytes of the fused row's intermediate in the workspace: the convolution's biased, activated
+// output when the problem pools (the pool reads it), rounded up to 256; 0 otherwise.
+static size_t fused_inter_bytes(const xconv_problem *p)
+{
+    if (p->epi.pool_h == 0)
+        return 0;
+    return ((size_t)xconv_problem_conv_elems(p) * sizeof(float) + 255) / 256 * 256;
+}
+
+// Returns true when the fused row can describe p (a bias, and the optional calls loaded), else
+// false with the reason.
+static bool fused_applies(const xconv_cudnn *dnn, const xconv_problem *p, char *reason,
+                          size_t len)
+{
+    const xconv_cudnn_api *api = dnn->api;
+    if (p->epi.bias != 1) {
+        snprintf(reason, len, FUSED_NAME " needs a bias: cudnnConvolutionBiasActivationForward "
+                 "adds one (bias=1)");
+        return false;
+    }
+    if (!api->convolution_bias_activation_forward || !api->create_activation_descriptor ||
+        !api->set_activation_descriptor || !api->destroy_activation_descriptor ||
+        !api->create_pooling_descriptor || !api->set_pooling_2d_descriptor ||
+        !api->destroy_pooling_descriptor || !api->pooling_forward) {
+        snprintf(reason, len, "cuDNN %zu lacks the fused convolution or pooling calls",
+                 api->get_version());
+        return false;
+    }
+    return true;
+}
+
+// Resolves `algo` for p into a cuDNN algorithm and its workspace (running find when asked; the
+// fused row's workspace holds its intermediate first). Returns NULL with a reason when it
+// cannot run, else the entry.
 static dnn_entry *resolve(xconv_cudnn *dnn, const char *algo, const xconv_problem *p,
                           cudnnConvolutionFwdAlgo_t *id, size_t *workspace, char *reason,
                           size_t len)
 {
-    bool find = strcmp(algo, FIND_NAME) == 0;
-    if (!find && !algo_from_name(algo, id)) {
+    bool find = strcmp(algo, FIND_NAME) == 0, fused = strcmp(algo, FUSED_NAME) == 0;
+    if (fused)
+        *id = FUSED_ALGO;
+    if (!find && !fused && !algo_from_name(algo, id)) {
         snprintf(reason, len, "unknown algorithm '%s' (cuDNN rows: cudnn_implicit_gemm, "
                  "cudnn_implicit_precomp_gemm, cudnn_gemm, cudnn_direct, cudnn_fft, "
-                 "cudnn_fft_tiling, cudnn_winograd, cudnn_winograd_nonfused, " FIND_NAME ")",
-                 algo);
+                 "cudnn_fft_tiling, cudnn_winograd, cudnn_winograd_nonfused, " FIND_NAME ", "
+                 FUSED_NAME ")", algo);
+        return NULL;
+    }
+    if (fused != xconv_problem_has_epilogue(p)) {
+        snprintf(reason, len, fused ? FUSED_NAME " runs problems with an epilogue (bias=1)"
+                                    : "%s computes the convolution alone", algo);
         return NULL;
     }
     if (!ensure_handle(dnn)) {
         copy_text(reason, len, dnn->unavailable);
         return NULL;
     }
+    if (fused && !fused_applies(dnn, p, reason, len))
+        return NULL;
     dnn_entry *e = entry_get(dnn, p, reason, len);
     if (!e)
         return NULL;
@@ -344,6 +441,8 @@ static dnn_entry *resolve(xconv_cudnn *dnn, const char *algo, const xconv_proble
         snprintf(reason, len, "cuDNN: not supported (%s)", dnn->api->get_error_string(s));
         return NULL;
     }
+    if (fused)
+        *workspace += fused_inter_bytes(p);
     return e;
 }
 
@@ -361,8 +460,53 @@ bool xconv_cudnn_supports(xconv_cudnn *dnn, const char *algo, const xconv_proble
     return ok;
 }
 
+// Enqueues the fused row on entry e: conv + bias + activation into y, or into the workspace's
+// first bytes and then the max-pool into y. Returns XCONV_OK, XCONV_ERR_NOT_APPLICABLE when
+// cuDNN refuses the combination (CUDNN_STATUS_NOT_SUPPORTED), or XCONV_ERR_DEVICE.
+static xconv_status fused_forward(xconv_cudnn *dnn, const dnn_entry *e, CUdeviceptr x,
+                                  CUdeviceptr w, CUdeviceptr y, CUdeviceptr bias,
+                                  CUdeviceptr workspace, size_t workspace_bytes,
+                                  xconv_error *err)
+{
+    const xconv_cudnn_api *api = dnn->api;
+    size_t inter = fused_inter_bytes(&e->p);
+    CUdeviceptr conv_out = inter ? workspace : y;
+    CUdeviceptr scratch = workspace_bytes > inter ? workspace + inter : 0;
+    const float one = 1.0f, zero = 0.0f;
+    // alpha2 = 0: z (the output itself, which cuDNN allows) adds nothing.
+    cudnnStatus_t s = api->convolution_bias_activation_forward(
+        dnn->handle, &one, e->x_desc, (const void *)(uintptr_t)x, e->w_desc,
+        (const void *)(uintptr_t)w, e->conv_desc, FUSED_ALGO, (void *)(uintptr_t)scratch,
+        workspace_bytes - inter, &zero, e->y_desc, (const void *)(uintptr_t)conv_out,
+        e->bias_desc, (const void *)(uintptr_t)bias, e->act_desc, e->y_desc,
+        (void *)(uintptr_t)conv_out);
+    const char *act = xconv_activation_name(e->p.epi.act);
+    if (s == CUDNN_STATUS_NOT_SUPPORTED)
+        return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE,
+                               FUSED_NAME ": cuDNN's fused call does not run act=%s with "
+                               "IMPLICIT_PRECOMP_GEMM in fp32 here (%s)", act,
+                               api->get_error_string(s));
+    if (s != CUDNN_STATUS_SUCCESS)
+        return xconv_error_set(err, XCONV_ERR_DEVICE,
+                               "cudnnConvolutionBiasActivationForward: %s",
+                               api->get_error_string(s));
+    if (!inter)
+        return XCONV_OK;
+    s = api->pooling_forward(dnn->handle, e->pool_desc, &one, e->y_desc,
+                             (const void *)(uintptr_t)conv_out, &zero, e->out_desc,
+                             (void *)(uintptr_t)y);
+    if (s == CUDNN_STATUS_NOT_SUPPORTED)
+        return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE,
+                               FUSED_NAME ": cuDNN's pooling does not run this window (%s)",
+                               api->get_error_string(s));
+    if (s != CUDNN_STATUS_SUCCESS)
+        return xconv_error_set(err, XCONV_ERR_DEVICE, "cudnnPoolingForward: %s",
+                               api->get_error_string(s));
+    return XCONV_OK;
+}
+
 xconv_status xconv_cudnn_forward(xconv_cudnn *dnn, const char *algo, const xconv_problem *p,
-                                 CUdeviceptr x, CUdeviceptr w, CUdeviceptr y,
+                                 CUdeviceptr x, CUdeviceptr w, CUdeviceptr y, CUdeviceptr bias,
                                  CUdeviceptr workspace, size_t workspace_bytes, xconv_error *err)
 {
     cudnnConvolutionFwdAlgo_t id = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
@@ -376,6 +520,8 @@ xconv_status xconv_cudnn_forward(xconv_cudnn *dnn, const char *algo, const xconv
         return xconv_error_set(err, XCONV_ERR_INVALID,
                                "%s: a workspace of %zu bytes is smaller than the %zu cuDNN asks "
                                "for", algo, workspace ? workspace_bytes : 0, needed);
+    if (strcmp(algo, FUSED_NAME) == 0)
+        return fused_forward(dnn, e, x, w, y, bias, workspace, workspace_bytes, err);
     const float one = 1.0f, zero = 0.0f;
     cudnnStatus_t s = dnn->api->convolution_forward(
         dnn->handle, &one, e->x_desc, (const void *)(uintptr_t)x, e->w_desc,

@@ -16,7 +16,9 @@ typedef struct xconv_cudnn xconv_cudnn;
 
 // The algorithm names this file runs, NULL-terminated: "cudnn_implicit_gemm",
 // "cudnn_implicit_precomp_gemm", "cudnn_gemm", "cudnn_direct", "cudnn_fft", "cudnn_fft_tiling",
-// "cudnn_winograd", "cudnn_winograd_nonfused", "cudnn_find".
+// "cudnn_winograd", "cudnn_winograd_nonfused", "cudnn_find" (the convolution alone), and
+// "cudnn_fused_bias_act_pool" (problems with a bias: cudnnConvolutionBiasActivationForward with
+// IMPLICIT_PRECOMP_GEMM, then cudnnPoolingForward's max-pool when the problem pools).
 const char *const *xconv_cudnn_algo_names(void);
 
 // Returns new state whose work goes to `stream`, or NULL when out of memory. Loads nothing: cuDNN
@@ -35,12 +37,14 @@ bool xconv_cudnn_supports(xconv_cudnn *dnn, const char *algo, const xconv_proble
                           size_t *workspace_bytes, char *reason, size_t reason_len);
 
 // Enqueues y = conv(x, w) with `algo` (alpha 1, beta 0) on the stream, with a workspace of
-// workspace_bytes at `workspace` (0 when none). Returns XCONV_OK, XCONV_ERR_NOT_APPLICABLE when
-// cuDNN does not run algo on p, XCONV_ERR_INVALID when the workspace is too small,
-// XCONV_ERR_UNAVAILABLE without cuDNN, or XCONV_ERR_DEVICE with cuDNN's status.
+// workspace_bytes at `workspace` (0 when none); the fused row also adds `bias` (K floats) and
+// applies p's activation and pool. Returns XCONV_OK, XCONV_ERR_NOT_APPLICABLE when cuDNN does
+// not run algo on p, XCONV_ERR_INVALID when the workspace is too small, XCONV_ERR_UNAVAILABLE
+// without cuDNN, or XCONV_ERR_DEVICE with cuDNN's status.
 xconv_status xconv_cudnn_forward(xconv_cudnn *dnn, const char *algo, const xconv_problem *p,
-                                 CUdeviceptr x, CUdeviceptr w, CUdeviceptr y,
-                                 CUdeviceptr workspace, size_t workspace_bytes, xconv_error *err);
+                                 CUdeviceptr x, CUdeviceptr w, CUdeviceptr y, CUdeviceptr bias,
+                                 CUdeviceptr workspace, size_t workspace_bytes,
+                                 xconv_error *err);
 
 // Returns the algorithm name ("cudnn_winograd_nonfused") that cudnn_find chose for p, or NULL
 // when it has not run for p.

@@ -62,6 +62,11 @@ void xconv_plan_error_block(const xconv_plan *plan, int64_t *block_h, int64_t *b
     *block_w = plan->error_block_w > 1 ? plan->error_block_w : 1;
 }
 
+unsigned xconv_plan_fused(const xconv_plan *plan)
+{
+    return plan->fused;
+}
+
 int xconv_plan_step_count(const xconv_plan *plan)
 {
     return plan->nsteps;
@@ -110,8 +115,8 @@ xconv_status xconv_plan_region_get(const xconv_plan *plan, int i, const char **n
 // Host arrays
 
 // Runs host variant `variant` (dev NULL) on the host arrays.
-static xconv_status convolve_host(const xconv_problem *p, const char *variant, const float *x,
-                                  const float *w, float *y, xconv_error *err)
+static xconv_status forward_host(const xconv_problem *p, const char *variant, const float *x,
+                                 const float *w, const float *bias, float *y, xconv_error *err)
 {
     const xconv_variant *v = xconv_variant_find(variant, err);
     if (!v)
@@ -120,33 +125,48 @@ static xconv_status convolve_host(const xconv_problem *p, const char *variant, c
     if (!v->run_host || !xconv_variant_applies(v, NULL, p, reason, sizeof reason))
         return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE, "%s", reason);
     xconv_status st = xconv_problem_check(p, err);
-    return st == XCONV_OK ? v->run_host(p, x, w, y, err) : st;
+    return st == XCONV_OK ? v->run_host(p, x, w, bias, y, err) : st;
 }
 
-xconv_status xconv_convolve(xconv_device *dev, const xconv_problem *p, const char *variant,
-                            const float *x, const float *w, float *y, xconv_error *err)
+// Creates a buffer of `bytes` into *out and uploads src into it (when src is not NULL);
+// returns XCONV_OK or the failure.
+static xconv_status upload(xconv_device *dev, size_t bytes, const void *src, xconv_buffer **out,
+                           xconv_error *err)
+{
+    *out = xconv_buffer_create(dev, bytes, err);
+    if (!*out)
+        return err->status;
+    return src ? xconv_buffer_upload(*out, 0, bytes, src, err) : XCONV_OK;
+}
+
+xconv_status xconv_forward(xconv_device *dev, const xconv_problem *p, const char *variant,
+                           const xconv_plan_options *opts, const float *x, const float *w,
+                           const float *bias, float *y, xconv_error *err)
 {
     xconv_error local;
     if (!err)
         err = &local;
+    if (p && p->epi.bias && !bias)
+        return xconv_error_set(err, XCONV_ERR_INVALID,
+                               "the problem adds a bias: give its K values");
     if (!dev)
-        return convolve_host(p, variant, x, w, y, err);
-    xconv_plan *plan = xconv_plan_create(dev, p, variant, NULL, err);
+        return forward_host(p, variant, x, w, bias, y, err);
+    xconv_plan *plan = xconv_plan_create(dev, p, variant, opts, err);
     if (!plan)
         return err->status;
     size_t xb = (size_t)xconv_problem_x_elems(p) * sizeof(float);
     size_t wb = (size_t)xconv_problem_w_elems(p) * sizeof(float);
     size_t yb = (size_t)xconv_problem_y_elems(p) * sizeof(float);
-    xconv_tensors t = {.x = xconv_buffer_create(dev, xb, err)};
-    t.w = t.x ? xconv_buffer_create(dev, wb, err) : NULL;
-    t.y = t.w ? xconv_buffer_create(dev, yb, err) : NULL;
-    if (t.y && plan->workspace_bytes)
-        t.workspace = xconv_buffer_create(dev, plan->workspace_bytes, err);
-    xconv_status st = t.y && (t.workspace || !plan->workspace_bytes) ? XCONV_OK : err->status;
+    xconv_tensors t = {0};
+    xconv_status st = upload(dev, xb, x, &t.x, err);
     if (st == XCONV_OK)
-        st = xconv_buffer_upload(t.x, 0, xb, x, err);
+        st = upload(dev, wb, w, &t.w, err);
     if (st == XCONV_OK)
-        st = xconv_buffer_upload(t.w, 0, wb, w, err);
+        st = upload(dev, yb, NULL, &t.y, err);
+    if (st == XCONV_OK && p->epi.bias)
+        st = upload(dev, (size_t)p->k * sizeof(float), bias, &t.bias, err);
+    if (st == XCONV_OK && plan->workspace_bytes)
+        st = upload(dev, plan->workspace_bytes, NULL, &t.workspace, err);
     if (st == XCONV_OK)
         st = xconv_plan_run(plan, &t, err);
     if (st == XCONV_OK)
@@ -154,9 +174,16 @@ xconv_status xconv_convolve(xconv_device *dev, const xconv_problem *p, const cha
     if (st == XCONV_OK)
         st = xconv_buffer_download(t.y, 0, yb, y, err);
     xconv_buffer_destroy(t.workspace);
+    xconv_buffer_destroy(t.bias);
     xconv_buffer_destroy(t.y);
     xconv_buffer_destroy(t.w);
     xconv_buffer_destroy(t.x);
     xconv_plan_destroy(plan);
     return st;
+}
+
+xconv_status xconv_convolve(xconv_device *dev, const xconv_problem *p, const char *variant,
+                            const float *x, const float *w, float *y, xconv_error *err)
+{
+    return xconv_forward(dev, p, variant, NULL, x, w, NULL, y, err);
 }

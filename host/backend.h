@@ -19,7 +19,8 @@ typedef struct xconv_backend_program xconv_backend_program;  // a built program/
 // Kernel launches
 
 typedef enum xconv_arg_kind {
-    XCONV_ARG_BUFFER,   // a __global pointer: buf
+    XCONV_ARG_BUFFER,   // a __global pointer: buf from byte `offset` (OpenCL: a sub-buffer, so
+                        // offset must be a multiple of the device's base address alignment)
     XCONV_ARG_INT,      // an int: i
     XCONV_ARG_FLOAT,    // a float: f
     XCONV_ARG_CONSTANT, // a constant-memory buffer: `bytes` of buf from byte `offset`, and
@@ -70,6 +71,14 @@ typedef struct xconv_gemm_args {
     xconv_backend_buffer *c; size_t c_offset, ldc, c_stride;
     size_t batch;
 } xconv_gemm_args;
+
+// The buffers of a vendor convolution: x, w, y (the output from byte y_offset: a workspace
+// region where the plan's epilogue steps follow), the bias (K floats, NULL when the problem adds
+// none) and the workspace (NULL when none).
+typedef struct xconv_vendor_conv_buffers {
+    xconv_backend_buffer *x, *w, *y, *bias, *workspace;
+    size_t y_offset;
+} xconv_vendor_conv_buffers;
 
 // ---------------------------------------------------------------------------------------------
 // The table
@@ -173,16 +182,16 @@ typedef struct xconv_backend_iface {
 
     // Optional: a vendor convolution named `algo` ("clblast_convgemm", "cudnn_fft", ...).
     // NULL means the backend has none. Returns true when it can run problem p, else false with a
-    // reason; *workspace_bytes gets the scratch memory it needs.
+    // reason; *workspace_bytes gets the scratch memory it needs. Only algorithms that apply an
+    // epilogue themselves ("cudnn_fused_bias_act_pool") take problems with one.
     bool (*vendor_conv_supports)(void *ctx, const char *algo, const xconv_problem *p,
                                  size_t *workspace_bytes, char *reason, size_t reason_len);
 
-    // Optional with vendor_conv_supports: runs vendor convolution `algo` y = conv(x, w) with a
-    // workspace of at least the bytes vendor_conv_supports asked for (NULL when 0).
+    // Optional with vendor_conv_supports: runs vendor convolution `algo` y = conv(x, w) (and its
+    // epilogue, for the algorithms that apply one) on the buffers b, with a workspace of at least
+    // the bytes vendor_conv_supports asked for.
     xconv_status (*vendor_conv)(void *ctx, const char *algo, const xconv_problem *p,
-                                xconv_backend_buffer *x, xconv_backend_buffer *w,
-                                xconv_backend_buffer *y, xconv_backend_buffer *workspace,
-                                xconv_error *err);
+                                const xconv_vendor_conv_buffers *b, xconv_error *err);
 } xconv_backend_iface;
 
 // Returns the table of a backend, or NULL when it was not built in.

@@ -21,6 +21,8 @@ xconv_plan *xconv_plan_new(xconv_device *dev, const xconv_variant *v, const xcon
     plan->dev = dev;
     plan->variant = v;
     plan->problem = *p;
+    plan->conv = *p;
+    plan->conv_region = -1;
     if (opts)
         plan->opts = *opts;
     else
@@ -79,19 +81,26 @@ xconv_step *xconv_plan_add_vendor_sgemm(xconv_plan *plan, const char *label)
 xconv_step *xconv_plan_add_vendor_conv(xconv_plan *plan, const char *label, const char *algo)
 {
     xconv_step *s = add_step(plan, XCONV_STEP_VENDOR_CONV, label);
-    if (s)
+    if (s) {
         s->vendor_algo = algo;
+        s->out_region = -1;
+    }
     return s;
 }
 
 int xconv_plan_region(xconv_plan *plan, const char *name, size_t bytes)
+{
+    return xconv_plan_region_aligned(plan, name, bytes, XCONV_REGION_ALIGN);
+}
+
+int xconv_plan_region_aligned(xconv_plan *plan, const char *name, size_t bytes, size_t align)
 {
     if (plan->nregions == XCONV_MAX_REGIONS) {
         plan->too_many_regions = true;
         return -1;
     }
     xconv_region *r = &plan->regions[plan->nregions];
-    r->offset = plan->nregions ? xconv_round_up(plan->workspace_bytes, XCONV_REGION_ALIGN) : 0;
+    r->offset = plan->nregions ? xconv_round_up(plan->workspace_bytes, align) : 0;
     r->bytes = bytes;
     snprintf(r->name, sizeof r->name, "%s", name);
     plan->workspace_bytes = r->offset + bytes;
@@ -205,6 +214,12 @@ void xconv_step_arg_constant(xconv_step *s, xconv_tensor_ref ref, int region, si
                                 .bytes = bytes, .symbol = symbol});
 }
 
+void xconv_step_arg_region_base(xconv_step *s, int region)
+{
+    add_arg(s, (xconv_step_arg){.kind = XCONV_STEP_ARG_BUFFER, .ref = XCONV_REF_WORKSPACE,
+                                .region = region, .based = true});
+}
+
 void xconv_step_arg_region(xconv_step *s, const xconv_plan *plan, int region)
 {
     add_arg(s, (xconv_step_arg){.kind = XCONV_STEP_ARG_BUFFER, .ref = XCONV_REF_WORKSPACE,
@@ -310,6 +325,13 @@ static xconv_status check_arg(const xconv_plan *plan, const xconv_step *s, int i
     if (a->ref < XCONV_REF_X || a->ref > XCONV_REF_WORKSPACE)
         return xconv_error_set(err, XCONV_ERR_INVALID, "step '%s' argument %d: tensor %d",
                                s->label, i, (int)a->ref);
+    if (a->based && (a->ref != XCONV_REF_WORKSPACE || a->region < 0))
+        return xconv_error_set(err, XCONV_ERR_INVALID,
+                               "step '%s' argument %d: a region's pointer needs a region",
+                               s->label, i);
+    if (a->ref == XCONV_REF_BIAS && !plan->problem.epi.bias)
+        return xconv_error_set(err, XCONV_ERR_INVALID,
+                               "step '%s' argument %d: the problem adds no bias", s->label, i);
     return XCONV_OK;
 }
 

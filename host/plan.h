@@ -34,6 +34,8 @@ typedef struct xconv_step_arg {
     xconv_step_arg_kind kind;
     xconv_tensor_ref ref;     // BUFFER and CONSTANT
     int region;               // workspace region for ref WORKSPACE (-1: the whole workspace)
+    bool based;               // BUFFER of a region: the pointer is the region's first byte (the
+                              // backend applies the offset), not the workspace's
     int32_t i;                // INT
     float f;                  // FLOAT
     size_t bytes;             // CONSTANT: bytes from the tensor's or region's start
@@ -80,6 +82,7 @@ typedef struct xconv_step {
     bool too_many_args;       // an argument past XCONV_MAX_ARGS was dropped (the plan fails)
     xconv_vendor_gemm_step gemm;  // VENDOR_SGEMM
     const char *vendor_algo;  // VENDOR_CONV: the backend's algorithm name
+    int out_region;           // VENDOR_CONV: the workspace region it writes (-1: y)
     xconv_program *program;   // KERNEL: resolved by prepare; launches do no lookup
 } xconv_step;
 
@@ -106,6 +109,14 @@ struct xconv_plan {
     // the block's largest terms, so validation normalises errors over it. 0 or 1: one element
     // (direct and GEMM families); Winograd F(m,r): m x m; FFT: the transform's output tile.
     int64_t error_block_h, error_block_w;
+    // The epilogue (host/plan_epilogue.c). `conv` is the problem the variant's own steps compute:
+    // the whole problem for variants that fuse (xconv_variant.fuses), else the convolution alone.
+    // `fused` holds the XCONV_FUSED_* parts its steps apply; the core appends steps for the rest,
+    // with the convolution's output redirected to workspace region conv_region when it pools.
+    xconv_problem conv;
+    unsigned fused;
+    int conv_region;                 // -1: none
+    char epi_note[192];              // why the variant did not fuse a part ("" when it did)
     bool prepared;
     unsigned resets;                 // dev->resets when prepared (a later rebuild drops programs)
     bool is_auto;                    // made by "auto": auto_info says what and why
@@ -135,6 +146,10 @@ xconv_step *xconv_plan_add_vendor_conv(xconv_plan *plan, const char *label, cons
 // after the last one; returns its index, or -1 when the plan has XCONV_MAX_REGIONS (the plan
 // then fails its check).
 int xconv_plan_region(xconv_plan *plan, const char *name, size_t bytes);
+
+// As xconv_plan_region, the region starting at a multiple of `align` bytes (a multiple of
+// XCONV_REGION_ALIGN).
+int xconv_plan_region_aligned(xconv_plan *plan, const char *name, size_t bytes, size_t align);
 
 // Appends one line of text to the plan's summary, after "; " when it holds some already.
 void xconv_plan_summarize(xconv_plan *plan, const char *fmt, ...)
@@ -183,6 +198,11 @@ void xconv_step_arg_constant(xconv_step *s, xconv_tensor_ref ref, int region, si
 // Workspace region `region` of plan: appends the workspace pointer and then the region's
 // offset in floats (an int), since OpenCL cannot offset a buffer portably.
 void xconv_step_arg_region(xconv_step *s, const xconv_plan *plan, int region);
+
+// A __global pointer to the first byte of workspace region `region`, for kernels that take a
+// bare pointer (the backend offsets it: OpenCL through a sub-buffer, so the region's offset must
+// be a multiple of the device's base address alignment: see xconv_plan_region_aligned).
+void xconv_step_arg_region_base(xconv_step *s, int region);
 
 // ---------------------------------------------------------------------------------------------
 // Geometry

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "plan_direct.h"
+#include "plan_epilogue.h"
 #include "xconv_direct_params.h"
 
 // ---------------------------------------------------------------------------------------------
@@ -344,6 +345,10 @@ static bool candidate_fits(xconv_direct_kind kind, const xconv_device_info *info
         return false;
     if (t->repeat > 1 && (!t->flat || kind != XCONV_DIRECT_REGBLOCK))
         return false;  // only flat regblock work-items take several blocks
+    // A fused pool: each block whole windows, its columns consecutive when windows are wider.
+    if (t->pool_h && (t->block_h % t->pool_h || t->block_w % t->pool_w ||
+                      (t->pool_w > 1 && !t->strip && !t->flat)))
+        return false;
     // Flat: 1-D work-groups (regblock stages every output channel's filters).
     if (t->flat && ((kind != XCONV_DIRECT_CONST && kind != XCONV_DIRECT_REGBLOCK) ||
                     t->wg_h != 1))
@@ -476,9 +481,11 @@ static int forced_tiling(const char *forced, xconv_direct_kind kind, xconv_direc
     return 0;
 }
 
-// Runs the search of `kind`'s tilings for p on info's device into *s.
+// Runs the search of `kind`'s tilings for p on info's device into *s, for blocks that hold
+// whole pool windows of pool_h x pool_w (0: no pool): it also tries consecutive columns (and
+// flat regblock blocks of pool_h rows) then.
 static void search(xconv_direct_kind kind, const xconv_device_info *info, const xconv_problem *p,
-                   direct_search *s)
+                   int pool_h, int pool_w, direct_search *s)
 {
     int64_t P = xconv_problem_out_h(p), Q = xconv_problem_out_w(p), kg = p->k / p->groups;
     int acc_max = info->is_cpu ? ACC_MAX_CPU : ACC_MAX_GPU;
@@ -498,7 +505,7 @@ static void search(xconv_direct_kind kind, const xconv_device_info *info, const 
                             .wg_w = a < COUNT(wg_sizes) ? wg_sizes[a] : exact_w,
                             .wg_h = b < COUNT(wg_sizes) ? wg_sizes[b] : exact_h,
                             .block_w = block_sizes[bw], .block_h = block_sizes[bh],
-                            .block_k = bk};
+                            .block_k = bk, .pool_h = pool_h, .pool_w = pool_w};
                         if (bk * t.block_h * t.block_w > acc_max)
                             continue;
                         // No work-group wider or taller than the output it covers.
@@ -506,6 +513,10 @@ static void search(xconv_direct_kind kind, const xconv_device_info *info, const 
                             (t.wg_h > 1 && (int64_t)(t.wg_h / 2) * t.block_h >= P))
                             continue;
                         consider(kind, info, p, t, s);
+                        // Pooled windows wider than a column need consecutive columns.
+                        t.strip = 1;
+                        if (pool_w > 1 && t.block_w > 1)
+                            consider(kind, info, p, t, s);
                     }
     // Vector columns on CPUs (direct_const): items of vec_q (4 or 8) consecutive columns, one
     // column of up to VEC_WG_H_MAX items per work-group (wider ones let PoCL vectorize across
@@ -527,7 +538,8 @@ static void search(xconv_direct_kind kind, const xconv_device_info *info, const 
                     bool whole = b == COUNT(wg_sizes);
                     xconv_direct_tiling t = {.wg_w = 1, .wg_h = whole ? (int)rows : wg_sizes[b],
                                              .block_w = vec_q, .block_h = bh, .block_k = bk,
-                                             .strip = 1, .vec_q = vec_q};
+                                             .strip = 1, .vec_q = vec_q, .pool_h = pool_h,
+                                             .pool_w = pool_w};
                     if (whole ? rows <= VEC_WG_H_MAX || tile_count(p, &t) >= cus
                               : t.wg_h > VEC_WG_H_MAX)
                         continue;  // whole-image columns only for tiny problems
@@ -544,20 +556,27 @@ static void search(xconv_direct_kind kind, const xconv_device_info *info, const 
          wg *= 2)
         for (int bk = 1; bk <= kg; bk++)
             for (int bw = 1; bw <= FLAT_BLOCK_W_MAX && bw <= Q; bw++)
-                for (int repeat = 1; repeat <= 2 && bk * bw <= ACC_MAX_FLAT; repeat++) {
-                    xconv_direct_tiling t = {.wg_w = (int)wg, .wg_h = 1, .block_w = bw,
-                                             .block_h = 1, .block_k = bk, .strip = 1,
-                                             .flat = 1, .repeat = repeat};
-                    consider(kind, info, p, t, s);
-                }
+                for (int repeat = 1; repeat <= 2 && bk * bw <= ACC_MAX_FLAT; repeat++)
+                    for (int rows = 0; rows < (pool_h > 1 ? 2 : 1); rows++) {
+                        // Blocks are one row, or a pool's window of rows.
+                        xconv_direct_tiling t = {.wg_w = (int)wg, .wg_h = 1, .block_w = bw,
+                                                 .block_h = rows ? pool_h : 1, .block_k = bk,
+                                                 .strip = 1,
+                                                 .flat = 1, .repeat = repeat, .pool_h = pool_h,
+                                                 .pool_w = pool_w};
+                        if (bk * bw * t.block_h <= ACC_MAX_FLAT)
+                            consider(kind, info, p, t, s);
+                    }
 }
 
-xconv_status xconv_direct_choose(const xconv_device_info *info, const xconv_problem *p,
-                                 xconv_direct_kind kind, const char *forced,
-                                 xconv_direct_tiling *best, xconv_error *err)
+// xconv_direct_choose for blocks that hold whole pool windows of pool_h x pool_w (0: no pool).
+static xconv_status choose(const xconv_device_info *info, const xconv_problem *p,
+                           xconv_direct_kind kind, const char *forced, int pool_h, int pool_w,
+                           xconv_direct_tiling *best, xconv_error *err)
 {
     int64_t kg = p->k / p->groups;
     int is_forced = forced_tiling(forced, kind, best);
+    best->pool_h = pool_h, best->pool_w = pool_w;
     if (is_forced < 0)
         return xconv_error_set(err, XCONV_ERR_PARSE,
                                "%s: the forced tiling '%s' needs at least 8 comma-separated "
@@ -578,11 +597,18 @@ xconv_status xconv_direct_choose(const xconv_device_info *info, const xconv_prob
                                xconv_direct_kind_name(kind));
     }
     direct_search s = {.found = false};
-    search(kind, info, p, &s);
+    search(kind, info, p, pool_h, pool_w, &s);
     if (!s.found)
         return no_tiling(kind, info, p, err);
     *best = s.best;
     return XCONV_OK;
+}
+
+xconv_status xconv_direct_choose(const xconv_device_info *info, const xconv_problem *p,
+                                 xconv_direct_kind kind, const char *forced,
+                                 xconv_direct_tiling *best, xconv_error *err)
+{
+    return choose(info, p, kind, forced, 0, 0, best, err);
 }
 
 int xconv_direct_tiling_format(xconv_direct_kind kind, const xconv_direct_tiling *t, char *buf,
@@ -599,7 +625,7 @@ int xconv_direct_candidates(const xconv_device_info *info, const xconv_problem *
     if (max < 1)
         return 0;
     direct_search s = {.top = out + 1, .cap = max - 1};
-    search(kind, info, p, &s);
+    search(kind, info, p, 0, 0, &s);
     if (!s.found)
         return 0;
     out[0] = s.best;  // the planner's own choice first, then the cheapest others
@@ -659,13 +685,50 @@ static void summarize(xconv_direct_kind kind, const xconv_direct_tiling *t, xcon
     xconv_plan_summarize(plan, "%s%s", line, t->forced ? " (forced tiling)" : "");
 }
 
+// Returns why the direct kernels cannot pool p's windows in their store (NULL when they can
+// where a tiling gives each work-item whole windows).
+static const char *pool_refusal(const xconv_problem *p)
+{
+    const xconv_epilogue *e = &p->epi;
+    if (e->pool_stride_h < e->pool_h || e->pool_stride_w < e->pool_w)
+        return "pool windows overlap: a work-item would need its neighbours' outputs";
+    if (e->pool_stride_h != e->pool_h || e->pool_stride_w != e->pool_w)
+        return "pool windows skip outputs: blocks cannot tile them";
+    if (e->pool_pad_h || e->pool_pad_w)
+        return "padded pool windows straddle the blocks";
+    return NULL;
+}
+
+// Chooses the tiling of `kind` for p into *t: one whose blocks hold whole pool windows when p
+// pools and the kernels can, else the plain search with the reason in plan->epi_note.
+static xconv_status choose_for_epilogue(const xconv_device_info *info, const xconv_problem *p,
+                                        xconv_direct_kind kind, const char *forced,
+                                        xconv_plan *plan, xconv_direct_tiling *t,
+                                        xconv_error *err)
+{
+    const char *why = p->epi.pool_h ? pool_refusal(p) : NULL;
+    if (p->epi.pool_h && !why) {
+        xconv_error pooled_err;
+        xconv_status st = choose(info, p, kind, forced, (int)p->epi.pool_h, (int)p->epi.pool_w,
+                                 t, &pooled_err);
+        if (st == XCONV_OK || st == XCONV_ERR_PARSE)
+            return st == XCONV_OK ? st : xconv_error_set(err, st, "%s", pooled_err.msg);
+        why = forced && strstr(forced, xconv_direct_kind_name(kind))
+                  ? "the forced tiling does not hold whole pool windows"
+                  : "no tiling of this kind holds whole pool windows";
+    }
+    if (why)
+        snprintf(plan->epi_note, sizeof plan->epi_note, "%s", why);
+    return choose(info, p, kind, forced, 0, 0, t, err);
+}
+
 xconv_status xconv_direct_plan(const xconv_device_info *info, const xconv_problem *p,
                                xconv_direct_kind kind, const xconv_plan_options *opts,
                                xconv_plan *plan, xconv_error *err)
 {
     xconv_direct_tiling t;
-    xconv_status st = xconv_direct_choose(info, p, kind, opts ? opts->direct_tiling : NULL, &t,
-                                          err);
+    xconv_status st = choose_for_epilogue(info, p, kind, opts ? opts->direct_tiling : NULL, plan,
+                                          &t, err);
     if (st != XCONV_OK)
         return st;
     const char *name = xconv_direct_kind_name(kind);
@@ -688,5 +751,8 @@ xconv_status xconv_direct_plan(const xconv_device_info *info, const xconv_proble
         xconv_step_arg_buffer(step, XCONV_REF_W);
     xconv_step_arg_buffer(step, XCONV_REF_Y);
     summarize(kind, &t, plan);
-    return XCONV_OK;
+    // The bias and activation always; the pool when the tiling holds its windows.
+    return xconv_step_fuse_epilogue(step, p, XCONV_FUSED_BIAS_ACT |
+                                                 (t.pool_h ? XCONV_FUSED_POOL : 0u),
+                                    plan, err);
 }

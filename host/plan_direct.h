@@ -33,6 +33,8 @@ typedef struct xconv_direct_tiling {
     size_t local_mem_bytes;    // local memory the kernel declares
     double cost;               // the model's relative time estimate (lower is better)
     bool forced;               // given by the planning options, not searched
+    int pool_h, pool_w;        // a fused max-pool's window, or 0: each block must then hold
+                               // whole windows (block sides multiples, columns consecutive)
 } xconv_direct_tiling;
 
 // Returns the kernel file stem ("direct_tiled") of a kind.
@@ -67,7 +69,9 @@ int xconv_direct_tiling_format(xconv_direct_kind kind, const xconv_direct_tiling
 
 // Adds to plan the one step of `kind` on p (problem and tiling defines, arguments x, w as a
 // constant for direct_const, y) from xconv_direct_choose's tiling under opts, and its summary.
-// Returns XCONV_OK or its status.
+// With an epilogue the step applies the bias and activation, and the max-pool too when its
+// windows are as wide as their stride and unpadded and a tiling gives each work-item whole
+// windows (else plan->epi_note says why not). Returns XCONV_OK or its status.
 xconv_status xconv_direct_plan(const xconv_device_info *info, const xconv_problem *p,
                                xconv_direct_kind kind, const xconv_plan_options *opts,
                                xconv_plan *plan, xconv_error *err);

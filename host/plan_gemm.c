@@ -325,6 +325,15 @@ static void try_split(const xconv_device_info *info, const xconv_gemm_layout *L,
     }
 }
 
+int xconv_gemm_forced_split(const xconv_plan_options *opts)
+{
+    xconv_gemm_tiles parsed;
+    int tiles_split = 0;
+    if (opts->gemm_tiles && *opts->gemm_tiles)
+        parse_tiles(opts->gemm_tiles, &parsed, &tiles_split);
+    return opts->gemm_split_k ? opts->gemm_split_k : tiles_split;
+}
+
 xconv_status xconv_gemm_choose(const xconv_device_info *info, xconv_gemm_layout *L,
                                const xconv_plan_options *opts, xconv_gemm_tiles *t,
                                xconv_error *err)

@@ -86,6 +86,9 @@ xconv_status xconv_gemm_choose(const xconv_device_info *info, xconv_gemm_layout 
                                const xconv_plan_options *opts, xconv_gemm_tiles *t,
                                xconv_error *err);
 
+// Returns the split opts force (gemm_split_k, else the forced tiles' eighth field), 0 for none.
+int xconv_gemm_forced_split(const xconv_plan_options *opts);
+
 // Returns `parts` limited to L's K steps under t and reduced until no slice is empty (1 for
 // parts < 2): the split xconv_gemm_plan_step builds.
 int xconv_gemm_split_normalize(const xconv_gemm_layout *L, const xconv_gemm_tiles *t, int parts);

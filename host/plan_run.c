@@ -59,7 +59,8 @@ static xconv_status resolve_arg(const xconv_plan *plan, const xconv_step_arg *a,
     switch (a->kind) {
     case XCONV_STEP_ARG_BUFFER:
         *out = (xconv_arg){.kind = XCONV_ARG_BUFFER,
-                           .buf = xconv_buffer_handle(tensor(t, a->ref))};
+                           .buf = xconv_buffer_handle(tensor(t, a->ref)),
+                           .offset = a->based ? region_offset(plan, a->ref, a->region) : 0};
         return XCONV_OK;
     case XCONV_STEP_ARG_INT:
         *out = (xconv_arg){.kind = XCONV_ARG_INT, .i = a->i};
@@ -144,10 +145,15 @@ static xconv_status run_vendor_conv(const xconv_plan *plan, const xconv_step *s,
         return xconv_error_set(err, XCONV_ERR_UNAVAILABLE,
                                "the %s backend has no vendor convolution",
                                xconv_backend_name(dev->info.backend));
-    xconv_status st = dev->be->vendor_conv(dev->ctx, s->vendor_algo, &plan->problem,
-                                           xconv_buffer_handle(t->x), xconv_buffer_handle(t->w),
-                                           xconv_buffer_handle(t->y),
-                                           xconv_buffer_handle(t->workspace), err);
+    bool redirected = s->out_region >= 0;
+    xconv_vendor_conv_buffers b = {
+        .x = xconv_buffer_handle(t->x), .w = xconv_buffer_handle(t->w),
+        .y = xconv_buffer_handle(redirected ? t->workspace : t->y),
+        .y_offset = redirected ? region_offset(plan, XCONV_REF_WORKSPACE, s->out_region) : 0,
+        .bias = xconv_buffer_handle(t->bias), .workspace = xconv_buffer_handle(t->workspace),
+    };
+    // The problem its step computes: the convolution alone unless the vendor fuses.
+    xconv_status st = dev->be->vendor_conv(dev->ctx, s->vendor_algo, &plan->conv, &b, err);
     return xconv_device_fault(plan->dev, st, err);
 }
 
@@ -178,6 +184,8 @@ static xconv_status check_tensors(const xconv_plan *plan, const xconv_tensors *t
         st = check_tensor(t->w, (size_t)xconv_problem_w_elems(p) * 4, "w", err);
     if (st == XCONV_OK)
         st = check_tensor(t->y, (size_t)xconv_problem_y_elems(p) * 4, "y", err);
+    if (st == XCONV_OK && p->epi.bias)
+        st = check_tensor(t->bias, (size_t)p->k * 4, "bias", err);
     if (st == XCONV_OK)
         st = check_tensor(t->workspace, plan->workspace_bytes, "workspace", err);
     return st;

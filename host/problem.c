@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// The convolution descriptor: defaults, output sizes, element counts, work and the validity rules.
+// The convolution descriptor: defaults, output sizes, element counts, work and the validity rules
+// (the epilogue's included).
 #include <inttypes.h>
 #include <stdio.h>
 
@@ -76,6 +77,39 @@ int64_t xconv_problem_out_w(const xconv_problem *p)
     return out_extent(p->w, p->pad_w, p->dil_w, p->s, p->stride_w);
 }
 
+// The pooled extent of a convolution output extent `out`: (out + 2*pad - window) / stride + 1,
+// floored (a window of dilation 1); `out` itself without a pool (window 0).
+static int64_t pool_extent(int64_t out, int64_t window, int64_t stride, int64_t pad)
+{
+    return window == 0 ? out : out_extent(out, pad, 1, window, stride);
+}
+
+int64_t xconv_problem_y_h(const xconv_problem *p)
+{
+    return pool_extent(xconv_problem_out_h(p), p->epi.pool_h, p->epi.pool_stride_h,
+                       p->epi.pool_pad_h);
+}
+
+int64_t xconv_problem_y_w(const xconv_problem *p)
+{
+    return pool_extent(xconv_problem_out_w(p), p->epi.pool_w, p->epi.pool_stride_w,
+                       p->epi.pool_pad_w);
+}
+
+bool xconv_problem_has_epilogue(const xconv_problem *p)
+{
+    const xconv_epilogue *e = &p->epi;
+    return e->bias || e->act || e->pool_h || e->pool_w || e->pool_stride_h || e->pool_stride_w ||
+           e->pool_pad_h || e->pool_pad_w;
+}
+
+xconv_problem xconv_problem_conv_only(const xconv_problem *p)
+{
+    xconv_problem q = *p;
+    q.epi = (xconv_epilogue){0};
+    return q;
+}
+
 // Counts saturate at INT64_MAX and are 0 when a size is < 1 (or groups does not divide c).
 int64_t xconv_problem_x_elems(const xconv_problem *p)
 {
@@ -90,23 +124,30 @@ int64_t xconv_problem_w_elems(const xconv_problem *p)
     return product_sat(f, 4);
 }
 
-int64_t xconv_problem_y_elems(const xconv_problem *p)
+int64_t xconv_problem_conv_elems(const xconv_problem *p)
 {
     int64_t f[] = {p->n, p->k, xconv_problem_out_h(p), xconv_problem_out_w(p)};
     return product_sat(f, 4);
 }
 
+int64_t xconv_problem_y_elems(const xconv_problem *p)
+{
+    int64_t f[] = {p->n, p->k, xconv_problem_y_h(p), xconv_problem_y_w(p)};
+    return product_sat(f, 4);
+}
+
 double xconv_problem_flops(const xconv_problem *p)
 {
-    double y = (double)xconv_problem_y_elems(p);
+    double y = (double)xconv_problem_conv_elems(p);
     double cg = p->groups >= 1 ? (double)(p->c / p->groups) : 0.0;
     return 2.0 * y * cg * (double)p->r * (double)p->s;
 }
 
 double xconv_problem_min_bytes(const xconv_problem *p)
 {
+    double bias = p->epi.bias == 1 && p->k > 0 ? (double)p->k : 0.0;
     return 4.0 * ((double)xconv_problem_x_elems(p) + (double)xconv_problem_w_elems(p) +
-                  (double)xconv_problem_y_elems(p));
+                  (double)xconv_problem_y_elems(p) + bias);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -200,6 +241,71 @@ static xconv_status check_axis(const char *axis, const char *in, int64_t in_v, c
     return XCONV_OK;
 }
 
+// Checks one direction of the pool: stride and padding, and the window against the padded
+// convolution output `out` (P or Q); the fields are known to be in [0, XCONV_MAX_INDEX].
+static xconv_status check_pool_axis(const char *axis, const char *suffix, int64_t window,
+                                    int64_t stride, int64_t pad, int64_t out, xconv_error *err)
+{
+    if (stride < 1)
+        return xconv_error_set(err, XCONV_ERR_INVALID,
+                               "pool_stride_%s must be at least 1 with a pool window (got %"
+                               PRId64 ")", suffix, stride);
+    if (pad >= window)
+        return xconv_error_set(err, XCONV_ERR_INVALID,
+                               "pool_pad_%s=%" PRId64 " must be less than the pool window "
+                               "pool_%s=%" PRId64 " (every window must hold an output)",
+                               suffix, pad, suffix, window);
+    if (window > out + 2 * pad)
+        return xconv_error_set(err, XCONV_ERR_INVALID,
+                               "pool window pool_%s=%" PRId64 " is larger than the padded "
+                               "convolution output %s (%s + 2*pool_pad_%s = %" PRId64 ")",
+                               suffix, window, axis, suffix[0] == 'h' ? "P" : "Q", suffix,
+                               out + 2 * pad);
+    return XCONV_OK;
+}
+
+// Checks the epilogue (rule 8): bias 0 or 1, a known activation, and a pool given in both
+// directions whose windows fit the padded convolution output (P x Q, already checked).
+static xconv_status check_epilogue(const xconv_problem *p, int64_t P, int64_t Q,
+                                   xconv_error *err)
+{
+    const xconv_epilogue *e = &p->epi;
+    if (e->bias != 0 && e->bias != 1)
+        return xconv_error_set(err, XCONV_ERR_INVALID, "bias must be 0 or 1 (got %" PRId64 ")",
+                               e->bias);
+    if (!xconv_activation_name(e->act))
+        return xconv_error_set(err, XCONV_ERR_INVALID,
+                               "act must be none, relu or relu6 (got %" PRId64 ")", e->act);
+    const field pool[] = {{"pool_h", e->pool_h}, {"pool_w", e->pool_w},
+                          {"pool_stride_h", e->pool_stride_h},
+                          {"pool_stride_w", e->pool_stride_w},
+                          {"pool_pad_h", e->pool_pad_h}, {"pool_pad_w", e->pool_pad_w}};
+    xconv_status st = check_min(pool, 6, 0, "must not be negative", err);
+    for (int i = 0; st == XCONV_OK && i < 6; i++)
+        if (pool[i].value > XCONV_MAX_INDEX)
+            st = xconv_error_set(err, XCONV_ERR_INVALID,
+                                 "%s=%" PRId64 " passes the 32-bit index limit %" PRId64,
+                                 pool[i].name, pool[i].value, XCONV_MAX_INDEX);
+    if (st != XCONV_OK)
+        return st;
+    if ((e->pool_h == 0) != (e->pool_w == 0))
+        return xconv_error_set(err, XCONV_ERR_INVALID,
+                               "pool_h=%" PRId64 " and pool_w=%" PRId64 ": a pool window needs "
+                               "both sides (pool=0 is no pooling)", e->pool_h, e->pool_w);
+    if (e->pool_h == 0) {
+        for (int i = 2; i < 6; i++)
+            if (pool[i].value != 0)
+                return xconv_error_set(err, XCONV_ERR_INVALID,
+                                       "%s=%" PRId64 " needs a pool window (pool=...)",
+                                       pool[i].name, pool[i].value);
+        return XCONV_OK;
+    }
+    if ((st = check_pool_axis("height", "h", e->pool_h, e->pool_stride_h, e->pool_pad_h, P,
+                              err)))
+        return st;
+    return check_pool_axis("width", "w", e->pool_w, e->pool_stride_w, e->pool_pad_w, Q, err);
+}
+
 xconv_status xconv_problem_check(const xconv_problem *p, xconv_error *err)
 {
     if (!p)
@@ -230,7 +336,7 @@ xconv_status xconv_problem_check(const xconv_problem *p, xconv_error *err)
         if ((st = check_product(products[i].what, products[i].expr, products[i].f,
                                 products[i].count, err)))
             return st;
-    return XCONV_OK;
+    return check_epilogue(p, P, Q, err);
 }
 
 // Writes "123456789 bytes (117.7 MiB)" into buf.

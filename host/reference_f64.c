@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// The float64 host reference convolution: direct summation over (c, r, s) per output element,
-// spread over host threads by output row; one element at a time for sampled checks.
+// The float64 host reference: the convolution by direct summation over (c, r, s) per output
+// element, spread over host threads by output row, then the epilogue (bias, activation,
+// max-pool); one element at a time for sampled checks.
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -201,17 +202,13 @@ static int thread_count(int requested, int64_t rows, double macs)
 }
 
 // ---------------------------------------------------------------------------------------------
-// Public functions
+// The convolution alone
 
-xconv_status xconv_reference_conv(const xconv_problem *p, const float *x, const float *w,
-                                  double *y, double *norm, int threads, xconv_error *err)
+// Computes the convolution of p (its epilogue ignored) into y and norm (conv_elems each; norm
+// may be NULL) on `threads` host threads. Returns XCONV_OK or XCONV_ERR_OUT_OF_MEMORY.
+static xconv_status reference_conv_only(const xconv_problem *p, const float *x, const float *w,
+                                        double *y, double *norm, int threads, xconv_error *err)
 {
-    if (!p || !x || !w || !y)
-        return xconv_error_set(err, XCONV_ERR_INVALID,
-                               "reference convolution: problem, x, w and y must not be NULL");
-    xconv_status st = xconv_problem_check(p, err);
-    if (st != XCONV_OK)
-        return st;
     conv_job job = { .g = geom_make(p), .x = x, .w = w, .y = y, .norm = norm };
     job.rows = job.g.n * job.g.k * job.g.p;
     int nthreads = thread_count(threads, job.rows, xconv_problem_flops(p) / 2.0);
@@ -239,19 +236,13 @@ xconv_status xconv_reference_conv(const xconv_problem *p, const float *x, const 
     return XCONV_OK;
 }
 
-double xconv_reference_element(const xconv_problem *p, const float *x, const float *w,
-                               int64_t index, double *norm)
+// Returns convolution output (n, k, p, q) of g in float64 and its sum of |x*w| in *norm (when not
+// NULL), summed in the order conv_row sums it.
+static double conv_element(const geom *gp, const float *x, const float *w, int64_t n, int64_t k,
+                           int64_t p, int64_t q, double *norm)
 {
-    geom g = geom_make(p);
-    if (index < 0 || index >= g.n * g.k * g.p * g.q) {
-        if (norm)
-            *norm = NAN;
-        return NAN;
-    }
-    int64_t nkpq[4];
-    xconv_index_split(p, index, nkpq);
-    int64_t n = nkpq[0], k = nkpq[1];
-    int64_t h0 = nkpq[2] * g.stride_h - g.pad_h, w0 = nkpq[3] * g.stride_w - g.pad_w;
+    const geom g = *gp;
+    int64_t h0 = p * g.stride_h - g.pad_h, w0 = q * g.stride_w - g.pad_w;
     int64_t c0 = (k / g.kg) * g.cg, r_lo, r_hi, s_lo, s_hi;
     tap_range(h0, g.dil_h, g.h, g.r, &r_lo, &r_hi);
     tap_range(w0, g.dil_w, g.w, g.s, &s_lo, &s_hi);
@@ -274,9 +265,213 @@ double xconv_reference_element(const xconv_problem *p, const float *x, const flo
     return sum;
 }
 
+// ---------------------------------------------------------------------------------------------
+// The epilogue
+//
+// z = conv + bias[k], a = act(z), y = the max over the pool window of a, where the padding is
+// -infinity and a NaN anywhere in the window makes y NaN. The scale of z and a is the
+// convolution's plus |bias[k]| (the bias adds one rounding of at most that size, and the
+// activations change no difference by more than it changed before). The scale of a pooled y is
+// the largest scale among the window's elements the maximum could have been taken from in a
+// correct kernel: the reference's choice j and every element i with a_i >= a_j - POOL_TIE *
+// (scale_i + scale_j). A kernel whose values before the pool err by at most t * scale (t <=
+// POOL_TIE) picks one of them, and then |y - y_ref| <= t * max(scale_i, scale_j); without a
+// near tie the set is {j} and the scale is the selected element's own.
+
+// Relative distance below the maximum within which a window's element may be the one a correct
+// kernel selects: above every family's threshold (1e-4 at most), far below a bug's error.
+#define POOL_TIE 1e-3
+
+// Returns act(v) in double, NaN passed through (a comparison with NaN is false).
+static double activate(double v, int64_t act)
+{
+    if (act == XCONV_ACT_NONE)
+        return v;
+    v = v < 0 ? 0.0 : v;
+    return act == XCONV_ACT_RELU6 && v > 6 ? 6.0 : v;
+}
+
+// Where one pooled output's window lies in the convolution's output.
+typedef struct pool_window {
+    int64_t p0, p1, q0, q1;  // rows [p0, p1) and columns [q0, q1), cut to the output
+} pool_window;
+
+static pool_window window_of(const xconv_problem *p, int64_t yr, int64_t yc)
+{
+    const xconv_epilogue *e = &p->epi;
+    int64_t P = xconv_problem_out_h(p), Q = xconv_problem_out_w(p);
+    pool_window wnd = {yr, yr + 1, yc, yc + 1};
+    if (e->pool_h) {
+        wnd.p0 = yr * e->pool_stride_h - e->pool_pad_h;
+        wnd.q0 = yc * e->pool_stride_w - e->pool_pad_w;
+        wnd.p1 = wnd.p0 + e->pool_h;
+        wnd.q1 = wnd.q0 + e->pool_w;
+    }
+    wnd.p0 = wnd.p0 < 0 ? 0 : wnd.p0;
+    wnd.q0 = wnd.q0 < 0 ? 0 : wnd.q0;
+    wnd.p1 = wnd.p1 > P ? P : wnd.p1;
+    wnd.q1 = wnd.q1 > Q ? Q : wnd.q1;
+    return wnd;
+}
+
+// One output of the epilogue over a window of activated values a[] with scales sc[] (count of
+// them, row-major): sets *y (NaN when one is, the first maximum otherwise) and *scale.
+static void pool_values(const double *a, const double *sc, int count, double *y, double *scale)
+{
+    int j = 0;
+    for (int i = 1; i < count && !isnan(a[j]); i++)
+        if (isnan(a[i]) || a[i] > a[j])
+            j = i;
+    *y = a[j];
+    double s = sc[j];
+    for (int i = 0; i < count && !isnan(a[j]); i++)
+        if (a[i] >= a[j] - POOL_TIE * (sc[i] + sc[j]) && sc[i] > s)
+            s = sc[i];
+    *scale = isnan(a[j]) ? NAN : s;
+}
+
+// The most elements a pool window holds that the epilogue keeps on its stack; larger windows
+// are gathered in heap memory.
+#define WINDOW_STACK 64
+
+// The body of xconv_reference_epilogue and _f32 for element type T: per final output, the
+// window's activated values and scales gathered in double, then pooled.
+#define EPILOGUE_BODY(T)                                                                     \
+    if (!p || !conv || !y || (p->epi.bias && !bias))                                         \
+        return xconv_error_set(err, XCONV_ERR_INVALID, "reference epilogue: problem, "       \
+                               "conv and y (and bias, when the problem adds one) are needed"); \
+    xconv_status st = xconv_problem_check(p, err);                                           \
+    if (st != XCONV_OK)                                                                      \
+        return st;                                                                           \
+    const xconv_epilogue *e = &p->epi;                                                       \
+    int64_t P = xconv_problem_out_h(p), Q = xconv_problem_out_w(p);                          \
+    int64_t YH = xconv_problem_y_h(p), YW = xconv_problem_y_w(p);                            \
+    int64_t most = e->pool_h ? e->pool_h * e->pool_w : 1;                                    \
+    double stack[2 * WINDOW_STACK], *a = stack;                                              \
+    if (most > WINDOW_STACK && !(a = malloc((size_t)most * 2 * sizeof *a)))                  \
+        return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "reference epilogue: no memory " \
+                               "for a %lld-element window", (long long)most);                \
+    double *sc = a + most;                                                                   \
+    for (int64_t plane = 0; plane < p->n * p->k; plane++) {                                  \
+        int64_t k = plane % p->k;                                                            \
+        double b = e->bias ? (double)bias[k] : 0.0;                                          \
+        const T *cp = conv + plane * P * Q, *sp = conv_scale ? conv_scale + plane * P * Q : NULL; \
+        for (int64_t yr = 0; yr < YH; yr++)                                                  \
+            for (int64_t yc = 0; yc < YW; yc++) {                                            \
+                pool_window wnd = window_of(p, yr, yc);                                      \
+                int count = 0;                                                               \
+                for (int64_t r = wnd.p0; r < wnd.p1; r++)                                    \
+                    for (int64_t c = wnd.q0; c < wnd.q1; c++, count++) {                     \
+                        double v = (double)cp[r * Q + c];                                    \
+                        a[count] = activate(e->bias ? v + b : v, e->act);                    \
+                        sc[count] = (sp ? (double)sp[r * Q + c] : 0.0) + fabs(b);            \
+                    }                                                                        \
+                double yv, sv;                                                               \
+                pool_values(a, sc, count, &yv, &sv);                                         \
+                int64_t at = (plane * YH + yr) * YW + yc;                                    \
+                y[at] = (T)yv;                                                               \
+                if (y_scale)                                                                 \
+                    y_scale[at] = (T)sv;                                                     \
+            }                                                                                \
+    }                                                                                        \
+    if (a != stack)                                                                          \
+        free(a);                                                                             \
+    return XCONV_OK;
+
+xconv_status xconv_reference_epilogue(const xconv_problem *p, const double *conv,
+                                      const double *conv_scale, const float *bias, double *y,
+                                      double *y_scale, xconv_error *err)
+{
+    EPILOGUE_BODY(double)
+}
+
+xconv_status xconv_reference_epilogue_f32(const xconv_problem *p, const float *conv,
+                                          const float *conv_scale, const float *bias, float *y,
+                                          float *y_scale, xconv_error *err)
+{
+    EPILOGUE_BODY(float)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Public functions
+
+xconv_status xconv_reference_forward(const xconv_problem *p, const float *x, const float *w,
+                                     const float *bias, double *y, double *norm, int threads,
+                                     xconv_error *err)
+{
+    if (!p || !x || !w || !y)
+        return xconv_error_set(err, XCONV_ERR_INVALID,
+                               "reference convolution: problem, x, w and y must not be NULL");
+    xconv_status st = xconv_problem_check(p, err);
+    if (st == XCONV_OK && p->epi.bias && !bias)
+        st = xconv_error_set(err, XCONV_ERR_INVALID,
+                             "reference: the problem adds a bias; give its K values");
+    if (st != XCONV_OK || !xconv_problem_has_epilogue(p))
+        return st == XCONV_OK ? reference_conv_only(p, x, w, y, norm, threads, err) : st;
+    // Without a pool y has the convolution's size, and the epilogue works in place.
+    bool pools = p->epi.pool_h != 0;
+    size_t count = (size_t)xconv_problem_conv_elems(p);
+    double *cy = pools ? malloc(count * sizeof *cy) : y;
+    double *cn = pools || !norm ? malloc(count * sizeof *cn) : norm;
+    if (!cy || !cn)
+        st = xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY,
+                             "reference: no host memory for %zu float64 outputs", count);
+    if (st == XCONV_OK)
+        st = reference_conv_only(p, x, w, cy, cn, threads, err);
+    if (st == XCONV_OK)
+        st = xconv_reference_epilogue(p, cy, cn, bias, y, norm, err);
+    if (cy != y)
+        free(cy);
+    if (cn != norm)
+        free(cn);
+    return st;
+}
+
+xconv_status xconv_reference_conv(const xconv_problem *p, const float *x, const float *w,
+                                  double *y, double *norm, int threads, xconv_error *err)
+{
+    return xconv_reference_forward(p, x, w, NULL, y, norm, threads, err);
+}
+
+double xconv_reference_forward_element(const xconv_problem *p, const float *x, const float *w,
+                                       const float *bias, int64_t index, double *norm)
+{
+    geom g = geom_make(p);
+    const xconv_epilogue *e = &p->epi;
+    int64_t most = e->pool_h ? e->pool_h * e->pool_w : 1;
+    if (index < 0 || index >= xconv_problem_y_elems(p) || (e->bias && !bias) ||
+        most > WINDOW_STACK) {
+        if (norm)
+            *norm = NAN;
+        return NAN;
+    }
+    int64_t at[4];
+    xconv_index_split(p, index, at);
+    pool_window wnd = window_of(p, at[2], at[3]);
+    double b = e->bias ? (double)bias[at[1]] : 0.0, a[WINDOW_STACK], sc[WINDOW_STACK];
+    int count = 0;
+    for (int64_t r = wnd.p0; r < wnd.p1; r++)
+        for (int64_t c = wnd.q0; c < wnd.q1; c++, count++) {
+            double v = conv_element(&g, x, w, at[0], at[1], r, c, &sc[count]);
+            a[count] = activate(e->bias ? v + b : v, e->act);
+            sc[count] += fabs(b);
+        }
+    double yv, sv;
+    pool_values(a, sc, count, &yv, &sv);
+    if (norm)
+        *norm = sv;
+    return yv;
+}
+
+double xconv_reference_element(const xconv_problem *p, const float *x, const float *w,
+                               int64_t index, double *norm)
+{
+    return xconv_reference_forward_element(p, x, w, NULL, index, norm);
+}
+
 void xconv_index_split(const xconv_problem *p, int64_t index, int64_t nkpq[4])
 {
-    int64_t q = xconv_problem_out_w(p), pp = xconv_problem_out_h(p);
+    int64_t q = xconv_problem_y_w(p), pp = xconv_problem_y_h(p);
     if (q < 1)
         q = 1;
     if (pp < 1)

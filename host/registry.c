@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "plan_epilogue.h"
 #include "variant.h"
 
 #define XCONV_MAX_VARIANTS 64
@@ -90,7 +91,9 @@ bool xconv_variant_applies(const xconv_variant *v, const xconv_device *dev,
                  xconv_backend_name(dev->info.backend));
         return false;
     }
-    return v->applies ? v->applies(dev, p, reason, len) : true;
+    // A variant that does not fuse computes the convolution alone; the epilogue's steps follow.
+    xconv_problem conv = xconv_problem_conv_only(p);
+    return v->applies ? v->applies(dev, v->fuses ? p : &conv, reason, len) : true;
 }
 
 xconv_status xconv_variant_plan(const xconv_variant *v, xconv_device *dev,
@@ -99,12 +102,21 @@ xconv_status xconv_variant_plan(const xconv_variant *v, xconv_device *dev,
 {
     *out = NULL;
     char reason[512] = "";
-    if (!xconv_variant_applies(v, dev, p, reason, sizeof reason))
-        return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE, "%s", reason);
     xconv_plan *plan = xconv_plan_new(dev, v, p, opts);
     if (!plan)
         return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for a plan");
-    xconv_status st = v->plan(dev, p, &plan->opts, plan, err);
+    // The variant's own steps see the whole problem when it fuses and is allowed to, else the
+    // convolution alone (xconv_plan_epilogue appends the rest).
+    bool epilogue = xconv_problem_has_epilogue(p);
+    if (epilogue && (!v->fuses || plan->opts.epilogue == XCONV_EPILOGUE_UNFUSED))
+        plan->conv = xconv_problem_conv_only(p);
+    xconv_status st = XCONV_OK;
+    if (!xconv_variant_applies(v, dev, &plan->conv, reason, sizeof reason))
+        st = xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE, "%s", reason);
+    if (st == XCONV_OK)
+        st = v->plan(dev, &plan->conv, &plan->opts, plan, err);
+    if (st == XCONV_OK && epilogue)
+        st = xconv_plan_epilogue(&dev->info, p, plan, err);
     if (st == XCONV_OK)
         st = xconv_plan_check(plan, err);
     if (st != XCONV_OK) {

@@ -15,7 +15,9 @@
 enum {
     KEY_N, KEY_C, KEY_H, KEY_W, KEY_K, KEY_R, KEY_S,
     KEY_STRIDE, KEY_STRIDE_H, KEY_STRIDE_W, KEY_PAD, KEY_PAD_H, KEY_PAD_W,
-    KEY_DIL, KEY_DIL_H, KEY_DIL_W, KEY_GROUPS, KEY_COUNT
+    KEY_DIL, KEY_DIL_H, KEY_DIL_W, KEY_GROUPS,
+    KEY_BIAS, KEY_ACT, KEY_POOL, KEY_POOL_H, KEY_POOL_W, KEY_POOL_STRIDE, KEY_POOL_STRIDE_H,
+    KEY_POOL_STRIDE_W, KEY_POOL_PAD, KEY_POOL_PAD_H, KEY_POOL_PAD_W, KEY_COUNT
 };
 
 typedef struct key_def {
@@ -41,9 +43,42 @@ static const key_def keys[KEY_COUNT] = {
     [KEY_DIL_H] = {"dil_h", XCONV_KEY_DIL},
     [KEY_DIL_W] = {"dil_w", XCONV_KEY_DIL},
     [KEY_GROUPS] = {"groups", XCONV_KEY_GROUPS},
+    [KEY_BIAS] = {"bias", XCONV_KEY_BIAS},
+    [KEY_ACT] = {"act", XCONV_KEY_ACT},
+    [KEY_POOL] = {"pool", XCONV_KEY_POOL},
+    [KEY_POOL_H] = {"pool_h", XCONV_KEY_POOL},
+    [KEY_POOL_W] = {"pool_w", XCONV_KEY_POOL},
+    [KEY_POOL_STRIDE] = {"pool_stride", XCONV_KEY_POOL_STRIDE},
+    [KEY_POOL_STRIDE_H] = {"pool_stride_h", XCONV_KEY_POOL_STRIDE},
+    [KEY_POOL_STRIDE_W] = {"pool_stride_w", XCONV_KEY_POOL_STRIDE},
+    [KEY_POOL_PAD] = {"pool_pad", XCONV_KEY_POOL_PAD},
+    [KEY_POOL_PAD_H] = {"pool_pad_h", XCONV_KEY_POOL_PAD},
+    [KEY_POOL_PAD_W] = {"pool_pad_w", XCONV_KEY_POOL_PAD},
 };
 
-#define VALID_KEYS "n c h w k r s stride stride_h stride_w pad pad_h pad_w dil dil_h dil_w groups"
+#define VALID_KEYS "n c h w k r s stride stride_h stride_w pad pad_h pad_w dil dil_h dil_w " \
+                   "groups bias act pool pool_h pool_w pool_stride pool_stride_h pool_stride_w " \
+                   "pool_pad pool_pad_h pool_pad_w"
+
+// The activations by value (xconv_activation), as SPECs name them.
+static const char *const activation_names[] = {"none", "relu", "relu6"};
+
+const char *xconv_activation_name(int64_t act)
+{
+    return act >= 0 && act < 3 ? activation_names[act] : NULL;
+}
+
+// Sets *out to the activation named by [begin, end); returns false for another name.
+static bool parse_activation(const char *begin, const char *end, int64_t *out)
+{
+    for (int64_t i = 0; i < 3; i++)
+        if (strlen(activation_names[i]) == (size_t)(end - begin) &&
+            memcmp(activation_names[i], begin, (size_t)(end - begin)) == 0) {
+            *out = i;
+            return true;
+        }
+    return false;
+}
 
 // Returns the index of the key spelled by [name, name+len), or -1.
 static int key_find(const char *name, size_t len)
@@ -126,7 +161,12 @@ static xconv_status parse_token(const char *begin, const char *end, int64_t *val
         return xconv_error_set(err, XCONV_ERR_PARSE, "key '%s' given twice (again in '%.*s')",
                                keys[key].name, tlen, begin);
     bool overflow;
-    if (!parse_int(vb, ve, &values[key], &overflow))
+    if (key == KEY_ACT) {
+        if (!parse_activation(vb, ve, &values[key]))
+            return xconv_error_set(err, XCONV_ERR_PARSE,
+                                   "value '%.*s' in '%.*s' is not an activation (none, relu, "
+                                   "relu6)", (int)(ve - vb), vb, tlen, begin);
+    } else if (!parse_int(vb, ve, &values[key], &overflow))
         return xconv_error_set(err, XCONV_ERR_PARSE, "value '%.*s' in '%.*s' is %s",
                                (int)(ve - vb), vb, tlen, begin,
                                overflow ? "out of range" : "not an integer");
@@ -142,6 +182,28 @@ static void set_pair(int64_t *dst, int combined, int specific, const int64_t *va
         *dst = values[combined];
     if (given[specific])
         *dst = values[specific];
+}
+
+// Sets the epilogue's fields from the keys given; a window given without its stride sets the
+// stride to the window.
+static void apply_epilogue(xconv_epilogue *e, const int64_t *values, const bool *given)
+{
+    if (given[KEY_BIAS])
+        e->bias = values[KEY_BIAS];
+    if (given[KEY_ACT])
+        e->act = values[KEY_ACT];
+    set_pair(&e->pool_h, KEY_POOL, KEY_POOL_H, values, given);
+    set_pair(&e->pool_w, KEY_POOL, KEY_POOL_W, values, given);
+    if ((given[KEY_POOL] || given[KEY_POOL_H]) && !given[KEY_POOL_STRIDE] &&
+        !given[KEY_POOL_STRIDE_H])
+        e->pool_stride_h = e->pool_h;
+    if ((given[KEY_POOL] || given[KEY_POOL_W]) && !given[KEY_POOL_STRIDE] &&
+        !given[KEY_POOL_STRIDE_W])
+        e->pool_stride_w = e->pool_w;
+    set_pair(&e->pool_stride_h, KEY_POOL_STRIDE, KEY_POOL_STRIDE_H, values, given);
+    set_pair(&e->pool_stride_w, KEY_POOL_STRIDE, KEY_POOL_STRIDE_W, values, given);
+    set_pair(&e->pool_pad_h, KEY_POOL_PAD, KEY_POOL_PAD_H, values, given);
+    set_pair(&e->pool_pad_w, KEY_POOL_PAD, KEY_POOL_PAD_W, values, given);
 }
 
 xconv_status xconv_shape_apply(const char *spec, xconv_problem *p, unsigned *seen,
@@ -181,6 +243,7 @@ xconv_status xconv_shape_apply(const char *spec, xconv_problem *p, unsigned *see
     set_pair(&p->dil_w, KEY_DIL, KEY_DIL_W, values, given);
     if (given[KEY_GROUPS])
         p->groups = values[KEY_GROUPS];
+    apply_epilogue(&p->epi, values, given);
     unsigned bits = 0;
     for (int i = 0; i < KEY_COUNT; i++)
         if (given[i])
@@ -226,9 +289,29 @@ static int format_pair(char *buf, size_t len, const char *name, int64_t h, int64
     return snprintf(buf, len, ",%s_h=%" PRId64 ",%s_w=%" PRId64, name, h, name, w);
 }
 
+// Appends the epilogue's keys that differ from their defaults: bias, act, the pool window, its
+// stride when it is not the window, its padding.
+static int format_epilogue(const xconv_epilogue *e, char *buf, size_t len)
+{
+    int n = 0;
+    if (e->bias)
+        n += snprintf(buf + n, len - (size_t)n, ",bias=%" PRId64, e->bias);
+    const char *act = xconv_activation_name(e->act);
+    if (e->act && act)
+        n += snprintf(buf + n, len - (size_t)n, ",act=%s", act);
+    else if (e->act)
+        n += snprintf(buf + n, len - (size_t)n, ",act=%" PRId64, e->act);
+    n += format_pair(buf + n, len - (size_t)n, "pool", e->pool_h, e->pool_w, 0);
+    if (e->pool_stride_h != e->pool_h || e->pool_stride_w != e->pool_w)
+        n += format_pair(buf + n, len - (size_t)n, "pool_stride", e->pool_stride_h,
+                         e->pool_stride_w, -1);
+    n += format_pair(buf + n, len - (size_t)n, "pool_pad", e->pool_pad_h, e->pool_pad_w, 0);
+    return n;
+}
+
 int xconv_shape_format(const xconv_problem *p, char *buf, size_t len)
 {
-    char out[512];  // 17 keys of at most 30 characters each fit
+    char out[1024];  // 28 keys of at most 34 characters each fit
     int n = snprintf(out, sizeof out,
                      "n=%" PRId64 ",c=%" PRId64 ",h=%" PRId64 ",w=%" PRId64 ",k=%" PRId64
                      ",r=%" PRId64,
@@ -240,5 +323,6 @@ int xconv_shape_format(const xconv_problem *p, char *buf, size_t len)
     n += format_pair(out + n, sizeof out - (size_t)n, "dil", p->dil_h, p->dil_w, 1);
     if (p->groups != 1)
         n += snprintf(out + n, sizeof out - (size_t)n, ",groups=%" PRId64, p->groups);
+    n += format_epilogue(&p->epi, out + n, sizeof out - (size_t)n);
     return snprintf(buf, len, "%s", out);
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Suites of named shapes: "standard" (real networks' layers) and "small" (quick correctness runs).
+// Suites of named shapes: "standard" (real networks' layers), "small" (quick correctness runs) and
+// "epilogue" (small convolutions with bias, activation and max-pool).
 #include <string.h>
 
 #include <xconv/xconv.h>
@@ -41,6 +42,27 @@ static const xconv_named_shape small_suite[] = {
     {"ece408_mini2", "n=8,c=6,h=22,w=22,k=16,r=5"},
 };
 
+// Small convolutions with an epilogue: each part alone and together, even and odd outputs,
+// overlapping and padded pools, groups and 1x1 (under 13 MFLOP each, like the small suite).
+static const xconv_named_shape epilogue_suite[] = {
+    {"bias_only", "n=2,c=8,h=16,w=16,k=16,r=3,pad=1,bias=1"},
+    {"relu", "n=2,c=8,h=16,w=16,k=16,r=3,pad=1,act=relu"},
+    {"bias_relu6", "n=2,c=8,h=16,w=16,k=16,r=3,pad=1,bias=1,act=relu6"},
+    {"pool2", "n=2,c=8,h=16,w=16,k=16,r=3,pad=1,pool=2"},
+    {"pool3s2p1", "n=2,c=8,h=16,w=16,k=16,r=3,pad=1,pool=3,pool_stride=2,pool_pad=1"},
+    {"bias_relu_pool2", "n=4,c=8,h=32,w=32,k=16,r=3,pad=1,bias=1,act=relu,pool=2"},
+    {"all_odd", "n=3,c=5,h=17,w=23,k=7,r=3,pad=1,bias=1,act=relu6,pool=3,pool_stride=2,"
+                "pool_pad=1"},
+    {"stride2_pool2", "n=2,c=8,h=33,w=33,k=16,r=3,stride=2,pad=1,bias=1,act=relu,pool=2"},
+    {"rect_pool", "n=2,c=4,h=20,w=21,k=8,r=3,s=5,pad_h=1,pad_w=2,bias=1,act=relu,pool_h=2,"
+                  "pool_w=3,pool_stride_h=2,pool_stride_w=1"},
+    {"groups_pool2", "n=2,c=16,h=16,w=16,k=32,r=3,pad=1,groups=4,bias=1,act=relu,pool=2"},
+    {"depthwise_pool2", "n=2,c=16,h=14,w=14,k=16,r=3,pad=1,groups=16,bias=1,act=relu,pool=2"},
+    {"pw_bias_relu", "n=2,c=32,h=14,w=14,k=32,r=1,bias=1,act=relu"},
+    {"pw_pool2", "n=2,c=32,h=14,w=14,k=32,r=1,bias=1,act=relu,pool=2"},
+    {"ece408_mini2_pool", "n=8,c=6,h=22,w=22,k=16,r=5,bias=1,act=relu,pool=2"},
+};
+
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 static const struct {
@@ -50,9 +72,10 @@ static const struct {
 } suites[] = {
     {"small", small_suite, COUNT(small_suite)},
     {"standard", standard_suite, COUNT(standard_suite)},
+    {"epilogue", epilogue_suite, COUNT(epilogue_suite)},
 };
 
-static const char *const suite_names[] = {"small", "standard", NULL};
+static const char *const suite_names[] = {"small", "standard", "epilogue", NULL};
 
 // ---------------------------------------------------------------------------------------------
 // Lookup

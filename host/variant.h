@@ -12,6 +12,12 @@
 struct xconv_variant {
     xconv_variant_info info;
 
+    // True when applies and plan take problems with an epilogue and the planner fuses what it
+    // can into its steps (setting plan->fused, and plan->epi_note for what it leaves); false:
+    // they are given the convolution alone, and the core appends the epilogue's steps
+    // (host/plan_epilogue.c).
+    bool fuses;
+
     // Returns true when the variant can run p on dev (NULL for host variants: on the host),
     // else false with the reason in `reason`. NULL means it applies to every valid problem.
     bool (*applies)(const xconv_device *dev, const xconv_problem *p, char *reason, size_t len);
@@ -31,9 +37,10 @@ struct xconv_variant {
     int (*tunings)(const xconv_variant *v, xconv_device *dev, const xconv_problem *p,
                    xconv_tuning *out, int max);
 
-    // Host variants only (info.backends == 0): computes y on the host.
-    xconv_status (*run_host)(const xconv_problem *p, const float *x, const float *w, float *y,
-                             xconv_error *err);
+    // Host variants only (info.backends == 0): computes y on the host (bias: K floats, NULL
+    // when the problem adds none).
+    xconv_status (*run_host)(const xconv_problem *p, const float *x, const float *w,
+                             const float *bias, float *y, xconv_error *err);
 };
 
 // Each family's table (host/variants_<family>.c).

@@ -4,13 +4,15 @@
 #include <string.h>
 
 #include "plan_direct.h"
+#include "plan_epilogue.h"
 #include "variant.h"
 
 // ---------------------------------------------------------------------------------------------
 // direct_naive: one work-item per output element
 
-// Plans one work-item per output element in work-groups of about 256, a multiple of the
-// device's preferred size. Returns XCONV_OK or a define's failure.
+// Plans one work-item per output element (of the pooled output when p pools: each item then
+// computes its window) in work-groups of about 256, a multiple of the device's preferred size,
+// with the whole epilogue fused. Returns XCONV_OK or a define's failure.
 static xconv_status plan_direct_naive(const xconv_device *dev, const xconv_problem *p,
                                       const xconv_plan_options *opts, xconv_plan *plan,
                                       xconv_error *err)
@@ -26,7 +28,11 @@ static xconv_status plan_direct_naive(const xconv_device *dev, const xconv_probl
     xconv_step_arg_buffer(step, XCONV_REF_W);
     xconv_step_arg_buffer(step, XCONV_REF_Y);
     xconv_plan_summarize(plan, "one work-item per output element, work-groups of %zu", local);
-    return xconv_step_define_problem(step, p, err);
+    xconv_status st = xconv_step_define_problem(step, p, err);
+    if (st == XCONV_OK)
+        st = xconv_step_fuse_epilogue(step, p, XCONV_FUSED_BIAS_ACT | XCONV_FUSED_POOL, plan,
+                                      err);
+    return st;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -91,34 +97,41 @@ DIRECT_TUNINGS(direct_regblock, XCONV_DIRECT_REGBLOCK)
     {.name = #ident, .family = "direct", .summary = text, .accuracy = "direct", .notes = "", \
      .backends = XCONV_ON_ALL_BACKENDS}
 
+// Every direct kernel fuses the epilogue into its store (the pool where blocks hold windows).
+
 static const xconv_variant direct_variants[] = {
     {
         .info = DIRECT_INFO(direct_naive,
                             "one work-item per output, everything from global memory (baseline)"),
+        .fuses = true,
         .plan = plan_direct_naive,
     },
     {
         .info = DIRECT_INFO(direct_const, "filters in constant memory, register blocks of "
                                           "channels x positions"),
         .applies = applies_direct_const,
+        .fuses = true,
         .plan = plan_direct_const,
         .tunings = tunings_direct_const,
     },
     {
         .info = DIRECT_INFO(direct_tiled, "input tile + halo in local memory per channel chunk, "
                                           "register blocks"),
+        .fuses = true,
         .plan = plan_direct_tiled,
         .tunings = tunings_direct_tiled,
     },
     {
         .info = DIRECT_INFO(direct_tiled_db, "as direct_tiled with two tile buffers: one barrier "
                                              "per channel chunk"),
+        .fuses = true,
         .plan = plan_direct_tiled_db,
         .tunings = tunings_direct_tiled_db,
     },
     {
         .info = DIRECT_INFO(direct_regblock, "large register blocks of channels x positions, "
                                              "filters staged in local memory"),
+        .fuses = true,
         .plan = plan_direct_regblock,
         .tunings = tunings_direct_regblock,
     },

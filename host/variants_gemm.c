@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "plan_epilogue.h"
 #include "plan_gemm.h"
 #include "variant.h"
 
@@ -25,6 +26,24 @@ static xconv_gemm_layout conv_layout(const xconv_problem *p, xconv_gemm_mode mod
     };
 }
 
+// A fused epilogue (bias, activation, pool) is applied by the GEMM's store, which under split-K
+// holds partial sums; the reduce step is where it would go (cl/splitk_reduce.cl), not built yet.
+// So p with a fused epilogue is not split: plan's options get split 1. Returns XCONV_OK, or
+// XCONV_ERR_NOT_APPLICABLE when a split is forced on it.
+static xconv_status no_split_with_epilogue(const xconv_problem *p, xconv_plan *plan,
+                                           xconv_error *err)
+{
+    if (!xconv_problem_has_epilogue(p))
+        return XCONV_OK;
+    int forced = xconv_gemm_forced_split(&plan->opts);
+    if (forced > 1)
+        return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE, "split-K (%d slices forced) with "
+                               "a fused epilogue: the epilogue would have to move into the "
+                               "reduce step, not built yet", forced);
+    plan->opts.gemm_split_k = 1;
+    return XCONV_OK;
+}
+
 // Appends the GEMM step for L with tiles t (chosen here with L's split when t is NULL) running
 // `kernel` of cl/sgemm.cl with p's defines, into *out; appends `what`, the tiles and the split
 // to the summary.
@@ -35,7 +54,9 @@ static xconv_status plan_gemm_step(const xconv_device *dev, const xconv_problem 
 {
     xconv_gemm_tiles chosen;
     if (!t) {
-        xconv_status st = xconv_gemm_choose(&dev->info, L, &plan->opts, &chosen, err);
+        xconv_status st = no_split_with_epilogue(p, plan, err);
+        if (st == XCONV_OK)
+            st = xconv_gemm_choose(&dev->info, L, &plan->opts, &chosen, err);
         if (st != XCONV_OK)
             return st;
         t = &chosen;
@@ -101,6 +122,55 @@ static void implicit_output_args(const xconv_gemm_layout *L, const xconv_plan *p
         xconv_step_arg_buffer(s, XCONV_REF_Y);
 }
 
+// Fuses p's bias and activation into GEMM step s, whose arguments are complete (the bias comes
+// last), and the pool when `pooled` (the implicit GEMMs' layout of windows). Otherwise the pool
+// stays a step: a work-item's columns of C are output positions VW at a time, and a window's
+// rows lie Q columns apart, in another work-item's. Returns the hook's status.
+static xconv_status fuse_store(xconv_step *s, const xconv_problem *p, bool pooled,
+                               xconv_plan *plan, xconv_error *err)
+{
+    if (p->epi.pool_h && !pooled && !plan->epi_note[0])
+        snprintf(plan->epi_note, sizeof plan->epi_note,
+                 "a GEMM work-item's columns of C do not hold whole pool windows");
+    return xconv_step_fuse_epilogue(s, p, XCONV_FUSED_BIAS_ACT |
+                                              (pooled ? XCONV_FUSED_POOL : 0u), plan, err);
+}
+
+// The largest pool window the implicit GEMMs fuse: a window's outputs fill part of a run of VW
+// (4) columns of C.
+#define GEMM_POOL_WINDOW_MAX 4
+
+// Returns true when the implicit GEMMs can pool p in their store: windows as wide as their
+// stride, unpadded, of at most GEMM_POOL_WINDOW_MAX outputs dividing it; else false with the
+// reason in plan->epi_note (nothing to say when p does not pool).
+static bool gemm_pool_fits(const xconv_problem *p, xconv_plan *plan)
+{
+    const xconv_epilogue *e = &p->epi;
+    if (!e->pool_h)
+        return false;
+    const char *why = NULL;
+    if (e->pool_stride_h != e->pool_h || e->pool_stride_w != e->pool_w || e->pool_pad_h ||
+        e->pool_pad_w)
+        why = "the implicit GEMMs pool only unpadded windows as wide as their stride";
+    else if (GEMM_POOL_WINDOW_MAX % (e->pool_h * e->pool_w))
+        why = "the implicit GEMMs pool only windows of 1, 2 or 4 outputs (a run of 4 columns)";
+    if (why)
+        snprintf(plan->epi_note, sizeof plan->epi_note, "%s", why);
+    return !why;
+}
+
+// Lays out L's columns as p's pool windows (each window's outputs consecutive, row-major): N is
+// every window's outputs, and C is y at the group's first channel, one segment.
+static void pool_layout(const xconv_problem *p, xconv_gemm_layout *L)
+{
+    int64_t yhw = xconv_problem_y_h(p) * xconv_problem_y_w(p);
+    L->n = p->n * yhw * p->epi.pool_h * p->epi.pool_w;
+    L->seg = L->n;
+    L->ldc = yhw;
+    L->c_seg_stride = 0;
+    L->c_group_stride = L->m * yhw;
+}
+
 // ---------------------------------------------------------------------------------------------
 // im2col_gemm: our im2col kernel into a workspace, then our SGEMM, chunked along the batch
 
@@ -142,7 +212,9 @@ static xconv_status plan_im2col_gemm(const xconv_device *dev, const xconv_proble
     size_t used = plan->workspace_bytes + XCONV_REGION_ALIGN;
     room.max_alloc_bytes = room.max_alloc_bytes > used ? room.max_alloc_bytes - used : 0;
     xconv_gemm_tiles t;
-    st = xconv_gemm_choose(&room, &L, opts, &t, err);
+    st = no_split_with_epilogue(p, plan, err);
+    if (st == XCONV_OK)
+        st = xconv_gemm_choose(&room, &L, &plan->opts, &t, err);
     xconv_step *first = NULL;
     int region = -1;
     for (int64_t n0 = 0; st == XCONV_OK && n0 < p->n; n0 += chunk) {
@@ -168,6 +240,10 @@ static xconv_status plan_im2col_gemm(const xconv_device *dev, const xconv_proble
             xconv_gemm_step_set_cols(gemm, images * pq);
         st = gemm_args(dev, p, &L, plan, region, gemm, XCONV_REF_WORKSPACE, n0 * p->k * pq,
                        images * pq, err);
+        if (st == XCONV_OK && gemm == first)  // later chunks copied its defines; bias too
+            st = fuse_store(gemm, p, false, plan, err);
+        else if (st == XCONV_OK && p->epi.bias && (plan->fused & XCONV_FUSED_BIAS_ACT))
+            xconv_step_arg_buffer(gemm, XCONV_REF_BIAS);
     }
     return st;
 }
@@ -199,7 +275,7 @@ static xconv_status plan_gemm_1x1(const xconv_device *dev, const xconv_problem *
     if (st == XCONV_OK)
         st = gemm_args(dev, p, &L, plan, split_region(plan, &L), step, XCONV_REF_X, 0,
                        p->n * xconv_problem_out_h(p) * xconv_problem_out_w(p), err);
-    return st;
+    return st == XCONV_OK ? fuse_store(step, p, false, plan, err) : st;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -210,21 +286,30 @@ static xconv_status plan_implicit_gemm(const xconv_device *dev, const xconv_prob
                                        const xconv_plan_options *opts, xconv_plan *plan,
                                        xconv_error *err)
 {
-    (void)opts;
+    (void)opts;  // &plan->opts, which the epilogue rule may change
     xconv_gemm_layout L = conv_layout(p, XCONV_GEMM_B_GATHER, p->n);
     L.b_group_stride = p->c / p->groups * p->h * p->w;  // a group's first channel in x
+    xconv_gemm_tiles t;
+    xconv_status st = no_split_with_epilogue(p, plan, err);
+    if (st == XCONV_OK)
+        st = xconv_gemm_choose(&dev->info, &L, &plan->opts, &t, err);
+    bool pooled = st == XCONV_OK && gemm_pool_fits(p, plan) && t.vw % (p->epi.pool_h *
+                                                                      p->epi.pool_w) == 0;
+    if (pooled)
+        pool_layout(p, &L);
     xconv_step *step = NULL;
-    xconv_status st = plan_gemm_step(dev, p, &L, NULL, "implicit_gemm", "implicit GEMM", plan,
-                                     &step, err);
+    if (st == XCONV_OK)
+        st = plan_gemm_step(dev, p, &L, &t, "implicit_gemm", "implicit GEMM", plan, &step, err);
     if (st != XCONV_OK)
         return st;
     int region = split_region(plan, &L);
     xconv_step_arg_buffer(step, XCONV_REF_X);
     xconv_step_arg_buffer(step, XCONV_REF_W);
     implicit_output_args(&L, plan, region, step);
-    return L.split_k > 1 ? xconv_gemm_plan_reduce(&dev->info, p, &L, plan, region, XCONV_REF_Y,
-                                                  0, L.n, err)
-                         : XCONV_OK;
+    st = fuse_store(step, p, pooled, plan, err);
+    if (st == XCONV_OK && L.split_k > 1)
+        st = xconv_gemm_plan_reduce(&dev->info, p, &L, plan, region, XCONV_REF_Y, 0, L.n, err);
+    return st;
 }
 
 // The table packs each tap's displacement as dh << 16 | dw.
@@ -245,12 +330,18 @@ static xconv_status plan_implicit_precomp(const xconv_device *dev, const xconv_p
                                           const xconv_plan_options *opts, xconv_plan *plan,
                                           xconv_error *err)
 {
+    (void)opts;  // &plan->opts, which the epilogue rule may change
     xconv_gemm_layout L = conv_layout(p, XCONV_GEMM_B_TABLE, p->n);
     L.b_group_stride = p->c / p->groups * p->h * p->w;
     xconv_gemm_tiles t;
-    xconv_status st = xconv_gemm_choose(&dev->info, &L, opts, &t, err);
+    xconv_status st = no_split_with_epilogue(p, plan, err);
+    if (st == XCONV_OK)
+        st = xconv_gemm_choose(&dev->info, &L, &plan->opts, &t, err);
     if (st != XCONV_OK)
         return st;
+    bool pooled = gemm_pool_fits(p, plan) && t.vw % (p->epi.pool_h * p->epi.pool_w) == 0;
+    if (pooled)
+        pool_layout(p, &L);
     int64_t rows = xconv_gemm_table_rows(&L, &t);
     int region = xconv_plan_region(plan, "offset table", (size_t)(2 * rows) * sizeof(int32_t));
     size_t multiple = dev->info.preferred_multiple ? dev->info.preferred_multiple : 1;
@@ -281,9 +372,10 @@ static xconv_status plan_implicit_precomp(const xconv_device *dev, const xconv_p
                                 "xc_gemm_table");
     else
         xconv_step_arg_buffer(gemm, XCONV_REF_WORKSPACE);  // the table: region 0, offset 0
-    return L.split_k > 1 ? xconv_gemm_plan_reduce(&dev->info, p, &L, plan, partials,
-                                                  XCONV_REF_Y, 0, L.n, err)
-                         : XCONV_OK;
+    st = fuse_store(gemm, p, pooled, plan, err);
+    if (st == XCONV_OK && L.split_k > 1)
+        st = xconv_gemm_plan_reduce(&dev->info, p, &L, plan, partials, XCONV_REF_Y, 0, L.n, err);
+    return st;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -370,12 +462,14 @@ static const xconv_variant gemm_variants[] = {
     {
         .info = GEMM_INFO(im2col_gemm, "im2col kernel into a workspace (batch in chunks), then "
                                        "our tiled SGEMM"),
+        .fuses = true,
         .plan = plan_im2col_gemm,
         .tunings = gemm_tunings,
     },
     {
         .info = GEMM_INFO(implicit_gemm, "our SGEMM with the input operand gathered from x on "
                                          "the fly, no workspace"),
+        .fuses = true,
         .plan = plan_implicit_gemm,
         .tunings = gemm_tunings,
     },
@@ -383,6 +477,7 @@ static const xconv_variant gemm_variants[] = {
         .info = GEMM_INFO(implicit_precomp, "implicit_gemm reading a per-(c,r,s) input offset "
                                             "table built per problem"),
         .applies = implicit_precomp_applies,
+        .fuses = true,
         .plan = plan_implicit_precomp,
         .tunings = gemm_tunings,
     },
@@ -390,6 +485,7 @@ static const xconv_variant gemm_variants[] = {
         .info = GEMM_INFO(gemm_1x1, "1x1 stride-1 unpadded convolution as our SGEMM over "
                                     "channels, no im2col"),
         .applies = gemm_1x1_applies,
+        .fuses = true,
         .plan = plan_gemm_1x1,
         .tunings = gemm_tunings,
     },

@@ -9,9 +9,9 @@
 // ---------------------------------------------------------------------------------------------
 // cpu_ref: float64 accumulation on the host
 
-// Computes y in float64 on every host core and rounds it to float32.
-static xconv_status run_cpu_ref(const xconv_problem *p, const float *x, const float *w, float *y,
-                                xconv_error *err)
+// Computes y (and the epilogue) in float64 on every host core and rounds it to float32.
+static xconv_status run_cpu_ref(const xconv_problem *p, const float *x, const float *w,
+                                const float *bias, float *y, xconv_error *err)
 {
     int64_t count = xconv_problem_y_elems(p);
     double *acc = malloc((size_t)count * sizeof *acc);
@@ -19,7 +19,7 @@ static xconv_status run_cpu_ref(const xconv_problem *p, const float *x, const fl
         return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY,
                                "cpu_ref: no host memory for %lld float64 outputs",
                                (long long)count);
-    xconv_status st = xconv_reference_conv(p, x, w, acc, NULL, 0, err);
+    xconv_status st = xconv_reference_forward(p, x, w, bias, acc, NULL, 0, err);
     for (int64_t i = 0; st == XCONV_OK && i < count; i++)
         y[i] = (float)acc[i];
     free(acc);

@@ -321,7 +321,8 @@ static bool test_cudnn_algo(void *ctx, const char *algo, const xconv_problem *p,
     CHECK(be->buffer_write(ctx, bx, 0, nx * 4, x, &err) == XCONV_OK);
     CHECK(be->buffer_write(ctx, bw, 0, nw * 4, w, &err) == XCONV_OK);
     CHECK(be->buffer_fill(ctx, by, ny, NAN, &err) == XCONV_OK);
-    xconv_status st = be->vendor_conv(ctx, algo, p, bx, bw, by, bws, &err);
+    xconv_vendor_conv_buffers b = {.x = bx, .w = bw, .y = by, .workspace = bws};
+    xconv_status st = be->vendor_conv(ctx, algo, p, &b, &err);
     if (st == XCONV_ERR_NOT_APPLICABLE) {  // refused only when run
         printf("    %-28s not run: %s\n", algo, err.msg);
         be->buffer_free(ctx, bx);
@@ -347,7 +348,8 @@ static bool test_cudnn_algo(void *ctx, const char *algo, const xconv_problem *p,
            strcmp(algo, "cudnn_find") == 0 ? "; " : "", strcmp(algo, "cudnn_find") == 0
            ? reason : "");
     if (ws > 0 && st == XCONV_OK) {  // a workspace too small is refused
-        CHECK(be->vendor_conv(ctx, algo, p, bx, bw, by, NULL, &err) == XCONV_ERR_INVALID);
+        b.workspace = NULL;
+        CHECK(be->vendor_conv(ctx, algo, p, &b, &err) == XCONV_ERR_INVALID);
         CHECK_CONTAINS(err.msg, "workspace");
     }
     free(y);
@@ -387,6 +389,61 @@ static bool test_cudnn_problem(void *ctx, const xconv_problem *p, const char *la
     return present;
 }
 
+// The fused row (convolution + bias + activation, then cuDNN's max-pool) on the epilogue `spec`
+// against the float64 reference of the composed operation; cuDNN may refuse a combination
+// (printed, not failed).
+static void test_cudnn_fused(void *ctx, const char *spec)
+{
+    xconv_error err;
+    xconv_problem p;
+    CHECK_MSG(xconv_shape_parse(spec, &p, &err) == XCONV_OK, "%s", err.msg);
+    const char *algo = "cudnn_fused_bias_act_pool";
+    size_t ws = 0, nx = (size_t)xconv_problem_x_elems(&p), nw = (size_t)xconv_problem_w_elems(&p);
+    size_t ny = (size_t)xconv_problem_y_elems(&p), nb = (size_t)p.k;
+    char reason[512] = "";
+    if (!be->vendor_conv_supports(ctx, algo, &p, &ws, reason, sizeof reason)) {
+        printf("    %s on %s not run: %s\n", algo, spec, reason);
+        CHECK_MSG(reason[0] != '\0', "%s: unsupported without a reason", algo);
+        return;
+    }
+    float *x = malloc(nx * 4), *w = malloc(nw * 4), *b = malloc(nb * 4), *y = malloc(ny * 4);
+    double *ref = malloc(ny * sizeof *ref), *scale = malloc(ny * sizeof *scale);
+    fill_random(x, nx, 5);
+    fill_random(w, nw, 6);
+    fill_random(b, nb, 7);
+    CHECK(xconv_reference_forward(&p, x, w, b, ref, scale, 0, &err) == XCONV_OK);
+    xconv_vendor_conv_buffers bufs = {0};
+    CHECK(be->buffer_alloc(ctx, nx * 4, &bufs.x, &err) == XCONV_OK);
+    CHECK(be->buffer_alloc(ctx, nw * 4, &bufs.w, &err) == XCONV_OK);
+    CHECK(be->buffer_alloc(ctx, ny * 4, &bufs.y, &err) == XCONV_OK);
+    CHECK(be->buffer_alloc(ctx, nb * 4, &bufs.bias, &err) == XCONV_OK);
+    if (ws)
+        CHECK(be->buffer_alloc(ctx, ws, &bufs.workspace, &err) == XCONV_OK);
+    CHECK(be->buffer_write(ctx, bufs.x, 0, nx * 4, x, &err) == XCONV_OK);
+    CHECK(be->buffer_write(ctx, bufs.w, 0, nw * 4, w, &err) == XCONV_OK);
+    CHECK(be->buffer_write(ctx, bufs.bias, 0, nb * 4, b, &err) == XCONV_OK);
+    CHECK(be->buffer_fill(ctx, bufs.y, ny, NAN, &err) == XCONV_OK);
+    xconv_status st = be->vendor_conv(ctx, algo, &p, &bufs, &err);
+    if (st == XCONV_ERR_NOT_APPLICABLE) {
+        printf("    %s on %s not run: %s\n", algo, spec, err.msg);
+    } else {
+        CHECK_MSG(st == XCONV_OK, "%s on %s: %s", algo, spec, err.msg);
+        CHECK(be->buffer_read(ctx, bufs.y, 0, ny * 4, y, &err) == XCONV_OK);
+        int bad = 0;
+        for (size_t i = 0; i < ny; i++)
+            bad += !close_enough(y[i], ref[i], scale[i], 1e-5);
+        CHECK_MSG(bad == 0, "%s on %s: %d of %zu outputs wrong", algo, spec, bad, ny);
+        printf("    %s on %s: %s (workspace %zu bytes)\n", algo, spec, bad ? "FAILED" : "ok",
+               ws);
+    }
+    be->buffer_free(ctx, bufs.x);
+    be->buffer_free(ctx, bufs.w);
+    be->buffer_free(ctx, bufs.y);
+    be->buffer_free(ctx, bufs.bias);
+    be->buffer_free(ctx, bufs.workspace);
+    free(x), free(w), free(b), free(y), free(ref), free(scale);
+}
+
 static void test_cudnn(void *ctx)
 {
     char reason[512] = "";
@@ -407,6 +464,14 @@ static void test_cudnn(void *ctx)
     q.pad_w = 2;
     q.groups = 2;
     test_cudnn_problem(ctx, &q, "n=2,c=4,h=9,w=11,k=6,r=3,stride_h=2,pad_w=2,dil_w=2,groups=2");
+    // The fused row takes problems with a bias, and refuses the bare convolution by name.
+    CHECK(!be->vendor_conv_supports(ctx, "cudnn_fused_bias_act_pool", &p, &ws, reason,
+                                    sizeof reason));
+    CHECK_CONTAINS(reason, "epilogue");
+    test_cudnn_fused(ctx, "n=2,c=4,h=9,w=11,k=6,r=3,pad=1,bias=1,act=relu,pool=2");
+    test_cudnn_fused(ctx, "n=2,c=4,h=9,w=11,k=6,r=3,pad=1,bias=1,act=relu6");
+    test_cudnn_fused(ctx, "n=2,c=4,h=9,w=11,k=6,r=3,pad=1,bias=1,pool=3,pool_stride=2,"
+                          "pool_pad=1");
 }
 
 // ---------------------------------------------------------------------------------------------

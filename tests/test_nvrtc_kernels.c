@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Compiles every embedded kernel through NVRTC for sm_90 with no GPU: the dialect's own macros,
-// every CUDA variant's planned steps on the small suite (PTX, plus CUBIN so ptxas checks the
-// device's limits), the Winograd variants' plans for issue 19's layers, and each cl/*.cl source
-// no plan uses with fixed problem defines. Skips when NVRTC is missing.
+// every CUDA variant's planned steps on the small suite and a few epilogue shapes (PTX, plus
+// CUBIN so ptxas checks the device's limits), the Winograd variants' plans for issue 19's
+// layers, and each cl/*.cl source no plan uses with fixed problem defines. Skips when NVRTC is
+// missing.
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -292,6 +293,34 @@ static xconv_device synthetic_h100(void)
     return dev;
 }
 
+// The epilogue suite's shapes a CUDA variant is also compiled for: fused stores (bias and
+// activation, 2x2/2 pools, odd and 1x1 shapes) and the unfused steps (overlapping, padded pools).
+static const char *const epilogue_shapes[] = {"bias_relu_pool2", "all_odd", "pool3s2p1",
+                                              "pw_pool2", "bias_relu6"};
+#define EPILOGUE_SHAPES ((int)(sizeof epilogue_shapes / sizeof epilogue_shapes[0]))
+#define MAX_PLANNED_SHAPES 64
+
+// Fills out with the small suite's shapes followed by the epilogue shapes above; returns their
+// count.
+static int planned_shapes(xconv_named_shape out[MAX_PLANNED_SHAPES])
+{
+    int small = 0, epi = 0, n = 0;
+    const xconv_named_shape *suite = xconv_suite_find("small", &small);
+    const xconv_named_shape *epis = xconv_suite_find("epilogue", &epi);
+    for (int i = 0; suite && i < small && n < MAX_PLANNED_SHAPES; i++)
+        out[n++] = suite[i];
+    for (int k = 0; k < EPILOGUE_SHAPES; k++) {
+        bool found = false;
+        for (int j = 0; epis && j < epi && !found; j++)
+            if (strcmp(epis[j].name, epilogue_shapes[k]) == 0 && n < MAX_PLANNED_SHAPES) {
+                out[n++] = epis[j];
+                found = true;
+            }
+        CHECK_MSG(found, "the epilogue suite lacks %s", epilogue_shapes[k]);
+    }
+    return n;
+}
+
 // Compiles one variant's plan for each of the `shapes` shapes of suite, each distinct program
 // once; returns the number of shapes it planned.
 static int test_variant(const xconv_variant *v, xconv_device *dev,
@@ -300,21 +329,22 @@ static int test_variant(const xconv_variant *v, xconv_device *dev,
     int applied = 0, before = programs_compiled;
     CHECK(suite != NULL && shapes > 0);
     char skipped[512] = "";
-    uint64_t seen[64];
+    uint64_t seen[128];
     int nseen = 0;
     for (int s = 0; s < shapes; s++) {
+        const xconv_named_shape *shape = &suite[s];
         xconv_error err;
         xconv_problem p;
-        CHECK_MSG(xconv_shape_parse(suite[s].spec, &p, &err) == XCONV_OK, "%s", err.msg);
+        CHECK_MSG(xconv_shape_parse(shape->spec, &p, &err) == XCONV_OK, "%s", err.msg);
         xconv_plan *plan = NULL;
         xconv_status st = xconv_variant_plan(v, dev, &p, NULL, &plan, &err);
         if (st == XCONV_ERR_NOT_APPLICABLE) {
             if (!skipped[0])
                 snprintf(skipped, sizeof skipped, " (not applicable to %s: %.300s)",
-                         suite[s].name, err.msg);
+                         shape->name, err.msg);
             continue;
         }
-        CHECK_MSG(st == XCONV_OK, "%s on %s: %s", v->info.name, suite[s].name, err.msg);
+        CHECK_MSG(st == XCONV_OK, "%s on %s: %s", v->info.name, shape->name, err.msg);
         if (st != XCONV_OK)
             continue;
         applied++;
@@ -339,11 +369,11 @@ static int test_variant(const xconv_variant *v, xconv_device *dev,
                 dup = dup || seen[j] == h;
             if (dup)
                 continue;
-            if (nseen < 64)
+            if (nseen < 128)
                 seen[nseen++] = h;
             char label[256];
             snprintf(label, sizeof label, "%s on %s, step %d (cl/%s.cl, %s)", v->info.name,
-                     suite[s].name, i, step->source, step->kernel);
+                     shape->name, i, step->source, step->kernel);
             compile_and_check(label, source, step->kernel, options, true, false);
             note_planned(step->source);
         }
@@ -357,8 +387,8 @@ static int test_variant(const xconv_variant *v, xconv_device *dev,
 static void test_planned(void)
 {
     xconv_device dev = synthetic_h100();
-    int shapes = 0;
-    const xconv_named_shape *suite = xconv_suite_find("small", &shapes);
+    xconv_named_shape suite[MAX_PLANNED_SHAPES];
+    int shapes = planned_shapes(suite);
     int count = xconv_variant_count(), cuda_variants = 0;
     char vendor_rows[1024] = "";
     size_t used = 0;

@@ -164,7 +164,8 @@ static void test_convgemm(void *ctx, xconv_problem p)
     CHECK(be->buffer_write(ctx, bx, 0, nx * 4, x, &err) == XCONV_OK);
     CHECK(be->buffer_write(ctx, bw, 0, nw * 4, w, &err) == XCONV_OK);
     CHECK(be->buffer_fill(ctx, by, ny, NAN, &err) == XCONV_OK);
-    xconv_status st = be->vendor_conv(ctx, "clblast_convgemm", &p, bx, bw, by, NULL, &err);
+    xconv_vendor_conv_buffers b = {.x = bx, .w = bw, .y = by};
+    xconv_status st = be->vendor_conv(ctx, "clblast_convgemm", &p, &b, &err);
     CHECK_MSG(st == XCONV_OK, "%s", err.msg);
     CHECK(be->buffer_read(ctx, by, 0, ny * 4, y, &err) == XCONV_OK);
     int bad = 0;

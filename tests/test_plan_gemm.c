@@ -437,7 +437,7 @@ static void check_variant_run(xconv_device *dev, const char *name, const char *s
         xconv_random_fill(x, xn, 7, 1);
         xconv_random_fill(w, wn, 7, 2);
         double ms = 0;
-        xconv_status st = xconv_run_once(dev, name, &p, opts, x, w, y, &ms, NULL, &err);
+        xconv_status st = xconv_run_once(dev, name, &p, opts, x, w, NULL, y, &ms, NULL, &err);
         CHECK_MSG(st == XCONV_OK, "%s %s: %s", name, spec, err.msg);
         CHECK(xconv_reference_conv(&p, x, w, ref, norm, 0, &err) == XCONV_OK);
         xconv_compare_result res;
@@ -488,9 +488,9 @@ static void test_split_deterministic(xconv_device *dev)
     opts.gemm_split_k = 4;
     double ms = 0;
     for (size_t v = 0; v < 3; v++) {  // gemm_1x1 does not apply to a 3x3 filter
-        CHECK(xconv_run_once(dev, gemm_names[v], &p, &opts, x, w, y0, &ms, NULL, &err) ==
+        CHECK(xconv_run_once(dev, gemm_names[v], &p, &opts, x, w, NULL, y0, &ms, NULL, &err) ==
               XCONV_OK);
-        CHECK(xconv_run_once(dev, gemm_names[v], &p, &opts, x, w, y1, &ms, NULL, &err) ==
+        CHECK(xconv_run_once(dev, gemm_names[v], &p, &opts, x, w, NULL, y1, &ms, NULL, &err) ==
               XCONV_OK);
         CHECK_MSG(memcmp(y0, y1, yn * 4) == 0, "%s split 4: two runs differ", gemm_names[v]);
     }

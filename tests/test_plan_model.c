@@ -87,13 +87,11 @@ static bool stub_conv_supports(void *ctx, const char *algo, const xconv_problem 
 }
 
 static xconv_status stub_conv(void *ctx, const char *algo, const xconv_problem *p,
-                              xconv_backend_buffer *x, xconv_backend_buffer *w,
-                              xconv_backend_buffer *y, xconv_backend_buffer *workspace,
-                              xconv_error *err)
+                              const xconv_vendor_conv_buffers *b, xconv_error *err)
 {
-    (void)ctx, (void)p, (void)x, (void)w, (void)y, (void)err;
+    (void)ctx, (void)p, (void)err;
     last_algo = algo;
-    last_workspace = workspace;
+    last_workspace = b->workspace;
     return XCONV_OK;
 }
 

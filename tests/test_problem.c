@@ -260,6 +260,73 @@ static void test_check_device(void)
     CHECK(xconv_problem_check_device(&p, NULL, &err) == XCONV_ERR_INVALID);
 }
 
+// ---------------------------------------------------------------------------------------------
+// The epilogue: sizes and counts of the final output, and its rules
+
+static void test_epilogue_sizes(void)
+{
+    xconv_problem p = base();  // P = 8, Q = 10
+    CHECK(!xconv_problem_has_epilogue(&p));
+    CHECK(xconv_problem_y_h(&p) == 8 && xconv_problem_y_w(&p) == 10);
+    p.epi.bias = 1;
+    CHECK(xconv_problem_has_epilogue(&p) && xconv_problem_y_elems(&p) == 2 * 4 * 8 * 10);
+    double plain = xconv_problem_min_bytes(&p) - 4.0 * 4;  // the bias adds K floats
+    p.epi.pool_h = p.epi.pool_w = p.epi.pool_stride_h = p.epi.pool_stride_w = 2;
+    CHECK(xconv_problem_y_h(&p) == 4 && xconv_problem_y_w(&p) == 5);
+    CHECK(xconv_problem_conv_elems(&p) == 2 * 4 * 8 * 10 && xconv_problem_y_elems(&p) == 160);
+    // FLOPs are the convolution's; bytes move the pooled y.
+    CHECK(xconv_problem_flops(&p) == 2.0 * 640 * 8 * 9);
+    CHECK(xconv_problem_min_bytes(&p) == plain - 4.0 * (640 - 160) + 4.0 * 4);
+    // 3x3 windows, stride 2, padding 1: floor((8 + 2 - 3) / 2) + 1 = 4, (10 + 2 - 3) / 2 + 1 = 5.
+    p.epi.pool_h = p.epi.pool_w = 3, p.epi.pool_pad_h = p.epi.pool_pad_w = 1;
+    CHECK(xconv_problem_y_h(&p) == 4 && xconv_problem_y_w(&p) == 5);
+    // Windows 2 x 3, strides 1 x 3, no padding: 7 x 3.
+    p.epi.pool_h = 2, p.epi.pool_w = 3, p.epi.pool_stride_h = 1, p.epi.pool_stride_w = 3;
+    p.epi.pool_pad_h = p.epi.pool_pad_w = 0;
+    CHECK(xconv_problem_y_h(&p) == 7 && xconv_problem_y_w(&p) == 3);
+    int64_t nkpq[4];
+    xconv_index_split(&p, 2 * 4 * 7 * 3 - 1, nkpq);  // the last element of y
+    CHECK(nkpq[0] == 1 && nkpq[1] == 3 && nkpq[2] == 6 && nkpq[3] == 2);
+    xconv_problem q = xconv_problem_conv_only(&p);
+    CHECK(!xconv_problem_has_epilogue(&q) && q.n == p.n && q.r == p.r);
+    // An empty pool window gives no output rather than a negative size.
+    p.epi.pool_h = 12;
+    CHECK(xconv_problem_y_h(&p) <= 0 && xconv_problem_y_elems(&p) == 0);
+}
+
+static void test_check_epilogue(void)
+{
+    xconv_problem p = base();
+    p.epi.bias = 1, p.epi.act = XCONV_ACT_RELU6;
+    p.epi.pool_h = p.epi.pool_w = 3, p.epi.pool_stride_h = p.epi.pool_stride_w = 2;
+    p.epi.pool_pad_h = p.epi.pool_pad_w = 1;
+    xconv_error err = {0};
+    CHECK_MSG(xconv_problem_check(&p, &err) == XCONV_OK, "%s", err.msg);
+    xconv_problem q = p;
+    q.epi.bias = 3;
+    expect_invalid(&q, "bias must be 0 or 1 (got 3)", NULL);
+    q = p, q.epi.act = 3;
+    expect_invalid(&q, "act must be none, relu or relu6 (got 3)", NULL);
+    q = p, q.epi.pool_pad_w = -1;
+    expect_invalid(&q, "pool_pad_w must not be negative (got -1)", NULL);
+    q = p, q.epi.pool_w = 0;
+    expect_invalid(&q, "pool_h=3 and pool_w=0", NULL);
+    q = p, q.epi.pool_h = q.epi.pool_w = 0;
+    expect_invalid(&q, "pool_stride_h=2 needs a pool window", NULL);
+    q = p, q.epi.pool_stride_h = 0;
+    expect_invalid(&q, "pool_stride_h must be at least 1", NULL);
+    q = p, q.epi.pool_pad_h = 3;
+    expect_invalid(&q, "pool_pad_h=3 must be less than the pool window pool_h=3", NULL);
+    q = p, q.epi.pool_w = 13, q.epi.pool_pad_w = 1;
+    expect_invalid(&q, "pool window pool_w=13 is larger than the padded convolution output width",
+                   "(Q + 2*pool_pad_w = 12)");
+    q = p, q.epi.pool_stride_w = XCONV_MAX_INDEX + 1;
+    expect_invalid(&q, "pool_stride_w=2147483648 passes the 32-bit index limit", NULL);
+    // The convolution's rules come first.
+    q = p, q.k = 0;
+    expect_invalid(&q, "k must be at least 1", NULL);
+}
+
 int main(void)
 {
     test_default();
@@ -271,5 +338,7 @@ int main(void)
     test_check_empty();
     test_check_index_limits();
     test_check_device();
+    test_epilogue_sizes();
+    test_check_epilogue();
     return check_summary("test_problem");
 }

@@ -354,11 +354,11 @@ static void test_compare(void)
     xconv_sample_indices(&p, idx, 100, 1);
     idx[50] = planted;
     xconv_compare_result s = { .worst_index = -1, .first_nonfinite = -1 };
-    xconv_compare_sampled(&p, x, w, y, idx, 100, &s);
+    xconv_compare_sampled(&p, x, w, NULL, y, idx, 100, &s);
     CHECK(s.compared == 100 && s.worst_index == planted && s.nonfinite == 0);
     y[planted] = (float)ref[planted];
     s = (xconv_compare_result){ .worst_index = -1, .first_nonfinite = -1 };
-    xconv_compare_sampled(&p, x, w, y, idx, 100, &s);
+    xconv_compare_sampled(&p, x, w, NULL, y, idx, 100, &s);
     CHECK(xconv_compare_passed(&s, threshold));
 
     // NaN and Inf in y count as nonfinite, with the first index, and fail.
@@ -371,7 +371,7 @@ static void test_compare(void)
     CHECK(r.nonfinite == 2 && r.first_nonfinite == 10);
     s = (xconv_compare_result){ .worst_index = -1, .first_nonfinite = -1 };
     int64_t two[2] = { 20, 10 };
-    xconv_compare_sampled(&p, x, w, y, two, 2, &s);
+    xconv_compare_sampled(&p, x, w, NULL, y, two, 2, &s);
     CHECK(s.nonfinite == 2 && s.first_nonfinite == 10);
     y[10] = (float)ref[10];
     y[20] = (float)ref[20];
@@ -498,6 +498,149 @@ static void test_thresholds(void)
     CHECK(xconv_threshold_for_family(NULL) == 1e-5);
 }
 
+// ---------------------------------------------------------------------------------------------
+// The epilogue (bias, activation, max-pool) on top of the convolution
+
+// The 1x1 convolution of one 4x4 image x[i][j] = (4i + j - 7.5) / 8 with two filters w = 1 and
+// -0.5, the bias 0.25 and 1: values worked out by hand in the comments (all exact in binary).
+static void hand_epilogue_problem(xconv_problem *p, float x[16], float w[2], float bias[2])
+{
+    *p = make(1, 1, 4, 4, 2, 1, 1);
+    for (int i = 0; i < 16; i++)
+        x[i] = (float)(i - 7.5) / 8.0f;
+    w[0] = 1.0f, w[1] = -0.5f;
+    bias[0] = 0.25f, bias[1] = 1.0f;
+}
+
+// Runs the full and the one-element reference on p; checks y and its scale against want (the
+// element path bit for bit with the full one).
+static void check_epilogue(const char *what, const xconv_problem *p, const float *x,
+                           const float *w, const float *bias, const double *want_y,
+                           const double *want_scale)
+{
+    int64_t ny = xconv_problem_y_elems(p);
+    double y[64], sc[64];
+    xconv_error err = {0};
+    xconv_status st = xconv_reference_forward(p, x, w, bias, y, sc, 1, &err);
+    CHECK_MSG(st == XCONV_OK, "%s: %s", what, err.msg);
+    for (int64_t i = 0; st == XCONV_OK && i < ny; i++) {
+        bool same_y = want_y[i] == y[i] || (isnan(want_y[i]) && isnan(y[i]));
+        CHECK_MSG(same_y, "%s: y[%lld] = %g, want %g", what, (long long)i, y[i], want_y[i]);
+        if (want_scale)
+            CHECK_MSG(sc[i] == want_scale[i] || (isnan(sc[i]) && isnan(want_scale[i])),
+                      "%s: scale[%lld] = %g, want %g", what, (long long)i, sc[i],
+                      want_scale[i]);
+        double en, e = xconv_reference_forward_element(p, x, w, bias, i, &en);
+        CHECK_MSG(memcmp(&e, &y[i], sizeof e) == 0 && memcmp(&en, &sc[i], sizeof en) == 0,
+                  "%s: element %lld: %g (scale %g) against %g (%g)", what, (long long)i, e, en,
+                  y[i], sc[i]);
+    }
+}
+
+static void test_epilogue_hand(void)
+{
+    xconv_problem p;
+    float x[16], w[2], bias[2];
+    hand_epilogue_problem(&p, x, w, bias);
+    // Bias and relu, then 2x2 windows of stride 2. Channel 0, z = x + 0.25 then relu:
+    //   0       0       0       0        windows: max(0, 0, 0, 0)             = 0
+    //   0       0       0.0625  0.1875            max(0, 0, 0.0625, 0.1875)   = 0.1875
+    //   0.3125  0.4375  0.5625  0.6875            max(0.3125, ..., 0.9375)     = 0.9375
+    //   0.8125  0.9375  1.0625  1.1875            max(0.5625, ..., 1.1875)     = 1.1875
+    // Channel 1, z = -x/2 + 1, all positive: windows' maxima at their top-left elements,
+    // 1.46875, 1.34375, 0.96875, 0.84375.
+    // Scales are |w*x| + |bias| of the element the maximum selected; the all-zero window of
+    // channel 0 ties its four elements, so it takes the largest of their scales (x = -0.9375:
+    // 0.9375 + 0.25).
+    p.epi = (xconv_epilogue){.bias = 1, .act = XCONV_ACT_RELU, .pool_h = 2, .pool_w = 2,
+                             .pool_stride_h = 2, .pool_stride_w = 2};
+    const double y1[8] = {0, 0.1875, 0.9375, 1.1875, 1.46875, 1.34375, 0.96875, 0.84375};
+    const double s1[8] = {1.1875, 0.25 + 0.0625, 0.25 + 0.6875, 0.25 + 0.9375,
+                          1 + 0.46875, 1 + 0.34375, 1 + 0.03125, 1 + 0.15625};
+    check_epilogue("bias + relu + pool 2x2/2", &p, x, w, bias, y1, s1);
+    // 3x3 windows of stride 2 with padding 1 (the padding -infinity): windows start at rows and
+    // columns -1 and 1. Channel 0 (no bias, no activation: x itself): max over rows 0..1,
+    // columns 0..1 is -0.3125; over rows 0..1, columns 1..3 is -0.0625; rows 1..3 give 0.6875
+    // and 0.9375. Channel 1: -x/2, largest at the smallest x: 0.46875, 0.40625, 0.21875,
+    // 0.15625.
+    p.epi = (xconv_epilogue){.pool_h = 3, .pool_w = 3, .pool_stride_h = 2, .pool_stride_w = 2,
+                             .pool_pad_h = 1, .pool_pad_w = 1};
+    CHECK(xconv_problem_y_h(&p) == 2 && xconv_problem_y_w(&p) == 2);
+    const double y2[8] = {-0.3125, -0.0625, 0.6875, 0.9375, 0.46875, 0.40625, 0.21875, 0.15625};
+    check_epilogue("pool 3x3/2 pad 1", &p, x, w, NULL, y2, NULL);
+    // relu6 clamps at 6: bias 5.5 on channel 0 lifts x = 0.5625.. to 6.0625.. -> 6.
+    bias[0] = 5.5f;
+    p.epi = (xconv_epilogue){.bias = 1, .act = XCONV_ACT_RELU6};
+    double y3[32];
+    for (int i = 0; i < 16; i++) {
+        double z0 = x[i] + 5.5, z1 = -0.5 * x[i] + 1.0;
+        y3[i] = z0 < 0 ? 0 : z0 > 6 ? 6 : z0;
+        y3[16 + i] = z1 < 0 ? 0 : z1 > 6 ? 6 : z1;
+    }
+    CHECK(y3[15] == 6.0 && y3[12] == 6.0 && y3[11] < 6.0);
+    check_epilogue("bias + relu6", &p, x, w, bias, y3, NULL);
+    // A NaN input gives NaN through relu and the pool's window, and nowhere else.
+    bias[0] = 0.25f;
+    x[0] = NAN;
+    p.epi = (xconv_epilogue){.bias = 1, .act = XCONV_ACT_RELU, .pool_h = 2, .pool_w = 2,
+                             .pool_stride_h = 2, .pool_stride_w = 2};
+    double y4[8];
+    memcpy(y4, y1, sizeof y4);
+    y4[0] = y4[4] = NAN;
+    check_epilogue("NaN through the epilogue", &p, x, w, bias, y4, NULL);
+}
+
+// The full and one-element paths agree bit for bit on random problems with random epilogues;
+// the epilogue of the float32 path equals the float64 one's rounding when its inputs are
+// float32; a missing bias is refused.
+static void test_epilogue_random(void)
+{
+    int checked = 0;
+    for (int i = 0; i < 24; i++) {
+        xconv_problem p;
+        xconv_error err = {0};
+        CHECK(xconv_shape_random(7, i, &p, &err) == XCONV_OK);
+        xconv_random_epilogue(7, i, &p);
+        CHECK_MSG(xconv_problem_check(&p, &err) == XCONV_OK, "%s", err.msg);
+        CHECK(xconv_problem_has_epilogue(&p));
+        int64_t nx = xconv_problem_x_elems(&p), nw = xconv_problem_w_elems(&p);
+        int64_t ny = xconv_problem_y_elems(&p), nc = xconv_problem_conv_elems(&p);
+        float *x = random_array(nx, 3, 1), *w = random_array(nw, 3, 2);
+        float *b = random_array(p.k, 3, 3);
+        double *y = malloc((size_t)ny * sizeof *y), *sc = malloc((size_t)ny * sizeof *sc);
+        double *cv = malloc((size_t)nc * sizeof *cv), *cn = malloc((size_t)nc * sizeof *cn);
+        float *cv32 = malloc((size_t)nc * 4), *cn32 = malloc((size_t)nc * 4);
+        float *y32 = malloc((size_t)ny * 4), *sc32 = malloc((size_t)ny * 4);
+        CHECK(xconv_reference_forward(&p, x, w, b, y, sc, 2, &err) == XCONV_OK);
+        for (int64_t j = 0; j < ny; j += 1 + ny / 97, checked++) {
+            double en, e = xconv_reference_forward_element(&p, x, w, b, j, &en);
+            CHECK_MSG(memcmp(&e, &y[j], sizeof e) == 0 && memcmp(&en, &sc[j], sizeof en) == 0,
+                      "random %d element %lld", i, (long long)j);
+        }
+        // |y| never passes its scale: |act(z)| <= |z| <= sum |x*w| + |bias|.
+        for (int64_t j = 0; j < ny; j++)
+            CHECK_MSG(sc[j] >= fabs(y[j]), "random %d: scale %g under |y| %g", i, sc[j], y[j]);
+        // The epilogue alone, float64 and float32 paths, from the convolution's values.
+        xconv_problem conv = xconv_problem_conv_only(&p);
+        CHECK(xconv_reference_conv(&conv, x, w, cv, cn, 2, &err) == XCONV_OK);
+        for (int64_t j = 0; j < nc; j++)
+            cv32[j] = (float)cv[j], cn32[j] = (float)cn[j], cv[j] = cv32[j], cn[j] = cn32[j];
+        CHECK(xconv_reference_epilogue(&p, cv, cn, b, y, sc, &err) == XCONV_OK);
+        CHECK(xconv_reference_epilogue_f32(&p, cv32, cn32, b, y32, sc32, &err) == XCONV_OK);
+        for (int64_t j = 0; j < ny; j++)
+            CHECK_MSG(y32[j] == (float)y[j] && sc32[j] == (float)sc[j],
+                      "random %d: float32 epilogue %g against %g", i, y32[j], y[j]);
+        if (p.epi.bias) {
+            CHECK(xconv_reference_conv(&p, x, w, y, NULL, 1, &err) == XCONV_ERR_INVALID);
+            CHECK_CONTAINS(err.msg, "bias");
+            CHECK(isnan(xconv_reference_element(&p, x, w, 0, NULL)));
+        }
+        free(x), free(w), free(b), free(y), free(sc), free(cv), free(cn);
+        free(cv32), free(cn32), free(y32), free(sc32);
+    }
+    printf("epilogue: %d random elements equal in the full and one-element paths\n", checked);
+}
+
 int main(void)
 {
     test_random();
@@ -512,5 +655,7 @@ int main(void)
     test_padded_special_weights();
     test_block_scales();
     test_thresholds();
+    test_epilogue_hand();
+    test_epilogue_random();
     return check_summary("test_reference");
 }

@@ -11,7 +11,8 @@ static bool same(const xconv_problem *a, const xconv_problem *b)
     return a->n == b->n && a->c == b->c && a->h == b->h && a->w == b->w && a->k == b->k &&
            a->r == b->r && a->s == b->s && a->stride_h == b->stride_h &&
            a->stride_w == b->stride_w && a->pad_h == b->pad_h && a->pad_w == b->pad_w &&
-           a->dil_h == b->dil_h && a->dil_w == b->dil_w && a->groups == b->groups;
+           a->dil_h == b->dil_h && a->dil_w == b->dil_w && a->groups == b->groups &&
+           memcmp(&a->epi, &b->epi, sizeof a->epi) == 0;
 }
 
 // Parses spec, expecting success; returns the problem.
@@ -202,7 +203,7 @@ static void test_suites(void)
                           xconv_problem_flops(&p));
         }
     }
-    CHECK(suites == 2);
+    CHECK(suites == 3);
     int count = -1;
     const xconv_named_shape *std = xconv_suite_find("standard", &count);
     CHECK(std && count == 9);
@@ -244,6 +245,138 @@ static void test_small_coverage(void)
     CHECK(pw && pw_s2 && rect && big_filter && c1 && c64);
 }
 
+// ---------------------------------------------------------------------------------------------
+// Epilogues
+
+static void test_epilogue_parse(void)
+{
+    xconv_problem p = parse_ok("n=2,c=4,h=10,w=12,k=3,r=3,pad=1");
+    xconv_epilogue none = {0};
+    CHECK(memcmp(&p.epi, &none, sizeof none) == 0 && !xconv_problem_has_epilogue(&p));
+    p = parse_ok("n=2,c=4,h=10,w=12,k=3,r=3,pad=1,bias=1,act=relu,pool=2");
+    CHECK(p.epi.bias == 1 && p.epi.act == XCONV_ACT_RELU && p.epi.pool_h == 2 &&
+          p.epi.pool_w == 2);
+    // The stride defaults to the window, per direction; padding to 0.
+    CHECK(p.epi.pool_stride_h == 2 && p.epi.pool_stride_w == 2 && p.epi.pool_pad_h == 0);
+    p = parse_ok("n=2,c=4,h=10,w=12,k=3,r=3,pool_h=3,pool_w=2,pool_stride_w=1,act=relu6");
+    CHECK(p.epi.pool_h == 3 && p.epi.pool_w == 2 && p.epi.pool_stride_h == 3 &&
+          p.epi.pool_stride_w == 1 && p.epi.act == XCONV_ACT_RELU6 && p.epi.bias == 0);
+    // A specific key beats the combined one, whichever comes first.
+    p = parse_ok("n=1,c=1,h=9,w=9,k=1,r=1,pool_pad_w=1,pool=3,pool_stride=2,pool_pad=0,"
+                 "pool_h=2");
+    CHECK(p.epi.pool_h == 2 && p.epi.pool_w == 3 && p.epi.pool_stride_h == 2 &&
+          p.epi.pool_stride_w == 2 && p.epi.pool_pad_h == 0 && p.epi.pool_pad_w == 1);
+    p = parse_ok("n=1,c=1,h=9,w=9,k=1,r=1, act = none ,bias=0");
+    CHECK(!xconv_problem_has_epilogue(&p));
+    CHECK(strcmp(xconv_activation_name(XCONV_ACT_RELU6), "relu6") == 0 &&
+          xconv_activation_name(3) == NULL && xconv_activation_name(-1) == NULL);
+    // apply: a window without its stride sets the stride; the bits name the keys.
+    unsigned seen = 0;
+    xconv_error err = {0};
+    p.epi.pool_stride_h = 7;
+    CHECK(xconv_shape_apply("pool_h=3,bias=1", &p, &seen, &err) == XCONV_OK);
+    CHECK(p.epi.pool_h == 3 && p.epi.pool_stride_h == 3 && p.epi.bias == 1);
+    CHECK(seen == (XCONV_KEY_POOL | XCONV_KEY_BIAS));
+    CHECK(xconv_shape_apply("act=relu,pool_stride=2,pool_pad_w=1", &p, &seen, &err) ==
+          XCONV_OK);
+    CHECK(seen == (XCONV_KEY_ACT | XCONV_KEY_POOL_STRIDE | XCONV_KEY_POOL_PAD));
+    CHECK(p.epi.pool_stride_h == 2 && p.epi.pool_stride_w == 2 && p.epi.pool_pad_w == 1);
+}
+
+static void test_epilogue_refused(void)
+{
+    const char *base = "n=2,c=4,h=10,w=12,k=3,r=3,pad=1";  // P = 10, Q = 12
+    const struct {
+        const char *keys;
+        xconv_status status;
+        const char *needle, *needle2;
+    } cases[] = {
+        {"act=tanh", XCONV_ERR_PARSE, "value 'tanh' in 'act=tanh' is not an activation",
+         "none, relu, relu6"},
+        {"act=1", XCONV_ERR_PARSE, "is not an activation", NULL},
+        {"bias=relu", XCONV_ERR_PARSE, "is not an integer", NULL},
+        {"bias=2", XCONV_ERR_INVALID, "bias must be 0 or 1 (got 2)", NULL},
+        {"bias=-1", XCONV_ERR_INVALID, "bias must be 0 or 1 (got -1)", NULL},
+        {"pool=-2", XCONV_ERR_INVALID, "pool_h must not be negative (got -2)", NULL},
+        {"pool_h=2", XCONV_ERR_INVALID, "pool_h=2 and pool_w=0", "needs both sides"},
+        {"pool_stride=2", XCONV_ERR_INVALID, "pool_stride_h=2 needs a pool window", NULL},
+        {"pool_pad_w=1", XCONV_ERR_INVALID, "pool_pad_w=1 needs a pool window", NULL},
+        {"pool=2,pool_stride_w=0", XCONV_ERR_INVALID, "pool_stride_w must be at least 1",
+         NULL},
+        {"pool=2,pool_pad=2", XCONV_ERR_INVALID, "pool_pad_h=2 must be less than the pool "
+         "window pool_h=2", NULL},
+        {"pool_h=11,pool_w=2", XCONV_ERR_INVALID, "pool window pool_h=11 is larger than the "
+         "padded convolution output height", "(P + 2*pool_pad_h = 10)"},
+        {"pool_h=2,pool_w=15,pool_pad_w=1", XCONV_ERR_INVALID,
+         "pool window pool_w=15 is larger", "(Q + 2*pool_pad_w = 14)"},
+        {"pool=2147483648", XCONV_ERR_INVALID, "pool_h=2147483648 passes the 32-bit index",
+         NULL},
+        {"bias=1,bias=1", XCONV_ERR_PARSE, "key 'bias' given twice", NULL},
+        {"poolx=2", XCONV_ERR_PARSE, "unknown key 'poolx'", "pool_stride_w pool_pad"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char spec[256];
+        snprintf(spec, sizeof spec, "%s,%s", base, cases[i].keys);
+        parse_bad(spec, cases[i].status, cases[i].needle, cases[i].needle2);
+    }
+    // The largest window that fits: the padded output exactly.
+    parse_ok("n=2,c=4,h=10,w=12,k=3,r=3,pad=1,pool_h=12,pool_w=2,pool_pad_h=1");
+}
+
+static void test_epilogue_format(void)
+{
+    const struct {
+        const char *in, *out;
+    } cases[] = {
+        // Defaults are left out, so a SPEC without an epilogue keeps its text.
+        {"n=2,c=4,h=10,w=12,k=3,r=3,bias=0,act=none,pool=0", "n=2,c=4,h=10,w=12,k=3,r=3"},
+        {"act=relu,bias=1,n=2,c=4,h=10,w=12,k=3,r=3,pool=2,pool_stride=2",
+         "n=2,c=4,h=10,w=12,k=3,r=3,bias=1,act=relu,pool=2"},
+        {"n=2,c=4,h=10,w=12,k=3,r=3,pool=3,pool_stride=2,pool_pad=1,act=relu6",
+         "n=2,c=4,h=10,w=12,k=3,r=3,act=relu6,pool=3,pool_stride=2,pool_pad=1"},
+        {"n=2,c=4,h=10,w=12,k=3,r=3,pool_h=3,pool_w=2",
+         "n=2,c=4,h=10,w=12,k=3,r=3,pool_h=3,pool_w=2"},
+        {"n=2,c=4,h=10,w=12,k=3,r=3,pool_h=3,pool_w=2,pool_stride=2",
+         "n=2,c=4,h=10,w=12,k=3,r=3,pool_h=3,pool_w=2,pool_stride=2"},
+        {"n=2,c=4,h=10,w=12,k=3,r=3,pool=2,pool_stride_w=1,pool_pad_h=1",
+         "n=2,c=4,h=10,w=12,k=3,r=3,pool=2,pool_stride_h=2,pool_stride_w=1,pool_pad_h=1,"
+         "pool_pad_w=0"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        xconv_problem p = parse_ok(cases[i].in);
+        char buf[512];
+        xconv_shape_format(&p, buf, sizeof buf);
+        CHECK_MSG(strcmp(buf, cases[i].out) == 0, "'%s' formats as '%s'", cases[i].in, buf);
+        xconv_problem q = parse_ok(buf);
+        CHECK_MSG(same(&p, &q), "'%s' does not parse back to the same problem", buf);
+    }
+}
+
+// The epilogue suite covers each part alone and together.
+static void test_epilogue_suite(void)
+{
+    int count = 0;
+    const xconv_named_shape *shapes = xconv_suite_find("epilogue", &count);
+    bool bias_only = false, relu = false, relu6 = false, pool2 = false, pool3s2p = false;
+    bool all = false, no_bias_pool = false;
+    for (int i = 0; shapes && i < count; i++) {
+        xconv_problem p = parse_ok(shapes[i].spec);
+        const xconv_epilogue *e = &p.epi;
+        CHECK_MSG(xconv_problem_has_epilogue(&p), "%s has no epilogue", shapes[i].name);
+        CHECK_MSG(xconv_problem_flops(&p) < 20e6, "%s: %.3g FLOPs", shapes[i].name,
+                  xconv_problem_flops(&p));
+        bias_only |= e->bias && !e->act && !e->pool_h;
+        relu |= e->act == XCONV_ACT_RELU && !e->pool_h;
+        relu6 |= e->act == XCONV_ACT_RELU6;
+        pool2 |= e->pool_h == 2 && e->pool_w == 2 && e->pool_stride_h == 2 && !e->pool_pad_h;
+        pool3s2p |= e->pool_h == 3 && e->pool_stride_h == 2 && e->pool_pad_h == 1;
+        all |= e->bias && e->act && e->pool_h;
+        no_bias_pool |= !e->bias && !e->act && e->pool_h;
+    }
+    CHECK(count >= 10);
+    CHECK(bias_only && relu && relu6 && pool2 && pool3s2p && all && no_bias_pool);
+}
+
 int main(void)
 {
     test_parse_good();
@@ -253,5 +386,9 @@ int main(void)
     test_format();
     test_suites();
     test_small_coverage();
+    test_epilogue_parse();
+    test_epilogue_refused();
+    test_epilogue_format();
+    test_epilogue_suite();
     return check_summary("test_shape");
 }

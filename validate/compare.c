@@ -160,19 +160,20 @@ void xconv_compare_full_f32(const float *y, const float *ref_f, const float *nor
 }
 
 void xconv_compare_sampled(const xconv_problem *p, const float *x, const float *w,
-                           const float *y, const int64_t *indices, int count,
+                           const float *bias, const float *y, const int64_t *indices, int count,
                            xconv_compare_result *out)
 {
-    xconv_compare_sampled_scaled(p, x, w, y, indices, count, NULL, out);
+    xconv_compare_sampled_scaled(p, x, w, bias, y, indices, count, NULL, out);
 }
 
 void xconv_compare_sampled_scaled(const xconv_problem *p, const float *x, const float *w,
-                                  const float *y, const int64_t *indices, int count,
-                                  const float *block_scale, xconv_compare_result *out)
+                                  const float *bias, const float *y, const int64_t *indices,
+                                  int count, const float *block_scale,
+                                  xconv_compare_result *out)
 {
     for (int i = 0; i < count; i++) {
         double norm;
-        double ref = xconv_reference_element(p, x, w, indices[i], &norm);
+        double ref = xconv_reference_forward_element(p, x, w, bias, indices[i], &norm);
         // An index outside y gives a NaN reference, counted as nonfinite without reading y.
         double yv = isnan(ref) ? NAN : y[indices[i]];
         if (block_scale && !isnan(ref) && (double)block_scale[indices[i]] > norm)

@@ -26,19 +26,25 @@ struct xconv_case {
     char spec[256];
     char libraries[256];         // what the device runs on (xconv_device_libraries)
     xconv_harness_opts opts;
-    int64_t x_n, w_n, y_n;
+    int64_t x_n, w_n, y_n, conv_n;
     float *x, *w, *y;            // host inputs, and the output read back
+    float *bias;                 // K floats when the problem adds a bias, else NULL
     float *y_timed;              // the last timed run's output (made when first timing)
-    xconv_buffer *dx, *dw;       // device inputs
+    xconv_buffer *dx, *dw, *dbias;  // device inputs (dbias: with a bias)
     xconv_buffer *dy;            // device output, made on the first run and kept
     rotation rot;                // timed runs' sets of buffers, made when first timing
-    unsigned resets;             // the device's context rebuilds when dx and dw were uploaded
+    unsigned resets;             // the device's context rebuilds when the inputs were uploaded
     bool ref_ready;
     char ref_name[48];
     double *ref64, *norm64;      // full float64 host reference (small problems)
     float *ref32, *norm32;       // device reference path and its scale (large problems)
+    // The convolution before a pooling epilogue and its scale (conv_n each), for checking
+    // variants that compute blocks of outputs together: their blocks are the convolution's.
+    double *conv64, *convnorm64;
+    float *conv32, *convnorm32;
     int64_t *samples;            // indices recomputed in float64 (large problems)
     int nsamples;
+    unsigned last_fused;         // XCONV_FUSED_* parts the last run's plan fused
 };
 
 void xconv_harness_opts_default(xconv_harness_opts *opts)
@@ -46,6 +52,14 @@ void xconv_harness_opts_default(xconv_harness_opts *opts)
     *opts = (xconv_harness_opts){.seed = 1, .repeat = 0, .warmup = 2, .samples = 1000,
                                  .host_ref_max_gflop = 1.0, .host_threads = 0};
     xconv_plan_options_default(&opts->plan);
+}
+
+// The epilogue parts a host variant applies: all of the problem's (it computes the whole
+// operation).
+static unsigned xconv_epilogue_parts_host(const xconv_problem *p)
+{
+    return (p->epi.bias || p->epi.act ? XCONV_FUSED_BIAS_ACT : 0u) |
+           (p->epi.pool_h ? XCONV_FUSED_POOL : 0u);
 }
 
 // Returns the host's monotonic clock in milliseconds (for wall times).
@@ -99,11 +113,14 @@ static xconv_status upload_inputs(xconv_case *c, xconv_error *err)
     xconv_buffer_destroy(c->dx);
     xconv_buffer_destroy(c->dw);
     xconv_buffer_destroy(c->dy);
-    c->dx = c->dw = c->dy = NULL;
+    xconv_buffer_destroy(c->dbias);
+    c->dx = c->dw = c->dy = c->dbias = NULL;
     unsigned resets = xconv_device_resets(c->dev);
     xconv_status st = upload(c->dev, c->x, c->x_n, &c->dx, err);
     if (st == XCONV_OK)
         st = upload(c->dev, c->w, c->w_n, &c->dw, err);
+    if (st == XCONV_OK && c->bias)
+        st = upload(c->dev, c->bias, c->p.k, &c->dbias, err);
     if (st == XCONV_OK)
         c->resets = resets;  // else the next run tries again
     return st;
@@ -118,7 +135,10 @@ static xconv_status check_host_memory(const xconv_problem *p, bool host_referenc
 {
     double x = (double)xconv_problem_x_elems(p), w = (double)xconv_problem_w_elems(p);
     double y = (double)xconv_problem_y_elems(p);
-    double bytes = 4.0 * (x + w + y) + (host_reference ? 16.0 * y : 8.0 * y + 4.0 * (x + w)) +
+    // An epilogue's reference keeps the convolution's output and its scale too.
+    double conv = xconv_problem_has_epilogue(p) ? (double)xconv_problem_conv_elems(p) : 0.0;
+    double bytes = 4.0 * (x + w + y) +
+                   (host_reference ? 16.0 * (y + conv) : 8.0 * (y + conv) + 4.0 * (x + w)) +
                    (timed ? 4.0 * y : 0.0);
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     double have = pages > 0 && page > 0 ? (double)pages * (double)page : 0;
@@ -154,20 +174,51 @@ xconv_case *xconv_case_create(xconv_device *dev, const xconv_problem *p, const c
     c->x_n = xconv_problem_x_elems(p);
     c->w_n = xconv_problem_w_elems(p);
     c->y_n = xconv_problem_y_elems(p);
+    c->conv_n = xconv_problem_conv_elems(p);
     c->x = host_alloc((size_t)c->x_n, sizeof(float), err);
     c->w = c->x ? host_alloc((size_t)c->w_n, sizeof(float), err) : NULL;
     c->y = c->w ? host_alloc((size_t)c->y_n, sizeof(float), err) : NULL;
-    if (!c->y) {
+    if (c->y && p->epi.bias)
+        c->bias = host_alloc((size_t)p->k, sizeof(float), err);
+    if (!c->y || (p->epi.bias && !c->bias)) {
         xconv_case_destroy(c);
         return NULL;
     }
     xconv_random_fill(c->x, (size_t)c->x_n, opts->seed, 1);
     xconv_random_fill(c->w, (size_t)c->w_n, opts->seed, 2);
+    if (c->bias)
+        xconv_random_fill(c->bias, (size_t)p->k, opts->seed, 3);
     if (dev && upload_inputs(c, err) != XCONV_OK) {
         xconv_case_destroy(c);
         return NULL;
     }
     return c;
+}
+
+xconv_status xconv_case_set_bias(xconv_case *c, const float *bias, xconv_error *err)
+{
+    if (!c->bias)
+        return xconv_error_set(err, XCONV_ERR_INVALID, "the case's problem adds no bias");
+    memcpy(c->bias, bias, (size_t)c->p.k * sizeof(float));
+    c->ref_ready = false;
+    if (c->dbias)
+        return xconv_buffer_upload(c->dbias, 0, (size_t)c->p.k * sizeof(float), bias, err);
+    return XCONV_OK;
+}
+
+// Frees the case's reference arrays (it is computed again on the next run).
+static void free_reference(xconv_case *c)
+{
+    free(c->ref64);
+    free(c->norm64);
+    free(c->ref32);
+    free(c->norm32);
+    free(c->conv64);
+    free(c->convnorm64);
+    free(c->conv32);
+    free(c->convnorm32);
+    c->ref64 = c->norm64 = c->conv64 = c->convnorm64 = NULL;
+    c->ref32 = c->norm32 = c->conv32 = c->convnorm32 = NULL;
 }
 
 void xconv_case_destroy(xconv_case *c)
@@ -177,15 +228,14 @@ void xconv_case_destroy(xconv_case *c)
     rotation_destroy(&c->rot);
     xconv_buffer_destroy(c->dx);
     xconv_buffer_destroy(c->dw);
+    xconv_buffer_destroy(c->dbias);
     xconv_buffer_destroy(c->dy);
     free(c->x);
     free(c->w);
     free(c->y);
     free(c->y_timed);
-    free(c->ref64);
-    free(c->norm64);
-    free(c->ref32);
-    free(c->norm32);
+    free(c->bias);
+    free_reference(c);
     free(c->samples);
     free(c);
 }
@@ -197,11 +247,11 @@ void xconv_case_destroy(xconv_case *c)
 // workspace of its own, and reads y back into y_host.
 static xconv_status run_device_variant(xconv_device *dev, xconv_plan *plan,
                                        const xconv_problem *p, xconv_buffer *dx,
-                                       xconv_buffer *dw, xconv_buffer *dy, float *y_host,
-                                       xconv_error *err)
+                                       xconv_buffer *dw, xconv_buffer *dbias, xconv_buffer *dy,
+                                       float *y_host, xconv_error *err)
 {
     size_t y_n = (size_t)xconv_problem_y_elems(p), ws = xconv_plan_workspace_size(plan);
-    xconv_tensors t = {.x = dx, .w = dw, .y = dy};
+    xconv_tensors t = {.x = dx, .w = dw, .y = dy, .bias = dbias};
     xconv_buffer *own_y = NULL;
     xconv_status st = dy ? XCONV_OK : alloc(dev, (int64_t)y_n, &own_y, err);
     if (!dy)
@@ -246,18 +296,43 @@ static xconv_status make_host_reference(xconv_case *c, xconv_error *err)
     if (!c->norm64)
         return XCONV_ERR_OUT_OF_MEMORY;
     snprintf(c->ref_name, sizeof c->ref_name, "cpu_ref");
-    return xconv_reference_conv(&c->p, c->x, c->w, c->ref64, c->norm64, c->opts.host_threads,
-                                err);
+    return xconv_reference_forward(&c->p, c->x, c->w, c->bias, c->ref64, c->norm64,
+                                   c->opts.host_threads, err);
+}
+
+// The float64 convolution before the epilogue pools, and its scale, for blocked checks.
+static xconv_status make_host_conv(xconv_case *c, xconv_error *err)
+{
+    if (c->conv64)
+        return XCONV_OK;
+    c->conv64 = host_alloc((size_t)c->conv_n, sizeof(double), err);
+    c->convnorm64 = c->conv64 ? host_alloc((size_t)c->conv_n, sizeof(double), err) : NULL;
+    if (!c->convnorm64)
+        return XCONV_ERR_OUT_OF_MEMORY;
+    xconv_problem conv = xconv_problem_conv_only(&c->p);
+    return xconv_reference_conv(&conv, c->x, c->w, c->conv64, c->convnorm64,
+                                c->opts.host_threads, err);
 }
 
 // The device reference path on (x, w), its scale from a run on (|x|, |w|), and float64 samples
-// that both the reference and every variant are checked against.
+// that both the reference and every variant are checked against. With an epilogue the path
+// computes the convolution alone (kept in conv32 and convnorm32) and the epilogue is applied on
+// the host (xconv_reference_epilogue_f32).
 static xconv_status make_device_reference(xconv_case *c, xconv_error *err)
 {
     xconv_device *dev = c->dev;
     const char *ref = device_reference_name(dev);
+    bool epi = xconv_problem_has_epilogue(&c->p);
+    xconv_problem conv = xconv_problem_conv_only(&c->p);
     c->ref32 = host_alloc((size_t)c->y_n, sizeof(float), err);
     c->norm32 = c->ref32 ? host_alloc((size_t)c->y_n, sizeof(float), err) : NULL;
+    if (c->norm32 && epi) {
+        c->conv32 = host_alloc((size_t)c->conv_n, sizeof(float), err);
+        c->convnorm32 = c->conv32 ? host_alloc((size_t)c->conv_n, sizeof(float), err) : NULL;
+        if (!c->convnorm32)
+            return XCONV_ERR_OUT_OF_MEMORY;
+    }
+    float *out = epi ? c->conv32 : c->ref32, *out_norm = epi ? c->convnorm32 : c->norm32;
     c->samples = c->norm32 ? host_alloc((size_t)c->opts.samples, sizeof(int64_t), err) : NULL;
     float *abs_x = c->samples ? host_alloc((size_t)c->x_n, sizeof(float), err) : NULL;
     float *abs_w = abs_x ? host_alloc((size_t)c->w_n, sizeof(float), err) : NULL;
@@ -270,26 +345,32 @@ static xconv_status make_device_reference(xconv_case *c, xconv_error *err)
     for (int64_t i = 0; i < c->w_n; i++)
         abs_w[i] = fabsf(c->w[i]);
     xconv_buffer *dax = NULL, *daw = NULL;
-    xconv_plan *plan = xconv_plan_create(dev, &c->p, ref, &c->opts.plan, err);
+    xconv_plan *plan = xconv_plan_create(dev, &conv, ref, &c->opts.plan, err);
     xconv_status st = plan ? XCONV_OK : err->status;
     if (st == XCONV_OK)
         st = ensure_output(c, err);
+    // With an epilogue the reference's convolution output is larger than y: a buffer of its own.
+    xconv_buffer *dy = epi ? NULL : c->dy;
     if (st == XCONV_OK)
-        st = run_device_variant(dev, plan, &c->p, c->dx, c->dw, c->dy, c->ref32, err);
+        st = run_device_variant(dev, plan, &conv, c->dx, c->dw, NULL, dy, out, err);
     if (st == XCONV_OK && (st = upload(dev, abs_x, c->x_n, &dax, err)) == XCONV_OK &&
         (st = upload(dev, abs_w, c->w_n, &daw, err)) == XCONV_OK)
-        st = run_device_variant(dev, plan, &c->p, dax, daw, c->dy, c->norm32, err);
+        st = run_device_variant(dev, plan, &conv, dax, daw, NULL, dy, out_norm, err);
     xconv_plan_destroy(plan);
     xconv_buffer_destroy(dax);
     xconv_buffer_destroy(daw);
     free(abs_x);
     free(abs_w);
+    if (st == XCONV_OK && epi)
+        st = xconv_reference_epilogue_f32(&c->p, c->conv32, c->convnorm32, c->bias, c->ref32,
+                                          c->norm32, err);
     if (st != XCONV_OK)
         return xconv_error_prefix(err, "reference %s", ref);
     c->nsamples = c->opts.samples;
     xconv_sample_indices(&c->p, c->samples, c->nsamples, c->opts.seed);
     xconv_compare_result check = {0};
-    xconv_compare_sampled(&c->p, c->x, c->w, c->ref32, c->samples, c->nsamples, &check);
+    xconv_compare_sampled(&c->p, c->x, c->w, c->bias, c->ref32, c->samples, c->nsamples,
+                          &check);
     double limit = xconv_threshold_for_family("reference");
     if (check.nonfinite || !(check.max_norm_err <= limit))
         return xconv_error_set(err, XCONV_ERR_DEVICE,
@@ -304,6 +385,7 @@ static xconv_status ensure_reference(xconv_case *c, xconv_error *err)
 {
     if (c->ref_ready)
         return XCONV_OK;
+    free_reference(c);
     bool small = xconv_problem_flops(&c->p) <= c->opts.host_ref_max_gflop * 1e9;
     xconv_status st = (small || !c->dev) ? make_host_reference(c, err)
                                          : make_device_reference(c, err);
@@ -320,33 +402,62 @@ static void compare_output(const xconv_case *c, xconv_compare_result *res)
         return;
     }
     xconv_compare_full_f32(c->y, c->ref32, c->norm32, c->y_n, res);
-    xconv_compare_sampled(&c->p, c->x, c->w, c->y, c->samples, c->nsamples, res);
+    xconv_compare_sampled(&c->p, c->x, c->w, c->bias, c->y, c->samples, c->nsamples, res);
 }
 
 // Compares c->y with the reference, each element's error divided by the largest scale in its
 // block of block_h x block_w outputs (xconv_plan_error_block). Returns XCONV_ERR_OUT_OF_MEMORY
 // when the block scales cannot be held, else XCONV_OK with *res filled.
-static xconv_status compare_output_blocked(const xconv_case *c, int64_t block_h, int64_t block_w,
+// With a pool the blocks are the convolution's: its scales are taken over the blocks, then
+// pooled as the epilogue pools them (xconv_reference_epilogue). Without one, y is laid out as the
+// convolution's output and the bias adds the same |bias[k]| to every scale of a block.
+static xconv_status compare_output_blocked(xconv_case *c, int64_t block_h, int64_t block_w,
                                            xconv_compare_result *res, xconv_error *err)
 {
     memset(res, 0, sizeof *res);
+    xconv_problem conv = xconv_problem_conv_only(&c->p);
+    bool pools = c->p.epi.pool_h != 0;
+    xconv_status st = XCONV_OK;
     if (c->ref64) {
-        double *scale = host_alloc((size_t)c->y_n, sizeof(double), err);
-        if (!scale)
-            return XCONV_ERR_OUT_OF_MEMORY;
-        xconv_block_scale_f64(&c->p, block_h, block_w, c->norm64, scale);
-        xconv_compare_full(c->y, c->ref64, scale, c->y_n, res);
+        double *blocked = host_alloc((size_t)c->conv_n, sizeof(double), err);
+        double *scale = blocked ? host_alloc((size_t)c->y_n, sizeof(double), err) : NULL;
+        double *y_ref = scale && pools ? host_alloc((size_t)c->y_n, sizeof(double), err) : NULL;
+        if (!scale || (pools && !y_ref))
+            st = XCONV_ERR_OUT_OF_MEMORY;
+        if (st == XCONV_OK && pools && (st = make_host_conv(c, err)) == XCONV_OK) {
+            xconv_block_scale_f64(&conv, block_h, block_w, c->convnorm64, blocked);
+            st = xconv_reference_epilogue(&c->p, c->conv64, blocked, c->bias, y_ref, scale, err);
+        } else if (st == XCONV_OK) {
+            xconv_block_scale_f64(&conv, block_h, block_w, c->norm64, scale);
+        }
+        if (st == XCONV_OK)
+            xconv_compare_full(c->y, c->ref64, scale, c->y_n, res);
+        free(blocked);
         free(scale);
-        return XCONV_OK;
+        free(y_ref);
+        return st;
     }
-    float *scale = host_alloc((size_t)c->y_n, sizeof(float), err);
-    if (!scale)
-        return XCONV_ERR_OUT_OF_MEMORY;
-    xconv_block_scale_f32(&c->p, block_h, block_w, c->norm32, scale);
-    xconv_compare_full_f32(c->y, c->ref32, scale, c->y_n, res);
-    xconv_compare_sampled_scaled(&c->p, c->x, c->w, c->y, c->samples, c->nsamples, scale, res);
+    float *blocked = host_alloc((size_t)c->conv_n, sizeof(float), err);
+    float *scale = blocked ? host_alloc((size_t)c->y_n, sizeof(float), err) : NULL;
+    float *y_ref = scale && pools ? host_alloc((size_t)c->y_n, sizeof(float), err) : NULL;
+    if (!scale || (pools && !y_ref))
+        st = XCONV_ERR_OUT_OF_MEMORY;
+    if (st == XCONV_OK && pools) {
+        xconv_block_scale_f32(&conv, block_h, block_w, c->convnorm32, blocked);
+        st = xconv_reference_epilogue_f32(&c->p, c->conv32, blocked, c->bias, y_ref, scale,
+                                          err);
+    } else if (st == XCONV_OK) {
+        xconv_block_scale_f32(&conv, block_h, block_w, c->norm32, scale);
+    }
+    if (st == XCONV_OK) {
+        xconv_compare_full_f32(c->y, c->ref32, scale, c->y_n, res);
+        xconv_compare_sampled_scaled(&c->p, c->x, c->w, c->bias, c->y, c->samples, c->nsamples,
+                                     scale, res);
+    }
+    free(blocked);
     free(scale);
-    return XCONV_OK;
+    free(y_ref);
+    return st;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -371,9 +482,11 @@ static xconv_status rotation_ensure(xconv_case *c, xconv_error *err)
         count = MAX_ROTATION_SETS;
     xconv_status st = ensure_output(c, err);
     if (st == XCONV_OK)
-        rot->sets[rot->count++] = (xconv_tensors){.x = c->dx, .w = c->dw, .y = c->dy};
+        rot->sets[rot->count++] =
+            (xconv_tensors){.x = c->dx, .w = c->dw, .y = c->dy, .bias = c->dbias};
     while (st == XCONV_OK && rot->count < count) {
         xconv_tensors *t = &rot->sets[rot->count++];
+        t->bias = c->dbias;  // K floats: shared by the sets
         st = upload(dev, c->x, c->x_n, &t->x, err);
         if (st == XCONV_OK)
             st = upload(dev, c->w, c->w_n, &t->w, err);
@@ -570,7 +683,10 @@ static void record_init(const xconv_case *c, const xconv_variant_info *v, xconv_
         snprintf(rec->backend, sizeof rec->backend, "host");
         rec->driver[0] = rec->libraries[0] = '\0';
     }
-    snprintf(rec->variant, sizeof rec->variant, "%s", v->name);
+    // An unfused plan of a problem with an epilogue is its own row: VARIANT+unfused.
+    bool unfused = c->opts.plan.epilogue == XCONV_EPILOGUE_UNFUSED &&
+                   xconv_problem_has_epilogue(&c->p);
+    snprintf(rec->variant, sizeof rec->variant, "%s%s", v->name, unfused ? "+unfused" : "");
     snprintf(rec->family, sizeof rec->family, "%s", v->family);
     snprintf(rec->shape_name, sizeof rec->shape_name, "%s", c->shape_name);
     snprintf(rec->shape, sizeof rec->shape, "%s", c->spec);
@@ -586,7 +702,7 @@ static void record_outcome(xconv_record *rec, xconv_status st, const xconv_error
 }
 
 // Checks c->y against the reference and folds the result into rec.
-static void record_check(const xconv_case *c, xconv_record *rec)
+static void record_check(xconv_case *c, xconv_record *rec)
 {
     xconv_compare_result res, elem;
     compare_output(c, &elem);
@@ -640,6 +756,7 @@ static xconv_status case_run(xconv_case *c, const xconv_variant *variant, const 
 {
     const xconv_variant_info *v = xconv_variant_get_info(variant);
     record_init(c, v, rec);
+    c->last_fused = 0;
     char reason[512] = "";
     if (v->backends && (!c->dev || !xconv_variant_applies(variant, c->dev, &c->p, reason,
                                                           sizeof reason))) {
@@ -671,10 +788,11 @@ static xconv_status case_run(xconv_case *c, const xconv_variant *variant, const 
         plan = xconv_plan_create(c->dev, &c->p, plan_name, &c->opts.plan, &run_err);
         st = plan ? ensure_output(c, &run_err) : run_err.status;
         if (st == XCONV_OK)
-            st = run_device_variant(c->dev, plan, &c->p, c->dx, c->dw, c->dy, c->y, &run_err);
+            st = run_device_variant(c->dev, plan, &c->p, c->dx, c->dw, c->dbias, c->dy, c->y,
+                                    &run_err);
         first_ms = now_ms() - first_ms;
     } else {
-        st = xconv_convolve(NULL, &c->p, v->name, c->x, c->w, c->y, &run_err);
+        st = xconv_forward(NULL, &c->p, v->name, NULL, c->x, c->w, c->bias, c->y, &run_err);
     }
     if (st != XCONV_OK) {
         record_outcome(rec, st, &run_err);
@@ -683,6 +801,7 @@ static xconv_status case_run(xconv_case *c, const xconv_variant *variant, const 
     }
     if (c->dev && v->backends)
         rec->compile_ms = xconv_device_compile_ms(c->dev);
+    c->last_fused = plan ? xconv_plan_fused(plan) : xconv_epilogue_parts_host(&c->p);
     if (plan) {  // the plan chosen (ours), or what the vendor chose (cudnn_find)
         snprintf(rec->note, sizeof rec->note, "%s", xconv_plan_summary(plan));
         xconv_plan_error_block(plan, &rec->error_block_h, &rec->error_block_w);
@@ -752,13 +871,23 @@ const float *xconv_case_output(const xconv_case *c)
     return c->y;
 }
 
+void xconv_case_set_epilogue_mode(xconv_case *c, int mode)
+{
+    c->opts.plan.epilogue = mode;
+}
+
+unsigned xconv_case_fused(const xconv_case *c)
+{
+    return c->last_fused;
+}
+
 // ---------------------------------------------------------------------------------------------
 // One run for `xconv run`
 
 xconv_status xconv_run_once(xconv_device *dev, const char *variant, const xconv_problem *p,
                             const xconv_plan_options *opts, const float *x, const float *w,
-                            float *y, double *ms, const xconv_variant **chosen,
-                            xconv_error *err)
+                            const float *bias, float *y, double *ms,
+                            const xconv_variant **chosen, xconv_error *err)
 {
     *ms = 0;
     if (chosen)
@@ -766,14 +895,18 @@ xconv_status xconv_run_once(xconv_device *dev, const char *variant, const xconv_
     if (!dev) {
         if (chosen)
             *chosen = xconv_variant_find(variant, NULL);
-        return xconv_convolve(NULL, p, variant, x, w, y, err);
+        return xconv_forward(NULL, p, variant, opts, x, w, bias, y, err);
     }
     xconv_status st = xconv_problem_check_device(p, xconv_device_get_info(dev), err);
-    xconv_buffer *dx = NULL, *dw = NULL;
+    xconv_buffer *dx = NULL, *dw = NULL, *db = NULL;
+    if (st == XCONV_OK && p->epi.bias && !bias)
+        st = xconv_error_set(err, XCONV_ERR_INVALID, "the problem adds a bias: none given");
     if (st == XCONV_OK)
         st = upload(dev, x, xconv_problem_x_elems(p), &dx, err);
     if (st == XCONV_OK)
         st = upload(dev, w, xconv_problem_w_elems(p), &dw, err);
+    if (st == XCONV_OK && p->epi.bias)
+        st = upload(dev, bias, p->k, &db, err);
     xconv_plan *plan = NULL;
     if (st == XCONV_OK && !(plan = xconv_plan_create(dev, p, variant, opts, err)))
         st = err->status;
@@ -781,10 +914,11 @@ xconv_status xconv_run_once(xconv_device *dev, const char *variant, const xconv_
         *chosen = xconv_plan_variant(plan);
     double t0 = now_ms();
     if (st == XCONV_OK)
-        st = run_device_variant(dev, plan, p, dx, dw, NULL, y, err);
+        st = run_device_variant(dev, plan, p, dx, dw, db, NULL, y, err);
     *ms = now_ms() - t0;
     xconv_plan_destroy(plan);
     xconv_buffer_destroy(dx);
     xconv_buffer_destroy(dw);
+    xconv_buffer_destroy(db);
     return st;
 }

@@ -39,9 +39,14 @@ void xconv_harness_opts_default(xconv_harness_opts *opts);
 typedef struct xconv_case xconv_case;
 
 // Prepares problem p (named shape_name, "" for ad-hoc) on dev: random inputs on the host and on
-// the device. The reference is made lazily by the first variant run. Returns NULL on failure.
+// the device (x stream 1, w stream 2, the bias, when p adds one, stream 3). The reference is made
+// lazily by the first variant run. Returns NULL on failure.
 xconv_case *xconv_case_create(xconv_device *dev, const xconv_problem *p, const char *shape_name,
                               const xconv_harness_opts *opts, xconv_error *err);
+
+// Replaces the case's random bias with bias (K floats); returns XCONV_ERR_INVALID when its
+// problem adds none, or the upload's failure.
+xconv_status xconv_case_set_bias(xconv_case *c, const float *bias, xconv_error *err);
 
 // Runs variant v: plans it, runs it on poisoned outputs, checks every element against the
 // reference, and (opts->repeat > 0) times it. Always fills *rec, whose outcome says what
@@ -61,16 +66,23 @@ void xconv_case_set_plan_options(xconv_case *c, const xconv_plan_options *plan);
 // The output of the last variant run by xconv_case_run (xconv_problem_y_elems floats).
 const float *xconv_case_output(const xconv_case *c);
 
+// Sets the xconv_epilogue_mode the case's next runs plan with (their records of an unfused plan
+// are named VARIANT+unfused when the problem has an epilogue).
+void xconv_case_set_epilogue_mode(xconv_case *c, int mode);
+
+// Returns the XCONV_FUSED_* parts of the epilogue the last run's plan fused (host variants: all).
+unsigned xconv_case_fused(const xconv_case *c);
+
 // Frees the case's host and device memory; NULL is ignored.
 void xconv_case_destroy(xconv_case *c);
 
 // Runs variant `variant` (a name or "auto") once under plan options opts (NULL: defaults) on
-// given host inputs and writes y (xconv_problem_y_elems floats); *ms gets the wall time of the
-// upload, build and run, *chosen (when not NULL) the variant that ran. dev may be NULL for host
-// variants. Used by `xconv run`.
+// given host inputs (bias: K floats, NULL when p adds none) and writes y (xconv_problem_y_elems
+// floats); *ms gets the wall time of the upload, build and run, *chosen (when not NULL) the
+// variant that ran. dev may be NULL for host variants. Used by `xconv run`.
 xconv_status xconv_run_once(xconv_device *dev, const char *variant, const xconv_problem *p,
                             const xconv_plan_options *opts, const float *x, const float *w,
-                            float *y, double *ms, const xconv_variant **chosen,
-                            xconv_error *err);
+                            const float *bias, float *y, double *ms,
+                            const xconv_variant **chosen, xconv_error *err);
 
 #endif // XCONV_HARNESS_H

@@ -93,3 +93,30 @@ void xconv_sample_indices(const xconv_problem *p, int64_t *out, int count, uint6
     if (count > 1)
         out[count - 1] = total - 1;
 }
+
+void xconv_random_epilogue(uint64_t seed, int index, xconv_problem *p)
+{
+    uint64_t base = stream_base(seed, 0xE91106Eull + (uint64_t)index);
+    xconv_epilogue e = {0};
+    e.bias = (int64_t)(draw64(base, 0) % 2);
+    e.act = (int64_t)(draw64(base, 1) % 3);
+    int64_t P = xconv_problem_out_h(p), Q = xconv_problem_out_w(p);
+    if (draw64(base, 2) % 3) {  // two in three pool: windows 1 to 3, strides 1 to 3
+        int64_t out[2] = {P, Q}, window[2], stride[2], pad[2];
+        for (int d = 0; d < 2; d++) {
+            window[d] = 1 + (int64_t)(draw64(base, 3 + (uint64_t)d) % 3);
+            stride[d] = 1 + (int64_t)(draw64(base, 5 + (uint64_t)d) % 3);
+            pad[d] = (int64_t)(draw64(base, 7 + (uint64_t)d) % (uint64_t)window[d]);
+            while (window[d] > out[d] + 2 * pad[d])  // fits the padded output
+                window[d]--;
+            if (pad[d] >= window[d])
+                pad[d] = window[d] - 1;
+        }
+        e.pool_h = window[0], e.pool_w = window[1];
+        e.pool_stride_h = stride[0], e.pool_stride_w = stride[1];
+        e.pool_pad_h = pad[0], e.pool_pad_w = pad[1];
+    }
+    if (!e.bias && !e.act && !e.pool_h)
+        e.act = XCONV_ACT_RELU;  // never the bare convolution
+    p->epi = e;
+}

@@ -80,8 +80,28 @@ typedef struct xconv_buffer xconv_buffer;    // device memory of one device
 // ---------------------------------------------------------------------------------------------
 // The convolution descriptor
 
-// One 2-D convolution (cross-correlation, as in deep learning frameworks), fp32.
-// Input x is NCHW, weights w are K x (C/groups) x R x S, output y is N x K x P x Q.
+// The activation of an epilogue, applied after the bias. NaN stays NaN.
+typedef enum xconv_activation {
+    XCONV_ACT_NONE = 0,   // the identity
+    XCONV_ACT_RELU = 1,   // v < 0 ? 0 : v
+    XCONV_ACT_RELU6 = 2,  // v < 0 ? 0 : v > 6 ? 6 : v
+} xconv_activation;
+
+// What follows the convolution in the same operation, in this order: a bias per output
+// channel, an activation, a max-pool over the activated output (docs/shapes.md). All zero:
+// none, the bare convolution. The SPEC keys are bias, act, pool, pool_stride and pool_pad.
+typedef struct xconv_epilogue {
+    int64_t bias;                          // 1: add bias[k] (K floats) to channel k; 0: none
+    int64_t act;                           // an xconv_activation
+    int64_t pool_h, pool_w;                // max-pool window; both 0: no pooling
+    int64_t pool_stride_h, pool_stride_w;  // step between windows (SPECs default to the window)
+    int64_t pool_pad_h, pool_pad_w;        // padding of -infinity on each side, < the window
+} xconv_epilogue;
+
+// One 2-D convolution (cross-correlation, as in deep learning frameworks), fp32, and its
+// epilogue. Input x is NCHW, weights w are K x (C/groups) x R x S; the convolution's output is
+// N x K x P x Q, and y, the final output, is N x K x P x Q or, pooled, N x K x PH x PW
+// (xconv_problem_y_h, xconv_problem_y_w).
 typedef struct xconv_problem {
     int64_t n, c, h, w;           // batch, input channels, input height and width
     int64_t k, r, s;              // output channels, filter height and width
@@ -89,34 +109,52 @@ typedef struct xconv_problem {
     int64_t pad_h, pad_w;         // zero padding on each side
     int64_t dil_h, dil_w;         // spacing between filter taps
     int64_t groups;               // channel groups; groups == c is depthwise
+    xconv_epilogue epi;           // bias, activation and max-pool after the convolution
 } xconv_problem;
 
 // The largest element count or index the kernels' index type (32-bit int) can address.
 #define XCONV_MAX_INDEX ((int64_t)2147483647)
 
-// Returns a problem with the defaults (stride 1, pad 0, dilation 1, groups 1) and zero sizes.
+// Returns a problem with the defaults (stride 1, pad 0, dilation 1, groups 1, no epilogue) and
+// zero sizes.
 xconv_problem xconv_problem_default(void);
 
-// Output height P and width Q; <= 0 when the output would be empty.
+// The convolution's output height P and width Q, before any pooling; <= 0 when it would be
+// empty.
 int64_t xconv_problem_out_h(const xconv_problem *p);
 int64_t xconv_problem_out_w(const xconv_problem *p);
 
-// Element counts of x, w and y.
+// The final output's height and width: the pooled output's when the epilogue pools, else P and
+// Q; <= 0 when it would be empty.
+int64_t xconv_problem_y_h(const xconv_problem *p);
+int64_t xconv_problem_y_w(const xconv_problem *p);
+
+// Element counts of x, w, the convolution's output (N * K * P * Q) and y, the final output
+// (N * K * y_h * y_w: smaller than the convolution's when the epilogue pools).
 int64_t xconv_problem_x_elems(const xconv_problem *p);
 int64_t xconv_problem_w_elems(const xconv_problem *p);
+int64_t xconv_problem_conv_elems(const xconv_problem *p);
 int64_t xconv_problem_y_elems(const xconv_problem *p);
 
-// Splits a flat N x K x P x Q output index into nkpq[] = (n, k, p, q), for messages.
+// Returns true when p has an epilogue (a bias, an activation or a pool).
+bool xconv_problem_has_epilogue(const xconv_problem *p);
+
+// Returns p without its epilogue: the bare convolution.
+xconv_problem xconv_problem_conv_only(const xconv_problem *p);
+
+// Splits a flat index of y, the final output, into nkpq[] = (n, k, row, column), for messages.
 void xconv_index_split(const xconv_problem *p, int64_t index, int64_t nkpq[4]);
 
-// Multiply-adds counted as 2 FLOPs: 2 * N * K * P * Q * (C/groups) * R * S.
+// The convolution's multiply-adds counted as 2 FLOPs: 2 * N * K * P * Q * (C/groups) * R * S
+// (the epilogue's additions and comparisons are not counted).
 double xconv_problem_flops(const xconv_problem *p);
 
-// The fewest bytes a convolution must move: x and w read once, y written once.
+// The fewest bytes the operation must move: x, w and the bias read once, y written once.
 double xconv_problem_min_bytes(const xconv_problem *p);
 
 // Returns XCONV_OK when every rule holds, else XCONV_ERR_INVALID with a message naming the field
-// and the rule (positive sizes, non-empty output, groups dividing c and k, 32-bit indexable).
+// and the rule (positive sizes, non-empty output, groups dividing c and k, 32-bit indexable, an
+// epilogue whose pool window fits the padded output).
 xconv_status xconv_problem_check(const xconv_problem *p, xconv_error *err);
 
 // Returns XCONV_OK when x, w and y each fit in one of the device's largest allocations, else
@@ -129,7 +167,8 @@ xconv_status xconv_problem_check_device(const xconv_problem *p, const xconv_devi
 xconv_status xconv_shape_parse(const char *spec, xconv_problem *p, xconv_error *err);
 
 // Like xconv_shape_parse, but only applies the keys present in spec on top of *p and does not
-// check the result; *seen gets one bit per key set (XCONV_KEY_* below). For merging with .npy.
+// check the result; *seen gets one bit per key set (XCONV_KEY_* below). A pool window given
+// without its stride sets the stride to the window. For merging with .npy.
 xconv_status xconv_shape_apply(const char *spec, xconv_problem *p, unsigned *seen,
                                xconv_error *err);
 
@@ -137,8 +176,12 @@ enum {
     XCONV_KEY_N = 1u << 0, XCONV_KEY_C = 1u << 1, XCONV_KEY_H = 1u << 2, XCONV_KEY_W = 1u << 3,
     XCONV_KEY_K = 1u << 4, XCONV_KEY_R = 1u << 5, XCONV_KEY_S = 1u << 6,
     XCONV_KEY_STRIDE = 1u << 7, XCONV_KEY_PAD = 1u << 8, XCONV_KEY_DIL = 1u << 9,
-    XCONV_KEY_GROUPS = 1u << 10,
+    XCONV_KEY_GROUPS = 1u << 10, XCONV_KEY_BIAS = 1u << 11, XCONV_KEY_ACT = 1u << 12,
+    XCONV_KEY_POOL = 1u << 13, XCONV_KEY_POOL_STRIDE = 1u << 14, XCONV_KEY_POOL_PAD = 1u << 15,
 };
+
+// Returns the SPEC name of an activation ("none", "relu", "relu6"), or NULL for another value.
+const char *xconv_activation_name(int64_t act);
 
 // Writes the canonical SPEC of *p into buf (keys at their defaults are left out); returns the
 // length written, as snprintf does.
@@ -178,7 +221,8 @@ xconv_status xconv_shape_parse_benchdnn(const char *desc, xconv_problem *p, char
                                         size_t name_len, xconv_error *err);
 
 // Writes *p as a benchdnn descriptor ("mb32_ic64ih56iw56_oc64oh56ow56_kh3kw3_sh1sw1_ph1pw1_dh0dw0",
-// every key spelled out, groups first when not 1); returns the length, as snprintf does.
+// every key spelled out, groups first when not 1); returns the length, as snprintf does. The
+// epilogue is left out: a benchdnn convolution descriptor has no keys for it.
 int xconv_shape_format_benchdnn(const xconv_problem *p, char *buf, size_t len);
 
 // Longest shape name plus its terminator (names longer than this are refused, not cut).
@@ -409,6 +453,14 @@ bool xconv_variant_applies(const xconv_variant *v, const xconv_device *dev,
 
 typedef struct xconv_plan xconv_plan;  // what a variant chose for one problem on one device
 
+// How a plan applies its problem's epilogue (xconv_plan_options.epilogue).
+typedef enum xconv_epilogue_mode {
+    XCONV_EPILOGUE_AUTO = 0,     // fused into the variant's store where it can, steps for the rest
+    XCONV_EPILOGUE_FUSED = 1,    // all fused, else the variant does not apply
+    XCONV_EPILOGUE_UNFUSED = 2,  // the convolution alone, then a bias+activation step and a
+                                 // max-pool step (the baseline fusion is measured against)
+} xconv_epilogue_mode;
+
 // Planning options: forced plans and overrides for experiments; defaults let planners choose.
 typedef struct xconv_plan_options {
     const char *direct_tiling;  // forces the direct family's tiling: entries
@@ -426,6 +478,7 @@ typedef struct xconv_plan_options {
                                 // and output channels per work-group, input channels per step,
                                 // tiles and channels per work-item; VEC 8 or 16: OpenCL's
                                 // vector path, VEC tiles as lanes per work-item); NULL: searched
+    int epilogue;               // an xconv_epilogue_mode: how a problem's epilogue is planned
     // Later versions append fields here; xconv_plan_options_default sets every one.
 } xconv_plan_options;
 
@@ -436,7 +489,7 @@ void xconv_plan_options_default(xconv_plan_options *opts);
 typedef struct xconv_tensors {
     xconv_buffer *x;          // N x C x H x W floats
     xconv_buffer *w;          // K x C/groups x R x S floats
-    xconv_buffer *y;          // N x K x P x Q floats
+    xconv_buffer *y;          // xconv_problem_y_elems floats: N x K x P x Q, or pooled
     xconv_buffer *bias;       // K floats when the problem has a bias epilogue, else NULL
     xconv_buffer *workspace;  // xconv_plan_workspace_size bytes, NULL when 0
 } xconv_tensors;
@@ -467,6 +520,16 @@ const char *xconv_plan_summary(const xconv_plan *plan);
 // variants. Their rounding error scales with the largest terms in the block, so validation
 // normalises an element's error by the largest term magnitude in its block. Fills both.
 void xconv_plan_error_block(const xconv_plan *plan, int64_t *block_h, int64_t *block_w);
+
+// The parts of an epilogue a plan fuses into the convolution's own store (bits).
+enum {
+    XCONV_FUSED_BIAS_ACT = 1u << 0,  // the bias and the activation
+    XCONV_FUSED_POOL = 1u << 1,      // the max-pool
+};
+
+// Returns the XCONV_FUSED_* parts of its problem's epilogue that the plan applies inside the
+// convolution's store; the other parts run as steps after it (0 for problems without one).
+unsigned xconv_plan_fused(const xconv_plan *plan);
 
 // Returns the number of steps the plan enqueues per run.
 int xconv_plan_step_count(const xconv_plan *plan);
@@ -500,13 +563,20 @@ xconv_status xconv_plan_region_get(const xconv_plan *plan, int i, const char **n
 // Returns XCONV_OK or XCONV_ERR_BUILD with the compiler's log.
 xconv_status xconv_plan_prepare(xconv_plan *plan, double *compile_ms, xconv_error *err);
 
-// Enqueues y = conv(x, w) as planned on the device's one queue or stream (asynchronous: see
-// xconv_device_wait); checks the buffers' sizes first. Returns the first failure.
+// Enqueues y = conv(x, w) and its epilogue as planned on the device's one queue or stream
+// (asynchronous: see xconv_device_wait); checks the buffers' sizes first (t->bias: K floats
+// when the problem adds a bias). Returns the first failure.
 xconv_status xconv_plan_run(xconv_plan *plan, const xconv_tensors *t, xconv_error *err);
 
-// Host-array convenience: uploads x and w, plans p with `variant` (or "auto"), runs, waits and
-// downloads y (xconv_problem_y_elems floats). Host variants (cpu_ref) run with dev NULL.
-// Returns the first failure.
+// Host-array convenience: uploads x, w and the bias (K floats; NULL when p adds none), plans p
+// with `variant` (or "auto") under opts (NULL: defaults), runs, waits and downloads y
+// (xconv_problem_y_elems floats). Host variants (cpu_ref) run with dev NULL. Returns the first
+// failure (XCONV_ERR_INVALID for a bias p needs and lacks).
+xconv_status xconv_forward(xconv_device *dev, const xconv_problem *p, const char *variant,
+                           const xconv_plan_options *opts, const float *x, const float *w,
+                           const float *bias, float *y, xconv_error *err);
+
+// xconv_forward with default options and no bias.
 xconv_status xconv_convolve(xconv_device *dev, const xconv_problem *p, const char *variant,
                             const float *x, const float *w, float *y, xconv_error *err);
 
@@ -686,17 +756,45 @@ xconv_status xconv_find_db_clear(xconv_cache *cache, const char *device, int *re
 // ---------------------------------------------------------------------------------------------
 // The float64 reference (to check results against)
 
-// Computes p in float64 on the host: y64[i] = the sum of x*w over output element i's terms,
-// each product exact and summed in double, and (when norm64 is not NULL) norm64[i] = the sum of
-// |x*w| over the same terms, the scale of the element's rounding error. Spreads the work over
-// `threads` host threads (<= 0: every online core). Returns XCONV_OK, XCONV_ERR_INVALID for a
-// problem that fails xconv_problem_check, or XCONV_ERR_OUT_OF_MEMORY.
+// Computes p in float64 on the host: the convolution, each output the sum of its terms x*w (each
+// product exact, summed in double), then p's epilogue (xconv_reference_epilogue) with bias (K
+// floats; NULL when p adds none) into y64 (xconv_problem_y_elems values). norm64 (when not
+// NULL) gets each output's scale: for the convolution the sum of |x*w| over the same terms, the
+// scale of its rounding error; after an epilogue as xconv_reference_epilogue says. Spreads the
+// convolution over `threads` host threads (<= 0: every online core). Returns XCONV_OK,
+// XCONV_ERR_INVALID for a problem that fails xconv_problem_check or a bias missing, or
+// XCONV_ERR_OUT_OF_MEMORY.
+xconv_status xconv_reference_forward(const xconv_problem *p, const float *x, const float *w,
+                                     const float *bias, double *y64, double *norm64, int threads,
+                                     xconv_error *err);
+
+// xconv_reference_forward without a bias (a problem that adds one is XCONV_ERR_INVALID).
 xconv_status xconv_reference_conv(const xconv_problem *p, const float *x, const float *w,
                                   double *y64, double *norm64, int threads, xconv_error *err);
 
-// Returns output element `index` (flat N x K x P x Q) of p in float64, as xconv_reference_conv
-// computes it (bit for bit); *norm64 (when not NULL) gets its sum of |x*w|; NaN for an index
-// outside y.
+// Applies p's epilogue on the host to the convolution's output conv (xconv_problem_conv_elems
+// values, N x K x P x Q) whose elements have rounding scales conv_scale (NULL: 0): y[i] = the
+// max over output i's pool window of act(conv + bias[k]), the window's padding -infinity and a
+// NaN in it giving NaN; y_scale[i] (when not NULL) = the scale of that output: the largest
+// (conv_scale + |bias[k]|) among the window's elements within 1e-3 of their scales below its
+// maximum, which is the selected element's own unless values tie (docs/validation.md,
+// "Epilogues"). Computed in float64 either way. Without a pool y may be conv itself. Returns
+// XCONV_OK, XCONV_ERR_INVALID for a failing problem or a missing bias, or
+// XCONV_ERR_OUT_OF_MEMORY.
+xconv_status xconv_reference_epilogue(const xconv_problem *p, const double *conv,
+                                      const double *conv_scale, const float *bias, double *y,
+                                      double *y_scale, xconv_error *err);
+xconv_status xconv_reference_epilogue_f32(const xconv_problem *p, const float *conv,
+                                          const float *conv_scale, const float *bias, float *y,
+                                          float *y_scale, xconv_error *err);
+
+// Returns output element `index` of y (the final output, flat) of p in float64, as
+// xconv_reference_forward computes it (bit for bit); *norm64 (when not NULL) gets its scale;
+// NaN for an index outside y, a missing bias, or a pool window of more than 64 elements.
+double xconv_reference_forward_element(const xconv_problem *p, const float *x, const float *w,
+                                       const float *bias, int64_t index, double *norm64);
+
+// xconv_reference_forward_element without a bias.
 double xconv_reference_element(const xconv_problem *p, const float *x, const float *w,
                                int64_t index, double *norm64);
 

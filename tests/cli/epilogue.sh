@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The epilogue through the CLI on PoCL's CPU device: the epilogue suite (each part alone and
+# together) with every variant fused and unfused side by side, random shapes with random
+# epilogues, `run --bias` (the pooled output, its shape, a fused against an unfused run and the
+# host reference), what explain says, and the refusals naming the key or file. Skips (exit 77)
+# when no OpenCL CPU device is installed.
+# Usage: epilogue.sh PATH/TO/xconv
+set -u
+xconv=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+if ! "$xconv" devices 2>/dev/null | grep -qi "opencl.*\(pthread\|cpu\|pocl\)\|CPU,"; then
+    echo "SKIP: no OpenCL CPU device (install pocl-opencl-icd)"
+    exit 77
+fi
+# shellcheck source=checks.bash
+source "$(dirname "${BASH_SOURCE[0]}")/checks.bash"
+
+# The suite, fused and unfused rows side by side, on variants that fuse everything (direct_naive),
+# part (direct_tiled, im2col_gemm, gemm_1x1: the pool where blocks hold windows, or never),
+# the pool in a blocked or GEMM store (direct_regblock, implicit_precomp), and nothing (CLBlast).
+"$xconv" validate --suite epilogue --device pocl --epilogue both --json "$tmp/v.json" \
+    --variant direct_naive,direct_tiled,direct_regblock,im2col_gemm,implicit_precomp,gemm_1x1 \
+    --variant clblast_convgemm >"$tmp/suite.txt" 2>&1
+rc=$?
+check "validate --suite epilogue --epilogue both exits 0" test "$rc" -eq 0
+check "the epilogue suite: every record passes or does not apply" python3 - "$tmp/v.json" <<'EOF'
+import json, sys
+recs = json.load(open(sys.argv[1]))["records"]
+bad = [(r["variant"], r["shape_name"], r["outcome"]) for r in recs
+       if r["outcome"] not in ("pass", "not_applicable")]
+assert not bad, bad
+unfused = {r["variant"] for r in recs if r["variant"].endswith("+unfused")}
+# Each of our families has an unfused row beside its fused one; the vendor's rows are unfused.
+for v in ("direct_regblock", "implicit_precomp", "im2col_gemm"):
+    assert v + "+unfused" in unfused, (v, sorted(unfused))
+shapes = {r["shape_name"] for r in recs}
+assert len(shapes) >= 13, shapes
+EOF
+if [ "$rc" -ne 0 ]; then grep -E "FAIL|error" "$tmp/suite.txt" | head -20 >&2; fi
+
+# Random shapes with random epilogues: the composed operation against the float64 reference.
+"$xconv" validate --random 8 --random-epilogue --seed 11 --device pocl \
+    --variant direct_naive,direct_regblock,im2col_gemm,implicit_gemm,implicit_precomp \
+    >"$tmp/random.txt" 2>&1
+check "random shapes with epilogues pass" grep -q "records: 0 failed or errored" "$tmp/random.txt"
+check "the random shapes have epilogues" grep -q "pool" "$tmp/random.txt"
+
+# run --bias: a (K,) float32 file; the output is the pooled one.
+python3 - "$tmp/b.npy" 6 <<'EOF'
+import struct, sys
+k = int(sys.argv[2])
+header = "{'descr': '<f4', 'fortran_order': False, 'shape': (%d,), }" % k
+header += " " * (63 - (10 + len(header)) % 64) + "\n"
+with open(sys.argv[1], "wb") as f:
+    f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode())
+    f.write(struct.pack("<%df" % k, *[0.25 * i - 0.5 for i in range(k)]))
+EOF
+spec="n=2,c=4,h=12,w=13,k=6,r=3,pad=1,act=relu,pool=2"
+for v in direct_const implicit_gemm cpu_ref; do
+    "$xconv" run --shape "$spec" --bias "$tmp/b.npy" --variant "$v" --device pocl \
+        --output "$tmp/y_$v.npy" >"$tmp/run_$v.txt" 2>&1
+    check "run --bias with $v exits 0" test $? -eq 0
+done
+"$xconv" run --shape "$spec" --bias "$tmp/b.npy" --variant direct_const --device pocl \
+    --epilogue unfused --output "$tmp/y_unfused.npy" >"$tmp/run_unfused.txt" 2>&1
+check "run --epilogue unfused exits 0" test $? -eq 0
+check "run prints the pooled output's shape" grep -q "y\[2,6,6,6\]" "$tmp/run_direct_const.txt"
+check "the runs agree with the host reference, fused equal to unfused" python3 - "$tmp" <<'EOF'
+import struct, sys
+def load(path):
+    data = open(path, "rb").read()
+    n = struct.unpack("<H", data[8:10])[0]
+    header = data[10:10 + n].decode()
+    assert "(2, 6, 6, 6)" in header, header
+    return struct.unpack("<%df" % (2 * 6 * 6 * 6), data[10 + n:])
+d = sys.argv[1]
+ref = load(d + "/y_cpu_ref.npy")
+fused, unfused, gemm = (load(d + "/y_%s.npy" % v) for v in ("direct_const", "unfused",
+                                                             "implicit_gemm"))
+assert fused == unfused, "fused and unfused outputs differ"
+assert all(v >= 0 for v in fused), "relu left a negative value"
+assert max(abs(a - b) for a, b in zip(fused, ref)) < 1e-4
+assert max(abs(a - b) for a, b in zip(gemm, ref)) < 1e-4
+EOF
+
+# explain says which path a plan is.
+"$xconv" explain --shape "$spec,bias=1" --variant direct_const --device pocl >"$tmp/e1.txt" 2>&1
+check "explain: the fused plan" grep -q "epilogue fused" "$tmp/e1.txt"
+"$xconv" explain --shape "$spec,bias=1" --variant direct_const --device pocl \
+    --epilogue unfused >"$tmp/e2.txt" 2>&1
+check "explain: the unfused plan and its steps" grep -q "epilogue unfused" "$tmp/e2.txt"
+check "explain: the max-pool step" grep -q "epilogue_pool" "$tmp/e2.txt"
+"$xconv" explain --shape "$spec,bias=1" --variant im2col_gemm --device pocl >"$tmp/e3.txt" 2>&1
+check "explain: a partly fused plan says why" \
+    grep -q "partly fused.*do not hold whole pool windows" "$tmp/e3.txt"
+
+# Refusals: exit 2, naming the key or the file.
+refuses() {
+    local label=$1 want=$2
+    shift 2
+    "$xconv" "$@" >"$tmp/refusal.txt" 2>&1
+    local rc=$?
+    check "$label: exit 2" test "$rc" -eq 2
+    check "$label: names $want" grep -q -- "$want" "$tmp/refusal.txt"
+}
+refuses "a pool window larger than the output" "pool" run --device pocl \
+    --shape "n=1,c=2,h=6,w=6,k=2,r=3,pool=5"
+refuses "an unknown activation" "act" run --device pocl --shape "n=1,c=2,h=6,w=6,k=2,r=3,act=tanh"
+refuses "a negative pool padding" "pool_pad" run --device pocl \
+    --shape "n=1,c=2,h=6,w=6,k=2,r=3,pool=2,pool_pad=-1"
+refuses "bias=2" "bias" run --device pocl --shape "n=1,c=2,h=6,w=6,k=2,r=3,bias=2"
+refuses "a bias file of the wrong length" "shape (2,)" run --device pocl \
+    --shape "n=1,c=2,h=6,w=6,k=2,r=3" --bias "$tmp/b.npy"
+refuses "--bias with bias=0" "bias=0" run --device pocl \
+    --shape "n=1,c=2,h=6,w=6,k=6,r=3,bias=0" --bias "$tmp/b.npy"
+refuses "a fused plan the variant cannot make" "does not fuse" run --device pocl \
+    --shape "$spec" --variant im2col_gemm --epilogue fused
+refuses "an unknown epilogue mode" "expected auto, fused, unfused" validate --device pocl \
+    --suite epilogue --epilogue sideways
+
+echo "cli epilogue: $((checks - failures)) passed, $failures failed"
+[ "$failures" -eq 0 ]

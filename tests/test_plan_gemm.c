@@ -297,6 +297,33 @@ static void test_split_plan(void)
     }
 }
 
+// A fused epilogue is applied by the GEMM's store, so a problem with one is not split (the
+// layer above splits without it), and a forced split is refused with the reason.
+static void test_split_epilogue(void)
+{
+    xconv_device dev = {.info = gpu_info()};
+    xconv_problem p;
+    xconv_error err;
+    CHECK(xconv_shape_parse("n=50,c=2048,h=7,w=7,k=512,r=1,bias=1,act=relu", &p, &err) ==
+          XCONV_OK);
+    xconv_plan_options opts;
+    xconv_plan_options_default(&opts);
+    for (size_t v = 0; v < sizeof gemm_names / sizeof gemm_names[0]; v++) {
+        const xconv_variant *var = xconv_variant_find(gemm_names[v], &err);
+        xconv_plan *plan = NULL;
+        opts.gemm_split_k = 0;
+        CHECK(var && xconv_variant_plan(var, &dev, &p, &opts, &plan, &err) == XCONV_OK);
+        if (plan)
+            CHECK_MSG(define_of(plan, "XC_GEMM_SPLIT_K") == -1, "%s split with an epilogue",
+                      gemm_names[v]);
+        xconv_plan_destroy(plan);
+        opts.gemm_split_k = 3;
+        CHECK(xconv_variant_plan(var, &dev, &p, &opts, &plan, &err) ==
+              XCONV_ERR_NOT_APPLICABLE);
+        CHECK_CONTAINS(err.msg, "epilogue");
+    }
+}
+
 // The GEMM variants' tunings (what `xconv find --mode exhaustive` times): the planner's own
 // tiles and split first, then tiles x splits in the model's order, each one that plans.
 static void test_tunings(void)
@@ -628,6 +655,7 @@ int main(void)
     test_tile_choices();
     test_split_choices();
     test_split_plan();
+    test_split_epilogue();
     test_tunings();
     test_chunks();
 #ifdef XCONV_HAVE_CUDA

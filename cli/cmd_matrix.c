@@ -250,7 +250,9 @@ int cmd_bench(const cli_options *opts)
                         "mean, not '%s'\n", opts->pitfall);
         return CLI_USAGE;
     }
-    if (opts->gemm)
+    if (opts->gemm && !opts->fft)
         return cmd_bench_gemm(opts);
+    if (opts->fft)
+        return cmd_bench_fft(opts);
     return run_matrix(opts, true);
 }

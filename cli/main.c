@@ -27,7 +27,8 @@ static const command commands[] = {
      "finish; Ctrl-C stops after the current case)"},
     {"bench", cmd_bench,
      "bench [--suite NAME | --shape SPEC | --shapes FILE ...] [--variant V ...] "
-     "[--device D ...] [--repeat N] [--json FILE] [--csv FILE]",
+     "[--device D ...] [--repeat N] [--json FILE] [--csv FILE] | bench --gemm M,N,K|standard "
+     "| bench --fft LHxLW[:BATCH],...|standard",
      "time variants with device events (checked first)"},
     {"matrix", cmd_matrix,
      "matrix [--suite NAME | --shape SPEC | --shapes FILE ...] [--variant V ... | --family F ...] "
@@ -61,6 +62,8 @@ static const char environment_help[] =
     "  XCONV_GEMM_CHUNK   caps the images per im2col pass\n"
     "  XCONV_WINO_CHUNK   caps the images per pass of the non-fused Winograd variants\n"
     "  XCONV_WINO_FUSED   forces the fused Winograd block TB,KB,CC,WT,WK[,VEC]\n"
+    "  XCONV_FFT_TILE     forces the FFT family's transform size L or HxW (docs/guide/fft-family.md)\n"
+    "  XCONV_FFT_CHUNK    caps the images per FFT pass\n"
     "  XCONV_PEAKS        [DEV=]GFLOPS,GBPS[;...]: peaks for floors, over xconv peaks' "
     "measurements\n"
     "  XCONV_CACHE_DIR    the cache of compiled kernels and the find-db (default\n"

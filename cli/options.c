@@ -83,6 +83,9 @@ static const flag flags[] = {
     {"--pitfall", "bench", ARG_STRING, FIELD(pitfall), 0,
      "MODE    time the wrong way on purpose (docs/teaching/timing.md): first-run, no-sync, "
      "host-sync or mean; records say so in their note"},
+    {"--fft", "bench", ARG_STRING, FIELD(fft), 0,
+     "SIZES   time our 2-D R2C and C2R beside VkFFT's: LHxLW[:BATCH] separated by commas; "
+     "'standard': the transform sizes our planner picks for the standard suite"},
     {"--repeat", "bench validate", ARG_INT, FIELD(repeat), 0,
      "N       timed runs (default 20; validate times only with --parity)"},
     {"--repeat", "find", ARG_INT, FIELD(repeat), 0, "N       timed runs a candidate (default 10)"},

@@ -32,6 +32,7 @@ typedef struct cli_options {
     const char *json, *csv;              // result files
     const char *gemm;                    // --gemm M,N,K for bench
     const char *pitfall;                 // bench --pitfall MODE (docs/teaching/timing.md)
+    const char *fft;                     // --fft LHxLW[:BATCH],... or standard for bench
     uint64_t seed;
     bool seed_given;
     int repeat;

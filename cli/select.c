@@ -175,6 +175,25 @@ int cli_collect_variants(const cli_options *opts, bool allow_auto,
     return 0;
 }
 
+// Reads XCONV_FFT_TILE ("L" or "HxW": the FFT family's transform size; text that is neither
+// forces -1, which the planner refuses naming it) and XCONV_FFT_CHUNK (images per FFT pass).
+static void fft_options(xconv_plan_options *plan)
+{
+    const char *tile = getenv("XCONV_FFT_TILE"), *chunk = getenv("XCONV_FFT_CHUNK");
+    if (tile && *tile) {
+        int h, w;
+        char x, tail;
+        int got = sscanf(tile, "%d%c%d%c", &h, &x, &w, &tail);
+        if (got == 1)
+            w = h;
+        else if (got != 3 || x != 'x')
+            h = w = -1;
+        plan->fft_tile_h = h;
+        plan->fft_tile_w = w;
+    }
+    plan->fft_chunk = chunk && atoll(chunk) > 0 ? atoll(chunk) : 0;
+}
+
 void cli_plan_options(xconv_plan_options *plan)
 {
     xconv_plan_options_default(plan);
@@ -187,6 +206,7 @@ void cli_plan_options(xconv_plan_options *plan)
     const char *wino_chunk = getenv("XCONV_WINO_CHUNK"), *wino_fused = getenv("XCONV_WINO_FUSED");
     plan->winograd_chunk = wino_chunk && atoll(wino_chunk) > 0 ? atoll(wino_chunk) : 0;
     plan->winograd_fused = wino_fused && *wino_fused ? wino_fused : NULL;
+    fft_options(plan);
 }
 
 int cli_epilogue_mode(const cli_options *opts, bool allow_both, xconv_plan_options *plan,

@@ -20,6 +20,9 @@
 // size registers for it (CUDA's __launch_bounds__) and specialise (OpenCL's reqd_work_group_size).
 #define XC_WORK_GROUP_SIZE(x, y, z) __attribute__((reqd_work_group_size(x, y, z)))
 #define XC_FUNC static inline              // a helper function callable from kernels
+// A helper kept out of line, with external linkage so that no interprocedural pass
+// specialises it for its constant arguments either.
+#define XC_FUNC_NOINLINE __attribute__((noinline))
 #define XC_GLOBAL __global                 // qualifier of a global-memory pointer
 #define XC_LOCAL __local                   // a local-memory array declared in a kernel body
 #define XC_LOCAL_PTR __local               // qualifier of a pointer into local memory
@@ -58,6 +61,7 @@
 #define XC_KERNEL extern "C" __global__
 #define XC_WORK_GROUP_SIZE(x, y, z) __launch_bounds__((x) * (y) * (z))
 #define XC_FUNC static __device__ __forceinline__
+#define XC_FUNC_NOINLINE static __device__ __noinline__
 #define XC_GLOBAL
 #define XC_LOCAL __shared__
 #define XC_LOCAL_PTR

@@ -9,6 +9,7 @@
 
 #include "../host/backend.h"
 #include "cuda_loader.h"
+#include "cuda_native.h"
 #include "cudnn_conv.h"
 #include "nvrtc_compile.h"
 
@@ -1000,6 +1001,22 @@ const char *xconv_cuda_last_find_choice(void *vctx)
 {
     const cuda_ctx *ctx = vctx;
     return ctx ? xconv_cudnn_last_find_choice(ctx->dnn) : NULL;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Handles for other libraries on the same stream (cuda/cuda_native.h)
+
+void xconv_cuda_native(const void *vctx, CUcontext *context, CUdevice *device, CUstream *stream)
+{
+    const cuda_ctx *ctx = vctx;
+    *context = ctx->pctx;
+    *device = ctx->dev;
+    *stream = ctx->stream;
+}
+
+CUdeviceptr xconv_cuda_buffer_ptr(const xconv_backend_buffer *buf)
+{
+    return buf->ptr;
 }
 
 // ---------------------------------------------------------------------------------------------

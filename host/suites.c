@@ -8,7 +8,7 @@
 // ---------------------------------------------------------------------------------------------
 // The shapes (specs in canonical form: xconv_shape_format gives them back unchanged)
 
-// Layers of well-known networks, sized for timing on a GPU.
+// Layers of well-known networks and one large stride-1 filter, sized for timing on a GPU.
 static const xconv_named_shape standard_suite[] = {
     {"ece408_c1", "n=10000,c=1,h=48,w=48,k=6,r=5"},
     {"ece408_c2", "n=10000,c=6,h=22,w=22,k=16,r=5"},
@@ -19,6 +19,7 @@ static const xconv_named_shape standard_suite[] = {
     {"alex11x11s4", "n=64,c=3,h=227,w=227,k=96,r=11,stride=4"},
     {"conv5x5", "n=32,c=32,h=56,w=56,k=64,r=5,pad=2"},
     {"dil3x3d2", "n=16,c=128,h=56,w=56,k=128,r=3,pad=2,dil=2"},
+    {"big11x11", "n=16,c=64,h=64,w=64,k=64,r=11,pad=5"},  // a large stride-1 filter (FFT's case)
 };
 
 // One shape per feature a kernel can get wrong, each under 13 MFLOP so a naive kernel and the

@@ -48,6 +48,7 @@ const xconv_variant *xconv_reference_variants(int *count);
 const xconv_variant *xconv_direct_variants(int *count);
 const xconv_variant *xconv_gemm_variants(int *count);
 const xconv_variant *xconv_winograd_variants(int *count);
+const xconv_variant *xconv_fft_variants(int *count);
 const xconv_variant *xconv_peer_variants(int *count);
 
 // Plans v for p on dev under opts (NULL: defaults) after checking that it applies

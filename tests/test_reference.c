@@ -496,6 +496,21 @@ static void test_thresholds(void)
     CHECK(xconv_threshold_for_family("winograd_f25") == 2e-5);
     CHECK(xconv_threshold_for_family("no such family") == 1e-5);
     CHECK(xconv_threshold_for_family(NULL) == 1e-5);
+    // Variants with their own threshold (measured over their error block), and the rest by
+    // their accuracy family: cuDNN's FFT rows keep the family's.
+    xconv_error err;
+    static const struct {
+        const char *variant;
+        double threshold;
+    } by_variant[] = {{"fft", 1e-5}, {"fft_tiled", 5e-6}, {"direct_naive", 1e-5},
+                      {"cudnn_fft", 1e-4}, {"cudnn_winograd", 1e-4}};
+    for (size_t i = 0; i < sizeof by_variant / sizeof by_variant[0]; i++) {
+        const xconv_variant *v = xconv_variant_find(by_variant[i].variant, &err);
+        CHECK_MSG(v && xconv_threshold_for_variant(xconv_variant_get_info(v)) ==
+                           by_variant[i].threshold,
+                  "%s", by_variant[i].variant);
+    }
+    CHECK(xconv_threshold_for_variant(NULL) == 1e-5);
 }
 
 // ---------------------------------------------------------------------------------------------

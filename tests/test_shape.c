@@ -206,11 +206,12 @@ static void test_suites(void)
     CHECK(suites == 3);
     int count = -1;
     const xconv_named_shape *std = xconv_suite_find("standard", &count);
-    CHECK(std && count == 9);
-    if (std && count == 9) {
+    CHECK(std && count == 10);
+    if (std && count == 10) {
         CHECK(strcmp(std[0].name, "ece408_c1") == 0);
         CHECK(strcmp(std[5].spec, "n=32,c=3,h=224,w=224,k=64,r=7,stride=2,pad=3") == 0);
         CHECK(strcmp(std[8].name, "dil3x3d2") == 0);
+        CHECK(strcmp(std[9].spec, "n=16,c=64,h=64,w=64,k=64,r=11,pad=5") == 0);
     }
     CHECK(xconv_suite_find("nope", &count) == NULL && count == 0);
     CHECK(xconv_suite_find(NULL, NULL) == NULL);

@@ -691,7 +691,7 @@ static void record_init(const xconv_case *c, const xconv_variant_info *v, xconv_
     snprintf(rec->shape_name, sizeof rec->shape_name, "%s", c->shape_name);
     snprintf(rec->shape, sizeof rec->shape, "%s", c->spec);
     rec->seed = c->opts.seed;
-    rec->threshold = xconv_threshold_for_family(v->accuracy);
+    rec->threshold = xconv_threshold_for_variant(v);
 }
 
 static void record_outcome(xconv_record *rec, xconv_status st, const xconv_error *err)

@@ -12,6 +12,10 @@
 // explains the numbers.
 double xconv_threshold_for_family(const char *family);
 
+// Returns variant v's threshold: its own where validate/thresholds.c measured one (over its
+// error block), else its accuracy family's (xconv_threshold_for_family(v->accuracy)).
+double xconv_threshold_for_variant(const xconv_variant_info *v);
+
 // Returns true when r compared at least one element, found none non-finite and its largest
 // normalised error is at most threshold.
 bool xconv_compare_passed(const xconv_compare_result *r, double threshold);

@@ -15,7 +15,7 @@ RECORD_NAME = re.compile(r"20\d\d-\d\d-\d\d-[\w.+-]+")
 LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
 # Chapters written on other branches, linked before they land: a link to one of these may point
 # nowhere while the file is absent. Delete an entry once its chapter is in the tree.
-PENDING = {"docs/teaching/fft.md"}
+PENDING = set()
 
 
 def markdown_files(root):

@@ -24,6 +24,21 @@ check "validate wrote JSON that parses" python3 -c \
     'import json,sys; d=json.load(open(sys.argv[1])); assert d["records"]; assert all(r["outcome"] in ("pass","not_applicable") for r in d["records"])' "$tmp/v.json"
 check "validate wrote CSV" grep -q "direct_naive" "$tmp/v.csv"
 check "no failures in the table" bash -c "! grep -qE ' (FAIL|error) ' '$tmp/validate.txt'"
+# The FFT variants apply to the 10 small shapes of stride 1 and dilation 1 and a filter larger
+# than 1x1 (depthwise3x3's 9-product outputs among them) and pass over their error blocks;
+# pw1x1 is refused as a pointwise product.
+check "fft and fft_tiled pass the 10 stride-1 shapes, n/a on the 6 others" python3 -c '
+import json, sys
+recs = json.load(open(sys.argv[1]))["records"]
+for v in ("fft", "fft_tiled"):
+    mine = [r for r in recs if r["variant"] == v]
+    passed = [r for r in mine if r["outcome"] == "pass"]
+    assert len(mine) == 16 and len(passed) == 10, (v, len(mine), len(passed))
+    assert all(r["error_block_h"] >= 1 and r["max_block_err"] <= r["threshold"] for r in passed)
+    assert {r["shape_name"] for r in passed} >= {"depthwise3x3", "big_filter"}
+    pw = [r for r in mine if r["shape_name"] == "pw1x1"][0]
+    assert pw["outcome"] == "not_applicable" and "1x1 filter" in pw["note"], pw
+' "$tmp/v.json"
 
 # validate_forced VARIANT LABEL PLAN...: every small shape passes with each tiling forced.
 validate_forced() {
@@ -83,6 +98,16 @@ XCONV_GEMM_TILES=64,32,16,4,4,4,4,3 "$xconv" explain --shape n=2,c=4,h=9,w=9,k=7
 check "split-K forced: explain shows 3 slices and the reduce" \
     grep -qE "split-K: 3 K slices of 3 steps" "$tmp/split_plan.txt"
 check "split-K forced: the reduce step is planned" grep -q "splitk_reduce" "$tmp/split_plan.txt"
+
+# The FFT family's planning options: forced tiles (not square, partial at the edges) in passes
+# of three images, and passes of one image, every small shape passing.
+for forced in "XCONV_FFT_TILE=12x16 XCONV_FFT_CHUNK=3 fft_tiled" "XCONV_FFT_CHUNK=1 fft"; do
+    # shellcheck disable=SC2086
+    env ${forced% *} "$xconv" validate --suite small --device pocl --variant "${forced##* }" \
+        >"$tmp/forced.txt" 2>&1
+    check "$forced: validate exits 0" test $? -eq 0
+    check "$forced: 11 shapes pass" test "$(grep -c "^opencl .* pass " "$tmp/forced.txt")" -eq 11
+done
 
 # bench: timings present, positive, checked.
 "$xconv" bench --shape n=2,c=4,h=16,w=16,k=8,r=3,pad=1 --variant direct_naive,clblast_gemm \

@@ -1,7 +1,11 @@
 # SPDX-License-Identifier: MIT
 # Helper of special_values.sh (not a test itself): writes .npy inputs holding NaN and Inf, and
 # checks an output against an IEEE 754 float64 convolution over the zero-padded input.
-# Usage: special_values.py write DIR CASE | check DIR CASE Y.npy
+# Variants of family "fft" are held to the FFT rule (docs/validation.md): outputs that IEEE
+# arithmetic makes non-finite are non-finite (NaN may stand for +-Inf), outputs of their plane
+# and of the same channel's planes in the neighbouring images may be too, and finite outputs
+# are compared within 1e-5 of their plane's largest norm.
+# Usage: special_values.py write DIR CASE | check DIR CASE Y.npy [FAMILY]
 import math
 import random
 import struct
@@ -23,6 +27,12 @@ CASES = {
         "x": (2, 4, 9, 11), "w": (4, 2, 3, 2),
         "keys": {"stride_h": 2, "pad_h": 1, "pad_w": 1, "dil_w": 2, "groups": 2},
         "special": [("x", (0, 3, 4, 5), math.inf), ("x", (1, 0, 0, 10), math.nan)],
+    },
+    # The same at stride 1 and dilation 1, for the FFT variants: the transforms carry the values
+    # to every output of the tiles (fft_tiled) or planes (fft) whose input frames hold them.
+    "input_values_s1": {
+        "x": (2, 4, 20, 21), "w": (4, 2, 3, 2), "keys": {"pad_h": 1, "pad_w": 1, "groups": 2},
+        "special": [("x", (0, 3, 4, 5), math.inf), ("x", (1, 0, 0, 20), math.nan)],
     },
 }
 
@@ -111,16 +121,46 @@ def reference(case, x, w):
     return (n_, k_, p_, q_), y, norm
 
 
-def check(case, path):
+def plane_spread(shape, ref, norm):
+    """For the FFT variants: per output, whether a non-finite value may reach it, and the
+    largest norm of its plane (their rounding scales with the plane's largest terms). Their
+    transforms take two real planes of a pass as one complex plane (spectrum columns 2j and
+    2j + 1: neighbouring images, or tiles that may belong to neighbouring images), so a
+    non-finite value reaches the outputs of its plane (n, k) and of the planes (n - 1, k) and
+    (n + 1, k)."""
+    n_, k_, p_, q_ = shape
+    size = p_ * q_
+    special = [any(classify(v) != "finite" for v in ref[i * size:(i + 1) * size])
+               for i in range(n_ * k_)]
+    spread, scale = [], []
+    for n in range(n_):
+        for k in range(k_):
+            near = [m for m in (n - 1, n, n + 1) if 0 <= m < n_]
+            spread += [any(special[m * k_ + k] for m in near)] * size
+            start = (n * k_ + k) * size
+            scale += [max(norm[start:start + size])] * size
+    return spread, scale
+
+
+def check(case, path, family):
     x, w = inputs(case)
     shape, ref, norm = reference(case, x, w)
     got_shape, y = load(path)
     if got_shape != shape:
         print("output shape %s, want %s" % (got_shape, shape))
         return 1
+    planes = family == "fft"
+    if planes:
+        spread, norm = plane_spread(shape, ref, norm)
     bad = []
     for i, (got, want, scale) in enumerate(zip(y, ref, norm)):
-        if classify(got) != classify(want):
+        if planes and spread[i] and classify(want) != "finite":
+            # Any non-finite class will do (the transforms make NaN of +-Inf).
+            if classify(got) == "finite":
+                bad.append("y%s = %r, want non-finite like %r" % (unflat(shape, i), got, want))
+        elif planes and spread[i] and classify(got) != "finite":
+            pass  # spread by the transforms from a plane that holds one
+        elif classify(got) != classify(want):
             bad.append("y%s = %r, want %r" % (unflat(shape, i), got, want))
         elif classify(want) == "finite" and abs(got - want) > 1e-5 * scale + 1e-30:
             bad.append("y%s = %r, want %r (error past 1e-5 of %g)" % (
@@ -149,7 +189,7 @@ def main():
         save("%s/%s_w.npy" % (folder, case), CASES[case]["w"], w)
         print(spec(case))
         return 0
-    return check(case, sys.argv[4])
+    return check(case, sys.argv[4], sys.argv[5] if len(sys.argv) > 5 else "")
 
 
 if __name__ == "__main__":

@@ -3,7 +3,8 @@
 # Special values, zero padding (docs/guide/reading-results.md): a NaN or Inf weight whose tap lands
 # on the padding gives NaN, and a NaN or Inf inside the input reaches exactly the outputs whose
 # receptive field holds it, from every variant on PoCL and, when Mesa's Rusticl is installed, on
-# its CPU device too. Skips (exit 77) when no OpenCL CPU device is installed.
+# its CPU device too; the FFT variants may spread them further, over the output planes their
+# transforms reach (docs/validation.md). Skips (exit 77) when no OpenCL CPU device is installed.
 # Usage: special_values.sh PATH/TO/xconv
 set -u
 xconv=$1
@@ -25,14 +26,20 @@ source "$here/checks.bash"
 # Every variant that runs on OpenCL, and the float64 host reference (run with the first device).
 mapfile -t variants < <("$xconv" variants | awk 'NR > 1 && $3 ~ /opencl|host/ {print $1}')
 mapfile -t host_variants < <("$xconv" variants | awk 'NR > 1 && $3 == "host" {print $1}')
+mapfile -t fft_variants < <("$xconv" variants | awk 'NR > 1 && $2 == "fft" {print $1}')
+check "xconv variants lists the FFT family's fft and fft_tiled" \
+    test "$(printf '%s\n' "${fft_variants[@]}" | grep -cxE 'fft|fft_tiled')" -eq 2
 check "xconv variants lists cpu_ref, direct_naive and clblast_gemm" \
     test "$(printf '%s\n' "${variants[@]}" | grep -cxE 'cpu_ref|direct_naive|clblast_gemm')" -eq 3
 
-for case in padded_weights input_values; do
+for case in padded_weights input_values input_values_s1; do
     keys=$(python3 "$here/special_values.py" write "$tmp" "$case")
     for device in "${devices[@]}"; do
         ran=0
         for v in "${variants[@]}"; do
+            if [ "$case" = input_values_s1 ] && [[ " ${fft_variants[*]} " != *" $v "* ]]; then
+                continue  # the stride-1 case is for the FFT variants
+            fi
             if [ "$device" != "${devices[0]}" ] && [[ " ${host_variants[*]} " == *" $v "* ]]; then
                 continue
             fi
@@ -46,11 +53,15 @@ for case in padded_weights input_values; do
                 continue  # the variant does not apply to this shape (gemm_1x1 with padding)
             fi
             check "$case, $v on $device: run exits 0" test "$rc" -eq 0 || cat "$tmp/run.txt"
+            family=""
+            [[ " ${fft_variants[*]} " == *" $v "* ]] && family=fft
             check "$case, $v on $device: special values where IEEE arithmetic puts them" \
-                python3 "$here/special_values.py" check "$tmp" "$case" "$out"
+                python3 "$here/special_values.py" check "$tmp" "$case" "$out" "$family"
             ran=$((ran + 1))
         done
-        check "$case on $device: at least 9 variants ran" test "$ran" -ge 9
+        least=9
+        [ "$case" = input_values_s1 ] && least=${#fft_variants[@]}
+        check "$case on $device: at least $least variants ran" test "$ran" -ge "$least"
         echo "$case on $device: $ran variants checked"
     done
 done

@@ -479,6 +479,9 @@ typedef struct xconv_plan_options {
                                 // tiles and channels per work-item; VEC 8 or 16: OpenCL's
                                 // vector path, VEC tiles as lanes per work-item); NULL: searched
     int epilogue;               // an xconv_epilogue_mode: how a problem's epilogue is planned
+    int fft_tile_h, fft_tile_w; // forces the FFT family's transform size (fft_tiled: the tile;
+                                // fft: at least the padded image), 2^a 3^b 5^c; 0: chosen
+    int64_t fft_chunk;          // most images per FFT pass; 0: as many as fit
     // Later versions append fields here; xconv_plan_options_default sets every one.
 } xconv_plan_options;
 
@@ -867,6 +870,43 @@ xconv_status xconv_gemm_run(xconv_gemm *g, xconv_buffer *a, xconv_buffer *b, xco
 
 // Frees a product's plan; NULL is ignored.
 void xconv_gemm_destroy(xconv_gemm *g);
+
+// ---------------------------------------------------------------------------------------------
+// 2-D real FFTs on raw planes: our transforms (cl/fft_forward.cl, cl/fft_inverse.cl), the ones
+// the FFT convolution variants run, on their own (for checking and timing them)
+
+typedef struct xconv_fft2d xconv_fft2d;  // `batch` real planes of lh x lw <-> their spectra
+
+// Plans the 2-D real-to-complex transform of `batch` planes of lh x lw floats (row-major, one
+// plane after another) into their half spectra, and the complex-to-real inverse, on dev; lh and
+// lw are 2^a 3^b 5^c from 2 to 4096 (opts NULL: defaults). A half spectrum holds frequencies
+// (u, v) for u < lh, v <= lw/2; element (u, v) of plane b is the complex number (two floats,
+// real first) at index (u * (lw/2 + 1) + v) * batch + b. Returns NULL with XCONV_ERR_INVALID for
+// other sizes, XCONV_ERR_OUT_OF_MEMORY when the spectra pass the 32-bit index range,
+// XCONV_ERR_NOT_APPLICABLE when a transform passes the device's local memory, or another status.
+xconv_fft2d *xconv_fft2d_create(xconv_device *dev, int64_t lh, int64_t lw, int64_t batch,
+                                const xconv_plan_options *opts, xconv_error *err);
+
+// Returns one line on the transforms chosen (radices, planes per work-group).
+const char *xconv_fft2d_summary(const xconv_fft2d *f);
+
+// Returns the bytes of the planes and of the half spectra of f.
+size_t xconv_fft2d_planes_bytes(const xconv_fft2d *f);
+size_t xconv_fft2d_spectra_bytes(const xconv_fft2d *f);
+
+// Enqueues the forward transform of planes into spectra (asynchronous); returns the first
+// failure (XCONV_ERR_INVALID for a buffer too small).
+xconv_status xconv_fft2d_forward(xconv_fft2d *f, xconv_buffer *planes, xconv_buffer *spectra,
+                                 xconv_error *err);
+
+// Enqueues the inverse transform of spectra into planes, unnormalised (the forward transform
+// then the inverse multiply the planes by lh * lw); spectra hold half spectra of real planes.
+// Returns the first failure.
+xconv_status xconv_fft2d_inverse(xconv_fft2d *f, xconv_buffer *spectra, xconv_buffer *planes,
+                                 xconv_error *err);
+
+// Frees f's plans; NULL is ignored.
+void xconv_fft2d_destroy(xconv_fft2d *f);
 
 #if defined(__GNUC__)
 #pragma GCC visibility pop

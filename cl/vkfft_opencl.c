@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: MIT
+// VkFFT's OpenCL backend on an open xconv device: one application on the device's context and
+// in-order queue, in place on one of our buffers (bench/vkfft.h). Not part of the library: CMake
+// builds it into xconv_vkfft where it finds vkFFT.h.
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "bench/vkfft.h"
+#include "device.h"
+#include "opencl_internal.h"
+
+#include "bench/vkfft_capture.h"
+#define VKFFT_BACKEND 3
+#include <vkFFT.h>
+#undef printf
+
+// One application and the handles its configuration points at (VkFFT keeps the pointers).
+typedef struct vk_app {
+    VkFFTApplication app;
+    cl_device_id device;
+    cl_context context;
+    cl_command_queue queue;
+    cl_mem mem;
+    uint64_t bytes;
+} vk_app;
+
+// Sets err from a VkFFT result and what it printed; returns XCONV_ERR_DEVICE.
+static xconv_status vk_fail(xconv_error *err, VkFFTResult r, const char *what)
+{
+    return xconv_error_set(err, XCONV_ERR_DEVICE, "VkFFT %s failed: VkFFTResult %d%s%.600s", what,
+                           (int)r, xconv_vkfft_log[0] ? "; it printed: " : "", xconv_vkfft_log);
+}
+
+void *xconv_vkfft_opencl_create(xconv_device *dev, int64_t lh, int64_t lw, int64_t batch,
+                                xconv_buffer *buf, xconv_error *err)
+{
+    const opencl_context *ctx = dev->ctx;
+    vk_app *a = calloc(1, sizeof *a);
+    if (!a) {
+        xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for a VkFFT application");
+        return NULL;
+    }
+    a->device = ctx->device;
+    a->context = ctx->context;
+    a->queue = ctx->queue;
+    a->mem = xconv_buffer_handle(buf)->mem;
+    a->bytes = xconv_vkfft_buffer_bytes(lh, lw, batch);
+    VkFFTConfiguration cfg = {0};
+    cfg.FFTdim = 2;
+    cfg.size[0] = (uint64_t)lw;
+    cfg.size[1] = (uint64_t)lh;
+    cfg.numberBatches = (uint64_t)batch;
+    cfg.performR2C = 1;
+    cfg.device = &a->device;
+    cfg.context = &a->context;
+    cfg.commandQueue = &a->queue;
+    cfg.buffer = &a->mem;
+    cfg.bufferSize = &a->bytes;
+    xconv_vkfft_log_clear();
+    VkFFTResult r = initializeVkFFT(&a->app, cfg);
+    if (r != VKFFT_SUCCESS) {
+        vk_fail(err, r, "initialisation");
+        free(a);  // initializeVkFFT frees what it made before it fails
+        return NULL;
+    }
+    return a;
+}
+
+xconv_status xconv_vkfft_opencl_run(void *app, int inverse, xconv_error *err)
+{
+    vk_app *a = app;
+    VkFFTLaunchParams lp = {0};
+    lp.commandQueue = &a->queue;
+    xconv_vkfft_log_clear();
+    VkFFTResult r = VkFFTAppend(&a->app, inverse ? 1 : -1, &lp);
+    return r == VKFFT_SUCCESS ? XCONV_OK : vk_fail(err, r, inverse ? "C2R" : "R2C");
+}
+
+void xconv_vkfft_opencl_destroy(void *app)
+{
+    vk_app *a = app;
+    if (!a)
+        return;
+    deleteVkFFT(&a->app);
+    free(a);
+}

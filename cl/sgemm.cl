@@ -20,7 +20,8 @@
 //   1  gathered from the image x on the fly: row (c, r, s), column (n, p, q) (implicit GEMM),
 //   2  like 1, with each row's input offset read from a table built once per problem
 //      (cl/implicit_precomp.cl) instead of dividing the row index by R*S and S.
-// Work-group ids: 0 indexes column tiles, 1 row tiles, 2 the group (or the batch).
+// Work-group ids: 0 indexes column tiles, 1 row tiles, 2 the group (or the batch), times the
+// K slice under split-K.
 // The convolutions' entry points apply an epilogue's bias and activation in the store
 // (common/xconv_epilogue.h): row r of group g's C is output channel g * M + r. The implicit GEMMs
 // (B gathered) also pool, when windows are as wide as their stride, unpadded and of a size that
@@ -30,6 +31,16 @@
 // With XC_GEMM_REGIONS (mode 0) the entry point is sgemm_regions, which takes each operand as a
 // (buffer, offset) pair: the batched GEMM of the non-fused Winograd variants, whose three
 // operands are regions of one workspace (batch = tile position * groups + group).
+//
+// Split-K (XC_GEMM_SPLIT_K > 1, for products whose tiles alone leave compute units idle): the
+// K steps are divided into SPLIT_K slices of SPLIT_STEPS steps (the last may have fewer); the
+// work-group of slice s sums its slice's steps in order and stores that partial C, unmasked by
+// any epilogue, into the partials buffer: slice s of group g is an M x PART_LD row-major matrix
+// at c + (g * SPLIT_K + s) * M * PART_LD. cl/splitk_reduce.cl then adds the slices in order
+// 0, 1, ..., so results are deterministic and the same on every backend (though not bitwise
+// those of the unsplit product). Every entry point keeps its signature apart from the implicit
+// ones' added offset of the partials, so sgemm and sgemm_regions (non-fused Winograd's batched
+// product: C then names the partials' region) take it alike.
 // Only the entry points' pointer parameters are restrict: Oclgrind 21.10 cannot run a kernel
 // into which a helper taking restrict pointers was inlined (NVRTC's PTX is the same either way).
 
@@ -68,6 +79,9 @@
 #endif
 #ifndef XC_GEMM_VEC_C
 #define XC_GEMM_VEC_C 1     // global stores of C as float4 (4: VW 4, ldc, SEG, strides of 4)
+#endif
+#ifndef XC_GEMM_SPLIT_K
+#define XC_GEMM_SPLIT_K 1   // K slices (split-K): 1 none; 2..16 partial products to reduce
 #endif
 
 // ---------------------------------------------------------------------------------------------
@@ -115,6 +129,9 @@
 #ifndef XC_GEMM_C_GROUP_STRIDE
 #define XC_GEMM_C_GROUP_STRIDE 0
 #endif
+#ifndef XC_GEMM_PART_LD
+#define XC_GEMM_PART_LD XC_GEMM_N      // split-K: row stride of a partial C (N rounded up to 4)
+#endif
 
 #include "xconv_epilogue.h"
 
@@ -149,6 +166,9 @@
 #define XC_GEMM_B_VECS_N (XC_GEMM_TILE_N / XC_GEMM_VEC_B)      // loads along one row of B
 #define XC_GEMM_B_ROWS_PER_PASS (XC_GEMM_THREADS / XC_GEMM_B_VECS_N)
 #define XC_GEMM_B_LOADS (XC_GEMM_TILE_K / XC_GEMM_B_ROWS_PER_PASS)
+#ifndef XC_GEMM_SPLIT_STEPS
+#define XC_GEMM_SPLIT_STEPS XC_GEMM_K_STEPS  // K steps of a slice (the planner leaves none empty)
+#endif
 
 #if (XC_GEMM_TILE_M * XC_GEMM_A_VECS_K) % XC_GEMM_THREADS != 0
 #error "sgemm.cl: the A tile must split evenly over the work-items"
@@ -165,6 +185,12 @@
 #endif
 #if XC_GEMM_B_MODE != 0 && XC_GEMM_VEC_B != 1
 #error "sgemm.cl: gathered B is loaded one float at a time"
+#endif
+#if XC_GEMM_SPLIT_K > 1 && (XC_GEMM_SPLIT_K - 1) * XC_GEMM_SPLIT_STEPS >= XC_GEMM_K_STEPS
+#error "sgemm.cl: every K slice needs at least one K step"
+#endif
+#if XC_GEMM_SPLIT_K > 1 && (XC_EPI_ANY || XC_POOL_H)
+#error "sgemm.cl: split-K stores partial sums: the epilogue belongs to cl/splitk_reduce.cl"
 #endif
 
 // Mode 2's offset table (two runs of TABLE_LD ints, read as int4s): a constant-memory array or a
@@ -197,6 +223,22 @@ XC_GEMM_TABLE_ARRAY
 
 // The offset of column j of B or C from its segment split (SEG and strides are constants).
 #define XC_GEMM_COL_OFFSET(j, seg_stride) (((j) / XC_GEMM_SEG) * (seg_stride) + (j) % XC_GEMM_SEG)
+
+// Where element (row, column j) of this work-group's C goes: y's layout, or under split-K the
+// slice's partial matrix (a sum left unparenthesised, so `c + XC_GEMM_C_AT` adds its terms to
+// the pointer one by one, as the unsplit kernel always has); and where step `step` of the
+// slice starts.
+#if XC_GEMM_SPLIT_K > 1
+#define XC_GEMM_C_AT(j, row) (j) + (row) * XC_GEMM_PART_LD
+#define XC_GEMM_C_BASE (XC_GROUP_ID(2) * XC_GEMM_M * XC_GEMM_PART_LD)  // the slice's partial C
+#define XC_GEMM_K_AT(step) ((step0 + (step)) * XC_GEMM_TILE_K)
+#define XC_GEMM_STEPS steps
+#else
+#define XC_GEMM_C_AT(j, row) XC_GEMM_COL_OFFSET(j, XC_GEMM_C_SEG_STRIDE) + (row) * XC_GEMM_LDC
+#define XC_GEMM_C_BASE (group * XC_GEMM_C_GROUP_STRIDE)  // the group's C
+#define XC_GEMM_K_AT(step) ((step) * XC_GEMM_TILE_K)
+#define XC_GEMM_STEPS XC_GEMM_K_STEPS
+#endif
 
 // ---------------------------------------------------------------------------------------------
 // Loading one K step into registers
@@ -465,8 +507,7 @@ XC_FUNC void xc_gemm_store_c(XC_GLOBAL float *c, const int row0, const int col0,
             const int j = col0 + XC_GEMM_FRAG_POS(4 * v, XC_GEMM_THREADS_N, tx);  // bound cols
             const float *a4 = acc + i * XC_GEMM_WPT_N + 4 * v;
             if (j < cols)
-                ((XC_GLOBAL float4 *)(c + XC_GEMM_COL_OFFSET(j, XC_GEMM_C_SEG_STRIDE) +
-                                      row * XC_GEMM_LDC))[0] =
+                ((XC_GLOBAL float4 *)(c + XC_GEMM_C_AT(j, row)))[0] =
                     XC_MAKE_FLOAT4(XC_EPI(a4[0], xc_k0 + row), XC_EPI(a4[1], xc_k0 + row),
                                    XC_EPI(a4[2], xc_k0 + row), XC_EPI(a4[3], xc_k0 + row));
         }
@@ -475,8 +516,7 @@ XC_FUNC void xc_gemm_store_c(XC_GLOBAL float *c, const int row0, const int col0,
         for (int e = 0; e < XC_GEMM_WPT_N; e++) {
             const int j = col0 + XC_GEMM_FRAG_POS(e, XC_GEMM_THREADS_N, tx);
             if (j < cols)
-                c[XC_GEMM_COL_OFFSET(j, XC_GEMM_C_SEG_STRIDE) + row * XC_GEMM_LDC] =
-                    XC_EPI(acc[i * XC_GEMM_WPT_N + e], xc_k0 + row);
+                c[XC_GEMM_C_AT(j, row)] = XC_EPI(acc[i * XC_GEMM_WPT_N + e], xc_k0 + row);
         }
 #endif
     }
@@ -485,8 +525,9 @@ XC_FUNC void xc_gemm_store_c(XC_GLOBAL float *c, const int row0, const int col0,
 // ---------------------------------------------------------------------------------------------
 // The body
 
-// C tile (group id 0: column tile, 1: row tile, 2: group) = A * B over all K steps. Every
-// work-item reaches every barrier: columns and rows out of range only mask loads and stores.
+// C tile (group id 0: column tile, 1: row tile, 2: group, times the K slice under split-K) =
+// A * B over all K steps (of the slice). Every work-item reaches every barrier: columns and rows
+// out of range only mask loads and stores, and a slice's step count is the work-group's own.
 XC_FUNC void xc_gemm_body(const XC_GLOBAL float *a, const XC_GLOBAL float *b,
                           XC_GEMM_TABLE_READ, XC_GLOBAL float *c,
                           const int cols, XC_LOCAL_PTR float *lds XC_EPI_BIAS_FUNC_PARAM)
@@ -496,7 +537,15 @@ XC_FUNC void xc_gemm_body(const XC_GLOBAL float *a, const XC_GLOBAL float *b,
     const int tid = ty * XC_GEMM_THREADS_N + tx;       // bound THREADS
     const int col0 = XC_GROUP_ID(0) * XC_GEMM_TILE_N;  // first column of the tile
     const int row0 = XC_GROUP_ID(1) * XC_GEMM_TILE_M;  // first row of the tile
+#if XC_GEMM_SPLIT_K > 1
+    const int group = XC_GROUP_ID(2) / XC_GEMM_SPLIT_K;  // group, bound the launch's 3rd size
+    const int step0 = XC_GROUP_ID(2) % XC_GEMM_SPLIT_K * XC_GEMM_SPLIT_STEPS;  // first K step
+    const int steps = XC_GEMM_K_STEPS - step0 < XC_GEMM_SPLIT_STEPS  // of the slice, >= 1
+                          ? XC_GEMM_K_STEPS - step0
+                          : XC_GEMM_SPLIT_STEPS;
+#else
     const int group = XC_GROUP_ID(2);                  // group, bound the launch's third size
+#endif
     a += group * XC_GEMM_A_GROUP_STRIDE;
     b += group * XC_GEMM_B_GROUP_STRIDE;
     const xc_gemm_col col =
@@ -509,32 +558,42 @@ XC_FUNC void xc_gemm_body(const XC_GLOBAL float *a, const XC_GLOBAL float *b,
     float a_regs[XC_GEMM_A_LOADS * XC_GEMM_VEC_A];
     float b_regs[XC_GEMM_B_LOADS * XC_GEMM_VEC_B];
 
-    xc_gemm_load_a(a, row0, 0, tid, a_regs);
-    xc_gemm_load_b(b, xc_gemm_table, col, 0, tid, b_regs);
+    xc_gemm_load_a(a, row0, XC_GEMM_K_AT(0), tid, a_regs);
+    xc_gemm_load_b(b, xc_gemm_table, col, XC_GEMM_K_AT(0), tid, b_regs);
     xc_gemm_store_a(lds, tid, a_regs);
     xc_gemm_store_b(lds + XC_GEMM_A_TILE, tid, b_regs);
     XC_BARRIER();
     // Every K step but the last: load the next step while multiplying this one.
 #if XC_GEMM_K_STEPS > 1
-    for (int step = 0; step + 1 < XC_GEMM_K_STEPS; step++) {
+    for (int step = 0; step + 1 < XC_GEMM_STEPS; step++) {
         XC_LOCAL_PTR float *now = lds + (step % 2) * XC_GEMM_BUFFER;
         XC_LOCAL_PTR float *next = lds + ((step + 1) % 2) * XC_GEMM_BUFFER;
-        xc_gemm_load_a(a, row0, (step + 1) * XC_GEMM_TILE_K, tid, a_regs);
-        xc_gemm_load_b(b, xc_gemm_table, col, (step + 1) * XC_GEMM_TILE_K, tid, b_regs);
+        xc_gemm_load_a(a, row0, XC_GEMM_K_AT(step + 1), tid, a_regs);
+        xc_gemm_load_b(b, xc_gemm_table, col, XC_GEMM_K_AT(step + 1), tid, b_regs);
         xc_gemm_multiply(now, now + XC_GEMM_A_TILE, tx, ty, acc);
         xc_gemm_store_a(next, tid, a_regs);
         xc_gemm_store_b(next + XC_GEMM_A_TILE, tid, b_regs);
         XC_BARRIER();
     }
 #endif
-    XC_LOCAL_PTR float *last = lds + ((XC_GEMM_K_STEPS - 1) % 2) * XC_GEMM_BUFFER;
+    XC_LOCAL_PTR float *last = lds + ((XC_GEMM_STEPS - 1) % 2) * XC_GEMM_BUFFER;
     xc_gemm_multiply(last, last + XC_GEMM_A_TILE, tx, ty, acc);
-    xc_gemm_store_c(c + group * XC_GEMM_C_GROUP_STRIDE, row0, col0, cols, tx, ty, acc
+    xc_gemm_store_c(c + XC_GEMM_C_BASE, row0, col0, cols, tx, ty, acc
                     XC_GEMM_EPI_ARGS(group * XC_GEMM_M));
 }
 
 // ---------------------------------------------------------------------------------------------
 // Entry points (one set per B mode)
+
+// The implicit entry points' output: y, or under split-K the partials at y + c_offset (a
+// workspace region, whose offset comes as an int since OpenCL cannot offset a buffer).
+#if XC_GEMM_SPLIT_K > 1
+#define XC_GEMM_C_OFFSET_PARAM , const int c_offset
+#define XC_GEMM_C_ARG(y) ((y) + c_offset)
+#else
+#define XC_GEMM_C_OFFSET_PARAM
+#define XC_GEMM_C_ARG(y) y
+#endif
 
 #if XC_GEMM_B_MODE == 0 && XC_GEMM_REGIONS
 // C[g] = A[g] * B[g] where A starts at a + a_offset, B at b + b_offset and C at c + c_offset
@@ -562,17 +621,17 @@ XC_KERNEL void sgemm(const XC_GLOBAL float *XC_RESTRICT a, const XC_GLOBAL float
 // y = conv(x, w) with the input operand gathered from x: M = K/groups, N = N*P*Q.
 XC_KERNEL void implicit_gemm(const XC_GLOBAL float *XC_RESTRICT x,
                              const XC_GLOBAL float *XC_RESTRICT w, XC_GLOBAL float *XC_RESTRICT y
-                             XC_EPI_BIAS_PARAM)
+                             XC_GEMM_C_OFFSET_PARAM XC_EPI_BIAS_PARAM)
 {
     XC_GEMM_DECLARE_LOCAL(lds);
-    xc_gemm_body(w, x, (const XC_GLOBAL int4 *)0, y, XC_GEMM_CONV_COLS,
+    xc_gemm_body(w, x, (const XC_GLOBAL int4 *)0, XC_GEMM_C_ARG(y), XC_GEMM_CONV_COLS,
                  (XC_LOCAL_PTR float *)lds XC_EPI_BIAS_ARG);
 }
 #else
 // implicit_gemm with each row's input offset from the table cl/implicit_precomp.cl builds.
 XC_KERNEL void implicit_precomp(const XC_GLOBAL float *XC_RESTRICT x,
                                 const XC_GLOBAL float *XC_RESTRICT w,
-                                XC_GLOBAL float *XC_RESTRICT y,
+                                XC_GLOBAL float *XC_RESTRICT y XC_GEMM_C_OFFSET_PARAM,
                                 XC_GEMM_TABLE_PARAM XC_EPI_BIAS_PARAM)
 {
 #if XC_GEMM_TABLE_LOCAL
@@ -582,11 +641,11 @@ XC_KERNEL void implicit_precomp(const XC_GLOBAL float *XC_RESTRICT x,
     for (int i = tid; i < XC_GEMM_TABLE_LD / 2; i += XC_GEMM_THREADS)
         table_lds[i] = xc_gemm_table[i];
     XC_BARRIER();
-    xc_gemm_body(w, x, table_lds, y, XC_GEMM_CONV_COLS,
+    xc_gemm_body(w, x, table_lds, XC_GEMM_C_ARG(y), XC_GEMM_CONV_COLS,
                  (XC_LOCAL_PTR float *)lds XC_EPI_BIAS_ARG);
 #else
     XC_GEMM_DECLARE_LOCAL(lds);
-    xc_gemm_body(w, x, xc_gemm_table, y, XC_GEMM_CONV_COLS,
+    xc_gemm_body(w, x, xc_gemm_table, XC_GEMM_C_ARG(y), XC_GEMM_CONV_COLS,
                  (XC_LOCAL_PTR float *)lds XC_EPI_BIAS_ARG);
 #endif
 }

@@ -53,8 +53,9 @@ int cli_collect_variants(const cli_options *opts, bool allow_auto,
                          const xconv_variant **variants, int *count);
 
 // Fills *plan with the planning options the environment asks for: XCONV_DIRECT_PLAN (the direct
-// family's tiling), XCONV_GEMM_TILES (GEMM tiles), XCONV_GEMM_CHUNK (images per im2col pass),
-// XCONV_FFT_TILE (the FFT transform size) and XCONV_FFT_CHUNK (images per FFT pass).
+// family's tiling), XCONV_GEMM_TILES (GEMM tiles), XCONV_GEMM_SPLIT (the GEMM family's split-K),
+// XCONV_GEMM_CHUNK (images per im2col pass), XCONV_FFT_TILE (the FFT transform size) and
+// XCONV_FFT_CHUNK (images per FFT pass).
 void cli_plan_options(xconv_plan_options *plan);
 
 // Sets plan->epilogue from --epilogue (auto, fused, unfused; with allow_both also "both", which

@@ -56,7 +56,9 @@ static const command commands[] = {
 static const char environment_help[] =
     "  XCONV_DEVICE       the device when --device is not given\n"
     "  XCONV_DIRECT_PLAN  forces the direct family's tiling (docs/guide/cli.md)\n"
-    "  XCONV_GEMM_TILES   forces the GEMM tiles TM,TN,TK,WM,WN[,VW[,PAD]] (docs/guide/cli.md)\n"
+    "  XCONV_GEMM_TILES   forces the GEMM tiles TM,TN,TK,WM,WN[,VW[,PAD[,SPLIT]]]\n"
+    "                     (docs/guide/cli.md)\n"
+    "  XCONV_GEMM_SPLIT   forces the GEMM family's split-K: 1 none, 2..16 K slices\n"
     "  XCONV_GEMM_CHUNK   caps the images per im2col pass\n"
     "  XCONV_WINO_CHUNK   caps the images per pass of the non-fused Winograd variants\n"
     "  XCONV_WINO_FUSED   forces the fused Winograd block TB,KB,CC,WT,WK[,VEC]\n"

@@ -198,10 +198,11 @@ void cli_plan_options(xconv_plan_options *plan)
 {
     xconv_plan_options_default(plan);
     const char *direct = getenv("XCONV_DIRECT_PLAN"), *tiles = getenv("XCONV_GEMM_TILES");
-    const char *chunk = getenv("XCONV_GEMM_CHUNK");
+    const char *chunk = getenv("XCONV_GEMM_CHUNK"), *split = getenv("XCONV_GEMM_SPLIT");
     plan->direct_tiling = direct && *direct ? direct : NULL;
     plan->gemm_tiles = tiles && *tiles ? tiles : NULL;
     plan->batch_chunk = chunk && atoll(chunk) > 0 ? atoll(chunk) : 0;
+    plan->gemm_split_k = split && *split ? atoi(split) : 0;  // out of range: the planner says
     const char *wino_chunk = getenv("XCONV_WINO_CHUNK"), *wino_fused = getenv("XCONV_WINO_FUSED");
     plan->winograd_chunk = wino_chunk && atoll(wino_chunk) > 0 ? atoll(wino_chunk) : 0;
     plan->winograd_fused = wino_fused && *wino_fused ? wino_fused : NULL;

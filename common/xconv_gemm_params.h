@@ -41,4 +41,20 @@
     X(XC_GEMM_VEC_C, d->vec_c, "C stored as vectors of this many floats")           \
     X(XC_GEMM_UNROLL_K, d->unroll_k, "1: the k loop of a step is unrolled")
 
+// Split-K (only when the product is split): the GEMM step's slices and its partials' layout.
+#define XCONV_GEMM_SPLIT_DEFINES(X)                                                 \
+    X(XC_GEMM_SPLIT_K, L->split_k, "K slices, each summed into its own partial C")  \
+    X(XC_GEMM_SPLIT_STEPS, d->split_steps, "K steps of one slice")                 \
+    X(XC_GEMM_PART_LD, d->part_ld, "row stride of a partial C")
+
+// The reduce step of a split product (cl/splitk_reduce.cl): the partials and C's layout.
+#define XCONV_GEMM_REDUCE_DEFINES(X)                                                \
+    X(XC_GEMM_M, L->m, "rows of C")                                                 \
+    X(XC_GEMM_SPLIT_K, L->split_k, "partial products to add")                      \
+    X(XC_GEMM_PART_LD, d->part_ld, "row stride of a partial C")                     \
+    X(XC_GEMM_LDC, L->ldc, "leading dimension of C")                                \
+    X(XC_GEMM_SEG, L->seg, "columns of one segment of C")                           \
+    X(XC_GEMM_C_SEG_STRIDE, L->c_seg_stride, "elements between segments of C")      \
+    X(XC_GEMM_C_GROUP_STRIDE, L->c_group_stride, "elements between groups' C")
+
 #endif // XCONV_GEMM_PARAMS_H

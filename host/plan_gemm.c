@@ -25,6 +25,12 @@ static const xconv_gemm_tiles gpu_tiles[] = {
     {16, 16, 8, 4, 4, 4, 4},
 };
 
+// Products with fewer tiles than compute units also try these (with a split of K): smaller
+// blocks with their own register blocking, so more work-groups share the output.
+static const xconv_gemm_tiles small_tiles[] = {
+    {64, 64, 8, 8, 4, 4, 4}, {64, 32, 16, 4, 4, 4, 4}, {32, 64, 8, 4, 8, 4, 4},
+};
+
 // CPUs: a work-group runs on one core as a loop over its work-items, which the compiler
 // vectorizes along dimension 0; 8 columns per work-item (two float4 fragment reads) ran about
 // twice as fast as 4 under PoCL on a 2-core EPYC, and blocks stay small enough for L1/L2.
@@ -124,13 +130,17 @@ static int b_vector(const xconv_gemm_layout *L, const xconv_gemm_tiles *t)
 
 // Parses forced tiles "TM,TN,TK,WM,WN[,VW[,PAD]]" (a tuning override) into *t; returns the
 // number of fields read (5 or more is a valid override).
-static int parse_tiles(const char *forced, xconv_gemm_tiles *t)
+// A forced split in the eighth field lands in *split when split is not NULL (0: none given).
+static int parse_tiles(const char *forced, xconv_gemm_tiles *t, int *split)
 {
     *t = (xconv_gemm_tiles){0, 0, 0, 0, 0, 4, 4};
-    int n = sscanf(forced, "%d,%d,%d,%d,%d,%d,%d", &t->tile_m, &t->tile_n, &t->tile_k,
-                   &t->wpt_m, &t->wpt_n, &t->vw, &t->pad);
+    int parts = 0;
+    int n = sscanf(forced, "%d,%d,%d,%d,%d,%d,%d,%d", &t->tile_m, &t->tile_n, &t->tile_k,
+                   &t->wpt_m, &t->wpt_n, &t->vw, &t->pad, &parts);
     if (n == 6)
         t->pad = t->vw;
+    if (split)
+        *split = n == 8 ? parts : 0;
     return n;
 }
 
@@ -140,9 +150,9 @@ xconv_status xconv_gemm_choose_tiles(const xconv_device_info *info, const xconv_
 {
     char why[256];
     if (forced && *forced) {
-        if (parse_tiles(forced, out) < 5)
+        if (parse_tiles(forced, out, NULL) < 5)
             return xconv_error_set(err, XCONV_ERR_PARSE, "GEMM tiles '%s': expected "
-                                   "TM,TN,TK,WM,WN[,VW[,PAD]]", forced);
+                                   "TM,TN,TK,WM,WN[,VW[,PAD[,SPLIT]]]", forced);
         if (!xconv_gemm_tiles_fit(info, out, L->mode, b_vector(L, out), why, sizeof why))
             return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE,
                                    "the forced GEMM tiles %s do not fit: %s", forced, why);
@@ -200,6 +210,263 @@ int xconv_gemm_tiles_format(const xconv_gemm_tiles *t, char *buf, size_t len)
 }
 
 // ---------------------------------------------------------------------------------------------
+// Split-K
+
+int xconv_gemm_split_normalize(const xconv_gemm_layout *L, const xconv_gemm_tiles *t, int parts)
+{
+    int64_t k_steps = ceil_div(L->k, t->tile_k);
+    if (parts < 2 || k_steps < 2)
+        return 1;
+    if (parts > k_steps)
+        parts = (int)k_steps;
+    return (int)ceil_div(k_steps, ceil_div(k_steps, parts));  // slices of whole steps, none empty
+}
+
+int64_t xconv_gemm_split_steps(const xconv_gemm_layout *L, const xconv_gemm_tiles *t)
+{
+    int64_t k_steps = ceil_div(L->k, t->tile_k);
+    return L->split_k > 1 ? ceil_div(k_steps, L->split_k) : k_steps;
+}
+
+int64_t xconv_gemm_part_ld(const xconv_gemm_layout *L)
+{
+    return ceil_div(L->n, 4) * 4;
+}
+
+size_t xconv_gemm_split_bytes(const xconv_gemm_layout *L)
+{
+    if (L->split_k < 2)
+        return 0;
+    return (size_t)L->groups * (size_t)L->split_k * (size_t)L->m * (size_t)xconv_gemm_part_ld(L) *
+           sizeof(float);
+}
+
+// Model constants of the split choice, in multiply-adds of one compute unit at full speed: what
+// moving one float of the partials through memory costs (an FMA-to-bandwidth ratio typical of
+// GPUs and CPUs alike), and what one more launch costs (the reduce step).
+#define SPLIT_FLOAT_COST 32.0
+#define SPLIT_LAUNCH_COST 262144.0
+// A slice keeps at least this many K steps, so the partials stay small beside the arithmetic.
+#define SPLIT_MIN_STEPS 4
+
+// A relative time for L with tiles t split into `parts` slices: the GEMM's as tile_cost counts
+// it (the busiest compute unit's tiles of one slice's work) plus, when split, the partials'
+// writes and reads and the reduce's launch.
+static double split_cost(const xconv_device_info *info, const xconv_gemm_layout *L,
+                         const xconv_gemm_tiles *t, int parts)
+{
+    xconv_gemm_layout S = *L;
+    S.groups = L->groups * parts;                            // every slice is a work-group
+    S.k = ceil_div(ceil_div(L->k, t->tile_k), parts) * t->tile_k;  // of one slice's work
+    double cost = tile_cost(info, &S, t);
+    if (parts > 1) {
+        int64_t units = info->compute_units > 0 ? info->compute_units : 1;
+        double floats = (double)(2 * parts + 1) * (double)L->m * (double)L->n * (double)L->groups;
+        cost += floats * SPLIT_FLOAT_COST / (double)units + SPLIT_LAUNCH_COST;
+    }
+    return cost;
+}
+
+// True when splitting L with tiles t may pay: its tiles do not fill one wave of the device,
+// the work-groups every compute unit holds at once (one on a CPU core; on a GPU as many as fit
+// tile_cost's 1024 resident work-items).
+static bool underfilled(const xconv_device_info *info, const xconv_gemm_layout *L,
+                        const xconv_gemm_tiles *t)
+{
+    int64_t tiles = ceil_div(L->m, t->tile_m) * ceil_div(L->n, t->tile_n) * L->groups;
+    int64_t units = info->compute_units > 0 ? info->compute_units : 1;
+    int64_t resident = info->is_cpu ? 1 : 1024 / (int64_t)xconv_gemm_threads(t);
+    return tiles < units * (resident > 1 ? resident : 1);
+}
+
+// The split of the planner's rule for L with tiles t: the cheapest by split_cost of 1 (unless
+// only_split) and every split that leaves SPLIT_MIN_STEPS steps a slice and its partials under
+// a quarter of the largest allocation, when t underfills the device; else 1. *cost gets its
+// cost (INFINITY when only_split and none applies).
+static int rule_split(const xconv_device_info *info, const xconv_gemm_layout *L,
+                      const xconv_gemm_tiles *t, bool only_split, double *cost)
+{
+    int best = 1;
+    *cost = only_split ? INFINITY : split_cost(info, L, t, 1);
+    if (!underfilled(info, L, t))
+        return best;
+    int64_t k_steps = ceil_div(L->k, t->tile_k);
+    for (int parts = 2; parts <= XCONV_GEMM_SPLIT_MAX; parts++) {
+        xconv_gemm_layout S = *L;
+        S.split_k = parts;
+        if (xconv_gemm_split_normalize(L, t, parts) != parts ||
+            ceil_div(k_steps, parts) < SPLIT_MIN_STEPS ||
+            xconv_gemm_split_bytes(&S) > info->max_alloc_bytes / 4)
+            continue;
+        double c = split_cost(info, L, t, parts);
+        if (c < *cost * 0.999) {
+            *cost = c;
+            best = parts;
+        }
+    }
+    return best;
+}
+
+// Tries tiles t (when they fit) split in the small-output search; keeps them and the split in
+// *best and *best_split when cheaper than *best_cost.
+static void try_split(const xconv_device_info *info, const xconv_gemm_layout *L,
+                      const xconv_gemm_tiles *t, double *best_cost, xconv_gemm_tiles *best,
+                      int *best_split)
+{
+    char why[256];
+    if (!xconv_gemm_tiles_fit(info, t, L->mode, b_vector(L, t), why, sizeof why))
+        return;
+    double cost;
+    int parts = rule_split(info, L, t, true, &cost);
+    if (cost < *best_cost * 0.999) {
+        *best_cost = cost;
+        *best = *t;
+        *best_split = parts;
+    }
+}
+
+int xconv_gemm_forced_split(const xconv_plan_options *opts)
+{
+    xconv_gemm_tiles parsed;
+    int tiles_split = 0;
+    if (opts->gemm_tiles && *opts->gemm_tiles)
+        parse_tiles(opts->gemm_tiles, &parsed, &tiles_split);
+    return opts->gemm_split_k ? opts->gemm_split_k : tiles_split;
+}
+
+xconv_status xconv_gemm_choose(const xconv_device_info *info, xconv_gemm_layout *L,
+                               const xconv_plan_options *opts, xconv_gemm_tiles *t,
+                               xconv_error *err)
+{
+    const char *forced = opts ? opts->gemm_tiles : NULL;
+    int forced_split = opts ? opts->gemm_split_k : 0, tiles_split = 0;
+    xconv_gemm_tiles parsed;
+    if (forced && *forced && parse_tiles(forced, &parsed, &tiles_split) >= 5 && tiles_split) {
+        if (forced_split && forced_split != tiles_split)
+            return xconv_error_set(err, XCONV_ERR_INVALID, "GEMM tiles '%s' force split %d "
+                                   "but the split is forced to %d", forced, tiles_split,
+                                   forced_split);
+        forced_split = tiles_split;
+    }
+    if (forced_split < 0 || forced_split > XCONV_GEMM_SPLIT_MAX)
+        return xconv_error_set(err, XCONV_ERR_INVALID, "GEMM split %d: expected 1 to %d K "
+                               "slices (0: chosen)", forced_split, XCONV_GEMM_SPLIT_MAX);
+    xconv_status st = xconv_gemm_choose_tiles(info, L, forced, t, err);
+    if (st != XCONV_OK)
+        return st;
+    double cost;
+    if (forced_split)
+        L->split_k = xconv_gemm_split_normalize(L, t, forced_split);
+    else if ((forced && *forced) || !underfilled(info, L, t))
+        L->split_k = rule_split(info, L, t, false, &cost);
+    else {  // few tiles: the unsplit choice against every candidate split, small tiles too
+        int best_split = 1;
+        cost = split_cost(info, L, t, 1);
+        const xconv_gemm_tiles *list = info->is_cpu ? cpu_tiles : gpu_tiles;
+        size_t count = info->is_cpu ? sizeof cpu_tiles / sizeof cpu_tiles[0]
+                                    : sizeof gpu_tiles / sizeof gpu_tiles[0];
+        xconv_gemm_tiles chosen = *t;
+        for (size_t i = 0; i < count; i++)
+            try_split(info, L, &list[i], &cost, &chosen, &best_split);
+        for (size_t i = 0; i < sizeof small_tiles / sizeof small_tiles[0]; i++)
+            try_split(info, L, &small_tiles[i], &cost, &chosen, &best_split);
+        *t = chosen;  // unsplit, the tiles of xconv_gemm_choose_tiles: plans stay as they were
+        L->split_k = best_split;
+    }
+    return XCONV_OK;
+}
+
+xconv_status xconv_gemm_plan_reduce(const xconv_device_info *info, const xconv_problem *p,
+                                    const xconv_gemm_layout *L, xconv_plan *plan, int region,
+                                    xconv_tensor_ref c_ref, int64_t c_offset, int64_t cols,
+                                    xconv_error *err)
+{
+    xconv_step *step = xconv_plan_add_step(plan, "split-K reduce", "splitk_reduce",
+                                           "splitk_reduce");
+    if (!step)
+        return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for a step");
+    const xconv_gemm_derived derived = {.part_ld = xconv_gemm_part_ld(L)}, *d = &derived;
+    xconv_status st = p ? xconv_step_define_problem(step, p, err) : XCONV_OK;
+#define XCONV_DEFINE_PARAM(name, expr, meaning)                       \
+    if (st == XCONV_OK)                                               \
+        st = xconv_step_define(step, #name, (long long)(expr), err);
+    XCONV_GEMM_REDUCE_DEFINES(XCONV_DEFINE_PARAM)
+#undef XCONV_DEFINE_PARAM
+    if (st != XCONV_OK)
+        return st;
+    size_t multiple = info->preferred_multiple ? info->preferred_multiple : 1;
+    size_t lx = xconv_fit_work_group(info, xconv_round_up(64, multiple));
+    size_t global[3] = {(size_t)cols, (size_t)L->m, (size_t)L->groups}, local[3] = {lx, 1, 1};
+    xconv_step_set_3d(step, global, local);
+    // (partials, C, the partials' first element, C's first element, columns of C)
+    xconv_step_arg_buffer(step, XCONV_REF_WORKSPACE);
+    xconv_step_arg_buffer(step, c_ref);
+    xconv_step_arg_int(step, (int32_t)(plan->regions[region].offset / sizeof(float)));
+    xconv_step_arg_int(step, (int32_t)c_offset);
+    xconv_step_arg_int(step, (int32_t)cols);
+    return XCONV_OK;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The tuning space
+
+// A point of the search space and its modelled cost (for sorting).
+typedef struct space_point {
+    xconv_gemm_tiles tiles;
+    int split;
+    double cost;
+} space_point;
+
+static int by_cost(const void *a, const void *b)
+{
+    const space_point *x = a, *y = b;
+    return x->cost < y->cost ? -1 : x->cost > y->cost;
+}
+
+int xconv_gemm_search_space(const xconv_device_info *info, const xconv_gemm_layout *L,
+                            xconv_gemm_tiles *tiles, int *splits, int max)
+{
+    static const int split_list[] = {1, 2, 3, 4, 6, 8, 12, 16};
+    xconv_gemm_tiles list[64];
+    int small = (int)(sizeof small_tiles / sizeof small_tiles[0]);
+    int ntiles = xconv_gemm_tile_candidates(info, list, 64 - small);
+    for (size_t i = 0; i < sizeof small_tiles / sizeof small_tiles[0]; i++)
+        list[ntiles++] = small_tiles[i];
+    space_point *points = malloc(sizeof *points * (size_t)ntiles * 8);
+    if (!points)
+        return 0;
+    int n = 0;
+    for (int i = 0; i < ntiles; i++) {
+        char why[256];
+        if (!xconv_gemm_tiles_fit(info, &list[i], L->mode, b_vector(L, &list[i]), why,
+                                  sizeof why))
+            continue;
+        for (size_t j = 0; j < sizeof split_list / sizeof split_list[0]; j++) {
+            int split = xconv_gemm_split_normalize(L, &list[i], split_list[j]);
+            bool seen = false;
+            for (int q = 0; q < n && !seen; q++)
+                seen = points[q].split == split &&
+                       memcmp(&points[q].tiles, &list[i], sizeof list[i]) == 0;
+            if (!seen)
+                points[n++] = (space_point){list[i], split, split_cost(info, L, &list[i], split)};
+        }
+    }
+    qsort(points, (size_t)n, sizeof points[0], by_cost);
+    if (n > max)
+        n = max;
+    for (int i = 0; i < n; i++)
+        tiles[i] = points[i].tiles, splits[i] = points[i].split;
+    free(points);
+    return n;
+}
+
+int xconv_gemm_tuning_format(const xconv_gemm_tiles *t, int split, char *buf, size_t len)
+{
+    return snprintf(buf, len, "%d,%d,%d,%d,%d,%d,%d,%d", t->tile_m, t->tile_n, t->tile_k,
+                    t->wpt_m, t->wpt_n, t->vw, t->pad, split < 1 ? 1 : split);
+}
+
+// ---------------------------------------------------------------------------------------------
 // Defines and geometry
 
 // True when every element offset the kernel forms for L stays in the 32-bit index range.
@@ -211,19 +478,22 @@ static bool fits_index(const xconv_gemm_layout *L)
     int64_t c_end = (L->groups - 1) * L->c_group_stride + (segs - 1) * L->c_seg_stride +
                     L->m * L->ldc + L->seg;
     int64_t a_end = L->groups * L->a_group_stride + L->m * L->lda;
+    int64_t part_end = (int64_t)(xconv_gemm_split_bytes(L) / sizeof(float));  // + its region
     return L->n <= XCONV_MAX_INDEX && a_end <= XCONV_MAX_INDEX && c_end <= XCONV_MAX_INDEX &&
-           (L->mode != XCONV_GEMM_B_MEMORY || b_end <= XCONV_MAX_INDEX);
+           (L->mode != XCONV_GEMM_B_MEMORY || b_end <= XCONV_MAX_INDEX) &&
+           part_end <= XCONV_MAX_INDEX / 2;
 }
 
 // The defines L and t derive (vector widths, unrolling, the table's place) on info's device.
 static xconv_gemm_derived derive(const xconv_device_info *info, const xconv_gemm_layout *L,
                                  const xconv_gemm_tiles *t)
 {
+    bool split = L->split_k > 1;  // C: the partials, rows of part_ld floats at 16-byte offsets
     xconv_gemm_derived d = {
         .vec_a = L->lda % 4 == 0 && L->k % 4 == 0 && L->a_group_stride % 4 == 0 ? 4 : 1,
         .vec_b = b_vector(L, t),
-        .vec_c = t->vw == 4 && L->ldc % 4 == 0 && L->seg % 4 == 0 && L->c_seg_stride % 4 == 0 &&
-                         L->c_group_stride % 4 == 0
+        .vec_c = t->vw == 4 && (split || (L->ldc % 4 == 0 && L->seg % 4 == 0 &&
+                                          L->c_seg_stride % 4 == 0 && L->c_group_stride % 4 == 0))
                      ? 4
                      : 1,
         // CPU compilers vectorize across work-items and do better on a rolled k loop; PoCL's
@@ -234,6 +504,10 @@ static xconv_gemm_derived derive(const xconv_device_info *info, const xconv_gemm
         d.table_ld = xconv_gemm_table_rows(L, t);
         d.table_const = xconv_gemm_table_const(info, L, t);
         d.table_local = xconv_gemm_table_local(info, L, t);
+    }
+    if (split) {
+        d.split_steps = xconv_gemm_split_steps(L, t);
+        d.part_ld = xconv_gemm_part_ld(L);
     }
     return d;
 }
@@ -251,6 +525,9 @@ static xconv_status define_gemm(xconv_step *s, const xconv_gemm_layout *L,
         XCONV_GEMM_TABLE_DEFINES(XCONV_DEFINE_PARAM)
     }
     XCONV_GEMM_DEFINES(XCONV_DEFINE_PARAM)
+    if (L->split_k > 1) {
+        XCONV_GEMM_SPLIT_DEFINES(XCONV_DEFINE_PARAM)
+    }
 #undef XCONV_DEFINE_PARAM
     return st;
 }
@@ -276,7 +553,8 @@ xconv_status xconv_gemm_plan_step(const xconv_device_info *info, const xconv_pro
         return st;
     size_t threads_n = (size_t)(t->tile_n / t->wpt_n), threads_m = (size_t)(t->tile_m / t->wpt_m);
     size_t global[3] = {(size_t)ceil_div(L->n, t->tile_n) * threads_n,
-                        (size_t)ceil_div(L->m, t->tile_m) * threads_m, (size_t)L->groups};
+                        (size_t)ceil_div(L->m, t->tile_m) * threads_m,
+                        (size_t)L->groups * (size_t)(L->split_k > 1 ? L->split_k : 1)};
     size_t local[3] = {threads_n, threads_m, 1};
     xconv_step_set_3d(step, global, local);
     step->local_mem_bytes = xconv_gemm_local_bytes(t);

@@ -24,6 +24,9 @@ typedef struct xconv_gemm_tiles {
 // The product C (m x n) = A (m x k) * B (k x n) and where its operands live, in elements.
 // Columns of B and C are split into segments of `seg` columns (n for one segment), segment i
 // starting at i * *_seg_stride; the launch's third dimension runs over `groups` products.
+// split_k > 1 divides the reduction into that many slices of whole K steps (split-K): the GEMM
+// step then writes partial products to a workspace region (xconv_gemm_split_bytes) and a
+// reduce step (xconv_gemm_plan_reduce) sums them into C; 0 or 1: no split.
 typedef struct xconv_gemm_layout {
     xconv_gemm_mode mode;
     int64_t m, n, k;
@@ -31,6 +34,7 @@ typedef struct xconv_gemm_layout {
     int64_t seg, b_seg_stride, c_seg_stride;
     int64_t a_group_stride, b_group_stride, c_group_stride;
     int64_t groups;
+    int split_k;
 } xconv_gemm_layout;
 
 // What the kernels' defines derive from a layout and its tiles (see xconv_gemm_plan_step).
@@ -40,7 +44,12 @@ typedef struct xconv_gemm_derived {
     int64_t table_ld;         // B mode TABLE: rows of the offset table
     int table_const;          // B mode TABLE: 1 when the table is in constant memory
     int table_local;          // B mode TABLE: 1 when work-groups copy it to local memory
+    int64_t split_steps;      // split-K: K steps of one slice
+    int64_t part_ld;          // split-K: row stride of a partial C
 } xconv_gemm_derived;
+
+// The most K slices a split-K product is divided into.
+#define XCONV_GEMM_SPLIT_MAX 16
 
 // Work-items per work-group of t.
 size_t xconv_gemm_threads(const xconv_gemm_tiles *t);
@@ -56,12 +65,51 @@ bool xconv_gemm_tiles_fit(const xconv_device_info *info, const xconv_gemm_tiles 
 
 // Chooses tiles for layout L on info's device from the candidates of its kind (GPU or CPU),
 // scoring padded work, work-group count against compute units, and tile efficiency; `forced`
-// (xconv_plan_options.gemm_tiles, "TM,TN,TK,WM,WN[,VW[,PAD]]"; NULL or "": none) replaces the
+// (xconv_plan_options.gemm_tiles, "TM,TN,TK,WM,WN[,VW[,PAD[,SPLIT]]]", SPLIT read by
+// xconv_gemm_choose; NULL or "": none) replaces the
 // choice. Returns XCONV_OK and fills *out, XCONV_ERR_PARSE for a malformed `forced`, or
 // XCONV_ERR_NOT_APPLICABLE when no candidate (or the forced tiles) fits the device.
 xconv_status xconv_gemm_choose_tiles(const xconv_device_info *info, const xconv_gemm_layout *L,
                                      const char *forced, xconv_gemm_tiles *out,
                                      xconv_error *err);
+
+// Chooses the tiles and the split of L on info's device under opts (NULL: defaults): the tiles
+// of xconv_gemm_choose_tiles unsplit while they fill a wave of the device (the work-groups its
+// compute units hold at once); for fewer tiles, those or the best pair of a tile candidate (the
+// small-output candidates included) and a split of 2 to XCONV_GEMM_SPLIT_MAX K slices, by a
+// model of the busiest compute unit's work plus the partials' traffic and the reduce launch.
+// Forced tiles get the split of that model. opts->gemm_split_k (or the forced tiles' eighth
+// field) forces the split (1: none). Returns
+// XCONV_OK and fills *t and L->split_k (normalised: no empty slice), XCONV_ERR_PARSE or
+// XCONV_ERR_INVALID for malformed or conflicting forced values, or XCONV_ERR_NOT_APPLICABLE.
+xconv_status xconv_gemm_choose(const xconv_device_info *info, xconv_gemm_layout *L,
+                               const xconv_plan_options *opts, xconv_gemm_tiles *t,
+                               xconv_error *err);
+
+// Returns the split opts force (gemm_split_k, else the forced tiles' eighth field), 0 for none.
+int xconv_gemm_forced_split(const xconv_plan_options *opts);
+
+// Returns `parts` limited to L's K steps under t and reduced until no slice is empty (1 for
+// parts < 2): the split xconv_gemm_plan_step builds.
+int xconv_gemm_split_normalize(const xconv_gemm_layout *L, const xconv_gemm_tiles *t, int parts);
+
+// K steps of one slice of L's split under t (all K steps without a split).
+int64_t xconv_gemm_split_steps(const xconv_gemm_layout *L, const xconv_gemm_tiles *t);
+
+// Row stride of L's partial products: n rounded up to 4 (16-byte rows).
+int64_t xconv_gemm_part_ld(const xconv_gemm_layout *L);
+
+// Bytes of L's partial products (groups x split_k slices of m x part_ld floats); 0 unsplit.
+size_t xconv_gemm_split_bytes(const xconv_gemm_layout *L);
+
+// Appends the reduce step of split-K product L (cl/splitk_reduce.cl): C's `cols` columns from
+// element c_offset of tensor c_ref = the sum of the partials in workspace region `region`, in
+// slice order, with p's defines first (p NULL: none) for an epilogue to read. Returns XCONV_OK,
+// or XCONV_ERR_OUT_OF_MEMORY without host memory (or the first define's failure).
+xconv_status xconv_gemm_plan_reduce(const xconv_device_info *info, const xconv_problem *p,
+                                    const xconv_gemm_layout *L, xconv_plan *plan, int region,
+                                    xconv_tensor_ref c_ref, int64_t c_offset, int64_t cols,
+                                    xconv_error *err);
 
 // Fills out (at most max) with every candidate tile set of the planner, the lists of info's
 // kind of device first and then the other kind's (those that do not fit a product are refused
@@ -71,9 +119,22 @@ int xconv_gemm_tile_candidates(const xconv_device_info *info, xconv_gemm_tiles *
 // Writes t as forced tiles "TM,TN,TK,WM,WN,VW,PAD" into buf; returns the length, as snprintf.
 int xconv_gemm_tiles_format(const xconv_gemm_tiles *t, char *buf, size_t len);
 
+// The tuning space of L on info's device: every candidate tile set that fits (those of
+// xconv_gemm_tile_candidates and the small-output ones) with each split of 1, 2, 3, 4, 6, 8, 12
+// and 16 K slices (normalised, duplicates dropped), ordered by the planner's model, cheapest
+// first. Fills tiles[i] and splits[i] (at most max); returns their count.
+int xconv_gemm_search_space(const xconv_device_info *info, const xconv_gemm_layout *L,
+                            xconv_gemm_tiles *tiles, int *splits, int max);
+
+// Writes t and split as forced tiles "TM,TN,TK,WM,WN,VW,PAD,SPLIT" into buf (the form a tuning
+// keeps); returns the length, as snprintf.
+int xconv_gemm_tuning_format(const xconv_gemm_tiles *t, int split, char *buf, size_t len);
+
 // Appends a step labelled `label` running `kernel` of cl/<source>.cl over L's whole extent,
 // with p's defines first (p NULL: none) and then L's and t's (common/xconv_gemm_params.h), into
-// *out. Returns XCONV_OK, or XCONV_ERR_NOT_APPLICABLE when L passes the 32-bit index range.
+// *out. Under split-K (L->split_k > 1) the step writes partials: C is then the workspace region
+// of xconv_gemm_split_bytes(L) and the launch's third dimension runs over groups x slices.
+// Returns XCONV_OK, or XCONV_ERR_NOT_APPLICABLE when L passes the 32-bit index range.
 xconv_status xconv_gemm_plan_step(const xconv_device_info *info, const xconv_problem *p,
                                   const xconv_gemm_layout *L, const xconv_gemm_tiles *t,
                                   const char *label, const char *source, const char *kernel,

@@ -26,17 +26,37 @@ static xconv_gemm_layout conv_layout(const xconv_problem *p, xconv_gemm_mode mod
     };
 }
 
-// Appends the GEMM step for L with tiles t (chosen here when t is NULL) running `kernel` of
-// cl/sgemm.cl with p's defines, into *out; appends `what` and the tiles to the summary.
+// A fused epilogue (bias, activation, pool) is applied by the GEMM's store, which under split-K
+// holds partial sums; the reduce step is where it would go (cl/splitk_reduce.cl), not built yet.
+// So p with a fused epilogue is not split: plan's options get split 1. Returns XCONV_OK, or
+// XCONV_ERR_NOT_APPLICABLE when a split is forced on it.
+static xconv_status no_split_with_epilogue(const xconv_problem *p, xconv_plan *plan,
+                                           xconv_error *err)
+{
+    if (!xconv_problem_has_epilogue(p))
+        return XCONV_OK;
+    int forced = xconv_gemm_forced_split(&plan->opts);
+    if (forced > 1)
+        return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE, "split-K (%d slices forced) with "
+                               "a fused epilogue: the epilogue would have to move into the "
+                               "reduce step, not built yet", forced);
+    plan->opts.gemm_split_k = 1;
+    return XCONV_OK;
+}
+
+// Appends the GEMM step for L with tiles t (chosen here with L's split when t is NULL) running
+// `kernel` of cl/sgemm.cl with p's defines, into *out; appends `what`, the tiles and the split
+// to the summary.
 static xconv_status plan_gemm_step(const xconv_device *dev, const xconv_problem *p,
-                                   const xconv_gemm_layout *L, const xconv_gemm_tiles *t,
+                                   xconv_gemm_layout *L, const xconv_gemm_tiles *t,
                                    const char *kernel, const char *what, xconv_plan *plan,
                                    xconv_step **out, xconv_error *err)
 {
     xconv_gemm_tiles chosen;
     if (!t) {
-        xconv_status st =
-            xconv_gemm_choose_tiles(&dev->info, L, plan->opts.gemm_tiles, &chosen, err);
+        xconv_status st = no_split_with_epilogue(p, plan, err);
+        if (st == XCONV_OK)
+            st = xconv_gemm_choose(&dev->info, L, &plan->opts, &chosen, err);
         if (st != XCONV_OK)
             return st;
         t = &chosen;
@@ -49,19 +69,57 @@ static xconv_status plan_gemm_step(const xconv_device *dev, const xconv_problem 
                          "%dx%d per work-item", what, (long long)L->m, (long long)L->n,
                          (long long)L->k, (long long)L->groups, t->tile_m, t->tile_n, t->tile_k,
                          t->wpt_m, t->wpt_n);
+    if (L->split_k > 1)
+        xconv_plan_summarize(plan, "split-K: %d K slices of %lld steps (%.1f MiB of partials), "
+                             "then a reduce in slice order", L->split_k,
+                             (long long)xconv_gemm_split_steps(L, t),
+                             xconv_gemm_split_bytes(L) / 1048576.0);
     return XCONV_OK;
 }
 
-// Adds the arguments of a GEMM step of a convolution: (A = w, B, C = y, A's first element, C's
-// first element, columns of C).
-static void gemm_args(xconv_step *s, xconv_tensor_ref b, int64_t c_offset, int64_t cols)
+// Adds the workspace region of split product L's partials; returns its index, or -1 when L is
+// not split.
+static int split_region(xconv_plan *plan, const xconv_gemm_layout *L)
 {
+    return L->split_k > 1 ? xconv_plan_region(plan, "split-K partials", xconv_gemm_split_bytes(L))
+                          : -1;
+}
+
+// The element offset of workspace region `region` (the partials), as a kernel's int argument.
+static int64_t region_floats(const xconv_plan *plan, int region)
+{
+    return (int64_t)(plan->regions[region].offset / sizeof(float));
+}
+
+// Adds the arguments of a GEMM step of a convolution: (A = w, B, C = y, A's first element, C's
+// first element, columns of C); under split-K C is the partials' region `region` instead, and
+// the reduce step that follows writes y from c_offset. Returns the reduce's status (XCONV_OK).
+static xconv_status gemm_args(const xconv_device *dev, const xconv_problem *p,
+                              const xconv_gemm_layout *L, xconv_plan *plan, int region,
+                              xconv_step *s, xconv_tensor_ref b, int64_t c_offset, int64_t cols,
+                              xconv_error *err)
+{
+    bool split = L->split_k > 1;
     xconv_step_arg_buffer(s, XCONV_REF_W);
     xconv_step_arg_buffer(s, b);
-    xconv_step_arg_buffer(s, XCONV_REF_Y);
+    xconv_step_arg_buffer(s, split ? XCONV_REF_WORKSPACE : XCONV_REF_Y);
     xconv_step_arg_int(s, 0);
-    xconv_step_arg_int(s, (int32_t)c_offset);
+    xconv_step_arg_int(s, (int32_t)(split ? region_floats(plan, region) : c_offset));
     xconv_step_arg_int(s, (int32_t)cols);
+    return split ? xconv_gemm_plan_reduce(&dev->info, p, L, plan, region, XCONV_REF_Y, c_offset,
+                                          cols, err)
+                 : XCONV_OK;
+}
+
+// Adds the output arguments of an implicit GEMM step: y, or the partials' region `region`
+// under split-K (its workspace pointer and offset), whose reduce step then writes y.
+static void implicit_output_args(const xconv_gemm_layout *L, const xconv_plan *plan, int region,
+                                 xconv_step *s)
+{
+    if (L->split_k > 1)
+        xconv_step_arg_region(s, plan, region);
+    else
+        xconv_step_arg_buffer(s, XCONV_REF_Y);
 }
 
 // Fuses p's bias and activation into GEMM step s, whose arguments are complete (the bias comes
@@ -149,14 +207,24 @@ static xconv_status plan_im2col_gemm(const xconv_device *dev, const xconv_proble
     xconv_plan_summarize(plan, "im2col of %lld image(s) a pass (%.1f MiB)", (long long)chunk,
                          plan->workspace_bytes / 1048576.0);
     xconv_gemm_layout L = conv_layout(p, XCONV_GEMM_B_MEMORY, chunk);
+    // The split's partials share the largest allocation with the im2col columns.
+    xconv_device_info room = dev->info;
+    size_t used = plan->workspace_bytes + XCONV_REGION_ALIGN;
+    room.max_alloc_bytes = room.max_alloc_bytes > used ? room.max_alloc_bytes - used : 0;
+    xconv_gemm_tiles t;
+    st = no_split_with_epilogue(p, plan, err);
+    if (st == XCONV_OK)
+        st = xconv_gemm_choose(&room, &L, &plan->opts, &t, err);
     xconv_step *first = NULL;
+    int region = -1;
     for (int64_t n0 = 0; st == XCONV_OK && n0 < p->n; n0 += chunk) {
         int64_t images = p->n - n0 < chunk ? p->n - n0 : chunk;
         st = xconv_plan_im2col(&dev->info, p, chunk, n0, images, plan, err);
         xconv_step *gemm = NULL;
         if (st == XCONV_OK && !first) {
-            st = plan_gemm_step(dev, p, &L, NULL, "sgemm", "SGEMM", plan, &first, err);
+            st = plan_gemm_step(dev, p, &L, &t, "sgemm", "SGEMM", plan, &first, err);
             gemm = first;
+            region = split_region(plan, &L);
         } else if (st == XCONV_OK) {  // the same program as the first chunk's
             gemm = xconv_plan_add_step(plan, first->label, first->source, first->kernel);
             st = gemm ? xconv_step_define_all(gemm, first, err)
@@ -170,10 +238,11 @@ static xconv_status plan_im2col_gemm(const xconv_device *dev, const xconv_proble
             break;
         if (images < chunk)
             xconv_gemm_step_set_cols(gemm, images * pq);
-        gemm_args(gemm, XCONV_REF_WORKSPACE, n0 * p->k * pq, images * pq);
-        if (gemm == first)  // later chunks copied its defines; they take the bias too
+        st = gemm_args(dev, p, &L, plan, region, gemm, XCONV_REF_WORKSPACE, n0 * p->k * pq,
+                       images * pq, err);
+        if (st == XCONV_OK && gemm == first)  // later chunks copied its defines; bias too
             st = fuse_store(gemm, p, false, plan, err);
-        else if (p->epi.bias && (plan->fused & XCONV_FUSED_BIAS_ACT))
+        else if (st == XCONV_OK && p->epi.bias && (plan->fused & XCONV_FUSED_BIAS_ACT))
             xconv_step_arg_buffer(gemm, XCONV_REF_BIAS);
     }
     return st;
@@ -204,7 +273,8 @@ static xconv_status plan_gemm_1x1(const xconv_device *dev, const xconv_problem *
     xconv_status st =
         plan_gemm_step(dev, p, &L, NULL, "sgemm", "SGEMM on the input", plan, &step, err);
     if (st == XCONV_OK)
-        gemm_args(step, XCONV_REF_X, 0, p->n * xconv_problem_out_h(p) * xconv_problem_out_w(p));
+        st = gemm_args(dev, p, &L, plan, split_region(plan, &L), step, XCONV_REF_X, 0,
+                       p->n * xconv_problem_out_h(p) * xconv_problem_out_w(p), err);
     return st == XCONV_OK ? fuse_store(step, p, false, plan, err) : st;
 }
 
@@ -216,10 +286,13 @@ static xconv_status plan_implicit_gemm(const xconv_device *dev, const xconv_prob
                                        const xconv_plan_options *opts, xconv_plan *plan,
                                        xconv_error *err)
 {
+    (void)opts;  // &plan->opts, which the epilogue rule may change
     xconv_gemm_layout L = conv_layout(p, XCONV_GEMM_B_GATHER, p->n);
     L.b_group_stride = p->c / p->groups * p->h * p->w;  // a group's first channel in x
     xconv_gemm_tiles t;
-    xconv_status st = xconv_gemm_choose_tiles(&dev->info, &L, opts->gemm_tiles, &t, err);
+    xconv_status st = no_split_with_epilogue(p, plan, err);
+    if (st == XCONV_OK)
+        st = xconv_gemm_choose(&dev->info, &L, &plan->opts, &t, err);
     bool pooled = st == XCONV_OK && gemm_pool_fits(p, plan) && t.vw % (p->epi.pool_h *
                                                                       p->epi.pool_w) == 0;
     if (pooled)
@@ -227,12 +300,15 @@ static xconv_status plan_implicit_gemm(const xconv_device *dev, const xconv_prob
     xconv_step *step = NULL;
     if (st == XCONV_OK)
         st = plan_gemm_step(dev, p, &L, &t, "implicit_gemm", "implicit GEMM", plan, &step, err);
-    if (st == XCONV_OK) {
-        xconv_step_arg_buffer(step, XCONV_REF_X);
-        xconv_step_arg_buffer(step, XCONV_REF_W);
-        xconv_step_arg_buffer(step, XCONV_REF_Y);
-        st = fuse_store(step, p, pooled, plan, err);
-    }
+    if (st != XCONV_OK)
+        return st;
+    int region = split_region(plan, &L);
+    xconv_step_arg_buffer(step, XCONV_REF_X);
+    xconv_step_arg_buffer(step, XCONV_REF_W);
+    implicit_output_args(&L, plan, region, step);
+    st = fuse_store(step, p, pooled, plan, err);
+    if (st == XCONV_OK && L.split_k > 1)
+        st = xconv_gemm_plan_reduce(&dev->info, p, &L, plan, region, XCONV_REF_Y, 0, L.n, err);
     return st;
 }
 
@@ -254,10 +330,13 @@ static xconv_status plan_implicit_precomp(const xconv_device *dev, const xconv_p
                                           const xconv_plan_options *opts, xconv_plan *plan,
                                           xconv_error *err)
 {
+    (void)opts;  // &plan->opts, which the epilogue rule may change
     xconv_gemm_layout L = conv_layout(p, XCONV_GEMM_B_TABLE, p->n);
     L.b_group_stride = p->c / p->groups * p->h * p->w;
     xconv_gemm_tiles t;
-    xconv_status st = xconv_gemm_choose_tiles(&dev->info, &L, opts->gemm_tiles, &t, err);
+    xconv_status st = no_split_with_epilogue(p, plan, err);
+    if (st == XCONV_OK)
+        st = xconv_gemm_choose(&dev->info, &L, &plan->opts, &t, err);
     if (st != XCONV_OK)
         return st;
     bool pooled = gemm_pool_fits(p, plan) && t.vw % (p->epi.pool_h * p->epi.pool_w) == 0;
@@ -284,24 +363,30 @@ static xconv_status plan_implicit_precomp(const xconv_device *dev, const xconv_p
         st = xconv_step_define_all(table, gemm, err);  // the table step reads the GEMM's
     if (st != XCONV_OK)
         return st;
+    int partials = split_region(plan, &L);
     xconv_step_arg_buffer(gemm, XCONV_REF_X);
     xconv_step_arg_buffer(gemm, XCONV_REF_W);
-    xconv_step_arg_buffer(gemm, XCONV_REF_Y);
+    implicit_output_args(&L, plan, partials, gemm);
     if (constant)
         xconv_step_arg_constant(gemm, XCONV_REF_WORKSPACE, region, plan->regions[region].bytes,
                                 "xc_gemm_table");
     else
-        xconv_step_arg_buffer(gemm, XCONV_REF_WORKSPACE);
-    return fuse_store(gemm, p, pooled, plan, err);
+        xconv_step_arg_buffer(gemm, XCONV_REF_WORKSPACE);  // the table: region 0, offset 0
+    st = fuse_store(gemm, p, pooled, plan, err);
+    if (st == XCONV_OK && L.split_k > 1)
+        st = xconv_gemm_plan_reduce(&dev->info, p, &L, plan, partials, XCONV_REF_Y, 0, L.n, err);
+    return st;
 }
 
 // ---------------------------------------------------------------------------------------------
-// Tuning: the planner's tiles, then every other candidate the variant plans with
+// Tuning: the planner's tiles and split, then the search space in the order of its model
 
-#define GEMM_TUNINGS_MAX 32
+#define GEMM_TUNINGS_MAX 64
 
-// Reads the tiles of plan's first GEMM step into *t; returns false when it has none.
-static bool planned_tiles(const xconv_plan *plan, xconv_gemm_tiles *t)
+// Reads the tiles, the split and the product of plan's first GEMM step into *t, *split and *L
+// (enough of L for the search space: mode, sizes, B's layout); returns false when it has none.
+static bool planned_gemm(const xconv_plan *plan, xconv_gemm_tiles *t, int *split,
+                         xconv_gemm_layout *L)
 {
     for (int i = 0; i < plan->nsteps; i++) {
         const xconv_step *s = plan->steps[i];
@@ -315,33 +400,47 @@ static bool planned_tiles(const xconv_plan *plan, xconv_gemm_tiles *t)
             (int)xconv_step_value(s, "XC_GEMM_WPT_N", 0),
             (int)xconv_step_value(s, "XC_GEMM_VW", 0),
             (int)xconv_step_value(s, "XC_GEMM_PAD", 0)};
+        *split = (int)xconv_step_value(s, "XC_GEMM_SPLIT_K", 1);
+        *L = (xconv_gemm_layout){
+            .mode = (xconv_gemm_mode)xconv_step_value(s, "XC_GEMM_B_MODE", 0),
+            .m = xconv_step_value(s, "XC_GEMM_M", 1), .n = xconv_step_value(s, "XC_GEMM_N", 1),
+            .k = xconv_step_value(s, "XC_GEMM_K", 1), .ldb = xconv_step_value(s, "XC_GEMM_LDB", 1),
+            .seg = xconv_step_value(s, "XC_GEMM_SEG", 1),
+            .b_seg_stride = xconv_step_value(s, "XC_GEMM_B_SEG_STRIDE", 0),
+            .b_group_stride = xconv_step_value(s, "XC_GEMM_B_GROUP_STRIDE", 0),
+            .groups = plan->problem.groups};
         return true;
     }
     return false;
 }
 
-// Fills out with the tile sets to time for v on p: the planner's own first, then each other
-// candidate with which v plans. Returns their count.
+// Fills out with the tunings to time for v on p: the planner's own tiles and split first, then
+// the points of the search space (xconv_gemm_search_space: tiles x splits, cheapest by the
+// planner's model first) with which v plans, as forced tiles with a split field. Returns their
+// count.
 static int gemm_tunings(const xconv_variant *v, xconv_device *dev, const xconv_problem *p,
                         xconv_tuning *out, int max)
 {
     static _Thread_local xconv_error err;  // refusals are expected and not reported
     xconv_plan *plan = NULL;
     xconv_gemm_tiles own, list[GEMM_TUNINGS_MAX];
+    int own_split = 1, splits[GEMM_TUNINGS_MAX];
+    xconv_gemm_layout L;
     if (max < 1 || xconv_variant_plan(v, dev, p, NULL, &plan, &err) != XCONV_OK)
         return 0;
-    bool has = planned_tiles(plan, &own);
+    bool has = planned_gemm(plan, &own, &own_split, &L);
     xconv_plan_destroy(plan);
     if (!has)
         return 0;
     memset(&out[0], 0, sizeof out[0]);
-    xconv_gemm_tiles_format(&own, out[0].gemm_tiles, sizeof out[0].gemm_tiles);
-    int n = 1, count = xconv_gemm_tile_candidates(&dev->info, list, GEMM_TUNINGS_MAX);
+    xconv_gemm_tuning_format(&own, own_split, out[0].gemm_tiles, sizeof out[0].gemm_tiles);
+    int n = 1, count = xconv_gemm_search_space(&dev->info, &L, list, splits, GEMM_TUNINGS_MAX);
     for (int i = 0; i < count && n < max; i++) {
-        if (memcmp(&list[i], &own, sizeof own) == 0)
+        if (memcmp(&list[i], &own, sizeof own) == 0 && splits[i] == own_split)
             continue;
         memset(&out[n], 0, sizeof out[n]);
-        xconv_gemm_tiles_format(&list[i], out[n].gemm_tiles, sizeof out[n].gemm_tiles);
+        xconv_gemm_tuning_format(&list[i], splits[i], out[n].gemm_tiles,
+                                 sizeof out[n].gemm_tiles);
         xconv_plan_options opts;
         xconv_plan_options_default(&opts);
         opts.gemm_tiles = out[n].gemm_tiles;

@@ -134,7 +134,8 @@ if "XC_WG_W" in d:
     print("XCONV_DIRECT_PLAN=%s:%s" % (variant, ",".join(d["XC_" + k] for k in keys)))
 elif "XC_GEMM_TILE_M" in d:
     keys = "TILE_M TILE_N TILE_K WPT_M WPT_N VW PAD".split()
-    print("XCONV_GEMM_TILES=" + ",".join(d["XC_GEMM_" + k] for k in keys))
+    split = d.get("XC_GEMM_SPLIT_K", "1")  # the split-K as the eighth field (1: none)
+    print("XCONV_GEMM_TILES=" + ",".join([d["XC_GEMM_" + k] for k in keys] + [split]))
 else:
     print("")
 EOF

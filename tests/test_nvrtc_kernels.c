@@ -474,6 +474,67 @@ static void test_flat_k_tail(void)
     free(ptx);
 }
 
+// The GEMM family's split-K plans: the planner's own on the late ResNet layers (too few
+// 128x128 tiles for the H100's 132 units), and the small-output tiles with a split forced on a
+// small shape whose K steps the split does not divide; every kernel step to PTX and CUBIN.
+static void test_split_plans(void)
+{
+    xconv_device dev = synthetic_h100();
+    static const char *const specs[] = {
+        "n=50,c=2048,h=7,w=7,k=512,r=1", "n=50,c=1024,h=14,w=14,k=256,r=1",
+        "n=50,c=512,h=7,w=7,k=512,r=3,pad=1", "n=3,c=37,h=11,w=13,k=70,r=3,pad=1"};
+    static const char *const tiles[] = {NULL, NULL, NULL, "64,32,16,4,4,4,4,3",
+                                        "32,64,8,4,8,4,4,5", "64,64,8,8,4,4,4,2"};
+    static const char *const variants[] = {"gemm_1x1", "implicit_gemm", "implicit_precomp",
+                                           "im2col_gemm"};
+    int split_plans = 0, before = programs_compiled, nseen = 0;
+    uint64_t seen[128];  // FNV-1a of each compiled step's source and options: each once
+    for (size_t c = 0; c < sizeof tiles / sizeof tiles[0]; c++) {
+        xconv_error err;
+        xconv_problem p;
+        const char *spec = specs[c < 3 ? c : 3];
+        CHECK(xconv_shape_parse(spec, &p, &err) == XCONV_OK);
+        xconv_plan_options opts;
+        xconv_plan_options_default(&opts);
+        opts.gemm_tiles = tiles[c];
+        for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++) {
+            const xconv_variant *var = xconv_variant_find(variants[v], &err);
+            xconv_plan *plan = NULL;
+            if (!var || xconv_variant_plan(var, &dev, &p, &opts, &plan, &err) != XCONV_OK)
+                continue;  // gemm_1x1 on 3x3 filters
+            bool split = false;
+            for (int i = 0; i < plan->nsteps; i++) {
+                const xconv_step *step = xconv_plan_step(plan, i);
+                split = split || xconv_step_value(step, "XC_GEMM_SPLIT_K", 1) > 1;
+                char options[4096], label[256];
+                xconv_step_options(step, options, sizeof options);
+                uint64_t h = 1469598103934665603ull;
+                for (const char *t = step->source; *t; t++)
+                    h = (h ^ (unsigned char)*t) * 1099511628211ull;
+                for (const char *t = options; *t; t++)
+                    h = (h ^ (unsigned char)*t) * 1099511628211ull;
+                bool dup = false;
+                for (int j = 0; j < nseen; j++)
+                    dup = dup || seen[j] == h;
+                if (dup)
+                    continue;
+                if (nseen < 128)
+                    seen[nseen++] = h;
+                snprintf(label, sizeof label, "%s on %s (tiles %s), step %d (cl/%s.cl)",
+                         variants[v], spec, tiles[c] ? tiles[c] : "planned", i, step->source);
+                compile_and_check(label, xconv_kernel_source(step->source), step->kernel,
+                                  options, true, false);
+            }
+            CHECK_MSG(split, "%s on %s (tiles %s) is not split: %s", variants[v], spec,
+                      tiles[c] ? tiles[c] : "planned", plan->summary);
+            split_plans += split;
+            xconv_plan_destroy(plan);
+        }
+    }
+    printf("  split-K: %d plans, %d programs compiled\n", split_plans,
+           programs_compiled - before);
+}
+
 // ---------------------------------------------------------------------------------------------
 
 int main(void)
@@ -492,6 +553,7 @@ int main(void)
     test_dialect();
     test_planned();
     test_flat_k_tail();
+    test_split_plans();
     test_winograd_targets();
     test_unplanned_sources();
     printf("  %d programs compiled in %.1f s\n", programs_compiled,

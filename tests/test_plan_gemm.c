@@ -63,10 +63,19 @@ static xconv_device_info small_gpu_info(void)
 static const char *const gemm_names[] = {"im2col_gemm", "implicit_gemm", "implicit_precomp",
                                          "gemm_1x1"};
 
-// Returns the value of define `name` of the plan's last step (the GEMM), or -1.
+// Returns the plan's last GEMM step (cl/sgemm.cl; a split-K reduce may follow it).
+static const xconv_step *gemm_step(const xconv_plan *plan)
+{
+    for (int i = plan->nsteps - 1; i > 0; i--)
+        if (!strcmp(xconv_plan_step(plan, i)->source, "sgemm"))
+            return xconv_plan_step(plan, i);
+    return xconv_plan_step(plan, 0);
+}
+
+// Returns the value of define `name` of the plan's GEMM step, or -1.
 static long long define_of(const xconv_plan *plan, const char *name)
 {
-    return xconv_step_value(xconv_plan_step(plan, plan->nsteps - 1), name, -1);
+    return xconv_step_value(gemm_step(plan), name, -1);
 }
 
 // The tiles a plan's defines describe.
@@ -195,6 +204,170 @@ static void test_tile_choices(void)
 }
 
 // ---------------------------------------------------------------------------------------------
+// Split-K choices
+
+// Chooses tiles and split for an m x n x k product on info under opts (NULL: defaults); returns
+// the split (0 when the choice fails) and the tiles in *t.
+static int choose_split(const xconv_device_info *info, int64_t m, int64_t n, int64_t k,
+                        const xconv_plan_options *opts, xconv_gemm_tiles *t)
+{
+    xconv_gemm_layout L = {.mode = XCONV_GEMM_B_MEMORY, .m = m, .n = n, .k = k, .lda = k,
+                           .ldb = n, .ldc = n, .seg = n, .groups = 1};
+    xconv_error err;
+    xconv_status st = xconv_gemm_choose(info, &L, opts, t, &err);
+    CHECK_MSG(st == XCONV_OK, "%lldx%lldx%lld on %s: %s", (long long)m, (long long)n,
+              (long long)k, info->name, err.msg);
+    return st == XCONV_OK ? L.split_k : 0;
+}
+
+static void test_split_choices(void)
+{
+    xconv_device_info gpu = gpu_info(), cpu = cpu_info();
+    xconv_gemm_tiles t;
+    // The late ResNet layers on a 132-unit GPU: too few tiles for one wave, so the K
+    // reduction is split until the work-groups fill the device (large tiles kept).
+    int split = choose_split(&gpu, 512, 50 * 49, 2048, NULL, &t);
+    int64_t groups = (512 + t.tile_m - 1) / t.tile_m * ((2450 + t.tile_n - 1) / t.tile_n);
+    CHECK_MSG(split >= 2 && groups * split >= 132, "512x2450x2048 on a GPU: split %d of %lld "
+              "tiles of %dx%d", split, (long long)groups, t.tile_m, t.tile_n);
+    split = choose_split(&gpu, 512, 50 * 49, 4608, NULL, &t);
+    CHECK_MSG(split >= 2, "512x2450x4608 on a GPU: split %d", split);
+    // Products that fill the device, or whose K is short, stay unsplit.
+    CHECK(choose_split(&gpu, 8192, 8192, 8192, NULL, &t) == 1);
+    CHECK(choose_split(&gpu, 64, 200704, 576, NULL, &t) == 1);  // vgg-like: many columns
+    CHECK(choose_split(&gpu, 512, 2450, 24, NULL, &t) == 1);    // 3 K steps: nothing to split
+    // A 2-core CPU: the same layers have tiles for both cores; one tile with a long K splits.
+    CHECK(choose_split(&cpu, 512, 50 * 49, 2048, NULL, &t) == 1);
+    split = choose_split(&cpu, 16, 16, 8192, NULL, &t);
+    CHECK_MSG(split == 2, "16x16x8192 on a 2-core CPU: split %d", split);
+    // Forced splits, normalised so that no slice is empty: 7 K steps of 16 in 5 slices is 4
+    // slices of 2 steps; 16 slices of 3 steps is 3.
+    xconv_plan_options opts;
+    xconv_plan_options_default(&opts);
+    opts.gemm_tiles = "32,32,16,4,4";
+    opts.gemm_split_k = 5;
+    CHECK(choose_split(&gpu, 40, 40, 100, &opts, &t) == 4);
+    opts.gemm_split_k = 16;
+    CHECK(choose_split(&gpu, 40, 40, 48, &opts, &t) == 3);
+    opts.gemm_split_k = 1;  // forced off where the planner would split
+    CHECK(choose_split(&gpu, 512, 50 * 49, 2048, &opts, &t) == 1);
+    // The tiles' eighth field forces the split too; a conflict or a split past 16 is refused.
+    opts.gemm_split_k = 0;
+    opts.gemm_tiles = "64,32,16,4,4,4,4,3";
+    CHECK(choose_split(&gpu, 40, 40, 100, &opts, &t) == 3 && t.tile_m == 64 && t.tile_n == 32);
+    xconv_gemm_layout L = {.mode = XCONV_GEMM_B_MEMORY, .m = 40, .n = 40, .k = 100, .lda = 100,
+                           .ldb = 40, .ldc = 40, .seg = 40, .groups = 1};
+    xconv_error err;
+    opts.gemm_split_k = 2;
+    CHECK(xconv_gemm_choose(&gpu, &L, &opts, &t, &err) == XCONV_ERR_INVALID);
+    CHECK_CONTAINS(err.msg, "split");
+    opts.gemm_tiles = NULL;
+    opts.gemm_split_k = 17;
+    CHECK(xconv_gemm_choose(&gpu, &L, &opts, &t, &err) == XCONV_ERR_INVALID);
+}
+
+// A split plan: the GEMM writes partials into a workspace region, a reduce step writes y.
+static void test_split_plan(void)
+{
+    xconv_device dev = {.info = gpu_info()};
+    xconv_problem p;
+    xconv_error err;
+    CHECK(xconv_shape_parse("n=50,c=2048,h=7,w=7,k=512,r=1", &p, &err) == XCONV_OK);
+    for (size_t v = 0; v < sizeof gemm_names / sizeof gemm_names[0]; v++) {
+        const xconv_variant *var = xconv_variant_find(gemm_names[v], &err);
+        xconv_plan *plan = NULL;
+        CHECK(var && xconv_variant_plan(var, &dev, &p, NULL, &plan, &err) == XCONV_OK);
+        if (!plan)
+            continue;
+        long long split = define_of(plan, "XC_GEMM_SPLIT_K");
+        const xconv_step *reduce = xconv_plan_step(plan, plan->nsteps - 1);
+        CHECK_MSG(split >= 2 && !strcmp(reduce->kernel, "splitk_reduce"), "%s: %s",
+                  gemm_names[v], plan->summary);
+        CHECK_CONTAINS(plan->summary, "split-K");
+        CHECK(xconv_step_value(reduce, "XC_GEMM_SPLIT_K", -1) == split);
+        CHECK(xconv_step_value(reduce, "XC_GEMM_PART_LD", -1) == 2452);  // 2450 rounded to 4
+        int r = plan->nregions - 1;
+        CHECK(!strcmp(plan->regions[r].name, "split-K partials"));
+        CHECK(plan->regions[r].bytes == (size_t)split * 512 * 2452 * sizeof(float));
+        CHECK(reduce->args[0].ref == XCONV_REF_WORKSPACE && reduce->args[1].ref == XCONV_REF_Y);
+        CHECK(reduce->args[2].i == (int32_t)(plan->regions[r].offset / sizeof(float)));
+        CHECK(gemm_step(plan)->global[2] == (size_t)split);  // one group, split slices
+        check_plan_limits(gemm_names[v], &dev.info, plan);
+        xconv_plan_destroy(plan);
+    }
+}
+
+// A fused epilogue is applied by the GEMM's store, so a problem with one is not split (the
+// layer above splits without it), and a forced split is refused with the reason.
+static void test_split_epilogue(void)
+{
+    xconv_device dev = {.info = gpu_info()};
+    xconv_problem p;
+    xconv_error err;
+    CHECK(xconv_shape_parse("n=50,c=2048,h=7,w=7,k=512,r=1,bias=1,act=relu", &p, &err) ==
+          XCONV_OK);
+    xconv_plan_options opts;
+    xconv_plan_options_default(&opts);
+    for (size_t v = 0; v < sizeof gemm_names / sizeof gemm_names[0]; v++) {
+        const xconv_variant *var = xconv_variant_find(gemm_names[v], &err);
+        xconv_plan *plan = NULL;
+        opts.gemm_split_k = 0;
+        CHECK(var && xconv_variant_plan(var, &dev, &p, &opts, &plan, &err) == XCONV_OK);
+        if (plan)
+            CHECK_MSG(define_of(plan, "XC_GEMM_SPLIT_K") == -1, "%s split with an epilogue",
+                      gemm_names[v]);
+        xconv_plan_destroy(plan);
+        opts.gemm_split_k = 3;
+        CHECK(xconv_variant_plan(var, &dev, &p, &opts, &plan, &err) ==
+              XCONV_ERR_NOT_APPLICABLE);
+        CHECK_CONTAINS(err.msg, "epilogue");
+    }
+}
+
+// The GEMM variants' tunings (what `xconv find --mode exhaustive` times): the planner's own
+// tiles and split first, then tiles x splits in the model's order, each one that plans.
+static void test_tunings(void)
+{
+    xconv_device dev = {.info = gpu_info()};
+    xconv_problem p;
+    xconv_error err;
+    CHECK(xconv_shape_parse("n=50,c=2048,h=7,w=7,k=512,r=1", &p, &err) == XCONV_OK);
+    xconv_tuning tunings[64];
+    for (size_t v = 0; v < sizeof gemm_names / sizeof gemm_names[0]; v++) {
+        const xconv_variant *var = xconv_variant_find(gemm_names[v], &err);
+        int n = xconv_variant_tunings(var, &dev, &p, tunings, 64), split = 0, unsplit = 0;
+        CHECK_MSG(n >= 20, "%s: %d tunings", gemm_names[v], n);
+        xconv_plan *plan = NULL;
+        CHECK(xconv_variant_plan(var, &dev, &p, NULL, &plan, &err) == XCONV_OK);
+        char own[64] = "";
+        if (plan) {
+            xconv_gemm_tiles planned = tiles_of(plan);
+            xconv_gemm_tuning_format(&planned, (int)define_of(plan, "XC_GEMM_SPLIT_K"), own,
+                                     sizeof own);
+        }
+        xconv_plan_destroy(plan);
+        CHECK_MSG(n > 0 && !strcmp(tunings[0].gemm_tiles, own), "%s: first tuning %s, planned %s",
+                  gemm_names[v], n > 0 ? tunings[0].gemm_tiles : "-", own);
+        for (int i = 0; i < n; i++) {
+            xconv_gemm_tiles t;
+            int s = 0;
+            CHECK(sscanf(tunings[i].gemm_tiles, "%d,%d,%d,%d,%d,%d,%d,%d", &t.tile_m, &t.tile_n,
+                         &t.tile_k, &t.wpt_m, &t.wpt_n, &t.vw, &t.pad, &s) == 8);
+            split += s > 1, unsplit += s == 1;
+            xconv_plan_options opts;
+            xconv_plan_options_default(&opts);
+            xconv_tuning_apply(&tunings[i], &opts);
+            CHECK(xconv_variant_plan(var, &dev, &p, &opts, &plan, &err) == XCONV_OK);
+            if (plan)
+                CHECK(define_of(plan, "XC_GEMM_SPLIT_K") == (s > 1 ? s : -1));
+            xconv_plan_destroy(plan);
+        }
+        CHECK_MSG(split > 0 && unsplit > 0, "%s: %d split and %d unsplit tunings",
+                  gemm_names[v], split, unsplit);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
 // Chunks and refusals
 
 // Counts the plan's steps running `kernel`.
@@ -241,7 +414,7 @@ static void test_chunks(void)
     opts.batch_chunk = 2;
     CHECK(xconv_variant_plan(v, &dev, &p, &opts, &plan, &err) == XCONV_OK);
     if (plan)
-        CHECK(steps_of(plan, "im2col") == 4 && plan->workspace_bytes == 2 * image_bytes);
+        CHECK(steps_of(plan, "im2col") == 4 && plan->regions[0].bytes == 2 * image_bytes);
     xconv_plan_destroy(plan);
 
     dev.info.max_alloc_bytes = image_bytes - 1;  // not even one image
@@ -318,6 +491,37 @@ static void test_chunked_run(xconv_device *dev)
     xconv_plan_destroy(plan);
     check_variant_run(dev, "im2col_gemm", spec, NULL);
     dev->info.max_alloc_bytes = saved;
+    // Split-K in every pass: the partials region is reused, each pass reduces its own images.
+    xconv_plan_options opts;
+    xconv_plan_options_default(&opts);
+    opts.batch_chunk = 2;
+    opts.gemm_split_k = 2;
+    check_variant_run(dev, "im2col_gemm", "n=5,c=8,h=13,w=11,k=7,r=3,stride=2,pad=1", &opts);
+}
+
+// A split-K plan gives bitwise the same y run after run (the reduce adds slices in order).
+static void test_split_deterministic(xconv_device *dev)
+{
+    xconv_problem p;
+    xconv_error err;
+    CHECK(xconv_shape_parse("n=2,c=40,h=9,w=9,k=24,r=3,pad=1", &p, &err) == XCONV_OK);
+    size_t xn = (size_t)xconv_problem_x_elems(&p), wn = (size_t)xconv_problem_w_elems(&p);
+    size_t yn = (size_t)xconv_problem_y_elems(&p);
+    float *x = malloc(xn * 4), *w = malloc(wn * 4), *y0 = malloc(yn * 4), *y1 = malloc(yn * 4);
+    xconv_random_fill(x, xn, 11, 1);
+    xconv_random_fill(w, wn, 11, 2);
+    xconv_plan_options opts;
+    xconv_plan_options_default(&opts);
+    opts.gemm_split_k = 4;
+    double ms = 0;
+    for (size_t v = 0; v < 3; v++) {  // gemm_1x1 does not apply to a 3x3 filter
+        CHECK(xconv_run_once(dev, gemm_names[v], &p, &opts, x, w, NULL, y0, &ms, NULL, &err) ==
+              XCONV_OK);
+        CHECK(xconv_run_once(dev, gemm_names[v], &p, &opts, x, w, NULL, y1, &ms, NULL, &err) ==
+              XCONV_OK);
+        CHECK_MSG(memcmp(y0, y1, yn * 4) == 0, "%s split 4: two runs differ", gemm_names[v]);
+    }
+    free(x), free(w), free(y0), free(y1);
 }
 
 // Our SGEMM on raw odd-sized matrices against float64, through the public GEMM calls.
@@ -361,11 +565,13 @@ static void check_sgemm_run(xconv_device *dev, int64_t m, int64_t n, int64_t k,
 }
 
 // The GPU's large tiles (forced through the planning options) on sizes that are not multiples
-// of them, and the edge shapes every variant must handle.
+// of them, and the edge shapes every variant must handle; the small-output tiles with split-K
+// forced (3 slices of K steps that do not divide K, and 5 of 8-steps over K's of 1 to 5 steps).
 static void test_runs(xconv_device *dev)
 {
     static const char *const tiles[] = {NULL, "128,128,16,8,8", "64,128,8,8,8", "16,64,16,4,4",
-                                        "32,32,16,4,4,1"};
+                                        "32,32,16,4,4,1", "64,32,16,4,4,4,4,3",
+                                        "32,64,8,4,8,4,4,5"};
     static const char *const specs[] = {
         "n=3,c=5,h=31,w=17,k=7,r=4,s=2,stride_h=2,stride_w=3,pad_h=2,pad_w=1,dil_h=2,dil_w=1",
         "n=2,c=16,h=20,w=20,k=16,r=3,groups=16,pad=1",
@@ -392,7 +598,7 @@ static void test_runs(xconv_device *dev)
 // Compiles the GEMM step of plan for sm_90; returns false when NVRTC is missing.
 static bool check_ptx(const char *label, const xconv_plan *plan)
 {
-    const xconv_step *step = xconv_plan_step(plan, plan->nsteps - 1);
+    const xconv_step *step = gemm_step(plan);
     char options[4096];
     xconv_step_options(step, options, sizeof options);
     xconv_nvrtc_image img;
@@ -447,6 +653,10 @@ int main(void)
     test_suites_fit(&cpu);
     test_suites_fit(&small);
     test_tile_choices();
+    test_split_choices();
+    test_split_plan();
+    test_split_epilogue();
+    test_tunings();
     test_chunks();
 #ifdef XCONV_HAVE_CUDA
     test_nvrtc();
@@ -454,6 +664,7 @@ int main(void)
     xconv_device *dev = open_device();
     if (dev) {
         test_chunked_run(dev);
+        test_split_deterministic(dev);
         test_runs(dev);
         xconv_device_close(dev);
     } else {

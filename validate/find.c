@@ -9,7 +9,7 @@
 
 #include "find.h"
 
-#define MAX_TUNINGS 40
+#define MAX_TUNINGS 64
 
 // ---------------------------------------------------------------------------------------------
 // Modes and options

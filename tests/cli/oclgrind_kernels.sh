@@ -5,7 +5,8 @@
 # shape at n <= 2) and on shapes chosen for their tails, then plans forced to reach the tails
 # the planners produce only on other devices (flat regblock as on GPUs, with BLOCK_K not
 # dividing K; GPU GEMM tiles; channel chunks that do not divide C; partial im2col chunks; every
-# placement of implicit_precomp's table), the tail runs with Oclgrind's data-race check too.
+# placement of implicit_precomp's table; split-K with the small-output tiles), the tail runs
+# with Oclgrind's data-race check too.
 # Any report from Oclgrind, a failed or errored record, or a forced plan that did not take
 # fails the test. It takes about 160 s of CPU (under 3 minutes on 2 cores). Skips (exit 77)
 # without oclgrind, and in the sanitizer build: the simulated kernels are checked the same there
@@ -226,6 +227,24 @@ table "constant" "384 bytes, constant memory\)" --local-mem-size 2816
 table "global, local copy" "384 bytes, global memory, read from a local copy" \
     --constant-mem-size 256
 table "global" "384 bytes, global memory\)" --local-mem-size 2816 --constant-mem-size 256
+
+# ---------------------------------------------------------------------------------------------
+# The GEMM family, split-K forced
+
+# The small-output tiles with the K reduction split: 3 slices of one 16-step each (K = 45, 27,
+# 36 and 40: the last slice's step partial, the 27-row K normalised to 2 slices), and 2 slices of
+# 3 8-steps with im2col in chunks of 2 images (the partials region reused by each pass); every
+# slice's partial stores and the reduce's stores into y's layout, with the data-race check.
+split_shapes=("${tails[0]}" "${tails[4]}" "${tails[5]}" "n=2,c=40,h=3,w=3,k=6,r=1")
+mapfile -t split_args < <(shape_args "${split_shapes[@]}")
+for tiles in 64,32,16,4,4,4,4,3 32,64,8,4,8,4,4,2; do
+    XCONV_GEMM_TILES=$tiles planned "split-K tiles $tiles" \
+        "split-K: ${tiles##*,} K slices" -- --shape "${tails[0]}" \
+        --variant implicit_precomp
+    XCONV_GEMM_TILES=$tiles XCONV_GEMM_CHUNK=2 \
+        memcheck "split-K tiles $tiles" $((${#split_shapes[@]} * 4)) --data-races -- \
+        "${split_args[@]}" --variant "$gemm"
+done
 
 echo "cli oclgrind kernels: $((checks - failures)) passed, $failures failed"
 [ "$failures" -eq 0 ]

@@ -474,9 +474,11 @@ typedef struct xconv_plan_options {
                                 // "kind:wg_w,wg_h,block_w,block_h,block_k,strip,flat,unroll_c
                                 // [,repeat[,vec_q]]" separated by ';' (block_k 0: K/groups),
                                 // e.g. "direct_const:128,1,1,1,16,1,1,1"; NULL: searched
-    const char *gemm_tiles;     // forces the GEMM tiles "TM,TN,TK,WM,WN[,VW[,PAD]]"; NULL:
-                                // chosen per product
+    const char *gemm_tiles;     // forces the GEMM tiles "TM,TN,TK,WM,WN[,VW[,PAD[,SPLIT]]]"
+                                // (SPLIT as gemm_split_k); NULL: chosen per product
     int64_t batch_chunk;        // most images per im2col pass; 0: as many as fit
+    int gemm_split_k;           // forces the GEMM family's split-K: 1 no split, 2..16 K slices
+                                // (fewer where K has fewer steps); 0: chosen per product
     int64_t winograd_chunk;     // most images per pass of the non-fused Winograd variants; 0: as
                                 // many as fit the workspace budget
     const char *winograd_fused; // forces the fused Winograd block "TB,KB,CC,WT,WK[,VEC]" (tiles

@@ -47,6 +47,28 @@ static bool wide(const xconv_problem *p)
            xconv_problem_flops(p) >= AUTO_GEMM_MIN_FLOPS;
 }
 
+// A wide product (above) whose filter suits a transform: 3x3 (Winograd F(4x4,3x3)) or at least
+// 5x5 (tiled FFT convolution), stride 1 and dilation 1. On the H100 winograd_f43 ran fastest of
+// ours on vgg3x3, res3x3 and ResNet-50's 3x3 layers at batch 50, and fft_tiled on conv5x5 and
+// big11x11 (bench/results/2026-11-23-h100-8acfa3b-bench_winograd_cuda.json, _bench_fft.json).
+// Whether p is a wide product (above) at stride 1 and dilation 1.
+static bool wide_stride1(const xconv_problem *p)
+{
+    return wide(p) && p->stride_h == 1 && p->stride_w == 1 && p->dil_h == 1 && p->dil_w == 1;
+}
+
+// Whether p is a wide stride-1 product with a 3x3 filter.
+static bool wide_3x3(const xconv_problem *p)
+{
+    return wide_stride1(p) && p->r == 3 && p->s == 3;
+}
+
+// Whether p is a wide stride-1 product with a filter of at least 5x5.
+static bool wide_5x5_up(const xconv_problem *p)
+{
+    return wide_stride1(p) && p->r >= 5 && p->s >= 5;
+}
+
 // On PoCL direct_const (vector columns, filters as constant offsets) ran fastest of the direct
 // family on every small-suite shape and on the 8 cut standard shapes it applies to
 // (bench/results/2026-11-22-pocl2core-0a9177f-bench_*.json); where the filters pass constant
@@ -59,6 +81,10 @@ static const auto_rule rules[] = {
      "on a CPU, with the filters too large for constant memory, im2col and our SGEMM"},
     {"gemm_1x1", ON_GPU, pointwise,
      "a 1x1 stride-1 unpadded problem on a GPU is one SGEMM over channels"},
+    {"winograd_f43", ON_GPU, wide_3x3,
+     "a wide 3x3 stride-1 layer on a GPU: Winograd F(4x4,3x3) (error checked over 4x4 blocks)"},
+    {"fft_tiled", ON_GPU, wide_5x5_up,
+     "a wide stride-1 layer with a 5x5 or larger filter on a GPU: tiled FFT convolution"},
     {"implicit_precomp", ON_GPU, wide,
      "a wide product on a GPU (>= 32 filters a group, 64 taps, 1e8 FLOPs): implicit GEMM"},
     {"direct_regblock", ON_GPU, NULL,

@@ -37,6 +37,26 @@ static xconv_device_info cpu_info(void)
     return info;
 }
 
+// A GPU-like device (an H100's limits) that only plans.
+static xconv_device_info gpu_info(void)
+{
+    xconv_device_info info = cpu_info();
+    info.backend = XCONV_BACKEND_CUDA;
+    info.is_cpu = false;
+    info.is_gpu = true;
+    info.native_float_width = 1;
+    info.compute_units = 132;
+    info.local_mem_bytes = 48 << 10;
+    info.const_mem_bytes = 64 << 10;
+    info.max_work_group_size = 1024;
+    info.max_work_item_sizes[0] = info.max_work_item_sizes[1] = 1024;
+    info.max_work_item_sizes[2] = 64;
+    info.preferred_multiple = 32;
+    info.max_registers_per_work_group = 65536;
+    info.max_alloc_bytes = info.global_mem_bytes = 80ull << 30;
+    return info;
+}
+
 static char folder[256];
 
 // Makes a fresh cache folder under /tmp; returns its cache.
@@ -193,6 +213,30 @@ static xconv_auto_info choose(xconv_device *dev, const char *spec)
     xconv_status st = xconv_auto_choose(dev, &p, NULL, &info, &err);
     CHECK_MSG(st == XCONV_OK, "%s", err.msg);
     return info;
+}
+
+// The rules on a GPU: Winograd for wide 3x3 stride-1 layers, tiled FFT for wide ones with larger
+// filters, the implicit GEMM for other wide ones, direct_regblock for narrow ones.
+static void test_auto_gpu_rules(void)
+{
+    xconv_device dev = {.info = gpu_info()};
+    static const struct {
+        const char *spec, *variant;
+    } want[] = {
+        {"n=8,c=64,h=56,w=56,k=64,r=3,pad=1", "winograd_f43"},
+        {"n=8,c=64,h=32,w=32,k=64,r=5,pad=2", "fft_tiled"},
+        {"n=8,c=64,h=64,w=64,k=64,r=11,pad=5", "fft_tiled"},
+        {"n=8,c=64,h=56,w=56,k=64,r=3,stride=2,pad=1", "implicit_precomp"},
+        {"n=8,c=64,h=56,w=56,k=64,r=3,dil=2,pad=2", "implicit_precomp"},
+        {"n=8,c=64,h=56,w=56,k=256,r=1", "gemm_1x1"},
+        {"n=100,c=1,h=48,w=48,k=6,r=5", "direct_regblock"},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        xconv_auto_info a = choose(&dev, want[i].spec);
+        CHECK_MSG(a.variant && strcmp(a.variant->info.name, want[i].variant) == 0,
+                  "%s: auto chose %s, not %s", want[i].spec,
+                  a.variant ? a.variant->info.name : "nothing", want[i].variant);
+    }
 }
 
 static void test_auto(void)
@@ -427,6 +471,7 @@ int main(void)
 {
     test_format();
     test_auto();
+    test_auto_gpu_rules();
     test_corrupted();
     test_concurrent();
     return check_summary("test_find_db");

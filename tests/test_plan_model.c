@@ -346,13 +346,15 @@ static void test_variant_plan(void)
         CHECK(strcmp(xconv_variant_get_info(xconv_plan_variant(plan))->name,
                      "direct_regblock") == 0);
     xconv_plan_destroy(plan);
-    // On a GPU, a 1x1 problem takes gemm_1x1, a wide product implicit_precomp.
+    // On a GPU, a 1x1 problem takes gemm_1x1, a wide 3x3 stride-1 product winograd_f43, a wide
+    // strided one implicit_precomp.
     const struct {
         const char *spec, *variant;
     } cases[] = {{"n=2,c=64,h=8,w=8,k=32,r=1", "gemm_1x1"},
-                 {"n=8,c=64,h=32,w=32,k=64,r=3,pad=1", "implicit_precomp"},
+                 {"n=8,c=64,h=32,w=32,k=64,r=3,pad=1", "winograd_f43"},
+                 {"n=8,c=64,h=64,w=64,k=64,r=3,stride=2,pad=1", "implicit_precomp"},
                  {"n=8,c=1,h=32,w=32,k=6,r=5", "direct_regblock"}};
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < (int)(sizeof cases / sizeof cases[0]); i++) {
         xconv_problem q;
         CHECK(xconv_shape_parse(cases[i].spec, &q, &err) == XCONV_OK);
         plan = xconv_plan_create(dev, &q, "auto", NULL, &err);

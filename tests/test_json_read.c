@@ -456,16 +456,27 @@ static void load_tree_of(const char *dir, int *loaded, int *refused)
             continue;
         size_t len = 0;
         char *text = slurp(path, &len);
-        bool parity = text && strstr(text, "\"kind\": \"parity\"");
+        // Files of another kind (parity, peaks, behaviour) are refused naming it, and device
+        // lists as not results files.
+        char kind[64] = "";
+        const char *k = text ? strstr(text, "\"kind\": \"") : NULL;
+        if (k)
+            sscanf(k + 9, "%60[^\"]", kind + 1);
+        if (kind[1]) {
+            kind[0] = '"';
+            strcat(kind, "\"");
+        }
+        bool other = kind[0] && strcmp(kind, "\"matrix\"") != 0 && strcmp(kind, "\"bench\"") != 0 &&
+                     strcmp(kind, "\"validate\"") != 0;
         bool devices = text && strncmp(text, "{\n  \"devices\"", 13) == 0;
         free(text);
         xconv_run_file run;
         xconv_error err = {0};
         xconv_status st = xconv_run_file_load(path, &run, &err);
-        if (parity || devices) {
+        if (other || devices) {
             CHECK_MSG(st == XCONV_ERR_PARSE, "%s: a %s file was read", path,
-                      parity ? "parity" : "devices");
-            CHECK_CONTAINS(err.msg, parity ? "\"parity\"" : "not an xconv results file");
+                      other ? kind : "devices");
+            CHECK_CONTAINS(err.msg, other ? kind : "not an xconv results file");
             ++*refused;
             continue;
         }

@@ -213,27 +213,6 @@ int xconv_matrix_write_json(FILE *f, const xconv_run_file *run)
 // ---------------------------------------------------------------------------------------------
 // CSV
 
-// Writes s (at most max bytes) as a CSV cell, in double quotes with quotes doubled when it holds
-// a comma, quote, CR or LF, or starts or ends with a space (RFC 4180).
-static void csv_string(FILE *f, const char *s, size_t max)
-{
-    size_t len = strnlen(s, max);
-    bool quote = len > 0 && (s[0] == ' ' || s[len - 1] == ' ');
-    for (size_t i = 0; i < len && !quote; i++)
-        quote = strchr(",\"\r\n", s[i]) != NULL;
-    if (!quote) {
-        fwrite(s, 1, len, f);
-        return;
-    }
-    putc('"', f);
-    for (size_t i = 0; i < len; i++) {
-        if (s[i] == '"')
-            putc('"', f);
-        putc(s[i], f);
-    }
-    putc('"', f);
-}
-
 // Writes ",v" with v finite as %.9g, else "," alone (an empty cell).
 static void csv_number(FILE *f, double v)
 {
@@ -242,7 +221,7 @@ static void csv_number(FILE *f, double v)
         fprintf(f, "%.9g", v);
 }
 
-#define CSV_STR(f, s) (putc(',', f), csv_string(f, s, sizeof(s)))
+#define CSV_STR(f, s) (putc(',', f), xconv_csv_write_string(f, s, sizeof(s)))
 
 void xconv_matrix_write_csv_header(FILE *f)
 {
@@ -254,7 +233,7 @@ void xconv_matrix_write_csv_header(FILE *f)
 void xconv_matrix_write_csv_row(FILE *f, const xconv_matrix_record *m)
 {
     const xconv_record *r = &m->rec;
-    csv_string(f, r->device, sizeof r->device);
+    xconv_csv_write_string(f, r->device, sizeof r->device);
     CSV_STR(f, r->backend);
     CSV_STR(f, r->driver);
     CSV_STR(f, r->variant);

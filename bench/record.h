@@ -117,6 +117,10 @@ bool xconv_comparison_passed(const xconv_record *r);
 // characters escaped, bytes that are not valid UTF-8 replaced by U+FFFD.
 void xconv_json_write_string(FILE *f, const char *s, size_t max);
 
+// Writes s (at most max bytes) as a CSV cell: enclosed in double quotes, with quotes doubled,
+// when it holds a comma, quote, CR or LF (RFC 4180), or starts or ends with a space.
+void xconv_csv_write_string(FILE *f, const char *s, size_t max);
+
 // The pieces of the JSON and CSV writers, for writers that stream records as they finish.
 // JSON: the head (run info, and "kind": "parity" when with_cmp, up to the records' opening
 // bracket), one record (after its separator: `first` says whether it is the first one), and

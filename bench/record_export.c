@@ -250,9 +250,7 @@ int xconv_records_write_json(FILE *f, const xconv_run_info *info, const xconv_re
 // ---------------------------------------------------------------------------------------------
 // CSV
 
-// Writes s (at most max bytes) as a CSV cell: enclosed in double quotes, with quotes doubled,
-// when it holds a comma, quote, CR or LF (RFC 4180), or starts or ends with a space.
-static void csv_string(FILE *f, const char *s, size_t max)
+void xconv_csv_write_string(FILE *f, const char *s, size_t max)
 {
     size_t len = strnlen(s, max);
     bool quote = len > 0 && (s[0] == ' ' || s[len - 1] == ' ');
@@ -287,7 +285,7 @@ void xconv_csv_write_row(FILE *f, const xconv_record *rec, bool with_cmp)
         if (i)
             putc(',', f);
         if (fd->kind == FIELD_STRING)
-            csv_string(f, field_ptr(rec, fd), fd->size);
+            xconv_csv_write_string(f, field_ptr(rec, fd), fd->size);
         else if (fd->kind == FIELD_OUTCOME)
             fputs(outcome_word(rec->outcome), f);
         else

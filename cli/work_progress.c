@@ -6,6 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "progress.h"
 #include "work_progress.h"
 
 #define BAR_CELLS 20
@@ -38,14 +39,8 @@ const char *cli_work_progress_left(const cli_work_progress *p, char *buf, size_t
     if (!(p->work_done > 0) || p->done == 0)
         return buf;
     double left = p->work_total - p->work_done;
-    double s = (now_ms() - p->start_ms) * 1e-3 * (left > 0 ? left : 0) / p->work_done;
-    long sec = (long)(s + 0.5);
-    if (sec >= 3600)
-        snprintf(buf, len, "%ldh%02ldm", sec / 3600, sec / 60 % 60);
-    else if (sec >= 60)
-        snprintf(buf, len, "%ldm%02lds", sec / 60, sec % 60);
-    else
-        snprintf(buf, len, "%lds", sec);
+    double ms = (now_ms() - p->start_ms) * (left > 0 ? left : 0) / p->work_done;
+    cli_progress_format_time(ms, buf, len);
     return buf;
 }
 

@@ -6,10 +6,15 @@
 // The partials of group g are SPLIT_K row-major M x PART_LD matrices from part + part_offset +
 // g * SPLIT_K * M * PART_LD; C has the product's own layout (the XC_GEMM_* defines of
 // cl/sgemm.cl: columns in segments of SEG, LDC, segment and group strides) from c + c_offset.
-// The store is where a fused epilogue (bias, activation, pooling) goes: it must see the whole
-// sum, so under split-K the GEMM's partial stores carry none and it is applied here.
-// No tile parameters: one work-item per element of C, neighbouring work-items on neighbouring
-// columns, so every read of a partial and most writes of C are coalesced.
+// The store is where a fused epilogue goes (common/xconv_epilogue.h): it sees the whole sum, so
+// under split-K the GEMM's partial stores carry none and it is applied here. Row r of group g is
+// output channel g * M + r. With a pool (a convolution's product: the problem's defines, a
+// column per output pixel, PQ columns an image) each work-item owns one pooled output: it sums
+// the slices of every pixel of its window in the same order, applies the bias and activation
+// to each and keeps their maximum, and C is y's pooled layout from c + c_offset.
+// No tile parameters: one work-item per element of C (per pooled output with a pool),
+// neighbouring work-items on neighbouring columns, so most reads of a partial and writes of C
+// are coalesced.
 
 #if !defined(XC_GEMM_M) || !defined(XC_GEMM_SPLIT_K) || !defined(XC_GEMM_PART_LD)
 #error "splitk_reduce.cl needs XC_GEMM_M, XC_GEMM_SPLIT_K and XC_GEMM_PART_LD"
@@ -27,24 +32,65 @@
 #define XC_GEMM_C_GROUP_STRIDE 0       // elements from one group's C to the next
 #endif
 
+#include "xconv_epilogue.h"
+
 #define XC_SPLITK_SLICE (XC_GEMM_M * XC_GEMM_PART_LD)  // elements of one partial matrix
+
+// The sum of the SPLIT_K partials at p, slice 0 first.
+XC_FUNC float xc_splitk_sum(const XC_GLOBAL float *p)
+{
+    float sum = p[0];
+    for (int s = 1; s < XC_GEMM_SPLIT_K; s++)
+        sum = sum + p[s * XC_SPLITK_SLICE];
+    return sum;
+}
+
+#if XC_POOL_H
+// Pooled output j of (group, row): image j / (Y_H * Y_W)'s window j % (Y_H * Y_W); the window's
+// pixels outside P x Q are skipped (its padding, -infinity), ties keep the first (row-major),
+// as cl/epilogue.cl's pool.
+XC_FUNC float xc_splitk_pool(const XC_GLOBAL float *rows, const int j, const int k
+                             XC_EPI_BIAS_FUNC_PARAM)
+{
+    const int win = j % (XC_Y_H * XC_Y_W);  // window in its image, bound Y_H * Y_W
+    const XC_GLOBAL float *img = rows + j / (XC_Y_H * XC_Y_W) * (XC_P * XC_Q);
+    const int r0 = win / XC_Y_W * XC_POOL_STRIDE_H - XC_POOL_PAD_H;  // window's first row
+    const int c0 = win % XC_Y_W * XC_POOL_STRIDE_W - XC_POOL_PAD_W;  // and column
+    float m = XC_EPI_NEG_INF;
+    for (int a = 0; a < XC_POOL_H; a++) {
+        const int r = r0 + a;
+        for (int b = 0; b < XC_POOL_W; b++) {
+            const int c = c0 + b;
+            if (r >= 0 && r < XC_P && c >= 0 && c < XC_Q)
+                m = xc_epi_max(m, XC_EPI(xc_splitk_sum(img + r * XC_Q + c), k));
+        }
+    }
+    return m;
+}
+#endif
 
 XC_KERNEL void splitk_reduce(const XC_GLOBAL float *XC_RESTRICT part,
                              XC_GLOBAL float *XC_RESTRICT c, const int part_offset,
-                             const int c_offset, const int cols)
+                             const int c_offset, const int cols XC_EPI_BIAS_PARAM)
 {
-    const int j = XC_GLOBAL_ID(0);      // column of C, bound cols
+    const int j = XC_GLOBAL_ID(0);      // column of C (pooled output), bound cols
     const int row = XC_GLOBAL_ID(1);    // row of C, bound M
     const int group = XC_GLOBAL_ID(2);  // group (or batch entry), bound the launch's third size
     if (j >= cols || row >= XC_GEMM_M)
         return;
-    const XC_GLOBAL float *p =
-        part + part_offset + group * XC_GEMM_SPLIT_K * XC_SPLITK_SLICE + row * XC_GEMM_PART_LD + j;
-    float sum = p[0];
-    for (int s = 1; s < XC_GEMM_SPLIT_K; s++)
-        sum = sum + p[s * XC_SPLITK_SLICE];
-    // Epilogue hook: the complete sum of output (group, row, column j) is stored here. Offsets
-    // are added to the pointer one at a time, each within the 32-bit index range.
+    const int k = group * XC_GEMM_M + row;  // output channel, for the epilogue
+    (void)k;
+    const XC_GLOBAL float *rows =
+        part + part_offset + group * XC_GEMM_SPLIT_K * XC_SPLITK_SLICE + row * XC_GEMM_PART_LD;
+    // Offsets are added to the pointer one at a time, each within the 32-bit index range.
+#if XC_POOL_H
+    XC_GLOBAL float *out = c + c_offset;
+    out[(j / (XC_Y_H * XC_Y_W) * XC_K + k) * (XC_Y_H * XC_Y_W) + j % (XC_Y_H * XC_Y_W)] =
+        xc_splitk_pool(rows, j, k XC_EPI_BIAS_ARG);
+#else
+    const float sum = xc_splitk_sum(rows + j);
     XC_GLOBAL float *out = c + c_offset + group * XC_GEMM_C_GROUP_STRIDE;
-    out[(j / XC_GEMM_SEG) * XC_GEMM_C_SEG_STRIDE + j % XC_GEMM_SEG + row * XC_GEMM_LDC] = sum;
+    out[(j / XC_GEMM_SEG) * XC_GEMM_C_SEG_STRIDE + j % XC_GEMM_SEG + row * XC_GEMM_LDC] =
+        XC_EPI(sum, k);
+#endif
 }

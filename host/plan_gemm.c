@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plan_epilogue.h"
 #include "plan_gemm.h"
 #include "xconv_gemm_params.h"
 
@@ -325,15 +326,6 @@ static void try_split(const xconv_device_info *info, const xconv_gemm_layout *L,
     }
 }
 
-int xconv_gemm_forced_split(const xconv_plan_options *opts)
-{
-    xconv_gemm_tiles parsed;
-    int tiles_split = 0;
-    if (opts->gemm_tiles && *opts->gemm_tiles)
-        parse_tiles(opts->gemm_tiles, &parsed, &tiles_split);
-    return opts->gemm_split_k ? opts->gemm_split_k : tiles_split;
-}
-
 xconv_status xconv_gemm_choose(const xconv_device_info *info, xconv_gemm_layout *L,
                                const xconv_plan_options *opts, xconv_gemm_tiles *t,
                                xconv_error *err)
@@ -379,8 +371,15 @@ xconv_status xconv_gemm_choose(const xconv_device_info *info, xconv_gemm_layout 
 xconv_status xconv_gemm_plan_reduce(const xconv_device_info *info, const xconv_problem *p,
                                     const xconv_gemm_layout *L, xconv_plan *plan, int region,
                                     xconv_tensor_ref c_ref, int64_t c_offset, int64_t cols,
-                                    xconv_error *err)
+                                    unsigned parts, xconv_error *err)
 {
+    parts = p ? parts & xconv_epilogue_parts(p) : 0u;
+    if (parts & XCONV_FUSED_POOL) {  // whole images of the convolution's output: pooled y's
+        int64_t pq = xconv_problem_out_h(p) * xconv_problem_out_w(p);
+        int64_t yhw = xconv_problem_y_h(p) * xconv_problem_y_w(p);
+        c_offset = c_offset / pq * yhw;
+        cols = cols / pq * yhw;
+    }
     xconv_step *step = xconv_plan_add_step(plan, "split-K reduce", "splitk_reduce",
                                            "splitk_reduce");
     if (!step)
@@ -404,7 +403,7 @@ xconv_status xconv_gemm_plan_reduce(const xconv_device_info *info, const xconv_p
     xconv_step_arg_int(step, (int32_t)(plan->regions[region].offset / sizeof(float)));
     xconv_step_arg_int(step, (int32_t)c_offset);
     xconv_step_arg_int(step, (int32_t)cols);
-    return XCONV_OK;
+    return parts ? xconv_step_fuse_epilogue(step, p, parts, plan, err) : XCONV_OK;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -86,9 +86,6 @@ xconv_status xconv_gemm_choose(const xconv_device_info *info, xconv_gemm_layout 
                                const xconv_plan_options *opts, xconv_gemm_tiles *t,
                                xconv_error *err);
 
-// Returns the split opts force (gemm_split_k, else the forced tiles' eighth field), 0 for none.
-int xconv_gemm_forced_split(const xconv_plan_options *opts);
-
 // Returns `parts` limited to L's K steps under t and reduced until no slice is empty (1 for
 // parts < 2): the split xconv_gemm_plan_step builds.
 int xconv_gemm_split_normalize(const xconv_gemm_layout *L, const xconv_gemm_tiles *t, int parts);
@@ -104,12 +101,15 @@ size_t xconv_gemm_split_bytes(const xconv_gemm_layout *L);
 
 // Appends the reduce step of split-K product L (cl/splitk_reduce.cl): C's `cols` columns from
 // element c_offset of tensor c_ref = the sum of the partials in workspace region `region`, in
-// slice order, with p's defines first (p NULL: none) for an epilogue to read. Returns XCONV_OK,
-// or XCONV_ERR_OUT_OF_MEMORY without host memory (or the first define's failure).
+// slice order, with p's defines first (p NULL: none). The step applies `parts` of p's epilogue
+// (XCONV_FUSED_* bits, through xconv_step_fuse_epilogue; 0 or p NULL: none); with the pool, C
+// is p's convolution output (columns whole images of P x Q, c_offset at an image's first
+// output) and the step writes those images' pooled outputs into y's layout instead. Returns
+// XCONV_OK, or XCONV_ERR_OUT_OF_MEMORY without host memory (or the first define's failure).
 xconv_status xconv_gemm_plan_reduce(const xconv_device_info *info, const xconv_problem *p,
                                     const xconv_gemm_layout *L, xconv_plan *plan, int region,
                                     xconv_tensor_ref c_ref, int64_t c_offset, int64_t cols,
-                                    xconv_error *err);
+                                    unsigned parts, xconv_error *err);
 
 // Fills out (at most max) with every candidate tile set of the planner, the lists of info's
 // kind of device first and then the other kind's (those that do not fit a product are refused

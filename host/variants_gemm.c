@@ -26,23 +26,10 @@ static xconv_gemm_layout conv_layout(const xconv_problem *p, xconv_gemm_mode mod
     };
 }
 
-// A fused epilogue (bias, activation, pool) is applied by the GEMM's store, which under split-K
-// holds partial sums; the reduce step is where it would go (cl/splitk_reduce.cl), not built yet.
-// So p with a fused epilogue is not split: plan's options get split 1. Returns XCONV_OK, or
-// XCONV_ERR_NOT_APPLICABLE when a split is forced on it.
-static xconv_status no_split_with_epilogue(const xconv_problem *p, xconv_plan *plan,
-                                           xconv_error *err)
-{
-    if (!xconv_problem_has_epilogue(p))
-        return XCONV_OK;
-    int forced = xconv_gemm_forced_split(&plan->opts);
-    if (forced > 1)
-        return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE, "split-K (%d slices forced) with "
-                               "a fused epilogue: the epilogue would have to move into the "
-                               "reduce step, not built yet", forced);
-    plan->opts.gemm_split_k = 1;
-    return XCONV_OK;
-}
+// A fused epilogue (bias, activation, pool) is applied by the store that sees whole sums: the
+// GEMM's, or under split-K (whose GEMM stores partial sums) the reduce step's, which applies all
+// of it (cl/splitk_reduce.cl): these are its parts.
+#define SPLIT_EPILOGUE (XCONV_FUSED_BIAS_ACT | XCONV_FUSED_POOL)
 
 // Appends the GEMM step for L with tiles t (chosen here with L's split when t is NULL) running
 // `kernel` of cl/sgemm.cl with p's defines, into *out; appends `what`, the tiles and the split
@@ -54,9 +41,7 @@ static xconv_status plan_gemm_step(const xconv_device *dev, const xconv_problem 
 {
     xconv_gemm_tiles chosen;
     if (!t) {
-        xconv_status st = no_split_with_epilogue(p, plan, err);
-        if (st == XCONV_OK)
-            st = xconv_gemm_choose(&dev->info, L, &plan->opts, &chosen, err);
+        xconv_status st = xconv_gemm_choose(&dev->info, L, &plan->opts, &chosen, err);
         if (st != XCONV_OK)
             return st;
         t = &chosen;
@@ -71,9 +56,10 @@ static xconv_status plan_gemm_step(const xconv_device *dev, const xconv_problem 
                          t->wpt_m, t->wpt_n);
     if (L->split_k > 1)
         xconv_plan_summarize(plan, "split-K: %d K slices of %lld steps (%.1f MiB of partials), "
-                             "then a reduce in slice order", L->split_k,
+                             "then a reduce in slice order%s", L->split_k,
                              (long long)xconv_gemm_split_steps(L, t),
-                             xconv_gemm_split_bytes(L) / 1048576.0);
+                             xconv_gemm_split_bytes(L) / 1048576.0,
+                             xconv_problem_has_epilogue(p) ? " that applies the epilogue" : "");
     return XCONV_OK;
 }
 
@@ -93,7 +79,8 @@ static int64_t region_floats(const xconv_plan *plan, int region)
 
 // Adds the arguments of a GEMM step of a convolution: (A = w, B, C = y, A's first element, C's
 // first element, columns of C); under split-K C is the partials' region `region` instead, and
-// the reduce step that follows writes y from c_offset. Returns the reduce's status (XCONV_OK).
+// the reduce step that follows writes y from c_offset, applying p's epilogue. Returns the
+// reduce's status (XCONV_OK).
 static xconv_status gemm_args(const xconv_device *dev, const xconv_problem *p,
                               const xconv_gemm_layout *L, xconv_plan *plan, int region,
                               xconv_step *s, xconv_tensor_ref b, int64_t c_offset, int64_t cols,
@@ -107,7 +94,7 @@ static xconv_status gemm_args(const xconv_device *dev, const xconv_problem *p,
     xconv_step_arg_int(s, (int32_t)(split ? region_floats(plan, region) : c_offset));
     xconv_step_arg_int(s, (int32_t)cols);
     return split ? xconv_gemm_plan_reduce(&dev->info, p, L, plan, region, XCONV_REF_Y, c_offset,
-                                          cols, err)
+                                          cols, SPLIT_EPILOGUE, err)
                  : XCONV_OK;
 }
 
@@ -125,10 +112,13 @@ static void implicit_output_args(const xconv_gemm_layout *L, const xconv_plan *p
 // Fuses p's bias and activation into GEMM step s, whose arguments are complete (the bias comes
 // last), and the pool when `pooled` (the implicit GEMMs' layout of windows). Otherwise the pool
 // stays a step: a work-item's columns of C are output positions VW at a time, and a window's
-// rows lie Q columns apart, in another work-item's. Returns the hook's status.
-static xconv_status fuse_store(xconv_step *s, const xconv_problem *p, bool pooled,
-                               xconv_plan *plan, xconv_error *err)
+// rows lie Q columns apart, in another work-item's. A split product's (L) reduce step has
+// applied the epilogue already: nothing to do. Returns the hook's status.
+static xconv_status fuse_store(xconv_step *s, const xconv_gemm_layout *L, const xconv_problem *p,
+                               bool pooled, xconv_plan *plan, xconv_error *err)
 {
+    if (L->split_k > 1)
+        return XCONV_OK;
     if (p->epi.pool_h && !pooled && !plan->epi_note[0])
         snprintf(plan->epi_note, sizeof plan->epi_note,
                  "a GEMM work-item's columns of C do not hold whole pool windows");
@@ -212,9 +202,7 @@ static xconv_status plan_im2col_gemm(const xconv_device *dev, const xconv_proble
     size_t used = plan->workspace_bytes + XCONV_REGION_ALIGN;
     room.max_alloc_bytes = room.max_alloc_bytes > used ? room.max_alloc_bytes - used : 0;
     xconv_gemm_tiles t;
-    st = no_split_with_epilogue(p, plan, err);
-    if (st == XCONV_OK)
-        st = xconv_gemm_choose(&room, &L, &plan->opts, &t, err);
+    st = xconv_gemm_choose(&room, &L, &plan->opts, &t, err);
     xconv_step *first = NULL;
     int region = -1;
     for (int64_t n0 = 0; st == XCONV_OK && n0 < p->n; n0 += chunk) {
@@ -241,8 +229,9 @@ static xconv_status plan_im2col_gemm(const xconv_device *dev, const xconv_proble
         st = gemm_args(dev, p, &L, plan, region, gemm, XCONV_REF_WORKSPACE, n0 * p->k * pq,
                        images * pq, err);
         if (st == XCONV_OK && gemm == first)  // later chunks copied its defines; bias too
-            st = fuse_store(gemm, p, false, plan, err);
-        else if (st == XCONV_OK && p->epi.bias && (plan->fused & XCONV_FUSED_BIAS_ACT))
+            st = fuse_store(gemm, &L, p, false, plan, err);
+        else if (st == XCONV_OK && L.split_k < 2 && p->epi.bias &&
+                 (plan->fused & XCONV_FUSED_BIAS_ACT))
             xconv_step_arg_buffer(gemm, XCONV_REF_BIAS);
     }
     return st;
@@ -275,7 +264,7 @@ static xconv_status plan_gemm_1x1(const xconv_device *dev, const xconv_problem *
     if (st == XCONV_OK)
         st = gemm_args(dev, p, &L, plan, split_region(plan, &L), step, XCONV_REF_X, 0,
                        p->n * xconv_problem_out_h(p) * xconv_problem_out_w(p), err);
-    return st == XCONV_OK ? fuse_store(step, p, false, plan, err) : st;
+    return st == XCONV_OK ? fuse_store(step, &L, p, false, plan, err) : st;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -286,15 +275,13 @@ static xconv_status plan_implicit_gemm(const xconv_device *dev, const xconv_prob
                                        const xconv_plan_options *opts, xconv_plan *plan,
                                        xconv_error *err)
 {
-    (void)opts;  // &plan->opts, which the epilogue rule may change
+    (void)opts;  // &plan->opts are the options
     xconv_gemm_layout L = conv_layout(p, XCONV_GEMM_B_GATHER, p->n);
     L.b_group_stride = p->c / p->groups * p->h * p->w;  // a group's first channel in x
     xconv_gemm_tiles t;
-    xconv_status st = no_split_with_epilogue(p, plan, err);
-    if (st == XCONV_OK)
-        st = xconv_gemm_choose(&dev->info, &L, &plan->opts, &t, err);
-    bool pooled = st == XCONV_OK && gemm_pool_fits(p, plan) && t.vw % (p->epi.pool_h *
-                                                                      p->epi.pool_w) == 0;
+    xconv_status st = xconv_gemm_choose(&dev->info, &L, &plan->opts, &t, err);
+    bool pooled = st == XCONV_OK && L.split_k < 2 && gemm_pool_fits(p, plan) &&
+                  t.vw % (p->epi.pool_h * p->epi.pool_w) == 0;
     if (pooled)
         pool_layout(p, &L);
     xconv_step *step = NULL;
@@ -306,9 +293,10 @@ static xconv_status plan_implicit_gemm(const xconv_device *dev, const xconv_prob
     xconv_step_arg_buffer(step, XCONV_REF_X);
     xconv_step_arg_buffer(step, XCONV_REF_W);
     implicit_output_args(&L, plan, region, step);
-    st = fuse_store(step, p, pooled, plan, err);
+    st = fuse_store(step, &L, p, pooled, plan, err);
     if (st == XCONV_OK && L.split_k > 1)
-        st = xconv_gemm_plan_reduce(&dev->info, p, &L, plan, region, XCONV_REF_Y, 0, L.n, err);
+        st = xconv_gemm_plan_reduce(&dev->info, p, &L, plan, region, XCONV_REF_Y, 0, L.n,
+                                    SPLIT_EPILOGUE, err);
     return st;
 }
 
@@ -330,16 +318,15 @@ static xconv_status plan_implicit_precomp(const xconv_device *dev, const xconv_p
                                           const xconv_plan_options *opts, xconv_plan *plan,
                                           xconv_error *err)
 {
-    (void)opts;  // &plan->opts, which the epilogue rule may change
+    (void)opts;  // &plan->opts are the options
     xconv_gemm_layout L = conv_layout(p, XCONV_GEMM_B_TABLE, p->n);
     L.b_group_stride = p->c / p->groups * p->h * p->w;
     xconv_gemm_tiles t;
-    xconv_status st = no_split_with_epilogue(p, plan, err);
-    if (st == XCONV_OK)
-        st = xconv_gemm_choose(&dev->info, &L, &plan->opts, &t, err);
+    xconv_status st = xconv_gemm_choose(&dev->info, &L, &plan->opts, &t, err);
     if (st != XCONV_OK)
         return st;
-    bool pooled = gemm_pool_fits(p, plan) && t.vw % (p->epi.pool_h * p->epi.pool_w) == 0;
+    bool pooled = L.split_k < 2 && gemm_pool_fits(p, plan) &&
+                  t.vw % (p->epi.pool_h * p->epi.pool_w) == 0;
     if (pooled)
         pool_layout(p, &L);
     int64_t rows = xconv_gemm_table_rows(&L, &t);
@@ -372,9 +359,10 @@ static xconv_status plan_implicit_precomp(const xconv_device *dev, const xconv_p
                                 "xc_gemm_table");
     else
         xconv_step_arg_buffer(gemm, XCONV_REF_WORKSPACE);  // the table: region 0, offset 0
-    st = fuse_store(gemm, p, pooled, plan, err);
+    st = fuse_store(gemm, &L, p, pooled, plan, err);
     if (st == XCONV_OK && L.split_k > 1)
-        st = xconv_gemm_plan_reduce(&dev->info, p, &L, plan, partials, XCONV_REF_Y, 0, L.n, err);
+        st = xconv_gemm_plan_reduce(&dev->info, p, &L, plan, partials, XCONV_REF_Y, 0, L.n,
+                                    SPLIT_EPILOGUE, err);
     return st;
 }
 

@@ -475,16 +475,23 @@ static void test_flat_k_tail(void)
 }
 
 // The GEMM family's split-K plans: the planner's own on the late ResNet layers (too few
-// 128x128 tiles for the H100's 132 units), and the small-output tiles with a split forced on a
-// small shape whose K steps the split does not divide; every kernel step to PTX and CUBIN.
+// 128x128 tiles for the H100's 132 units) and on res3x3 with a fused bias, relu and 2x2 pool,
+// the small-output tiles with a split forced on a small shape whose K steps the split does not
+// divide, and one forced with an overlapping padded pool and relu6; every kernel step (the
+// reduce's epilogue too) to PTX and CUBIN.
 static void test_split_plans(void)
 {
     xconv_device dev = synthetic_h100();
     static const char *const specs[] = {
         "n=50,c=2048,h=7,w=7,k=512,r=1", "n=50,c=1024,h=14,w=14,k=256,r=1",
-        "n=50,c=512,h=7,w=7,k=512,r=3,pad=1", "n=3,c=37,h=11,w=13,k=70,r=3,pad=1"};
-    static const char *const tiles[] = {NULL, NULL, NULL, "64,32,16,4,4,4,4,3",
-                                        "32,64,8,4,8,4,4,5", "64,64,8,8,4,4,4,2"};
+        "n=50,c=512,h=7,w=7,k=512,r=3,pad=1",
+        "n=8,c=256,h=14,w=14,k=256,r=3,pad=1,bias=1,act=relu,pool=2",
+        "n=3,c=37,h=11,w=13,k=70,r=3,pad=1",
+        "n=3,c=37,h=11,w=13,k=70,r=3,pad=1,bias=1,act=relu6,pool=3,pool_stride=2,pool_pad=1"};
+    static const char *const tiles[] = {NULL, NULL, NULL, NULL, "64,32,16,4,4,4,4,3",
+                                        "32,64,8,4,8,4,4,5", "64,64,8,8,4,4,4,2",
+                                        "64,32,16,4,4,4,4,3"};
+    static const int spec_of[] = {0, 1, 2, 3, 4, 4, 4, 5};
     static const char *const variants[] = {"gemm_1x1", "implicit_gemm", "implicit_precomp",
                                            "im2col_gemm"};
     int split_plans = 0, before = programs_compiled, nseen = 0;
@@ -492,7 +499,7 @@ static void test_split_plans(void)
     for (size_t c = 0; c < sizeof tiles / sizeof tiles[0]; c++) {
         xconv_error err;
         xconv_problem p;
-        const char *spec = specs[c < 3 ? c : 3];
+        const char *spec = specs[spec_of[c]];
         CHECK(xconv_shape_parse(spec, &p, &err) == XCONV_OK);
         xconv_plan_options opts;
         xconv_plan_options_default(&opts);

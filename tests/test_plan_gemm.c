@@ -297,30 +297,60 @@ static void test_split_plan(void)
     }
 }
 
-// A fused epilogue is applied by the GEMM's store, so a problem with one is not split (the
-// layer above splits without it), and a forced split is refused with the reason.
+// A fused epilogue moves into the reduce step under split-K: a problem with a bias and relu
+// splits as the layer without them does (its GEMM step carries no epilogue, the reduce the
+// defines and the bias as its last argument); with a 2x2 pool too, a forced split pools in the
+// reduce, one work-item per pooled output written into y's pooled layout.
 static void test_split_epilogue(void)
 {
     xconv_device dev = {.info = gpu_info()};
-    xconv_problem p;
+    xconv_problem p, bare, pooled;
     xconv_error err;
     CHECK(xconv_shape_parse("n=50,c=2048,h=7,w=7,k=512,r=1,bias=1,act=relu", &p, &err) ==
           XCONV_OK);
+    CHECK(xconv_shape_parse("n=50,c=2048,h=7,w=7,k=512,r=1", &bare, &err) == XCONV_OK);
+    CHECK(xconv_shape_parse("n=3,c=64,h=12,w=10,k=24,r=3,pad=1,bias=1,act=relu6,pool=2", &pooled,
+                            &err) == XCONV_OK);
     xconv_plan_options opts;
     xconv_plan_options_default(&opts);
     for (size_t v = 0; v < sizeof gemm_names / sizeof gemm_names[0]; v++) {
         const xconv_variant *var = xconv_variant_find(gemm_names[v], &err);
-        xconv_plan *plan = NULL;
+        xconv_plan *plan = NULL, *bare_plan = NULL;
         opts.gemm_split_k = 0;
         CHECK(var && xconv_variant_plan(var, &dev, &p, &opts, &plan, &err) == XCONV_OK);
-        if (plan)
-            CHECK_MSG(define_of(plan, "XC_GEMM_SPLIT_K") == -1, "%s split with an epilogue",
-                      gemm_names[v]);
+        CHECK(xconv_variant_plan(var, &dev, &bare, &opts, &bare_plan, &err) == XCONV_OK);
+        if (!plan || !bare_plan) {
+            xconv_plan_destroy(plan);
+            xconv_plan_destroy(bare_plan);
+            continue;
+        }
+        CHECK_MSG(define_of(plan, "XC_GEMM_SPLIT_K") == define_of(bare_plan, "XC_GEMM_SPLIT_K") &&
+                      define_of(plan, "XC_GEMM_SPLIT_K") > 1,
+                  "%s: split %lld with the epilogue, %lld without", gemm_names[v],
+                  define_of(plan, "XC_GEMM_SPLIT_K"), define_of(bare_plan, "XC_GEMM_SPLIT_K"));
+        CHECK(plan->fused == XCONV_FUSED_BIAS_ACT);
+        CHECK(xconv_step_value(gemm_step(plan), "XC_EPI_ACT", -1) == -1);
+        const xconv_step *reduce = xconv_plan_step(plan, plan->nsteps - 1);
+        CHECK(!strcmp(reduce->kernel, "splitk_reduce"));
+        CHECK(xconv_step_value(reduce, "XC_EPI_BIAS", -1) == 1 &&
+              xconv_step_value(reduce, "XC_EPI_ACT", -1) == 1);
+        CHECK(reduce->nargs == 6 && reduce->args[5].ref == XCONV_REF_BIAS);
+        CHECK_CONTAINS(plan->summary, "reduce in slice order that applies the epilogue");
         xconv_plan_destroy(plan);
-        opts.gemm_split_k = 3;
-        CHECK(xconv_variant_plan(var, &dev, &p, &opts, &plan, &err) ==
-              XCONV_ERR_NOT_APPLICABLE);
-        CHECK_CONTAINS(err.msg, "epilogue");
+        xconv_plan_destroy(bare_plan);
+
+        opts.gemm_split_k = 3;  // forced, with a pool: the reduce pools
+        CHECK(xconv_variant_plan(var, &dev, &pooled, &opts, &plan, &err) ==
+              (v == 3 ? XCONV_ERR_NOT_APPLICABLE : XCONV_OK));  // gemm_1x1: a 3x3 filter
+        if (!plan)
+            continue;
+        reduce = xconv_plan_step(plan, plan->nsteps - 1);
+        CHECK(plan->fused == (XCONV_FUSED_BIAS_ACT | XCONV_FUSED_POOL));
+        CHECK(xconv_step_value(gemm_step(plan), "XC_POOL_H", -1) == -1);
+        CHECK(!strcmp(reduce->kernel, "splitk_reduce") &&
+              xconv_step_value(reduce, "XC_POOL_H", -1) == 2);
+        CHECK(reduce->global[0] >= (size_t)(6 * 5) && reduce->args[4].i == 6 * 5 * 3);
+        xconv_plan_destroy(plan);
     }
 }
 

@@ -47,6 +47,37 @@ if [ "$rc" -ne 0 ]; then grep -E "FAIL|error" "$tmp/suite.txt" | head -20 >&2; f
 check "random shapes with epilogues pass" grep -q "records: 0 failed or errored" "$tmp/random.txt"
 check "the random shapes have epilogues" grep -q "pool" "$tmp/random.txt"
 
+# Split-K with the epilogue in the reduce step: the suite and random shapes with a forced split,
+# fused and unfused side by side, and the fused split's output bit for bit the unfused split's
+# (the same sums in the same order; bias, activation and pool rounded alike), chunked im2col too.
+XCONV_GEMM_SPLIT=3 "$xconv" validate --suite epilogue --device pocl --epilogue both \
+    --variant im2col_gemm,implicit_precomp --json "$tmp/split.json" >"$tmp/split.txt" 2>&1
+check "split-K: the epilogue suite passes fused and unfused" python3 - "$tmp/split.json" <<'EOF'
+import json, sys
+recs = json.load(open(sys.argv[1]))["records"]
+bad = [(r["variant"], r["shape_name"], r["outcome"]) for r in recs if r["outcome"] != "pass"]
+assert not bad, bad
+assert len(recs) >= 4 * 13, len(recs)
+EOF
+XCONV_GEMM_SPLIT=2 "$xconv" validate --random 6 --random-epilogue --seed 23 --device pocl \
+    --variant implicit_gemm,gemm_1x1 >"$tmp/split_random.txt" 2>&1
+check "split-K: random shapes with epilogues pass" \
+    grep -q "records: 0 failed or errored" "$tmp/split_random.txt"
+pooled="n=2,c=5,h=17,w=23,k=7,r=3,pad=1,bias=1,act=relu6,pool=3,pool_stride=2,pool_pad=1"
+XCONV_GEMM_SPLIT=3 "$xconv" explain --shape "$pooled" --variant implicit_gemm --device pocl \
+    >"$tmp/split_explain.txt" 2>&1
+check "split-K: explain says the reduce applies the epilogue, all of it fused" \
+    grep -q "reduce in slice order that applies the epilogue.*epilogue fused" \
+    "$tmp/split_explain.txt"
+for v in im2col_gemm implicit_gemm; do
+    for e in fused unfused; do
+        XCONV_GEMM_SPLIT=3 XCONV_GEMM_CHUNK=1 "$xconv" run --shape "$pooled" --variant "$v" \
+            --device pocl --epilogue "$e" --output "$tmp/split_$e.npy" >/dev/null 2>&1
+    done
+    check "split-K: $v's fused reduce gives the unfused split's bits" \
+        cmp "$tmp/split_fused.npy" "$tmp/split_unfused.npy"
+done
+
 # run --bias: a (K,) float32 file; the output is the pooled one.
 python3 - "$tmp/b.npy" 6 <<'EOF'
 import struct, sys

@@ -3,7 +3,8 @@
 # The epilogue under Oclgrind's memory checker: the direct family's fused stores (bias,
 # activation and the pool, where blocks hold whole windows: the pooled store's edges, an odd
 # output, the floor that drops a row), the GEMM family's (bias and activation; the implicit
-# GEMMs' 2x2 pooled store, with row and column tails), the unfused steps (cl/epilogue.cl:
+# GEMMs' 2x2 pooled store, with row and column tails; a split-K reduce applying bias, activation
+# and an overlapping padded pool), the unfused steps (cl/epilogue.cl:
 # bias+activation in place, overlapping and padded pools), and forced plans that pool in what
 # other devices get (direct_const's vector columns, flat regblock blocks of two rows). Any
 # out-of-bounds access or failed record fails the test. Skips (exit 77) without oclgrind, and in
@@ -59,6 +60,8 @@ memcheck "GEMM family stores (bias, activation; implicit GEMMs pool 2x2/2)" 9 ""
     --variant im2col_gemm,implicit_gemm,implicit_precomp --shape "$pool2" --shape "$stride2" \
     --shape "$odd"
 memcheck "gemm_1x1's store, the pool as a step" 1 "" --variant gemm_1x1 --shape "$pw"
+XCONV_GEMM_SPLIT=3 memcheck "split-K reduces applying the epilogue (overlapping padded pool)" 2 \
+    "" --variant implicit_gemm --shape "$odd" --shape "$stride2"
 memcheck "the unfused steps" 3 "" --variant direct_const --epilogue unfused --shape "$pool2" \
     --shape "$odd" --shape "$rect"
 memcheck "vector direct_const pooling float8 over two rows" 1 \

@@ -97,7 +97,7 @@
 
 XC_KERNEL XC_WORK_GROUP_SIZE(1, 1, 1)
 void winograd_fused(const XC_GLOBAL float *XC_RESTRICT x, const XC_GLOBAL float *XC_RESTRICT u,
-                    const int u_offset, XC_GLOBAL float *XC_RESTRICT y)
+                    const int u_offset, XC_GLOBAL float *XC_RESTRICT y XC_EPI_BIAS_PARAM)
 {
     XC_LOCAL XC_WINO_V acc[XC_WINO_AA * XC_WINO_K_BLOCK];  // [xi][k]: the products' sums
     XC_LOCAL XC_WINO_V vin[XC_WINO_C_CHUNK * XC_WINO_AA];  // [c][xi]: a chunk's input tiles
@@ -237,9 +237,10 @@ void winograd_fused(const XC_GLOBAL float *XC_RESTRICT x, const XC_GLOBAL float 
             const int n = t / XC_WINO_TILES;
             const int p0 = ((t / XC_WINO_TILES_W) % XC_WINO_TILES_H) * XC_WINO_M;
             const int q0 = (t % XC_WINO_TILES_W) * XC_WINO_M;
-            for (int i = 0; i < XC_WINO_M && p0 + i < XC_P; i++)
-                for (int j = 0; j < XC_WINO_M && q0 + j < XC_Q; j++)
-                    XC_WINO_STORE(y, n, g * XC_KG + k, p0 + i, q0 + j, out[i * XC_WINO_M + j][l]);
+            float lane[XC_WINO_M * XC_WINO_M];
+            for (int e = 0; e < XC_WINO_M * XC_WINO_M; e++)
+                lane[e] = out[e][l];
+            xc_wino_store_tile(y, n, g * XC_KG + k, p0, q0, lane XC_EPI_BIAS_ARG);
         }
     }
 }
@@ -328,7 +329,7 @@ XC_FUNC void xc_wino_input_tile(const XC_GLOBAL float *XC_RESTRICT x, const int 
 // Applies the output transform to the alpha^2 products of one tile and channel and stores the
 // inside part of the m x m result at flat tile t, output channel k of y.
 XC_FUNC void xc_wino_output_tile(XC_GLOBAL float *XC_RESTRICT y, const int t, const int k,
-                                 const float *prod)
+                                 const float *prod XC_EPI_BIAS_FUNC_PARAM)
 {
     const int n = t / XC_WINO_TILES;
     const int p0 = ((t / XC_WINO_TILES_W) % XC_WINO_TILES_H) * XC_WINO_M;
@@ -341,14 +342,7 @@ XC_FUNC void xc_wino_output_tile(XC_GLOBAL float *XC_RESTRICT y, const int t, co
 #pragma unroll
     for (int i = 0; i < XC_WINO_M; i++)
         XC_WINO_AT_1D(yt + i * XC_WINO_M, 1, am + i * XC_WINO_A, 1);
-#pragma unroll
-    for (int i = 0; i < XC_WINO_M; i++) {
-#pragma unroll
-        for (int j = 0; j < XC_WINO_M; j++) {
-            if (p0 + i < XC_P && q0 + j < XC_Q)
-                XC_WINO_STORE(y, n, k, p0 + i, q0 + j, yt[i * XC_WINO_M + j]);
-        }
-    }
+    xc_wino_store_tile(y, n, k, p0, q0, yt XC_EPI_BIAS_ARG);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -356,7 +350,7 @@ XC_FUNC void xc_wino_output_tile(XC_GLOBAL float *XC_RESTRICT y, const int t, co
 
 XC_KERNEL XC_WORK_GROUP_SIZE(XC_WINO_THREADS, 1, 1)
 void winograd_fused(const XC_GLOBAL float *XC_RESTRICT x, const XC_GLOBAL float *XC_RESTRICT u,
-                    const int u_offset, XC_GLOBAL float *XC_RESTRICT y)
+                    const int u_offset, XC_GLOBAL float *XC_RESTRICT y XC_EPI_BIAS_PARAM)
 {
     // Staging: V[xi][c][tile] then U[xi][c][k]; at the end the exchange X[xi][k][tile].
     XC_LOCAL float4 lds4[XC_WINO_LOCAL_FLOAT4];
@@ -441,7 +435,7 @@ void winograd_fused(const XC_GLOBAL float *XC_RESTRICT x, const XC_GLOBAL float 
             for (int p = 0; p < XC_WINO_AA; p++)
                 prod[p] = lds[(p * XC_WINO_THREADS_K + kt) * XC_WINO_X_LD + tb];
             if (tile0 + tb < XC_WINO_ALL_TILES && k < XC_KG)
-                xc_wino_output_tile(y, tile0 + tb, g * XC_KG + k, prod);
+                xc_wino_output_tile(y, tile0 + tb, g * XC_KG + k, prod XC_EPI_BIAS_ARG);
         }
         XC_BARRIER();
     }

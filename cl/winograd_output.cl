@@ -3,7 +3,8 @@
 // every (output channel k, tile t of a chunk of images), where M[xi][k][t] holds the alpha^2
 // element-wise products summed over input channels (the batched GEMM's C operand). The m x m
 // tile is stored into y where it lies inside P x Q: partial tiles at the right and bottom edges
-// store only their inside part (common/xconv_winograd.h has the matrices).
+// store only their inside part (common/xconv_winograd.h has the matrices and the store, which
+// applies a fused epilogue: bias, activation, and a pool whose windows divide the tile).
 // M is a workspace region: (mm, m_offset in floats); column t = n * TILES + th * TILES_W + tw
 // of the chunk of `images` images from n0.
 // No tile parameters: one work-item per (tile, output channel), tiles along dimension 0.
@@ -19,7 +20,8 @@
 #endif
 
 XC_KERNEL void winograd_output(const XC_GLOBAL float *XC_RESTRICT mm, const int m_offset,
-                               XC_GLOBAL float *XC_RESTRICT y, const int n0, const int images)
+                               XC_GLOBAL float *XC_RESTRICT y, const int n0, const int images
+                               XC_EPI_BIAS_PARAM)
 {
     const int t = XC_GLOBAL_ID(0);  // column: tile of the chunk, bound images * TILES
     const int k = XC_GLOBAL_ID(1);  // output channel, bound K
@@ -41,14 +43,5 @@ XC_KERNEL void winograd_output(const XC_GLOBAL float *XC_RESTRICT mm, const int 
 #pragma unroll
     for (int i = 0; i < XC_WINO_M; i++)
         XC_WINO_AT_1D(yt + i * XC_WINO_M, 1, am + i * XC_WINO_A, 1);
-    const int p0 = th * XC_WINO_M;
-    const int q0 = tw * XC_WINO_M;
-#pragma unroll
-    for (int i = 0; i < XC_WINO_M; i++) {
-#pragma unroll
-        for (int j = 0; j < XC_WINO_M; j++) {
-            if (p0 + i < XC_P && q0 + j < XC_Q)
-                XC_WINO_STORE(y, n0 + n, k, p0 + i, q0 + j, yt[i * XC_WINO_M + j]);
-        }
-    }
+    xc_wino_store_tile(y, n0 + n, k, th * XC_WINO_M, tw * XC_WINO_M, yt XC_EPI_BIAS_ARG);
 }

@@ -319,10 +319,56 @@
 #endif
 #define XC_WINO_TILES (XC_WINO_TILES_H * XC_WINO_TILES_W)     // tiles per image
 
-// Stores v as output (n, k, p, q) of y (inside P x Q): the one place where the output
-// transforms write y, so that an epilogue (bias, activation) applies to every Winograd kernel.
-#define XC_WINO_STORE(y, n, k, p, q, v) \
-    ((y)[(((n) * XC_K + (k)) * XC_P + (p)) * XC_Q + (q)] = (v))
+// ---------------------------------------------------------------------------------------------
+// The store: the one place where the output transforms write y, with the epilogue
+// (common/xconv_epilogue.h; the kernel takes the bias as its last parameter)
+
+#include "xconv_epilogue.h"
+
+#if XC_POOL_H && (XC_WINO_M % XC_POOL_H || XC_WINO_M % XC_POOL_W || XC_POOL_PAD_H ||        \
+                  XC_POOL_PAD_W || XC_POOL_STRIDE_H != XC_POOL_H || XC_POOL_STRIDE_W != XC_POOL_W)
+#error "xconv_winograd.h: a tile pools only unpadded windows as wide as their stride dividing m"
+#endif
+
+// Stores the m x m output tile yt (row-major) of image n, output channel k, whose first output
+// is (p0, q0) (multiples of m): each output inside P x Q after the bias and activation; with a
+// fused pool, the maximum of each of the tile's windows (windows divide the tile, tiles start on
+// window boundaries) that lies inside P x Q, into y's pooled layout (Y_H x Y_W), the windows'
+// outputs in row-major order as cl/epilogue.cl's pool takes them.
+XC_FUNC void xc_wino_store_tile(XC_GLOBAL float *y, const int n, const int k, const int p0,
+                                const int q0, const float *yt XC_EPI_BIAS_FUNC_PARAM)
+{
+#if XC_POOL_H
+#pragma unroll
+    for (int a = 0; a < XC_WINO_M / XC_POOL_H; a++) {
+#pragma unroll
+        for (int b = 0; b < XC_WINO_M / XC_POOL_W; b++) {
+            const int yr = p0 / XC_POOL_H + a;  // pooled row, its window inside P when < Y_H
+            const int yc = q0 / XC_POOL_W + b;  // pooled column, likewise < Y_W
+            float m = XC_EPI_NEG_INF;
+#pragma unroll
+            for (int i = 0; i < XC_POOL_H; i++) {
+#pragma unroll
+                for (int j = 0; j < XC_POOL_W; j++)
+                    m = xc_epi_max(m, XC_EPI(yt[(a * XC_POOL_H + i) * XC_WINO_M +
+                                                b * XC_POOL_W + j], k));
+            }
+            if (yr < XC_Y_H && yc < XC_Y_W)
+                y[((n * XC_K + k) * XC_Y_H + yr) * XC_Y_W + yc] = m;
+        }
+    }
+#else
+#pragma unroll
+    for (int i = 0; i < XC_WINO_M; i++) {
+#pragma unroll
+        for (int j = 0; j < XC_WINO_M; j++) {
+            if (p0 + i < XC_P && q0 + j < XC_Q)
+                y[((n * XC_K + k) * XC_P + p0 + i) * XC_Q + q0 + j] =
+                    XC_EPI(yt[i * XC_WINO_M + j], k);
+        }
+    }
+#endif
+}
 #endif // XC_WINO_M
 
 #endif // XCONV_WINOGRAD_H

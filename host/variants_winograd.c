@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "plan_epilogue.h"
 #include "plan_winograd.h"
 #include "variant.h"
 #include "xconv_winograd_params.h"
@@ -62,7 +63,25 @@ static xconv_status plan_tiles(xconv_plan *plan, const char *label, const char *
     return st;
 }
 
-// Appends the fused kernel (x and region u into y) with parameters s; returns its status.
+// The parts of p's epilogue an output transform's store (xc_wino_store_tile) applies for m x m
+// tiles: the bias and activation always; the pool when each tile holds whole windows (unpadded,
+// as wide as their stride, dividing m: tiles start at multiples of m), else the reason in
+// plan->epi_note and the pool stays a step.
+static unsigned store_parts(const xconv_problem *p, int m, xconv_plan *plan)
+{
+    const xconv_epilogue *e = &p->epi;
+    if (!e->pool_h || (e->pool_stride_h == e->pool_h && e->pool_stride_w == e->pool_w &&
+                       !e->pool_pad_h && !e->pool_pad_w && m % e->pool_h == 0 &&
+                       m % e->pool_w == 0))
+        return XCONV_FUSED_BIAS_ACT | XCONV_FUSED_POOL;
+    snprintf(plan->epi_note, sizeof plan->epi_note, "a Winograd tile (%dx%d outputs) holds "
+             "whole pool windows only when they are unpadded, as wide as their stride and "
+             "divide it", m, m);
+    return XCONV_FUSED_BIAS_ACT;
+}
+
+// Appends the fused kernel (x and region u into y) with parameters s, applying p's epilogue in
+// its store; returns its status.
 static xconv_status plan_fused_step(xconv_plan *plan, const xconv_problem *p,
                                     const xconv_wino_fused_params *s, const xconv_wino_launch *l,
                                     int u, xconv_error *err)
@@ -75,7 +94,7 @@ static xconv_status plan_fused_step(xconv_plan *plan, const xconv_problem *p,
     xconv_step_arg_buffer(step, XCONV_REF_X);
     xconv_step_arg_region(step, plan, u);
     xconv_step_arg_buffer(step, XCONV_REF_Y);
-    return XCONV_OK;
+    return xconv_step_fuse_epilogue(step, p, store_parts(p, s->m, plan), plan, err);
 }
 
 #undef DEFINE_PARAM
@@ -116,7 +135,8 @@ static xconv_status plan_gemm(xconv_plan *plan, const xconv_device_info *info,
 }
 
 // Appends one pass over `images` images from n0: input transform, batched GEMM, output
-// transform; *gemm0 is the first pass's GEMM (set by the first pass).
+// transform (which applies p's epilogue); *gemm0 is the first pass's GEMM (set by the first
+// pass).
 static xconv_status plan_pass(xconv_plan *plan, const xconv_device_info *info,
                               const xconv_problem *p, const xconv_wino_nonfused *nf,
                               int64_t n0, int64_t images, const int region[XCONV_WINO_REGIONS],
@@ -147,7 +167,7 @@ static xconv_status plan_pass(xconv_plan *plan, const xconv_device_info *info,
     xconv_step_arg_buffer(outs, XCONV_REF_Y);
     xconv_step_arg_int(outs, (int32_t)n0);
     xconv_step_arg_int(outs, (int32_t)images);
-    return XCONV_OK;
+    return xconv_step_fuse_epilogue(outs, p, store_parts(p, (int)nf->tiles.m, plan), plan, err);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -261,6 +281,7 @@ WINO_ENTRY(winograd_f25, 2, 5, false)
     {.info = {.name = #ident, .family = "winograd", .summary = text,                        \
               .accuracy = accuracy_entry, .notes = "winograd",                              \
               .backends = XCONV_ON_ALL_BACKENDS},                                           \
+     .fuses = true,                                                                         \
      .applies = ident##_applies, .plan = ident##_plan}
 
 static const xconv_variant winograd_variants[] = {

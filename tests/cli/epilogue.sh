@@ -78,6 +78,34 @@ for v in im2col_gemm implicit_gemm; do
         cmp "$tmp/split_fused.npy" "$tmp/split_unfused.npy"
 done
 
+# Winograd's output transforms apply the epilogue: the suite fused and unfused on a non-fused
+# and a fused variant; a 2x2/2 pool fused (tiles hold whole windows) gives the unfused path's
+# bits, and a 4x4 pool on 2x2 tiles stays a step, explain saying why.
+"$xconv" validate --suite epilogue --device pocl --epilogue both \
+    --variant winograd_f43,winograd_f23_fused --json "$tmp/wino.json" >"$tmp/wino.txt" 2>&1
+check "Winograd: the epilogue suite passes fused and unfused" python3 - "$tmp/wino.json" <<'EOF'
+import json, sys
+recs = json.load(open(sys.argv[1]))["records"]
+bad = [(r["variant"], r["shape_name"], r["outcome"]) for r in recs
+       if r["outcome"] not in ("pass", "not_applicable")]
+assert not bad, bad
+assert sum(r["outcome"] == "pass" for r in recs) >= 20, len(recs)
+EOF
+wpool="n=2,c=5,h=17,w=23,k=7,r=3,pad=1,bias=1,act=relu6,pool=2"
+for v in winograd_f43 winograd_f23_fused; do
+    for e in fused unfused; do
+        "$xconv" run --shape "$wpool" --variant "$v" --device pocl --epilogue "$e" \
+            --output "$tmp/wino_$e.npy" >/dev/null 2>&1
+    done
+    check "Winograd: $v's fused store gives the unfused path's bits" \
+        cmp "$tmp/wino_fused.npy" "$tmp/wino_unfused.npy"
+done
+"$xconv" explain --shape "n=2,c=6,h=13,w=15,k=5,r=3,pad=1,bias=1,act=relu,pool=4" \
+    --variant winograd_f23 --device pocl >"$tmp/wino_explain.txt" 2>&1
+check "Winograd: a 4x4 pool on 2x2 tiles is a step, and explain says why" \
+    grep -q "partly fused: bias + relu in the store.*Winograd tile (2x2 outputs)" \
+    "$tmp/wino_explain.txt"
+
 # run --bias: a (K,) float32 file; the output is the pooled one.
 python3 - "$tmp/b.npy" 6 <<'EOF'
 import struct, sys

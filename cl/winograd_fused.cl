@@ -55,6 +55,7 @@
 #define XC_WINO_UNROLL_C 1     // unroll a chunk's channel loop (0 on CPUs, which vectorize
 #endif                         // across work-items instead)
 
+#include "xconv_epilogue.h"
 #include "xconv_winograd.h"
 
 #if XC_WINO_VEC

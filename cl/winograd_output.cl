@@ -13,6 +13,7 @@
 #define XC_WINO_M 2  // output tile side m of F(m x m, r x r): 2 or 4 with r 3, 2 with r 5
 #endif
 
+#include "xconv_epilogue.h"
 #include "xconv_winograd.h"
 
 #ifndef XC_WINO_T_LD

@@ -320,11 +320,11 @@
 #define XC_WINO_TILES (XC_WINO_TILES_H * XC_WINO_TILES_W)     // tiles per image
 
 // ---------------------------------------------------------------------------------------------
-// The store: the one place where the output transforms write y, with the epilogue
-// (common/xconv_epilogue.h; the kernel takes the bias as its last parameter)
+// The store: the one place where the output transforms write y, with the epilogue, for kernels
+// that include common/xconv_epilogue.h before this header (the kernel takes the bias as its last
+// parameter)
 
-#include "xconv_epilogue.h"
-
+#ifdef XCONV_EPILOGUE_H
 #if XC_POOL_H && (XC_WINO_M % XC_POOL_H || XC_WINO_M % XC_POOL_W || XC_POOL_PAD_H ||        \
                   XC_POOL_PAD_W || XC_POOL_STRIDE_H != XC_POOL_H || XC_POOL_STRIDE_W != XC_POOL_W)
 #error "xconv_winograd.h: a tile pools only unpadded windows as wide as their stride dividing m"
@@ -369,6 +369,7 @@ XC_FUNC void xc_wino_store_tile(XC_GLOBAL float *y, const int n, const int k, co
     }
 #endif
 }
+#endif // XCONV_EPILOGUE_H
 #endif // XC_WINO_M
 
 #endif // XCONV_WINOGRAD_H

@@ -447,8 +447,9 @@ static bool seen_layer(const xconv_matrix_shape *const *list, int n, const xconv
 // when there are any, else those the files carry (each layer once, however many files hold it).
 static xconv_status networks(xconv_report *r, const xconv_report_opts *opts, xconv_error *err)
 {
-    int total = opts && opts->nweights ? opts->nweights : 0;
-    for (int i = 0; !total && i < r->nruns; i++)
+    bool given = opts && opts->nweights;
+    int total = given ? opts->nweights : 0;
+    for (int i = 0; !given && i < r->nruns; i++)
         total += r->runs[i].nshapes;
     if (total == 0)
         return XCONV_OK;
@@ -456,7 +457,7 @@ static xconv_status networks(xconv_report *r, const xconv_report_opts *opts, xco
     if (!layers)
         return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for the networks");
     int nlayers = 0;
-    if (opts && opts->nweights) {
+    if (given) {
         for (int i = 0; i < opts->nweights; i++)
             if (!seen_layer(layers, nlayers, &opts->weights[i]))
                 layers[nlayers++] = &opts->weights[i];

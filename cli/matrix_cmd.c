@@ -38,6 +38,7 @@ typedef struct matrix_job {
     int base;                     // its first cell in the run's order
     const xconv_variant *variants[CLI_MAX_LIST];  // its variants
     int nvariants;
+    xconv_cache *cache;           // compiled kernels and the find-db (auto's picks); NULL: none
 } matrix_job;
 
 // ---------------------------------------------------------------------------------------------
@@ -361,6 +362,7 @@ static int run_cells(matrix_job *job, int first)
         }
         return -1;
     }
+    xconv_device_set_cache(dev, job->cache);
     int resume = -1;
     for (int k = local / nv; k < job->nruns && resume < 0; k++) {
         int v0 = k == local / nv ? local % nv : 0;
@@ -505,6 +507,7 @@ static void job_free(matrix_job *job)
     free(job->list);
     cli_peaks_close(&job->peaks);
     xconv_run_file_free(&job->run);
+    cli_cache_close(job->cache);
 }
 
 int cmd_matrix(const cli_options *opts)
@@ -516,6 +519,11 @@ int cmd_matrix(const cli_options *opts)
         rc = cli_test_fault_check();
     if (!rc)
         rc = collect(&job, opts);
+    unsigned flags = 0;
+    if (!rc)
+        rc = cli_find_policy(opts, false, &flags);
+    if (!rc)
+        job.cache = cli_cache_open(opts, flags);
     if (!rc && job.worker.active) {  // a worker: one device's cells from the one given
         int base = 0;
         if (job.worker.device >= job.ndevices)

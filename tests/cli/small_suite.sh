@@ -119,6 +119,16 @@ check "split-K forced on Winograd: explain shows the slices" \
 check "split-K forced on Winograd: the reduce and the partials' region are planned" \
     grep -q "region 3: split-K partials" "$tmp/wino_plan.txt"
 
+# bench --gemm takes the split too: our SGEMM's record passes and its note names the slices.
+XCONV_GEMM_SPLIT=3 "$xconv" bench --gemm 100,200,301 --device pocl --repeat 1 \
+    --json "$tmp/gemm_split.json" >"$tmp/gemm_split.txt" 2>&1
+check "split-K forced on bench --gemm: exits 0" test $? -eq 0
+check "split-K forced on bench --gemm: the record names 3 K slices and passes" python3 -c "
+import json, sys
+r = [r for r in json.load(open(sys.argv[1]))['records'] if r['variant'] == 'sgemm_ours'][0]
+sys.exit(not (r['outcome'] == 'pass' and 'split-K: 3 K slices' in r['note']))" \
+    "$tmp/gemm_split.json"
+
 # The FFT family's planning options: forced tiles (not square, partial at the edges) in passes
 # of three images, and passes of one image, every small shape passing.
 for forced in "XCONV_FFT_TILE=12x16 XCONV_FFT_CHUNK=3 fft_tiled" "XCONV_FFT_CHUNK=1 fft"; do

@@ -475,7 +475,7 @@ static void test_flat_k_tail(void)
 }
 
 // The GEMM family's split-K plans: the planner's own on the late ResNet layers (too few
-// 128x128 tiles for the H100's 132 units) and on the last 3x3 layer at batch 8 (the non-fused
+// 128x128 tiles for the H100's 132 units) and on the last 3x3 layer at batch 4 (the non-fused
 // Winograd variants' batched GEMMs split there too), and the small-output tiles with a split
 // forced on a small shape whose K steps the split does not divide; every kernel step to PTX and
 // CUBIN.
@@ -484,7 +484,7 @@ static void test_split_plans(void)
     xconv_device dev = synthetic_h100();
     static const char *const specs[] = {
         "n=50,c=2048,h=7,w=7,k=512,r=1", "n=50,c=1024,h=14,w=14,k=256,r=1",
-        "n=50,c=512,h=7,w=7,k=512,r=3,pad=1", "n=8,c=512,h=7,w=7,k=512,r=3,pad=1",
+        "n=50,c=512,h=7,w=7,k=512,r=3,pad=1", "n=4,c=512,h=7,w=7,k=512,r=3,pad=1",
         "n=3,c=37,h=11,w=13,k=70,r=3,pad=1"};
     static const char *const tiles[] = {NULL, NULL, NULL, NULL, "64,32,16,4,4,4,4,3",
                                         "32,64,8,4,8,4,4,5", "64,64,8,8,4,4,4,2"};

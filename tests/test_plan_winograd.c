@@ -409,7 +409,7 @@ static int wino_split(const xconv_device_info *info, const char *spec, int m,
     return st == XCONV_OK ? nf->gemm.split_k : 0;
 }
 
-// The batched GEMM takes the GEMM planner's split: ResNet-50's last 3x3 layer at batch 8 (few
+// The batched GEMM takes the GEMM planner's split: ResNet-50's last 3x3 layer at batch 4 (few
 // tiles, C = 512) splits on a 132-unit GPU, vgg3x3 and CPUs do not (at batch 50 the layer's
 // 288 or 448 128x128 tiles already keep the units busy, by the rule); the partials get region P
 // and the launch's third dimension runs over products x slices; forcing applies, and a forced
@@ -418,7 +418,7 @@ static void test_split(void)
 {
     xconv_device_info gpu = gpu_info(), cpu = cpu_info(), small = small_gpu_info();
     const char *late = "n=50,c=512,h=7,w=7,k=512,r=3,pad=1";
-    const char *few = "n=8,c=512,h=7,w=7,k=512,r=3,pad=1";
+    const char *few = "n=4,c=512,h=7,w=7,k=512,r=3,pad=1";
     xconv_wino_nonfused nf;
     for (int m = 2; m <= 4; m += 2) {
         int split = wino_split(&gpu, few, m, NULL, &nf);

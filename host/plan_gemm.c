@@ -243,8 +243,11 @@ size_t xconv_gemm_split_bytes(const xconv_gemm_layout *L)
 
 // Model constants of the split choice, in multiply-adds of one compute unit at full speed: what
 // moving one float of the partials through memory costs (an FMA-to-bandwidth ratio typical of
-// GPUs and CPUs alike), and what one more launch costs (the reduce step).
-#define SPLIT_FLOAT_COST 32.0
+// GPUs and CPUs alike; 80 rather than 32 since on the H100 res1x1 split 4 ways into 128x128
+// tiles ran 10% slower than its unsplit 64x64 tiles, while the issue-22 layers' splits, whose
+// K is 2048 or more or whose tiles make 154 work-groups, ran 1.2-1.5x faster), and what one
+// more launch costs (the reduce step).
+#define SPLIT_FLOAT_COST 80.0
 #define SPLIT_LAUNCH_COST 262144.0
 // A slice keeps at least this many K steps, so the partials stay small beside the arithmetic.
 #define SPLIT_MIN_STEPS 4

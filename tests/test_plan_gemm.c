@@ -232,6 +232,14 @@ static void test_split_choices(void)
               "tiles of %dx%d", split, (long long)groups, t.tile_m, t.tile_n);
     split = choose_split(&gpu, 512, 50 * 49, 4608, NULL, &t);
     CHECK_MSG(split >= 2, "512x2450x4608 on a GPU: split %d", split);
+    split = choose_split(&gpu, 256, 50 * 196, 1024, NULL, &t);
+    CHECK_MSG(split >= 2, "256x9800x1024 on a GPU: split %d", split);
+    // res1x1 of the standard suite: its 64x64 tiles (392, about 3 a unit) ran unsplit in
+    // 0.111 ms on the H100 and 4 slices of 128x128 in 0.122 ms: the partials' traffic
+    // (SPLIT_FLOAT_COST) outweighs the larger tiles' gain at K = 1024, so it stays unsplit.
+    split = choose_split(&gpu, 256, 32 * 196, 1024, NULL, &t);
+    CHECK_MSG(split == 1 && t.tile_m == 64 && t.tile_n == 64, "res1x1 on a GPU: split %d of "
+              "%dx%d tiles", split, t.tile_m, t.tile_n);
     // Products that fill the device, or whose K is short, stay unsplit.
     CHECK(choose_split(&gpu, 8192, 8192, 8192, NULL, &t) == 1);
     CHECK(choose_split(&gpu, 64, 200704, 576, NULL, &t) == 1);  // vgg-like: many columns

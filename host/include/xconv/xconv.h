@@ -857,6 +857,8 @@ typedef struct xconv_peaks {
     size_t fma_items;          // work-items of the FMA kernel
     int fma_iters;             // its iterations per work-item (calibrated to a run of ~20 ms)
     size_t work_group;         // work-group size of all three
+    int fma_lanes;             // lanes of each FMA chain: the device's native float vector
+                               // width on OpenCL devices that have one (CPUs), else 1
 } xconv_peaks;
 
 // Measures dev's fp32 FMA throughput and its memory bandwidth (a copy, and reads alone) with

@@ -384,9 +384,10 @@ static report_network *network(xconv_report *r, const char *name)
     snprintf(n->name, sizeof n->name, "%s", name);
     n->best_ms = calloc((size_t)r->ndevices + 1, sizeof *n->best_ms);
     n->covered = calloc((size_t)r->ndevices + 1, sizeof *n->covered);
+    n->ran = calloc((size_t)r->ndevices + 1, sizeof *n->ran);
     n->single = calloc((size_t)r->ndevices + 1, sizeof *n->single);
     n->single_ms = calloc((size_t)r->ndevices + 1, sizeof *n->single_ms);
-    if (!n->best_ms || !n->covered || !n->single || !n->single_ms)
+    if (!n->best_ms || !n->covered || !n->ran || !n->single || !n->single_ms)
         return NULL;
     for (int d = 0; d < r->ndevices; d++)
         n->single_ms[d] = NAN;
@@ -418,6 +419,7 @@ static bool add_layer(xconv_report *r, const xconv_matrix_shape *w, double **var
         const report_device *d = &r->devices[i];
         int s = weighted_row(r, d, w);
         double *per_variant = variant_ms[nl * r->ndevices + i];
+        n->ran[i] += s >= 0;
         if (s < 0 || d->winner[s] < 0) {
             for (int v = 0; v < d->nvariants; v++)
                 per_variant[v] = NAN;
@@ -563,6 +565,7 @@ void xconv_report_free(xconv_report *r)
         report_network *n = &r->networks[i];
         free(n->best_ms);
         free(n->covered);
+        free(n->ran);
         free(n->single);
         free(n->single_ms);
     }

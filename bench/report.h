@@ -92,6 +92,7 @@ typedef struct report_network {
     double layers;                    // sum of weights
     double *best_ms;                  // per device: sum of weight x best passing time; NAN
     int *covered;                     // per device: layers with a passing time
+    int *ran;                         // per device: layers it ran (passing or not)
     char (*single)[48];               // per device: the fastest variant that passes every layer
     double *single_ms;                // its weighted time, NAN when none does
 } report_network;

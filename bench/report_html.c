@@ -271,6 +271,10 @@ static void networks(FILE *f, const xconv_report *r)
         fprintf(f, "<br/><span class=\"spec\">%d shapes, %g layers</span></td>", n->nlayers,
                 n->layers);
         for (int i = 0; i < r->ndevices; i++) {
+            if (n->ran[i] == 0) {
+                fputs("<td><span class=\"muted\">not run</span></td>", f);
+                continue;
+            }
             if (n->covered[i] < n->nlayers) {
                 fprintf(f, "<td><span class=\"muted\">%d of %d shapes passed</span></td>",
                         n->covered[i], n->nlayers);

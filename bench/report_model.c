@@ -384,9 +384,10 @@ static report_network *network(xconv_report *r, const char *name)
     snprintf(n->name, sizeof n->name, "%s", name);
     n->best_ms = calloc((size_t)r->ndevices + 1, sizeof *n->best_ms);
     n->covered = calloc((size_t)r->ndevices + 1, sizeof *n->covered);
+    n->ran = calloc((size_t)r->ndevices + 1, sizeof *n->ran);
     n->single = calloc((size_t)r->ndevices + 1, sizeof *n->single);
     n->single_ms = calloc((size_t)r->ndevices + 1, sizeof *n->single_ms);
-    if (!n->best_ms || !n->covered || !n->single || !n->single_ms)
+    if (!n->best_ms || !n->covered || !n->ran || !n->single || !n->single_ms)
         return NULL;
     for (int d = 0; d < r->ndevices; d++)
         n->single_ms[d] = NAN;
@@ -418,6 +419,7 @@ static bool add_layer(xconv_report *r, const xconv_matrix_shape *w, double **var
         const report_device *d = &r->devices[i];
         int s = weighted_row(r, d, w);
         double *per_variant = variant_ms[nl * r->ndevices + i];
+        n->ran[i] += s >= 0;
         if (s < 0 || d->winner[s] < 0) {
             for (int v = 0; v < d->nvariants; v++)
                 per_variant[v] = NAN;
@@ -447,8 +449,9 @@ static bool seen_layer(const xconv_matrix_shape *const *list, int n, const xconv
 // when there are any, else those the files carry (each layer once, however many files hold it).
 static xconv_status networks(xconv_report *r, const xconv_report_opts *opts, xconv_error *err)
 {
-    int total = opts && opts->nweights ? opts->nweights : 0;
-    for (int i = 0; !total && i < r->nruns; i++)
+    bool given = opts && opts->nweights;
+    int total = given ? opts->nweights : 0;
+    for (int i = 0; !given && i < r->nruns; i++)
         total += r->runs[i].nshapes;
     if (total == 0)
         return XCONV_OK;
@@ -456,7 +459,7 @@ static xconv_status networks(xconv_report *r, const xconv_report_opts *opts, xco
     if (!layers)
         return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for the networks");
     int nlayers = 0;
-    if (opts && opts->nweights) {
+    if (given) {
         for (int i = 0; i < opts->nweights; i++)
             if (!seen_layer(layers, nlayers, &opts->weights[i]))
                 layers[nlayers++] = &opts->weights[i];
@@ -562,6 +565,7 @@ void xconv_report_free(xconv_report *r)
         report_network *n = &r->networks[i];
         free(n->best_ms);
         free(n->covered);
+        free(n->ran);
         free(n->single);
         free(n->single_ms);
     }

@@ -18,15 +18,15 @@ enum { CLI_OK = 0, CLI_FAILED = 1, CLI_USAGE = 2 };
 int cmd_devices(const cli_options *opts);
 int cmd_variants(const cli_options *opts);
 int cmd_run(const cli_options *opts);
-int cmd_validate(const cli_options *opts);
-int cmd_bench(const cli_options *opts);
+int cmd_validate(const cli_options *opts);    // cli/cmd_validate_bench.c
+int cmd_bench(const cli_options *opts);       // cli/cmd_validate_bench.c
 int cmd_bench_gemm(const cli_options *opts);  // bench --gemm (cli/cmd_gemm.c)
 int cmd_bench_fft(const cli_options *opts);   // bench --fft (cli/cmd_fft.c)
 int cmd_explain(const cli_options *opts);
 int cmd_parity(const cli_options *opts);
 int cmd_report(const cli_options *opts);
 int cmd_find(const cli_options *opts);
-int cmd_matrix(const cli_options *opts);      // cli/matrix_cmd.c
+int cmd_matrix(const cli_options *opts);      // cli/cmd_matrix.c
 int cmd_peaks(const cli_options *opts);       // cli/cmd_peaks.c
 int cmd_behaviour(const cli_options *opts);  // cli/cmd_behaviour.c
 

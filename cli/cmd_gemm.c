@@ -326,6 +326,9 @@ static void bench_size(xconv_device *dev, const char *libraries, const gemm_size
         r->compile_ms = xconv_device_compile_ms(dev) - compile0;
         if (rs != XCONV_OK)
             record_error(r, &err);
+        else if (which == 0 && !r->note[0])  // our plan: its tiles and split
+            snprintf(r->note, sizeof r->note, "%.*s", (int)sizeof r->note - 1,
+                     xconv_gemm_summary(ours));
         if (which == 1)
             xconv_gemm_destroy(use);
         cli_stream_emit(out, first);

@@ -1,466 +1,575 @@
 // SPDX-License-Identifier: MIT
-// `xconv validate` and `xconv bench`: every variant x shape x device, as records streamed while
-// they finish.
+// `xconv matrix`: shapes x variants x devices, each cell checked then timed, with the floor at
+// the device's peaks and whether `auto` picks the variant; records stream to --json and --csv as
+// they finish, and the terminal gets per device a variants x shapes table (docs/matrix.md).
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "../validate/harness.h"
 #include "cli.h"
-#include "interrupt.h"
 #include "isolate.h"
-#include "stream.h"
+#include "matrix_stream.h"
+#include "work_progress.h"
 
-// The variants to run on a device of backend `kind`: the ones asked for, or "auto" (NULL) and
-// every device variant of the backend. Returns their number.
-static int variants_for(const xconv_variant *const *asked, int nasked, xconv_backend_kind kind,
+// What a run is made of: the shapes, the variants asked for, the devices and their peaks.
+typedef struct matrix_job {
+    const cli_options *opts;
+    cli_shape *shapes;            // every shape given (a layer may repeat across shape files)
+    int nshapes;
+    int *runs;                    // indices of the shapes run: each (name, SPEC) once
+    int nruns;
+    const xconv_variant *asked[CLI_MAX_LIST];  // --variant (none: every variant)
+    int nasked;
+    xconv_device_list *list;
+    int devices[CLI_MAX_LIST];    // indices into list
+    int ndevices;
+    cli_peaks_source peaks;
+    xconv_harness_opts hopts;
+    xconv_run_file run;           // the head (devices, shapes) and the records so far
+    int cap;
+    cli_matrix_stream stream;
+    cli_work_progress progress;
+    cli_worker worker;            // this process runs one device's cells for its parent
+    int sent;                     // a worker: the index of the next cell it sends
+    int device;                   // the device running now (index into devices)
+    int base;                     // its first cell in the run's order
+    const xconv_variant *variants[CLI_MAX_LIST];  // its variants
+    int nvariants;
+    xconv_cache *cache;           // compiled kernels and the find-db (auto's picks); NULL: none
+} matrix_job;
+
+// ---------------------------------------------------------------------------------------------
+// What runs where
+
+// Returns true when a registered variant's family is name.
+static bool family_known(const char *name)
+{
+    for (int i = 0; i < xconv_variant_count(); i++)
+        if (strcmp(xconv_variant_get_info(xconv_variant_at(i))->family, name) == 0)
+            return true;
+    return false;
+}
+
+// Checks every --family name (comma lists split); returns 0 or CLI_USAGE after listing them.
+static int check_families(const cli_options *opts)
+{
+    for (int i = 0; i < opts->nfamilies; i++) {
+        char list[1024];
+        snprintf(list, sizeof list, "%s", opts->families[i]);
+        for (char *save = NULL, *name = strtok_r(list, ",", &save); name;
+             name = strtok_r(NULL, ",", &save)) {
+            if (family_known(name))
+                continue;
+            fprintf(stderr, "xconv matrix: unknown family '%s'; families:", name);
+            for (int v = 0; v < xconv_variant_count(); v++) {
+                const char *fam = xconv_variant_get_info(xconv_variant_at(v))->family;
+                bool first = true;
+                for (int k = 0; k < v && first; k++)
+                    first = strcmp(xconv_variant_get_info(xconv_variant_at(k))->family, fam);
+                if (first)
+                    fprintf(stderr, " %s", fam);
+            }
+            fputc('\n', stderr);
+            return CLI_USAGE;
+        }
+    }
+    return 0;
+}
+
+// Returns true when family is one of --family's names.
+static bool family_asked(const cli_options *opts, const char *family)
+{
+    for (int i = 0; i < opts->nfamilies; i++) {
+        char list[1024];
+        snprintf(list, sizeof list, "%s", opts->families[i]);
+        for (char *save = NULL, *name = strtok_r(list, ",", &save); name;
+             name = strtok_r(NULL, ",", &save))
+            if (strcmp(name, family) == 0)
+                return true;
+    }
+    return false;
+}
+
+// Fills out with the variants to run on a device of `backend`: those of its backend that were
+// asked for by name or family (neither given: all of them), in the registry's order. Returns
+// their count.
+static int variants_for(const matrix_job *job, xconv_backend_kind backend,
                         const xconv_variant **out)
 {
-    if (nasked) {
-        memcpy(out, asked, sizeof *out * (size_t)nasked);
-        return nasked;
+    int n = 0;
+    bool all = job->nasked == 0 && job->opts->nfamilies == 0;
+    for (int i = 0; i < xconv_variant_count() && n < CLI_MAX_LIST; i++) {
+        const xconv_variant *v = xconv_variant_at(i);
+        const xconv_variant_info *info = xconv_variant_get_info(v);
+        bool asked = all || family_asked(job->opts, info->family);
+        for (int k = 0; k < job->nasked && !asked; k++)
+            asked = job->asked[k] == v;
+        if (asked && (info->backends & XCONV_BACKEND_BIT(backend)))
+            out[n++] = v;
     }
-    int count = xconv_variant_count(), n = 0;
-    out[n++] = NULL;
-    unsigned bit = XCONV_BACKEND_BIT(kind);
-    for (int i = 0; i < count && n < CLI_MAX_LIST; i++)
-        if (xconv_variant_get_info(xconv_variant_at(i))->backends & bit)
-            out[n++] = xconv_variant_at(i);
     return n;
 }
 
-// Returns the name a variant goes by in records: its own, or "auto" for NULL.
-static const char *variant_label(const xconv_variant *v)
+// Refuses host variants asked for by name (their records have no device); returns 0 or
+// CLI_USAGE after a message.
+static int check_asked(const matrix_job *job)
 {
-    return v ? xconv_variant_get_info(v)->name : "auto";
-}
-
-// Returns the name a shape goes by in tables and progress: its own, else its SPEC (in buf).
-static const char *shape_label(const cli_shape *shape, char *buf, size_t len)
-{
-    if (shape->name[0])
-        return shape->name;
-    xconv_shape_format(&shape->problem, buf, len);
-    return buf;
-}
-
-// Adds an error record for each variant when a device or shape could not be set up (or a case's
-// worker process died) on the device info describes; the caller streams them.
-static void add_setup_errors(cli_stream *out, const xconv_variant *const *variants, int n,
-                             const xconv_device_info *info, uint64_t seed,
-                             const cli_shape *shape, const xconv_error *err)
-{
-    for (int i = 0; i < n; i++) {
-        xconv_record *r = cli_stream_add(out);
-        if (!r)
-            break;
-        xconv_device_label(info, r->device, sizeof r->device);
-        snprintf(r->backend, sizeof r->backend, "%s", xconv_backend_name(info->backend));
-        snprintf(r->driver, sizeof r->driver, "%s", info->driver);
-        const xconv_variant_info *vi = variants[i] ? xconv_variant_get_info(variants[i]) : NULL;
-        snprintf(r->variant, sizeof r->variant, "%s", variant_label(variants[i]));
-        snprintf(r->family, sizeof r->family, "%s", vi ? vi->family : "auto");
-        if (shape) {
-            snprintf(r->shape_name, sizeof r->shape_name, "%s", shape->name);
-            xconv_shape_format(&shape->problem, r->shape, sizeof r->shape);
+    for (int k = 0; k < job->nasked; k++) {
+        const xconv_variant_info *info = xconv_variant_get_info(job->asked[k]);
+        if (info->backends == 0) {
+            fprintf(stderr, "xconv matrix: %s runs on the host, not on a device; the matrix "
+                            "takes device variants\n", info->name);
+            return CLI_USAGE;
         }
-        r->seed = seed;
-        r->outcome = XCONV_OUTCOME_ERROR;
-        snprintf(r->note, sizeof r->note, "%.*s", (int)sizeof r->note - 1, err->msg);
+    }
+    return 0;
+}
+
+// Fills job->runs with the shapes to run: each (name, SPEC) once, in the order given.
+static void distinct_shapes(matrix_job *job)
+{
+    for (int i = 0; i < job->nshapes; i++) {
+        bool seen = false;
+        for (int k = 0; k < job->nruns && !seen; k++) {
+            const cli_shape *a = &job->shapes[i], *b = &job->shapes[job->runs[k]];
+            seen = !strcmp(a->name, b->name) && !memcmp(&a->problem, &b->problem,
+                                                         sizeof a->problem);
+        }
+        if (!seen)
+            job->runs[job->nruns++] = i;
     }
 }
 
-// What a run of validate or bench is made of, for its devices and their worker processes.
-typedef struct matrix_run {
-    const cli_options *opts;
-    xconv_harness_opts hopts;
-    const xconv_device_list *devices;
-    const int *indices;           // the devices run, into devices
-    const cli_shape *shapes;
-    int nshapes;
-    const xconv_variant *const *asked;
-    int nasked;
-    xconv_cache *cache;
-    cli_peaks_source *peaks;
-    cli_stream *out;
-    bool both;                    // --epilogue both: each fusing plan's unfused row after it
-    cli_worker worker;            // this process runs one device's cases for its parent
-    int device;                   // the device running now (index into indices)
-    int base;                     // its first case in the run's order
-    const xconv_variant *variants[CLI_MAX_LIST];  // its variants
-    int nvariants;
-    char label[320];
-} matrix_run;
+// ---------------------------------------------------------------------------------------------
+// The run's head: devices with their peaks, shapes with their weights
 
-// Says that case `index` (the run's order) starts: to the parent when this is a worker.
-static void begin_case(matrix_run *m, int index, const char *shape, const char *variant)
+// Fills the run file's devices and shapes; returns 0 or CLI_FAILED without memory.
+static int make_head(matrix_job *job)
 {
-    if (m->worker.active)
-        cli_worker_begin(&m->worker, index);
-    else
-        cli_stream_begin(m->out, shape, variant, m->label);
+    xconv_run_file *run = &job->run;
+    run->schema_version = XCONV_MATRIX_SCHEMA_VERSION;
+    xconv_run_info_init(&run->info, job->opts->argc, job->opts->argv);
+    if (gethostname(run->host, sizeof run->host) != 0)
+        run->host[0] = '\0';
+    run->host[sizeof run->host - 1] = '\0';
+    run->devices = calloc((size_t)job->ndevices + 1, sizeof *run->devices);
+    run->shapes = calloc((size_t)job->nshapes + 1, sizeof *run->shapes);
+    if (!run->devices || !run->shapes)
+        return CLI_FAILED;
+    for (int d = 0; d < job->ndevices; d++) {
+        const xconv_device_info *info = &job->list->devices[job->devices[d]];
+        xconv_matrix_device *md = &run->devices[run->ndevices++];
+        xconv_device_label(info, md->id, sizeof md->id);
+        snprintf(md->name, sizeof md->name, "%s", info->name);
+        snprintf(md->backend, sizeof md->backend, "%s", xconv_backend_name(info->backend));
+        snprintf(md->driver, sizeof md->driver, "%s", info->driver);
+        snprintf(md->platform, sizeof md->platform, "%s", info->platform);
+        md->compute_units = info->compute_units;
+        md->clock_mhz = info->clock_mhz;
+        cli_peaks p;
+        cli_peaks_lookup(&job->peaks, info, &p);
+        md->peak_gflops = p.gflops;
+        md->peak_gbps = p.gbps;
+        md->peak_gbps_read = p.gbps_read;
+        snprintf(md->peaks_source, sizeof md->peaks_source, "%s", p.source);
+    }
+    for (int i = 0; i < job->nshapes; i++) {
+        xconv_matrix_shape *ms = &run->shapes[run->nshapes++];
+        snprintf(ms->name, sizeof ms->name, "%s", job->shapes[i].name);
+        xconv_shape_format(&job->shapes[i].problem, ms->shape, sizeof ms->shape);
+        ms->weight = job->shapes[i].weight > 0 ? job->shapes[i].weight : 1;
+        snprintf(ms->set, sizeof ms->set, "%s", job->shapes[i].set);
+    }
+    return 0;
 }
 
-// The records from list index `first` on are finished, the first of them case `index`: streamed,
-// or sent to the parent (and dropped here) when this is a worker.
-static void emit_cases(matrix_run *m, int first, int index)
+// ---------------------------------------------------------------------------------------------
+// Records
+
+// Appends a zeroed record to the run (unknowns NAN, auto's pick unknown); NULL without memory.
+static xconv_matrix_record *add_record(matrix_job *job)
 {
-    if (!m->worker.active) {
-        cli_stream_emit(m->out, first);
+    xconv_run_file *run = &job->run;
+    if (run->count == job->cap) {
+        int cap = job->cap ? 2 * job->cap : 256;
+        xconv_matrix_record *grown = realloc(run->recs, (size_t)cap * sizeof *grown);
+        if (!grown)
+            return NULL;
+        run->recs = grown;
+        job->cap = cap;
+    }
+    xconv_matrix_record *m = &run->recs[run->count++];
+    memset(m, 0, sizeof *m);
+    xconv_record *r = &m->rec;
+    r->median_ms = r->min_ms = r->max_ms = r->compile_ms = r->gflops = r->gbps = NAN;
+    r->max_norm_err = r->threshold = r->floor_ms = r->floor_share = NAN;
+    r->worst_index = -1;
+    m->auto_pick = -1;
+    return m;
+}
+
+// The cost estimate of one cell for the time left: its FLOPs plus a fixed part (builds, checks).
+static double cell_work(const cli_shape *s)
+{
+    return xconv_problem_flops(&s->problem) + 1e8;
+}
+
+// Streams the finished record m and counts it in the progress; a worker sends it to its parent
+// instead (and drops it).
+static void finish_record(matrix_job *job, const xconv_matrix_record *m, double work)
+{
+    const xconv_record *r = &m->rec;
+    if (job->worker.active) {
+        cli_worker_record(&job->worker, job->sent++, m, sizeof *m);
+        job->run.count--;
         return;
     }
-    for (int i = first; i < m->out->list.count; i++)
-        cli_worker_record(&m->worker, index + i - first, &m->out->list.recs[i],
-                          sizeof m->out->list.recs[i]);
-    m->out->list.count = first;
+    cli_matrix_stream_add(&job->stream, m);
+    char line[1400];
+    const char *shape = r->shape_name[0] ? r->shape_name : r->shape;
+    bool ok = r->outcome == XCONV_OUTCOME_PASS;
+    if (ok && r->repeat > 0)
+        snprintf(line, sizeof line, "%s %s %s: %.4g ms", r->device, shape, r->variant,
+                 r->median_ms);
+    else
+        snprintf(line, sizeof line, "%s %s %s: %s%s%.300s", r->device, shape, r->variant,
+                 xconv_outcome_name(r->outcome), r->note[0] && !ok ? ": " : "",
+                 ok ? "" : r->note);
+    bool keep = r->outcome == XCONV_OUTCOME_FAIL || r->outcome == XCONV_OUTCOME_ERROR ||
+                job->opts->verbose;
+    cli_work_progress_done(&job->progress, work, line, keep);
 }
 
-// Runs one pass of case `index`, variant v of case c (shape s), into a new record, with the
-// test fault XCONV_TEST_FAULT asks for. Returns the record's outcome, or -1 when the harness
-// itself failed (no record made).
-static int run_pass(matrix_run *m, xconv_case *c, const cli_shape *s, int v, int index,
-                    xconv_error *err)
+// Adds an error record of every variant on shape s (NULL: on every shape) of device label,
+// saying err.
+static void add_errors(matrix_job *job, const char *label, const xconv_device_info *info,
+                       const cli_shape *s, const xconv_variant *const *variants, int nvariants,
+                       const xconv_error *err)
 {
-    int first = m->out->list.count;
-    xconv_record *r = cli_stream_add(m->out);
-    if (!r)
-        return -1;
-    int fault = cli_test_fault(index);
-    if (fault == CLI_TEST_ABORT)
-        abort();  // a test's worker process dying (tests/cli/isolation.sh)
-    xconv_plan_options plan = m->hopts.plan;
-    plan.test_fault = fault;
-    if (fault)
-        xconv_case_set_plan_options(c, &plan);
-    const xconv_variant *variant = m->variants[v];
-    xconv_status st = variant ? xconv_case_run(c, variant, r, err) : xconv_case_run_auto(c, r, err);
-    if (fault)
-        xconv_case_set_plan_options(c, &m->hopts.plan);
-    if (st != XCONV_OK) {
-        m->out->list.count = first;
-        return -1;
+    for (int k = 0; k < job->nruns; k++) {
+        const cli_shape *shape = &job->shapes[job->runs[k]];
+        if (s && shape != s)
+            continue;
+        for (int v = 0; v < nvariants; v++) {
+            xconv_matrix_record *m = add_record(job);
+            if (!m)
+                return;
+            xconv_record *r = &m->rec;
+            const xconv_variant_info *vi = xconv_variant_get_info(variants[v]);
+            snprintf(r->device, sizeof r->device, "%s", label);
+            snprintf(r->backend, sizeof r->backend, "%s", xconv_backend_name(info->backend));
+            snprintf(r->driver, sizeof r->driver, "%s", info->driver);
+            snprintf(r->variant, sizeof r->variant, "%s", vi->name);
+            snprintf(r->family, sizeof r->family, "%s", vi->family);
+            snprintf(r->shape_name, sizeof r->shape_name, "%s", shape->name);
+            xconv_shape_format(&shape->problem, r->shape, sizeof r->shape);
+            r->seed = job->hopts.seed;
+            r->outcome = XCONV_OUTCOME_ERROR;
+            snprintf(r->note, sizeof r->note, "%.*s", (int)sizeof r->note - 1, err->msg);
+            finish_record(job, m, cell_work(shape));
+        }
     }
-    if (m->hopts.repeat > 0) {  // bench: the roofline floor at the device's peaks
-        cli_peaks peaks = {0};
-        cli_peaks_lookup(m->peaks, &m->devices->devices[m->indices[m->device]], &peaks);
-        xconv_record_set_floor(r, &s->problem, peaks.gflops, peaks.gbps);
-    }
-    int outcome = (int)r->outcome;
-    emit_cases(m, first, index);
-    return outcome;
 }
 
-// Runs case `index`, variant v of case c (shape s), into its record (with --epilogue both and a
-// plan that fused the shape's epilogue, its VARIANT+unfused record after it, of the same case).
-// Returns false when the harness itself failed (no record made).
-static bool run_case(matrix_run *m, xconv_case *c, const cli_shape *s, int v, int index,
-                     xconv_error *err)
-{
-    bool pair = m->both && xconv_problem_has_epilogue(&s->problem);
-    if (pair)
-        xconv_case_set_epilogue_mode(c, XCONV_EPILOGUE_AUTO);
-    int outcome = run_pass(m, c, s, v, index, err);
-    if (outcome < 0)
-        return false;
-    const xconv_variant *variant = m->variants[v];
-    bool ran = outcome == XCONV_OUTCOME_PASS || outcome == XCONV_OUTCOME_FAIL;
-    if (!pair || !ran || !xconv_case_fused(c) ||
-        (variant && !xconv_variant_get_info(variant)->backends) ||
-        cli_stream_stopping(m->out))
-        return true;  // the unfused row would repeat this one
-    xconv_case_set_epilogue_mode(c, XCONV_EPILOGUE_UNFUSED);
-    if (!m->worker.active) {
-        char spec[256];
-        cli_stream_expect(m->out, 1);
-        cli_stream_begin(m->out, shape_label(s, spec, sizeof spec), variant_label(variant),
-                         m->label);
-    }
-    outcome = run_pass(m, c, s, v, index, err);
-    xconv_case_set_epilogue_mode(c, XCONV_EPILOGUE_AUTO);
-    return outcome >= 0;
-}
-
-// Runs the current device's cases from case `first` (of the run's order; `base` is its first)
-// on shapes and variants in order, streaming the records. Returns the case after the last one
-// run when the device was lost for good (the rest must run in a new process), else -1.
-static int run_cases(matrix_run *m, int base, int first)
+// Returns the variant `auto` picks for p on dev ("" when it plans nothing: *known false when
+// that was an error rather than "not applicable").
+static const char *auto_pick(xconv_device *dev, const xconv_problem *p,
+                             const xconv_plan_options *plan_opts, bool *known)
 {
     static xconv_error err;
+    xconv_plan *plan = xconv_plan_create(dev, p, "auto", plan_opts, &err);
+    *known = plan || err.status == XCONV_ERR_NOT_APPLICABLE;
+    const char *name = plan ? xconv_variant_get_info(xconv_plan_variant(plan))->name : "";
+    xconv_plan_destroy(plan);
+    return name;
+}
+
+// Runs variants from v0 on shape s (cell `index` first, in the run's order) of the open device
+// dev: a record each (error records when the shape could not be set up or the harness failed).
+// Returns the cell after the last one run when the device was lost for good (the cells left
+// must run in a new process), else -1.
+static int run_shape(matrix_job *job, xconv_device *dev, const char *label,
+                      const cli_peaks *peaks, const cli_shape *s, int v0, int index)
+{
+    static xconv_error err;
+    const xconv_variant *const *variants = job->variants;
+    int nvariants = job->nvariants;
+    const xconv_device_info *info = xconv_device_get_info(dev);
+    xconv_case *c = xconv_case_create(dev, &s->problem, s->name, &job->hopts, &err);
+    if (!c) {
+        add_errors(job, label, info, s, variants + v0, nvariants - v0, &err);
+        return xconv_device_lost(dev) ? index + nvariants - v0 : -1;
+    }
+    bool known;
+    const char *picked = auto_pick(dev, &s->problem, &job->hopts.plan, &known);
     char spec[256];
-    const xconv_device_info *info = &m->devices->devices[m->indices[m->device]];
-    int nv = m->nvariants;
+    xconv_shape_format(&s->problem, spec, sizeof spec);
+    int resume = -1;
+    for (int v = v0; v < nvariants && resume < 0; v++, index++) {
+        const char *shape = s->name[0] ? s->name : spec;
+        if (job->worker.active)
+            cli_worker_begin(&job->worker, index);
+        else
+            cli_work_progress_show(&job->progress, shape,
+                                   xconv_variant_get_info(variants[v])->name);
+        xconv_matrix_record *m = add_record(job);
+        if (!m)
+            break;
+        int fault = cli_test_fault(index);
+        if (fault == CLI_TEST_ABORT)
+            abort();  // a test's worker process dying
+        xconv_plan_options plan = job->hopts.plan;
+        plan.test_fault = fault;
+        xconv_case_set_plan_options(c, &plan);
+        xconv_status st = xconv_case_run(c, variants[v], &m->rec, &err);
+        xconv_case_set_plan_options(c, &job->hopts.plan);
+        bool lost = xconv_device_lost(dev);
+        if (lost)
+            resume = index + 1;
+        if (st != XCONV_OK) {
+            job->run.count--;
+            add_errors(job, label, info, s, variants + v, lost ? 1 : nvariants - v, &err);
+            break;
+        }
+        xconv_record_set_floor(&m->rec, &s->problem, peaks->gflops, peaks->gbps);
+        m->auto_pick = known ? strcmp(picked, m->rec.variant) == 0 : -1;
+        finish_record(job, m, cell_work(s));
+    }
+    xconv_case_destroy(c);
+    return resume;
+}
+
+// Runs the current device's cells from cell `first` (in the run's order) on every shape and
+// variant. Returns the cell after the last one run when the device was lost for good, else -1.
+static int run_cells(matrix_job *job, int first)
+{
+    static xconv_error err;
+    int d = job->device, nv = job->nvariants, local = first - job->base;
+    const xconv_device_info *info = &job->list->devices[job->devices[d]];
+    const xconv_matrix_device *md = &job->run.devices[d];
+    cli_peaks peaks = {.gflops = md->peak_gflops, .gbps = md->peak_gbps};
     xconv_device *dev = xconv_device_open_info(info, &err);
     if (!dev) {
-        if (!m->worker.active)
-            cli_print_error(m->label, &err);
-        for (int s = (first - base) / nv; s < m->nshapes; s++) {
-            int v0 = s == (first - base) / nv ? (first - base) % nv : 0, at = m->out->list.count;
-            add_setup_errors(m->out, m->variants + v0, nv - v0, info, m->hopts.seed,
-                             &m->shapes[s], &err);
-            emit_cases(m, at, base + s * nv + v0);
+        if (!job->worker.active)
+            cli_print_error(md->id, &err);
+        for (int k = local / nv; k < job->nruns; k++) {
+            int v0 = k == local / nv ? local % nv : 0;
+            add_errors(job, md->id, info, &job->shapes[job->runs[k]], job->variants + v0,
+                       nv - v0, &err);
         }
         return -1;
     }
-    xconv_device_set_cache(dev, m->cache);
+    xconv_device_set_cache(dev, job->cache);
     int resume = -1;
-    for (int s = (first - base) / nv; s < m->nshapes && resume < 0; s++) {
-        if (cli_stream_stopping(m->out))
-            break;
-        const char *name = shape_label(&m->shapes[s], spec, sizeof spec);
-        int v0 = s == (first - base) / nv ? (first - base) % nv : 0;
-        if (!m->worker.active)
-            cli_stream_begin(m->out, name, "(inputs)", m->label);
-        xconv_case *c = xconv_case_create(dev, &m->shapes[s].problem, m->shapes[s].name,
-                                          &m->hopts, &err);
-        if (!c) {
-            int at = m->out->list.count;
-            add_setup_errors(m->out, m->variants + v0, nv - v0, info, m->hopts.seed,
-                             &m->shapes[s], &err);
-            emit_cases(m, at, base + s * nv + v0);
-            if (xconv_device_lost(dev))
-                resume = base + (s + 1) * nv;
-            continue;
-        }
-        for (int v = v0; v < nv && resume < 0 && !cli_stream_stopping(m->out); v++) {
-            int index = base + s * nv + v;
-            begin_case(m, index, name, variant_label(m->variants[v]));
-            if (!run_case(m, c, &m->shapes[s], v, index, &err)) {
-                // The harness failed: this case errors; the rest of the shape too, unless the
-                // device was lost for good (then a new process runs them).
-                bool lost = xconv_device_lost(dev);
-                int at = m->out->list.count;
-                add_setup_errors(m->out, m->variants + v, lost ? 1 : nv - v, info, m->hopts.seed,
-                                 &m->shapes[s], &err);
-                emit_cases(m, at, index);
-                if (lost)
-                    resume = index + 1;
-                break;
-            }
-            if (xconv_device_lost(dev))
-                resume = index + 1;
-        }
-        xconv_case_destroy(c);
+    for (int k = local / nv; k < job->nruns && resume < 0; k++) {
+        int v0 = k == local / nv ? local % nv : 0;
+        resume = run_shape(job, dev, md->id, &peaks, &job->shapes[job->runs[k]], v0,
+                           job->base + k * nv + v0);
     }
     xconv_device_close(dev);  // safe on a device lost for good
     return resume;
 }
-
-// cli_isolate_ops: a worker starts case `index` of the current device.
+// cli_isolate_ops: a worker starts cell `index` of the current device.
 static void worker_begin(void *user, int index)
 {
-    matrix_run *m = user;
+    matrix_job *job = user;
+    int local = index - job->base;
+    const cli_shape *s = &job->shapes[job->runs[local / job->nvariants]];
     char spec[256];
-    int local = index - m->base;
-    const cli_shape *s = &m->shapes[local / m->nvariants];
-    cli_stream_begin(m->out, shape_label(s, spec, sizeof spec),
-                     variant_label(m->variants[local % m->nvariants]), m->label);
+    xconv_shape_format(&s->problem, spec, sizeof spec);
+    cli_work_progress_show(&job->progress, s->name[0] ? s->name : spec,
+                           xconv_variant_get_info(job->variants[local % job->nvariants])->name);
 }
 
-// cli_isolate_ops: a worker's record of case `index` is streamed as this process's own.
+// cli_isolate_ops: a worker's record of cell `index` is streamed as this process's own.
 static void worker_record(void *user, int index, const void *rec)
 {
-    matrix_run *m = user;
-    (void)index;
-    xconv_record *r = cli_stream_add(m->out);
-    if (!r)
+    matrix_job *job = user;
+    int local = index - job->base;
+    xconv_matrix_record *m = add_record(job);
+    if (!m)
         return;
-    memcpy(r, rec, sizeof *r);
-    cli_stream_emit(m->out, m->out->list.count - 1);
+    memcpy(m, rec, sizeof *m);
+    finish_record(job, m, cell_work(&job->shapes[job->runs[local / job->nvariants]]));
 }
 
-// cli_isolate_ops: the worker running case `index` died; the case gets an error record.
+// cli_isolate_ops: the worker running cell `index` died; the cell gets an error record.
 static void worker_died(void *user, int index, const char *why)
 {
-    matrix_run *m = user;
+    matrix_job *job = user;
     static xconv_error err;
-    int local = index - m->base;
+    int local = index - job->base;
+    const xconv_device_info *info = &job->list->devices[job->devices[job->device]];
     xconv_error_set(&err, XCONV_ERR_DEVICE_LOST, "%s", why);
-    int first = m->out->list.count;
-    add_setup_errors(m->out, m->variants + local % m->nvariants, 1,
-                     &m->devices->devices[m->indices[m->device]], m->hopts.seed,
-                     &m->shapes[local / m->nvariants], &err);
-    cli_stream_emit(m->out, first);
+    add_errors(job, job->run.devices[job->device].id, info,
+               &job->shapes[job->runs[local / job->nvariants]],
+               job->variants + local % job->nvariants, 1, &err);
 }
 
-// Runs every variant on every shape on device d (cases from `base` in the run's order),
-// streaming the records; when the device is lost for good, the cases left run in new processes.
-// A worker runs its own device's cases from the one it was given.
-static void run_device(matrix_run *m, int d, int base)
+// Runs every shape and variant on device d of the job (cells from `base` in the run's order);
+// when the device is lost for good, the cells left run in new processes. A worker runs its own
+// device's cells from the one it was given.
+static void run_device(matrix_job *job, int d, int base)
 {
-    const xconv_device_info *info = &m->devices->devices[m->indices[d]];
-    m->device = d;
-    m->base = base;
-    xconv_device_label(info, m->label, sizeof m->label);
-    m->nvariants = variants_for(m->asked, m->nasked, info->backend, m->variants);
-    if (m->worker.active) {
-        run_cases(m, base, m->worker.first);
+    job->device = d;
+    job->base = base;
+    job->nvariants = variants_for(job, job->list->devices[job->devices[d]].backend,
+                                  job->variants);
+    if (job->worker.active) {
+        job->sent = job->worker.first;
+        run_cells(job, job->worker.first);
         return;
     }
-    int resume = run_cases(m, base, base), end = base + m->nshapes * m->nvariants;
-    if (resume < 0 || resume >= end || cli_stream_stopping(m->out))
+    int resume = run_cells(job, base), end = base + job->nruns * job->nvariants;
+    if (resume < 0 || resume >= end)
         return;
-    fprintf(stderr, "xconv: %s was lost for good; its %d cases left run in new processes\n",
-            m->label, end - resume);
-    cli_isolate_ops ops = {.user = m, .record_bytes = sizeof(xconv_record),
+    fprintf(stderr, "xconv matrix: %s was lost for good; its %d cells left run in new "
+                    "processes\n", job->run.devices[d].id, end - resume);
+    cli_isolate_ops ops = {.user = job, .record_bytes = sizeof(xconv_matrix_record),
                            .begin = worker_begin, .record = worker_record,
                            .died = worker_died};
-    cli_isolate_run(m->opts->argv, d, resume, end, &ops);
+    cli_isolate_run(job->opts->argv, d, resume, end, &ops);
 }
 
-// Counts the cases of the run and widens the table for every name it will show.
-static int plan_run(const xconv_device_list *devices, const int *indices, int ndevices,
-                    const cli_shape *shapes, int nshapes, const xconv_variant *const *asked,
-                    int nasked, bool both, cli_stream *out)
-{
-    int total = 0;
-    xconv_record r;
-    for (int d = 0; d < ndevices; d++) {
-        const xconv_device_info *info = &devices->devices[indices[d]];
-        const xconv_variant *variants[CLI_MAX_LIST];
-        int nvariants = variants_for(asked, nasked, info->backend, variants);
-        total += nshapes * nvariants;
-        if (!out)
-            continue;
-        for (int v = 0; v < nvariants; v++) {
-            xconv_record_clear(&r);
-            xconv_device_label(info, r.device, sizeof r.device);
-            snprintf(r.backend, sizeof r.backend, "%s", xconv_backend_name(info->backend));
-            snprintf(r.variant, sizeof r.variant, "%s%s", variant_label(variants[v]),
-                     both ? "+unfused" : "");
-            cli_stream_fit(out, &r);
-        }
-    }
-    for (int s = 0; out && s < nshapes; s++) {
-        xconv_record_clear(&r);
-        snprintf(r.shape_name, sizeof r.shape_name, "%s", shapes[s].name);
-        xconv_shape_format(&shapes[s].problem, r.shape, sizeof r.shape);
-        snprintf(r.device, sizeof r.device, "host");
-        snprintf(r.backend, sizeof r.backend, "host");
-        cli_stream_fit(out, &r);
-    }
-    return total;
-}
+// ---------------------------------------------------------------------------------------------
+// The command
 
-// Runs the devices' cases as a worker process for its parent: device m->worker.device only,
-// from the case it was given, its records sent through the pipe. Returns the exit code.
-static int run_worker(matrix_run *m, int ndevices)
+// Collects shapes, variants, devices and peaks into job; returns 0 or the exit code after a
+// message.
+static int collect(matrix_job *job, const cli_options *opts)
 {
-    if (m->worker.device >= ndevices) {
-        fprintf(stderr, "xconv: XCONV_WORKER names device %d of %d\n", m->worker.device,
-                ndevices);
+    job->opts = opts;
+    if (opts->repeat < 1) {
+        fprintf(stderr, "xconv matrix: --repeat must be at least 1\n");
         return CLI_USAGE;
     }
-    static cli_stream out;  // the list alone: no outputs, rows or progress
-    memset(&out, 0, sizeof out);
-    xconv_record_list_init(&out.list, m->opts->argc, m->opts->argv);
-    m->out = &out;
-    cli_interrupt_install();
-    int base = 0;
-    for (int d = 0; d < m->worker.device; d++)
-        base += m->nshapes * variants_for(m->asked, m->nasked,
-                                          m->devices->devices[m->indices[d]].backend,
-                                          m->variants);
-    run_device(m, m->worker.device, base);
-    xconv_record_list_free(&out.list);
-    return CLI_OK;
+    job->shapes = calloc(CLI_MAX_SHAPES, sizeof *job->shapes);
+    job->runs = calloc(CLI_MAX_SHAPES, sizeof *job->runs);
+    job->list = calloc(1, sizeof *job->list);
+    if (!job->shapes || !job->runs || !job->list)
+        return CLI_FAILED;
+    int rc = cli_collect_shapes(opts, "standard", job->shapes, &job->nshapes);
+    if (!rc)
+        rc = cli_collect_variants(opts, false, job->asked, &job->nasked);
+    if (!rc)
+        rc = check_asked(job);
+    if (!rc)
+        rc = check_families(opts);
+    if (!rc)
+        rc = cli_select_devices(opts, job->list, job->devices, &job->ndevices);
+    if (!rc)
+        rc = cli_peaks_open(opts, &job->peaks);
+    if (rc)
+        return rc;
+    distinct_shapes(job);
+    xconv_harness_opts_default(&job->hopts);
+    job->hopts.seed = opts->seed;
+    job->hopts.repeat = opts->repeat;
+    job->hopts.warmup = opts->warmup;
+    job->hopts.host_ref_max_gflop = opts->host_ref_gflop;
+    cli_plan_options(&job->hopts.plan);
+    return make_head(job);
 }
 
-static int run_matrix(const cli_options *opts, bool timing)
+// Returns the columns the tables may use: the terminal's, else 120.
+static int table_width(void)
 {
-    cli_shape *shapes = calloc(CLI_MAX_SHAPES, sizeof *shapes);
-    int nshapes = 0;
-    static matrix_run m;
-    memset(&m, 0, sizeof m);
-    const xconv_variant *asked[CLI_MAX_LIST];
-    int rc = shapes ? cli_collect_shapes(opts, "small", shapes, &nshapes) : CLI_FAILED;
+    struct winsize ws;
+    if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 40)
+        return ws.ws_col;
+    return 120;
+}
+
+// Prints the tables, the network totals of the shape files and the count of failures.
+static void print_summary(const matrix_job *job)
+{
+    xconv_matrix_write_table(stdout, &job->run, table_width());
+    const char *sets[CLI_MAX_SHAPES];
+    int nsets = 0;
+    for (int i = 0; i < job->nshapes; i++) {
+        bool seen = !job->shapes[i].from_file;
+        for (int k = 0; k < nsets && !seen; k++)
+            seen = strcmp(sets[k], job->shapes[i].set) == 0;
+        if (!seen)
+            sets[nsets++] = job->shapes[i].set;
+    }
+    xconv_matrix_write_networks(stdout, &job->run, sets, nsets);
+}
+
+// Frees what job holds.
+static void job_free(matrix_job *job)
+{
+    free(job->shapes);
+    free(job->runs);
+    free(job->list);
+    cli_peaks_close(&job->peaks);
+    xconv_run_file_free(&job->run);
+    cli_cache_close(job->cache);
+}
+
+int cmd_matrix(const cli_options *opts)
+{
+    static matrix_job job;
+    memset(&job, 0, sizeof job);
+    int rc = cli_worker_init(&job.worker);
     if (!rc)
-        rc = cli_collect_variants(opts, true, asked, &m.nasked);
+        rc = cli_test_fault_check();
+    if (!rc)
+        rc = collect(&job, opts);
     unsigned flags = 0;
     if (!rc)
         rc = cli_find_policy(opts, false, &flags);
-    xconv_harness_opts_default(&m.hopts);
-    cli_plan_options(&m.hopts.plan);
     if (!rc)
-        rc = cli_epilogue_mode(opts, true, &m.hopts.plan, &m.both);
-    if (!rc)
-        rc = cli_worker_init(&m.worker);
-    if (!rc)
-        rc = cli_test_fault_check();
-    xconv_device_list *devices = calloc(1, sizeof *devices);
-    int indices[CLI_MAX_LIST], ndevices = 0;
-    if (!rc)
-        rc = devices ? cli_select_devices(opts, devices, indices, &ndevices) : CLI_FAILED;
-    static cli_peaks_source peaks_src;  // bench's floors
-    if (!rc && timing)
-        rc = cli_peaks_open(opts, &peaks_src);
-    static cli_stream out;
-    if (!rc && !m.worker.active) {
-        int total = plan_run(devices, indices, ndevices, shapes, nshapes, asked, m.nasked, m.both,
-                             NULL);
-        rc = cli_stream_open(&out, opts, total, timing, false, true);
+        job.cache = cli_cache_open(opts, flags);
+    if (!rc && job.worker.active) {  // a worker: one device's cells from the one given
+        int base = 0;
+        if (job.worker.device >= job.ndevices)
+            rc = CLI_USAGE;
+        for (int d = 0; !rc && d < job.worker.device; d++)
+            base += job.nruns * variants_for(&job, job.list->devices[job.devices[d]].backend,
+                                             job.variants);
+        if (!rc)
+            run_device(&job, job.worker.device, base);
+        job_free(&job);
+        return rc;
     }
+    if (!rc)
+        rc = cli_matrix_stream_open(&job.stream, opts->json, opts->csv, &job.run);
     if (rc) {
-        cli_peaks_close(&peaks_src);
-        free(shapes);
-        free(devices);
+        job_free(&job);
         return rc;
     }
-    m.opts = opts;
-    m.devices = devices;
-    m.indices = indices;
-    m.shapes = shapes;
-    m.nshapes = nshapes;
-    m.asked = asked;
-    m.peaks = &peaks_src;
-    m.out = &out;
-    m.hopts.seed = opts->seed;
-    m.hopts.repeat = timing ? opts->repeat : 0;
-    m.hopts.warmup = opts->warmup;
-    m.hopts.host_ref_max_gflop = opts->host_ref_gflop;
-    m.hopts.pitfall = opts->pitfall ? xconv_pitfall_parse(opts->pitfall) : XCONV_PITFALL_NONE;
-    m.cache = cli_cache_open(opts, flags);
-    if (m.worker.active) {
-        rc = run_worker(&m, ndevices);
-        cli_cache_close(m.cache);
-        cli_peaks_close(&peaks_src);
-        free(shapes);
-        free(devices);
-        return rc;
+    int cells = 0;
+    double work = 0;
+    for (int d = 0; d < job.ndevices; d++) {
+        const xconv_variant *variants[CLI_MAX_LIST];
+        int nv = variants_for(&job, job.list->devices[job.devices[d]].backend, variants);
+        cells += nv * job.nruns;
+        for (int k = 0; k < job.nruns; k++)
+            work += nv * cell_work(&job.shapes[job.runs[k]]);
     }
-    plan_run(devices, indices, ndevices, shapes, nshapes, asked, m.nasked, m.both, &out);
-    fprintf(stderr, "seed %llu\n", (unsigned long long)m.hopts.seed);
-    for (int d = 0, base = 0; d < ndevices && !cli_stream_stopping(&out); d++) {
-        run_device(&m, d, base);
-        base += nshapes * m.nvariants;
+    fprintf(stderr, "matrix: %d devices x %d shapes, %d cells, seed %llu\n", job.ndevices,
+            job.nruns, cells, (unsigned long long)job.hopts.seed);
+    cli_work_progress_start(&job.progress, stderr, cells, work);
+    for (int d = 0, base = 0; d < job.ndevices; d++) {
+        run_device(&job, d, base);
+        base += job.nruns * job.nvariants;
     }
-    cli_cache_close(m.cache);
-    cli_peaks_close(&peaks_src);
-    rc = m.nasked ? cli_stream_require_run(&out) : 0;
-    free(shapes);
-    free(devices);
-    return cli_stream_close(&out, rc);
-}
-
-int cmd_validate(const cli_options *opts)
-{
-    if (opts->parity)
-        return cmd_parity(opts);
-    return run_matrix(opts, false);
-}
-
-int cmd_bench(const cli_options *opts)
-{
-    if (opts->repeat < 1) {
-        cli_error("--repeat must be at least 1");
-        return CLI_USAGE;
-    }
-    if (opts->pitfall && xconv_pitfall_parse(opts->pitfall) < 0) {
-        fprintf(stderr, "xconv bench: --pitfall takes none, first-run, no-sync, host-sync or "
-                        "mean, not '%s'\n", opts->pitfall);
-        return CLI_USAGE;
-    }
-    if (opts->gemm && !opts->fft)
-        return cmd_bench_gemm(opts);
-    if (opts->fft)
-        return cmd_bench_fft(opts);
-    return run_matrix(opts, true);
+    cli_work_progress_end(&job.progress);
+    print_summary(&job);
+    int failed = 0;
+    for (int i = 0; i < job.run.count; i++)
+        failed += job.run.recs[i].rec.outcome == XCONV_OUTCOME_FAIL ||
+                  job.run.recs[i].rec.outcome == XCONV_OUTCOME_ERROR;
+    rc = cli_matrix_stream_close(&job.stream, true);
+    if (!rc && opts->json)
+        printf("wrote %s\n", opts->json);
+    if (!rc && opts->csv)
+        printf("wrote %s\n", opts->csv);
+    printf("%d records: %d failed or errored\n", job.run.count, failed);
+    job_free(&job);
+    return rc ? rc : failed ? CLI_FAILED : CLI_OK;
 }

@@ -135,7 +135,7 @@ static const flag flags[] = {
     {"--peaks", "report", ARG_LIST, FIELD(peaks), FIELD(npeaks),
      "[DEV=]G,B  fp32 GFLOP/s and GB/s of devices whose file has no peaks (DEV: a name "
      "substring; repeatable)"},
-    {"--find", "validate bench explain", ARG_STRING, FIELD(find_policy), 0,
+    {"--find", "validate bench explain matrix", ARG_STRING, FIELD(find_policy), 0,
      "POLICY  what auto reads: db (the default: records made under this driver, xconv and "
      "kernels), trust (stale records too), off (the rules only)"},
     {"--find", "run", ARG_STRING, FIELD(find_policy), 0,

@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: MIT
-// SGEMM on raw row-major matrices through the public API: ours (cl/sgemm.cl) or the vendor's
-// (CLBlast, cuBLAS), each a one-step plan on the matrices as tensors.
+// SGEMM on raw row-major matrices through the public API: ours (cl/sgemm.cl, split-K adding a
+// reduce step and a workspace the handle owns) or the vendor's (CLBlast, cuBLAS), each a plan on
+// the matrices as tensors.
 #include <stdlib.h>
 #include <string.h>
 
 #include "plan_gemm.h"
 
 struct xconv_gemm {
-    xconv_plan *plan;  // x = B, w = A, y = C (xconv_sgemm_problem)
+    xconv_plan *plan;          // x = B, w = A, y = C (xconv_sgemm_problem)
+    xconv_buffer *workspace;   // the split-K partials; NULL unsplit
 };
 
 xconv_gemm *xconv_gemm_create(xconv_device *dev, int64_t m, int64_t n, int64_t k,
@@ -27,8 +29,11 @@ xconv_gemm *xconv_gemm_create(xconv_device *dev, int64_t m, int64_t n, int64_t k
     }
     xconv_status st = ours ? xconv_sgemm_plan(dev, m, n, k, opts, &g->plan, err)
                            : xconv_vendor_sgemm_plan(dev, m, n, k, &g->plan, err);
+    size_t bytes = st == XCONV_OK ? xconv_plan_workspace_size(g->plan) : 0;
+    if (bytes && !(g->workspace = xconv_buffer_create(dev, bytes, err)))
+        st = err ? err->status : XCONV_ERR_OUT_OF_MEMORY;
     if (st != XCONV_OK) {
-        free(g);
+        xconv_gemm_destroy(g);
         return NULL;
     }
     return g;
@@ -42,7 +47,7 @@ const char *xconv_gemm_summary(const xconv_gemm *g)
 xconv_status xconv_gemm_run(xconv_gemm *g, xconv_buffer *a, xconv_buffer *b, xconv_buffer *c,
                             xconv_error *err)
 {
-    const xconv_tensors t = {.x = b, .w = a, .y = c};
+    const xconv_tensors t = {.x = b, .w = a, .y = c, .workspace = g->workspace};
     return xconv_plan_run(g->plan, &t, err);
 }
 
@@ -51,5 +56,6 @@ void xconv_gemm_destroy(xconv_gemm *g)
     if (!g)
         return;
     xconv_plan_destroy(g->plan);
+    xconv_buffer_destroy(g->workspace);
     free(g);
 }

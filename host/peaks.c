@@ -8,6 +8,8 @@
 
 #define PEAKS_WARMUP 2
 #define PEAKS_CHAINS 32            // XC_PEAK_CHAINS: independent FMA chains per work-item
+#define PEAKS_VEC_CHAINS 8         // the same with vector chains (a CPU's registers hold them)
+#define PEAKS_MAX_LANES 16         // the widest OpenCL C vector
 #define PEAKS_GROUP_ITEMS 256      // work-group size wanted (less when the device allows less)
 #define PEAKS_GROUPS_PER_UNIT 8    // work-groups per compute unit for the FMA kernel
 #define PEAKS_TARGET_MS 20.0       // the FMA kernel's iterations are scaled to a run this long
@@ -87,6 +89,19 @@ static xconv_status launch_init(peak_launch *l, xconv_device *dev, const char *s
     return xconv_program_get(dev, source, defines, ndefines, &l->program, NULL, err);
 }
 
+// Returns the lanes of each FMA chain: the device's native float vector width (a power of two
+// up to 16) on OpenCL devices, whose CPUs run work-items as vector lanes only around loop-free
+// code; 1 elsewhere (GPUs report 1, and CUDA's kernels have no OpenCL vector types).
+static int fma_lanes(const xconv_device_info *info)
+{
+    int lanes = 1;
+    if (info->backend != XCONV_BACKEND_OPENCL)
+        return 1;
+    while (lanes * 2 <= info->native_float_width && lanes * 2 <= PEAKS_MAX_LANES)
+        lanes *= 2;
+    return lanes;
+}
+
 // ---------------------------------------------------------------------------------------------
 // The three measurements
 
@@ -103,8 +118,9 @@ static xconv_status measure_fma(xconv_device *dev, size_t wg, int repeat, xconv_
     if (!sink)
         return err->status;
     peak_launch l;
-    const xconv_define chains = {"XC_PEAK_CHAINS", PEAKS_CHAINS};
-    xconv_status st = launch_init(&l, dev, "peak_fma", "peak_fma", &chains, 1, items, wg, err);
+    int lanes = fma_lanes(info), nchains = lanes > 1 ? PEAKS_VEC_CHAINS : PEAKS_CHAINS;
+    const xconv_define defines[] = {{"XC_PEAK_CHAINS", nchains}, {"XC_PEAK_VEC", lanes}};
+    xconv_status st = launch_init(&l, dev, "peak_fma", "peak_fma", defines, 2, items, wg, err);
     int iters = PEAKS_FIRST_ITERS;
     l.args[0] = XCONV_ARG_BUF(xconv_buffer_handle(sink));
     l.args[2] = XCONV_ARG_F32(0.999f);  // acc converges to b / (1 - a) = 1: no overflow
@@ -130,7 +146,8 @@ static xconv_status measure_fma(xconv_device *dev, size_t wg, int repeat, xconv_
         return xconv_error_prefix(err, "peak_fma");
     out->fma_items = items;
     out->fma_iters = iters;
-    out->fma_flops = 2.0 * PEAKS_CHAINS * (double)iters * (double)items;
+    out->fma_lanes = lanes;
+    out->fma_flops = 2.0 * nchains * lanes * (double)iters * (double)items;
     out->fp32_gflops = out->fma_flops / (out->fma.min_ms * 1e-3) * 1e-9;
     return XCONV_OK;
 }

@@ -244,8 +244,11 @@ size_t xconv_gemm_split_bytes(const xconv_gemm_layout *L)
 
 // Model constants of the split choice, in multiply-adds of one compute unit at full speed: what
 // moving one float of the partials through memory costs (an FMA-to-bandwidth ratio typical of
-// GPUs and CPUs alike), and what one more launch costs (the reduce step).
-#define SPLIT_FLOAT_COST 32.0
+// GPUs and CPUs alike; 80 rather than 32 since on the H100 res1x1 split 4 ways into 128x128
+// tiles ran 10% slower than its unsplit 64x64 tiles, while the issue-22 layers' splits, whose
+// K is 2048 or more or whose tiles make 154 work-groups, ran 1.2-1.5x faster), and what one
+// more launch costs (the reduce step).
+#define SPLIT_FLOAT_COST 80.0
 #define SPLIT_LAUNCH_COST 262144.0
 // A slice keeps at least this many K steps, so the partials stay small beside the arithmetic.
 #define SPLIT_MIN_STEPS 4
@@ -324,6 +327,15 @@ static void try_split(const xconv_device_info *info, const xconv_gemm_layout *L,
         *best = *t;
         *best_split = parts;
     }
+}
+
+int xconv_gemm_forced_split(const xconv_plan_options *opts)
+{
+    xconv_gemm_tiles parsed;
+    int tiles_split = 0;
+    if (opts->gemm_tiles && *opts->gemm_tiles)
+        parse_tiles(opts->gemm_tiles, &parsed, &tiles_split);
+    return opts->gemm_split_k ? opts->gemm_split_k : tiles_split;
 }
 
 xconv_status xconv_gemm_choose(const xconv_device_info *info, xconv_gemm_layout *L,
@@ -637,24 +649,38 @@ xconv_status xconv_sgemm_plan(xconv_device *dev, int64_t m, int64_t n, int64_t k
                            .ldb = n, .ldc = n, .seg = n, .groups = 1};
     xconv_gemm_tiles t;
     xconv_step *step = NULL;
-    st = xconv_gemm_choose_tiles(&dev->info, &L, plan->opts.gemm_tiles, &t, err);
+    st = xconv_gemm_choose(&dev->info, &L, &plan->opts, &t, err);
     if (st == XCONV_OK)
         st = xconv_gemm_plan_step(&dev->info, NULL, &L, &t, "SGEMM", "sgemm", "sgemm", plan,
                                   &step, err);
+    int region = st == XCONV_OK && L.split_k > 1
+                     ? xconv_plan_region(plan, "split-K partials", xconv_gemm_split_bytes(&L))
+                     : -1;
+    if (st == XCONV_OK) {
+        // (A, B, C, B's first element, C's first element, columns of C); split, C is the
+        // partials' region and the reduce step writes C.
+        xconv_step_arg_buffer(step, XCONV_REF_W);
+        xconv_step_arg_buffer(step, XCONV_REF_X);
+        xconv_step_arg_buffer(step, region >= 0 ? XCONV_REF_WORKSPACE : XCONV_REF_Y);
+        xconv_step_arg_int(step, 0);
+        xconv_step_arg_int(step, region >= 0 ? (int32_t)(plan->regions[region].offset / 4) : 0);
+        xconv_step_arg_int(step, (int32_t)n);
+        if (region >= 0)
+            st = xconv_gemm_plan_reduce(&dev->info, NULL, &L, plan, region, XCONV_REF_Y, 0, n,
+                                        0u, err);
+    }
     if (st != XCONV_OK) {
         xconv_plan_destroy(plan);
         return st;
     }
-    // (A, B, C, A's first element, C's first element, columns of C)
-    xconv_step_arg_buffer(step, XCONV_REF_W);
-    xconv_step_arg_buffer(step, XCONV_REF_X);
-    xconv_step_arg_buffer(step, XCONV_REF_Y);
-    xconv_step_arg_int(step, 0);
-    xconv_step_arg_int(step, 0);
-    xconv_step_arg_int(step, (int32_t)n);
     xconv_plan_summarize(plan, "SGEMM %lldx%lldx%lld: %dx%d tiles, k step %d, %dx%d per "
                          "work-item", (long long)m, (long long)n, (long long)k, t.tile_m,
                          t.tile_n, t.tile_k, t.wpt_m, t.wpt_n);
+    if (region >= 0)
+        xconv_plan_summarize(plan, "split-K: %d K slices of %lld steps (%.1f MiB of partials), "
+                             "then a reduce in slice order", L.split_k,
+                             (long long)xconv_gemm_split_steps(&L, &t),
+                             xconv_gemm_split_bytes(&L) / 1048576.0);
     *out = plan;
     return XCONV_OK;
 }

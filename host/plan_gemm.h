@@ -86,6 +86,9 @@ xconv_status xconv_gemm_choose(const xconv_device_info *info, xconv_gemm_layout 
                                const xconv_plan_options *opts, xconv_gemm_tiles *t,
                                xconv_error *err);
 
+// Returns the split opts force (gemm_split_k, else the forced tiles' eighth field), 0 for none.
+int xconv_gemm_forced_split(const xconv_plan_options *opts);
+
 // Returns `parts` limited to L's K steps under t and reduced until no slice is empty (1 for
 // parts < 2): the split xconv_gemm_plan_step builds.
 int xconv_gemm_split_normalize(const xconv_gemm_layout *L, const xconv_gemm_tiles *t, int parts);
@@ -170,9 +173,12 @@ void xconv_gemm_step_set_cols(xconv_step *step, int64_t cols);
 xconv_problem xconv_sgemm_problem(int64_t m, int64_t n, int64_t k);
 
 // Plans C = A * B of xconv_sgemm_problem(m, n, k) with cl/sgemm.cl on dev under opts (NULL:
-// defaults) into *out; run it with tensors x = B, w = A, y = C. Returns XCONV_OK, or
+// defaults) into *out, with the tiles and split of xconv_gemm_choose (forced by gemm_tiles and
+// gemm_split_k); run it with tensors x = B, w = A, y = C and, when split, a workspace of the
+// plan's size (the partials; a reduce step then writes C). Returns XCONV_OK, or
 // XCONV_ERR_OUT_OF_MEMORY when a matrix passes the device's largest allocation or the 32-bit
-// index range, or XCONV_ERR_NOT_APPLICABLE when no tiles fit the device.
+// index range, XCONV_ERR_NOT_APPLICABLE when no tiles fit the device, or XCONV_ERR_PARSE or
+// XCONV_ERR_INVALID for malformed or conflicting forced values.
 xconv_status xconv_sgemm_plan(xconv_device *dev, int64_t m, int64_t n, int64_t k,
                               const xconv_plan_options *opts, xconv_plan **out,
                               xconv_error *err);

@@ -61,7 +61,8 @@ static uint64_t align_up(uint64_t v, uint64_t a)
 const char *xconv_wino_region_name(int region)
 {
     static const char *const names[XCONV_WINO_REGIONS] = {
-        "transformed filters", "transformed input", "element-wise products"};
+        "transformed filters", "transformed input", "element-wise products",
+        "split-K partials"};
     return region >= 0 && region < XCONV_WINO_REGIONS ? names[region] : "?";
 }
 
@@ -161,7 +162,7 @@ static xconv_wino_launch transform_launch(const xconv_device_info *info, int64_t
 // ---------------------------------------------------------------------------------------------
 // Non-fused
 
-// Fills the region sizes of the non-fused variants for chunks of `chunk` images.
+// Fills the region sizes of the non-fused variants for chunks of `chunk` images (P: none).
 static void nonfused_regions(const xconv_problem *p, int alpha, int64_t tiles, int64_t chunk,
                              uint64_t bytes[XCONV_WINO_REGIONS], int64_t *t_ld)
 {
@@ -170,6 +171,7 @@ static void nonfused_regions(const xconv_problem *p, int alpha, int64_t tiles, i
     bytes[XCONV_WINO_REGION_U] = (uint64_t)(aa * p->k * (p->c / p->groups)) * sizeof(float);
     bytes[XCONV_WINO_REGION_V] = (uint64_t)(aa * p->c * *t_ld) * sizeof(float);
     bytes[XCONV_WINO_REGION_M] = (uint64_t)(aa * p->k * *t_ld) * sizeof(float);
+    bytes[XCONV_WINO_REGION_P] = 0;  // sized once the GEMM's split is chosen (choose_gemm)
 }
 
 // True when chunks of `chunk` images fit the budget and every offset the kernels form (a region's
@@ -182,6 +184,38 @@ static bool chunk_fits(const xconv_problem *p, int alpha, int64_t tiles, int64_t
     nonfused_regions(p, alpha, tiles, chunk, bytes, &t_ld);
     uint64_t total = workspace_total(bytes);
     return total <= budget && total / sizeof(float) <= (uint64_t)XCONV_MAX_INDEX;
+}
+
+// Chooses the batched GEMM's tiles and split (xconv_gemm_choose, under opts) for out->gemm and
+// sizes the partials' region P: a split whose partials would pass the workspace budget or the
+// 32-bit index range, or whose slices pass the launch's 16-bit third dimension, is dropped when
+// the planner chose it and refused when it was forced.
+// Returns XCONV_OK, the GEMM planner's failure, or XCONV_ERR_NOT_APPLICABLE for such a forced
+// split.
+static xconv_status choose_gemm(const xconv_device_info *info, const xconv_plan_options *opts,
+                                uint64_t budget, xconv_wino_nonfused *out, xconv_error *err)
+{
+    xconv_status st = xconv_gemm_choose(info, &out->gemm, opts, &out->gemm_tiles, err);
+    if (st != XCONV_OK || out->gemm.split_k < 2)
+        return st;
+    out->region_bytes[XCONV_WINO_REGION_P] = xconv_gemm_split_bytes(&out->gemm);
+    uint64_t total = workspace_total(out->region_bytes);
+    int64_t launched = out->gemm.groups * out->gemm.split_k;  // work-groups along dimension 2
+    if (total <= budget && total / sizeof(float) <= (uint64_t)XCONV_MAX_INDEX &&
+        launched <= MAX_GRID_YZ)
+        return XCONV_OK;
+    if (opts && xconv_gemm_forced_split(opts) > 1)
+        return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE,
+                               "the batched GEMM's %d K slices need %.3g MiB of partials and "
+                               "%lld work-groups along a launch dimension; the device allows "
+                               "%.3g MiB of workspace (2^31 floats) and %d work-groups",
+                               out->gemm.split_k,
+                               out->region_bytes[XCONV_WINO_REGION_P] / 1048576.0,
+                               (long long)launched, budget / 1048576.0, MAX_GRID_YZ);
+    out->region_bytes[XCONV_WINO_REGION_P] = 0;
+    out->gemm.split_k = 1;
+    return xconv_gemm_choose_tiles(info, &out->gemm, opts ? opts->gemm_tiles : NULL,
+                                   &out->gemm_tiles, err);
 }
 
 xconv_status xconv_wino_plan_nonfused(const xconv_device_info *info, const xconv_problem *p,
@@ -228,7 +262,6 @@ xconv_status xconv_wino_plan_nonfused(const xconv_device_info *info, const xconv
     out->chunk = lo;
     out->passes = ceil_div(p->n, lo);
     nonfused_regions(p, alpha, tiles, lo, out->region_bytes, &out->tiles.t_ld);
-    out->workspace_bytes = workspace_total(out->region_bytes);
     out->filter = (xconv_wino_filter_params){.m = m, .u_ck = 0};
     out->tiles.m = m;
     out->tiles.tiles_h = tiles_h;
@@ -240,18 +273,19 @@ xconv_status xconv_wino_plan_nonfused(const xconv_device_info *info, const xconv
         .mode = XCONV_GEMM_B_MEMORY, .m = kg, .n = lo * tiles, .k = cg, .lda = cg, .ldb = t_ld,
         .ldc = t_ld, .seg = t_ld, .a_group_stride = kg * cg, .b_group_stride = cg * t_ld,
         .c_group_stride = kg * t_ld, .groups = aa * groups};
-    st = xconv_gemm_choose_tiles(info, &out->gemm, opts ? opts->gemm_tiles : NULL,
-                                 &out->gemm_tiles, err);
-    if (st != XCONV_OK)
+    if ((st = choose_gemm(info, opts, budget, out, err)) != XCONV_OK)
         return st;
+    out->workspace_bytes = workspace_total(out->region_bytes);
     const xconv_gemm_tiles *t = &out->gemm_tiles;
+    int64_t slices = out->gemm.split_k > 1 ? out->gemm.split_k : 1;
     size_t threads_n = (size_t)(t->tile_n / t->wpt_n), threads_m = (size_t)(t->tile_m / t->wpt_m);
     if ((st = check_grid(ceil_div(kg, t->tile_m), "GEMM row tiles", err)) != XCONV_OK)
         return st;
     out->gemm_launch = (xconv_wino_launch){
         .dims = 3,
         .global = {(size_t)ceil_div(out->gemm.n, t->tile_n) * threads_n,
-                   (size_t)ceil_div(kg, t->tile_m) * threads_m, (size_t)(aa * groups)},
+                   (size_t)ceil_div(kg, t->tile_m) * threads_m,
+                   (size_t)(aa * groups * slices)},
         .local = {threads_n, threads_m, 1},
         .local_mem_bytes = xconv_gemm_local_bytes(t)};
     out->filter_launch = transform_launch(info, p->k * cg, 1);

@@ -55,16 +55,20 @@ enum {
     XCONV_WINO_REGION_U,       // transformed filters: alpha^2 x K x C/groups
     XCONV_WINO_REGION_V,       // transformed input: alpha^2 x C x t_ld (non-fused)
     XCONV_WINO_REGION_M,       // element-wise products: alpha^2 x K x t_ld (non-fused)
+    XCONV_WINO_REGION_P,       // split-K partials of the batched GEMM (non-fused, split only)
     XCONV_WINO_REGIONS
 };
 
 // The non-fused variants' four steps. Per pass over `chunk` images from n0: input transform
 // (x, V, n0, images), GEMM (U, V, M, cols = images * tiles), output transform (M, y, n0,
-// images); the filter transform (w, U) runs once before the first pass.
+// images); the filter transform (w, U) runs once before the first pass. When the GEMM is split
+// (gemm.split_k > 1, chosen by xconv_gemm_choose) it writes its K slices into region P and a
+// reduce step (cl/splitk_reduce.cl) adds them in slice order into M.
 typedef struct xconv_wino_nonfused {
     xconv_wino_filter_params filter;
     xconv_wino_tile_params tiles;     // input and output transforms
     xconv_gemm_layout gemm;           // for xconv_gemm_plan_step with kernel sgemm_regions
+                                      // (its split_k: the K slices, 1 unsplit)
     xconv_gemm_tiles gemm_tiles;
     int64_t chunk;                    // images per pass
     int64_t passes;                   // ceil(N / chunk)
@@ -95,8 +99,11 @@ bool xconv_wino_applies(const xconv_device_info *info, const xconv_problem *p,
                         const xconv_wino_algo *a, char *reason, size_t len);
 
 // Plans the non-fused F(m, p->r) for p on info's device under opts (NULL: defaults; it reads
-// winograd_chunk and gemm_tiles). Returns XCONV_OK and fills *out, XCONV_ERR_PARSE for
-// malformed forced GEMM tiles, or XCONV_ERR_NOT_APPLICABLE with the reason.
+// winograd_chunk, gemm_tiles and gemm_split_k: the batched GEMM's tiles and split are the GEMM
+// planner's, xconv_gemm_choose). Returns XCONV_OK and fills *out, XCONV_ERR_PARSE or
+// XCONV_ERR_INVALID for malformed or conflicting forced GEMM values, or
+// XCONV_ERR_NOT_APPLICABLE with the reason (a forced split's partials past the workspace
+// budget among them).
 xconv_status xconv_wino_plan_nonfused(const xconv_device_info *info, const xconv_problem *p,
                                       int m, const xconv_plan_options *opts,
                                       xconv_wino_nonfused *out, xconv_error *err);

@@ -47,10 +47,14 @@ static bool wide(const xconv_problem *p)
            xconv_problem_flops(p) >= AUTO_GEMM_MIN_FLOPS;
 }
 
-// A wide product (above) whose filter suits a transform: 3x3 (Winograd F(4x4,3x3)) or at least
-// 5x5 (tiled FFT convolution), stride 1 and dilation 1. On the H100 winograd_f43 ran fastest of
-// ours on vgg3x3, res3x3 and ResNet-50's 3x3 layers at batch 50, and fft_tiled on conv5x5 and
+// A wide product (above) whose filter suits a transform: 3x3 or 5x5 (Winograd) or at least 5x5
+// (tiled FFT convolution), stride 1 and dilation 1. On the H100 winograd_f43 ran fastest of ours
+// on vgg3x3, res3x3 and ResNet-50's 3x3 layers at batch 50, and fft_tiled on conv5x5 and
 // big11x11 (bench/results/2026-11-23-h100-8acfa3b-bench_winograd_cuda.json, _bench_fft.json).
+// On the H100 host's CPU (PoCL, 8 cores) the fused Winograd variants ran fastest on the cut
+// vgg3x3 (F(4x4,3x3)), res3x3 (F(2x2,3x3): a 14x14 output has few 4x4 tiles) and conv5x5
+// (F(2x2,5x5)), fft_tiled on big11x11 (bench/results/2026-11-23-h100-8d14d95-matrix_pocl_host8.json).
+
 // Whether p is a wide product (above) at stride 1 and dilation 1.
 static bool wide_stride1(const xconv_problem *p)
 {
@@ -61,6 +65,27 @@ static bool wide_stride1(const xconv_problem *p)
 static bool wide_3x3(const xconv_problem *p)
 {
     return wide_stride1(p) && p->r == 3 && p->s == 3;
+}
+
+// On CPUs F(4x4,3x3) takes outputs at least this wide; narrower ones take F(2x2,3x3).
+#define AUTO_CPU_F43_MIN_OUT_W 28
+
+// Whether p is a wide stride-1 3x3 product whose output is wide enough for 4x4 tiles on a CPU.
+static bool wide_3x3_wide_out(const xconv_problem *p)
+{
+    return wide_3x3(p) && xconv_problem_out_w(p) >= AUTO_CPU_F43_MIN_OUT_W;
+}
+
+// Whether p is a wide stride-1 product with a 5x5 filter.
+static bool wide_5x5(const xconv_problem *p)
+{
+    return wide_stride1(p) && p->r == 5 && p->s == 5;
+}
+
+// Whether p is a wide stride-1 product with a filter of at least 7x7 in both directions.
+static bool wide_7x7_up(const xconv_problem *p)
+{
+    return wide_stride1(p) && p->r >= 7 && p->s >= 7;
 }
 
 // Whether p is a wide stride-1 product with a filter of at least 5x5.
@@ -75,6 +100,14 @@ static bool wide_5x5_up(const xconv_problem *p)
 // memory (res3x3) im2col_gemm ran ahead of the direct kernels in a comparison of every variant
 // (the records of record hold the direct family only). docs/find.md has the table.
 static const auto_rule rules[] = {
+    {"winograd_f43_fused", ON_CPU, wide_3x3_wide_out,
+     "a wide 3x3 stride-1 layer with outputs >= 28 wide on a CPU: fused Winograd F(4x4,3x3)"},
+    {"winograd_f23_fused", ON_CPU, wide_3x3,
+     "a wide 3x3 stride-1 layer with narrow outputs on a CPU: fused Winograd F(2x2,3x3)"},
+    {"winograd_f25_fused", ON_CPU, wide_5x5,
+     "a wide 5x5 stride-1 layer on a CPU: fused Winograd F(2x2,5x5)"},
+    {"fft_tiled", ON_CPU, wide_7x7_up,
+     "a wide stride-1 layer with a 7x7 or larger filter on a CPU: tiled FFT convolution"},
     {"direct_const", ON_CPU, NULL,
      "on a CPU the filters in constant memory run fastest where they fit"},
     {"im2col_gemm", ON_CPU, NULL,

@@ -100,7 +100,8 @@ static xconv_status plan_fused_step(xconv_plan *plan, const xconv_problem *p,
 #undef DEFINE_PARAM
 
 // Appends the batched GEMM M[b] = U[b] * V[b] of one pass of `cols` columns into *out: the
-// first pass plans it (`first` NULL), later ones copy the first's program and geometry.
+// first pass plans it (`first` NULL), later ones copy the first's program and geometry. Split
+// (nf->gemm.split_k > 1), it writes the partials' region P and a reduce step adds them into M.
 static xconv_status plan_gemm(xconv_plan *plan, const xconv_device_info *info,
                               const xconv_wino_nonfused *nf, const xconv_step *first,
                               int64_t cols, const int region[XCONV_WINO_REGIONS],
@@ -126,12 +127,17 @@ static xconv_status plan_gemm(xconv_plan *plan, const xconv_device_info *info,
         return st;
     if (cols < nf->gemm.n)
         xconv_gemm_step_set_cols(g, cols);
+    bool split = nf->gemm.split_k > 1;
     xconv_step_arg_region(g, plan, region[XCONV_WINO_REGION_U]);
     xconv_step_arg_region(g, plan, region[XCONV_WINO_REGION_V]);
-    xconv_step_arg_region(g, plan, region[XCONV_WINO_REGION_M]);
+    xconv_step_arg_region(g, plan, region[split ? XCONV_WINO_REGION_P : XCONV_WINO_REGION_M]);
     xconv_step_arg_int(g, (int32_t)cols);
     *out = g;
-    return XCONV_OK;
+    if (!split)
+        return XCONV_OK;
+    int64_t m_at = (int64_t)(plan->regions[region[XCONV_WINO_REGION_M]].offset / sizeof(float));
+    return xconv_gemm_plan_reduce(info, NULL, &nf->gemm, plan, region[XCONV_WINO_REGION_P],
+                                  XCONV_REF_WORKSPACE, m_at, cols, 0u, err);
 }
 
 // Appends one pass over `images` images from n0: input transform, batched GEMM, output
@@ -198,8 +204,10 @@ static xconv_status plan_nonfused(const xconv_device *dev, const xconv_problem *
         return st;
     describe(plan, a);
     int region[XCONV_WINO_REGIONS];
-    for (int i = 0; i < XCONV_WINO_REGIONS; i++)
-        region[i] = xconv_plan_region(plan, xconv_wino_region_name(i), nf.region_bytes[i]);
+    for (int i = 0; i < XCONV_WINO_REGIONS; i++)  // the partials only when split
+        region[i] = i != XCONV_WINO_REGION_P || nf.gemm.split_k > 1
+                        ? xconv_plan_region(plan, xconv_wino_region_name(i), nf.region_bytes[i])
+                        : -1;
     xconv_plan_summarize(plan, "%lld image(s) a pass in %lld pass(es), %lld tiles an image; "
                          "workspace %.3g MiB", (long long)nf.chunk, (long long)nf.passes,
                          (long long)(nf.tiles.tiles_h * nf.tiles.tiles_w),
@@ -209,6 +217,11 @@ static xconv_status plan_nonfused(const xconv_device *dev, const xconv_problem *
                          "step %d, %dx%d per work-item", (long long)nf.gemm.groups,
                          (long long)nf.gemm.m, (long long)nf.gemm.n, (long long)nf.gemm.k,
                          t->tile_m, t->tile_n, t->tile_k, t->wpt_m, t->wpt_n);
+    if (nf.gemm.split_k > 1)
+        xconv_plan_summarize(plan, "split-K: %d K slices of %lld steps (%.1f MiB of partials), "
+                             "then a reduce in slice order", nf.gemm.split_k,
+                             (long long)xconv_gemm_split_steps(&nf.gemm, t),
+                             nf.region_bytes[XCONV_WINO_REGION_P] / 1048576.0);
     st = plan_filter(plan, p, &nf.filter, &nf.filter_launch, region[XCONV_WINO_REGION_U], err);
     xconv_step *gemm0 = NULL;
     for (int64_t n0 = 0; st == XCONV_OK && n0 < p->n; n0 += nf.chunk) {

@@ -239,6 +239,31 @@ static void test_auto_gpu_rules(void)
     }
 }
 
+// The rules on a CPU: fused Winograd for wide 3x3 (F(4x4,3x3) where the output is wide enough)
+// and 5x5 stride-1 layers, tiled FFT for wide ones with larger filters, direct_const for the
+// rest where its filters fit constant memory (dilated layers too).
+static void test_auto_cpu_rules(void)
+{
+    xconv_device dev = {.info = cpu_info()};
+    static const struct {
+        const char *spec, *variant;
+    } want[] = {
+        {"n=1,c=64,h=224,w=224,k=64,r=3,pad=1", "winograd_f43_fused"},
+        {"n=2,c=256,h=14,w=14,k=256,r=3,pad=1", "winograd_f23_fused"},
+        {"n=2,c=32,h=56,w=56,k=64,r=5,pad=2", "winograd_f25_fused"},
+        {"n=1,c=64,h=64,w=64,k=64,r=11,pad=5", "fft_tiled"},
+        {"n=1,c=128,h=56,w=56,k=128,r=3,pad=2,dil=2", "direct_const"},
+        {"n=100,c=6,h=22,w=22,k=16,r=5", "direct_const"},
+        {"n=2,c=3,h=9,w=11,k=4,r=3,pad=1", "direct_const"},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        xconv_auto_info a = choose(&dev, want[i].spec);
+        CHECK_MSG(a.variant && strcmp(a.variant->info.name, want[i].variant) == 0,
+                  "%s: auto chose %s, not %s", want[i].spec,
+                  a.variant ? a.variant->info.name : "nothing", want[i].variant);
+    }
+}
+
 static void test_auto(void)
 {
     const char *spec = "n=2,c=3,h=9,w=11,k=4,r=3,pad=1";
@@ -248,7 +273,7 @@ static void test_auto(void)
     // No cache: the rules (a CPU: direct_const).
     xconv_auto_info a = choose(&dev, spec);
     CHECK(a.source == XCONV_AUTO_RULES && strcmp(a.variant->info.name, "direct_const") == 0);
-    CHECK_CONTAINS(a.why, "rules, line 1");
+    CHECK_CONTAINS(a.why, "rules, line 5");
 
     // An empty db: the rules, saying the db has no record.
     xconv_cache *cache = fresh_cache(0);
@@ -472,6 +497,7 @@ int main(void)
     test_format();
     test_auto();
     test_auto_gpu_rules();
+    test_auto_cpu_rules();
     test_corrupted();
     test_concurrent();
     return check_summary("test_find_db");

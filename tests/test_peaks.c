@@ -47,6 +47,12 @@ int main(void)
         CHECK(peaks.fma_items % peaks.work_group == 0);
         CHECK(peaks.fma_items >= (size_t)info->compute_units * peaks.work_group);
         CHECK(peaks.fma_iters >= 1);
+        // Lanes: the native float vector width on an OpenCL device that has one (a CPU: its
+        // work-items are not vector lanes around the kernel's loops), else scalar chains.
+        int want = info->native_float_width >= 16 ? 16 : info->native_float_width >= 8 ? 8
+                 : info->native_float_width >= 4 ? 4 : info->native_float_width >= 2 ? 2 : 1;
+        CHECK_MSG(peaks.fma_lanes == want, "%d lanes, native width %d", peaks.fma_lanes,
+                  info->native_float_width);
         CHECK(peaks.read_bytes > 0 && peaks.read_bytes <= (double)info->max_alloc_bytes);
         CHECK(peaks.copy_bytes == 2 * peaks.read_bytes);
         CHECK(fmod(peaks.read_bytes, 16.0 * (double)peaks.work_group) == 0);

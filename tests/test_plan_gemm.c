@@ -232,6 +232,14 @@ static void test_split_choices(void)
               "tiles of %dx%d", split, (long long)groups, t.tile_m, t.tile_n);
     split = choose_split(&gpu, 512, 50 * 49, 4608, NULL, &t);
     CHECK_MSG(split >= 2, "512x2450x4608 on a GPU: split %d", split);
+    split = choose_split(&gpu, 256, 50 * 196, 1024, NULL, &t);
+    CHECK_MSG(split >= 2, "256x9800x1024 on a GPU: split %d", split);
+    // res1x1 of the standard suite: its 64x64 tiles (392, about 3 a unit) ran unsplit in
+    // 0.111 ms on the H100 and 4 slices of 128x128 in 0.122 ms: the partials' traffic
+    // (SPLIT_FLOAT_COST) outweighs the larger tiles' gain at K = 1024, so it stays unsplit.
+    split = choose_split(&gpu, 256, 32 * 196, 1024, NULL, &t);
+    CHECK_MSG(split == 1 && t.tile_m == 64 && t.tile_n == 64, "res1x1 on a GPU: split %d of "
+              "%dx%d tiles", split, t.tile_m, t.tile_n);
     // Products that fill the device, or whose K is short, stay unsplit.
     CHECK(choose_split(&gpu, 8192, 8192, 8192, NULL, &t) == 1);
     CHECK(choose_split(&gpu, 64, 200704, 576, NULL, &t) == 1);  // vgg-like: many columns
@@ -293,6 +301,30 @@ static void test_split_plan(void)
         CHECK(reduce->args[2].i == (int32_t)(plan->regions[r].offset / sizeof(float)));
         CHECK(gemm_step(plan)->global[2] == (size_t)split);  // one group, split slices
         check_plan_limits(gemm_names[v], &dev.info, plan);
+        xconv_plan_destroy(plan);
+    }
+    // Our SGEMM on the same product (bench --gemm) takes the planner's split too, with its
+    // partials in the plan's workspace; forced off, one step and no workspace.
+    xconv_plan *plan = NULL;
+    CHECK(xconv_sgemm_plan(&dev, 512, 2450, 2048, NULL, &plan, &err) == XCONV_OK);
+    if (plan) {
+        long long split = define_of(plan, "XC_GEMM_SPLIT_K");
+        const xconv_step *reduce = xconv_plan_step(plan, plan->nsteps - 1);
+        CHECK_MSG(split >= 2 && plan->nsteps == 2 && !strcmp(reduce->kernel, "splitk_reduce"),
+                  "sgemm: %s", plan->summary);
+        CHECK_CONTAINS(plan->summary, "split-K");
+        CHECK(plan->nregions == 1 && plan->workspace_bytes == (size_t)split * 512 * 2452 * 4);
+        CHECK(gemm_step(plan)->args[2].ref == XCONV_REF_WORKSPACE);
+        CHECK(reduce->args[1].ref == XCONV_REF_Y && reduce->args[4].i == 2450);
+        xconv_plan_destroy(plan);
+    }
+    xconv_plan_options opts;
+    xconv_plan_options_default(&opts);
+    opts.gemm_split_k = 1;
+    CHECK(xconv_sgemm_plan(&dev, 512, 2450, 2048, &opts, &plan, &err) == XCONV_OK);
+    if (plan) {
+        CHECK(plan->nsteps == 1 && plan->workspace_bytes == 0);
+        CHECK(gemm_step(plan)->args[2].ref == XCONV_REF_Y);
         xconv_plan_destroy(plan);
     }
 }
@@ -587,6 +619,10 @@ static void check_sgemm_run(xconv_device *dev, int64_t m, int64_t n, int64_t k,
               "sgemm %lldx%lldx%lld (%s): %lld non-finite, error %.3g", (long long)m,
               (long long)n, (long long)k, xconv_gemm_summary(g), (long long)res.nonfinite,
               res.max_norm_err);
+    int forced = opts ? xconv_gemm_forced_split(opts) : 0;
+    if (forced > 1 && (k + 15) / 16 > 1)  // K steps to split: the summary says so
+        CHECK_MSG(strstr(xconv_gemm_summary(g), "split-K") != NULL, "sgemm %lldx%lldx%lld: %s",
+                  (long long)m, (long long)n, (long long)k, xconv_gemm_summary(g));
     // A matrix buffer too small for the product is refused before anything runs.
     CHECK(xconv_gemm_run(g, dc, db, da, &err) == XCONV_ERR_INVALID);
     xconv_buffer_destroy(da), xconv_buffer_destroy(db), xconv_buffer_destroy(dc);

@@ -395,6 +395,74 @@ static void test_forced(void)
 }
 
 // ---------------------------------------------------------------------------------------------
+// Split-K of the batched GEMM
+
+// Plans the non-fused F(m, 3) of spec on info under opts (NULL: defaults) into *nf; returns
+// the GEMM's split (0 when planning fails).
+static int wino_split(const xconv_device_info *info, const char *spec, int m,
+                      const xconv_plan_options *opts, xconv_wino_nonfused *nf)
+{
+    xconv_problem p = parse(spec);
+    xconv_error err;
+    xconv_status st = xconv_wino_plan_nonfused(info, &p, m, opts, nf, &err);
+    CHECK_MSG(st == XCONV_OK, "F(%d) of %s: %s", m, spec, err.msg);
+    return st == XCONV_OK ? nf->gemm.split_k : 0;
+}
+
+// The batched GEMM takes the GEMM planner's split: ResNet-50's last 3x3 layer at batch 4 (few
+// tiles, C = 512) splits on a 132-unit GPU, vgg3x3 and CPUs do not (at batch 50 the layer's
+// 288 or 448 128x128 tiles already keep the units busy, by the rule); the partials get region P
+// and the launch's third dimension runs over products x slices; forcing applies, and a forced
+// split whose partials pass the workspace budget is refused.
+static void test_split(void)
+{
+    xconv_device_info gpu = gpu_info(), cpu = cpu_info(), small = small_gpu_info();
+    const char *late = "n=50,c=512,h=7,w=7,k=512,r=3,pad=1";
+    const char *few = "n=4,c=512,h=7,w=7,k=512,r=3,pad=1";
+    xconv_wino_nonfused nf;
+    for (int m = 2; m <= 4; m += 2) {
+        int split = wino_split(&gpu, few, m, NULL, &nf);
+        CHECK_MSG(split >= 2, "F(%d) of %s on a 132-unit GPU: split %d", m, few, split);
+        CHECK(nf.region_bytes[XCONV_WINO_REGION_P] == xconv_gemm_split_bytes(&nf.gemm) &&
+              nf.region_bytes[XCONV_WINO_REGION_P] > 0);
+        CHECK(nf.workspace_bytes >= xconv_wino_region_offset(nf.region_bytes,
+                                                             XCONV_WINO_REGION_P) +
+                                        nf.region_bytes[XCONV_WINO_REGION_P]);
+        CHECK(nf.gemm_launch.global[2] == (size_t)(nf.gemm.groups * split));
+        CHECK(wino_split(&cpu, few, m, NULL, &nf) == 1);
+        CHECK(nf.region_bytes[XCONV_WINO_REGION_P] == 0);
+    }
+    CHECK(wino_split(&gpu, shapes[0], 2, NULL, &nf) == 1);  // vgg3x3: many tiles
+    CHECK(nf.region_bytes[XCONV_WINO_REGION_P] == 0 && nf.gemm_launch.global[2] == 16);
+    CHECK(strcmp(xconv_wino_region_name(XCONV_WINO_REGION_P), "split-K partials") == 0);
+
+    // Forced: 3 slices of 40 channels in k steps of 16 (3 steps); forced off; and the tiles'
+    // eighth field. 5 images in passes of 2: the partials hold a full pass.
+    xconv_plan_options opts;
+    xconv_plan_options_default(&opts);
+    opts.gemm_split_k = 3;
+    opts.winograd_chunk = 2;
+    const char *tail = "n=5,c=40,h=9,w=11,k=10,r=3,pad=1";
+    CHECK(wino_split(&cpu, tail, 4, &opts, &nf) == 3);
+    CHECK(nf.region_bytes[XCONV_WINO_REGION_P] == 3ull * 36 * 10 * nf.tiles.t_ld * 4);
+    CHECK(nf.gemm_launch.global[2] == 36u * 3);
+    opts.gemm_split_k = 1;
+    CHECK(wino_split(&gpu, few, 4, &opts, &nf) == 1);
+    opts.gemm_split_k = 0;
+    opts.gemm_tiles = "32,64,8,4,8,4,4,2";
+    CHECK(wino_split(&cpu, tail, 2, &opts, &nf) == 2 && nf.gemm_tiles.tile_m == 32);
+    // 16 slices of the late layer's F(2x2) GEMMs need 16 x 26 MB of partials: past the small
+    // GPU's 128 MiB, refused when forced.
+    opts.gemm_tiles = NULL;
+    opts.winograd_chunk = 0;
+    opts.gemm_split_k = 16;
+    xconv_problem p = parse(late);
+    xconv_error err;
+    CHECK(xconv_wino_plan_nonfused(&small, &p, 2, &opts, &nf, &err) == XCONV_ERR_NOT_APPLICABLE);
+    CHECK_CONTAINS(err.msg, "partials");
+}
+
+// ---------------------------------------------------------------------------------------------
 // Defines
 
 // Appends "-DNAME=value " per row of an X-macro list to buf.
@@ -529,6 +597,7 @@ int main(void)
     test_gpu_choices();
     test_registers();
     test_forced();
+    test_split();
     test_defines();
 #ifdef XCONV_HAVE_CUDA
     test_nvrtc();

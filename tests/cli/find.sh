@@ -51,6 +51,20 @@ check "explain --variant auto says which and why" grep -q "plan of auto -> $winn
 check "explain names the find-db" grep -q "auto: find-db: fastest of" "$tmp/explain.txt"
 "$xconv" run --shape $a --device pocl --find=off >"$tmp/off.txt" 2>&1
 check "--find=off uses the rules" grep -q "^auto: rules" "$tmp/off.txt"
+"$xconv" explain --shape $a --variant auto --device pocl --find=off >"$tmp/off_explain.txt" 2>&1
+rules=$(sed -n 's/^plan of auto -> \([a-z0-9_]*\) .*/\1/p' "$tmp/off_explain.txt")
+"$xconv" matrix --shape $a "${quick[@]}" --variant "$winner,direct_naive" --json "$tmp/m.json" \
+    >"$tmp/m.txt" 2>&1
+check "matrix marks the find-db's winner as auto's pick" python3 -c '
+import json, sys
+picks = [r["variant"] for r in json.load(open(sys.argv[1]))["records"] if r["auto_pick"]]
+assert picks == [sys.argv[2]], picks' "$tmp/m.json" "$winner"
+"$xconv" matrix --find off --shape $a "${quick[@]}" --variant "$rules,direct_naive" \
+    --json "$tmp/m_off.json" >"$tmp/m.txt" 2>&1
+check "matrix --find off marks the rules' choice ($rules)" python3 -c '
+import json, sys
+picks = [r["variant"] for r in json.load(open(sys.argv[1]))["records"] if r["auto_pick"]]
+assert picks == [sys.argv[2]], picks' "$tmp/m_off.json" "$rules"
 "$xconv" bench --shape $a "${quick[@]}" --variant auto,direct_naive --json "$tmp/bench.json" \
     >"$tmp/bench.txt" 2>&1
 check "bench with an auto row exits 0" test $? -eq 0

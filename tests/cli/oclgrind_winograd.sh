@@ -28,15 +28,19 @@ trap 'rm -rf "$tmp"' EXIT
 # shellcheck source=checks.bash
 source "$(dirname "${BASH_SOURCE[0]}")/checks.bash"
 
-# memcheck LABEL RECORDS [ENV=VALUE ...] -- VALIDATE ARGS...: validate under oclgrind passes,
-# RECORDS records (n/a included) with none failed, and oclgrind reports nothing.
+# memcheck LABEL RECORDS [ENV=VALUE | --OCLGRIND-OPTION ...] -- VALIDATE ARGS...: validate under
+# oclgrind passes, RECORDS records (n/a included) with none failed, and oclgrind reports nothing.
 memcheck() {
     local label=$1 records=$2
     shift 2
-    local envs=()
-    while [ "$1" != "--" ]; do envs+=("$1"); shift; done
+    local envs=() checks_opts=()
+    while [ "$1" != "--" ]; do
+        case $1 in --*) checks_opts+=("$1") ;; *) envs+=("$1") ;; esac
+        shift
+    done
     shift
-    env "${envs[@]}" oclgrind "$xconv" validate --device oclgrind "$@" >"$tmp/out.txt" 2>&1
+    env "${envs[@]}" oclgrind "${checks_opts[@]}" "$xconv" validate --device oclgrind "$@" \
+        >"$tmp/out.txt" 2>&1
     local rc=$?
     check "$label: validate exits 0" test "$rc" -eq 0
     check "$label: $records records, none failed" \
@@ -80,6 +84,11 @@ if grep -q "^1 records: 0 failed or errored" "$tmp/gemm.txt"; then
         --shape n=2,c=6,h=10,w=7,k=6,r=3,pad=2,groups=6 --shape n=2,c=3,h=11,w=12,k=4,r=5,pad=2 \
         --shape n=2,c=4,h=6,w=5,k=6,r=5,pad=1,groups=2 \
         --variant winograd_f23,winograd_f43,winograd_f25
+    # The batched GEMM split into 3 K slices (40 channels: 3 k steps of 16, 5 of 8) in passes of
+    # 2 images, the last partial: each slice's partials and the reduce's stores into M, with the
+    # data-race check.
+    memcheck "non-fused, split-K forced" 2 XCONV_GEMM_SPLIT=3 XCONV_WINO_CHUNK=2 --data-races \
+        -- --shape n=3,c=40,h=7,w=9,k=6,r=3,pad=1 --variant winograd_f23,winograd_f43
 else
     echo "note: this Oclgrind cannot run cl/sgemm.cl: the non-fused variants are not checked"
 fi

@@ -78,7 +78,8 @@ check "no number is NaN or infinite on the page" \
 check "every small shape is a winners' row" \
     test "$(grep -c '<tr><td class="num">[0-9]*</td>' "$tmp/report.html")" -eq 16
 check "AlexNet's layers were not run, so it has no total" \
-    grep -q "0 of 5 shapes passed" "$tmp/report.html"
+    grep -q 'alexnet.shapes<br/><span class="spec">5 shapes, 5 layers</span></td><td><span class="muted">not run<' \
+        "$tmp/report.html"
 check "the winners' table says what auto picks" grep -q "<th>auto picks</th>" "$tmp/report.html"
 
 if command -v chromium >/dev/null; then
@@ -122,6 +123,15 @@ check "the comparison page is well-formed" xmllint --noout "$tmp/cmp.html"
 check "the comparison picture is well-formed" xmllint --noout "$tmp"/cmp/*-compare.svg
 check "the page flags both" test "$(grep -c 'class="bad">\(slower\|no longer passes\)' \
     "$tmp/cmp.html")" -eq 2
+# Several runs, the first with fewer shapes than the rest: every run's layers are totalled.
+"$xconv" matrix --shape n=1,c=2,h=8,w=8,k=2,r=3 --device pocl --repeat 1 --warmup 0 \
+    --variant direct_naive --json "$tmp/one.json" >"$tmp/matrix1.txt" 2>&1
+check "the one-shape matrix exits 0" test $? -eq 0
+"$xconv" report "$tmp/one.json" "$tmp/run.json" -o "$tmp/two.html" >"$tmp/out.txt" 2>&1
+check "a report of a small run and a larger one exits 0" test $? -eq 0
+check "that page is well-formed" xmllint --noout "$tmp/two.html"
+check "a network a device did not run reads 'not run', not '0 of N shapes passed'" \
+    bash -c "! grep -q '>0 of [0-9]* shapes passed' '$tmp/two.html'"
 "$xconv" report "$tmp/slow.json" "$tmp/run.json" --compare "$tmp/run.json" -o "$tmp/x.html" \
     >"$tmp/out.txt" 2>&1
 check "--compare with two runs exits 2" test $? -eq 2

@@ -99,6 +99,36 @@ check "split-K forced: explain shows 3 slices and the reduce" \
     grep -qE "split-K: 3 K slices of 3 steps" "$tmp/split_plan.txt"
 check "split-K forced: the reduce step is planned" grep -q "splitk_reduce" "$tmp/split_plan.txt"
 
+# The non-fused Winograd variants with their batched GEMM split forced (3 slices) on every small
+# shape they apply to, and in passes of 2 images over a shape whose 40 channels make 3 k steps
+# of 16 (the partials region reused by each pass, the last pass partial).
+wino=winograd_f23,winograd_f43,winograd_f25
+XCONV_GEMM_SPLIT=3 "$xconv" validate --suite small --device pocl --variant "$wino" \
+    >"$tmp/wino_split.txt" 2>&1
+check "split-K forced on Winograd: validate exits 0" test $? -eq 0
+check "split-K forced on Winograd: nothing fails" \
+    grep -q "^[0-9]* records: 0 failed or errored" "$tmp/wino_split.txt"
+XCONV_GEMM_SPLIT=3 XCONV_WINO_CHUNK=2 "$xconv" validate --shape n=5,c=40,h=9,w=11,k=10,r=3,pad=1 \
+    --device pocl --variant "$wino" >"$tmp/wino_split.txt" 2>&1
+check "split-K forced on Winograd in passes: 2 pass" \
+    test "$(grep -c "^opencl .* pass " "$tmp/wino_split.txt")" -eq 2
+XCONV_GEMM_SPLIT=3 "$xconv" explain --shape n=5,c=40,h=9,w=11,k=10,r=3,pad=1 --device pocl \
+    --variant winograd_f43 >"$tmp/wino_plan.txt" 2>&1
+check "split-K forced on Winograd: explain shows the slices" \
+    grep -q "split-K: 3 K slices of 1 steps" "$tmp/wino_plan.txt"
+check "split-K forced on Winograd: the reduce and the partials' region are planned" \
+    grep -q "region 3: split-K partials" "$tmp/wino_plan.txt"
+
+# bench --gemm takes the split too: our SGEMM's record passes and its note names the slices.
+XCONV_GEMM_SPLIT=3 "$xconv" bench --gemm 100,200,301 --device pocl --repeat 1 \
+    --json "$tmp/gemm_split.json" >"$tmp/gemm_split.txt" 2>&1
+check "split-K forced on bench --gemm: exits 0" test $? -eq 0
+check "split-K forced on bench --gemm: the record names 3 K slices and passes" python3 -c "
+import json, sys
+r = [r for r in json.load(open(sys.argv[1]))['records'] if r['variant'] == 'sgemm_ours'][0]
+sys.exit(not (r['outcome'] == 'pass' and 'split-K: 3 K slices' in r['note']))" \
+    "$tmp/gemm_split.json"
+
 # The FFT family's planning options: forced tiles (not square, partial at the edges) in passes
 # of three images, and passes of one image, every small shape passing.
 for forced in "XCONV_FFT_TILE=12x16 XCONV_FFT_CHUNK=3 fft_tiled" "XCONV_FFT_CHUNK=1 fft"; do

@@ -857,6 +857,8 @@ typedef struct xconv_peaks {
     size_t fma_items;          // work-items of the FMA kernel
     int fma_iters;             // its iterations per work-item (calibrated to a run of ~20 ms)
     size_t work_group;         // work-group size of all three
+    int fma_lanes;             // lanes of each FMA chain: the device's native float vector
+                               // width on OpenCL devices that have one (CPUs), else 1
 } xconv_peaks;
 
 // Measures dev's fp32 FMA throughput and its memory bandwidth (a copy, and reads alone) with
@@ -872,15 +874,17 @@ xconv_status xconv_peaks_measure(xconv_device *dev, int repeat, xconv_peaks *out
 
 typedef struct xconv_gemm xconv_gemm;  // one planned product C (m x n) = A (m x k) * B (k x n)
 
-// Plans C = A * B on dev with impl "xconv" (our SGEMM, its tiles chosen for the size or forced
-// by opts->gemm_tiles; opts NULL: defaults) or "vendor" (the backend's BLAS). Returns NULL with
-// XCONV_ERR_OUT_OF_MEMORY when a matrix passes the device's limits or the 32-bit index range,
-// XCONV_ERR_UNAVAILABLE when the backend has no vendor BLAS, or another status.
+// Plans C = A * B on dev with impl "xconv" (our SGEMM, its tiles and split-K chosen for the size
+// as the convolutions' GEMMs are, or forced by opts->gemm_tiles and opts->gemm_split_k; opts
+// NULL: defaults; a split's partials live in device memory the handle owns) or "vendor" (the
+// backend's BLAS). Returns NULL with XCONV_ERR_OUT_OF_MEMORY when a matrix passes the device's
+// limits or the 32-bit index range, XCONV_ERR_UNAVAILABLE when the backend has no vendor BLAS,
+// or another status.
 xconv_gemm *xconv_gemm_create(xconv_device *dev, int64_t m, int64_t n, int64_t k,
                               const char *impl, const xconv_plan_options *opts,
                               xconv_error *err);
 
-// Returns one line on the product and the tiles chosen.
+// Returns one line on the product, the tiles and the split chosen.
 const char *xconv_gemm_summary(const xconv_gemm *g);
 
 // Enqueues C = A * B on buffers of m x k, k x n and m x n floats (asynchronous); returns the

@@ -14,7 +14,14 @@
 // (n, k, ty * OUT_H + i, tx * OUT_W + j) of tile t = ty * TILES_W + tx, for i < OUT_H,
 // j < OUT_W inside P x Q. The forward frames started PAD rows and columns before each tile,
 // so padding needs nothing here.
+//
+// The epilogue (common/xconv_epilogue.h) applies in the crop: bias and activation to every
+// output it stores; a max-pool where the frames hold whole windows, along each direction either
+// one tile (the whole image: any window, stride and padding) or tiles of a whole number of
+// unpadded windows as wide as their stride. A pooling crop stores, per frame, the pooled outputs
+// whose windows it holds, each window's maximum taken in row-major order as cl/epilogue.cl does.
 
+#include "xconv_epilogue.h"
 #include "xconv_fft.h"
 
 // ---------------------------------------------------------------------------------------------
@@ -55,15 +62,60 @@
 #error "fft_inverse.cl: XC_FFT_PLANES must be even and XC_FFT_PITCH at least XC_FFT_LW"
 #endif
 
+#if XC_POOL_H
+#if XC_FFT_TILES_H > 1 && (XC_POOL_PAD_H || XC_POOL_STRIDE_H != XC_POOL_H ||                 \
+                           XC_FFT_OUT_H % XC_POOL_H)
+#error "fft_inverse.cl: a pool across tiles needs unpadded windows as tall as their stride"
+#endif
+#if XC_FFT_TILES_W > 1 && (XC_POOL_PAD_W || XC_POOL_STRIDE_W != XC_POOL_W ||                 \
+                           XC_FFT_OUT_W % XC_POOL_W)
+#error "fft_inverse.cl: a pool across tiles needs unpadded windows as wide as their stride"
+#endif
+// Pooled outputs per frame: all of them for one tile, else the tile's whole windows.
+#define XC_FFT_POOL_ROWS (XC_FFT_TILES_H > 1 ? XC_FFT_OUT_H / XC_POOL_H : XC_Y_H)
+#define XC_FFT_POOL_COLS (XC_FFT_TILES_W > 1 ? XC_FFT_OUT_W / XC_POOL_W : XC_Y_W)
+#endif
+
 // ---------------------------------------------------------------------------------------------
 // The body
 
-// Writes v as output (n, k, p, q) of y: the one store of the inverse, where an epilogue (bias,
-// activation) would apply.
-XC_FUNC void xc_fft_store(XC_GLOBAL float *y, const int n, const int k, const int p,
-                          const int q, const float v)
+// Stores the cropped outputs of the frame (real plane `part` of the local pair `frame`) of tile
+// t of image n, output channel k into y, after the bias and activation: P x Q outputs, or with
+// a fused pool the frame's pooled outputs into y's Y_H x Y_W layout. Work-items share the loop.
+XC_FUNC void xc_fft_crop(XC_GLOBAL float *y, XC_LOCAL_PTR const float2 *frame, const int part,
+                         const int n, const int k, const int t XC_EPI_BIAS_FUNC_PARAM)
 {
-    y[((n * XC_K + k) * XC_P + p) * XC_Q + q] = v;
+    const int th = t / XC_FFT_TILES_W, tw = t % XC_FFT_TILES_W;  // tile row, column
+    const int p0 = th * XC_FFT_OUT_H, q0 = tw * XC_FFT_OUT_W;     // its first output
+#if XC_POOL_H
+    for (int e = XC_LOCAL_ID(0); e < XC_FFT_POOL_ROWS * XC_FFT_POOL_COLS; e += XC_FFT_THREADS) {
+        const int yr = th * XC_FFT_POOL_ROWS + e / XC_FFT_POOL_COLS;  // pooled row, < Y_H kept
+        const int yc = tw * XC_FFT_POOL_COLS + e % XC_FFT_POOL_COLS;  // pooled column, < Y_W
+        const int r0 = yr * XC_POOL_STRIDE_H - XC_POOL_PAD_H;
+        const int c0 = yc * XC_POOL_STRIDE_W - XC_POOL_PAD_W;
+        float m = XC_EPI_NEG_INF;
+        for (int a = 0; a < XC_POOL_H; a++) {
+            const int r = r0 + a;
+            for (int b = 0; b < XC_POOL_W; b++) {
+                const int c = c0 + b;
+                if (r >= 0 && r < XC_P && c >= 0 && c < XC_Q) {
+                    const float2 z = frame[(r - p0) * XC_FFT_PITCH + c - q0];
+                    m = xc_epi_max(m, XC_EPI(part ? z.y : z.x, k));
+                }
+            }
+        }
+        if (yr < XC_Y_H && yc < XC_Y_W)
+            y[((n * XC_K + k) * XC_Y_H + yr) * XC_Y_W + yc] = m;
+    }
+#else
+    // Neighbouring work-items write neighbouring output columns.
+    for (int e = XC_LOCAL_ID(0); e < XC_FFT_ROWS_OUT * XC_FFT_OUT_W; e += XC_FFT_THREADS) {
+        const int i = e / XC_FFT_OUT_W, j = e % XC_FFT_OUT_W;  // frame row, column
+        const float2 z = frame[i * XC_FFT_PITCH + j];
+        if (p0 + i < XC_P && q0 + j < XC_Q)
+            y[((n * XC_K + k) * XC_P + p0 + i) * XC_Q + q0 + j] = XC_EPI(part ? z.y : z.x, k);
+    }
+#endif
 }
 
 // Y1 + i Y2 at natural frequency (u, v) of the full spectrum, from the stored halves of
@@ -92,7 +144,7 @@ XC_FUNC float2 xc_fft_combine(const XC_GLOBAL float *XC_RESTRICT in, const int s
 // the width's twiddles.
 XC_FUNC void xc_fft_inverse_body(XC_LOCAL_PTR float2 *buf, const XC_GLOBAL float *in,
                                  XC_GLOBAL float *y, const int k, const int b0, const int n0,
-                                 const int columns)
+                                 const int columns XC_EPI_BIAS_FUNC_PARAM)
 {
     XC_LOCAL_PTR float2 *tw_h = buf + XC_FFT_PAIRS * XC_FFT_PLANE_STRIDE;
     XC_LOCAL_PTR float2 *tw_w = tw_h + XC_FFT_LH;
@@ -122,21 +174,13 @@ XC_FUNC void xc_fft_inverse_body(XC_LOCAL_PTR float2 *buf, const XC_GLOBAL float
                                XC_FFT_PLANE_STRIDE, XC_FFT_PITCH, 1, 0};
     XC_FFT_INVERSE_LINES(buf, tw_w, XC_FFT_LW, XC_FFT_RADIX_W, rows)
 
-    // Crop and store: neighbouring work-items write neighbouring output columns.
+    // Crop and store, plane by plane.
     for (int c = 0; c < XC_FFT_PLANES; c++) {  // real plane: pair c / 2, part c % 2
         const int b = b0 + c;                    // spectrum column
         if (b >= columns)
             break;
-        const int n = n0 + b / XC_FFT_TILES, t = b % XC_FFT_TILES;  // image, tile
-        const int p0 = (t / XC_FFT_TILES_W) * XC_FFT_OUT_H;        // tile's first row
-        const int q0 = (t % XC_FFT_TILES_W) * XC_FFT_OUT_W;        // and column
-        XC_LOCAL_PTR const float2 *frame = buf + (c / 2) * XC_FFT_PLANE_STRIDE;
-        for (int e = XC_LOCAL_ID(0); e < XC_FFT_ROWS_OUT * XC_FFT_OUT_W; e += XC_FFT_THREADS) {
-            const int i = e / XC_FFT_OUT_W, j = e % XC_FFT_OUT_W;  // frame row, column
-            const float2 z = frame[i * XC_FFT_PITCH + j];
-            if (p0 + i < XC_P && q0 + j < XC_Q)
-                xc_fft_store(y, n, k, p0 + i, q0 + j, c % 2 ? z.y : z.x);
-        }
+        xc_fft_crop(y, buf + (c / 2) * XC_FFT_PLANE_STRIDE, c % 2, n0 + b / XC_FFT_TILES,
+                    k, b % XC_FFT_TILES XC_EPI_BIAS_ARG);
     }
 }
 
@@ -145,14 +189,15 @@ XC_FUNC void xc_fft_inverse_body(XC_LOCAL_PTR float2 *buf, const XC_GLOBAL float
 
 // Outputs of one pass: images n0 .. n0 + images - 1. yf + yf_offset: the output-spectra region
 // (floats), element (f, k, b) at (f * K + k) * XC_FFT_BATCH + b. Work-group id 0: a block of
-// PLANES spectrum columns; id 1: the output channel k.
+// PLANES spectrum columns; id 1: the output channel k. With XC_EPI_BIAS, the bias comes last.
 XC_KERNEL XC_WORK_GROUP_SIZE(XC_FFT_THREADS, 1, 1)
 void fft_output(const XC_GLOBAL float *XC_RESTRICT yf, const int yf_offset,
-                XC_GLOBAL float *XC_RESTRICT y, const int n0, const int images)
+                XC_GLOBAL float *XC_RESTRICT y, const int n0, const int images
+                XC_EPI_BIAS_PARAM)
 {
     XC_LOCAL float2 buf[XC_FFT_LOCAL];
     const int k = XC_GROUP_ID(1);                   // output channel, bound K
     const int b0 = XC_GROUP_ID(0) * XC_FFT_PLANES;  // first spectrum column
     xc_fft_inverse_body(buf, yf + yf_offset + 2 * (k * XC_FFT_BATCH + b0), y, k, b0, n0,
-                        images * XC_FFT_TILES);
+                        images * XC_FFT_TILES XC_EPI_BIAS_ARG);
 }

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "plan_epilogue.h"
 #include "plan_fft.h"
 #include "xconv_fft_params.h"
 
@@ -473,7 +474,33 @@ static xconv_status add_step(xconv_plan *plan, const xconv_fft_choice *c, const 
     return st;
 }
 
-// Appends the three steps of the pass over images n0 .. n0 + images - 1.
+// Returns whether the frames of one direction (tiles of `out` outputs, `tiles` of them) hold
+// whole pool windows (`window`, `stride`, `pad`): one frame holds all; several, when unpadded
+// windows as wide as their stride divide the tile.
+static bool frames_hold_windows(int tiles, int out, int64_t window, int64_t stride,
+                                int64_t pad)
+{
+    return tiles == 1 || (!pad && stride == window && out % window == 0);
+}
+
+// The parts of p's epilogue the inverse transform's crop (cl/fft_inverse.cl) applies: the bias
+// and activation always; the pool when the frames hold whole windows in both directions, else
+// the reason in plan->epi_note and the pool stays a step.
+static unsigned crop_parts(const xconv_fft_choice *c, xconv_plan *plan)
+{
+    const xconv_epilogue *e = &c->problem.epi;
+    if (!e->pool_h ||
+        (frames_hold_windows(c->tiles_h, c->out_h, e->pool_h, e->pool_stride_h, e->pool_pad_h) &&
+         frames_hold_windows(c->tiles_w, c->out_w, e->pool_w, e->pool_stride_w, e->pool_pad_w)))
+        return XCONV_FUSED_BIAS_ACT | XCONV_FUSED_POOL;
+    snprintf(plan->epi_note, sizeof plan->epi_note, "the FFT crop's frames hold %dx%d tiles "
+             "of %dx%d outputs: a pool crosses tiles unless its windows are unpadded, as wide as "
+             "their stride and divide the tile", c->tiles_h, c->tiles_w, c->out_h, c->out_w);
+    return XCONV_FUSED_BIAS_ACT;
+}
+
+// Appends the three steps of the pass over images n0 .. n0 + images - 1, the inverse
+// transform's crop applying p's epilogue.
 static xconv_status add_pass(xconv_plan *plan, const xconv_fft_choice *c, const int region[3],
                              int64_t n0, int64_t images, xconv_error *err)
 {
@@ -506,7 +533,7 @@ static xconv_status add_pass(xconv_plan *plan, const xconv_fft_choice *c, const 
     xconv_step_arg_buffer(s, XCONV_REF_Y);
     xconv_step_arg_int(s, (int32_t)n0);
     xconv_step_arg_int(s, (int32_t)images);
-    return XCONV_OK;
+    return xconv_step_fuse_epilogue(s, p, crop_parts(c, plan), plan, err);
 }
 
 // Appends the plan's summary line.

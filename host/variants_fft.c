@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The FFT convolution family: real-to-complex FFTs of inputs and filters, a complex product
-// over channels per frequency, inverse FFTs cropped to the outputs (host/plan_fft.c).
+// over channels per frequency, inverse FFTs cropped to the outputs, the crop applying the
+// epilogue (host/plan_fft.c).
 #include "plan_fft.h"
 #include "variant.h"
 
@@ -33,12 +34,14 @@ static const xconv_variant fft_variants[] = {
     {
         .info = FFT_INFO(fft, "FFT convolution over the whole padded image: R2C of inputs and "
                               "filters, complex GEMM over channels, C2R and crop"),
+        .fuses = true,
         .applies = applies_fft,
         .plan = plan_fft,
     },
     {
         .info = FFT_INFO(fft_tiled, "FFT convolution on overlap-save tiles that stay in local "
                                     "memory (tile size from the filter size)"),
+        .fuses = true,
         .applies = applies_fft_tiled,
         .plan = plan_fft_tiled,
     },

@@ -322,11 +322,12 @@ static int planned_shapes(xconv_named_shape out[MAX_PLANNED_SHAPES])
 }
 
 // Compiles one variant's plan for each of the `shapes` shapes of suite, each distinct program
-// once; returns the number of shapes it planned.
+// once, and checks that a variant that fuses and planned a shape with an epilogue compiles a step
+// applying it (its defines: the bias, or the pool); returns the number of shapes it planned.
 static int test_variant(const xconv_variant *v, xconv_device *dev,
                          const xconv_named_shape *suite, int shapes)
 {
-    int applied = 0, before = programs_compiled;
+    int applied = 0, before = programs_compiled, fused = 0, with_epilogue = 0;
     CHECK(suite != NULL && shapes > 0);
     char skipped[512] = "";
     uint64_t seen[128];
@@ -348,6 +349,7 @@ static int test_variant(const xconv_variant *v, xconv_device *dev,
         if (st != XCONV_OK)
             continue;
         applied++;
+        with_epilogue += p.epi.bias || p.epi.act || p.epi.pool_h;
         for (int i = 0; i < plan->nsteps; i++) {
             const xconv_step *step = xconv_plan_step(plan, i);
             if (step->kind != XCONV_STEP_KERNEL)
@@ -376,11 +378,15 @@ static int test_variant(const xconv_variant *v, xconv_device *dev,
                      shape->name, i, step->source, step->kernel);
             compile_and_check(label, source, step->kernel, options, true, false);
             note_planned(step->source);
+            fused += xconv_step_value(step, "XC_EPI_BIAS", 0) > 0 ||
+                     xconv_step_value(step, "XC_POOL_H", 0) > 0;
         }
         xconv_plan_destroy(plan);
     }
-    printf("  %-28s %2d of %d shapes planned, %2d programs compiled%s\n", v->info.name, applied,
-           shapes, programs_compiled - before, skipped);
+    printf("  %-28s %2d of %d shapes planned, %2d programs compiled (%d fused epilogues)%s\n",
+           v->info.name, applied, shapes, programs_compiled - before, fused, skipped);
+    CHECK_MSG(!v->fuses || !with_epilogue || fused > 0,
+              "%s fuses, yet none of its steps applies an epilogue", v->info.name);
     return applied;
 }
 

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # The epilogue through the CLI on PoCL's CPU device: the epilogue suite (each part alone and
 # together) with every variant fused and unfused side by side, random shapes with random
-# epilogues, `run --bias` (the pooled output, its shape, a fused against an unfused run and the
+# epilogues, Winograd's and the FFT crop's fused stores against the unfused path bit for bit,
+# `run --bias` (the pooled output, its shape, a fused against an unfused run and the
 # host reference), what explain says, and the refusals naming the key or file. Skips (exit 77)
 # when no OpenCL CPU device is installed.
 # Usage: epilogue.sh PATH/TO/xconv
@@ -105,6 +106,41 @@ done
 check "Winograd: a 4x4 pool on 2x2 tiles is a step, and explain says why" \
     grep -q "partly fused: bias + relu in the store.*Winograd tile (2x2 outputs)" \
     "$tmp/wino_explain.txt"
+
+# The FFT family's inverse transform applies the epilogue in its crop: the suite fused and
+# unfused on both variants; fused crops give the unfused path's bits: a whole-image frame pools
+# any window (overlapping, padded), tiles of whole 2x2 windows pool, and where a pool crosses
+# fft_tiled's tiles the pool stays a step (bias + relu6 still fused), explain saying why.
+"$xconv" validate --suite epilogue --device pocl --epilogue both --variant fft,fft_tiled \
+    --json "$tmp/fft.json" >"$tmp/fft.txt" 2>&1
+check "FFT: the epilogue suite passes fused and unfused" python3 - "$tmp/fft.json" <<'EOF'
+import json, sys
+recs = json.load(open(sys.argv[1]))["records"]
+bad = [(r["variant"], r["shape_name"], r["outcome"]) for r in recs
+       if r["outcome"] not in ("pass", "not_applicable")]
+assert not bad, bad
+for v in ("fft", "fft_tiled", "fft+unfused", "fft_tiled+unfused"):
+    assert sum(r["variant"] == v and r["outcome"] == "pass" for r in recs) >= 10, v
+EOF
+fcases=("fft n=2,c=5,h=17,w=23,k=7,r=5,pad=2,bias=1,act=relu6,pool=3,pool_stride=2,pool_pad=1"
+        "fft_tiled $wpool"
+        "fft_tiled n=2,c=5,h=17,w=23,k=7,r=5,pad=2,bias=1,act=relu6,pool=3,pool_stride=2")
+for c in "${fcases[@]}"; do
+    v=${c%% *} shape=${c#* }
+    for e in auto unfused; do
+        "$xconv" run --shape "$shape" --variant "$v" --device pocl --epilogue "$e" \
+            --output "$tmp/fft_$e.npy" >/dev/null 2>&1
+    done
+    check "FFT: $v's crop gives the unfused path's bits on $shape" \
+        cmp "$tmp/fft_auto.npy" "$tmp/fft_unfused.npy"
+done
+"$xconv" explain --shape "${fcases[0]#* }" --variant fft --device pocl >"$tmp/fft_e1.txt" 2>&1
+check "FFT: a whole-image crop fuses an overlapping padded pool" \
+    grep -q "epilogue fused: bias + relu6, max-pool 3x3/2 pad 1x1 in the store" "$tmp/fft_e1.txt"
+"$xconv" explain --shape "${fcases[2]#* }" --variant fft_tiled --device pocl \
+    >"$tmp/fft_e2.txt" 2>&1
+check "FFT: an overlapping pool across tiles is a step, and explain says why" \
+    grep -q "partly fused: bias + relu6 in the store.*a pool crosses tiles" "$tmp/fft_e2.txt"
 
 # run --bias: a (K,) float32 file; the output is the pooled one.
 python3 - "$tmp/b.npy" 6 <<'EOF'

@@ -4,10 +4,10 @@
 # activation and the pool, where blocks hold whole windows: the pooled store's edges, an odd
 # output, the floor that drops a row), the GEMM family's (bias and activation; the implicit
 # GEMMs' 2x2 pooled store, with row and column tails; a split-K reduce applying bias, activation
-# and an overlapping padded pool), Winograd's output stores (2x2/2 pools at odd edges), the
-# unfused steps (cl/epilogue.cl: bias+activation in place, overlapping and padded pools), and
-# forced plans that pool in what
-# other devices get (direct_const's vector columns, flat regblock blocks of two rows). Any
+# and an overlapping padded pool), Winograd's output stores (2x2/2 pools at odd edges), the FFT
+# crops' (bias, relu6 and pools over a whole image or whole windows of tiles), the unfused steps
+# (cl/epilogue.cl: bias+activation in place, overlapping and padded pools), and forced plans
+# that pool in what other devices get (direct_const's vector columns, flat regblock blocks of two rows). Any
 # out-of-bounds access or failed record fails the test. Skips (exit 77) without oclgrind, and in
 # the sanitizer build (XCONV_SANITIZED_BUILD), whose kernels are the same.
 # Usage: oclgrind_epilogue.sh PATH/TO/xconv
@@ -64,6 +64,11 @@ memcheck "gemm_1x1's store, the pool as a step" 1 "" --variant gemm_1x1 --shape 
 memcheck "Winograd output stores pooling 2x2/2 at odd edges (non-fused and fused)" 2 "" \
     --variant winograd_f43,winograd_f23_fused \
     --shape "n=1,c=4,h=13,w=11,k=6,r=3,pad=1,bias=1,act=relu6,pool=2"
+memcheck "FFT crops pooling a whole image (2x2/2, overlapping padded 3x3/2)" 2 "" \
+    --variant fft --shape "n=1,c=3,h=13,w=11,k=4,r=3,pad=1,bias=1,act=relu6,pool=2" \
+    --shape "$odd"
+XCONV_FFT_TILE=8x12 memcheck "fft_tiled's crops pooling 2x2/2 in 6x10 tiles, partial edges" 1 \
+    "" --variant fft_tiled --shape "n=1,c=3,h=13,w=23,k=4,r=3,pad=1,bias=1,act=relu6,pool=2"
 XCONV_GEMM_SPLIT=3 memcheck "split-K reduces applying the epilogue (overlapping padded pool)" 2 \
     "" --variant implicit_gemm --shape "$odd" --shape "$stride2"
 memcheck "the unfused steps" 3 "" --variant direct_const --epilogue unfused --shape "$pool2" \

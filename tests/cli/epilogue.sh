@@ -134,6 +134,25 @@ for c in "${fcases[@]}"; do
     check "FFT: $v's crop gives the unfused path's bits on $shape" \
         cmp "$tmp/fft_auto.npy" "$tmp/fft_unfused.npy"
 done
+# Random shapes with random epilogues (seed 2: 8 of 40 shapes suit FFT), fused and unfused:
+# both pass, with the same worst error at the same index (the same bits give the same errors).
+"$xconv" validate --random 40 --random-epilogue --seed 2 --device pocl --epilogue both \
+    --variant fft,fft_tiled --json "$tmp/fft_random.json" >"$tmp/fft_random.txt" 2>&1
+check "FFT: random shapes with epilogues pass fused and unfused, alike" \
+    python3 - "$tmp/fft_random.json" <<'EOF'
+import json, sys
+recs = json.load(open(sys.argv[1]))["records"]
+bad = [(r["variant"], r["shape"], r["outcome"]) for r in recs
+       if r["outcome"] not in ("pass", "not_applicable")]
+assert not bad, bad
+rows = {(r["variant"], r["shape"]): r for r in recs if r["outcome"] == "pass"}
+for v in ("fft", "fft_tiled"):
+    mine = [s for (w, s) in rows if w == v]
+    assert len(mine) >= 8 and sum("pool" in s for s in mine) >= 3, (v, mine)
+    for s in mine:
+        f, u = rows[(v, s)], rows[(v + "+unfused", s)]
+        assert (f["max_norm_err"], f["worst_index"]) == (u["max_norm_err"], u["worst_index"]), s
+EOF
 "$xconv" explain --shape "${fcases[0]#* }" --variant fft --device pocl >"$tmp/fft_e1.txt" 2>&1
 check "FFT: a whole-image crop fuses an overlapping padded pool" \
     grep -q "epilogue fused: bias + relu6, max-pool 3x3/2 pad 1x1 in the store" "$tmp/fft_e1.txt"

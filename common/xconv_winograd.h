@@ -236,26 +236,11 @@
          0,  0,  0,  0,  1 \
     }
 
-// scale[i] = NUM[i] / DEN[i]
-#define XC_WINO_F25_G_NUM {1, -1, -1, 1, 1, 1}
-#define XC_WINO_F25_G_DEN {2, 6, 6, 30, 30, 2}
-
-// scale[i] * scale[j] rounded to float (6x6, row-major): 1/4, -1/12, -1/12, 1/60, 1/60, 1/4, ...
-#define XC_WINO_F25_S2 \
-    { \
-        0x1p-2f, -0x1.555556p-4f, -0x1.555556p-4f, \
-            0x1.111112p-6f, 0x1.111112p-6f, 0x1p-2f, \
-        -0x1.555556p-4f, 0x1.c71c72p-6f, 0x1.c71c72p-6f, \
-            -0x1.6c16c2p-8f, -0x1.6c16c2p-8f, -0x1.555556p-4f, \
-        -0x1.555556p-4f, 0x1.c71c72p-6f, 0x1.c71c72p-6f, \
-            -0x1.6c16c2p-8f, -0x1.6c16c2p-8f, -0x1.555556p-4f, \
-        0x1.111112p-6f, -0x1.6c16c2p-8f, -0x1.6c16c2p-8f, \
-            0x1.234568p-10f, 0x1.234568p-10f, 0x1.111112p-6f, \
-        0x1.111112p-6f, -0x1.6c16c2p-8f, -0x1.6c16c2p-8f, \
-            0x1.234568p-10f, 0x1.234568p-10f, 0x1.111112p-6f, \
-        0x1p-2f, -0x1.555556p-4f, -0x1.555556p-4f, \
-            0x1.111112p-6f, 0x1.111112p-6f, 0x1p-2f \
-    }
+// The same points as F(4x4,3x3), so the same scales: scale[i] = NUM[i] / DEN[i], and their
+// products rounded to float
+#define XC_WINO_F25_G_NUM XC_WINO_F43_G_NUM
+#define XC_WINO_F25_G_DEN XC_WINO_F43_G_DEN
+#define XC_WINO_F25_S2 XC_WINO_F43_S2
 
 // out = A^T in (6 values in, 2 out)
 #define XC_WINO_F25_AT_1D(out, os, in, is) \

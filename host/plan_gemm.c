@@ -242,6 +242,17 @@ size_t xconv_gemm_split_bytes(const xconv_gemm_layout *L)
            sizeof(float);
 }
 
+void xconv_gemm_summarize_split(xconv_plan *plan, const xconv_gemm_layout *L,
+                                const xconv_gemm_tiles *t, bool epilogue)
+{
+    if (L->split_k > 1)
+        xconv_plan_summarize(plan, "split-K: %d K slices of %lld steps (%.1f MiB of partials), "
+                             "then a reduce in slice order%s", L->split_k,
+                             (long long)xconv_gemm_split_steps(L, t),
+                             xconv_gemm_split_bytes(L) / 1048576.0,
+                             epilogue ? " that applies the epilogue" : "");
+}
+
 // Model constants of the split choice, in multiply-adds of one compute unit at full speed: what
 // moving one float of the partials through memory costs (an FMA-to-bandwidth ratio typical of
 // GPUs and CPUs alike; 80 rather than 32 since on the H100 res1x1 split 4 ways into 128x128

@@ -102,6 +102,12 @@ int64_t xconv_gemm_part_ld(const xconv_gemm_layout *L);
 // Bytes of L's partial products (groups x split_k slices of m x part_ld floats); 0 unsplit.
 size_t xconv_gemm_split_bytes(const xconv_gemm_layout *L);
 
+// Adds plan's summary line of product L's split-K with tiles t ("split-K: S K slices of N steps
+// (... MiB of partials), then a reduce in slice order", with "that applies the epilogue" when
+// epilogue is true); adds nothing when L is not split.
+void xconv_gemm_summarize_split(xconv_plan *plan, const xconv_gemm_layout *L,
+                                const xconv_gemm_tiles *t, bool epilogue);
+
 // Appends the reduce step of split-K product L (cl/splitk_reduce.cl): C's `cols` columns from
 // element c_offset of tensor c_ref = the sum of the partials in workspace region `region`, in
 // slice order, with p's defines first (p NULL: none). The step applies `parts` of p's epilogue

@@ -54,12 +54,7 @@ static xconv_status plan_gemm_step(const xconv_device *dev, const xconv_problem 
                          "%dx%d per work-item", what, (long long)L->m, (long long)L->n,
                          (long long)L->k, (long long)L->groups, t->tile_m, t->tile_n, t->tile_k,
                          t->wpt_m, t->wpt_n);
-    if (L->split_k > 1)
-        xconv_plan_summarize(plan, "split-K: %d K slices of %lld steps (%.1f MiB of partials), "
-                             "then a reduce in slice order%s", L->split_k,
-                             (long long)xconv_gemm_split_steps(L, t),
-                             xconv_gemm_split_bytes(L) / 1048576.0,
-                             xconv_problem_has_epilogue(p) ? " that applies the epilogue" : "");
+    xconv_gemm_summarize_split(plan, L, t, xconv_problem_has_epilogue(p));
     return XCONV_OK;
 }
 

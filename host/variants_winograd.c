@@ -217,11 +217,7 @@ static xconv_status plan_nonfused(const xconv_device *dev, const xconv_problem *
                          "step %d, %dx%d per work-item", (long long)nf.gemm.groups,
                          (long long)nf.gemm.m, (long long)nf.gemm.n, (long long)nf.gemm.k,
                          t->tile_m, t->tile_n, t->tile_k, t->wpt_m, t->wpt_n);
-    if (nf.gemm.split_k > 1)
-        xconv_plan_summarize(plan, "split-K: %d K slices of %lld steps (%.1f MiB of partials), "
-                             "then a reduce in slice order", nf.gemm.split_k,
-                             (long long)xconv_gemm_split_steps(&nf.gemm, t),
-                             nf.region_bytes[XCONV_WINO_REGION_P] / 1048576.0);
+    xconv_gemm_summarize_split(plan, &nf.gemm, t, false);  // the output transform applies it
     st = plan_filter(plan, p, &nf.filter, &nf.filter_launch, region[XCONV_WINO_REGION_U], err);
     xconv_step *gemm0 = NULL;
     for (int64_t n0 = 0; st == XCONV_OK && n0 < p->n; n0 += nf.chunk) {

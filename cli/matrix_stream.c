@@ -1,191 +1,138 @@
 // SPDX-License-Identifier: MIT
-// Matrix records streamed to JSON and CSV: each record goes in with one write that also rewrites
-// the JSON's closing text, so the files are valid after every record.
-#include <errno.h>
+// Matrix records streamed to JSON and CSV through cli/output's stream files: each record is
+// rendered in memory and appended with the JSON's closing text after it, so the files are whole
+// and valid after every record, for a reader too.
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "matrix_stream.h"
 
-// ---------------------------------------------------------------------------------------------
-// Text rendered in memory, written in one call
-
-typedef struct text {
-    char *buf;
-    size_t len;
-    FILE *f;
-} text;
-
-// Opens an in-memory stream to render into; returns false without memory.
-static bool text_open(text *t)
+// Renders through fn (with ctx and n) into a new string; returns it (free it), or NULL after a
+// message when memory ran out.
+static char *render(void (*fn)(FILE *f, const void *ctx, int n), const void *ctx, int n,
+                    size_t *len)
 {
-    t->buf = NULL;
-    t->len = 0;
-    t->f = open_memstream(&t->buf, &t->len);
-    return t->f != NULL;
+    char *buf = NULL;
+    FILE *f = open_memstream(&buf, len);
+    if (!f) {
+        cli_error("no memory for the matrix files");
+        return NULL;
+    }
+    fn(f, ctx, n);
+    bool ok = !ferror(f);
+    ok &= fclose(f) == 0;
+    if (!ok || !buf) {
+        free(buf);
+        cli_error("no memory for the matrix files");
+        return NULL;
+    }
+    return buf;
 }
 
-// Closes the stream (its text stays in t->buf, t->len); returns false when rendering failed.
-static bool text_close(text *t)
+static void json_head(FILE *f, const void *ctx, int n)
 {
-    bool ok = !ferror(t->f);
-    ok &= fclose(t->f) == 0;
-    t->f = NULL;
-    return ok && t->buf;
+    (void)n;
+    xconv_matrix_write_head(f, ctx);
 }
 
-// Writes len bytes of buf at offset of fd in one pwrite (retried on a short write); returns 0
-// or -1 (errno set).
-static int write_at(int fd, const char *buf, size_t len, long long offset)
+// The JSON's closing after n records: complete when ctx is non-NULL.
+static void json_tail(FILE *f, const void *ctx, int n)
 {
-    while (len > 0) {
-        ssize_t n = pwrite(fd, buf, len, (off_t)offset);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return -1;
-        buf += n;
-        len -= (size_t)n;
-        offset += n;
-    }
-    return 0;
+    xconv_matrix_write_tail(f, n, ctx != NULL);
 }
 
-// ---------------------------------------------------------------------------------------------
-// Creating a file
-
-// Writes `first` (len bytes) into a new file beside path and renames it into place with the
-// mode of a new file; returns the open descriptor, or -1 after printing why.
-static int create_file(const char *path, const char *first, size_t len)
+// A record after n others, with the separator before it.
+static void json_record(FILE *f, const void *ctx, int n)
 {
-    char tmp[4096];
-    snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        fprintf(stderr, "xconv: cannot write %s: %s\n", path, strerror(errno));
-        return -1;
-    }
-    mode_t mask = umask(0);
-    umask(mask);
-    if (fchmod(fd, 0666 & ~mask) != 0 || write_at(fd, first, len, 0) != 0 ||
-        rename(tmp, path) != 0) {
-        fprintf(stderr, "xconv: cannot write %s: %s\n", path, strerror(errno));
-        close(fd);
-        unlink(tmp);
-        return -1;
-    }
-    return fd;
+    fputs(n ? ",\n    " : "\n    ", f);
+    xconv_matrix_write_record(f, ctx);
+}
+
+static void csv_header(FILE *f, const void *ctx, int n)
+{
+    (void)ctx, (void)n;
+    xconv_matrix_write_csv_header(f);
+}
+
+static void csv_row(FILE *f, const void *ctx, int n)
+{
+    (void)n;
+    xconv_matrix_write_csv_row(f, ctx);
+}
+
+// Appends text rendered by fn and the closing rendered by tail (NULL: none) to s. Returns 0 or
+// CLI_FAILED after a message.
+static int append(cli_stream_file *s, void (*fn)(FILE *, const void *, int), const void *ctx,
+                  int n, const void *tail_ctx, int tail_n, bool json)
+{
+    size_t len = 0, tail_len = 0;
+    char *text = fn ? render(fn, ctx, n, &len) : strdup("");
+    char *tail = json ? render(json_tail, tail_ctx, tail_n, &tail_len) : strdup("");
+    int rc = text && tail ? cli_stream_file_append(s, text, len, tail) : CLI_FAILED;
+    if (rc)
+        s->failed = true;
+    free(text);
+    free(tail);
+    return rc;
 }
 
 int cli_matrix_stream_open(cli_matrix_stream *s, const char *json_path, const char *csv_path,
                            const xconv_run_file *head)
 {
     memset(s, 0, sizeof *s);
-    s->json_fd = s->csv_fd = -1;
-    s->json_path = json_path;
-    s->csv_path = csv_path;
-    text t;
-    if (json_path) {
-        if (!text_open(&t))
-            return CLI_FAILED;
-        xconv_matrix_write_head(t.f, head);
-        long long end = ftell(t.f);
-        xconv_matrix_write_tail(t.f, 0, false);
-        bool ok = text_close(&t);
-        s->json_end = end;
-        s->json_fd = ok ? create_file(json_path, t.buf, t.len) : -1;
-        free(t.buf);
-        if (s->json_fd < 0)
-            return CLI_FAILED;
+    cli_output json, csv;
+    int rc = json_path ? cli_output_check("--json", json_path, false, &json) : 0;
+    if (!rc && csv_path)
+        rc = cli_output_check("--csv", csv_path, false, &csv);
+    size_t len;
+    if (!rc && json_path) {
+        char *text = render(json_head, head, 0, &len);
+        char *tail = render(json_tail, NULL, 0, &len);
+        rc = text && tail ? cli_stream_file_open(&s->json, &json, text, tail) : CLI_FAILED;
+        s->has_json = rc == 0;
+        free(text);
+        free(tail);
     }
-    if (csv_path) {
-        if (!text_open(&t))
-            return CLI_FAILED;
-        xconv_matrix_write_csv_header(t.f);
-        bool ok = text_close(&t);
-        s->csv_end = (long long)t.len;
-        s->csv_fd = ok ? create_file(csv_path, t.buf, t.len) : -1;
-        free(t.buf);
-        if (s->csv_fd < 0) {
-            if (s->json_fd >= 0) {
-                close(s->json_fd);
-                unlink(json_path);
-                s->json_fd = -1;
-            }
-            return CLI_FAILED;
-        }
+    if (!rc && csv_path) {
+        char *text = render(csv_header, NULL, 0, &len);
+        rc = text ? cli_stream_file_open(&s->csv, &csv, text, "") : CLI_FAILED;
+        s->has_csv = rc == 0;
+        free(text);
     }
-    return 0;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Records
-
-// Says once that writing path failed; returns CLI_FAILED.
-static int failed(cli_matrix_stream *s, const char *path)
-{
-    if (!s->failed)
-        fprintf(stderr, "xconv: cannot write %s: %s (it keeps the records before)\n", path,
-                strerror(errno ? errno : ENOMEM));
-    s->failed = true;
-    return CLI_FAILED;
+    if (rc && s->has_json) {  // nothing is left: the JSON made before a failed CSV goes
+        cli_stream_file_close(&s->json);
+        unlink(s->json.out.path);
+        s->has_json = false;
+    }
+    return rc;
 }
 
 int cli_matrix_stream_add(cli_matrix_stream *s, const xconv_matrix_record *m)
 {
     if (s->failed)
         return CLI_FAILED;
-    text t;
-    if (s->json_fd >= 0) {
-        if (!text_open(&t))
-            return failed(s, s->json_path);
-        fputs(s->count ? ",\n    " : "\n    ", t.f);
-        xconv_matrix_write_record(t.f, m);
-        long long added = ftell(t.f);
-        xconv_matrix_write_tail(t.f, s->count + 1, false);
-        bool ok = text_close(&t) && write_at(s->json_fd, t.buf, t.len, s->json_end) == 0;
-        free(t.buf);
-        if (!ok)
-            return failed(s, s->json_path);
-        s->json_end += added;
-    }
-    if (s->csv_fd >= 0) {
-        if (!text_open(&t))
-            return failed(s, s->csv_path);
-        xconv_matrix_write_csv_row(t.f, m);
-        bool ok = text_close(&t) && write_at(s->csv_fd, t.buf, t.len, s->csv_end) == 0;
-        s->csv_end += ok ? (long long)t.len : 0;
-        free(t.buf);
-        if (!ok)
-            return failed(s, s->csv_path);
-    }
-    s->count++;
-    return 0;
+    int rc = 0;
+    if (s->has_json)
+        rc = append(&s->json, json_record, m, s->count, NULL, s->count + 1, true);
+    if (!rc && s->has_csv)
+        rc = append(&s->csv, csv_row, m, s->count, NULL, 0, false);
+    s->failed = rc != 0;
+    s->count += rc == 0;
+    return rc;
 }
 
 int cli_matrix_stream_close(cli_matrix_stream *s, bool complete)
 {
     int rc = s->failed ? CLI_FAILED : 0;
-    if (s->json_fd >= 0 && !s->failed) {
-        text t;
-        bool ok = text_open(&t);
-        if (ok) {
-            xconv_matrix_write_tail(t.f, s->count, complete);
-            ok = text_close(&t) && write_at(s->json_fd, t.buf, t.len, s->json_end) == 0 &&
-                 ftruncate(s->json_fd, (off_t)(s->json_end + (long long)t.len)) == 0;
-            free(t.buf);
-        }
-        if (!ok)
-            rc = failed(s, s->json_path);
-    }
-    if (s->json_fd >= 0 && close(s->json_fd) != 0)
-        rc = failed(s, s->json_path);
-    if (s->csv_fd >= 0 && close(s->csv_fd) != 0)
-        rc = failed(s, s->csv_path);
-    s->json_fd = s->csv_fd = -1;
+    if (s->has_json && !rc && complete)
+        rc = append(&s->json, NULL, NULL, 0, s, s->count, true);
+    if (s->has_json && cli_stream_file_close(&s->json))
+        rc = CLI_FAILED;
+    if (s->has_csv && cli_stream_file_close(&s->csv))
+        rc = CLI_FAILED;
+    s->has_json = s->has_csv = false;
     return rc;
 }

@@ -8,23 +8,22 @@
 #include <stdbool.h>
 
 #include "../bench/matrix.h"
+#include "output.h"
 
 typedef struct cli_matrix_stream {
-    const char *json_path, *csv_path;  // NULL: not asked for
-    int json_fd, csv_fd;               // -1 when closed
-    long long json_end;                // byte after the last record: where the next one goes
-    long long csv_end;                 // the CSV's length
-    int count;                         // records written
-    bool failed;                       // a write failed (said once); later ones are skipped
+    cli_stream_file json, csv;  // the files asked for
+    bool has_json, has_csv;     // which are open
+    int count;                  // records written
+    bool failed;                // a write failed (said once); later ones are skipped
 } cli_matrix_stream;
 
-// Creates the files asked for (json_path, csv_path; NULL: none): the JSON with run's head
-// (devices, shapes) and no records, the CSV with its header; each is written beside its path
-// and renamed into place. Returns 0, or CLI_FAILED after printing why (nothing is left).
+// Checks the paths asked for (json_path, csv_path; NULL: none) as cli_output_check does, then
+// creates the files: the JSON with run's head (devices, shapes) and no records, the CSV with
+// its header. Returns 0, or CLI_USAGE / CLI_FAILED after printing why (nothing is left).
 int cli_matrix_stream_open(cli_matrix_stream *s, const char *json_path, const char *csv_path,
                            const xconv_run_file *head);
 
-// Appends m to both files, each in one write, the JSON's closing text rewritten after it.
+// Appends m to both files, the JSON's closing text rewritten after it.
 // Returns 0, or CLI_FAILED after printing why (once; the files keep what they had).
 int cli_matrix_stream_add(cli_matrix_stream *s, const xconv_matrix_record *m);
 

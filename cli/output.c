@@ -196,21 +196,18 @@ static FILE *open_in_place(const cli_output *out)
     return f;
 }
 
-// Writes a whole file as cli_output_write says; keep_open (non-NULL) receives the stream, left
-// open at the end of the file. Returns 0, or 1 after a message.
+// Writes a whole file as cli_output_write says. Returns 0, or 1 after a message.
 static int write_file(const cli_output *out, int (*writer)(FILE *f, const void *ctx),
-                      const void *ctx, FILE **keep_open)
+                      const void *ctx)
 {
     if (!can_replace(out)) {
         FILE *f = open_in_place(out);
         int failed = !f || write_durable(f, writer, ctx) != 0;
         int saved = errno;
-        if (f && !keep_open)
-            failed |= fclose(f) != 0;
-        if (!failed && keep_open)
-            *keep_open = f;
-        else if (failed && f && keep_open)
-            fclose(f);
+        if (f && fclose(f) != 0 && !failed) {
+            failed = 1;
+            saved = errno;
+        }
         if (failed)
             cli_error("cannot write %s: %s", out->path, strerror(saved));
         return failed ? CLI_FAILED : 0;
@@ -228,14 +225,9 @@ static int write_file(const cli_output *out, int (*writer)(FILE *f, const void *
         failed = 1;
         saved = errno;
     }
-    if (failed || !keep_open) {
-        if (f ? fclose(f) != 0 : close(fd) != 0) {
-            if (!failed)
-                saved = errno;
-            failed = 1;
-        }
-    } else {
-        *keep_open = f;
+    if ((f ? fclose(f) : close(fd)) != 0 && !failed) {
+        failed = 1;
+        saved = errno;
     }
     if (failed) {
         unlink(tmp);
@@ -257,23 +249,128 @@ int cli_output_write(const cli_output *out, int (*writer)(FILE *f, const void *c
     }
     cli_output now;  // what is there may have changed during the work
     int rc = check(out->option, out->given, false, true, &now);
-    return rc ? rc : write_file(&now, writer, ctx, NULL);
+    return rc ? rc : write_file(&now, writer, ctx);
 }
 
 // ---------------------------------------------------------------------------------------------
 // Files valid after every piece
+//
+// Each piece replaces the whole file: its text so far (kept in memory) and the new closing go
+// into a temporary file renamed over the path, so a reader sees the old file or the new one,
+// never a closing half overwritten (a reader that opened the old file goes on reading it whole).
+// Rewriting costs a copy of the file per piece, small beside the work that makes a piece. A file
+// that cannot be replaced (other names, another owner) is written in place instead: a reader
+// may then catch a piece half written. Pieces are flushed, not synced; the file is synced when
+// it closes.
 
-// The first contents of a stream file: its head and closing.
-typedef struct first_text {
-    const char *head, *closing;
-} first_text;
-
-static int write_first(FILE *f, const void *ctx)
+// Appends len bytes of text to s->body; returns false without memory.
+static bool body_append(cli_stream_file *s, const char *text, size_t len)
 {
-    const first_text *t = ctx;
-    fputs(t->head, f);
-    fputs(t->closing, f);
+    if (s->len + len + 1 > s->cap) {
+        size_t cap = s->cap ? s->cap : 4096;
+        while (cap < s->len + len + 1)
+            cap *= 2;
+        char *grown = realloc(s->body, cap);
+        if (!grown)
+            return false;
+        s->body = grown;
+        s->cap = cap;
+    }
+    memcpy(s->body + s->len, text, len);
+    s->len += len;
+    s->body[s->len] = '\0';
+    return true;
+}
+
+// Keeps a copy of closing as the text that ends the file now; returns false without memory.
+static bool set_closing(cli_stream_file *s, const char *closing)
+{
+    char *copy = strdup(closing);
+    if (!copy)
+        return false;
+    free(s->closing);
+    s->closing = copy;
+    return true;
+}
+
+// The file's contents as one piece of writing: the body and a closing.
+typedef struct contents {
+    const char *body;
+    size_t len;
+    const char *closing;
+} contents;
+
+static int write_contents(FILE *f, const void *ctx)
+{
+    const contents *c = ctx;
+    if (c->len && fwrite(c->body, 1, c->len, f) != c->len)
+        return -1;
+    fputs(c->closing, f);
     return ferror(f) ? -1 : 0;
+}
+
+// Writes the body and closing into a new file renamed over s's path. Returns 0, or -1 with
+// errno set (nothing is left behind; the file keeps what it held).
+static int replace_file(cli_stream_file *s, const char *closing)
+{
+    char tmp[PATH_MAX + 64];
+    int fd = open_temp(s->out.path, tmp, sizeof tmp);
+    if (fd < 0)
+        return -1;
+    FILE *f = keep_mode(fd, &s->out) == 0 ? fdopen(fd, "w") : NULL;
+    contents c = {s->body, s->len, closing};
+    int failed = !f || write_contents(f, &c) != 0 || fflush(f) != 0;
+    int saved = errno;
+    if (!failed && rename(tmp, s->out.path) != 0) {
+        failed = 1;
+        saved = errno;
+    }
+    if ((f ? fclose(f) : close(fd)) != 0 && !failed) {
+        failed = 1;
+        saved = errno;
+    }
+    if (failed) {
+        unlink(tmp);
+        errno = saved;
+        return -1;
+    }
+    return 0;
+}
+
+// Writes the body's last `added` bytes and closing over the old closing of a file written in
+// place, in one write. Returns 0, or -1 with errno set.
+static int write_in_place(cli_stream_file *s, size_t added, const char *closing)
+{
+    size_t at = s->len - added, clen = strlen(closing), len = added + clen;
+    char *piece = malloc(len + 1);
+    if (!piece)
+        return -1;
+    memcpy(piece, s->body + at, added);
+    memcpy(piece + added, closing, clen);
+    int rc = 0;
+    for (size_t done = 0; done < len && rc == 0;) {
+        ssize_t n = pwrite(s->fd, piece + done, len - done, (off_t)(at + done));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            rc = -1;
+        else
+            done += (size_t)n;
+    }
+    free(piece);
+    if (rc == 0 && ftruncate(s->fd, (off_t)len + (off_t)at) != 0)
+        rc = -1;
+    return rc;
+}
+
+// Marks *s failed and frees what it holds; returns rc.
+static int open_failed(cli_stream_file *s, int rc)
+{
+    free(s->body);
+    free(s->closing);
+    s->body = s->closing = NULL;
+    s->failed = true;
+    return rc;
 }
 
 int cli_stream_file_open(cli_stream_file *s, const cli_output *out, const char *head,
@@ -281,42 +378,52 @@ int cli_stream_file_open(cli_stream_file *s, const cli_output *out, const char *
 {
     memset(s, 0, sizeof *s);
     s->out = *out;
-    snprintf(s->closing, sizeof s->closing, "%s", closing);
+    s->fd = -1;
+    if (!set_closing(s, closing)) {
+        cli_error("no memory for %s", out->to_stdout ? "standard output" : out->path);
+        return open_failed(s, CLI_FAILED);
+    }
     if (out->to_stdout) {
-        s->f = stdout;
         fputs(head, stdout);
         if (fflush(stdout) != 0) {
             cli_error("writing to standard output: %s", strerror(errno));
-            s->failed = true;
-            return CLI_FAILED;
+            return open_failed(s, CLI_FAILED);
         }
         return 0;
     }
     cli_output now;
     int rc = check(out->option, out->given, false, true, &now);
     if (rc)
-        return rc;
+        return open_failed(s, rc);
     s->out = now;
-    first_text t = {head, closing};
-    rc = write_file(&now, write_first, &t, &s->f);
-    if (rc) {
-        s->failed = true;
-        return rc;
+    if (!body_append(s, head, strlen(head))) {
+        cli_error("no memory for %s", now.path);
+        return open_failed(s, CLI_FAILED);
     }
-    s->closing_at = ftell(s->f) - (long)strlen(closing);
+    s->in_place = !can_replace(&now);
+    if (s->in_place) {
+        FILE *f = open_in_place(&now);
+        contents c = {s->body, s->len, closing};
+        int failed = !f || write_contents(f, &c) != 0 || fflush(f) != 0;
+        int saved = errno;
+        if (f && !failed) {
+            s->fd = dup(fileno(f));
+            failed = s->fd < 0;
+            saved = errno;
+        }
+        if (f)
+            fclose(f);
+        if (failed) {
+            cli_error("cannot write %s: %s", now.path, strerror(saved));
+            return open_failed(s, CLI_FAILED);
+        }
+        return 0;
+    }
+    if (replace_file(s, closing) != 0) {
+        cli_error("cannot write %s: %s", now.path, strerror(errno));
+        return open_failed(s, CLI_FAILED);
+    }
     return 0;
-}
-
-// Puts the file back as it was before a failed append: its old closing at its old place.
-static void restore(cli_stream_file *s)
-{
-    clearerr(s->f);
-    if (fseek(s->f, s->closing_at, SEEK_SET) == 0) {
-        fputs(s->closing, s->f);
-        fflush(s->f);
-        if (ftruncate(fileno(s->f), s->closing_at + (long)strlen(s->closing)) != 0)
-            clearerr(s->f);
-    }
 }
 
 int cli_stream_file_append(cli_stream_file *s, const char *text, size_t len,
@@ -326,52 +433,79 @@ int cli_stream_file_append(cli_stream_file *s, const char *text, size_t len,
         return CLI_FAILED;
     if (s->out.to_stdout) {
         s->any = true;
-        if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0) {
+        if ((len && fwrite(text, 1, len, stdout) != len) || fflush(stdout) != 0) {
             cli_error("writing to standard output: %s", strerror(errno));
             s->failed = true;
             return CLI_FAILED;
         }
-        snprintf(s->closing, sizeof s->closing, "%s", closing);
+        if (!set_closing(s, closing)) {
+            cli_error("no memory for standard output");
+            s->failed = true;
+            return CLI_FAILED;
+        }
         return 0;
     }
-    long end = s->closing_at + (long)len;
-    bool ok = fseek(s->f, s->closing_at, SEEK_SET) == 0 && fwrite(text, 1, len, s->f) == len &&
-              fputs(closing, s->f) >= 0 && fflush(s->f) == 0 &&
-              ftruncate(fileno(s->f), end + (long)strlen(closing)) == 0;
+    size_t before = s->len;
+    bool ok = body_append(s, text, len);
+    int saved = ok ? 0 : ENOMEM;
+    if (ok) {
+        ok = (s->in_place ? write_in_place(s, len, closing) : replace_file(s, closing)) == 0;
+        saved = errno;
+    }
+    if (ok && !set_closing(s, closing)) {
+        ok = false;
+        saved = ENOMEM;
+    }
     if (!ok) {
-        int saved = errno;
-        restore(s);
+        s->len = before;  // the file keeps what it held; an in-place file gets its old end back
+        if (s->in_place)
+            write_in_place(s, 0, s->closing);
         s->failed = true;
         cli_error("cannot write %s: %s (it keeps the records written before)", s->out.path,
                   strerror(saved));
         return CLI_FAILED;
     }
     s->any = true;
-    s->closing_at = end;
-    snprintf(s->closing, sizeof s->closing, "%s", closing);
     return 0;
+}
+
+// Makes the file at path durable: opens it and syncs it. Returns 0, or -1 with errno set.
+static int sync_path(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    int rc = fsync(fd);
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    return rc;
 }
 
 int cli_stream_file_close(cli_stream_file *s)
 {
-    if (!s->f)
-        return s->failed ? CLI_FAILED : 0;
     int rc = s->failed ? CLI_FAILED : 0;
     if (s->out.to_stdout) {
-        if (!s->failed && (fputs(s->closing, stdout) < 0 || fflush(stdout) != 0)) {
+        if (!s->failed && s->closing &&
+            (fputs(s->closing, stdout) < 0 || fflush(stdout) != 0)) {
             cli_error("writing to standard output: %s", strerror(errno));
             rc = CLI_FAILED;
         }
-    } else {
-        if (!s->failed && (fflush(s->f) != 0 || fsync(fileno(s->f)) != 0)) {
-            cli_error("cannot write %s: %s", s->out.path, strerror(errno));
-            rc = CLI_FAILED;
-        }
-        if (fclose(s->f) != 0 && !rc) {
+    } else if (!s->failed) {
+        bool ok = s->in_place ? fsync(s->fd) == 0 : sync_path(s->out.path) == 0;
+        if (!ok) {
             cli_error("cannot write %s: %s", s->out.path, strerror(errno));
             rc = CLI_FAILED;
         }
     }
-    s->f = NULL;
+    if (s->fd >= 0 && close(s->fd) != 0 && !rc) {
+        cli_error("cannot write %s: %s", s->out.path, strerror(errno));
+        rc = CLI_FAILED;
+    }
+    s->fd = -1;
+    free(s->body);
+    free(s->closing);
+    s->body = s->closing = NULL;
+    s->len = s->cap = 0;
     return rc;
 }

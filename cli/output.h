@@ -38,30 +38,34 @@ int cli_output_check(const char *option, const char *given, bool allow_stdout, c
 int cli_output_write(const cli_output *out, int (*writer)(FILE *f, const void *ctx),
                      const void *ctx);
 
-// A file written a piece at a time that is valid after every piece: the head and closing are
-// written (and renamed into place) when it opens; each appended piece goes where the closing
-// was, and the closing after it.
+// A file written a piece at a time that is valid after every piece, for a reader too: the head
+// and closing are written when it opens; each appended piece goes where the closing was, with
+// the closing after it, the whole file renamed over the path (a file with other names or
+// another owner is written in place). The file's text is kept in memory.
 typedef struct cli_stream_file {
     cli_output out;
-    FILE *f;                 // the open file (standard output: stdout)
+    bool in_place;           // written in place (not replaced): fd is open on it
+    int fd;                  // the file written in place, or -1
+    char *body;              // the text before the closing (files only)
+    size_t len, cap;         // its length and allocation
+    char *closing;           // the text that ends the file now
     bool any;                // a piece was appended
-    long closing_at;         // where the closing text starts (files only)
-    char closing[32];        // the text that ends the file now
     bool failed;             // a write failed: later appends do nothing
 } cli_stream_file;
 
-// Opens *s on out with `head` and `closing`: a file gets both at once, renamed over out->path
-// (mode and owner kept as cli_output_write does), standard output gets the head only. Returns
-// 0, or 1 after a message.
+// Opens *s on out with `head` and `closing`: a file gets both at once (mode and owner kept as
+// cli_output_write does), standard output gets the head only. Returns 0, or 1 (2 when the path
+// is no longer acceptable) after a message.
 int cli_stream_file_open(cli_stream_file *s, const cli_output *out, const char *head,
                          const char *closing);
 
 // Appends `len` bytes of text where the closing was and writes `closing` (the closing from now
-// on) after them. Returns 0, or 1 after a message (the file then keeps what it held before).
+// on) after them; an empty text with a new closing only changes the ending. Returns 0, or 1
+// after a message (the file then keeps what it held before).
 int cli_stream_file_append(cli_stream_file *s, const char *text, size_t len,
                            const char *closing);
 
-// Ends *s: standard output gets the closing; a file is flushed, synced and closed. Returns 0,
+// Ends *s: standard output gets the closing; a file is synced. Frees what *s holds. Returns 0,
 // or 1 after a message.
 int cli_stream_file_close(cli_stream_file *s);
 

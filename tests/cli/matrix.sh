@@ -3,7 +3,8 @@
 # xconv matrix on PoCL with two variants and a shape file of two weighted layers: the terminal
 # table (winners, auto's picks, shares of the floor, the network's total), the JSON (read back
 # by xconv report and checked key by key) and the CSV, the progress lines off a terminal and the
-# bar on one (under script(1)), and a SIGINT mid-run that leaves a valid JSON of what finished.
+# bar on one (under script(1)), a SIGINT mid-run that leaves a valid JSON of what finished, and
+# a reader polling the files during a run that never finds one broken.
 # Bad usage exits 2 and leaves no file. Skips (exit 77) without PoCL's CPU device.
 # Usage: matrix.sh PATH/TO/xconv
 set -u
@@ -131,6 +132,14 @@ PY
 "$xconv" report "$tmp/int.json" --svg "$tmp/int_svg" >"$tmp/out.txt" 2>&1
 check "and xconv report reads it" test $? -eq 0
 check "saying the run was cut short" grep -q "int.json: the run was cut short" "$tmp/out.txt"
+
+# A reader polling the files as fast as it can while the matrix writes them never finds one
+# broken (each record replaces the whole file).
+python3 "$here/watch_files.py" "$tmp/w.json" "$tmp/w.csv" -- "$xconv" matrix --suite small \
+    --device pocl --repeat 2 --warmup 0 --find off --json "$tmp/w.json" --csv "$tmp/w.csv" \
+    >"$tmp/watch" 2>&1
+check "a reader polling the matrix's files never reads a broken one ($(tail -n 1 "$tmp/watch"))" \
+    grep -q "^reads [1-9][0-9]* invalid 0 records [1-9]" "$tmp/watch"
 
 echo "$checks checks, $failures failed, $(( ($(date +%s%N) - start) / 1000000 )) ms"
 [ "$failures" -eq 0 ]

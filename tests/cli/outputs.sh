@@ -89,6 +89,21 @@ check "a dangling link makes its target" test -f made.npy -a -L tomake
 (umask 022 && "$xconv" "${run[@]}" --output fresh.npy >/dev/null 2>&1)
 check "a new file is 644 under umask 022" test "$(stat -c %a fresh.npy)" = 644
 
+# A results file with a second name (a hard link) is rewritten in place, so both names hold the
+# new records; a streamed file replaced by rename keeps the mode of the file it replaces.
+echo old >linked.json
+ln linked.json other-name.json
+"$xconv" validate --shape n=1,c=2,h=6,w=6,k=2,r=3 --variant cpu_ref --json linked.json \
+    >/dev/null 2>&1
+check "a hard-linked --json is valid JSON after the run" python3 -c 'import json,sys
+assert len(json.load(open(sys.argv[1]))["records"]) == 1' linked.json
+check "and its other name holds the same file" cmp -s linked.json other-name.json
+echo old >kept.json && chmod 600 kept.json
+"$xconv" validate --shape n=1,c=2,h=6,w=6,k=2,r=3 --variant cpu_ref --json kept.json >/dev/null 2>&1
+check "a streamed --json keeps the mode of the file it replaces" \
+    test "$(stat -c %a kept.json)" = 600
+check "and leaves no temporary file beside it" bash -c '! ls | grep -q "\.tmp\."'
+
 # --json - writes the JSON to standard output alone (the table goes to stderr).
 "$xconv" validate --shape n=1,c=2,h=6,w=6,k=2,r=3 --variant cpu_ref --json - \
     >"$tmp/stdout.json" 2>"$tmp/err"

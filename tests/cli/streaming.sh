@@ -4,8 +4,9 @@
 # row is printed as its case finishes), SIGINT and SIGTERM stop the run after the case that is
 # running with what finished written as valid files, the number of cases that did not run and
 # exit 130 / 143, and the progress says [done/total], the shape's name and the time left (a bar
-# on a terminal, plain lines otherwise). Values not measured are null. Runs on PoCL's CPU device;
-# skips (77) without an OpenCL CPU device.
+# on a terminal, plain lines otherwise). Values not measured are null. A reader polling the
+# files while a run writes them never finds one broken. Runs on PoCL's CPU device; skips (77)
+# without an OpenCL CPU device.
 # Usage: streaming.sh PATH/TO/xconv
 set -u
 xconv=$(realpath "$1")
@@ -79,6 +80,14 @@ interrupt() {
 
 interrupt SIGINT 130
 interrupt SIGTERM 143
+
+# A reader polling the files as fast as it can while a run writes them never finds one broken:
+# each record replaces the whole file, so the closing is never caught half overwritten.
+python3 "$(dirname "${BASH_SOURCE[0]}")/watch_files.py" "$tmp/w.json" "$tmp/w.csv" -- \
+    "$xconv" validate --suite small --device pocl --json "$tmp/w.json" --csv "$tmp/w.csv" \
+    >"$tmp/watch" 2>&1
+check "a reader polling validate's files never reads a broken one ($(tail -n 1 "$tmp/watch"))" \
+    grep -q "^reads [1-9][0-9]* invalid 0 records [1-9]" "$tmp/watch"
 
 # A whole run: rows and progress lines as cases finish, null for what was not measured.
 printf 'name=first n=1,c=2,h=8,w=8,k=2,r=3\nn=1,c=2,h=9,w=9,k=2,r=3\n' >"$tmp/two.shapes"

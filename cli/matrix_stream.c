@@ -10,72 +10,66 @@
 #include "cli.h"
 #include "matrix_stream.h"
 
-// Renders through fn (with ctx and n) into a new string; returns it (free it), or NULL after a
-// message when memory ran out.
-static char *render(void (*fn)(FILE *f, const void *ctx, int n), const void *ctx, int n,
-                    size_t *len)
+// What one piece of a file is rendered from: a record (or the run's head) and how many records
+// come before it (or, for the JSON's closing, how many it closes and whether the run is complete).
+typedef struct piece {
+    const void *what;
+    int count;
+    bool complete;
+} piece;
+
+static void json_head(FILE *f, const void *ctx)
 {
-    char *buf = NULL;
-    FILE *f = open_memstream(&buf, len);
-    if (!f) {
-        cli_error("no memory for the matrix files");
-        return NULL;
-    }
-    fn(f, ctx, n);
-    bool ok = !ferror(f);
-    ok &= fclose(f) == 0;
-    if (!ok || !buf) {
-        free(buf);
-        cli_error("no memory for the matrix files");
-        return NULL;
-    }
-    return buf;
+    xconv_matrix_write_head(f, ((const piece *)ctx)->what);
 }
 
-static void json_head(FILE *f, const void *ctx, int n)
+static void json_tail(FILE *f, const void *ctx)
 {
-    (void)n;
-    xconv_matrix_write_head(f, ctx);
+    const piece *p = ctx;
+    xconv_matrix_write_tail(f, p->count, p->complete);
 }
 
-// The JSON's closing after n records: complete when ctx is non-NULL.
-static void json_tail(FILE *f, const void *ctx, int n)
+// A record after count others, with the separator before it.
+static void json_record(FILE *f, const void *ctx)
 {
-    xconv_matrix_write_tail(f, n, ctx != NULL);
+    const piece *p = ctx;
+    fputs(p->count ? ",\n    " : "\n    ", f);
+    xconv_matrix_write_record(f, p->what);
 }
 
-// A record after n others, with the separator before it.
-static void json_record(FILE *f, const void *ctx, int n)
+static void csv_header(FILE *f, const void *ctx)
 {
-    fputs(n ? ",\n    " : "\n    ", f);
-    xconv_matrix_write_record(f, ctx);
-}
-
-static void csv_header(FILE *f, const void *ctx, int n)
-{
-    (void)ctx, (void)n;
+    (void)ctx;
     xconv_matrix_write_csv_header(f);
 }
 
-static void csv_row(FILE *f, const void *ctx, int n)
+static void csv_row(FILE *f, const void *ctx)
 {
-    (void)n;
-    xconv_matrix_write_csv_row(f, ctx);
+    xconv_matrix_write_csv_row(f, ((const piece *)ctx)->what);
 }
 
-// Appends text rendered by fn and the closing rendered by tail (NULL: none) to s. Returns 0 or
-// CLI_FAILED after a message.
-static int append(cli_stream_file *s, void (*fn)(FILE *, const void *, int), const void *ctx,
-                  int n, const void *tail_ctx, int tail_n, bool json)
+// Renders through fn from p; says so and returns NULL when memory ran out.
+static char *render(void (*fn)(FILE *f, const void *ctx), const piece *p, size_t *len)
+{
+    char *text = cli_render_text(fn, p, len);
+    if (!text)
+        cli_error("no memory for the matrix files");
+    return text;
+}
+
+// Appends the text fn renders from p (fn NULL: none) to s, with the JSON's closing rendered from
+// tail when tail is not NULL (else no closing). Returns 0 or CLI_FAILED after a message.
+static int append(cli_stream_file *s, void (*fn)(FILE *, const void *), const piece *p,
+                  const piece *tail)
 {
     size_t len = 0, tail_len = 0;
-    char *text = fn ? render(fn, ctx, n, &len) : strdup("");
-    char *tail = json ? render(json_tail, tail_ctx, tail_n, &tail_len) : strdup("");
-    int rc = text && tail ? cli_stream_file_append(s, text, len, tail) : CLI_FAILED;
+    char *text = fn ? render(fn, p, &len) : strdup("");
+    char *closing = tail ? render(json_tail, tail, &tail_len) : strdup("");
+    int rc = text && closing ? cli_stream_file_append(s, text, len, closing) : CLI_FAILED;
     if (rc)
         s->failed = true;
     free(text);
-    free(tail);
+    free(closing);
     return rc;
 }
 
@@ -89,15 +83,16 @@ int cli_matrix_stream_open(cli_matrix_stream *s, const char *json_path, const ch
         rc = cli_output_check("--csv", csv_path, false, &csv);
     size_t len;
     if (!rc && json_path) {
-        char *text = render(json_head, head, 0, &len);
-        char *tail = render(json_tail, NULL, 0, &len);
+        piece start = {head, 0, false};
+        char *text = render(json_head, &start, &len);
+        char *tail = render(json_tail, &start, &len);
         rc = text && tail ? cli_stream_file_open(&s->json, &json, text, tail) : CLI_FAILED;
         s->has_json = rc == 0;
         free(text);
         free(tail);
     }
     if (!rc && csv_path) {
-        char *text = render(csv_header, NULL, 0, &len);
+        char *text = render(csv_header, NULL, &len);
         rc = text ? cli_stream_file_open(&s->csv, &csv, text, "") : CLI_FAILED;
         s->has_csv = rc == 0;
         free(text);
@@ -114,11 +109,12 @@ int cli_matrix_stream_add(cli_matrix_stream *s, const xconv_matrix_record *m)
 {
     if (s->failed)
         return CLI_FAILED;
+    piece record = {m, s->count, false}, tail = {NULL, s->count + 1, false};
     int rc = 0;
     if (s->has_json)
-        rc = append(&s->json, json_record, m, s->count, NULL, s->count + 1, true);
+        rc = append(&s->json, json_record, &record, &tail);
     if (!rc && s->has_csv)
-        rc = append(&s->csv, csv_row, m, s->count, NULL, 0, false);
+        rc = append(&s->csv, csv_row, &record, NULL);
     s->failed = rc != 0;
     s->count += rc == 0;
     return rc;
@@ -127,8 +123,9 @@ int cli_matrix_stream_add(cli_matrix_stream *s, const xconv_matrix_record *m)
 int cli_matrix_stream_close(cli_matrix_stream *s, bool complete)
 {
     int rc = s->failed ? CLI_FAILED : 0;
+    piece tail = {NULL, s->count, true};
     if (s->has_json && !rc && complete)
-        rc = append(&s->json, NULL, NULL, 0, s, s->count, true);
+        rc = append(&s->json, NULL, NULL, &tail);
     if (s->has_json && cli_stream_file_close(&s->json))
         rc = CLI_FAILED;
     if (s->has_csv && cli_stream_file_close(&s->csv))

@@ -252,6 +252,21 @@ int cli_output_write(const cli_output *out, int (*writer)(FILE *f, const void *c
     return rc ? rc : write_file(&now, writer, ctx);
 }
 
+char *cli_render_text(void (*fn)(FILE *f, const void *ctx), const void *ctx, size_t *len)
+{
+    char *text = NULL;
+    FILE *f = open_memstream(&text, len);
+    if (!f)
+        return NULL;
+    fn(f, ctx);
+    bool ok = !ferror(f);
+    if (fclose(f) != 0 || !ok) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Files valid after every piece
 //

@@ -38,6 +38,10 @@ int cli_output_check(const char *option, const char *given, bool allow_stdout, c
 int cli_output_write(const cli_output *out, int (*writer)(FILE *f, const void *ctx),
                      const void *ctx);
 
+// Renders what fn writes (given ctx) into a new string of *len bytes; returns it (free it), or
+// NULL when memory ran out or writing failed.
+char *cli_render_text(void (*fn)(FILE *f, const void *ctx), const void *ctx, size_t *len);
+
 // A file written a piece at a time that is valid after every piece, for a reader too: the head
 // and closing are written when it opens; each appended piece goes where the closing was, with
 // the closing after it, the whole file renamed over the path (a file with other names or

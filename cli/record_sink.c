@@ -13,21 +13,6 @@ struct cli_record_sink {
     bool any;                // a record was appended
 };
 
-// Renders what fn writes into a new string (*len bytes); returns it, or NULL without memory.
-static char *render(void (*fn)(FILE *f, const void *ctx), const void *ctx, size_t *len)
-{
-    char *text = NULL;
-    FILE *f = open_memstream(&text, len);
-    if (!f)
-        return NULL;
-    fn(f, ctx);
-    if (fclose(f) != 0) {
-        free(text);
-        return NULL;
-    }
-    return text;
-}
-
 typedef struct head_args {
     const xconv_run_info *info;
     bool with_cmp;
@@ -59,14 +44,14 @@ cli_record_sink *cli_record_sink_open(const cli_output *json, const cli_output *
     head_args args = {info, with_cmp};
     size_t len;
     if (json) {
-        char *head = render(json_head, &args, &len);
+        char *head = cli_render_text(json_head, &args, &len);
         *rc = head ? cli_stream_file_open(&s->json, json, head, xconv_json_closing(false))
                    : CLI_FAILED;
         s->has_json = *rc == 0;
         free(head);
     }
     if (csv && !*rc) {
-        char *head = render(csv_head, &args, &len);
+        char *head = cli_render_text(csv_head, &args, &len);
         *rc = head ? cli_stream_file_open(&s->csv, csv, head, "") : CLI_FAILED;
         s->has_csv = *rc == 0;
         free(head);
@@ -102,7 +87,7 @@ static int append(cli_stream_file *out, void (*fn)(FILE *f, const void *ctx),
     if (out->failed)
         return CLI_FAILED;
     size_t len = 0;
-    char *text = render(fn, args, &len);
+    char *text = cli_render_text(fn, args, &len);
     int rc = text ? cli_stream_file_append(out, text, len, closing) : CLI_FAILED;
     free(text);
     return rc;

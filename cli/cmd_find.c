@@ -197,8 +197,9 @@ static int find_shape(const cli_options *opts, const xconv_find_opts *fopts, xco
         cli_print_error(spec, &err);
         return CLI_FAILED;
     }
-    printf("  %s find: %d run(s), %d of them tunings, in %.1f s%s\n",
-           xconv_find_mode_name(fopts->mode), sum.runs, sum.tunings, sum.seconds,
+    printf("  %s find: %d run(s), %d of them tunings and %d confirmations, in %.1f s%s\n",
+           xconv_find_mode_name(fopts->mode), sum.runs, sum.tunings, sum.confirmations,
+           sum.seconds,
            sum.budget_reached ? " (the tuning budget ran out)" : "");
     print_ranking(&rec);
     bool passed = rec.count > 0 && rec.entries[0].passed;
@@ -226,6 +227,17 @@ static int find_options(const cli_options *opts, xconv_find_opts *fopts)
     fopts->harness.warmup = opts->warmup;
     fopts->harness.host_ref_max_gflop = opts->host_ref_gflop;
     fopts->budget_s = opts->budget;
+    if (opts->confirm < 0 || opts->confirm > 100) {
+        fprintf(stderr, "xconv find: --confirm takes 0 to 100 rounds, not %d\n", opts->confirm);
+        return CLI_USAGE;
+    }
+    if (!(opts->confirm_within >= 1.0)) {
+        fprintf(stderr, "xconv find: --confirm-within must be at least 1, not %g\n",
+                opts->confirm_within);
+        return CLI_USAGE;
+    }
+    fopts->confirm_rounds = opts->confirm;
+    fopts->confirm_within = opts->confirm_within;
     cli_plan_options(&fopts->harness.plan);
     return 0;
 }

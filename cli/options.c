@@ -148,6 +148,11 @@ static const flag flags[] = {
      "default) or exhaustive (and tune the fastest)"},
     {"--budget", "find", ARG_DOUBLE, FIELD(budget), 0,
      "S       exhaustive: at most S seconds of tuning a shape (default 60)"},
+    {"--confirm", "find", ARG_INT, FIELD(confirm), 0,
+     "N       time the contenders again in N rounds, interleaved, and rank them by the median "
+     "of their times (default 2; 0: rank by the first timing)"},
+    {"--confirm-within", "find", ARG_DOUBLE, FIELD(confirm_within), 0,
+     "F       the contenders: the variants within F times the fastest (default 1.25)"},
     {"--force", "find", ARG_NONE, FIELD(force), 0,
      "        re-time shapes whose record is fresh too"},
     {"--list", "find", ARG_NONE, FIELD(list), 0,
@@ -241,6 +246,8 @@ int cli_parse(int argc, char **argv, const char *command, cli_options *opts)
     opts->host_ref_gflop = 1.0;
     opts->margin = 5.0;
     opts->budget = 60.0;
+    opts->confirm = 2;
+    opts->confirm_within = 1.25;
     for (int i = 2; i < argc; i++) {
         const char *arg = argv[i];
         if (arg[0] != '-' && strcmp(command, "report") == 0) {  // report's results files

@@ -52,6 +52,8 @@ typedef struct cli_options {
     const char *find_policy;             // --find db|trust|off (run also normal|exhaustive)
     const char *find_mode;               // find --mode fast|normal|exhaustive
     double budget;                       // find --budget SECONDS of tuning a shape
+    int confirm;                         // find --confirm ROUNDS of the contenders' timings
+    double confirm_within;               // find --confirm-within F: the contenders
     bool list, clear, clear_kernels;     // find --list, --clear, --clear-kernels
     bool force;                          // find --force: re-time fresh records too
     const char *peaks_file;              // --peaks-file FILE (default: in the cache folder)

@@ -41,6 +41,8 @@ void xconv_find_opts_default(xconv_find_opts *opts)
     opts->harness.warmup = 2;
     opts->budget_s = 60;
     opts->tune_within = 1.5;
+    opts->confirm_rounds = 2;
+    opts->confirm_within = 1.25;
 }
 
 // Returns the host's monotonic clock in seconds.
@@ -64,6 +66,7 @@ typedef struct find_state {
     xconv_find_progress_fn progress;
     void *user;
     xconv_find_summary *summary;
+    char round[48];  // the confirm round a run belongs to, "" outside them (its record's note)
 } find_state;
 
 // Returns the workspace v plans for p under o (0 when it does not plan).
@@ -104,12 +107,14 @@ static xconv_status try_variant(find_state *s, const xconv_variant *v, const xco
         s->list->count--;
     if (st != XCONV_OK)
         return st;
-    if (tuned.direct_tiling[0] || tuned.gemm_tiles[0]) {
+    if (tuned.direct_tiling[0] || tuned.gemm_tiles[0] || s->round[0]) {
         char note[sizeof r->note];
         snprintf(note, sizeof note, "%s", r->note);
-        snprintf(r->note, sizeof r->note, "tuning %s%s%s; %.*s", tuned.direct_tiling,
-                 tuned.direct_tiling[0] && tuned.gemm_tiles[0] ? " " : "", tuned.gemm_tiles,
-                 (int)sizeof r->note - 240, note);
+        snprintf(r->note, sizeof r->note, "%s%s%s%s%s%s; %.*s", s->round,
+                 s->round[0] && (tuned.direct_tiling[0] || tuned.gemm_tiles[0]) ? ", " : "",
+                 tuned.direct_tiling[0] || tuned.gemm_tiles[0] ? "tuning " : "",
+                 tuned.direct_tiling, tuned.direct_tiling[0] && tuned.gemm_tiles[0] ? " " : "",
+                 tuned.gemm_tiles, (int)sizeof r->note - 240, note);
     }
     if (s->progress)
         s->progress(s->user, r);
@@ -164,6 +169,13 @@ typedef struct timed_entry {
     int index;
     double ms;
 } timed_entry;
+
+// Orders times in milliseconds, smallest first.
+static int compare_ms(const void *a, const void *b)
+{
+    double ta = *(const double *)a, tb = *(const double *)b;
+    return ta < tb ? -1 : ta > tb;
+}
 
 // Orders timed entries fastest first.
 static int by_time(const void *a, const void *b)
@@ -229,6 +241,70 @@ static xconv_status tuning_pass(find_state *s, xconv_find_record *rec, double st
     return st;
 }
 
+// Returns the median of n times (n >= 1), reordering them.
+static double median_of(double *ms, int n)
+{
+    qsort(ms, (size_t)n, sizeof *ms, compare_ms);
+    return n % 2 ? ms[n / 2] : 0.5 * (ms[n / 2 - 1] + ms[n / 2]);
+}
+
+// Times the passing entries within confirm_within of the fastest again, in confirm_rounds
+// rounds that each run every contender once (A B C A B C), so that a spell of load on the
+// machine falls on all of them; each entry keeps the median of its first time and its rounds'.
+// A contender that fails a round's check loses its place: its output is not what it was.
+static xconv_status confirm_pass(find_state *s, xconv_find_record *rec, xconv_error *err)
+{
+    int rounds = s->opts->confirm_rounds, samples = rounds + 1;
+    double best = INFINITY;
+    for (int i = 0; i < rec->count; i++)
+        if (rec->entries[i].passed)
+            best = fmin(best, rec->entries[i].median_ms);
+    int *who = calloc((size_t)rec->count + 1, sizeof *who);
+    double *ms = calloc((size_t)(rec->count + 1) * (size_t)samples, sizeof *ms);
+    if (!who || !ms) {
+        free(who);
+        free(ms);
+        return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for the confirm rounds");
+    }
+    int n = 0;
+    for (int i = 0; i < rec->count; i++) {
+        if (rec->entries[i].passed && rec->entries[i].median_ms <= best * s->opts->confirm_within)
+            who[n++] = i;
+    }
+    xconv_status st = XCONV_OK;
+    for (int round = 1; round <= rounds && n > 1 && st == XCONV_OK; round++) {
+        snprintf(s->round, sizeof s->round, "confirm round %d of %d", round, rounds);
+        for (int k = 0; k < n && st == XCONV_OK; k++) {
+            xconv_find_entry *entry = &rec->entries[who[k]];
+            const xconv_variant *v = xconv_variant_find(entry->variant, NULL);
+            bool tuned = entry->tuning.direct_tiling[0] || entry->tuning.gemm_tiles[0];
+            xconv_find_entry e;
+            bool ran = false;
+            st = v ? try_variant(s, v, tuned ? &entry->tuning : NULL, &e, &ran, err) : XCONV_OK;
+            s->summary->confirmations += ran;
+            ms[k * samples + round] = ran && e.passed ? e.median_ms : NAN;
+        }
+    }
+    s->round[0] = '\0';
+    for (int k = 0; k < n && st == XCONV_OK && rounds > 0 && n > 1; k++) {
+        xconv_find_entry *entry = &rec->entries[who[k]];
+        double *mine = &ms[k * samples];
+        mine[0] = entry->median_ms;
+        bool all_passed = true;
+        for (int r = 1; r < samples; r++)
+            all_passed &= !isnan(mine[r]);
+        if (all_passed) {
+            entry->median_ms = median_of(mine, samples);
+        } else {
+            entry->passed = false;
+            entry->median_ms = 0;
+        }
+    }
+    free(who);
+    free(ms);
+    return st;
+}
+
 xconv_status xconv_find_run(xconv_device *dev, const xconv_problem *p, const char *shape_name,
                             const xconv_find_opts *opts, xconv_find_record *rec,
                             xconv_record_list *list, xconv_find_progress_fn progress, void *user,
@@ -252,6 +328,8 @@ xconv_status xconv_find_run(xconv_device *dev, const xconv_problem *p, const cha
     xconv_status st = plain_pass(&s, rec, err);
     if (st == XCONV_OK && opts->mode == XCONV_FIND_EXHAUSTIVE)
         st = tuning_pass(&s, rec, now_s(), err);
+    if (st == XCONV_OK && opts->mode != XCONV_FIND_FAST && opts->confirm_rounds > 0)
+        st = confirm_pass(&s, rec, err);
     xconv_case_destroy(c);
     summary->seconds = now_s() - start;
     if (st != XCONV_OK) {

@@ -29,15 +29,21 @@ typedef struct xconv_find_opts {
                                  // timings)
     double tune_within;          // exhaustive: tune the variants within this factor of the
                                  // fastest plain time
+    int confirm_rounds;          // normal and exhaustive: time the contenders again this many
+                                 // rounds, interleaved, before ranking (0: rank the first times)
+    double confirm_within;       // the contenders: passing entries within this factor of the
+                                 // fastest
 } xconv_find_opts;
 
-// Fills the defaults: normal, repeat 10, warmup 2, budget 60 s, tune within 1.5.
+// Fills the defaults: normal, repeat 10, warmup 2, budget 60 s, tune within 1.5, confirm the
+// variants within 1.25 of the fastest in 2 more rounds.
 void xconv_find_opts_default(xconv_find_opts *opts);
 
 // What one find did.
 typedef struct xconv_find_summary {
     int runs;             // variant runs (checked, and timed when they passed)
     int tunings;          // of them, runs under a tuning other than the planner's own
+    int confirmations;    // of them, runs of the confirm rounds
     bool budget_reached;  // exhaustive: tunings were left untimed when the budget ran out
     double seconds;       // wall time of the whole find
 } xconv_find_summary;
@@ -47,7 +53,10 @@ typedef void (*xconv_find_progress_fn)(void *user, const xconv_record *rec);
 
 // Runs find on p (named shape_name, "" for ad-hoc) on dev: each variant auto may choose that
 // applies, checked against the float64 reference and timed; in exhaustive mode then each
-// tuning of the variants within opts->tune_within of the fastest, until opts->budget_s. Fills
+// tuning of the variants within opts->tune_within of the fastest, until opts->budget_s; then
+// the variants within opts->confirm_within of the fastest are timed again in
+// opts->confirm_rounds interleaved rounds (A B C A B C), each entry keeping the median of its
+// times, so that a run slowed by the rest of the machine does not decide the ranking. Fills
 // *rec (its key, mode and one entry per variant, its best tuning, ranked; free with
 // xconv_find_record_free) and appends each run's record to list (when not NULL), calling
 // progress (when not NULL) on each. Returns XCONV_OK (the ranking may hold no passing entry),

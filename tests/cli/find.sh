@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: MIT
 # xconv find on PoCL's CPU device into a cache folder of its own: the find-db's records, auto
 # from them in run, explain, bench and validate, stale records (re-timed, or kept under
-# --find=trust), a corrupted file set aside, two finds at once, exhaustive mode, --list and
-# --clear. Skips (exit 77) when no OpenCL CPU device is installed.
+# --find=trust), a corrupted file set aside, two finds at once, exhaustive mode, confirm
+# rounds, --list and --clear. Skips (exit 77) when no OpenCL CPU device is installed.
 # Usage: find.sh PATH/TO/xconv
 set -u
 xconv=$1
@@ -135,6 +135,40 @@ check "its record says exhaustive" grep -q "shape=$e	mode=exhaustive" "$tmp/cach
 "$xconv" find --shape $e "${quick[@]}" --mode fast >"$tmp/fast.txt" 2>&1
 check "find --mode fast says what auto chooses" grep -q "auto: .*(find-db" "$tmp/fast.txt"
 
+# Confirm rounds: every contender (all passing variants, under --confirm-within 1000) is timed
+# twice more, interleaved; each one's time in the find-db is the median of its three timings.
+"$xconv" find --shape $b "${quick[@]}" --force --confirm 2 --confirm-within 1000 \
+    --json "$tmp/confirm.json" >"$tmp/confirm.txt" 2>&1
+check "a find with confirm rounds exits 0" test $? -eq 0
+check "each contender's time is the median of its three timings, interleaved" python3 -c '
+import json, statistics, sys
+runs = {}
+order = []
+for r in json.load(open(sys.argv[1]))["records"]:
+    if r["outcome"] == "pass":
+        runs.setdefault(r["variant"], []).append(r["median_ms"])
+        order.append((r["variant"], r["note"].split(";")[0]))
+assert len(runs) >= 5, runs
+assert all(len(t) == 3 for t in runs.values()), runs
+n = len(runs)
+rounds = [tag for _, tag in order[n:]]
+assert rounds == ["confirm round 1 of 2"] * n + ["confirm round 2 of 2"] * n, rounds
+assert [v for v, _ in order[n:2 * n]] == [v for v, _ in order[2 * n:]]
+shape = sys.argv[3]
+rec = [l for l in open(sys.argv[2]) if l.startswith("rec") and "shape=" + shape + "\t" in l][-1]
+entries = [e.split("|") for e in rec.strip().split("\t") if e.startswith("entry=")]
+for e in entries:
+    name = e[0][len("entry="):]
+    want = statistics.median(runs[name])
+    assert abs(float(e[2]) - want) <= 1e-6 * want, (name, e[2], want)
+want = "%d confirmations" % (2 * n)
+assert want in open(sys.argv[4]).read(), want' \
+    "$tmp/confirm.json" "$tmp/cache/find.db" "$b" "$tmp/confirm.txt"
+"$xconv" find --shape $b "${quick[@]}" --confirm -1 >/dev/null 2>&1
+check "--confirm -1 exits 2" test $? -eq 2
+"$xconv" find --shape $b "${quick[@]}" --confirm-within 0.5 >/dev/null 2>&1
+check "--confirm-within 0.5 exits 2" test $? -eq 2
+
 # Bad usage, then clearing.
 "$xconv" find --mode quick --shape $a >/dev/null 2>&1
 check "an unknown mode exits 2" test $? -eq 2
@@ -143,7 +177,8 @@ check "find without shapes exits 2" test $? -eq 2
 "$xconv" run --shape $a --device pocl --find=maybe >/dev/null 2>&1
 check "an unknown --find exits 2" test $? -eq 2
 "$xconv" find --clear >"$tmp/clear.txt" 2>&1
-check "--clear removes every record" grep -q "removed 6 record(s)" "$tmp/clear.txt"
+check "--clear removes every record (b's stale one too)" grep -q "removed 7 record(s)" \
+    "$tmp/clear.txt"
 check "the db is empty" test "$(grep -c '^rec' "$tmp/cache/find.db")" -eq 0
 "$xconv" find --clear-kernels >"$tmp/clear.txt" 2>&1
 check "--clear-kernels removes the compiled kernels" grep -q "removed [1-9][0-9]* compiled" \

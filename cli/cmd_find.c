@@ -4,9 +4,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <signal.h>
+
 #include "../validate/find.h"
 #include "cli.h"
+#include "interrupt.h"
+#include "record_sink.h"
 #include "stream.h"
+
+// What a find's progress callback works with.
+typedef struct find_context {
+    const cli_options *opts;
+    cli_record_sink *sink;  // --json and --csv (NULL when neither is asked for)
+    bool sink_failed;       // an output failed: it keeps what it held, the run goes on
+} find_context;
 
 // ---------------------------------------------------------------------------------------------
 // Printing
@@ -33,16 +44,21 @@ static void print_ranking(const xconv_find_record *rec)
 }
 
 // Prints on stderr a line per run find makes (--verbose, failures and errors), else the run it
-// is at over the last one.
-static void progress(void *user, const xconv_record *r)
+// is at over the last one, and appends the run's record to --json and --csv; returns true when
+// a signal asks the find to stop.
+static bool progress(void *user, const xconv_record *r)
 {
-    const cli_options *opts = user;
+    find_context *ctx = user;
+    const cli_options *opts = ctx->opts;
+    if (ctx->sink && !ctx->sink_failed && cli_record_sink_add(ctx->sink, r, 1))
+        ctx->sink_failed = true;
     if (opts->verbose || r->outcome == XCONV_OUTCOME_FAIL || r->outcome == XCONV_OUTCOME_ERROR)
         fprintf(stderr, "\r  %-20s %-5s %10.4f ms  %s\n", r->variant,
                 xconv_outcome_name(r->outcome), r->median_ms, r->note);
     else
         fprintf(stderr, "\r  %-20s %-5s %10.4f ms", r->variant, xconv_outcome_name(r->outcome),
                 r->median_ms);
+    return cli_interrupted() != 0;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -168,9 +184,10 @@ static bool keep_record(const cli_options *opts, xconv_cache *cache, const xconv
 }
 
 // Finds one shape on dev (or, mode fast, says what auto chooses); returns 0 or CLI_FAILED.
-static int find_shape(const cli_options *opts, const xconv_find_opts *fopts, xconv_device *dev,
-                      xconv_cache *cache, const cli_shape *shape, xconv_record_list *records)
+static int find_shape(find_context *ctx, const xconv_find_opts *fopts, xconv_device *dev,
+                      xconv_cache *cache, const cli_shape *shape)
 {
+    const cli_options *opts = ctx->opts;
     static xconv_error err;
     char spec[256];
     xconv_shape_format(&shape->problem, spec, sizeof spec);
@@ -188,9 +205,13 @@ static int find_shape(const cli_options *opts, const xconv_find_opts *fopts, xco
         return CLI_OK;
     xconv_find_record rec;
     xconv_find_summary sum;
-    xconv_status st = xconv_find_run(dev, &shape->problem, shape->name, fopts, &rec, records,
-                                     progress, (void *)opts, &sum, &err);
+    xconv_status st = xconv_find_run(dev, &shape->problem, shape->name, fopts, &rec, NULL,
+                                     progress, ctx, &sum, &err);
     fprintf(stderr, "\r%60s\r", "");
+    if (st == XCONV_OK && sum.stopped) {
+        printf("  stopped after %d run(s): nothing stored for this shape\n", sum.runs);
+        return CLI_OK;
+    }
     if (st == XCONV_OK && rec.count > 0)
         st = xconv_find_db_store(cache, &rec, &err);
     if (st != XCONV_OK) {
@@ -242,7 +263,8 @@ static int find_options(const cli_options *opts, xconv_find_opts *fopts)
     return 0;
 }
 
-// Finds every shape on every device, then writes --json and --csv.
+// Finds every shape on every device, each run's record streamed into --json and --csv; a signal
+// stops it after the run that is going on (the shape it cuts short is not stored).
 static int find_all(const cli_options *opts, xconv_cache *cache)
 {
     xconv_find_opts fopts;
@@ -259,14 +281,19 @@ static int find_all(const cli_options *opts, xconv_cache *cache)
     }
     if (!rc)
         rc = cli_select_devices(opts, list, indices, &ndevices);
-    cli_output json, csv;  // checked before any work, written at the end
+    cli_output json, csv;  // checked before any work
     if (!rc)
         rc = cli_records_outputs_check(opts, &json, &csv);
-    xconv_record_list records;
-    xconv_record_list_init(&records, opts->argc, opts->argv);
+    find_context ctx = {.opts = opts};
+    xconv_run_info info;
+    xconv_run_info_init(&info, opts->argc, opts->argv);
+    if (!rc && (opts->json || opts->csv))
+        ctx.sink = cli_record_sink_open(opts->json ? &json : NULL, opts->csv ? &csv : NULL,
+                                        &info, false, &rc);
+    cli_interrupt_install();
     static xconv_error err;
-    int failed = 0;
-    for (int d = 0; !rc && d < ndevices; d++) {
+    int failed = 0, done = 0;
+    for (int d = 0; !rc && d < ndevices && !cli_interrupted(); d++) {
         char label[320];
         xconv_device_label(&list->devices[indices[d]], label, sizeof label);
         xconv_device *dev = xconv_device_open_info(&list->devices[indices[d]], &err);
@@ -277,18 +304,26 @@ static int find_all(const cli_options *opts, xconv_cache *cache)
         }
         xconv_device_set_cache(dev, cache);
         printf("%s: %s find of %d shape(s)\n", label, xconv_find_mode_name(fopts.mode), nshapes);
-        for (int s = 0; s < nshapes; s++) {
-            failed += find_shape(opts, &fopts, dev, cache, &shapes[s], &records) != CLI_OK;
+        for (int s = 0; s < nshapes && !cli_interrupted(); s++) {
+            failed += find_shape(&ctx, &fopts, dev, cache, &shapes[s]) != CLI_OK;
+            done += !cli_interrupted();
             cli_cache_print_warnings(cache);
         }
         xconv_device_close(dev);
     }
-    if (!rc && records.count && cli_write_records(&records, opts))
+    if (cli_record_sink_close(ctx.sink) && !rc)
         rc = CLI_FAILED;
-    xconv_record_list_free(&records);
     free(shapes);
     free(list);
-    return rc ? rc : failed ? CLI_FAILED : CLI_OK;
+    int sig = cli_interrupted();
+    if (sig) {
+        cli_error("stopped by %s: %d of %d shape finds did not finish%s",
+                  sig == SIGINT ? "SIGINT" : "SIGTERM", nshapes * ndevices - done,
+                  nshapes * ndevices,
+                  ctx.sink ? "; the results files hold the runs that finished" : "");
+        return cli_interrupt_exit_code(sig);
+    }
+    return rc ? rc : failed || ctx.sink_failed ? CLI_FAILED : CLI_OK;
 }
 
 int cmd_find(const cli_options *opts)

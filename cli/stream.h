@@ -26,7 +26,7 @@ typedef struct cli_stream {
 int cli_records_outputs_check(const cli_options *opts, cli_output *json, cli_output *csv);
 
 // Writes a finished list of records to --json and --csv (for a command that streams no rows:
-// find). Returns 0, or the exit code after a message.
+// bench --fft). Returns 0, or the exit code after a message.
 int cli_write_records(const xconv_record_list *list, const cli_options *opts);
 
 // Opens the run's outputs after its inputs were checked and before any work: checks --json and

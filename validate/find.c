@@ -67,6 +67,7 @@ typedef struct find_state {
     void *user;
     xconv_find_summary *summary;
     char round[48];  // the confirm round a run belongs to, "" outside them (its record's note)
+    bool stop;       // progress asked the find to stop
 } find_state;
 
 // Returns the workspace v plans for p under o (0 when it does not plan).
@@ -116,8 +117,8 @@ static xconv_status try_variant(find_state *s, const xconv_variant *v, const xco
                  tuned.direct_tiling, tuned.direct_tiling[0] && tuned.gemm_tiles[0] ? " " : "",
                  tuned.gemm_tiles, (int)sizeof r->note - 240, note);
     }
-    if (s->progress)
-        s->progress(s->user, r);
+    if (s->progress && s->progress(s->user, r))
+        s->stop = true;
     s->summary->runs += *ran;
     const xconv_variant_info *info = xconv_variant_get_info(v);
     memset(e, 0, sizeof *e);
@@ -149,7 +150,7 @@ static bool add_entry(xconv_find_record *rec, const xconv_find_entry *e)
 // Times every eligible variant with its planner's plan into rec's entries.
 static xconv_status plain_pass(find_state *s, xconv_find_record *rec, xconv_error *err)
 {
-    for (int i = 0; i < xconv_variant_count(); i++) {
+    for (int i = 0; i < xconv_variant_count() && !s->stop; i++) {
         const xconv_variant *v = xconv_variant_at(i);
         if (!xconv_variant_auto_eligible(v))
             continue;
@@ -217,13 +218,13 @@ static xconv_status tuning_pass(find_state *s, xconv_find_record *rec, double st
     }
     qsort(order, (size_t)n, sizeof order[0], by_time);
     xconv_status st = XCONV_OK;
-    for (int k = 0; k < n && st == XCONV_OK && !s->summary->budget_reached; k++) {
+    for (int k = 0; k < n && st == XCONV_OK && !s->summary->budget_reached && !s->stop; k++) {
         xconv_find_entry *entry = &rec->entries[order[k].index];
         if (entry->median_ms > best * s->opts->tune_within)
             break;
         const xconv_variant *v = xconv_variant_find(entry->variant, NULL);
         int count = v ? xconv_variant_tunings(v, s->dev, s->p, tunings, MAX_TUNINGS) : 0;
-        for (int j = 1; j < count && st == XCONV_OK; j++) {  // 0: the planner's, timed already
+        for (int j = 1; j < count && st == XCONV_OK && !s->stop; j++) {  // 0: the planner's
             if (now_s() - start > s->opts->budget_s) {
                 s->summary->budget_reached = true;
                 break;
@@ -272,9 +273,9 @@ static xconv_status confirm_pass(find_state *s, xconv_find_record *rec, xconv_er
             who[n++] = i;
     }
     xconv_status st = XCONV_OK;
-    for (int round = 1; round <= rounds && n > 1 && st == XCONV_OK; round++) {
+    for (int round = 1; round <= rounds && n > 1 && st == XCONV_OK && !s->stop; round++) {
         snprintf(s->round, sizeof s->round, "confirm round %d of %d", round, rounds);
-        for (int k = 0; k < n && st == XCONV_OK; k++) {
+        for (int k = 0; k < n && st == XCONV_OK && !s->stop; k++) {
             xconv_find_entry *entry = &rec->entries[who[k]];
             const xconv_variant *v = xconv_variant_find(entry->variant, NULL);
             bool tuned = entry->tuning.direct_tiling[0] || entry->tuning.gemm_tiles[0];
@@ -286,7 +287,7 @@ static xconv_status confirm_pass(find_state *s, xconv_find_record *rec, xconv_er
         }
     }
     s->round[0] = '\0';
-    for (int k = 0; k < n && st == XCONV_OK && rounds > 0 && n > 1; k++) {
+    for (int k = 0; k < n && st == XCONV_OK && rounds > 0 && n > 1 && !s->stop; k++) {
         xconv_find_entry *entry = &rec->entries[who[k]];
         double *mine = &ms[k * samples];
         mine[0] = entry->median_ms;
@@ -326,13 +327,14 @@ xconv_status xconv_find_run(xconv_device *dev, const xconv_problem *p, const cha
     find_state s = {.dev = dev, .p = p, .opts = opts, .c = c, .list = list,
                     .progress = progress, .user = user, .summary = summary};
     xconv_status st = plain_pass(&s, rec, err);
-    if (st == XCONV_OK && opts->mode == XCONV_FIND_EXHAUSTIVE)
+    if (st == XCONV_OK && opts->mode == XCONV_FIND_EXHAUSTIVE && !s.stop)
         st = tuning_pass(&s, rec, now_s(), err);
-    if (st == XCONV_OK && opts->mode != XCONV_FIND_FAST && opts->confirm_rounds > 0)
+    if (st == XCONV_OK && opts->mode != XCONV_FIND_FAST && opts->confirm_rounds > 0 && !s.stop)
         st = confirm_pass(&s, rec, err);
     xconv_case_destroy(c);
     summary->seconds = now_s() - start;
-    if (st != XCONV_OK) {
+    summary->stopped = s.stop;
+    if (st != XCONV_OK || s.stop) {  // a stopped find ranks nothing: its entries are partial
         xconv_find_record_free(rec);
         return st;
     }

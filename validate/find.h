@@ -46,10 +46,12 @@ typedef struct xconv_find_summary {
     int confirmations;    // of them, runs of the confirm rounds
     bool budget_reached;  // exhaustive: tunings were left untimed when the budget ran out
     double seconds;       // wall time of the whole find
+    bool stopped;         // progress asked it to stop: the record holds no entries
 } xconv_find_summary;
 
-// Called with each record find makes (for progress lines).
-typedef void (*xconv_find_progress_fn)(void *user, const xconv_record *rec);
+// Called with each record find makes (for progress lines and streamed results files); returns
+// true to stop the find after that run.
+typedef bool (*xconv_find_progress_fn)(void *user, const xconv_record *rec);
 
 // Runs find on p (named shape_name, "" for ad-hoc) on dev: each variant auto may choose that
 // applies, checked against the float64 reference and timed; in exhaustive mode then each
@@ -59,7 +61,8 @@ typedef void (*xconv_find_progress_fn)(void *user, const xconv_record *rec);
 // times, so that a run slowed by the rest of the machine does not decide the ranking. Fills
 // *rec (its key, mode and one entry per variant, its best tuning, ranked; free with
 // xconv_find_record_free) and appends each run's record to list (when not NULL), calling
-// progress (when not NULL) on each. Returns XCONV_OK (the ranking may hold no passing entry),
+// progress (when not NULL) on each; a find that progress stops ranks nothing (*rec empty,
+// summary->stopped). Returns XCONV_OK (the ranking may hold no passing entry),
 // or the harness's failure (the inputs or the reference could not be made). *summary (when
 // not NULL) says what it did.
 xconv_status xconv_find_run(xconv_device *dev, const xconv_problem *p, const char *shape_name,

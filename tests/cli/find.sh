@@ -3,12 +3,14 @@
 # xconv find on PoCL's CPU device into a cache folder of its own: the find-db's records, auto
 # from them in run, explain, bench and validate, stale records (re-timed, or kept under
 # --find=trust), a corrupted file set aside, two finds at once, exhaustive mode, confirm
-# rounds, --list and --clear. Skips (exit 77) when no OpenCL CPU device is installed.
+# rounds, SIGINT mid-find, --list and --clear. Skips (exit 77) when no OpenCL CPU device is
+# installed.
 # Usage: find.sh PATH/TO/xconv
 set -u
 xconv=$1
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+pid=
+trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$tmp"' EXIT
 if ! "$xconv" devices 2>/dev/null | grep -qi "opencl.*\(pthread\|cpu\|pocl\)\|CPU,"; then
     echo "SKIP: no OpenCL CPU device (install pocl-opencl-icd)"
     exit 77
@@ -168,6 +170,38 @@ assert want in open(sys.argv[4]).read(), want' \
 check "--confirm -1 exits 2" test $? -eq 2
 "$xconv" find --shape $b "${quick[@]}" --confirm-within 0.5 >/dev/null 2>&1
 check "--confirm-within 0.5 exits 2" test $? -eq 2
+
+# SIGINT during a find: the runs that finished are in --json (streamed as they finish), the
+# shape it cut short is not stored, exit 130.
+f=n=2,c=32,h=64,w=64,k=32,r=3,pad=1
+"$xconv" find --shape $b --shape $f "${quick[@]}" --force --json "$tmp/int.json" \
+    >"$tmp/int.txt" 2>"$tmp/int.err" &
+pid=$!
+polls=0
+while kill -0 "$pid" 2>/dev/null && [ "$polls" -lt 1200 ]; do  # until a run of f is in the file
+    polls=$((polls + 1))
+    python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(0 if any(r["shape"] == sys.argv[2] for r in d["records"]) else 1)' \
+        "$tmp/int.json" "$f" 2>/dev/null && break
+    sleep 0.05
+done
+kill -s INT "$pid"
+wait "$pid"
+rc=$?
+pid=
+check "an interrupted find exits 130 (got $rc)" test "$rc" -eq 130
+check "its JSON holds the runs that finished, those of the cut shape too" python3 -c '
+import json, sys
+shapes = [r["shape"] for r in json.load(open(sys.argv[1]))["records"]]
+assert shapes.count(sys.argv[2]) >= 5 and 1 <= shapes.count(sys.argv[3]), shapes' \
+    "$tmp/int.json" "$b" "$f"
+check "it says the cut shape stored nothing" grep -q "nothing stored for this shape" \
+    "$tmp/int.txt"
+check "and how many shape finds did not finish" \
+    grep -q "stopped by SIGINT: 1 of 2 shape finds did not finish" "$tmp/int.err"
+check "the cut shape has no record" bash -c "! grep -q 'shape=$f	' '$tmp/cache/find.db'"
 
 # Bad usage, then clearing.
 "$xconv" find --mode quick --shape $a >/dev/null 2>&1

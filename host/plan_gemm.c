@@ -98,7 +98,14 @@ static int64_t ceil_div(int64_t a, int64_t b)
 // it. On GPUs efficiency follows arithmetic intensity (a 128x128 tile's is 64 FLOP per loaded
 // element) and a compute unit wants about 512 work-items; the exponent and constants were
 // checked against a sweep of every candidate on the standard suite on an H100, where the
-// choice landed within 3% of the best on average (git: docs/gemm_family.md).
+// choice landed within 3% of the best on average (git: docs/gemm_family.md). Work-groups of
+// more than GROUP_ITEMS_FULL work-items lose efficiency as the square root of the excess: each
+// holds its items' accumulators at once, so fewer groups share a compute unit and a barrier
+// stalls more of it. On the H100, 128x128 tiles of 256 items (8x8 each) ran 1.1-1.4x slower
+// than 64x128 tiles of 128 items on every late ResNet-50 layer at batch 50, and on res1x1, in
+// a sweep of tiles and splits forced through XCONV_GEMM_TILES; with this term the planner's
+// choice came within 1.05x of the sweep's best on average there (1.25x before).
+#define GROUP_ITEMS_FULL 128.0
 static double tile_cost(const xconv_device_info *info, const xconv_gemm_layout *L,
                         const xconv_gemm_tiles *t)
 {
@@ -114,6 +121,8 @@ static double tile_cost(const xconv_device_info *info, const xconv_gemm_layout *
         fill = fmin(1.0, resident * threads / 512.0);
     }
     double efficiency = pow(fmin(1.0, intensity / 64.0), 0.75);  // 64: a 128x128 tile's
+    if (!info->is_cpu)
+        efficiency *= sqrt(fmin(1.0, GROUP_ITEMS_FULL / threads));
     if (info->is_cpu)
         efficiency = t->wpt_n >= 8 ? 1.0 : 0.5;  // what counts on a CPU (see cpu_tiles)
     return per_unit * work / (efficiency * fill);

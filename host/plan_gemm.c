@@ -98,13 +98,16 @@ static int64_t ceil_div(int64_t a, int64_t b)
 // it. On GPUs efficiency follows arithmetic intensity (a 128x128 tile's is 64 FLOP per loaded
 // element) and a compute unit wants about 512 work-items; the exponent and constants were
 // checked against a sweep of every candidate on the standard suite on an H100, where the
-// choice landed within 3% of the best on average (git: docs/gemm_family.md). Work-groups of
-// more than GROUP_ITEMS_FULL work-items lose efficiency as the square root of the excess: each
-// holds its items' accumulators at once, so fewer groups share a compute unit and a barrier
-// stalls more of it. On the H100, 128x128 tiles of 256 items (8x8 each) ran 1.1-1.4x slower
-// than 64x128 tiles of 128 items on every late ResNet-50 layer at batch 50, and on res1x1, in
-// a sweep of tiles and splits forced through XCONV_GEMM_TILES; with this term the planner's
-// choice came within 1.05x of the sweep's best on average there (1.25x before).
+// choice landed within 3% of the best on average (git: docs/gemm_family.md). Where B's loads
+// are cheap (read from memory, or gathered for a 1x1 filter), work-groups of more than
+// GROUP_ITEMS_FULL work-items lose efficiency as the square root of the excess: each holds its
+// items' accumulators at once, so fewer groups share a compute unit and a barrier stalls more
+// of it. On the H100, 128x128 tiles of 256 items (8x8 each) ran 1.1-1.4x slower than 64x128
+// tiles of 128 items on every late ResNet-50 layer at batch 50, and on res1x1, in a sweep of
+// tiles and splits forced through XCONV_GEMM_TILES (the planner's choice then came within 1.05x
+// of the sweep's best on average, 1.25x before); where each B element costs a gather over
+// several taps or a table read, 128x128's higher intensity won (dil3x3d2 1.22x, alex11x11s4
+// 1.12x, implicit_precomp's 1x1 layers up to 1.25x slower with the term).
 #define GROUP_ITEMS_FULL 128.0
 static double tile_cost(const xconv_device_info *info, const xconv_gemm_layout *L,
                         const xconv_gemm_tiles *t)
@@ -121,7 +124,9 @@ static double tile_cost(const xconv_device_info *info, const xconv_gemm_layout *
         fill = fmin(1.0, resident * threads / 512.0);
     }
     double efficiency = pow(fmin(1.0, intensity / 64.0), 0.75);  // 64: a 128x128 tile's
-    if (!info->is_cpu)
+    bool cheap_b = L->mode == XCONV_GEMM_B_MEMORY ||
+                   (L->mode == XCONV_GEMM_B_GATHER && L->taps == 1);
+    if (!info->is_cpu && cheap_b)
         efficiency *= sqrt(fmin(1.0, GROUP_ITEMS_FULL / threads));
     if (info->is_cpu)
         efficiency = t->wpt_n >= 8 ? 1.0 : 0.5;  // what counts on a CPU (see cpu_tiles)

@@ -35,6 +35,7 @@ typedef struct xconv_gemm_layout {
     int64_t a_group_stride, b_group_stride, c_group_stride;
     int64_t groups;
     int split_k;
+    int64_t taps;  // B mode GATHER: filter taps (r x s) of each input channel in K; else 0
 } xconv_gemm_layout;
 
 // What the kernels' defines derive from a layout and its tiles (see xconv_gemm_plan_step).

@@ -273,6 +273,7 @@ static xconv_status plan_implicit_gemm(const xconv_device *dev, const xconv_prob
     (void)opts;  // &plan->opts are the options
     xconv_gemm_layout L = conv_layout(p, XCONV_GEMM_B_GATHER, p->n);
     L.b_group_stride = p->c / p->groups * p->h * p->w;  // a group's first channel in x
+    L.taps = p->r * p->s;
     xconv_gemm_tiles t;
     xconv_status st = xconv_gemm_choose(&dev->info, &L, &plan->opts, &t, err);
     bool pooled = st == XCONV_OK && L.split_k < 2 && gemm_pool_fits(p, plan) &&

@@ -186,6 +186,11 @@ xconv_status xconv_plan_epilogue(const xconv_device_info *info, const xconv_prob
     if ((plan->fused & XCONV_FUSED_POOL) && (left & XCONV_FUSED_BIAS_ACT))
         return xconv_error_set(err, XCONV_ERR_INVALID, "%s fuses the pool but not the bias and "
                                "activation before it", name);
+    // The step that stores the output: the convolution's, or under split-K the reduce's.
+    const xconv_step *last = plan->nsteps > 0 ? xconv_plan_step(plan, plan->nsteps - 1) : NULL;
+    const char *store = last && last->kernel && strcmp(last->kernel, "splitk_reduce") == 0
+                            ? "the split-K reduce's store"
+                            : "the store";
     xconv_status st = XCONV_OK;
     if (left & XCONV_FUSED_POOL) {
         int region = xconv_plan_region_aligned(plan, "convolution output",
@@ -210,10 +215,10 @@ xconv_status xconv_plan_epilogue(const xconv_device_info *info, const xconv_prob
     if (plan->epi_note[0])
         snprintf(note, sizeof note, " (%s)", plan->epi_note);
     if (!left)
-        xconv_plan_summarize(plan, "epilogue fused: %s in the store", fused);
+        xconv_plan_summarize(plan, "epilogue fused: %s in %s", fused, store);
     else if (plan->fused)
-        xconv_plan_summarize(plan, "epilogue partly fused: %s in the store, %s as steps after "
-                             "it%s", fused, rest, note);
+        xconv_plan_summarize(plan, "epilogue partly fused: %s in %s, %s as steps after it%s",
+                             fused, store, rest, note);
     else
         xconv_plan_summarize(plan, "epilogue unfused: %s as steps after the convolution%s",
                              rest, note);

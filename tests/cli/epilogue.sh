@@ -67,8 +67,8 @@ check "split-K: random shapes with epilogues pass" \
 pooled="n=2,c=5,h=17,w=23,k=7,r=3,pad=1,bias=1,act=relu6,pool=3,pool_stride=2,pool_pad=1"
 XCONV_GEMM_SPLIT=3 "$xconv" explain --shape "$pooled" --variant implicit_gemm --device pocl \
     >"$tmp/split_explain.txt" 2>&1
-check "split-K: explain says the reduce applies the epilogue, all of it fused" \
-    grep -q "reduce in slice order that applies the epilogue.*epilogue fused" \
+check "split-K: explain says the reduce applies the epilogue, all of it fused in its store" \
+    grep -q "applies the epilogue.*epilogue fused: .* in the split-K reduce's store" \
     "$tmp/split_explain.txt"
 for v in im2col_gemm implicit_gemm; do
     for e in fused unfused; do

@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: MIT
 // `xconv find`: time the variants for shapes on devices and keep each ranking in the find-db;
 // --list, --clear and --clear-kernels look after the cache.
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <signal.h>
 
 #include "../validate/find.h"
 #include "cli.h"

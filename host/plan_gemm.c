@@ -103,12 +103,13 @@ static int64_t ceil_div(int64_t a, int64_t b)
 // GROUP_ITEMS_FULL work-items lose efficiency as the square root of the excess: each holds its
 // items' accumulators at once, so fewer groups share a compute unit and a barrier stalls more
 // of it (ncu on the H100: 138 registers a work-item of 8x8, one 256-item group a unit, 8
-// warps; three 128-item groups, 12 warps). On the H100, 128x128 tiles of 256 items (8x8 each) ran 1.1-1.4x slower than 64x128
-// tiles of 128 items on every late ResNet-50 layer at batch 50, and on res1x1, in a sweep of
-// tiles and splits forced through XCONV_GEMM_TILES (the planner's choice then came within 1.05x
-// of the sweep's best on average, 1.25x before); where each B element costs a gather over
-// several taps or a table read, 128x128's higher intensity won (dil3x3d2 1.22x, alex11x11s4
-// 1.12x, implicit_precomp's 1x1 layers up to 1.25x slower with the term).
+// warps; three 128-item groups, 12 warps). On the H100, 128x128 tiles of 256 items (8x8 each)
+// ran 1.1-1.4x slower than 64x128 tiles of 128 items on every late ResNet-50 layer at batch
+// 50, and on res1x1, in a sweep of tiles and splits forced through XCONV_GEMM_TILES (the
+// planner's choice then came within 1.05x of the sweep's best on average, 1.25x before); where
+// each B element costs a gather over several taps or a table read, 128x128's higher intensity
+// won (dil3x3d2 1.22x, alex11x11s4 1.12x, implicit_precomp's 1x1 layers up to 1.25x slower
+// with the term).
 #define GROUP_ITEMS_FULL 128.0
 static double tile_cost(const xconv_device_info *info, const xconv_gemm_layout *L,
                         const xconv_gemm_tiles *t)
@@ -419,7 +420,7 @@ xconv_status xconv_gemm_plan_reduce(const xconv_device_info *info, const xconv_p
         cols = cols / pq * yhw;
     }
     xconv_step *step = xconv_plan_add_step(plan, "split-K reduce", "splitk_reduce",
-                                           "splitk_reduce");
+                                           XCONV_GEMM_REDUCE_KERNEL);
     if (!step)
         return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for a step");
     const xconv_gemm_derived derived = {.part_ld = xconv_gemm_part_ld(L)}, *d = &derived;

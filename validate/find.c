@@ -171,13 +171,6 @@ typedef struct timed_entry {
     double ms;
 } timed_entry;
 
-// Orders times in milliseconds, smallest first.
-static int compare_ms(const void *a, const void *b)
-{
-    double ta = *(const double *)a, tb = *(const double *)b;
-    return ta < tb ? -1 : ta > tb;
-}
-
 // Orders timed entries fastest first.
 static int by_time(const void *a, const void *b)
 {
@@ -242,13 +235,6 @@ static xconv_status tuning_pass(find_state *s, xconv_find_record *rec, double st
     return st;
 }
 
-// Returns the median of n times (n >= 1), reordering them.
-static double median_of(double *ms, int n)
-{
-    qsort(ms, (size_t)n, sizeof *ms, compare_ms);
-    return n % 2 ? ms[n / 2] : 0.5 * (ms[n / 2 - 1] + ms[n / 2]);
-}
-
 // Times the passing entries within confirm_within of the fastest again, in confirm_rounds
 // rounds that each run every contender once (A B C A B C), so that a spell of load on the
 // machine falls on all of them; each entry keeps the median of its first time and its rounds'.
@@ -287,7 +273,7 @@ static xconv_status confirm_pass(find_state *s, xconv_find_record *rec, xconv_er
         }
     }
     s->round[0] = '\0';
-    for (int k = 0; k < n && st == XCONV_OK && rounds > 0 && n > 1 && !s->stop; k++) {
+    for (int k = 0; k < n && st == XCONV_OK && n > 1 && !s->stop; k++) {
         xconv_find_entry *entry = &rec->entries[who[k]];
         double *mine = &ms[k * samples];
         mine[0] = entry->median_ms;
@@ -295,7 +281,7 @@ static xconv_status confirm_pass(find_state *s, xconv_find_record *rec, xconv_er
         for (int r = 1; r < samples; r++)
             all_passed &= !isnan(mine[r]);
         if (all_passed) {
-            entry->median_ms = median_of(mine, samples);
+            entry->median_ms = xconv_times_median(mine, samples);
         } else {
             entry->passed = false;
             entry->median_ms = 0;

@@ -555,6 +555,12 @@ static int cmp_ms(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+double xconv_times_median(double *ms, int n)
+{
+    qsort(ms, (size_t)n, sizeof *ms, cmp_ms);
+    return n % 2 ? ms[n / 2] : 0.5 * (ms[n / 2 - 1] + ms[n / 2]);
+}
+
 // Times runs with the host clock as pitfall `which` says (no-sync: around each enqueue alone;
 // host-sync: around each enqueue and a wait) into ms[0..repeat-1]; returns a status.
 static xconv_status host_clock_runs(timed_runs *runs, int which, double *ms, xconv_error *err)
@@ -590,15 +596,12 @@ static xconv_status time_pitfall(timed_runs *runs, xconv_timing *out, xconv_erro
     else
         st = host_clock_runs(runs, which, ms, err);
     if (st == XCONV_OK) {
-        qsort(ms, (size_t)n, sizeof *ms, cmp_ms);
-        double sum = 0;
+        double median = xconv_times_median(ms, n), sum = 0;  // ms now sorted
         for (int i = 0; i < n; i++)
             sum += ms[i];
         out->min_ms = ms[0];
         out->max_ms = ms[n - 1];
-        out->median_ms = which == XCONV_PITFALL_MEAN ? sum / n
-                         : n % 2                     ? ms[n / 2]
-                                                     : 0.5 * (ms[n / 2 - 1] + ms[n / 2]);
+        out->median_ms = which == XCONV_PITFALL_MEAN ? sum / n : median;
     }
     free(ms);
     return st;

@@ -32,6 +32,9 @@ typedef enum xconv_pitfall {
 // Returns the pitfall named `name` (none, first-run, no-sync, host-sync, mean), or -1.
 int xconv_pitfall_parse(const char *name);
 
+// Sorts the n > 0 times ms ascending, in place, and returns their median.
+double xconv_times_median(double *ms, int n);
+
 // Fills the defaults: seed 1, repeat 0, warmup 2, 1000 samples, 1 GFLOP, all cores, default
 // planning options.
 void xconv_harness_opts_default(xconv_harness_opts *opts);

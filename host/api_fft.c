@@ -3,6 +3,7 @@
 // transform steps (host/plan_fft.c), each a one-step plan on the caller's buffers.
 #include <stdlib.h>
 
+#include "contract.h"
 #include "plan_fft.h"
 #include "variant.h"
 
@@ -34,10 +35,8 @@ static xconv_status plan_one(xconv_device *dev, const xconv_fft2d *f, bool inver
 xconv_fft2d *xconv_fft2d_create(xconv_device *dev, int64_t lh, int64_t lw, int64_t batch,
                                 const xconv_plan_options *opts, xconv_error *err)
 {
-    if (!dev) {
-        xconv_error_set(err, XCONV_ERR_INVALID, "fft2d: a device is needed");
+    if (XCONV_NULL_ARG(err, dev) || xconv_plan_options_check(opts, err) != XCONV_OK)
         return NULL;
-    }
     xconv_fft2d *f = calloc(1, sizeof *f);
     if (!f) {
         xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for an FFT");
@@ -54,23 +53,25 @@ xconv_fft2d *xconv_fft2d_create(xconv_device *dev, int64_t lh, int64_t lw, int64
 
 const char *xconv_fft2d_summary(const xconv_fft2d *f)
 {
-    return f->forward->summary;
+    return f ? f->forward->summary : "";
 }
 
 size_t xconv_fft2d_planes_bytes(const xconv_fft2d *f)
 {
-    return (size_t)(f->batch * f->lh * f->lw) * sizeof(float);
+    return f ? (size_t)(f->batch * f->lh * f->lw) * sizeof(float) : 0;
 }
 
 size_t xconv_fft2d_spectra_bytes(const xconv_fft2d *f)
 {
-    return (size_t)(f->batch * f->lh * (f->lw / 2 + 1)) * 2 * sizeof(float);
+    return f ? (size_t)(f->batch * f->lh * (f->lw / 2 + 1)) * 2 * sizeof(float) : 0;
 }
 
 // The planes problem's w (one float) is never read: the input buffer stands in for it.
 xconv_status xconv_fft2d_forward(xconv_fft2d *f, xconv_buffer *planes, xconv_buffer *spectra,
                                  xconv_error *err)
 {
+    if (XCONV_NULL_ARG(err, f) || XCONV_NULL_ARG(err, planes) || XCONV_NULL_ARG(err, spectra))
+        return XCONV_ERR_INVALID;
     const xconv_tensors t = {.x = planes, .w = planes, .y = spectra};
     return xconv_plan_run(f->forward, &t, err);
 }
@@ -78,6 +79,8 @@ xconv_status xconv_fft2d_forward(xconv_fft2d *f, xconv_buffer *planes, xconv_buf
 xconv_status xconv_fft2d_inverse(xconv_fft2d *f, xconv_buffer *spectra, xconv_buffer *planes,
                                  xconv_error *err)
 {
+    if (XCONV_NULL_ARG(err, f) || XCONV_NULL_ARG(err, spectra) || XCONV_NULL_ARG(err, planes))
+        return XCONV_ERR_INVALID;
     const xconv_tensors t = {.x = spectra, .w = spectra, .y = planes};
     return xconv_plan_run(f->inverse, &t, err);
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "contract.h"
 #include "plan_gemm.h"
 
 struct xconv_gemm {
@@ -16,10 +17,13 @@ xconv_gemm *xconv_gemm_create(xconv_device *dev, int64_t m, int64_t n, int64_t k
                               const char *impl, const xconv_plan_options *opts,
                               xconv_error *err)
 {
-    bool ours = impl && strcmp(impl, "xconv") == 0, vendor = impl && strcmp(impl, "vendor") == 0;
-    if (!dev || (!ours && !vendor)) {
-        xconv_error_set(err, XCONV_ERR_INVALID, "gemm: a device and impl \"xconv\" or \"vendor\" "
-                        "are needed, not '%s'", impl ? impl : "(null)");
+    if (XCONV_NULL_ARG(err, dev) || XCONV_NULL_ARG(err, impl) ||
+        xconv_plan_options_check(opts, err) != XCONV_OK)
+        return NULL;
+    bool ours = strcmp(impl, "xconv") == 0, vendor = strcmp(impl, "vendor") == 0;
+    if (!ours && !vendor) {
+        xconv_error_set(err, XCONV_ERR_INVALID,
+                        "gemm: impl must be \"xconv\" or \"vendor\", not '%s'", impl);
         return NULL;
     }
     xconv_gemm *g = calloc(1, sizeof *g);
@@ -41,12 +45,15 @@ xconv_gemm *xconv_gemm_create(xconv_device *dev, int64_t m, int64_t n, int64_t k
 
 const char *xconv_gemm_summary(const xconv_gemm *g)
 {
-    return g->plan->summary;
+    return g ? g->plan->summary : "";
 }
 
 xconv_status xconv_gemm_run(xconv_gemm *g, xconv_buffer *a, xconv_buffer *b, xconv_buffer *c,
                             xconv_error *err)
 {
+    if (XCONV_NULL_ARG(err, g) || XCONV_NULL_ARG(err, a) || XCONV_NULL_ARG(err, b) ||
+        XCONV_NULL_ARG(err, c))
+        return XCONV_ERR_INVALID;
     const xconv_tensors t = {.x = b, .w = a, .y = c, .workspace = g->workspace};
     return xconv_plan_run(g->plan, &t, err);
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "contract.h"
 #include "variant.h"
 
 // ---------------------------------------------------------------------------------------------
@@ -13,18 +14,36 @@
 
 void xconv_plan_options_default(xconv_plan_options *opts)
 {
-    memset(opts, 0, sizeof *opts);
+    if (opts)
+        memset(opts, 0, sizeof *opts);
+}
+
+xconv_status xconv_plan_options_check(const xconv_plan_options *opts, xconv_error *err)
+{
+    if (!opts)
+        return XCONV_OK;
+    const char *bad = opts->epilogue < XCONV_EPILOGUE_AUTO ||
+                              opts->epilogue > XCONV_EPILOGUE_UNFUSED ? "epilogue"
+                      : opts->gemm_split_k < 0 || opts->gemm_split_k > 16 ? "gemm_split_k"
+                      : opts->batch_chunk < 0 ? "batch_chunk"
+                      : opts->winograd_chunk < 0 ? "winograd_chunk"
+                      : opts->fft_chunk < 0 ? "fft_chunk"
+                      : opts->fft_tile_h < 0 || opts->fft_tile_w < 0 ? "fft_tile_h/fft_tile_w"
+                      : opts->test_fault < XCONV_TEST_FAULT_NONE ||
+                              opts->test_fault > XCONV_TEST_FAULT_KERNEL ? "test_fault"
+                                                                         : NULL;
+    if (bad)
+        return xconv_error_set(err, XCONV_ERR_INVALID,
+                               "plan options: %s is out of range (xconv_plan_options)", bad);
+    return XCONV_OK;
 }
 
 xconv_plan *xconv_plan_create(xconv_device *dev, const xconv_problem *p, const char *variant,
                               const xconv_plan_options *opts, xconv_error *err)
 {
-    if (!dev || !p || !variant) {
-        xconv_error_set(err, XCONV_ERR_INVALID, "plan: a device, a problem and a variant name "
-                        "are needed");
+    if (XCONV_NULL_ARG(err, dev) || XCONV_NULL_ARG(err, p) || XCONV_NULL_ARG(err, variant))
         return NULL;
-    }
-    if (xconv_problem_check(p, err) != XCONV_OK)
+    if (xconv_problem_check(p, err) != XCONV_OK || xconv_plan_options_check(opts, err) != XCONV_OK)
         return NULL;
     if (xconv_device_lost(dev)) {  // planning asks vendor libraries on the device
         xconv_error_set(err, XCONV_ERR_DEVICE_LOST, "%s", dev->gone_msg);
@@ -34,11 +53,13 @@ xconv_plan *xconv_plan_create(xconv_device *dev, const xconv_problem *p, const c
     if (strcmp(variant, "auto") == 0) {
         xconv_auto_info info;
         xconv_auto_plan(dev, p, opts, &info, &plan, err);
-        return plan;
+    } else {
+        const xconv_variant *v = xconv_variant_find(variant, err);
+        if (v)
+            xconv_variant_plan(v, dev, p, opts, &plan, err);
     }
-    const xconv_variant *v = xconv_variant_find(variant, err);
-    if (v)
-        xconv_variant_plan(v, dev, p, opts, &plan, err);
+    if (plan)
+        xconv_error_clear(err);
     return plan;
 }
 
@@ -47,38 +68,42 @@ xconv_plan *xconv_plan_create(xconv_device *dev, const xconv_problem *p, const c
 
 const xconv_variant *xconv_plan_variant(const xconv_plan *plan)
 {
-    return plan->variant;
+    return plan ? plan->variant : NULL;
 }
 
 size_t xconv_plan_workspace_size(const xconv_plan *plan)
 {
-    return plan->workspace_bytes;
+    return plan ? plan->workspace_bytes : 0;
 }
 
 const char *xconv_plan_summary(const xconv_plan *plan)
 {
-    return plan->summary;
+    return plan ? plan->summary : "";
 }
 
 void xconv_plan_error_block(const xconv_plan *plan, int64_t *block_h, int64_t *block_w)
 {
-    *block_h = plan->error_block_h > 1 ? plan->error_block_h : 1;
-    *block_w = plan->error_block_w > 1 ? plan->error_block_w : 1;
+    if (block_h)
+        *block_h = plan && plan->error_block_h > 1 ? plan->error_block_h : 1;
+    if (block_w)
+        *block_w = plan && plan->error_block_w > 1 ? plan->error_block_w : 1;
 }
 
 unsigned xconv_plan_fused(const xconv_plan *plan)
 {
-    return plan->fused;
+    return plan ? plan->fused : 0;
 }
 
 int xconv_plan_step_count(const xconv_plan *plan)
 {
-    return plan->nsteps;
+    return plan ? plan->nsteps : 0;
 }
 
 xconv_status xconv_plan_step_get_info(const xconv_plan *plan, int step, xconv_plan_step_info *out,
                                       xconv_error *err)
 {
+    if (XCONV_NULL_ARG(err, plan) || XCONV_NULL_ARG(err, out))
+        return XCONV_ERR_INVALID;
     if (step < 0 || step >= plan->nsteps)
         return xconv_error_set(err, XCONV_ERR_INVALID, "the plan has no step %d (it has %d)",
                                step, plan->nsteps);
@@ -98,13 +123,13 @@ xconv_status xconv_plan_step_get_info(const xconv_plan *plan, int step, xconv_pl
 
 int xconv_plan_region_count(const xconv_plan *plan)
 {
-    return plan->nregions;
+    return plan ? plan->nregions : 0;
 }
 
 xconv_status xconv_plan_region_get(const xconv_plan *plan, int i, const char **name,
                                    size_t *offset, size_t *bytes)
 {
-    if (i < 0 || i >= plan->nregions)
+    if (!plan || i < 0 || i >= plan->nregions)
         return XCONV_ERR_INVALID;
     if (name)
         *name = plan->regions[i].name;
@@ -150,11 +175,16 @@ xconv_status xconv_forward(xconv_device *dev, const xconv_problem *p, const char
     xconv_error local;
     if (!err)
         err = &local;
-    if (p && p->epi.bias && !bias)
+    if (XCONV_NULL_ARG(err, p) || XCONV_NULL_ARG(err, variant) || XCONV_NULL_ARG(err, x) ||
+        XCONV_NULL_ARG(err, w) || XCONV_NULL_ARG(err, y))
+        return XCONV_ERR_INVALID;
+    if (p->epi.bias && !bias)
         return xconv_error_set(err, XCONV_ERR_INVALID,
                                "the problem adds a bias: give its K values");
-    if (!dev)
-        return forward_host(p, variant, x, w, bias, y, err);
+    if (!dev) {
+        xconv_status st = forward_host(p, variant, x, w, bias, y, err);
+        return st == XCONV_OK ? xconv_error_clear(err) : st;
+    }
     xconv_plan *plan = xconv_plan_create(dev, p, variant, opts, err);
     if (!plan)
         return err->status;
@@ -183,7 +213,7 @@ xconv_status xconv_forward(xconv_device *dev, const xconv_problem *p, const char
     xconv_buffer_destroy(t.w);
     xconv_buffer_destroy(t.x);
     xconv_plan_destroy(plan);
-    return st;
+    return st == XCONV_OK ? xconv_error_clear(err) : st;
 }
 
 xconv_status xconv_convolve(xconv_device *dev, const xconv_problem *p, const char *variant,

@@ -2,6 +2,7 @@
 // Device buffers: each device's registry of live buffers and the range checks of every copy.
 #include <stdlib.h>
 
+#include "contract.h"
 #include "device.h"
 
 // ---------------------------------------------------------------------------------------------
@@ -9,10 +10,8 @@
 
 xconv_buffer *xconv_buffer_create(xconv_device *dev, size_t bytes, xconv_error *err)
 {
-    if (!dev) {
-        xconv_error_set(err, XCONV_ERR_INVALID, "buffer: no device");
+    if (XCONV_NULL_ARG(err, dev))
         return NULL;
-    }
     if (bytes > dev->info.max_alloc_bytes) {
         xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY,
                         "buffer of %zu bytes passes the device's largest allocation of %llu "
@@ -82,6 +81,8 @@ xconv_status xconv_buffer_check_range(const xconv_buffer *buf, size_t offset, si
 xconv_status xconv_buffer_upload(xconv_buffer *buf, size_t offset, size_t bytes, const void *src,
                                  xconv_error *err)
 {
+    if (XCONV_NULL_ARG(err, buf) || XCONV_NULL_ARG(err, src))
+        return XCONV_ERR_INVALID;
     xconv_status st = xconv_buffer_check_range(buf, offset, bytes, "upload", err);
     if (st != XCONV_OK || bytes == 0)
         return st;
@@ -93,6 +94,8 @@ xconv_status xconv_buffer_upload(xconv_buffer *buf, size_t offset, size_t bytes,
 xconv_status xconv_buffer_download(xconv_buffer *buf, size_t offset, size_t bytes, void *dst,
                                    xconv_error *err)
 {
+    if (XCONV_NULL_ARG(err, buf) || XCONV_NULL_ARG(err, dst))
+        return XCONV_ERR_INVALID;
     xconv_status st = xconv_buffer_check_range(buf, offset, bytes, "download", err);
     if (st != XCONV_OK || bytes == 0)
         return st;
@@ -104,6 +107,8 @@ xconv_status xconv_buffer_download(xconv_buffer *buf, size_t offset, size_t byte
 xconv_status xconv_buffer_fill_f32(xconv_buffer *buf, size_t count, float value,
                                    xconv_error *err)
 {
+    if (XCONV_NULL_ARG(err, buf))
+        return XCONV_ERR_INVALID;
     if (count > SIZE_MAX / sizeof(float))
         return xconv_error_set(err, XCONV_ERR_INVALID, "fill of %zu floats overflows", count);
     xconv_status st = xconv_buffer_check_range(buf, 0, count * sizeof(float), "fill", err);

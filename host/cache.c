@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "contract.h"
 #include "cache.h"
 #include "device.h"
 #include "find_db.h"
@@ -79,7 +80,8 @@ xconv_status xconv_file_read(const char *path, size_t max, char **data, size_t *
     *len = 0;
     if (stamp)
         memset(stamp, 0, sizeof *stamp);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    // O_NONBLOCK: a FIFO planted in the cache is refused below, not waited on.
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
     if (fd < 0)
         return xconv_error_set(err, errno == ENOENT ? XCONV_ERR_NOT_FOUND : XCONV_ERR_IO,
                                "cannot open %s: %s", path, strerror(errno));
@@ -190,8 +192,15 @@ void xconv_utc_now(char *buf, size_t len)
 
 xconv_cache *xconv_cache_open(const char *dir, unsigned flags, xconv_error *err)
 {
-    if (!dir || !*dir) {
+    if (XCONV_NULL_ARG(err, dir))
+        return NULL;
+    if (!*dir) {
         xconv_error_set(err, XCONV_ERR_INVALID, "cache: no folder given");
+        return NULL;
+    }
+    unsigned known = XCONV_CACHE_NO_KERNELS | XCONV_CACHE_NO_FIND_DB | XCONV_CACHE_TRUST_STALE;
+    if (flags & ~known) {
+        xconv_error_set(err, XCONV_ERR_INVALID, "cache: unknown flags 0x%x", flags & ~known);
         return NULL;
     }
     if (xconv_mkdirs(dir, err) != XCONV_OK)
@@ -229,16 +238,22 @@ void xconv_cache_close(xconv_cache *cache)
 
 const char *xconv_cache_dir(const xconv_cache *cache)
 {
-    return cache->dir;
+    return cache ? cache->dir : NULL;
 }
 
 unsigned xconv_cache_flags(const xconv_cache *cache)
 {
-    return cache->flags;
+    return cache ? cache->flags : 0;
 }
 
 void xconv_cache_get_stats(xconv_cache *cache, xconv_cache_stats *out)
 {
+    if (!out)
+        return;
+    if (!cache) {
+        memset(out, 0, sizeof *out);
+        return;
+    }
     pthread_mutex_lock(&cache->mutex);
     *out = cache->stats;
     pthread_mutex_unlock(&cache->mutex);
@@ -261,6 +276,8 @@ void xconv_cache_warn(xconv_cache *cache, const char *fmt, ...)
 
 int xconv_cache_take_warnings(xconv_cache *cache, char *buf, size_t len)
 {
+    if (!cache || !buf)
+        return -1;
     pthread_mutex_lock(&cache->mutex);
     int n = cache->nwarnings;
     if (len)
@@ -273,5 +290,7 @@ int xconv_cache_take_warnings(xconv_cache *cache, char *buf, size_t len)
 
 void xconv_device_set_cache(xconv_device *dev, xconv_cache *cache)
 {
+    if (!dev)
+        return;
     dev->cache = cache;
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "contract.h"
 #include "device.h"
 #include "program_cache.h"
 
@@ -13,7 +14,11 @@
 
 const char *xconv_backend_name(xconv_backend_kind kind)
 {
-    return kind == XCONV_BACKEND_CUDA ? "cuda" : "opencl";
+    switch (kind) {
+    case XCONV_BACKEND_OPENCL: return "opencl";
+    case XCONV_BACKEND_CUDA: return "cuda";
+    default: return "unknown";
+    }
 }
 
 const xconv_backend_iface *xconv_backend_get(xconv_backend_kind kind)
@@ -42,6 +47,8 @@ xconv_status xconv_devices_list(xconv_device_list *list)
 
 xconv_status xconv_devices_list_backends(xconv_device_list *list, unsigned backends)
 {
+    if (!list)
+        return XCONV_ERR_INVALID;
     memset(list, 0, sizeof *list);
     for (int kind = 0; kind < XCONV_BACKEND_COUNT; kind++) {
         const xconv_backend_iface *be = xconv_backend_get((xconv_backend_kind)kind);
@@ -108,6 +115,12 @@ static bool parse_index(const char *s, int *out)
 
 void xconv_device_label(const xconv_device_info *info, char *buf, size_t len)
 {
+    if (!buf || len == 0)
+        return;
+    if (!info) {
+        buf[0] = '\0';
+        return;
+    }
     snprintf(buf, len, "%s:%d %s", xconv_backend_name(info->backend), info->backend_index,
              info->name);
 }
@@ -142,6 +155,8 @@ static int selection_error(const xconv_device_list *list, const char *selector,
 
 int xconv_device_select(const xconv_device_list *list, const char *selector, xconv_error *err)
 {
+    if (XCONV_NULL_ARG(err, list))
+        return XCONV_ERR_INVALID;
     if (!selector || !*selector) {
         for (int i = 0; i < list->count; i++)
             if (list->devices[i].is_gpu)
@@ -189,6 +204,8 @@ int xconv_device_select(const xconv_device_list *list, const char *selector, xco
 
 xconv_device *xconv_device_open_info(const xconv_device_info *info, xconv_error *err)
 {
+    if (XCONV_NULL_ARG(err, info))
+        return NULL;
     const xconv_backend_iface *be = xconv_backend_get(info->backend);
     if (!be) {
         xconv_error_set(err, XCONV_ERR_UNAVAILABLE, "backend %s is not built in",
@@ -241,11 +258,13 @@ void xconv_device_close(xconv_device *dev)
 
 const xconv_device_info *xconv_device_get_info(const xconv_device *dev)
 {
-    return &dev->info;
+    return dev ? &dev->info : NULL;
 }
 
 xconv_status xconv_device_wait(xconv_device *dev, xconv_error *err)
 {
+    if (XCONV_NULL_ARG(err, dev))
+        return XCONV_ERR_INVALID;
     xconv_status st = xconv_device_usable(dev, err);
     if (st == XCONV_OK)
         st = xconv_device_fault(dev, dev->be->finish(dev->ctx, err), err);
@@ -254,7 +273,7 @@ xconv_status xconv_device_wait(xconv_device *dev, xconv_error *err)
 
 unsigned xconv_device_resets(const xconv_device *dev)
 {
-    return dev->resets;
+    return dev ? dev->resets : 0;
 }
 
 bool xconv_device_lost(const xconv_device *dev)
@@ -264,6 +283,8 @@ bool xconv_device_lost(const xconv_device *dev)
 
 int xconv_device_libraries(xconv_device *dev, char *buf, size_t len)
 {
+    if (!dev || !buf)
+        return -1;
     if (len)
         buf[0] = '\0';
     if (dev->be->libraries)
@@ -355,10 +376,12 @@ xconv_status xconv_device_usable(xconv_device *dev, xconv_error *err)
 
 double xconv_device_compile_ms(const xconv_device *dev)
 {
-    return dev->compile_ms;
+    return dev ? dev->compile_ms : 0.0;
 }
 
 void xconv_device_reset_compile_ms(xconv_device *dev)
 {
+    if (!dev)
+        return;
     dev->compile_ms = 0;
 }

@@ -12,6 +12,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include "contract.h"
 #include "device.h"
 #include "find_db.h"
 
@@ -24,7 +25,11 @@
 void xconv_find_record_key(const xconv_device_info *info, const xconv_problem *p,
                            xconv_find_record *rec)
 {
+    if (!rec)
+        return;
     memset(rec, 0, sizeof *rec);
+    if (!info || !p)
+        return;
     snprintf(rec->backend, sizeof rec->backend, "%s", xconv_backend_name(info->backend));
     snprintf(rec->device, sizeof rec->device, "%s", info->name);
     snprintf(rec->driver, sizeof rec->driver, "%s", info->driver);
@@ -35,6 +40,8 @@ void xconv_find_record_key(const xconv_device_info *info, const xconv_problem *p
 
 bool xconv_find_record_fresh(const xconv_find_record *rec, const xconv_device_info *info)
 {
+    if (!rec || !info)
+        return false;
     return strcmp(rec->driver, info->driver) == 0 && strcmp(rec->xconv, XCONV_VERSION) == 0 &&
            strcmp(rec->kernels, xconv_kernels_hash()) == 0;
 }
@@ -599,6 +606,8 @@ static bool edit_store(xconv_find_record **recs, int *count, void *user)
 xconv_status xconv_find_db_store(xconv_cache *cache, const xconv_find_record *rec,
                                  xconv_error *err)
 {
+    if (XCONV_NULL_ARG(err, cache) || XCONV_NULL_ARG(err, rec))
+        return XCONV_ERR_INVALID;
     if (!rec->backend[0] || !rec->device[0] || !rec->shape[0] || !rec->xconv[0] ||
         !rec->kernels[0] || !rec->mode[0] || rec->count <= 0 || !rec->entries)
         return xconv_error_set(err, XCONV_ERR_INVALID, "find-db: a record needs its key (see "
@@ -636,6 +645,10 @@ static bool edit_clear(xconv_find_record **recs, int *count, void *user)
 xconv_status xconv_find_db_clear(xconv_cache *cache, const char *device, int *removed,
                                  xconv_error *err)
 {
+    if (removed)
+        *removed = 0;
+    if (XCONV_NULL_ARG(err, cache))
+        return XCONV_ERR_INVALID;
     clear_args a = {.device = device};
     xconv_status st = edit_db(cache, edit_clear, &a, err);
     if (removed)
@@ -647,6 +660,9 @@ xconv_status xconv_find_db_lookup(xconv_cache *cache, const xconv_device_info *i
                                   const xconv_problem *p, xconv_find_record *out, bool *stale,
                                   xconv_error *err)
 {
+    if (XCONV_NULL_ARG(err, cache) || XCONV_NULL_ARG(err, info) || XCONV_NULL_ARG(err, p) ||
+        XCONV_NULL_ARG(err, out) || XCONV_NULL_ARG(err, stale))
+        return XCONV_ERR_INVALID;
     memset(out, 0, sizeof *out);
     *stale = false;
     if (cache->flags & XCONV_CACHE_NO_FIND_DB)
@@ -681,6 +697,8 @@ xconv_status xconv_find_db_lookup(xconv_cache *cache, const xconv_device_info *i
 xconv_status xconv_find_db_list(xconv_cache *cache, xconv_find_record **out, int *count,
                                 xconv_error *err)
 {
+    if (XCONV_NULL_ARG(err, cache) || XCONV_NULL_ARG(err, out) || XCONV_NULL_ARG(err, count))
+        return XCONV_ERR_INVALID;
     *out = NULL;
     *count = 0;
     pthread_mutex_lock(&cache->mutex);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "contract.h"
 #include "cache.h"
 #include "kernel_cache.h"
 
@@ -168,6 +169,8 @@ xconv_status xconv_cache_clear_kernels(xconv_cache *cache, int *removed, xconv_e
 {
     if (removed)
         *removed = 0;
+    if (XCONV_NULL_ARG(err, cache))
+        return XCONV_ERR_INVALID;
     char folder[4096], path[4600];
     if (!xconv_cache_path(cache, "kernels", folder, sizeof folder))
         return xconv_error_set(err, XCONV_ERR_IO, "cache folder name too long");

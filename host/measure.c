@@ -7,6 +7,8 @@
 
 #include "device.h"
 
+#include "contract.h"
+
 // Orders doubles ascending for qsort.
 static int cmp_double(const void *a, const void *b)
 {
@@ -27,6 +29,8 @@ xconv_status xconv_device_measure(xconv_device *dev, xconv_enqueue_fn enqueue, v
                                   int warmup, int repeat, xconv_timing *out, double *samples,
                                   xconv_error *err)
 {
+    if (XCONV_NULL_ARG(err, dev) || XCONV_NULL_ARG(err, enqueue) || XCONV_NULL_ARG(err, out))
+        return XCONV_ERR_INVALID;
     *out = (xconv_timing){.warmup = warmup, .repeat = repeat, .median_ms = NAN, .min_ms = NAN,
                           .max_ms = NAN};
     if (repeat < 1 || warmup < 0)

@@ -6,6 +6,8 @@
 
 #include "program_cache.h"
 
+#include "contract.h"
+
 #define PEAKS_WARMUP 2
 #define PEAKS_CHAINS 32            // XC_PEAK_CHAINS: independent FMA chains per work-item
 #define PEAKS_VEC_CHAINS 8         // the same with vector chains (a CPU's registers hold them)
@@ -212,11 +214,12 @@ static xconv_status measure_memory(xconv_device *dev, size_t wg, int repeat, xco
 xconv_status xconv_peaks_measure(xconv_device *dev, int repeat, xconv_peaks *out,
                                  xconv_error *err)
 {
+    if (XCONV_NULL_ARG(err, dev) || XCONV_NULL_ARG(err, out))
+        return XCONV_ERR_INVALID;
     memset(out, 0, sizeof *out);
-    if (!dev || repeat < 1)
+    if (repeat < 1)
         return xconv_error_set(err, XCONV_ERR_INVALID,
-                               "peaks: a device and at least 1 timed run are needed (got %d)",
-                               repeat);
+                               "peaks: at least 1 timed run is needed (got %d)", repeat);
     size_t wg = group_items(xconv_device_get_info(dev));
     out->work_group = wg;
     xconv_status st = measure_fma(dev, wg, repeat, out, err);

@@ -254,4 +254,8 @@ xconv_plan *xconv_plan_new(xconv_device *dev, const xconv_variant *v, const xcon
 // XCONV_ERR_INVALID naming the step.
 xconv_status xconv_plan_check(const xconv_plan *plan, xconv_error *err);
 
+// Returns XCONV_OK when every field of opts (NULL: the defaults) is in its range
+// (xconv_plan_options), else XCONV_ERR_INVALID naming the field.
+xconv_status xconv_plan_options_check(const xconv_plan_options *opts, xconv_error *err);
+
 #endif // XCONV_PLAN_H

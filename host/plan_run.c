@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "contract.h"
 #include "variant.h"
 
 // ---------------------------------------------------------------------------------------------
@@ -14,6 +15,8 @@ xconv_status xconv_plan_prepare(xconv_plan *plan, double *compile_ms, xconv_erro
 {
     if (compile_ms)
         *compile_ms = 0;
+    if (XCONV_NULL_ARG(err, plan))
+        return XCONV_ERR_INVALID;
     if (!plan->dev || !plan->dev->be || !plan->dev->be->program_build)
         return xconv_error_set(err, XCONV_ERR_INVALID, "plan has no open device to build on");
     plan->resets = plan->dev->resets;
@@ -157,12 +160,17 @@ static xconv_status run_vendor_conv(const xconv_plan *plan, const xconv_step *s,
     return xconv_device_fault(plan->dev, st, err);
 }
 
-// Returns XCONV_OK when buf holds at least `bytes` (and is there when bytes > 0).
-static xconv_status check_tensor(const xconv_buffer *buf, size_t bytes, const char *name,
-                                 xconv_error *err)
+// Returns XCONV_OK when buf holds at least `bytes` (and is there when bytes > 0) and belongs to
+// dev.
+static xconv_status check_tensor(const xconv_device *dev, const xconv_buffer *buf, size_t bytes,
+                                 const char *name, xconv_error *err)
 {
     if (bytes && !buf)
         return xconv_error_set(err, XCONV_ERR_INVALID, "run: no %s buffer", name);
+    if (buf && buf->dev != dev)
+        return xconv_error_set(err, XCONV_ERR_INVALID,
+                               "run: the %s buffer belongs to another device than the plan's",
+                               name);
     if (buf && buf->lost)
         return xconv_error_set(err, XCONV_ERR_DEVICE_LOST,
                                "run: the %s buffer went with its device's context, lost at a "
@@ -179,20 +187,23 @@ static xconv_status check_tensors(const xconv_plan *plan, const xconv_tensors *t
                                   xconv_error *err)
 {
     const xconv_problem *p = &plan->problem;
-    xconv_status st = check_tensor(t->x, (size_t)xconv_problem_x_elems(p) * 4, "x", err);
+    const xconv_device *dev = plan->dev;
+    xconv_status st = check_tensor(dev, t->x, (size_t)xconv_problem_x_elems(p) * 4, "x", err);
     if (st == XCONV_OK)
-        st = check_tensor(t->w, (size_t)xconv_problem_w_elems(p) * 4, "w", err);
+        st = check_tensor(dev, t->w, (size_t)xconv_problem_w_elems(p) * 4, "w", err);
     if (st == XCONV_OK)
-        st = check_tensor(t->y, (size_t)xconv_problem_y_elems(p) * 4, "y", err);
+        st = check_tensor(dev, t->y, (size_t)xconv_problem_y_elems(p) * 4, "y", err);
     if (st == XCONV_OK && p->epi.bias)
-        st = check_tensor(t->bias, (size_t)p->k * 4, "bias", err);
+        st = check_tensor(dev, t->bias, (size_t)p->k * 4, "bias", err);
     if (st == XCONV_OK)
-        st = check_tensor(t->workspace, plan->workspace_bytes, "workspace", err);
+        st = check_tensor(dev, t->workspace, plan->workspace_bytes, "workspace", err);
     return st;
 }
 
 xconv_status xconv_plan_run(xconv_plan *plan, const xconv_tensors *t, xconv_error *err)
 {
+    if (XCONV_NULL_ARG(err, plan) || XCONV_NULL_ARG(err, t))
+        return XCONV_ERR_INVALID;
     // A context rebuilt since prepare dropped the programs: they are built again.
     bool ready = plan->prepared && plan->dev && plan->resets == plan->dev->resets &&
                  !plan->dev->lost;

@@ -4,7 +4,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include <xconv/xconv.h>
+#include "contract.h"
 
 // ---------------------------------------------------------------------------------------------
 // Overflow-safe arithmetic (the descriptor may hold any int64 before it is checked)
@@ -69,11 +69,15 @@ xconv_problem xconv_problem_default(void)
 
 int64_t xconv_problem_out_h(const xconv_problem *p)
 {
+    if (!p)
+        return 0;
     return out_extent(p->h, p->pad_h, p->dil_h, p->r, p->stride_h);
 }
 
 int64_t xconv_problem_out_w(const xconv_problem *p)
 {
+    if (!p)
+        return 0;
     return out_extent(p->w, p->pad_w, p->dil_w, p->s, p->stride_w);
 }
 
@@ -86,18 +90,24 @@ static int64_t pool_extent(int64_t out, int64_t window, int64_t stride, int64_t 
 
 int64_t xconv_problem_y_h(const xconv_problem *p)
 {
+    if (!p)
+        return 0;
     return pool_extent(xconv_problem_out_h(p), p->epi.pool_h, p->epi.pool_stride_h,
                        p->epi.pool_pad_h);
 }
 
 int64_t xconv_problem_y_w(const xconv_problem *p)
 {
+    if (!p)
+        return 0;
     return pool_extent(xconv_problem_out_w(p), p->epi.pool_w, p->epi.pool_stride_w,
                        p->epi.pool_pad_w);
 }
 
 bool xconv_problem_has_epilogue(const xconv_problem *p)
 {
+    if (!p)
+        return false;
     const xconv_epilogue *e = &p->epi;
     return e->bias || e->act || e->pool_h || e->pool_w || e->pool_stride_h || e->pool_stride_w ||
            e->pool_pad_h || e->pool_pad_w;
@@ -105,7 +115,7 @@ bool xconv_problem_has_epilogue(const xconv_problem *p)
 
 xconv_problem xconv_problem_conv_only(const xconv_problem *p)
 {
-    xconv_problem q = *p;
+    xconv_problem q = p ? *p : xconv_problem_default();
     q.epi = (xconv_epilogue){0};
     return q;
 }
@@ -113,12 +123,16 @@ xconv_problem xconv_problem_conv_only(const xconv_problem *p)
 // Counts saturate at INT64_MAX and are 0 when a size is < 1 (or groups does not divide c).
 int64_t xconv_problem_x_elems(const xconv_problem *p)
 {
+    if (!p)
+        return 0;
     int64_t f[] = {p->n, p->c, p->h, p->w};
     return product_sat(f, 4);
 }
 
 int64_t xconv_problem_w_elems(const xconv_problem *p)
 {
+    if (!p)
+        return 0;
     int64_t cg = (p->groups >= 1 && p->c % p->groups == 0) ? p->c / p->groups : 0;
     int64_t f[] = {p->k, cg, p->r, p->s};
     return product_sat(f, 4);
@@ -126,18 +140,24 @@ int64_t xconv_problem_w_elems(const xconv_problem *p)
 
 int64_t xconv_problem_conv_elems(const xconv_problem *p)
 {
+    if (!p)
+        return 0;
     int64_t f[] = {p->n, p->k, xconv_problem_out_h(p), xconv_problem_out_w(p)};
     return product_sat(f, 4);
 }
 
 int64_t xconv_problem_y_elems(const xconv_problem *p)
 {
+    if (!p)
+        return 0;
     int64_t f[] = {p->n, p->k, xconv_problem_y_h(p), xconv_problem_y_w(p)};
     return product_sat(f, 4);
 }
 
 double xconv_problem_flops(const xconv_problem *p)
 {
+    if (!p)
+        return 0.0;
     double y = (double)xconv_problem_conv_elems(p);
     double cg = p->groups >= 1 ? (double)(p->c / p->groups) : 0.0;
     return 2.0 * y * cg * (double)p->r * (double)p->s;
@@ -145,6 +165,8 @@ double xconv_problem_flops(const xconv_problem *p)
 
 double xconv_problem_min_bytes(const xconv_problem *p)
 {
+    if (!p)
+        return 0.0;
     double bias = p->epi.bias == 1 && p->k > 0 ? (double)p->k : 0.0;
     return 4.0 * ((double)xconv_problem_x_elems(p) + (double)xconv_problem_w_elems(p) +
                   (double)xconv_problem_y_elems(p) + bias);
@@ -308,8 +330,8 @@ static xconv_status check_epilogue(const xconv_problem *p, int64_t P, int64_t Q,
 
 xconv_status xconv_problem_check(const xconv_problem *p, xconv_error *err)
 {
-    if (!p)
-        return xconv_error_set(err, XCONV_ERR_INVALID, "no problem given");
+    if (XCONV_NULL_ARG(err, p))
+        return XCONV_ERR_INVALID;
     xconv_status st = check_fields(p, err);
     if (st)
         return st;
@@ -355,8 +377,11 @@ static void format_bytes(char *buf, size_t len, uint64_t bytes)
 xconv_status xconv_problem_check_device(const xconv_problem *p, const xconv_device_info *info,
                                         xconv_error *err)
 {
-    if (!p || !info)
-        return xconv_error_set(err, XCONV_ERR_INVALID, "no problem or device info given");
+    if (XCONV_NULL_ARG(err, p) || XCONV_NULL_ARG(err, info))
+        return XCONV_ERR_INVALID;
+    xconv_status st = xconv_problem_check(p, err);
+    if (st != XCONV_OK)
+        return st;
     if (info->max_alloc_bytes == 0)  // the device did not report a limit
         return XCONV_OK;
     const struct {

@@ -10,6 +10,8 @@
 
 #include <xconv/xconv.h>
 
+#include "contract.h"
+
 // Every output element sums its in-bounds terms in the same order, c outer, then r, then s, in
 // both the full convolution and xconv_reference_element, so the two agree bit for bit and the
 // result does not depend on the thread count. A product of two floats is exact in double, so
@@ -337,9 +339,11 @@ static void pool_values(const double *a, const double *sc, int count, double *y,
 // The body of xconv_reference_epilogue and _f32 for element type T: per final output, the
 // window's activated values and scales gathered in double, then pooled.
 #define EPILOGUE_BODY(T)                                                                     \
-    if (!p || !conv || !y || (p->epi.bias && !bias))                                         \
-        return xconv_error_set(err, XCONV_ERR_INVALID, "reference epilogue: problem, "       \
-                               "conv and y (and bias, when the problem adds one) are needed"); \
+    if (XCONV_NULL_ARG(err, p) || XCONV_NULL_ARG(err, conv) || XCONV_NULL_ARG(err, y))        \
+        return XCONV_ERR_INVALID;                                                            \
+    if (p->epi.bias && !bias)                                                                \
+        return xconv_error_set(err, XCONV_ERR_INVALID, "%s: bias is NULL and the problem "   \
+                               "adds one", __func__);                                        \
     xconv_status st = xconv_problem_check(p, err);                                           \
     if (st != XCONV_OK)                                                                      \
         return st;                                                                           \
@@ -399,9 +403,9 @@ xconv_status xconv_reference_forward(const xconv_problem *p, const float *x, con
                                      const float *bias, double *y, double *norm, int threads,
                                      xconv_error *err)
 {
-    if (!p || !x || !w || !y)
-        return xconv_error_set(err, XCONV_ERR_INVALID,
-                               "reference convolution: problem, x, w and y must not be NULL");
+    if (XCONV_NULL_ARG(err, p) || XCONV_NULL_ARG(err, x) || XCONV_NULL_ARG(err, w) ||
+        xconv_arg_null(err, __func__, "y64", !y))
+        return XCONV_ERR_INVALID;
     xconv_status st = xconv_problem_check(p, err);
     if (st == XCONV_OK && p->epi.bias && !bias)
         st = xconv_error_set(err, XCONV_ERR_INVALID,
@@ -436,6 +440,11 @@ xconv_status xconv_reference_conv(const xconv_problem *p, const float *x, const 
 double xconv_reference_forward_element(const xconv_problem *p, const float *x, const float *w,
                                        const float *bias, int64_t index, double *norm)
 {
+    if (!p || !x || !w) {
+        if (norm)
+            *norm = NAN;
+        return NAN;
+    }
     geom g = geom_make(p);
     const xconv_epilogue *e = &p->epi;
     int64_t most = e->pool_h ? e->pool_h * e->pool_w : 1;
@@ -471,6 +480,12 @@ double xconv_reference_element(const xconv_problem *p, const float *x, const flo
 
 void xconv_index_split(const xconv_problem *p, int64_t index, int64_t nkpq[4])
 {
+    if (!nkpq)
+        return;
+    if (!p) {
+        nkpq[0] = nkpq[1] = nkpq[2] = nkpq[3] = -1;
+        return;
+    }
     int64_t q = xconv_problem_y_w(p), pp = xconv_problem_y_h(p);
     if (q < 1)
         q = 1;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "contract.h"
 #include "plan_epilogue.h"
 #include "variant.h"
 
@@ -52,13 +53,15 @@ const xconv_variant *xconv_variant_at(int index)
 
 const xconv_variant_info *xconv_variant_get_info(const xconv_variant *v)
 {
-    return &v->info;
+    return v ? &v->info : NULL;
 }
 
 const xconv_variant *xconv_variant_find(const char *name, xconv_error *err)
 {
+    if (XCONV_NULL_ARG(err, name))
+        return NULL;
     int count = xconv_variant_count();
-    for (int i = 0; name && i < count; i++)
+    for (int i = 0; i < count; i++)
         if (strcmp(all_variants[i]->info.name, name) == 0)
             return all_variants[i];
     char names[2048] = "";
@@ -67,7 +70,7 @@ const xconv_variant *xconv_variant_find(const char *name, xconv_error *err)
         used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", i ? ", " : "",
                                  all_variants[i]->info.name);
     xconv_error_set(err, XCONV_ERR_NOT_FOUND, "unknown variant '%s'; valid variants: %s",
-                    name ? name : "(null)", names);
+                    name, names);
     return NULL;
 }
 
@@ -77,6 +80,15 @@ const xconv_variant *xconv_variant_find(const char *name, xconv_error *err)
 bool xconv_variant_applies(const xconv_variant *v, const xconv_device *dev,
                            const xconv_problem *p, char *reason, size_t len)
 {
+    char scratch[8];
+    if (!reason || len == 0) {  // a caller that wants no reason: it goes to scratch
+        reason = scratch;
+        len = sizeof scratch;
+    }
+    if (!v || !p) {
+        snprintf(reason, len, "%s is NULL", v ? "p" : "v");
+        return false;
+    }
     if (v->info.backends == 0) {
         if (!dev)
             return v->applies ? v->applies(NULL, p, reason, len) : true;
@@ -135,7 +147,8 @@ int xconv_variant_tunings(const xconv_variant *v, const xconv_device *dev,
                           const xconv_problem *p, xconv_tuning *out, int max)
 {
     char reason[512];
-    if (!v->tunings || max < 1 || !xconv_variant_applies(v, dev, p, reason, sizeof reason))
+    if (!v || !p || !out || !v->tunings || max < 1 ||
+        !xconv_variant_applies(v, dev, p, reason, sizeof reason))
         return 0;
     // Planning reads only the device's description, never its context.
     return v->tunings(v, (xconv_device *)dev, p, out, max);
@@ -143,6 +156,8 @@ int xconv_variant_tunings(const xconv_variant *v, const xconv_device *dev,
 
 void xconv_tuning_apply(const xconv_tuning *tuning, xconv_plan_options *opts)
 {
+    if (!tuning || !opts)
+        return;
     if (tuning->direct_tiling[0])
         opts->direct_tiling = tuning->direct_tiling;
     if (tuning->gemm_tiles[0])

@@ -8,6 +8,8 @@
 
 #include <xconv/xconv.h>
 
+#include "contract.h"
+
 // ---------------------------------------------------------------------------------------------
 // The keys
 
@@ -209,8 +211,8 @@ static void apply_epilogue(xconv_epilogue *e, const int64_t *values, const bool 
 xconv_status xconv_shape_apply(const char *spec, xconv_problem *p, unsigned *seen,
                                xconv_error *err)
 {
-    if (!spec || !p)
-        return xconv_error_set(err, XCONV_ERR_INVALID, "no shape spec or problem given");
+    if (XCONV_NULL_ARG(err, spec) || XCONV_NULL_ARG(err, p))
+        return XCONV_ERR_INVALID;
     int64_t values[KEY_COUNT] = {0};
     bool given[KEY_COUNT] = {false};
     const char *tb = spec;
@@ -255,8 +257,8 @@ xconv_status xconv_shape_apply(const char *spec, xconv_problem *p, unsigned *see
 
 xconv_status xconv_shape_parse(const char *spec, xconv_problem *p, xconv_error *err)
 {
-    if (!p)
-        return xconv_error_set(err, XCONV_ERR_INVALID, "no problem given");
+    if (XCONV_NULL_ARG(err, spec) || XCONV_NULL_ARG(err, p))
+        return XCONV_ERR_INVALID;
     xconv_problem q = xconv_problem_default();
     unsigned seen = 0;
     xconv_status st = xconv_shape_apply(spec, &q, &seen, err);
@@ -311,6 +313,8 @@ static int format_epilogue(const xconv_epilogue *e, char *buf, size_t len)
 
 int xconv_shape_format(const xconv_problem *p, char *buf, size_t len)
 {
+    if (!p || (!buf && len))
+        return -1;
     char out[1024];  // 28 keys of at most 34 characters each fit
     int n = snprintf(out, sizeof out,
                      "n=%" PRId64 ",c=%" PRId64 ",h=%" PRId64 ",w=%" PRId64 ",k=%" PRId64

@@ -7,6 +7,8 @@
 
 #include <xconv/xconv.h>
 
+#include "contract.h"
+
 // ---------------------------------------------------------------------------------------------
 // The keys
 
@@ -268,8 +270,10 @@ static xconv_status bd_problem(bd_desc *d, const char *desc, xconv_problem *p, x
 xconv_status xconv_shape_parse_benchdnn(const char *desc, xconv_problem *p, char *name,
                                         size_t name_len, xconv_error *err)
 {
-    if (!desc || !p || (name && name_len == 0))
-        return xconv_error_set(err, XCONV_ERR_INVALID, "no descriptor or problem given");
+    if (XCONV_NULL_ARG(err, desc) || XCONV_NULL_ARG(err, p))
+        return XCONV_ERR_INVALID;
+    if (name && name_len == 0)
+        return xconv_error_set(err, XCONV_ERR_INVALID, "%s: name_len is 0", __func__);
     const char *b = desc, *e = desc + strlen(desc);
     while (b < e && (*b == ' ' || *b == '\t'))
         b++;
@@ -298,6 +302,8 @@ xconv_status xconv_shape_parse_benchdnn(const char *desc, xconv_problem *p, char
 
 int xconv_shape_format_benchdnn(const xconv_problem *p, char *buf, size_t len)
 {
+    if (!p || (!buf && len))
+        return -1;
     char g[32] = "";
     if (p->groups != 1)
         snprintf(g, sizeof g, "g%" PRId64, p->groups);

@@ -3,6 +3,8 @@
 // validating variants beyond the named suites.
 #include <xconv/xconv.h>
 
+#include "contract.h"
+
 // ---------------------------------------------------------------------------------------------
 // Limits: small enough that a CPU device runs every variant on a shape in about a second
 
@@ -117,9 +119,11 @@ static bool small_enough(const xconv_problem *p)
 
 xconv_status xconv_shape_random(uint64_t seed, int index, xconv_problem *p, xconv_error *err)
 {
-    if (!p || index < 0)
+    if (XCONV_NULL_ARG(err, p))
+        return XCONV_ERR_INVALID;
+    if (index < 0)
         return xconv_error_set(err, XCONV_ERR_INVALID,
-                               "random shape: index must be >= 0 (got %d) and p not NULL", index);
+                               "random shape: index must be >= 0 (got %d)", index);
     rng g = {.state = seed};
     g.state = next64(&g) ^ ((uint64_t)index * 0xD1B54A32D192ED03ull);
     int kind = index % KIND_COUNT;

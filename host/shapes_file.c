@@ -2,13 +2,17 @@
 // Shape files: one named, weighted shape a line, in xconv's SPEC syntax or as a benchdnn
 // descriptor, read into an array of entries.
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <xconv/xconv.h>
+
+#include "contract.h"
 
 // The longest line a shape file may hold, and the largest file read.
 #define LINE_MAX_CHARS 4096
@@ -145,8 +149,8 @@ static bool is_spec(const char *shape)
 xconv_status xconv_shape_line_parse(const char *line, xconv_shape_entry *entry, bool *blank,
                                     xconv_error *err)
 {
-    if (!line || !entry || !blank)
-        return xconv_error_set(err, XCONV_ERR_INVALID, "no line, entry or blank flag given");
+    if (XCONV_NULL_ARG(err, line) || XCONV_NULL_ARG(err, entry) || XCONV_NULL_ARG(err, blank))
+        return XCONV_ERR_INVALID;
     *blank = false;
     if (strlen(line) > LINE_MAX_CHARS)
         return xconv_error_set(err, XCONV_ERR_PARSE, "line longer than %d characters",
@@ -248,8 +252,8 @@ static xconv_status parse_one(const char *b, const char *e, int no, const char *
 xconv_status xconv_shapes_parse(const char *text, size_t len, const char *origin,
                                 xconv_shape_entry **shapes, int *count, xconv_error *err)
 {
-    if (!text || !shapes || !count)
-        return xconv_error_set(err, XCONV_ERR_INVALID, "no text or output given");
+    if (XCONV_NULL_ARG(err, text) || XCONV_NULL_ARG(err, shapes) || XCONV_NULL_ARG(err, count))
+        return XCONV_ERR_INVALID;
     if (!origin)
         origin = "shapes";
     *shapes = NULL;
@@ -286,15 +290,21 @@ xconv_status xconv_shapes_parse(const char *text, size_t len, const char *origin
 xconv_status xconv_shapes_read(const char *path, xconv_shape_entry **shapes, int *count,
                                xconv_error *err)
 {
-    if (!path)
-        return xconv_error_set(err, XCONV_ERR_INVALID, "no shape file path given");
-    FILE *f = fopen(path, "rb");
-    if (!f)
+    if (XCONV_NULL_ARG(err, path) || XCONV_NULL_ARG(err, shapes) || XCONV_NULL_ARG(err, count))
+        return XCONV_ERR_INVALID;
+    // Opened without blocking, so a FIFO with no writer is refused rather than waited on.
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
         return xconv_error_set(err, XCONV_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
     struct stat sb;
-    if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        fclose(f);
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        close(fd);
         return xconv_error_set(err, XCONV_ERR_IO, "'%s' is not a regular file", path);
+    }
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        close(fd);
+        return xconv_error_set(err, XCONV_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
     }
     if ((uint64_t)sb.st_size > FILE_MAX_BYTES) {
         fclose(f);

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <xconv/xconv.h>
+#include "contract.h"
 
 const char *xconv_status_to_string(xconv_status status)
 {
@@ -26,7 +26,10 @@ const char *xconv_status_to_string(xconv_status status)
 
 xconv_status xconv_error_set(xconv_error *err, xconv_status status, const char *fmt, ...)
 {
-    if (err) {
+    if (err && !fmt) {
+        err->status = status;
+        err->msg[0] = '\0';
+    } else if (err) {
         va_list ap;
         va_start(ap, fmt);
         vsnprintf(err->msg, sizeof err->msg, fmt, ap);
@@ -38,7 +41,7 @@ xconv_status xconv_error_set(xconv_error *err, xconv_status status, const char *
 
 xconv_status xconv_error_prefix(xconv_error *err, const char *fmt, ...)
 {
-    if (!err)
+    if (!err || XCONV_NULL_ARG(err, fmt))
         return XCONV_ERR_INVALID;
     char prefix[512];
     va_list ap;
@@ -55,4 +58,23 @@ xconv_status xconv_error_prefix(xconv_error *err, const char *fmt, ...)
     err->msg[plen + 1] = ' ';
     err->msg[plen + 2 + mlen] = '\0';
     return err->status;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Argument checks (contract.h)
+
+bool xconv_arg_null(xconv_error *err, const char *fn, const char *name, bool is_null)
+{
+    if (is_null)
+        xconv_error_set(err, XCONV_ERR_INVALID, "%s: %s is NULL", fn, name);
+    return is_null;
+}
+
+xconv_status xconv_error_clear(xconv_error *err)
+{
+    if (err) {
+        err->status = XCONV_OK;
+        err->msg[0] = '\0';
+    }
+    return XCONV_OK;
 }

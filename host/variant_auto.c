@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "contract.h"
 #include "cache.h"
 #include "variant.h"
 
@@ -131,6 +132,8 @@ static const char *const not_chosen[] = {"reference", "peer"};
 
 bool xconv_variant_auto_eligible(const xconv_variant *v)
 {
+    if (!v)
+        return false;
     for (size_t i = 0; i < sizeof not_chosen / sizeof not_chosen[0]; i++)
         if (strcmp(v->info.family, not_chosen[i]) == 0)
             return false;
@@ -288,17 +291,20 @@ xconv_status xconv_auto_choose(xconv_device *dev, const xconv_problem *p,
                                const xconv_plan_options *opts, xconv_auto_info *out,
                                xconv_error *err)
 {
+    if (XCONV_NULL_ARG(err, dev) || XCONV_NULL_ARG(err, p) || XCONV_NULL_ARG(err, out))
+        return XCONV_ERR_INVALID;
     memset(out, 0, sizeof *out);
-    if (!dev || !p)
-        return xconv_error_set(err, XCONV_ERR_INVALID, "auto: a device and a problem are "
-                               "needed");
     xconv_status st = xconv_problem_check(p, err);
-    return st == XCONV_OK ? xconv_auto_plan(dev, p, opts, out, NULL, err) : st;
+    if (st == XCONV_OK)
+        st = xconv_plan_options_check(opts, err);
+    if (st == XCONV_OK)
+        st = xconv_auto_plan(dev, p, opts, out, NULL, err);
+    return st == XCONV_OK ? xconv_error_clear(err) : st;
 }
 
 bool xconv_plan_auto_info(const xconv_plan *plan, xconv_auto_info *out)
 {
-    if (!plan->is_auto)
+    if (!plan || !out || !plan->is_auto)
         return false;
     *out = plan->auto_info;
     return true;

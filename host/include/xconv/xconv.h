@@ -24,6 +24,21 @@ extern "C" {
 
 #define XCONV_VERSION "0.1.0"
 
+// The contract of every function below (scripts/gen_contract_test.py checks it on each one):
+// - A pointer argument may be NULL only where its comment says so ("NULL: defaults", "when not
+//   NULL", "NULL is ignored"; err is always optional). Any other NULL is refused before any
+//   work: a call returning a status returns XCONV_ERR_INVALID with "xconv_fn: ARG is NULL" in
+//   err; a constructor or lookup returns NULL (err filled the same way); a query returns its
+//   safe value: false, 0, NULL, "" (summaries), NaN (reference elements), -1 (calls that write
+//   into buf); a call returning nothing does nothing.
+// - Sizes, indices, enum values and descriptors out of their range are refused the same way
+//   (XCONV_ERR_INVALID, NULL, false, 0 or NaN), never read past.
+// - Buffers belong to the device they were created on: a run given a buffer of another device
+//   fails with XCONV_ERR_INVALID.
+// - No success without a result: XCONV_OK means the outputs were written.
+// - xconv_plan_create, xconv_auto_choose, xconv_forward and xconv_convolve clear err (XCONV_OK,
+//   "") when they succeed; other calls leave err alone on success.
+
 // The git commit the library was built from ("abc123def456", "-dirty" appended when tracked
 // files differed from it, "unknown" outside a checkout).
 const char *xconv_git_commit(void);
@@ -157,8 +172,9 @@ double xconv_problem_min_bytes(const xconv_problem *p);
 // epilogue whose pool window fits the padded output).
 xconv_status xconv_problem_check(const xconv_problem *p, xconv_error *err);
 
-// Returns XCONV_OK when x, w and y each fit in one of the device's largest allocations, else
-// XCONV_ERR_OUT_OF_MEMORY naming the tensor, its size and the device's limit.
+// Returns XCONV_OK when p passes xconv_problem_check (else its error) and x, w and y each fit in
+// one of the device's largest allocations, else XCONV_ERR_OUT_OF_MEMORY naming the tensor, its
+// size and the device's limit.
 xconv_status xconv_problem_check_device(const xconv_problem *p, const xconv_device_info *info,
                                         xconv_error *err);
 
@@ -184,7 +200,7 @@ enum {
 const char *xconv_activation_name(int64_t act);
 
 // Writes the canonical SPEC of *p into buf (keys at their defaults are left out); returns the
-// length written, as snprintf does.
+// length written, as snprintf does (buf may be NULL when len is 0).
 int xconv_shape_format(const xconv_problem *p, char *buf, size_t len);
 
 // Draws shape number `index` (>= 0) of the random sequence that `seed` names into *p: small
@@ -451,7 +467,7 @@ const xconv_variant *xconv_variant_find(const char *name, xconv_error *err);
 const xconv_variant_info *xconv_variant_get_info(const xconv_variant *v);
 
 // Returns true when v runs p on dev (dev NULL: on the host), else false with the reason in
-// `reason` (len bytes).
+// `reason` (len bytes; NULL: not written).
 bool xconv_variant_applies(const xconv_variant *v, const xconv_device *dev,
                            const xconv_problem *p, char *reason, size_t len);
 

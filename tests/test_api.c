@@ -345,6 +345,43 @@ static void *thread_main(void *arg)
     return NULL;
 }
 
+// The contract beyond NULL arguments: a success leaves no stale message, a failure writes no
+// output, and a buffer of another device is refused by name.
+static void test_contract(xconv_device *dev)
+{
+    xconv_error err;
+    xconv_problem p = shape("n=1,c=2,h=6,w=6,k=2,r=3");
+    CHECK(xconv_plan_create(dev, &p, "no such variant", NULL, &err) == NULL);
+    CHECK(err.status == XCONV_ERR_NOT_FOUND);
+    xconv_plan *plan = xconv_plan_create(dev, &p, "auto", NULL, &err);
+    CHECK(plan != NULL);
+    CHECK(err.status == XCONV_OK && err.msg[0] == '\0');
+    float x[72] = {1}, w[36] = {1}, y[32];
+    for (int i = 0; i < 32; i++)
+        y[i] = -7.0f;
+    CHECK(xconv_convolve(dev, &p, "auto", NULL, w, y, &err) == XCONV_ERR_INVALID);
+    CHECK_CONTAINS(err.msg, "x is NULL");
+    CHECK(xconv_convolve(dev, &p, "auto", x, NULL, y, &err) == XCONV_ERR_INVALID);
+    CHECK_CONTAINS(err.msg, "w is NULL");
+    CHECK(y[0] == -7.0f && y[31] == -7.0f);  // nothing written
+    CHECK(xconv_convolve(dev, &p, "auto", x, w, y, &err) == XCONV_OK);
+    CHECK(err.status == XCONV_OK && err.msg[0] == '\0' && y[0] == 1.0f);
+    xconv_device *other = xconv_device_open("opencl:0", &err);
+    CHECK(other != NULL);
+    xconv_buffer *bx = xconv_buffer_create(other, sizeof x, &err);
+    xconv_buffer *bw = xconv_buffer_create(dev, sizeof w, &err);
+    xconv_buffer *by = xconv_buffer_create(dev, sizeof y, &err);
+    xconv_tensors t = {.x = bx, .w = bw, .y = by};
+    CHECK(xconv_plan_run(plan, &t, &err) == XCONV_ERR_INVALID);
+    CHECK_CONTAINS(err.msg, "x buffer belongs to another device");
+    CHECK(xconv_buffer_upload(by, 0, 4, NULL, &err) == XCONV_ERR_INVALID);
+    CHECK_CONTAINS(err.msg, "src is NULL");
+    xconv_buffer_destroy(bw);
+    xconv_buffer_destroy(by);
+    xconv_plan_destroy(plan);
+    xconv_device_close(other);  // frees bx
+}
+
 static void test_threads(void)
 {
     pthread_t tids[2];
@@ -371,6 +408,7 @@ int main(void)
     test_plans(dev);
     test_convolve(dev);
     test_gemm(dev);
+    test_contract(dev);
     xconv_device_close(dev);
     test_threads();
     return check_summary("test_api");

@@ -1,0 +1,414 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Generates the contract tests of the public header from its declarations.
+
+gen_contract_test.py HEADER CONTRACT_C EXPORTS_C writes two C programs:
+- CONTRACT_C calls every function HEADER declares with each pointer argument NULL (the others
+  valid) and with out-of-range sizes, indices, enums and descriptors, and checks what the
+  header's contract promises: an error status naming the argument, NULL, false, 0 or NaN, and
+  no crash (it runs under ASan/UBSan in the sanitizer build);
+- EXPORTS_C loads the shared library and looks every declared function up (dlsym).
+A function whose return type or argument (type and name) has no entry in the tables below makes
+the generator fail, naming it: a function added to the header cannot go untested.
+"""
+import re
+import sys
+
+# ---------------------------------------------------------------------------------------------
+# Arguments: "TYPE NAME" (or "FUNCTION:NAME", or "TYPE") -> (valid C expression, [bad
+# expressions], flags). Flags: "nullable" (NULL is allowed by the contract: called, nothing
+# asserted), "dev" (needs the fixture's device), "nonull" (not a pointer to test with NULL).
+ARGS = {
+    "xconv_error * err": ("&fx.err", [], {"nullable"}),
+    "const char * fmt": ('"context"', [], set()),
+    "xconv_status status": ("XCONV_ERR_IO", ["(xconv_status)-99", "(xconv_status)5"], set()),
+    "... ...": (None, [], set()),
+    "const xconv_problem * p": ("&fx.p", ["&fx.bad_p"], set()),
+    "xconv_problem * p": ("&(xconv_problem){0}", [], set()),
+    "int64_t index": ("0", ["-1", "INT64_MAX"], set()),
+    "int64_t * nkpq": ("(int64_t[4]){0}", [], set()),
+    "const xconv_device_info * info": ("&fx.info", [], {"dev"}),
+    "xconv_device_open_info:info": ("&fx.info", ["&fx.bad_info"], {"dev"}),
+    "const char * spec": ("fx.text", ['"n=1,c="', '"n=1,c=2,h=6,w=6,k=2,r=9"'], set()),
+    "xconv_shape_apply:spec": ("fx.text", ['"n=1,c="', '"n=1,,c=2"', '"q=1"'], set()),
+    "unsigned * seen": ("&(unsigned){0}", [], {"nullable"}),
+    "int64_t act": ("1", ["-1", "3"], set()),
+    "char * buf": ("(char[512]){0}", [], set()),
+    "size_t len": ("512", [], set()),
+    "uint64_t seed": ("7", [], set()),
+    "xconv_shape_random:index": ("0", ["-1", "INT_MIN"], set()),
+    "int index": ("0", ["-1", "INT_MAX"], set()),
+    "const char * name": ('"standard"', ['"no such name"'], set()),
+    "xconv_variant_find:name": ('"direct_naive"', ['"no such variant"'], set()),
+    "int * count": ("&(int){0}", [], set()),
+    "xconv_suite_find:count": ("&(int){0}", [], {"nullable"}),
+    "const char * desc": ('"mb1ic2ih6oc2kh3"', ['"mb1ic2ih6oc2kh9"', '"garbage"'], set()),
+    "char * name": ("(char[64]){0}", [], {"nullable"}),
+    "size_t name_len": ("64", [], set()),
+    "const char * line": ("fx.text", ['"n=1,c=2"'], set()),
+    "xconv_shape_entry * entry": ("&(xconv_shape_entry){0}", [], set()),
+    "bool * blank": ("&(bool){false}", [], set()),
+    "const char * text": ("fx.text", [], set()),
+    "xconv_shapes_parse:len": ("strlen(fx.text)", [], set()),
+    "const char * origin": ('"origin"', [], {"nullable"}),
+    "xconv_shape_entry ** shapes": ("&(xconv_shape_entry *){NULL}", [], set()),
+    "const char * path": ("fx.shapes_path", ['"/nonexistent/x.shapes"', "fx.fifo_path",
+                                             "fx.dir"], set()),
+    "xconv_shape_entry * shapes": ("NULL", [], set()),
+    "xconv_backend_kind kind": ("XCONV_BACKEND_OPENCL", ["(xconv_backend_kind)99",
+                                                         "(xconv_backend_kind)-1"], set()),
+    "xconv_device_list * list": ("fx.list", [], set()),
+    "const xconv_device_list * list": ("fx.list", [], set()),
+    "unsigned backends": ("0", [], set()),
+    "const char * selector": ('"opencl:0"', ['"no such device"', '"opencl:99"'], {"nullable"}),
+    "xconv_device * dev": ("fx.dev", [], {"dev"}),
+    "const xconv_device * dev": ("fx.dev", [], {"dev"}),
+    "xconv_variant_applies:dev": ("fx.dev", [], {"dev", "nullable"}),
+    "xconv_variant_tunings:dev": ("fx.dev", [], {"dev", "nullable"}),
+    "xconv_forward:dev": ("fx.dev", [], {"dev", "nullable"}),
+    "xconv_convolve:dev": ("fx.dev", [], {"dev", "nullable"}),
+    "size_t bytes": ("16", ["SIZE_MAX"], set()),
+    "xconv_buffer * buf": ("fx.buf", [], {"dev"}),
+    "const xconv_buffer * buf": ("fx.buf", [], {"dev"}),
+    "size_t offset": ("0", ["SIZE_MAX", "1020"], set()),
+    "const void * src": ("fx.hx", [], set()),
+    "void * dst": ("fx.hy", [], set()),
+    "size_t count": ("4", ["SIZE_MAX", "257"], set()),
+    "float value": ("1.0f", [], set()),
+    "const xconv_variant * v": ("fx.v", [], set()),
+    "char * reason": ("(char[256]){0}", [], {"nullable"}),
+    "xconv_plan_options * opts": ("&fx.opts", [], set()),
+    "const xconv_plan_options * opts": ("&fx.opts", ["&fx.bad_opts"], {"nullable"}),
+    "const char * variant": ('"direct_naive"', ['"no such variant"'], set()),
+    "xconv_plan * plan": ("fx.plan", [], {"dev"}),
+    "const xconv_plan * plan": ("fx.plan", [], {"dev"}),
+    "int64_t * block_h": ("&(int64_t){0}", [], {"nullable"}),
+    "int64_t * block_w": ("&(int64_t){0}", [], {"nullable"}),
+    "int step": ("0", ["-1", "INT_MAX"], set()),
+    "xconv_plan_step_info * out": ("&(xconv_plan_step_info){0}", [], set()),
+    "int i": ("0", ["-1", "INT_MAX"], set()),
+    "const char ** name": ("&(const char *){NULL}", [], {"nullable"}),
+    "size_t * offset": ("&(size_t){0}", [], {"nullable"}),
+    "size_t * bytes": ("&(size_t){0}", [], {"nullable"}),
+    "double * compile_ms": ("&(double){0}", [], {"nullable"}),
+    "const xconv_tensors * t": ("&fx.t", ["&fx.t_foreign", "&fx.t_small"], {"dev"}),
+    "const float * x": ("fx.hx", [], set()),
+    "const float * w": ("fx.hw", [], set()),
+    "const float * bias": ("fx.hbias", [], {"nullable"}),
+    "float * y": ("fx.hy", [], set()),
+    "xconv_tuning * out": ("(xconv_tuning[4]){0}", [], set()),
+    "int max": ("4", [], set()),
+    "const xconv_tuning * tuning": ("&(xconv_tuning){0}", [], set()),
+    "xconv_auto_source source": ("XCONV_AUTO_DB", ["(xconv_auto_source)99"], set()),
+    "xconv_auto_info * out": ("&(xconv_auto_info){0}", [], set()),
+    "const char * dir": ("fx.dir", ['""', "fx.file_path"], set()),
+    "unsigned flags": ("0", ["0x100u"], set()),
+    "xconv_cache * cache": ("fx.cache", [], set()),
+    "const xconv_cache * cache": ("fx.cache", [], set()),
+    "xconv_device_set_cache:cache": ("fx.cache", [], {"nullable"}),
+    "xconv_cache_stats * out": ("&(xconv_cache_stats){0}", [], set()),
+    "int * removed": ("&(int){0}", [], {"nullable"}),
+    "xconv_find_record * rec": ("&(xconv_find_record){.count = 0}", [], set()),
+    "const xconv_find_record * rec": ("&fx.rec", [], {"dev"}),
+    "xconv_find_db_store:rec": ("&fx.rec", [], {"dev"}),
+    "xconv_find_record * recs": ("NULL", [], set()),
+    "int count": ("0", ["-1"], set()),
+    "bool * stale": ("&(bool){false}", [], set()),
+    "xconv_find_record * out": ("&(xconv_find_record){.count = 0}", [], set()),
+    "xconv_find_record ** out": ("&(xconv_find_record *){NULL}", [], set()),
+    "const char * device": ('"no such device"', [], {"nullable"}),
+    "double * y64": ("fx.dy", [], set()),
+    "double * norm64": ("fx.dnorm", [], {"nullable"}),
+    "int threads": ("1", [], set()),
+    "const double * conv": ("fx.dconv", [], set()),
+    "const double * conv_scale": ("fx.dnorm", [], {"nullable"}),
+    "double * y": ("fx.dy", [], set()),
+    "double * y_scale": ("fx.dnorm", [], {"nullable"}),
+    "const float * conv": ("fx.hx", [], set()),
+    "const float * conv_scale": ("fx.hscale", [], {"nullable"}),
+    "float * y_scale": ("fx.hscale", [], {"nullable"}),
+    "xconv_enqueue_fn enqueue": ("fx_enqueue_nothing", [], set()),
+    "void * user": ("NULL", [], {"nullable"}),
+    "int warmup": ("0", ["-1"], set()),
+    "int repeat": ("1", ["0", "-1"], set()),
+    "xconv_timing * out": ("&(xconv_timing){0}", [], set()),
+    "double * samples": ("(double[4]){0}", [], {"nullable"}),
+    "xconv_peaks * out": ("&(xconv_peaks){0}", [], set()),
+    "int64_t m": ("8", ["0", "-1", "INT64_MAX"], set()),
+    "int64_t n": ("8", ["0", "-1", "INT64_MAX"], set()),
+    "int64_t k": ("8", ["0", "-1", "INT64_MAX"], set()),
+    "const char * impl": ('"xconv"', ['"bogus"'], set()),
+    "xconv_gemm * g": ("fx.gemm", [], {"dev"}),
+    "const xconv_gemm * g": ("fx.gemm", [], {"dev"}),
+    "xconv_buffer * a": ("fx.x", ["fx.small", "fx.foreign"], {"dev"}),
+    "xconv_buffer * b": ("fx.w", ["fx.small", "fx.foreign"], {"dev"}),
+    "xconv_buffer * c": ("fx.y", ["fx.small", "fx.foreign"], {"dev"}),
+    "int64_t lh": ("8", ["0", "7", "-8", "8192"], set()),
+    "int64_t lw": ("8", ["0", "7", "-8", "8192"], set()),
+    "int64_t batch": ("1", ["0", "-1", "INT64_MAX"], set()),
+    "xconv_fft2d * f": ("fx.fft", [], {"dev"}),
+    "const xconv_fft2d * f": ("fx.fft", [], {"dev"}),
+    "xconv_buffer * planes": ("fx.planes", ["fx.small", "fx.foreign"], {"dev"}),
+    "xconv_buffer * spectra": ("fx.spectra", ["fx.small", "fx.foreign"], {"dev"}),
+}
+
+# Functions whose bad arguments are judged differently from their return type's default:
+# "status" (not XCONV_OK, err filled naming the argument), "null", "false", "neg" (< 0), "zero",
+# "nan", "string" (always a readable string), "empty" (NULL or ""), "none" (no crash),
+# "problem" (a problem of zero sizes).
+EXPECT = {
+    "xconv_status_to_string": "string",
+    "xconv_backend_name": "string",
+    "xconv_auto_source_name": "string",
+    "xconv_error_set": "none",        # returns the status it is given
+    "xconv_plan_summary": "empty",
+    "xconv_gemm_summary": "empty",
+    "xconv_fft2d_summary": "empty",
+    "xconv_plan_step_count": "zero",
+    "xconv_plan_region_count": "zero",
+    "xconv_variant_tunings": "zero",
+    "xconv_reference_forward_element": "nan",
+    "xconv_reference_element": "nan",
+}
+
+# The default judgement of a return type.
+RETURNS = {
+    "xconv_status": "status", "bool": "false", "int": "neg", "int64_t": "zero",
+    "size_t": "zero", "double": "zero", "unsigned": "zero", "void": "none",
+    "xconv_problem": "problem", "const char *": "null", "const char *const *": "string",
+}
+
+# What frees a handle a call returned (a bad argument that nevertheless succeeded, or a
+# nullable one).
+FREE = {
+    "xconv_device *": "xconv_device_close", "xconv_buffer *": "xconv_buffer_destroy",
+    "xconv_plan *": "xconv_plan_destroy", "xconv_gemm *": "xconv_gemm_destroy",
+    "xconv_fft2d *": "xconv_fft2d_destroy", "xconv_cache *": "xconv_cache_close",
+}
+
+# Functions that free what they are given: called with NULL (and bad counts) only.
+FREEING = re.compile(r"_(destroy|close|free)$")
+
+
+# ---------------------------------------------------------------------------------------------
+# Parsing the header
+
+
+def parse(path):
+    """Returns [(return type, name, [(type, name)])] of every function the header declares."""
+    s = open(path).read()
+    s = re.sub(r"//[^\n]*", "", s)
+    s = re.sub(r"/\*.*?\*/", "", s, flags=re.S)
+    s = re.sub(r"^\s*#[^\n]*", "", s, flags=re.M)
+    s = re.sub(r"__attribute__\s*\(\((?:[^()]|\([^()]*\))*\)\)", "", s)
+    s = s.replace('extern "C" {', "")
+    out, depth = [], 0
+    for ch in s:  # drops struct, enum and extern bodies
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+        elif depth == 0:
+            out.append(ch)
+    funcs = []
+    for st in "".join(out).split(";"):
+        st = " ".join(st.split())
+        if not st or st.startswith(("typedef", "enum", "struct")) or "(" not in st:
+            continue
+        m = re.match(r"^(.*?)\b(xconv_\w+)\s*\((.*)\)$", st)
+        if not m:
+            sys.exit(f"gen_contract_test: cannot read the declaration '{st}'")
+        ret, name, params = m.group(1).strip(), m.group(2), m.group(3).strip()
+        plist = []
+        if params not in ("void", ""):
+            for prm in params.split(","):
+                prm = prm.strip()
+                if prm == "...":
+                    plist.append(("...", "..."))
+                    continue
+                pm = re.match(r"^(.*?)(\w+)\s*(\[\d*\])?$", prm)
+                if not pm:
+                    sys.exit(f"gen_contract_test: {name}: cannot read the argument '{prm}'")
+                t = pm.group(1).strip() + (" *" if pm.group(3) else "")
+                plist.append((re.sub(r"\s*\*", " *", t).replace("* *", "**"), pm.group(2)))
+        funcs.append((re.sub(r"\s*\*", " *", ret), name, plist))
+    return funcs
+
+
+# ---------------------------------------------------------------------------------------------
+# Generating the calls
+
+
+def arg_entry(func, t, n):
+    for key in (f"{func}:{n}", f"{t} {n}"):
+        if key in ARGS:
+            return ARGS[key]
+    sys.exit(f"gen_contract_test: {func}: no valid value for argument '{t} {n}': add it to "
+             "ARGS (and its bad values) in scripts/gen_contract_test.py")
+
+
+def judgement(ret, func):
+    if func in EXPECT:
+        return EXPECT[func]
+    if ret in RETURNS:
+        return RETURNS[ret]
+    if ret.endswith("*"):
+        return "null"
+    sys.exit(f"gen_contract_test: {func}: no judgement for return type '{ret}': add it to "
+             "RETURNS or EXPECT in scripts/gen_contract_test.py")
+
+
+def c_string(text):
+    """text as a C string literal."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def check_code(ret, func, how, label, arg, has_err):
+    """The C statements that judge `r`, the result of a call with a bad argument."""
+    call = c_string(label)
+    named = f'"{arg} is NULL"' if arg else "NULL"
+    if how == "status":
+        return f"fx_expect_error({call}, r != XCONV_OK, r, {has_err}, {named});"
+    if how == "null":
+        code = f"fx_expect_error({call}, r == NULL, XCONV_OK, {has_err}, {named});"
+        if ret in FREE:
+            code += f" {FREE[ret]}(r);"
+        return code
+    checks = {
+        "false": "!r", "neg": "r < 0", "zero": "r == 0", "nan": "isnan(r)",
+        "string": "r != NULL && strlen(r) < 4096", "empty": "r == NULL || r[0] == '\\0'",
+        "problem": "r.n == 0 && r.k == 0",
+    }
+    if how == "none":
+        return "(void)r;"
+    return f'CHECK_MSG({checks[how]}, "%s", {call});'
+
+
+def call_code(ret, func, args):
+    if ret == "void":
+        return f"{func}({', '.join(args)});", False
+    return f"{ret} r = {func}({', '.join(args)});", True
+
+
+def gen_function(ret, func, params):
+    """Returns the C lines of every call of func, and whether they need the device."""
+    how = judgement(ret, func)
+    entries = [arg_entry(func, t, n) for t, n in params]
+    needs_dev = any("dev" in e[2] for e in entries)
+    valid = [e[0] for e in entries if e[0] is not None]
+    names = [n for (t, n), e in zip(params, entries) if e[0] is not None]
+    types = [t for (t, n), e in zip(params, entries) if e[0] is not None]
+    ents = [e for e in entries if e[0] is not None]
+    has_err = "true" if "xconv_error * err" in [f"{t} {n}" for t, n in params] else "false"
+    lines = []
+
+    def emit(args, label, arg, judged, err_arg=None):
+        stmt, has_r = call_code(ret, func, args)
+        he = "false" if err_arg == "NULL" else has_err
+        check = check_code(ret, func, how, label, arg, he) if judged and has_r else ""
+        if not judged and has_r and ret in FREE:
+            check = f"{FREE[ret]}(r);"
+        elif not judged and has_r:
+            check = "(void)r;"
+        lines.append(f"    {{ fx_err_reset(); {stmt} {check} }}")
+
+    if FREEING.search(func):  # frees its argument: NULL (and bad counts) only
+        args = ["NULL" if t.endswith("*") else v for t, v in zip(types, valid)]
+        emit(args, f"{func}(NULL)", None, False)
+        for i, (t, e) in enumerate(zip(types, ents)):
+            for bad in e[1]:
+                emit(args[:i] + [bad] + args[i + 1:], f"{func}: {names[i]} = {bad}", None,
+                     False)
+        return lines, False
+    if not params:  # a pointer it returns is always there
+        if ret.endswith("*"):
+            lines.append(f'    {{ {ret} r = {func}(); CHECK_MSG(r != NULL, "{func}()"); }}')
+        else:
+            emit([], f"{func}()", None, False)
+        return lines, needs_dev
+    for i, (t, n, e) in enumerate(zip(types, names, ents)):
+        pointer = t.endswith("*") or t == "xconv_enqueue_fn"
+        nullable = "nullable" in e[2]
+        if pointer and n != "err":
+            args = valid[:i] + ["NULL"] + valid[i + 1:]
+            emit(args, f"{func}: {n} = NULL", n, not nullable)
+            if has_err == "true" and not nullable:  # the same without an error to fill
+                err_i = names.index("err")
+                emit([a if j != err_i else "NULL" for j, a in enumerate(args)],
+                     f"{func}: {n} = NULL, err = NULL", n, True, "NULL")
+        for bad in e[1]:  # judged where the return type can say "refused"
+            args = valid[:i] + [bad] + valid[i + 1:]
+            emit(args, f"{func}: {n} = {bad}", None, how in ("status", "null", "string", "nan"))
+    return lines, needs_dev
+
+
+def gen_contract(funcs):
+    out = ["// Generated by scripts/gen_contract_test.py from xconv.h: do not edit.",
+           '#include "contract_fixture.h"', ""]
+    body = []
+    for ret, func, params in funcs:
+        lines, needs_dev = gen_function(ret, func, params)
+        body.append(f"static void contract_{func[6:]}(void)\n{{")
+        if needs_dev:
+            body.append(f"    if (!fx.dev) {{\n        fx.skipped++;\n        return;\n    }}")
+        body += lines
+        body.append("}\n")
+    out += body
+    out.append("int main(void)\n{\n    fx_setup();")
+    out += [f"    contract_{func[6:]}();" for _, func, _ in funcs]
+    out.append(f'    printf("%d functions called with every bad argument (%d left out: no '
+               f'device)\\n", {len(funcs)}, fx.skipped);')
+    out.append('    fx_teardown();\n    return check_summary("test_contract");\n}')
+    return "\n".join(out) + "\n"
+
+
+def gen_exports(funcs):
+    names = ",\n".join(f'    "{f}"' for _, f, _ in funcs)
+    return f"""// Generated by scripts/gen_contract_test.py from xconv.h: do not edit.
+// Loads the shared library and looks up every function the header declares.
+#include <dlfcn.h>
+#include <stdio.h>
+
+static const char *const declared[] = {{
+{names},
+}};
+
+int main(int argc, char **argv)
+{{
+    if (argc != 2) {{
+        fprintf(stderr, "usage: %s LIBXCONV_SO\\n", argv[0]);
+        return 2;
+    }}
+    void *lib = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {{
+        fprintf(stderr, "cannot load %s: %s\\n", argv[1], dlerror());
+        return 1;
+    }}
+    int missing = 0, count = (int)(sizeof declared / sizeof declared[0]);
+    for (int i = 0; i < count; i++)
+        if (!dlsym(lib, declared[i])) {{
+            fprintf(stderr, "%s is declared in xconv.h but not exported by %s\\n", declared[i],
+                    argv[1]);
+            missing++;
+        }}
+    printf("test_exports: %d functions declared, %d not exported\\n", count, missing);
+    dlclose(lib);
+    return missing ? 1 : 0;
+}}
+"""
+
+
+def main():
+    if len(sys.argv) != 4:
+        sys.exit("usage: gen_contract_test.py HEADER CONTRACT_C EXPORTS_C")
+    funcs = parse(sys.argv[1])
+    if len(funcs) < 10:
+        sys.exit(f"gen_contract_test: only {len(funcs)} functions read from {sys.argv[1]}")
+    with open(sys.argv[2], "w") as f:
+        f.write(gen_contract(funcs))
+    with open(sys.argv[3], "w") as f:
+        f.write(gen_exports(funcs))
+
+
+if __name__ == "__main__":
+    main()

@@ -2,6 +2,7 @@
 // Reading a behaviour JSON file back (for `xconv report`), through the strict JSON reader: every
 // field the writer writes, checked for its type.
 #include <errno.h>
+#include "file_open.h"
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -416,12 +417,13 @@ xconv_status xconv_behaviour_load(const char *path, xconv_behaviour_run *out, bo
 {
     memset(out, 0, sizeof *out);
     *is_behaviour = false;
-    FILE *f = fopen(path, "rb");
+    struct stat sb;
+    FILE *f = xconv_file_open_regular(path, &sb);
+    if (!f && errno == EINVAL)
+        return XCONV_OK;  // not one of ours: the caller's reader says what it is
     if (!f)
         return xconv_error_set(err, XCONV_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
-    struct stat sb;
-    bool regular = fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode);
-    if (!regular || (uint64_t)sb.st_size > BEHAVIOUR_MAX_BYTES) {
+    if ((uint64_t)sb.st_size > BEHAVIOUR_MAX_BYTES) {
         fclose(f);  // not one of ours: the caller's reader says what it is
         return XCONV_OK;
     }

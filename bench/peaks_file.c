@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "file_open.h"
 #include "json_read.h"
 #include "peaks_file.h"
 #include "record.h"
@@ -159,15 +160,15 @@ xconv_status xconv_peaks_file_parse(const char *text, size_t len, const char *or
 xconv_status xconv_peaks_file_load(const char *path, xconv_peaks_file *out, xconv_error *err)
 {
     memset(out, 0, sizeof *out);
-    FILE *f = fopen(path, "rb");
+    struct stat sb;
+    FILE *f = xconv_file_open_regular(path, &sb);
     if (!f && errno == ENOENT)
         return XCONV_OK;
-    if (!f)
+    if (!f && errno != EINVAL)
         return xconv_error_set(err, XCONV_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
-    struct stat sb;
-    if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode) ||
-        (uint64_t)sb.st_size > PEAKS_FILE_MAX_BYTES) {
-        fclose(f);
+    if (!f || (uint64_t)sb.st_size > PEAKS_FILE_MAX_BYTES) {
+        if (f)
+            fclose(f);
         return xconv_error_set(err, XCONV_ERR_IO, "'%s' is not a regular file under %u MiB",
                                path, PEAKS_FILE_MAX_BYTES >> 20);
     }

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "file_open.h"
 #include "json_read.h"
 #include "matrix.h"
 
@@ -479,14 +480,11 @@ xconv_status xconv_run_file_load(const char *path, xconv_run_file *out, xconv_er
     if (!path || !out)
         return xconv_error_set(err, XCONV_ERR_INVALID, "no path or output given");
     memset(out, 0, sizeof *out);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return xconv_error_set(err, XCONV_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
     struct stat sb;
-    if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        fclose(f);
-        return xconv_error_set(err, XCONV_ERR_IO, "'%s' is not a regular file", path);
-    }
+    FILE *f = xconv_file_open_regular(path, &sb);
+    if (!f)
+        return xconv_error_set(err, XCONV_ERR_IO, "cannot open '%s': %s", path,
+                               xconv_file_open_why(errno));
     if ((uint64_t)sb.st_size > RUN_FILE_MAX_BYTES) {
         fclose(f);
         return xconv_error_set(err, XCONV_ERR_PARSE, "'%s' is larger than %u MiB", path,

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "options.h"
+#include "output.h"
 
 typedef enum { ARG_NONE, ARG_STRING, ARG_LIST, ARG_INT, ARG_U64, ARG_DOUBLE } arg_type;
 
@@ -234,6 +235,63 @@ static int store(const flag *f, const char *value, cli_options *opts)
     return 2;
 }
 
+// ---------------------------------------------------------------------------------------------
+// Paths: no output may be an input or another output
+
+// A path an option names, and the option.
+typedef struct named_path {
+    const char *option, *path;
+} named_path;
+
+// Fills in[] and out[] (CLI_MAX_LIST + 8 entries each) with the files opts reads and writes;
+// returns their counts in *nin and *nout.
+static void collect_paths(const cli_options *opts, named_path *in, int *nin, named_path *out,
+                          int *nout)
+{
+    bool peaks_out = strcmp(opts->command, "peaks") == 0;
+    named_path outs[] = {{"--json", opts->json}, {"--csv", opts->csv},
+                         {strcmp(opts->command, "report") == 0 ? "-o" : "--output", opts->output},
+                         {"--peaks-file", peaks_out ? opts->peaks_file : NULL}};
+    named_path ins[] = {{"--input", opts->input}, {"--weights", opts->weights},
+                        {"--bias", opts->bias}, {"--compare", opts->compare},
+                        {"--peaks-file", peaks_out ? NULL : opts->peaks_file}};
+    *nin = *nout = 0;
+    for (size_t i = 0; i < sizeof outs / sizeof outs[0]; i++)
+        if (outs[i].path)
+            out[(*nout)++] = outs[i];
+    for (size_t i = 0; i < sizeof ins / sizeof ins[0]; i++)
+        if (ins[i].path)
+            in[(*nin)++] = ins[i];
+    for (int i = 0; i < opts->nfiles && *nin < CLI_MAX_LIST + 8; i++)
+        in[(*nin)++] = (named_path){"a results file", opts->files[i]};
+    for (int i = 0; i < opts->nshape_files && *nin < CLI_MAX_LIST + 8; i++)
+        in[(*nin)++] = (named_path){"--shapes", opts->shape_files[i]};
+}
+
+// Refuses an output that is one of the command's inputs or another of its outputs, before any
+// work. Returns 0, or 2 (bad usage) after a message.
+static int check_paths(const cli_options *opts)
+{
+    named_path in[CLI_MAX_LIST + 8], out[8];
+    int nin, nout;
+    collect_paths(opts, in, &nin, out, &nout);
+    for (int o = 0; o < nout; o++) {
+        for (int i = 0; i < nin; i++)
+            if (cli_same_file(out[o].path, in[i].path)) {
+                fprintf(stderr, "xconv %s: %s %s is also %s: xconv does not overwrite its "
+                        "input\n", opts->command, out[o].option, out[o].path, in[i].option);
+                return 2;
+            }
+        for (int j = 0; j < o; j++)
+            if (cli_same_file(out[o].path, out[j].path)) {
+                fprintf(stderr, "xconv %s: %s %s is also %s: give each output its own file\n",
+                        opts->command, out[o].option, out[o].path, out[j].option);
+                return 2;
+            }
+    }
+    return 0;
+}
+
 int cli_parse(int argc, char **argv, const char *command, cli_options *opts)
 {
     memset(opts, 0, sizeof *opts);
@@ -300,5 +358,5 @@ int cli_parse(int argc, char **argv, const char *command, cli_options *opts)
         if (rc)
             return rc;
     }
-    return 0;
+    return check_paths(opts);
 }

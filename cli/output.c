@@ -60,6 +60,31 @@ static const char *not_regular(mode_t mode)
                             : "not a regular file";
 }
 
+// Writes the canonical form of path into buf (len bytes): its folder resolved by realpath, its
+// last name kept; returns false when the folder does not resolve.
+static bool canonical(const char *path, char *buf, size_t len)
+{
+    char dir[PATH_MAX], real[PATH_MAX];
+    dir_of(path, dir, sizeof dir);
+    const char *slash = strrchr(path, '/');
+    const char *name = slash ? slash + 1 : path;
+    return realpath(dir, real) && snprintf(buf, len, "%s/%s", real, name) < (int)len;
+}
+
+bool cli_same_file(const char *a, const char *b)
+{
+    if (!a || !b || strcmp(a, "-") == 0 || strcmp(b, "-") == 0)
+        return false;
+    struct stat sa, sb;
+    bool ea = stat(a, &sa) == 0, eb = stat(b, &sb) == 0;
+    if (ea && eb)
+        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    if (ea != eb)
+        return false;
+    char ca[PATH_MAX], cb[PATH_MAX];
+    return canonical(a, ca, sizeof ca) && canonical(b, cb, sizeof cb) && strcmp(ca, cb) == 0;
+}
+
 // cli_output_check's work; `quiet` leaves out the note on a followed link. Returns 0 or 2.
 static int check(const char *option, const char *given, bool allow_stdout, bool quiet,
                  cli_output *out)

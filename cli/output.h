@@ -30,6 +30,10 @@ typedef struct cli_output {
 // message naming the option, the path and what is wrong with it.
 int cli_output_check(const char *option, const char *given, bool allow_stdout, cli_output *out);
 
+// Returns true when paths a and b name the same file: the same inode when both exist, else the
+// same canonical path (the folder resolved, the name kept). "-" is never a file.
+bool cli_same_file(const char *a, const char *b);
+
 // Writes a whole file through writer (which returns 0, or -1 with errno set) into a temporary
 // file beside out->path, renamed over it when complete: an existing file's mode and owner are
 // kept, and nothing is left behind on failure. Standard output is written directly. The path is

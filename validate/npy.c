@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../bench/file_open.h"
+
 #define NPY_MAGIC "\x93NUMPY"
 #define NPY_MAGIC_LEN 6
 #define NPY_MAX_HEADER (1 << 20)  // numpy itself refuses headers past 10000 bytes by default
@@ -297,15 +299,12 @@ xconv_status xconv_npy_read(const char *path, xconv_npy *out, xconv_error *err)
     if (!host_little_endian())
         return xconv_error_set(err, XCONV_ERR_PARSE, "%s: .npy reading needs a little-endian "
                                "host", path);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return xconv_error_set(err, XCONV_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
     struct stat sb;
-    xconv_status st = XCONV_OK;
-    if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode))
-        st = xconv_error_set(err, XCONV_ERR_IO, "%s: not a regular file", path);
-    if (!st)
-        st = read_header(f, path, (int64_t)sb.st_size, out, err);
+    FILE *f = xconv_file_open_regular(path, &sb);
+    if (!f)
+        return xconv_error_set(err, XCONV_ERR_IO, "cannot open '%s': %s", path,
+                               xconv_file_open_why(errno));
+    xconv_status st = read_header(f, path, (int64_t)sb.st_size, out, err);
     if (!st) {
         size_t bytes = (size_t)out->count * 4;
         out->data = malloc(bytes ? bytes : 1);

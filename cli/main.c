@@ -69,6 +69,16 @@ static const char environment_help[] =
     "  XCONV_CACHE_DIR    the cache of compiled kernels and the find-db (default\n"
     "                     $XDG_CACHE_HOME/xconv, else ~/.cache/xconv; none: no cache)\n";
 
+// Returns true when command `name` plans convolutions, so reads the forcing variables.
+static bool reads_forcing(const char *name)
+{
+    static const char *const others[] = {"devices", "variants", "peaks", "report"};
+    for (size_t i = 0; i < sizeof others / sizeof others[0]; i++)
+        if (strcmp(name, others[i]) == 0)
+            return false;
+    return true;
+}
+
 static void print_usage(FILE *f)
 {
     fprintf(f, "xconv %s: 2-D convolution kernels written once, run through OpenCL and CUDA, "
@@ -109,6 +119,9 @@ int main(int argc, char **argv)
                 printf("\nEnvironment:\n%s", environment_help);
             return CLI_OK;
         }
+        xconv_plan_options forced;  // a forcing variable it does not take: refused before work
+        if (reads_forcing(cmd->name) && (rc = cli_plan_options(&forced)))
+            return rc;
         return cmd->run(&opts);
     }
     fprintf(stderr, "xconv: unknown command '%s'\n\n", argv[1]);

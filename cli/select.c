@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Helpers the commands share: collecting shapes, variants and devices, planning options from
 // the environment, the host's memory.
+#include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -175,38 +177,153 @@ int cli_collect_variants(const cli_options *opts, bool allow_auto,
     return 0;
 }
 
-// Reads XCONV_FFT_TILE ("L" or "HxW": the FFT family's transform size; text that is neither
-// forces -1, which the planner refuses naming it) and XCONV_FFT_CHUNK (images per FFT pass).
-static void fft_options(xconv_plan_options *plan)
+// ---------------------------------------------------------------------------------------------
+// The forcing variables: one strict parser for all of them
+
+// Reads one integer from *s (decimal, optional sign) into *out and advances *s past it; returns
+// false when there is none or it does not fit int64_t.
+static bool read_int(const char **s, int64_t *out)
 {
-    const char *tile = getenv("XCONV_FFT_TILE"), *chunk = getenv("XCONV_FFT_CHUNK");
-    if (tile && *tile) {
-        int h, w;
-        char x, tail;
-        int got = sscanf(tile, "%d%c%d%c", &h, &x, &w, &tail);
-        if (got == 1)
-            w = h;
-        else if (got != 3 || x != 'x')
-            h = w = -1;
-        plan->fft_tile_h = h;
-        plan->fft_tile_w = w;
-    }
-    plan->fft_chunk = chunk && atoll(chunk) > 0 ? atoll(chunk) : 0;
+    const char *b = *s;
+    if (!(*b >= '0' && *b <= '9') && !((*b == '-' || *b == '+') && b[1] >= '0' && b[1] <= '9'))
+        return false;
+    char *end;
+    errno = 0;
+    long long v = strtoll(b, &end, 10);
+    if (errno == ERANGE)
+        return false;
+    *out = v;
+    *s = end;
+    return true;
 }
 
-void cli_plan_options(xconv_plan_options *plan)
+// Returns true when text is `min` to `max` integers separated by commas, and nothing else.
+static bool int_list(const char *text, int min, int max)
+{
+    int n = 0;
+    for (const char *s = text;; s++) {
+        int64_t v;
+        if (!read_int(&s, &v) || ++n > max)
+            return false;
+        if (*s != ',')
+            return *s == '\0' && n >= min;
+    }
+}
+
+// Returns true when text is entries KIND:LIST separated by ';', each KIND a name of letters,
+// digits and '_' and each LIST 8 to 10 integers separated by commas.
+static bool direct_plan(const char *text)
+{
+    char entry[256];
+    for (const char *s = text;;) {
+        size_t len = strcspn(s, ";");
+        if (len == 0 || len >= sizeof entry)
+            return false;
+        snprintf(entry, sizeof entry, "%.*s", (int)len, s);
+        char *colon = strchr(entry, ':');
+        if (!colon || colon == entry || strspn(entry, "abcdefghijklmnopqrstuvwxyz"
+                                                      "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") !=
+                                             (size_t)(colon - entry) ||
+            !int_list(colon + 1, 8, 10))
+            return false;
+        if (!s[len])
+            return true;
+        s += len + 1;
+    }
+}
+
+// Returns true when text is a transform size "L" or "HxW", each from 2 to 4096; fills h and w.
+static bool fft_tile(const char *text, int64_t *h, int64_t *w)
+{
+    const char *s = text;
+    if (!read_int(&s, h))
+        return false;
+    *w = *h;
+    if (*s == 'x') {
+        s++;
+        if (!read_int(&s, w))
+            return false;
+    }
+    return *s == '\0' && *h >= 2 && *h <= 4096 && *w >= 2 && *w <= 4096;
+}
+
+// Reads environment variable `name` as an integer from lo to hi into *out (left alone when
+// unset); returns false for any other text, "" and "2abc" included.
+static bool env_int(const char *name, int64_t lo, int64_t hi, int64_t *out)
+{
+    const char *text = getenv(name);
+    if (!text)
+        return true;
+    const char *s = text;
+    int64_t v;
+    if (!read_int(&s, &v) || *s || v < lo || v > hi)
+        return false;
+    *out = v;
+    return true;
+}
+
+// The forcing variables and what each expects (for the message), in read_forcing's order.
+typedef struct forcing {
+    const char *name;
+    const char *expects;
+} forcing;
+
+static const forcing forcings[] = {
+    {"XCONV_DIRECT_PLAN", "KIND:wg_w,wg_h,block_w,block_h,block_k,strip,flat,unroll_c"
+                          "[,repeat[,vec_q]] (8 to 10 integers), entries joined by ';'"},
+    {"XCONV_GEMM_TILES", "TM,TN,TK,WM,WN[,VW[,PAD[,SPLIT]]] (5 to 8 integers)"},
+    {"XCONV_GEMM_SPLIT", "an integer from 0 (chosen per product) to 16"},
+    {"XCONV_GEMM_CHUNK", "a whole number of images (0: as many as fit)"},
+    {"XCONV_WINO_CHUNK", "a whole number of images (0: as many as fit)"},
+    {"XCONV_WINO_FUSED", "TB,KB,CC,WT,WK[,VEC] (5 or 6 integers)"},
+    {"XCONV_FFT_TILE", "a transform size L or HxW, each from 2 to 4096"},
+    {"XCONV_FFT_CHUNK", "a whole number of images (0: as many as fit)"},
+};
+
+// Reads forcing variable i into plan (an unset one leaves the default); returns false when it
+// is set to text it does not take.
+static bool read_forcing(int i, xconv_plan_options *plan)
+{
+    const char *name = forcings[i].name, *text = getenv(name);
+    int64_t split = 0, h = 0, w = 0;
+    switch (i) {
+    case 0:
+        plan->direct_tiling = text;
+        return !text || direct_plan(text);
+    case 1:
+        plan->gemm_tiles = text;
+        return !text || int_list(text, 5, 8);
+    case 2:
+        if (!env_int(name, 0, 16, &split))
+            return false;
+        plan->gemm_split_k = (int)split;
+        return true;
+    case 3: return env_int(name, 0, INT64_MAX, &plan->batch_chunk);
+    case 4: return env_int(name, 0, INT64_MAX, &plan->winograd_chunk);
+    case 5:
+        plan->winograd_fused = text;
+        return !text || int_list(text, 5, 6);
+    case 6:
+        if (text && !fft_tile(text, &h, &w))
+            return false;
+        plan->fft_tile_h = (int)h;
+        plan->fft_tile_w = (int)w;
+        return true;
+    case 7: return env_int(name, 0, INT64_MAX, &plan->fft_chunk);
+    }
+    return true;
+}
+
+int cli_plan_options(xconv_plan_options *plan)
 {
     xconv_plan_options_default(plan);
-    const char *direct = getenv("XCONV_DIRECT_PLAN"), *tiles = getenv("XCONV_GEMM_TILES");
-    const char *chunk = getenv("XCONV_GEMM_CHUNK"), *split = getenv("XCONV_GEMM_SPLIT");
-    plan->direct_tiling = direct && *direct ? direct : NULL;
-    plan->gemm_tiles = tiles && *tiles ? tiles : NULL;
-    plan->batch_chunk = chunk && atoll(chunk) > 0 ? atoll(chunk) : 0;
-    plan->gemm_split_k = split && *split ? atoi(split) : 0;  // out of range: the planner says
-    const char *wino_chunk = getenv("XCONV_WINO_CHUNK"), *wino_fused = getenv("XCONV_WINO_FUSED");
-    plan->winograd_chunk = wino_chunk && atoll(wino_chunk) > 0 ? atoll(wino_chunk) : 0;
-    plan->winograd_fused = wino_fused && *wino_fused ? wino_fused : NULL;
-    fft_options(plan);
+    for (int i = 0; i < (int)(sizeof forcings / sizeof forcings[0]); i++)
+        if (!read_forcing(i, plan)) {
+            cli_error("%s='%s': expected %s", forcings[i].name, getenv(forcings[i].name),
+                      forcings[i].expects);
+            return CLI_USAGE;
+        }
+    return 0;
 }
 
 int cli_epilogue_mode(const cli_options *opts, bool allow_both, xconv_plan_options *plan,

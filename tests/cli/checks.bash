@@ -19,3 +19,24 @@ isolate_cache() {
     export POCL_CACHE_DIR=${POCL_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/pocl/kcache}
     export XDG_CACHE_HOME=$1
 }
+
+# `refused CODE PATTERN -- ARGS...` runs "$xconv" ARGS (with $tmp for its output) and checks
+# that it exits CODE within 1 s (10 s under the sanitizers) with one line on stderr matching
+# PATTERN.
+refused() {
+    local code=$1 pattern=$2
+    shift 3
+    local limit_ms=1000
+    [ -n "${XCONV_SANITIZED_BUILD:-}" ] && limit_ms=10000
+    local start end got lines
+    start=$(date +%s%N)
+    timeout 20 "$xconv" "$@" >"$tmp/out" 2>"$tmp/err"
+    got=$?
+    end=$(date +%s%N)
+    lines=$(wc -l <"$tmp/err")
+    check "xconv $* exits $code (got $got): $(head -c 300 "$tmp/err")" [ "$got" -eq "$code" ]
+    check "xconv $* says one line matching '$pattern': $(cat "$tmp/err")" \
+        eval '[ "$lines" -eq 1 ] && grep -qE -- "$pattern" "$tmp/err"'
+    check "xconv $* answers within ${limit_ms} ms (took $(((end - start) / 1000000)) ms)" \
+        [ $(((end - start) / 1000000)) -lt "$limit_ms" ]
+}

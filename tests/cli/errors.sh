@@ -62,7 +62,7 @@ if "$xconv" devices >/dev/null 2>&1; then
     XCONV_DIRECT_PLAN=direct_const:1,2 "$xconv" run --shape n=1,c=2,h=8,w=8,k=2,r=3 \
         --variant direct_const >"$tmp/out" 2>"$tmp/err"
     got=$?
-    if [ "$got" -ne 2 ] || ! grep -q "direct_const:1,2.*at least 8" "$tmp/err"; then
+    if [ "$got" -ne 2 ] || ! grep -q "XCONV_DIRECT_PLAN='direct_const:1,2'.*8 to 10 integers" "$tmp/err"; then
         failures=$((failures + 1))
         echo "FAIL: a malformed XCONV_DIRECT_PLAN exited $got:" >&2
         cat "$tmp/err" >&2

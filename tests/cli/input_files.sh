@@ -10,26 +10,6 @@ trap 'rm -rf "$tmp"' EXIT
 source "$(dirname "$0")/checks.bash"
 export XCONV_CACHE_DIR=$tmp/cache
 
-# refused CODE PATTERN -- ARGS...: xconv ARGS exits CODE within 1 s (10 s under the sanitizers)
-# and its standard error is one line matching PATTERN.
-refused() {
-    local code=$1 pattern=$2
-    shift 3
-    local limit_ms=1000
-    [ -n "${XCONV_SANITIZED_BUILD:-}" ] && limit_ms=10000
-    local start end got lines
-    start=$(date +%s%N)
-    timeout 20 "$xconv" "$@" >"$tmp/out" 2>"$tmp/err"
-    got=$?
-    end=$(date +%s%N)
-    lines=$(wc -l <"$tmp/err")
-    check "xconv $* exits $code (got $got): $(head -c 300 "$tmp/err")" [ "$got" -eq "$code" ]
-    check "xconv $* says one line matching '$pattern': $(cat "$tmp/err")" \
-        eval '[ "$lines" -eq 1 ] && grep -qE -- "$pattern" "$tmp/err"'
-    check "xconv $* answers within ${limit_ms} ms (took $(((end - start) / 1000000)) ms)" \
-        [ $(((end - start) / 1000000)) -lt "$limit_ms" ]
-}
-
 # write_npy PATH DIMS...: a float32 .npy file of ones (Python's standard library only).
 write_npy() {
     python3 - "$@" <<'EOF'

@@ -50,7 +50,7 @@ memcheck() {
     [ "$rc" -eq 0 ] || grep -iE "error|FAIL" "$tmp/out.txt" | head -10 >&2
 }
 
-memcheck "planned" 14 XCONV_FFT_CHUNK= -- \
+memcheck "planned" 14 XCONV_FFT_CHUNK=0 -- \
     n=9,c=2,h=6,w=6,k=2,r=3,pad=1 \
     n=3,c=4,h=9,w=7,k=6,r=2,s=3,pad_w=1,groups=2 \
     n=2,c=5,h=6,w=6,k=3,r=1,s=2 \

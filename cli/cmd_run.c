@@ -347,7 +347,8 @@ static int run_problem(const cli_options *opts, const xconv_problem *p, const fl
     xconv_shape_format(p, spec, sizeof spec);
     if (st != XCONV_OK) {
         cli_print_error(name, &err);
-        rc = st == XCONV_ERR_NOT_APPLICABLE || st == XCONV_ERR_PARSE ? CLI_USAGE : CLI_FAILED;
+        // A variant that does not take the shape ran nothing: 1, as validate and bench exit.
+        rc = st == XCONV_ERR_PARSE ? CLI_USAGE : CLI_FAILED;
     } else {
         printf("%s on %s: %s -> y[%lld,%lld,%lld,%lld], %.3f ms wall (upload, build and run)\n",
                chosen ? xconv_variant_get_info(chosen)->name : name, label, spec,

@@ -22,8 +22,13 @@ static int collect_file(const char *path, cli_shape *shapes, int *count)
         return CLI_USAGE;
     }
     if (*count + n > CLI_MAX_SHAPES) {
-        cli_error("--shapes %s: %d shapes with the %d before them pass the limit of %d a run",
-                  path, n, *count, CLI_MAX_SHAPES);
+        if (*count)
+            cli_error("--shapes %s holds %d shapes, and %d come before it: a run takes at most "
+                      "%d shapes (split the file over several runs)", path, n, *count,
+                      CLI_MAX_SHAPES);
+        else
+            cli_error("--shapes %s holds %d shapes: a run takes at most %d (split the file over "
+                      "several runs)", path, n, CLI_MAX_SHAPES);
         xconv_shapes_free(entries);
         return CLI_USAGE;
     }
@@ -394,7 +399,9 @@ int cli_select_devices(const cli_options *opts, xconv_device_list *list, int *in
         if (index < 0) {
             cli_print_error(opts->ndevices ? "--device" : sel && *sel ? "XCONV_DEVICE" : NULL,
                             &err);
-            if (list->count == 0) {
+            // No device at all: advice on drivers. A selector naming one backend listed only
+            // that one, so the others' drivers may well be there: its reason above says why.
+            if (list->count == 0 && backends == ~0u) {
                 cli_error("no device: install an OpenCL driver (Debian: pocl-opencl-icd for the "
                           "CPU) or an NVIDIA driver for CUDA");
                 return CLI_FAILED;

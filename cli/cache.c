@@ -48,9 +48,11 @@ xconv_cache *cli_cache_open(const cli_options *opts, unsigned flags)
         return NULL;
     static xconv_error err;
     xconv_cache *cache = xconv_cache_open(dir, flags, &err);
-    if (!cache && opts->verbose)
+    // A folder the user named is expected to work: its failure is always said (once).
+    if (!cache && (opts->verbose || getenv("XCONV_CACHE_DIR")))
         fprintf(stderr, "xconv: warning: no cache (%s): kernels are compiled every run and "
                         "auto uses its rules\n", err.msg);
+    cli_cache_print_warnings(cache);  // what opening found, before any work
     return cache;
 }
 

@@ -347,6 +347,14 @@ int cmd_find(const cli_options *opts)
                 ? err.msg : "no cache folder (XCONV_CACHE_DIR is none, or HOME is not set)");
         return CLI_FAILED;
     }
+    cli_cache_print_warnings(cache);  // what opening found, before any timing
+    if (!opts->list && !opts->clear_kernels &&
+        (xconv_cache_flags(cache) & XCONV_CACHE_DB_READ_ONLY)) {
+        fprintf(stderr, "xconv find: the find-db in %s cannot be written: nothing to find into\n",
+                dir);
+        xconv_cache_close(cache);
+        return CLI_USAGE;
+    }
     int rc = opts->list ? list_db(opts, cache)
              : opts->clear ? clear_db(opts, cache)
              : opts->clear_kernels ? clear_kernels(cache)

@@ -190,6 +190,21 @@ void xconv_utc_now(char *buf, size_t len)
 // ---------------------------------------------------------------------------------------------
 // The handle
 
+// Makes the find-db read-only, with a warning, when its lock file is there and not a regular
+// file (a folder, a FIFO): no store could take the lock.
+static void check_lock(xconv_cache *cache)
+{
+    char path[4096];
+    struct stat st;
+    if ((cache->flags & XCONV_CACHE_NO_FIND_DB) ||
+        !xconv_cache_path(cache, XCONV_FIND_DB_FILE ".lock", path, sizeof path) ||
+        lstat(path, &st) != 0 || S_ISREG(st.st_mode))
+        return;
+    cache->flags |= XCONV_CACHE_DB_READ_ONLY;
+    xconv_cache_warn(cache, "%s is not a regular file (%s): the find-db is read but cannot be "
+                     "written (remove it)", path, S_ISDIR(st.st_mode) ? "a folder" : "not a file");
+}
+
 xconv_cache *xconv_cache_open(const char *dir, unsigned flags, xconv_error *err)
 {
     if (XCONV_NULL_ARG(err, dir))
@@ -198,7 +213,8 @@ xconv_cache *xconv_cache_open(const char *dir, unsigned flags, xconv_error *err)
         xconv_error_set(err, XCONV_ERR_INVALID, "cache: no folder given");
         return NULL;
     }
-    unsigned known = XCONV_CACHE_NO_KERNELS | XCONV_CACHE_NO_FIND_DB | XCONV_CACHE_TRUST_STALE;
+    unsigned known = XCONV_CACHE_NO_KERNELS | XCONV_CACHE_NO_FIND_DB | XCONV_CACHE_TRUST_STALE |
+                     XCONV_CACHE_DB_READ_ONLY;
     if (flags & ~known) {
         xconv_error_set(err, XCONV_ERR_INVALID, "cache: unknown flags 0x%x", flags & ~known);
         return NULL;
@@ -223,6 +239,7 @@ xconv_cache *xconv_cache_open(const char *dir, unsigned flags, xconv_error *err)
         cache->dir[--n] = '\0';
     cache->flags = flags;
     pthread_mutex_init(&cache->mutex, NULL);
+    check_lock(cache);
     return cache;
 }
 

@@ -338,8 +338,9 @@ static const char *parse_line(const char *s, size_t n, xconv_find_record *r)
     return NULL;                                                            // the file's order
 }
 
-int xconv_find_db_parse(const char *text, size_t len, xconv_find_record **recs, int *count,
-                        char *why, size_t why_len)
+// xconv_find_db_parse on text whose lines end in '\n' alone.
+static int parse_lf(const char *text, size_t len, xconv_find_record **recs, int *count,
+                    char *why, size_t why_len)
 {
     *recs = NULL;
     *count = 0;
@@ -392,6 +393,40 @@ out_of_memory:
     *recs = NULL;
     *count = 0;
     return -1;
+}
+
+// Returns a copy of text (len bytes) with the '\r' of every "\r\n" dropped and its length in
+// *out_len, or NULL without memory.
+static char *crlf_to_lf(const char *text, size_t len, size_t *out_len)
+{
+    char *copy = malloc(len + 1);
+    if (!copy)
+        return NULL;
+    size_t n = 0;
+    for (size_t i = 0; i < len; i++)
+        if (!(text[i] == '\r' && i + 1 < len && text[i + 1] == '\n'))
+            copy[n++] = text[i];
+    copy[n] = '\0';
+    *out_len = n;
+    return copy;
+}
+
+int xconv_find_db_parse(const char *text, size_t len, xconv_find_record **recs, int *count,
+                        char *why, size_t why_len)
+{
+    // A file edited by hand on Windows (the docs invite editing) ends its lines in CRLF.
+    if (!memchr(text, '\r', len))
+        return parse_lf(text, len, recs, count, why, why_len);
+    size_t lf_len = 0;
+    char *lf = crlf_to_lf(text, len, &lf_len);
+    if (!lf) {
+        *recs = NULL;
+        *count = 0;
+        return -1;
+    }
+    int problems = parse_lf(lf, lf_len, recs, count, why, why_len);
+    free(lf);
+    return problems;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -559,6 +594,9 @@ static xconv_status edit_db(xconv_cache *cache,
     char path[4096];
     if (!xconv_cache_path(cache, XCONV_FIND_DB_FILE, path, sizeof path))
         return xconv_error_set(err, XCONV_ERR_IO, "cache folder name too long");
+    if (cache->flags & XCONV_CACHE_DB_READ_ONLY)
+        return xconv_error_set(err, XCONV_ERR_IO, "the find-db %s is read-only here (its lock "
+                               "file is not a regular file, or the cache was opened so)", path);
     pthread_mutex_lock(&cache->mutex);
     int fd = lock_db(cache, err);
     db_read r = {0};

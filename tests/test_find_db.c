@@ -188,6 +188,20 @@ static void test_format(void)
         xconv_find_records_free(back, count);
         free(mixed);
     }
+    // CRLF line ends (a file edited by hand on Windows) read as the same records.
+    size_t tlen = strlen(text), clen = 0;
+    char *crlf = malloc(2 * tlen + 1);
+    for (size_t i = 0; crlf && i < tlen; i++) {
+        if (text[i] == '\n')
+            crlf[clen++] = '\r';
+        crlf[clen++] = text[i];
+    }
+    CHECK(crlf && xconv_find_db_parse(crlf, clen, &back, &count, why, sizeof why) == 0);
+    CHECK_MSG(count == 1 && strcmp(back[0].shape, rec.shape) == 0 &&
+                  strcmp(back[0].date, rec.date) == 0 && back[0].count == 3,
+              "CRLF: %d records, %s", count, why);
+    xconv_find_records_free(back, count);
+    free(crlf);
     size_t cut = strlen(text) - 5;  // the record's line loses its end
     CHECK(xconv_find_db_parse(text, cut, &back, &count, why, sizeof why) == 1);
     CHECK_CONTAINS(why, "cut off");

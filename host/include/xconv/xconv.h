@@ -686,10 +686,14 @@ enum {
     XCONV_CACHE_NO_FIND_DB = 1u << 1,   // "auto" uses the rules only
     XCONV_CACHE_TRUST_STALE = 1u << 2,  // "auto" also uses records made under another driver,
                                         // xconv version or kernel sources (said in its why)
+    XCONV_CACHE_DB_READ_ONLY = 1u << 3, // the find-db is read, never written: stores and clears
+                                        // fail with XCONV_ERR_IO (set by xconv_cache_open, with
+                                        // a warning, when the find-db's lock file is not a file)
 };
 
 // Opens the cache in folder dir (made, with its parents, when missing) with XCONV_CACHE_* flags.
-// Returns NULL with XCONV_ERR_IO when the folder cannot be made or written.
+// Returns NULL with XCONV_ERR_IO when the folder cannot be made or written (dir naming a file
+// that is not a folder included).
 xconv_cache *xconv_cache_open(const char *dir, unsigned flags, xconv_error *err);
 
 // Closes a cache (devices it is attached to must be closed or detached first); NULL is ignored.

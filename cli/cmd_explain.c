@@ -55,20 +55,23 @@ static void print_workspace(const xconv_plan *plan)
 }
 
 // Prints how validate checks the plan: the output block its errors are measured over (a
-// Winograd tile; 1 x 1 for the rest) and the threshold of the variant's accuracy entry.
+// Winograd tile, an FFT tile; 1 x 1 for the rest) and the threshold validate applies, the
+// variant's own entry where it has one (fft, fft_tiled), else its accuracy entry's.
 static void print_error_check(const xconv_plan *plan)
 {
     int64_t block_h = 1, block_w = 1;
     xconv_plan_error_block(plan, &block_h, &block_w);
     const xconv_variant_info *v = xconv_variant_get_info(xconv_plan_variant(plan));
-    double threshold = xconv_threshold_for_family(v->accuracy);
+    double threshold = xconv_threshold_for_variant(v);
+    bool own = threshold != xconv_threshold_for_family(v->accuracy);
+    const char *entry = own ? v->name : v->accuracy;
     if (block_h > 1 || block_w > 1)
         printf("  error block: %lldx%lld outputs (validate divides each output's error by the "
                "largest scale in its block), threshold %.1g (%s)\n",
-               (long long)block_h, (long long)block_w, threshold, v->accuracy);
+               (long long)block_h, (long long)block_w, threshold, entry);
     else
         printf("  error block: 1x1 (each output's error by its own scale), threshold %.1g (%s)\n",
-               threshold, v->accuracy);
+               threshold, entry);
 }
 
 // Prints the floor of p at the device's peaks (NULL or unknown: says how to measure them).

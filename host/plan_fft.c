@@ -217,9 +217,16 @@ static bool choose_size(xconv_fft_kind kind, const xconv_device_info *info,
                  (long long)(kind == XCONV_FFT_WHOLE ? need_h : p->r),
                  (long long)(kind == XCONV_FFT_WHOLE ? need_w : p->s),
                  kind == XCONV_FFT_WHOLE ? "padded image" : "filter");
-    } else if ((nh == 0 || nw == 0) && kind == XCONV_FFT_TILED) {
+    } else if ((nh == 0 || nw == 0) && kind == XCONV_FFT_TILED &&
+               (p->r >= MAX_TILE || p->s >= MAX_TILE)) {
         snprintf(why, len, "the %lldx%lld filter is larger than the largest tile (%dx%d)",
                  (long long)p->r, (long long)p->s, MAX_TILE, MAX_TILE);
+    } else if ((nh == 0 || nw == 0) && kind == XCONV_FFT_TILED) {
+        // A tile is longer than the filter; an image padded to no more than the filter has
+        // room for none (a single output: nothing to tile).
+        snprintf(why, len, "the padded image (%lldx%lld) is no larger than the %lldx%lld "
+                 "filter: a tile must be longer than the filter, so there is nothing to tile",
+                 (long long)need_h, (long long)need_w, (long long)p->r, (long long)p->s);
     } else if (nh == 0 || nw == 0) {
         snprintf(why, len, "no transform length of at most %d covers the padded image "
                  "(%lldx%lld)", XCONV_FFT_MAX_LENGTH, (long long)need_h, (long long)need_w);

@@ -221,6 +221,11 @@ static void test_refusals(void)
     // pair of planes (20 KB) passes the small GPU's 16 KiB.
     check_refused(XCONV_FFT_TILED, &gpu, "n=1,c=1,h=200,w=200,k=1,r=65", NULL,
                   (const char *const[]){"65x65 filter is larger than the largest tile", NULL});
+    // An image padded to the filter's size has room for no tile: said as that, not as a filter
+    // too large for the largest tile.
+    check_refused(XCONV_FFT_TILED, &gpu, "n=1,c=2,h=3,w=3,k=2,r=3", NULL,
+                  (const char *const[]){"padded image (3x3) is no larger than the 3x3 filter",
+                                        NULL});
     check_refused(XCONV_FFT_TILED, &small, "n=1,c=1,h=200,w=200,k=1,r=48", NULL,
                   (const char *const[]){"tile transform", "local memory", "16384", NULL});
     // Filter spectra alone pass a 128 MiB allocation: 40x40 transforms, 4096 x 512 planes.

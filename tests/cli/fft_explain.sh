@@ -48,5 +48,22 @@ refused n=1,c=3,h=33,w=33,k=4,r=3,dil=2 "needs stride 1 and dilation 1 .*dilatio
 refused n=1,c=3,h=33,w=33,k=4,r=1 "a 1x1 filter .* pointwise product"
 refused n=1,c=512,h=38,w=38,k=32000,r=3,pad=1 "workspace for one image needs .* MiB.* allows"
 
+# explain prints the threshold validate applies: each FFT variant's own, not the family's 1e-4.
+"$xconv" explain --device pocl --shape n=1,c=2,h=16,w=16,k=2,r=3,pad=1 --variant fft,fft_tiled \
+    >"$tmp/thr.txt" 2>&1
+check "explain gives fft's own threshold" grep -q "error block: .*threshold 1e-05 (fft)$" \
+    "$tmp/thr.txt"
+check "explain gives fft_tiled's own threshold" \
+    grep -q "error block: .*threshold 5e-06 (fft_tiled)$" "$tmp/thr.txt"
+check "explain gives no FFT threshold of 1e-4" bash -c '! grep -q "threshold 0.0001" "$1"' _ \
+    "$tmp/thr.txt"
+# fft_tiled on an image padded to the filter's size: nothing to tile, said so.
+"$xconv" explain --device pocl --shape n=1,c=2,h=3,w=3,k=2,r=3 --variant fft_tiled \
+    >"$tmp/tiny.txt" 2>&1
+check "fft_tiled's reason on a 3x3 image and filter names the padded image" \
+    grep -q "padded image (3x3) is no larger than the 3x3 filter" "$tmp/tiny.txt"
+check "and does not blame the largest tile" bash -c '! grep -q "largest tile" "$1"' _ \
+    "$tmp/tiny.txt"
+
 echo "fft explain: $((checks - failures)) passed, $failures failed"
 [ "$failures" -eq 0 ]

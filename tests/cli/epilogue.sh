@@ -229,8 +229,14 @@ refuses "a bias file of the wrong length" "shape (2,)" run --device pocl \
     --shape "n=1,c=2,h=6,w=6,k=2,r=3" --bias "$tmp/b.npy"
 refuses "--bias with bias=0" "bias=0" run --device pocl \
     --shape "n=1,c=2,h=6,w=6,k=6,r=3,bias=0" --bias "$tmp/b.npy"
-refuses "a fused plan the variant cannot make" "does not fuse" run --device pocl \
-    --shape "$spec" --variant im2col_gemm --epilogue fused
+# A fused plan the variant cannot make is not applicable: nothing could run, exit 1 (as
+# validate and bench exit for a variant that does not take the shape).
+"$xconv" run --device pocl --shape "$spec" --variant im2col_gemm --epilogue fused \
+    >"$tmp/refusal.txt" 2>&1
+rc=$?
+check "a fused plan the variant cannot make: exit 1" test "$rc" -eq 1
+check "a fused plan the variant cannot make: says it does not fuse" \
+    grep -q -- "does not fuse" "$tmp/refusal.txt"
 refuses "an unknown epilogue mode" "expected auto, fused, unfused" validate --device pocl \
     --suite epilogue --epilogue sideways
 

@@ -41,7 +41,7 @@ rect+="pool_stride_h=2,pool_stride_w=1"
 memcheck() {
     local label=$1 records=$2 plan=$3
     shift 3
-    XCONV_DIRECT_PLAN=$plan oclgrind "$xconv" validate --device oclgrind "$@" \
+    env ${plan:+XCONV_DIRECT_PLAN=$plan} oclgrind "$xconv" validate --device oclgrind "$@" \
         >"$tmp/out.txt" 2>&1
     local rc=$?
     check "$label: validate exits 0" test "$rc" -eq 0

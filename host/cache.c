@@ -281,13 +281,17 @@ void xconv_cache_warn(xconv_cache *cache, const char *fmt, ...)
     size_t used = strlen(cache->warnings);
     if (used + 2 >= sizeof cache->warnings)
         return;  // full: the first ones say enough
+    char line[sizeof cache->warnings];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(cache->warnings + used, sizeof cache->warnings - used - 1, fmt, ap);
+    vsnprintf(line, sizeof line - used - 1, fmt, ap);
     va_end(ap);
-    used = strlen(cache->warnings);
-    cache->warnings[used] = '\n';
-    cache->warnings[used + 1] = '\0';
+    if (strstr(cache->warnings, line))
+        return;  // said already (each lookup of an unreadable find-db would say it again)
+    size_t n = strlen(line);  // at most the room left less 2: the vsnprintf above cut it so
+    memcpy(cache->warnings + used, line, n);
+    cache->warnings[used + n] = '\n';
+    cache->warnings[used + n + 1] = '\0';
     cache->nwarnings++;
 }
 

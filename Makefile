@@ -37,7 +37,7 @@ run: build
 	$(BUILD)/xconv validate --suite small
 	$(BUILD)/xconv bench --suite small --repeat 5
 
-# Installs the libraries, the header, the CMake package and xconv.pc under $(PREFIX).
+# Installs bin/xconv, the libraries, the header, the CMake package and xconv.pc under $(PREFIX).
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)
 

@@ -4,7 +4,9 @@
 # docs/examples/conv_example.c out of tree against it three ways: with CMake (find_package, the
 # static library), with pkg-config (the shared library, found through xconv.pc's rpath alone)
 # and with pkg-config --static (libxconv.a, no libxconv.so needed); runs each on the default
-# device and checks that it passes against the float64 reference.
+# device and checks that it passes against the float64 reference. Then, on PoCL, the example's
+# default cache: after an `xconv find`, the command line and the example pick the same variant
+# from the find-db, and without a cache both fall back to the rules.
 # Skips (exit 77) without a device. Usage: install_example.sh PATH/TO/BUILD/xconv
 set -u
 xconv=$1
@@ -29,8 +31,8 @@ prefix=$tmp/prefix
 cmake --install "$build" --prefix "$prefix" >"$tmp/install.log" 2>&1
 check "cmake --install succeeds" test $? -eq 0
 for f in bin/xconv lib/libxconv.a lib/libxconv.so include/xconv/xconv.h \
-    lib/cmake/xconv/xconvConfig.cmake lib/cmake/xconv/xconvConfigVersion.cmake lib/cmake/xconv/xconvTargets.cmake \
-    lib/pkgconfig/xconv.pc; do
+    lib/cmake/xconv/xconvConfig.cmake lib/cmake/xconv/xconvConfigVersion.cmake \
+    lib/cmake/xconv/xconvTargets.cmake lib/pkgconfig/xconv.pc; do
     check "installs $f" test -e "$prefix/$f"
 done
 # The shared library exports the public API and keeps the rest inside.
@@ -91,6 +93,51 @@ rc=$?
 mv "$prefix/lib.moved" "$prefix/lib"
 cat "$tmp/static-run.txt"
 check "the static example passes with the installed libraries moved away" test "$rc" -eq 0
+
+# The default cache: the example opens the folder the command line uses
+# (xconv_cache_open_default), so after a find both pick the find-db's winner.
+if "$xconv" devices 2>/dev/null | grep -qi "opencl.*\(pthread\|cpu\|pocl\)\|CPU,"; then
+    export XCONV_CACHE_DIR=$tmp/cache
+    shape=n=2,c=4,h=12,w=12,k=8,r=3,pad=1
+    "$prefix/bin/xconv" find --shape $shape --device pocl --repeat 2 --warmup 1 --confirm 0 \
+        >"$tmp/find.txt" 2>&1
+    check "xconv find into the default cache succeeds" test $? -eq 0
+    picked() {  # the variant a run's first line names
+        sed -n 's/^\([a-z0-9_]*\) on .*/\1/p' "$1" | head -n 1
+    }
+    "$prefix/bin/xconv" run --shape $shape --device pocl >"$tmp/cli-run.txt" 2>&1
+    "$tmp/conv_example_pc" pocl $shape >"$tmp/ex-run.txt" 2>&1
+    cat "$tmp/cli-run.txt" "$tmp/ex-run.txt"
+    check "the command line's auto reads the find-db" grep -q "^auto: find-db" "$tmp/cli-run.txt"
+    check "the example's auto reads the find-db" grep -q "^auto: find-db" "$tmp/ex-run.txt"
+    check "both pick the same variant ($(picked "$tmp/cli-run.txt"))" \
+        test "$(picked "$tmp/cli-run.txt")" = "$(picked "$tmp/ex-run.txt")"
+    # A record whose winner the rules never pick (direct_naive): both follow it.
+    python3 - "$tmp/cache/find.db" <<'PY'
+import re, sys
+path = sys.argv[1]
+lines = open(path).read().split("\n")
+for i, line in enumerate(lines):
+    if line.startswith("rec"):
+        lines[i] = re.sub(r"entry=direct_naive\|pass\|[0-9.e-]+\|",
+                          "entry=direct_naive|pass|1e-06|", line)
+open(path, "w").write("\n".join(lines))
+PY
+    "$prefix/bin/xconv" run --shape $shape --device pocl >"$tmp/cli-run2.txt" 2>&1
+    "$tmp/conv_example_static" pocl $shape >"$tmp/ex-run2.txt" 2>&1
+    check "the command line follows the record to direct_naive" \
+        test "$(picked "$tmp/cli-run2.txt")" = direct_naive
+    check "the example follows it too" test "$(picked "$tmp/ex-run2.txt")" = direct_naive
+    XCONV_CACHE_DIR=none "$tmp/conv_example_pc" pocl $shape >"$tmp/ex-none.txt" 2>&1
+    XCONV_CACHE_DIR=none "$prefix/bin/xconv" run --shape $shape --device pocl \
+        >"$tmp/cli-none.txt" 2>&1
+    check "without a cache the example uses the rules" grep -q "^auto: rules" "$tmp/ex-none.txt"
+    check "and picks what the command line picks" \
+        test "$(picked "$tmp/cli-none.txt")" = "$(picked "$tmp/ex-none.txt")"
+    unset XCONV_CACHE_DIR
+else
+    echo "no OpenCL CPU device: the default cache's checks skipped"
+fi
 
 echo "cli install example: $((checks - failures)) passed, $failures failed"
 [ "$failures" -eq 0 ]

@@ -8,7 +8,9 @@ CMAKE_FLAGS ?=
 PREFIX ?= /usr/local
 DEB_PACKAGES := cmake make gcc libc6-dev git ocl-icd-opencl-dev opencl-c-headers \
                 pocl-opencl-icd mesa-opencl-icd libclblast-dev clinfo oclgrind python3 \
-                pkgconf libxml2-utils chromium clpeak libvkfft-dev
+                pkgconf libxml2-utils chromium clpeak libvkfft-dev \
+                python3-numpy python3-pytest python3-venv python3-pip python3-setuptools \
+                python3-wheel
 
 .PHONY: all deps build run test test-sanitize install clean
 
@@ -37,7 +39,7 @@ run: build
 	$(BUILD)/xconv validate --suite small
 	$(BUILD)/xconv bench --suite small --repeat 5
 
-# Installs the libraries, the header, the CMake package and xconv.pc under $(PREFIX).
+# Installs bin/xconv, the libraries, the header, the CMake package and xconv.pc under $(PREFIX).
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)
 

@@ -30,15 +30,8 @@ int cli_find_policy(const cli_options *opts, bool allow_modes, unsigned *flags)
 
 bool cli_cache_folder(char *buf, size_t len)
 {
-    const char *dir = getenv("XCONV_CACHE_DIR");
-    if (dir && (!*dir || !strcmp(dir, "none")))
-        return false;
-    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-    int n = dir ? snprintf(buf, len, "%s", dir)
-            : xdg && *xdg ? snprintf(buf, len, "%s/xconv", xdg)
-            : home && *home ? snprintf(buf, len, "%s/.cache/xconv", home)
-                            : -1;
-    return n > 0 && (size_t)n < len;
+    return xconv_cache_default_dir(getenv("XCONV_CACHE_DIR"), getenv("XDG_CACHE_HOME"),
+                                   getenv("HOME"), buf, len);
 }
 
 xconv_cache *cli_cache_open(const cli_options *opts, unsigned flags)

@@ -243,6 +243,34 @@ xconv_cache *xconv_cache_open(const char *dir, unsigned flags, xconv_error *err)
     return cache;
 }
 
+bool xconv_cache_default_dir(const char *cache_dir, const char *xdg_cache_home, const char *home,
+                             char *buf, size_t len)
+{
+    if (cache_dir && (!*cache_dir || !strcmp(cache_dir, "none")))
+        return false;
+    int n = cache_dir                          ? snprintf(buf, len, "%s", cache_dir)
+            : xdg_cache_home && *xdg_cache_home ? snprintf(buf, len, "%s/xconv", xdg_cache_home)
+            : home && *home                     ? snprintf(buf, len, "%s/.cache/xconv", home)
+                                                : -1;
+    return n > 0 && (size_t)n < len;
+}
+
+xconv_cache *xconv_cache_open_default(const char *cache_dir, const char *xdg_cache_home,
+                                      const char *home, unsigned flags, xconv_error *err)
+{
+    char dir[4096];
+    if (!xconv_cache_default_dir(cache_dir, xdg_cache_home, home, dir, sizeof dir)) {
+        if (cache_dir)
+            xconv_error_set(err, XCONV_ERR_NOT_FOUND,
+                            "no default cache folder: XCONV_CACHE_DIR is '%s'", cache_dir);
+        else
+            xconv_error_set(err, XCONV_ERR_NOT_FOUND, "no default cache folder: neither "
+                                                      "XDG_CACHE_HOME nor HOME is given");
+        return NULL;
+    }
+    return xconv_cache_open(dir, flags, err);
+}
+
 void xconv_cache_close(xconv_cache *cache)
 {
     if (!cache)

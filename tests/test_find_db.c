@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Tests of the find-db and "auto" without a device (planning alone on a CPU-like description):
 // the file format, fresh and stale records, auto from the db or the rules, corrupted and cut-off
-// files set aside with their good records kept, and processes storing at once losing nothing.
+// files set aside with their good records kept, processes storing at once losing nothing, and
+// the default cache folder.
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -506,8 +507,41 @@ static void test_concurrent(void)
     remove_folder();
 }
 
+// The default cache folder: XCONV_CACHE_DIR's value first, then XDG_CACHE_HOME's, then HOME's,
+// "none" or "" for no cache, and opening it makes the folder.
+static void test_default_dir(void)
+{
+    char buf[256], folder[] = "/tmp/xconv_default_XXXXXX", want[300];
+    CHECK(xconv_cache_default_dir("/a/b", "/x", "/h", buf, sizeof buf) && !strcmp(buf, "/a/b"));
+    CHECK(xconv_cache_default_dir(NULL, "/x", "/h", buf, sizeof buf) &&
+          !strcmp(buf, "/x/xconv"));
+    CHECK(xconv_cache_default_dir(NULL, "", "/h", buf, sizeof buf) &&
+          !strcmp(buf, "/h/.cache/xconv"));
+    CHECK(!xconv_cache_default_dir("none", "/x", "/h", buf, sizeof buf));
+    CHECK(!xconv_cache_default_dir("", "/x", "/h", buf, sizeof buf));
+    CHECK(!xconv_cache_default_dir(NULL, NULL, NULL, buf, sizeof buf));
+    CHECK(!xconv_cache_default_dir(NULL, "/a-long-folder-name", NULL, buf, 8));
+
+    xconv_error err;
+    CHECK(xconv_cache_open_default("none", NULL, NULL, 0, &err) == NULL);
+    CHECK(err.status == XCONV_ERR_NOT_FOUND);
+    CHECK_CONTAINS(err.msg, "XCONV_CACHE_DIR is 'none'");
+    CHECK(xconv_cache_open_default(NULL, NULL, NULL, 0, &err) == NULL);
+    CHECK_CONTAINS(err.msg, "neither XDG_CACHE_HOME nor HOME");
+    CHECK(mkdtemp(folder) != NULL);
+    xconv_cache *cache = xconv_cache_open_default(NULL, folder, "/nonexistent", 0, &err);
+    CHECK_MSG(cache != NULL, "%s", err.msg);
+    snprintf(want, sizeof want, "%s/xconv", folder);
+    CHECK(cache && !strcmp(xconv_cache_dir(cache), want));
+    xconv_cache_close(cache);
+    char cmd[320];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", folder);
+    CHECK(system(cmd) == 0);
+}
+
 int main(void)
 {
+    test_default_dir();
     test_format();
     test_auto();
     test_auto_gpu_rules();

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
-// One convolution through xconv's public API: open a device, plan the problem with "auto", run
-// it on device buffers, and check every output against the float64 reference.
-// Usage: conv_example [DEVICE]   (DEVICE: "0", "opencl:1", "cuda:0" or a name; default: the first
-// GPU, else the first CPU). Prints the variant chosen and the largest normalised error; exits 0
-// when every element is within 1e-5 of the reference.
+// One convolution through xconv's public API: open a device and the default cache (the command
+// line's, so "auto" reads the find-db `xconv find` writes), plan the problem with "auto", run it
+// on device buffers, and check every output against the float64 reference.
+// Usage: conv_example [DEVICE [SPEC]]   (DEVICE: "0", "opencl:1", "cuda:0" or a name; default:
+// the first GPU, else the first CPU; SPEC: the shape, default n=2,c=16,h=28,w=28,k=32,r=3,pad=1).
+// Prints the variant chosen, why, and the largest normalised error; exits 0 when every element
+// is within 1e-5 of the reference.
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,11 +64,20 @@ int main(int argc, char **argv)
 {
     xconv_error err;
     xconv_problem p;
-    if (xconv_shape_parse("n=2,c=16,h=28,w=28,k=32,r=3,pad=1", &p, &err) != XCONV_OK)
+    const char *spec = argc > 2 ? argv[2] : "n=2,c=16,h=28,w=28,k=32,r=3,pad=1";
+    if (xconv_shape_parse(spec, &p, &err) != XCONV_OK)
         return fail("shape", &err);
     xconv_device *dev = xconv_device_open(argc > 1 ? argv[1] : NULL, &err);
     if (!dev)
         return fail("device", &err);
+    // The command line's cache: compiled kernels kept, and the find-db for "auto". NULL (no
+    // folder, or it cannot be made) is fine: kernels are then compiled every run and "auto"
+    // uses its rules.
+    xconv_error cache_err;
+    xconv_cache *cache = xconv_cache_open_default(getenv("XCONV_CACHE_DIR"),
+                                                  getenv("XDG_CACHE_HOME"), getenv("HOME"), 0,
+                                                  &cache_err);
+    xconv_device_set_cache(dev, cache);
     char label[320];
     xconv_device_label(xconv_device_get_info(dev), label, sizeof label);
 
@@ -100,9 +111,13 @@ int main(int argc, char **argv)
         printf("%s on %s: %s\n  max normalised error %.3g: %s\n",
                xconv_variant_get_info(xconv_plan_variant(plan))->name, label,
                xconv_plan_summary(plan), worst, rc == 0 ? "pass" : "FAIL");
+        xconv_auto_info why;  // how "auto" chose: the find-db's record or the rules
+        if (xconv_plan_auto_info(plan, &why))
+            printf("auto: %s\n", why.why);
     }
     xconv_plan_destroy(plan);
     xconv_device_close(dev);
+    xconv_cache_close(cache);
     free(x);
     free(w);
     free(y);

@@ -696,6 +696,21 @@ enum {
 // that is not a folder included).
 xconv_cache *xconv_cache_open(const char *dir, unsigned flags, xconv_error *err);
 
+// Writes the default cache folder, the one the command line uses, into buf (len bytes): from the
+// values of XCONV_CACHE_DIR, XDG_CACHE_HOME and HOME that the caller passes (NULL for an unset
+// one; the library reads no environment): cache_dir when set, else xdg_cache_home/xconv, else
+// home/.cache/xconv. Returns false when there is none: cache_dir is "" or "none", neither of the
+// others is set, or the folder's name does not fit buf.
+bool xconv_cache_default_dir(const char *cache_dir, const char *xdg_cache_home, const char *home,
+                             char *buf, size_t len);
+
+// Opens the default cache (xconv_cache_default_dir's folder) with XCONV_CACHE_* flags: attached
+// to a device, "auto" there reads the find-db that `xconv find` writes, and picks what the
+// command line picks. Returns NULL with XCONV_ERR_NOT_FOUND when there is no default folder, or
+// with xconv_cache_open's status when it cannot be opened.
+xconv_cache *xconv_cache_open_default(const char *cache_dir, const char *xdg_cache_home,
+                                      const char *home, unsigned flags, xconv_error *err);
+
 // Closes a cache (devices it is attached to must be closed or detached first); NULL is ignored.
 void xconv_cache_close(xconv_cache *cache);
 

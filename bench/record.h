@@ -36,7 +36,7 @@ typedef struct xconv_record {
                            // xconv_device_libraries): the OpenCL platform, CLBlast, cuBLAS...
     char variant[48];
     char family[16];
-    char shape_name[32];   // suite name of the shape, "" for ad-hoc shapes
+    char shape_name[XCONV_SHAPE_NAME_MAX];  // suite or file name of the shape, "" for ad-hoc
     char shape[256];       // SPEC string
     char reference[48];    // what y was compared with ("cpu_ref", "clblast_gemm+1000 samples")
     uint64_t seed;

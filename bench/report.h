@@ -42,7 +42,7 @@ xconv_status xconv_report_peaks_parse(const char *text, xconv_report_peaks *out,
 // The model (built once; the writers only read it)
 
 typedef struct report_shape {
-    char name[32];
+    char name[XCONV_SHAPE_NAME_MAX];
     char spec[256];
     double flops, bytes;      // 0 when the spec is not a convolution (GEMM records)
 } report_shape;

@@ -613,7 +613,8 @@ int cmd_bench_fft(const cli_options *opts)
         xconv_records_write_table(stdout, list.recs, list.count, true);
         print_ratios(&list);
         rc = cli_write_records(&list, opts);
-        printf("%d records: %d failed or errored\n", list.count, failed);
+        printf("%d record%s: %d failed or errored\n", list.count, cli_plural(list.count),
+               failed);
     }
     xconv_record_list_free(&list);
     free(devices);

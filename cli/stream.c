@@ -131,7 +131,8 @@ int cli_stream_close(cli_stream *s, int rc)
     if (s->rows && !s->header)
         xconv_records_write_table(s->out, NULL, 0, s->table.timings);
     int failed = xconv_record_list_failed(&s->list);
-    fprintf(s->out, "%d records: %d failed or errored\n", s->list.count, failed);
+    fprintf(s->out, "%d record%s: %d failed or errored\n", s->list.count,
+            cli_plural(s->list.count), failed);
     fflush(s->out);
     int sig = cli_interrupted();
     if (sig) {

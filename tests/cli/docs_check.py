@@ -17,6 +17,8 @@ LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
 # Chapters written on other branches, linked before they land: a link to one of these may point
 # nowhere while the file is absent. Delete an entry once its chapter is in the tree.
 PENDING = set()
+# The pages that say where the command is in a build tree.
+BUILD_PATH_PAGES = {"README.md", "docs/README.md", "docs/guide/cli.md"}
 # Teaching chapters about no kernel of their own.
 NO_KERNEL_CHAPTERS = {"docs/teaching/references.md"}
 
@@ -129,6 +131,10 @@ def main():
     for f in sorted(kept - named):
         if f != "README.md":
             fail("bench/results/%s: named in no document" % f)
+    # One form of the command: `xconv`; the build tree's path is said where the docs start.
+    for p, t in docs.items():
+        if p not in BUILD_PATH_PAGES and "build/xconv" in t:
+            fail("%s: writes build/xconv; the docs write the command as xconv" % p)
     for p, t in docs.items():
         for target in LINK.findall(t):
             if "://" in target or target.startswith("mailto:"):

@@ -610,7 +610,8 @@ int cmd_bench_fft(const cli_options *opts)
     fprintf(stderr, "\r%70s\r", "");
     int failed = xconv_record_list_failed(&list);
     if (!rc) {
-        xconv_records_write_table(stdout, list.recs, list.count, true);
+        xconv_records_write_table(stdout, list.recs, list.count, true,
+                                  opts->all || opts->verbose);
         print_ratios(&list);
         rc = cli_write_records(&list, opts);
         printf("%d record%s: %d failed or errored\n", list.count, cli_plural(list.count),

@@ -126,6 +126,9 @@ static const flag flags[] = {
      "~/.cache/xconv/peaks.json)"},
     {"--verbose", "run validate bench find matrix", ARG_NONE, FIELD(verbose), 0,
      "        print the plan and progress"},
+    {"--all", "validate bench", ARG_NONE, FIELD(all), 0,
+     "        list the variants that do not apply as rows with the reason (default: one line "
+     "a shape names them)"},
     {"-o", "report", ARG_STRING, FIELD(output), 0, "FILE    write the report page (HTML)"},
     {"--output", "report", ARG_STRING, FIELD(output), 0, "FILE    the same as -o"},
     {"--svg", "report", ARG_STRING, FIELD(svg_dir), 0,

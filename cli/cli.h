@@ -134,6 +134,21 @@ void cli_error(const char *fmt, ...)
 // the message names it already (NULL: none).
 void cli_print_error(const char *context, const xconv_error *err);
 
+// stderr held in a temporary file while a vendor library runs (cli/stderr_hold.c).
+typedef struct cli_stderr_hold {
+    int saved;   // the real stderr's descriptor, -1 when not holding
+    FILE *file;  // what was written meanwhile
+} cli_stderr_hold;
+
+// Points stderr at a temporary file; returns false (stderr untouched) when it cannot.
+bool cli_stderr_hold_begin(cli_stderr_hold *h);
+
+// Points stderr back and copies what was written meanwhile into text (len bytes, cut there).
+void cli_stderr_hold_end(cli_stderr_hold *h, char *text, size_t len);
+
+// Says each line of text on stderr as "xconv COMMAND: CONTEXT: line".
+void cli_stderr_say(const char *text, const char *context);
+
 // Returns "s" unless n is 1: "%d record%s", n, cli_plural(n).
 const char *cli_plural(long long n);
 

@@ -3,7 +3,8 @@
 # The CLI's commands agree with each other: `xconv help COMMAND` is COMMAND's help, each --help
 # lists only the environment variables the command reads, explain defaults to auto, --shape takes
 # a benchdnn descriptor as --shapes files do, names longer than 31 characters load whole, counts
-# are in the singular for one. The parts that run a kernel skip without an OpenCL CPU device.
+# are in the singular for one, and what a vendor library's driver writes on stderr is said with
+# its case. The parts that run a kernel skip without an OpenCL CPU device.
 # Usage: seams.sh PATH/TO/xconv
 set -u
 xconv=$1
@@ -80,6 +81,18 @@ import json, sys
 names = [r["shape_name"] for r in json.load(open(sys.argv[1]))["records"]]
 assert names == ["googlenet_v1:inception_3a/3x3_reduce",
                  "googlenet_v1:inception_4e/double3x3_reduce"], names' "$tmp/g.json"
+
+# What a vendor library's driver writes on stderr comes with its case: PoCL compiling CLBlast's
+# kernel afresh (its own kernel cache empty) says "1 warning generated.".
+POCL_CACHE_DIR=$tmp/pocl "$xconv" validate --shape n=1,c=3,h=8,w=8,k=4,r=3,pad=1 \
+    --variant clblast_convgemm --device pocl >"$tmp/cb.txt" 2>"$tmp/cb.err"
+check "validate of clblast_convgemm passes" grep -q "^1 record: 0 failed" "$tmp/cb.txt"
+check "no bare driver line on stderr" \
+    test "$(grep -c '^[0-9]* warnings\? generated' "$tmp/cb.err")" -eq 0
+check "what the driver wrote is said with its case" \
+    test "$(grep 'generated\.' "$tmp/cb.err" | grep -vc \
+        '^xconv validate: clblast_convgemm on n=1,c=3,h=8,w=8,k=4,r=3,pad=1, what its')" -eq 0
+grep -q "generated\." "$tmp/cb.err" || echo "note: PoCL wrote nothing while building CLBlast's kernel"
 
 echo "seams.sh: $checks checks, $failures failed"
 [ "$failures" -eq 0 ]

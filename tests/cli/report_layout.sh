@@ -29,10 +29,12 @@ check "two devices in all (CUDA and OpenCL)" \
 check "its facts name both files" grep -q "matrix_gpu.json and 1 more file" "$tmp/two.html"
 
 # The roofline's legend: every line of text inside the picture; markers by family.
-check "the roofline's legend is whole, in family colours" python3 - "$tmp"/svg/*cuda-roofline.svg <<'PY'
+check "the roofline's legend is whole, in family colours" \
+    python3 - "$tmp"/svg/*cuda-roofline.svg <<'PY'
 import re, sys
 svg = open(sys.argv[1]).read()
-width, height = (int(v) for v in re.search(r'<svg [^>]*width="(\d+)" height="(\d+)"', svg).groups())
+size = re.search(r'<svg [^>]*width="(\d+)" height="(\d+)"', svg)
+width, height = int(size.group(1)), int(size.group(2))
 ys = [float(y) for y in re.findall(r'<text x="[^"]*" y="([^"]*)"', svg)]
 assert max(ys) < height, (max(ys), height)
 legend = re.findall(r'fill="#([0-9a-f]{6})"[^>]*/><text x="([^"]*)" y="[^"]*" font-size="11">'

@@ -92,7 +92,8 @@ check "no bare driver line on stderr" \
 check "what the driver wrote is said with its case" \
     test "$(grep 'generated\.' "$tmp/cb.err" | grep -vc \
         '^xconv validate: clblast_convgemm on n=1,c=3,h=8,w=8,k=4,r=3,pad=1, what its')" -eq 0
-grep -q "generated\." "$tmp/cb.err" || echo "note: PoCL wrote nothing while building CLBlast's kernel"
+grep -q "generated\." "$tmp/cb.err" ||
+    echo "note: PoCL wrote nothing while building CLBlast's kernel"
 
 echo "seams.sh: $checks checks, $failures failed"
 [ "$failures" -eq 0 ]

@@ -133,8 +133,9 @@ static int read_bias(const char *path, const xconv_problem *p, xconv_npy *bias)
         return CLI_USAGE;
     }
     if (bias->ndim != 1 || bias->shape[0] != p->k) {
-        cli_error("--bias %s must have shape (%lld,) (K values); it has %d dimension(s)%s%lld",
-                  path, (long long)p->k, bias->ndim, bias->ndim == 1 ? " of " : "",
+        cli_error("--bias %s must have shape (%lld,) (K values); it has %d dimension%s%s%lld",
+                  path, (long long)p->k, bias->ndim, cli_plural(bias->ndim),
+                  bias->ndim == 1 ? " of " : "",
                   bias->ndim == 1 ? (long long)bias->shape[0] : 0LL);
         xconv_npy_free(bias);
         return CLI_USAGE;

@@ -33,7 +33,7 @@ validated() {
     local rc=$?
     check "$label: validate exits 0" test "$rc" -eq 0
     check "$label: $records records, none failed" \
-        grep -q "^$records records: 0 failed or errored" "$tmp/out.txt"
+        grep -qE "^$records records?: 0 failed or errored" "$tmp/out.txt"
     if [ "$rc" -ne 0 ]; then grep -E "FAIL|error" "$tmp/out.txt" | head -5 >&2; fi
 }
 

@@ -23,7 +23,7 @@ enum { COL_VARIANT, COL_SHAPE, COL_OUTCOME, COL_ERR, COL_MEDIAN, COL_MIN, COL_MA
 _Static_assert(COL_COUNT == XCONV_TABLE_COLUMNS, "record.h's column count");
 
 static const table_column columns[COL_COUNT] = {
-    [COL_VARIANT] = { "variant", 24, false, false },
+    [COL_VARIANT] = { "variant", 32, false, false },
     [COL_SHAPE] = { "shape", 48, false, false },
     [COL_OUTCOME] = { "outcome", 7, false, false },
     [COL_ERR] = { "max err", 9, true, false },

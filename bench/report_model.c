@@ -306,13 +306,15 @@ oom:
     return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for the report");
 }
 
-// Returns true when a and b are one device: the same name, backend and driver (the host, the
-// file and the device's index may differ).
-static bool same_identity(const xconv_matrix_device *a, const xconv_matrix_device *b)
+// Returns true when sources a and b are one device: the same name, backend and driver, on the
+// same host when both files name theirs (the file and the device's index may differ).
+static bool same_identity(const report_source *a, const report_source *b)
 {
-    const char *na = a->name[0] ? a->name : a->id, *nb = b->name[0] ? b->name : b->id;
-    return strcmp(na, nb) == 0 && strcmp(a->backend, b->backend) == 0 &&
-           strcmp(a->driver, b->driver) == 0;
+    const xconv_matrix_device *da = a->dev, *db = b->dev;
+    const char *na = da->name[0] ? da->name : da->id, *nb = db->name[0] ? db->name : db->id;
+    const char *ha = a->run->host, *hb = b->run->host;
+    return strcmp(na, nb) == 0 && strcmp(da->backend, db->backend) == 0 &&
+           strcmp(da->driver, db->driver) == 0 && (!ha[0] || !hb[0] || strcmp(ha, hb) == 0);
 }
 
 // Adds one report device per device identity of runs (files[i] the name of runs[i]); returns
@@ -338,7 +340,7 @@ static xconv_status add_devices(xconv_report *r, int *shape_cap, const xconv_run
             continue;
         int ng = 0;
         for (int k = i; k < n; k++)
-            if (!taken[k] && same_identity(all[i].dev, all[k].dev)) {
+            if (!taken[k] && same_identity(&all[i], &all[k])) {
                 taken[k] = true;
                 group[ng++] = all[k];
             }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # xconv report on committed results files (no device needed): two files of one device are one
-# device; auto is shown as "auto -> kernel" and is never the fastest or the best xconv kernel;
+# device (two hosts' devices stay two); auto is shown as "auto -> kernel" and is never the fastest or the best xconv kernel;
 # the roofline's legend lies inside its picture, coloured by family; and the page of the H100's
 # 28-variant matrix, rendered by headless Chromium at 1400 px, scrolls sideways nowhere (the
 # rendering is skipped, saying so, without chromium).
@@ -27,6 +27,17 @@ check "the CUDA device is one device" \
 check "two devices in all (CUDA and OpenCL)" \
     test "$(grep -c '^NVIDIA H100 80GB HBM3 · ' "$tmp/two.txt")" -eq 2
 check "its facts name both files" grep -q "matrix_gpu.json and 1 more file" "$tmp/two.html"
+# Files that name different hosts keep their devices apart (two nodes of a fleet).
+python3 - "$matrix" "$tmp" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for host in ("node-a", "node-b"):
+    d["host"] = host
+    json.dump(d, open("%s/%s.json" % (sys.argv[2], host), "w"))
+PY
+"$xconv" report "$tmp/node-a.json" "$tmp/node-b.json" -o "$tmp/nodes.html" >"$tmp/nodes.txt" 2>&1
+check "two hosts' devices of one model stay two" \
+    test "$(grep -c '^NVIDIA H100 80GB HBM3 · cuda · node-' "$tmp/nodes.txt")" -eq 2
 
 # The roofline's legend: every line of text inside the picture; markers by family.
 check "the roofline's legend is whole, in family colours" \

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # xconv report on committed results files (no device needed): two files of one device are one
-# device (two hosts' devices stay two); auto is shown as "auto -> kernel" and is never the fastest or the best xconv kernel;
-# the roofline's legend lies inside its picture, coloured by family; and the page of the H100's
+# device (two hosts' devices stay two); auto is shown as "auto -> kernel" and is never the
+# fastest or the best xconv kernel; the roofline's legend lies inside its picture, coloured by
+# family; and the page of the H100's
 # 28-variant matrix, rendered by headless Chromium at 1400 px, scrolls sideways nowhere (the
 # rendering is skipped, saying so, without chromium).
 # Usage: report_layout.sh PATH/TO/xconv

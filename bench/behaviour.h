@@ -127,7 +127,7 @@ typedef struct xconv_behaviour_agreement {
 
 // A shape of the accuracy runs.
 typedef struct xconv_behaviour_shape_info {
-    char name[32];           // suite name, "" for --shape
+    char name[XCONV_SHAPE_NAME_MAX];  // suite or file name, "" for --shape
     char spec[256];
 } xconv_behaviour_shape_info;
 

@@ -28,7 +28,7 @@ typedef struct xconv_matrix_device {
 
 // A shape of a run: its name, SPEC, weight in its network and the set it came from.
 typedef struct xconv_matrix_shape {
-    char name[32];
+    char name[XCONV_SHAPE_NAME_MAX];
     char shape[256];
     double weight;           // how often it occurs in its network (1 when not said)
     char set[64];            // suite or shape file ("standard", "resnet50.shapes"), may be ""

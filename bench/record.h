@@ -36,7 +36,7 @@ typedef struct xconv_record {
                            // xconv_device_libraries): the OpenCL platform, CLBlast, cuBLAS...
     char variant[48];
     char family[16];
-    char shape_name[32];   // suite name of the shape, "" for ad-hoc shapes
+    char shape_name[XCONV_SHAPE_NAME_MAX];  // suite or file name of the shape, "" for ad-hoc
     char shape[256];       // SPEC string
     char reference[48];    // what y was compared with ("cpu_ref", "clblast_gemm+1000 samples")
     uint64_t seed;
@@ -132,15 +132,25 @@ const char *xconv_json_closing(bool any_records);
 void xconv_csv_write_header(FILE *f, bool with_cmp);
 void xconv_csv_write_row(FILE *f, const xconv_record *rec, bool with_cmp);
 
-// The table's column widths, for writing rows as records finish: widen it with every record
-// (or a stand-in carrying the longest names) before the header is written.
-#define XCONV_TABLE_COLUMNS 12
+// The human table, written a row at a time as records finish: a block a device (its name on a
+// line of its own, then the column titles), a row a record, and, unless `all`, the records that
+// do not apply folded into one line a shape naming their variants. Widen it with every record
+// (or a stand-in carrying the longest names) before the first row is written; when every
+// record fitted has the same shape, the block's line names it and the rows leave it out.
+#define XCONV_TABLE_COLUMNS 10
 typedef struct xconv_table {
     int widths[XCONV_TABLE_COLUMNS];
     bool timings;          // with the timing columns
+    bool all;              // not-applicable records as rows with their notes, not folded
+    int nshapes;           // distinct shapes fitted: 0, 1, or 2 for two or more
+    char shape[256];       // the shape when nshapes is 1
+    char block[300];       // the device (and backend) whose block is open, "" before any row
+    char na_shape[256];    // the shape whose not-applicable variants wait in na
+    char na[2048];         // those variants, comma-separated
 } xconv_table;
 
-// Starts a table as wide as its titles (timing columns only with timings).
+// Starts a table as wide as its titles (timing columns only with timings), folding
+// not-applicable records; set t->all to list them as rows.
 void xconv_table_init(xconv_table *t, bool timings);
 
 // Widens t for rec's cells (names are cut at their column's most).
@@ -149,10 +159,14 @@ void xconv_table_fit(xconv_table *t, const xconv_record *rec);
 // Widens t's number columns to their widest, for rows whose numbers are not known yet.
 void xconv_table_fit_numbers(xconv_table *t);
 
-// Writes the header row, or one record's row with its note under it (when it did not pass).
-// Return 0, or -1 when writing failed (errno set).
-int xconv_table_write_header(FILE *f, const xconv_table *t);
-int xconv_table_write_record(FILE *f, const xconv_table *t, const xconv_record *rec);
+// Writes one record: the device's line and the column titles when its block starts, then its
+// row with its note under it (when it did not pass), or, folded, its variant kept for the
+// shape's not-applicable line. Returns 0, or -1 when writing failed (errno set).
+int xconv_table_write_record(FILE *f, xconv_table *t, const xconv_record *rec);
+
+// Writes what t still holds (the last shape's not-applicable line); "(no records)" when no row
+// was written. Returns 0, or -1 when writing failed.
+int xconv_table_finish(FILE *f, xconv_table *t);
 
 // The comparisons' table a pair at a time: the header, and one row for a pair of records
 // compared with each other. Return 0, or -1 when writing failed.
@@ -166,7 +180,8 @@ int xconv_comparisons_write_pair(FILE *f, const xconv_record *a, const xconv_rec
 int xconv_records_write_json(FILE *f, const xconv_run_info *info, const xconv_record *recs,
                              int count);
 int xconv_records_write_csv(FILE *f, const xconv_record *recs, int count);
-int xconv_records_write_table(FILE *f, const xconv_record *recs, int count, bool timings);
+int xconv_records_write_table(FILE *f, const xconv_record *recs, int count, bool timings,
+                              bool all);
 int xconv_records_write_comparisons(FILE *f, const xconv_record *recs, int count);
 
 #endif // XCONV_RECORD_H

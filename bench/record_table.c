@@ -18,22 +18,20 @@ typedef struct table_column {
     bool timing;    // shown only when the table has timings
 } table_column;
 
-enum { COL_BACKEND, COL_DEVICE, COL_VARIANT, COL_SHAPE, COL_OUTCOME, COL_ERR, COL_MEDIAN,
-       COL_MIN, COL_MAX, COL_GFLOPS, COL_GBPS, COL_FLOOR, COL_COUNT };
+enum { COL_VARIANT, COL_SHAPE, COL_OUTCOME, COL_ERR, COL_MEDIAN, COL_MIN, COL_MAX, COL_GFLOPS,
+       COL_GBPS, COL_FLOOR, COL_COUNT };
 _Static_assert(COL_COUNT == XCONV_TABLE_COLUMNS, "record.h's column count");
 
 static const table_column columns[COL_COUNT] = {
-    [COL_BACKEND] = { "backend", 8, false, false },
-    [COL_DEVICE] = { "device", 32, false, false },
-    [COL_VARIANT] = { "variant", 24, false, false },
-    [COL_SHAPE] = { "shape", 40, false, false },
+    [COL_VARIANT] = { "variant", 32, false, false },
+    [COL_SHAPE] = { "shape", 48, false, false },
     [COL_OUTCOME] = { "outcome", 7, false, false },
     [COL_ERR] = { "max err", 9, true, false },
-    [COL_MEDIAN] = { "median ms", 12, true, true },
-    [COL_MIN] = { "min ms", 12, true, true },
-    [COL_MAX] = { "max ms", 12, true, true },
-    [COL_GFLOPS] = { "GFLOP/s", 10, true, true },
-    [COL_GBPS] = { "GB/s", 9, true, true },
+    [COL_MEDIAN] = { "median ms", 10, true, true },
+    [COL_MIN] = { "min ms", 10, true, true },
+    [COL_MAX] = { "max ms", 10, true, true },
+    [COL_GFLOPS] = { "GFLOP/s", 8, true, true },
+    [COL_GBPS] = { "GB/s", 7, true, true },
     [COL_FLOOR] = { "of floor", 8, true, true },  // '-' where the device's peaks are unknown
 };
 
@@ -81,13 +79,17 @@ static void number_cell(char *cell, const char *fmt, double v, bool show)
         snprintf(cell, CELL_LEN, "-");
 }
 
+// Returns the text rec's shape goes by in the table: its name, else its SPEC.
+static const char *shape_text(const xconv_record *rec)
+{
+    return rec->shape_name[0] ? rec->shape_name : rec->shape;
+}
+
 // Fills the cells of one record.
 static void record_cells(const xconv_record *rec, char cells[COL_COUNT][CELL_LEN])
 {
-    const char *shape = rec->shape_name[0] ? rec->shape_name : rec->shape;
+    const char *shape = shape_text(rec);
     size_t shape_len = rec->shape_name[0] ? sizeof rec->shape_name : sizeof rec->shape;
-    clip(cells[COL_BACKEND], rec->backend, sizeof rec->backend, columns[COL_BACKEND].max_width);
-    clip(cells[COL_DEVICE], rec->device, sizeof rec->device, columns[COL_DEVICE].max_width);
     clip(cells[COL_VARIANT], rec->variant, sizeof rec->variant, columns[COL_VARIANT].max_width);
     clip(cells[COL_SHAPE], shape, shape_len, columns[COL_SHAPE].max_width);
     snprintf(cells[COL_OUTCOME], CELL_LEN, "%s", xconv_outcome_name(rec->outcome));
@@ -105,12 +107,21 @@ static void record_cells(const xconv_record *rec, char cells[COL_COUNT][CELL_LEN
 // ---------------------------------------------------------------------------------------------
 // Rows
 
-// Writes one row of cells, padded to widths, with two spaces between columns.
-static void write_row(FILE *f, char cells[COL_COUNT][CELL_LEN], const int *widths, bool timings)
+// Returns whether column c is written: timing columns only with timings, the shape unless the
+// table has one shape (its block's line names it).
+static bool shown(const xconv_table *t, int c)
 {
-    int last = timings ? COL_COUNT - 1 : COL_ERR;
+    return (t->timings || !columns[c].timing) && !(c == COL_SHAPE && t->nshapes == 1);
+}
+
+// Writes one row of cells, padded to t's widths, with two spaces between columns.
+static void write_row(FILE *f, char cells[COL_COUNT][CELL_LEN], const xconv_table *t)
+{
+    int last = t->timings ? COL_COUNT - 1 : COL_ERR;
     for (int c = 0; c <= last; c++) {
-        int pad = widths[c] - text_width(cells[c]);
+        if (!shown(t, c))
+            continue;
+        int pad = t->widths[c] - text_width(cells[c]);
         if (columns[c].right)
             fprintf(f, "%*s%s", pad, "", cells[c]);
         else if (c < last)
@@ -144,6 +155,7 @@ static void write_note(FILE *f, const xconv_record *rec)
 
 void xconv_table_init(xconv_table *t, bool timings)
 {
+    memset(t, 0, sizeof *t);
     t->timings = timings;
     for (int c = 0; c < COL_COUNT; c++)
         t->widths[c] = text_width(columns[c].title);
@@ -157,6 +169,12 @@ void xconv_table_fit(xconv_table *t, const xconv_record *rec)
         int wdt = text_width(cells[c]);
         t->widths[c] = wdt > t->widths[c] ? wdt : t->widths[c];
     }
+    const char *shape = shape_text(rec);
+    if (!shape[0] || (t->nshapes == 1 && strcmp(shape, t->shape) == 0))
+        return;
+    if (t->nshapes == 0)
+        snprintf(t->shape, sizeof t->shape, "%s", shape);
+    t->nshapes = t->nshapes ? 2 : 1;
 }
 
 void xconv_table_fit_numbers(xconv_table *t)
@@ -172,36 +190,116 @@ static int flushed(FILE *f)
     return fflush(f) != 0 || ferror(f) ? -1 : 0;
 }
 
-int xconv_table_write_header(FILE *f, const xconv_table *t)
+// Writes the line of not-applicable variants t holds, wrapped at NOTE_COLS columns, and empties
+// it.
+static void write_na(FILE *f, xconv_table *t)
+{
+    if (!t->na[0])
+        return;
+    char head[300];
+    if (t->nshapes == 1)
+        snprintf(head, sizeof head, "  n/a:");
+    else
+        snprintf(head, sizeof head, "  n/a on %s:", t->na_shape);
+    fputs(head, f);
+    int col = text_width(head);
+    for (const char *v = t->na; *v;) {
+        int n = (int)strcspn(v, ",");
+        bool last = v[n] == '\0';
+        if (col + 1 + n + 1 > NOTE_COLS) {
+            fputs("\n    ", f);
+            col = 4;
+        }
+        fprintf(f, " %.*s%s", n, v, last ? "" : ",");
+        col += n + 1 + !last;
+        v += n + !last;
+    }
+    static const char hint[] = " (xconv explain says why)";
+    fprintf(f, "%s%s\n", col + (int)strlen(hint) > NOTE_COLS ? "\n    " : "", hint);
+    t->na[0] = '\0';
+}
+
+// Appends rec's variant to t's not-applicable line, writing the line t held first when rec is
+// of another shape.
+static void fold_na(FILE *f, xconv_table *t, const xconv_record *rec)
+{
+    if (t->na[0] && strcmp(t->na_shape, shape_text(rec)) != 0)
+        write_na(f, t);
+    if (!t->na[0])
+        snprintf(t->na_shape, sizeof t->na_shape, "%s", shape_text(rec));
+    size_t used = strlen(t->na);
+    snprintf(t->na + used, sizeof t->na - used, "%s%s", used ? "," : "", rec->variant);
+}
+
+// Writes the column titles.
+static void write_titles(FILE *f, const xconv_table *t)
 {
     char cells[COL_COUNT][CELL_LEN];
     for (int c = 0; c < COL_COUNT; c++)
         snprintf(cells[c], CELL_LEN, "%s", columns[c].title);
-    write_row(f, cells, t->widths, t->timings);
-    return flushed(f);
+    write_row(f, cells, t);
 }
 
-int xconv_table_write_record(FILE *f, const xconv_table *t, const xconv_record *rec)
+// Starts rec's device block when it is not the one open: the held not-applicable line, a blank
+// line after the last block, the device's line (and the shape's, when the table has one), the
+// titles.
+static void open_block(FILE *f, xconv_table *t, const xconv_record *rec)
 {
+    char block[sizeof t->block];
+    size_t n = strlen(rec->backend);
+    bool named = strncmp(rec->device, rec->backend, n) == 0 && rec->device[n] == ':';
+    snprintf(block, sizeof block, "%.255s%s%.16s%s", rec->device, named ? "" : " (backend ",
+             named ? "" : rec->backend, named ? "" : ")");
+    for (char *c = block; *c; c++)  // control characters would break the line
+        if ((unsigned char)*c < 0x20)
+            *c = ' ';
+    if (t->block[0] && strcmp(block, t->block) == 0)
+        return;
+    write_na(f, t);
+    if (t->block[0])
+        fputc('\n', f);
+    snprintf(t->block, sizeof t->block, "%s", block);
+    fprintf(f, "device %s\n", block);
+    if (t->nshapes == 1)
+        fprintf(f, "shape %s\n", t->shape);
+    write_titles(f, t);
+}
+
+int xconv_table_write_record(FILE *f, xconv_table *t, const xconv_record *rec)
+{
+    open_block(f, t, rec);
+    if (rec->outcome == XCONV_OUTCOME_NOT_APPLICABLE && !t->all) {
+        fold_na(f, t, rec);
+        return flushed(f);
+    }
+    if (t->na[0] && strcmp(t->na_shape, shape_text(rec)) != 0)
+        write_na(f, t);
     char cells[COL_COUNT][CELL_LEN];
     record_cells(rec, cells);
-    write_row(f, cells, t->widths, t->timings);
+    write_row(f, cells, t);
     write_note(f, rec);
     return flushed(f);
 }
 
-int xconv_records_write_table(FILE *f, const xconv_record *recs, int count, bool timings)
+int xconv_table_finish(FILE *f, xconv_table *t)
+{
+    write_na(f, t);
+    if (!t->block[0])
+        fputs("(no records)\n", f);
+    return flushed(f);
+}
+
+int xconv_records_write_table(FILE *f, const xconv_record *recs, int count, bool timings,
+                              bool all)
 {
     xconv_table t;
     xconv_table_init(&t, timings);
+    t.all = all;
     for (int r = 0; r < count; r++)
         xconv_table_fit(&t, &recs[r]);
-    xconv_table_write_header(f, &t);
     for (int r = 0; r < count && !ferror(f); r++)
         xconv_table_write_record(f, &t, &recs[r]);
-    if (count == 0)
-        fputs("(no records)\n", f);
-    return flushed(f);
+    return xconv_table_finish(f, &t);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -42,7 +42,7 @@ xconv_status xconv_report_peaks_parse(const char *text, xconv_report_peaks *out,
 // The model (built once; the writers only read it)
 
 typedef struct report_shape {
-    char name[32];
+    char name[XCONV_SHAPE_NAME_MAX];
     char spec[256];
     double flops, bytes;      // 0 when the spec is not a convolution (GEMM records)
 } report_shape;
@@ -51,6 +51,7 @@ typedef struct report_variant {
     char name[48];
     char family[16];
     bool peer;                // a vendor library inside (families peer and reference)
+    bool is_auto;             // "auto": the library's choice, the run of another variant
 } report_variant;
 
 // Compare verdicts of a cell against the base run.
@@ -67,9 +68,18 @@ typedef struct report_cell {
     int verdict;                      // compare: VERDICT_*
 } report_cell;
 
-typedef struct report_device {
+// A device of one results file.
+typedef struct report_source {
     const xconv_run_file *run;
-    const char *file;                 // the results file it came from
+    const char *file;
+    const xconv_matrix_device *dev;
+} report_source;
+
+// A device: every results file's records of one device identity (name, backend, driver).
+typedef struct report_device {
+    const xconv_run_file *run;        // the first file that has it
+    const char *file;                 // that file's name
+    int nfiles;                       // the files it has records in
     const xconv_matrix_device *dev;
     char label[400];                  // "NVIDIA H100 80GB HBM3 · cuda · node-07"
     char slug[96];                    // "d1-nvidia-h100-80gb-hbm3-cuda", for ids and file names
@@ -173,8 +183,13 @@ typedef struct report_rgb {
 report_rgb report_color_seq(double t);
 // Diverging colour for t in [-1, 1] (blue faster, white same, red slower).
 report_rgb report_color_div(double t);
-// A distinct colour for series i.
-report_rgb report_color_cat(int i);
+// Writes into buf the kernel an "auto" record ran, from its note ("auto -> NAME (why): ..."), or
+// "" when the note does not say; returns buf.
+const char *report_auto_kernel(const xconv_record *rec, char *buf, size_t len);
+
+// Variant v's colour on device d: its family's hue (direct blue, gemm green, winograd orange,
+// fft purple, the vendors' red, references grey), a darker or lighter shade a variant within it.
+report_rgb report_color_variant(const report_device *d, int v);
 // Returns true when dark text reads better than white on c.
 bool report_color_light(report_rgb c);
 

@@ -10,7 +10,9 @@
 // Layout
 
 enum {
-    CELL_W = 76,     // a cell
+    CELL_W = 76,     // a cell, at its widest
+    CELL_W_MIN = 46, // narrowest a cell gets to fit the page
+    FIT_W = 1260,    // the widest picture a 1400 px page shows without scrolling
     CELL_H = 36,
     GROUP_GAP = 10,  // between our variants and the vendor-backed ones
     PAD = 12,
@@ -23,6 +25,7 @@ typedef struct grid {
     int label_w;     // row labels
     int header_h;    // rotated variant names
     int width, height;
+    int cell_w;      // CELL_W, or less so that the picture fits FIT_W
     int first_peer;  // index of the first vendor-backed variant, nvariants when none
 } grid;
 
@@ -38,7 +41,7 @@ static const char *row_label(const xconv_report *r, const report_device *d, int 
 // Returns the x of variant column v.
 static int column_x(const grid *g, int v)
 {
-    return g->label_w + v * CELL_W + (v >= g->first_peer ? GROUP_GAP : 0);
+    return g->label_w + v * g->cell_w + (v >= g->first_peer ? GROUP_GAP : 0);
 }
 
 // Measures the grid of device d.
@@ -61,9 +64,12 @@ static grid measure(const xconv_report *r, const report_device *d)
         longest_label = 48;
     g.label_w = PAD + (int)(longest_label * 7.3) + 10;  // DejaVu Sans 12px: ~7 px a character
     g.header_h = PAD + (int)(longest_variant * 6.6 * 0.70) + 14;
-    int grid_w = d->nvariants * CELL_W + (g.first_peer < d->nvariants ? GROUP_GAP : 0);
     // Rotated names lean right past the last column.
-    g.width = g.label_w + grid_w + (int)(longest_variant * 6.6 * 0.72) + PAD;
+    int gap = g.first_peer < d->nvariants ? GROUP_GAP : 0;
+    int fixed = g.label_w + gap + (int)(longest_variant * 6.6 * 0.72) + PAD;
+    g.cell_w = d->nvariants > 0 ? (FIT_W - fixed) / d->nvariants : CELL_W;
+    g.cell_w = g.cell_w > CELL_W ? CELL_W : g.cell_w < CELL_W_MIN ? CELL_W_MIN : g.cell_w;
+    g.width = fixed + d->nvariants * g.cell_w;
     if (g.width < 720)  // the legend's width
         g.width = 720;
     g.height = g.header_h + d->nshapes * CELL_H + 22 + LEGEND_H;
@@ -94,7 +100,7 @@ static void open_svg(FILE *f, const grid *g, const char *what, const report_devi
 static void labels(FILE *f, const xconv_report *r, const report_device *d, const grid *g)
 {
     for (int v = 0; v < d->nvariants; v++) {
-        int x = column_x(g, v) + CELL_W / 2, y = g->header_h - 8;
+        int x = column_x(g, v) + g->cell_w / 2, y = g->header_h - 8;
         fprintf(f, "<text x=\"%d\" y=\"%d\" transform=\"rotate(-35 %d %d)\" fill=\"%s\">", x, y,
                 x, y, d->variants[v].peer ? "#555555" : "#111111");
         report_xml(f, d->variants[v].name);
@@ -118,26 +124,28 @@ static void labels(FILE *f, const xconv_report *r, const report_device *d, const
     if (g->first_peer > 0)
         fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"10\" fill=\"#666666\" "
                    "text-anchor=\"middle\">xconv kernels</text>\n",
-                (column_x(g, 0) + column_x(g, g->first_peer - 1) + CELL_W) / 2, y);
+                (column_x(g, 0) + column_x(g, g->first_peer - 1) + g->cell_w) / 2, y);
     if (g->first_peer < d->nvariants)
         fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"10\" fill=\"#666666\" "
                    "text-anchor=\"middle\">vendor libraries</text>\n",
-                (column_x(g, g->first_peer) + column_x(g, d->nvariants - 1) + CELL_W) / 2, y);
+                (column_x(g, g->first_peer) + column_x(g, d->nvariants - 1) + g->cell_w) / 2,
+                y);
 }
 
 // A cell's box with its fill and the hover text, and up to two centred lines.
-static void cell_box(FILE *f, int x, int y, report_rgb fill, const char *hover, const char *line1,
-                     const char *line2, bool bold, const char *ink)
+static void cell_box(FILE *f, const grid *g, int x, int y, report_rgb fill, const char *hover,
+                     const char *line1, const char *line2, bool bold, const char *ink)
 {
     fprintf(f, "<g><title>");
     report_xml(f, hover);
     fprintf(f, "</title><rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#%02x%02x%02x\" "
                "stroke=\"#ffffff\" stroke-width=\"1\"/>",
-            x, y, CELL_W, CELL_H, fill.r, fill.g, fill.b);
-    int cx = x + CELL_W / 2;
+            x, y, g->cell_w, CELL_H, fill.r, fill.g, fill.b);
+    int cx = x + g->cell_w / 2;
     if (line2 && *line2) {
-        fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" fill=\"%s\"%s>", cx, y + 15,
-                ink, bold ? " font-weight=\"bold\"" : "");
+        fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" fill=\"%s\"%s%s>", cx,
+                y + 15, ink, bold ? " font-weight=\"bold\"" : "",
+                g->cell_w < 60 ? " font-size=\"10.5\"" : "");
         report_xml(f, line1);
         fprintf(f, "</text><text x=\"%d\" y=\"%d\" text-anchor=\"middle\" font-size=\"10\" "
                    "fill=\"%s\">",
@@ -195,7 +203,11 @@ static void hover_text(const xconv_report *r, const report_device *d, int s, int
     const report_shape *shape = &r->shapes[d->shapes[s]];
     const xconv_record *rec = &c->m->rec;
     char med[32], lo[32], hi[32], rate[32], fl[32], pct[32];
-    int n = snprintf(buf, len, "%s on %s (%s): %s", d->variants[v].name,
+    char kernel[64] = "";
+    if (d->variants[v].is_auto)
+        report_auto_kernel(rec, kernel, sizeof kernel);
+    int n = snprintf(buf, len, "%s%s%s on %s (%s): %s", d->variants[v].name,
+                     kernel[0] ? " \xE2\x86\x92 " : "", kernel,
                      shape->name[0] ? shape->name : "shape", shape->spec,
                      xconv_outcome_name(rec->outcome));
     if (isfinite(rec->median_ms) && n > 0 && (size_t)n < len)
@@ -301,18 +313,18 @@ void report_heatmap_svg(FILE *f, const xconv_report *r, const report_device *d, 
                     snprintf(l2, sizeof l2, "fastest");
                 else
                     snprintf(l2, sizeof l2, "%.2fx", c->rel);
-                cell_box(f, x, y, fill, hover, l1, l2, winner, ink);
+                cell_box(f, &g, x, y, fill, hover, l1, l2, winner, ink);
             } else {
                 plain_cell(c->m, &fill, &ink, &word);
-                cell_box(f, x, y, fill, hover, word, NULL, false, ink);
+                cell_box(f, &g, x, y, fill, hover, word, NULL, false, ink);
             }
             if (winner)
                 fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%d\" height=\"%d\" fill=\"none\" "
                            "stroke=\"#111111\" stroke-width=\"2.5\"/>\n",
-                        x + 1.5, y + 1.5, CELL_W - 3, CELL_H - 3);
+                        x + 1.5, y + 1.5, g.cell_w - 3, CELL_H - 3);
             if (c->m && c->m->auto_pick == 1)
                 fprintf(f, "<path d=\"M %d %d h 10 v 10 z\" fill=\"#111111\"/>\n",
-                        x + CELL_W - 11, y + 1);
+                        x + g.cell_w - 11, y + 1);
         }
     }
     legend(f, d, &g, false);
@@ -374,7 +386,7 @@ void report_compare_svg(FILE *f, const xconv_report *r, const report_device *d, 
                     snprintf(l1, sizeof l1, "%s", xconv_outcome_name(now->outcome));
                 }
             }
-            cell_box(f, x, y, fill, hover, l1, l2, c->verdict == VERDICT_SLOWER ||
+            cell_box(f, &g, x, y, fill, hover, l1, l2, c->verdict == VERDICT_SLOWER ||
                                                        c->verdict == VERDICT_BROKE, ink);
         }
     }

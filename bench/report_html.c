@@ -9,6 +9,7 @@
 
 #define TIMES "\xC3\x97"  // multiplication sign
 #define DASH "\xE2\x80\x93"
+#define ARROW "\xE2\x86\x92"  // rightwards arrow: auto -> the kernel it ran
 
 // ---------------------------------------------------------------------------------------------
 // The page's frame
@@ -29,6 +30,7 @@ static const char style[] =
     "p.facts{color:#555555;margin:0 0 6px;font-size:13px}\n"
     "p.note{color:#555555;font-size:12.5px;max-width:980px;margin:4px 0 0}\n"
     ".fig{overflow-x:auto}\n"
+    ".fig svg{max-width:100%;height:auto}\n"
     "table{border-collapse:collapse;font-size:13px;margin:4px 0}\n"
     "th{text-align:left;background:#eef0f4;padding:5px 10px;border-bottom:1px solid #ccd0d7;"
     "font-weight:600}\n"
@@ -126,6 +128,11 @@ static void versus(FILE *f, const report_device *d, int s, int v)
     }
     const report_cell *c = report_at(d, s, v);
     report_xml(f, d->variants[v].name);
+    char kernel[64];
+    if (d->variants[v].is_auto && report_auto_kernel(&c->m->rec, kernel, sizeof kernel)[0]) {
+        fputs(" " ARROW " ", f);
+        report_xml(f, kernel);
+    }
     if (v == d->winner[s])
         fputs(" <span class=\"muted\">(fastest)</span>", f);
     else
@@ -139,7 +146,8 @@ static int fastest(const report_device *d, int s, int peer, int skip)
     int best = -1;
     for (int v = 0; v < d->nvariants; v++) {
         const report_cell *c = report_at(d, s, v);
-        if (v == skip || !isfinite(c->rel) || (peer >= 0 && d->variants[v].peer != (peer == 1)))
+        if (v == skip || !isfinite(c->rel) || d->variants[v].is_auto ||
+            (peer >= 0 && d->variants[v].peer != (peer == 1)))
             continue;
         if (best < 0 || c->rel < report_at(d, s, best)->rel)
             best = v;
@@ -151,8 +159,13 @@ static int fastest(const report_device *d, int s, int peer, int skip)
 static void winners(FILE *f, const xconv_report *r, const report_device *d)
 {
     bool picks = false;
+    int auto_row = -1;  // the variant "auto", when the run timed it
     for (int k = 0; k < d->nshapes * d->nvariants; k++)
         picks |= d->cells[k].m && d->cells[k].m->auto_pick >= 0;
+    for (int v = 0; v < d->nvariants; v++)
+        if (d->variants[v].is_auto)
+            auto_row = v;
+    picks = picks || auto_row >= 0;
     fputs("<table>\n<tr><th>#</th><th>shape</th><th>fastest</th><th>median</th>", f);
     if (d->has_floor)
         fputs("<th>of floor</th>", f);
@@ -190,8 +203,8 @@ static void winners(FILE *f, const xconv_report *r, const report_device *d)
         versus(f, d, s, fastest(d, s, 1, -1));
         fputs("</td>", f);
         if (picks) {
-            int pick = -1;
-            for (int v = 0; v < d->nvariants; v++)
+            int pick = auto_row >= 0 && report_at(d, s, auto_row)->m ? auto_row : -1;
+            for (int v = 0; pick < 0 && v < d->nvariants; v++)
                 if (report_at(d, s, v)->m && report_at(d, s, v)->m->auto_pick == 1)
                     pick = v;
             fputs("<td>", f);
@@ -404,6 +417,8 @@ static void device_section(FILE *f, const xconv_report *r, const report_device *
     }
     fputs(" \xC2\xB7 ", f);
     report_xml(f, base_name(d->file));
+    if (d->nfiles > 1)
+        fprintf(f, " and %d more file%s", d->nfiles - 1, d->nfiles > 2 ? "s" : "");
     fprintf(f, " \xC2\xB7 %d variants, %d shapes</p>\n", d->nvariants, d->nshapes);
     fputs("<h3>Heatmap</h3>\n<div class=\"fig\">\n", f);
     report_heatmap_svg(f, r, d, false);

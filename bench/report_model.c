@@ -185,7 +185,20 @@ static void device_peaks(report_device *d, const xconv_report_opts *opts)
     }
 }
 
-// Fills the floors, shares, relative times and winners of d's cells.
+const char *report_auto_kernel(const xconv_record *rec, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    const char *arrow = strstr(rec->note, "auto -> ");
+    if (!arrow)
+        return buf;
+    arrow += strlen("auto -> ");
+    size_t n = strcspn(arrow, " (:;,");
+    snprintf(buf, len, "%.*s", (int)n, arrow);
+    return buf;
+}
+
+// Fills the floors, shares, relative times and winners of d's cells (auto is no winner: it ran
+// another variant, which is in the row under its own name when the run timed it).
 static void settle_cells(const xconv_report *r, report_device *d)
 {
     for (int s = 0; s < d->nshapes; s++) {
@@ -207,7 +220,7 @@ static void settle_cells(const xconv_report *r, report_device *d)
                 c->share = c->floor_ms / c->m->rec.median_ms;
                 d->has_floor = true;
             }
-            if (timed_pass(c) && c->m->rec.median_ms < best) {
+            if (timed_pass(c) && c->m->rec.median_ms < best && !d->variants[v].is_auto) {
                 best = c->m->rec.median_ms;
                 d->winner[s] = v;
             }
@@ -220,42 +233,52 @@ static void settle_cells(const xconv_report *r, report_device *d)
     }
 }
 
-// Adds the device dev of run (its records) to the report; returns XCONV_OK or out of memory.
-static xconv_status add_device(xconv_report *r, int *shape_cap, const xconv_run_file *run,
-                               const char *file, const xconv_matrix_device *dev,
-                               const xconv_report_opts *opts, xconv_error *err)
+// Returns true when record m is of source src's device.
+static bool of_source(const report_source *src, const xconv_matrix_record *m)
+{
+    return strcmp(m->rec.device, src->dev->id) == 0;
+}
+
+// Adds the device of sources (one device identity, its records in one or more files) to the
+// report; returns XCONV_OK or out of memory.
+static xconv_status add_device(xconv_report *r, int *shape_cap, const report_source *sources,
+                               int nsources, const xconv_report_opts *opts, xconv_error *err)
 {
     int nrec = 0;
-    for (int i = 0; i < run->count; i++)
-        nrec += strcmp(run->recs[i].rec.device, dev->id) == 0;
+    for (int k = 0; k < nsources; k++)
+        for (int i = 0; i < sources[k].run->count; i++)
+            nrec += of_source(&sources[k], &sources[k].run->recs[i]);
     if (nrec == 0)
         return XCONV_OK;
     report_device *d = &r->devices[r->ndevices];
     memset(d, 0, sizeof *d);
-    d->run = run;
-    d->file = file;
-    d->dev = dev;
+    d->run = sources[0].run;
+    d->file = sources[0].file;
+    d->dev = sources[0].dev;
+    d->nfiles = nsources;
     r->ndevices++;  // what d holds is freed with the report from here
     d->variants = calloc((size_t)nrec, sizeof *d->variants);
     d->shapes = calloc((size_t)nrec, sizeof *d->shapes);
     if (!d->variants || !d->shapes)
         goto oom;
-    for (int i = 0; i < run->count; i++) {
-        const xconv_record *rec = &run->recs[i].rec;
-        if (strcmp(rec->device, dev->id) != 0)
-            continue;
-        if (variant_index(d, rec->variant) < 0) {
-            report_variant *v = &d->variants[d->nvariants++];
-            snprintf(v->name, sizeof v->name, "%s", rec->variant);
-            snprintf(v->family, sizeof v->family, "%s", rec->family);
-            v->peer = !strcmp(rec->family, "peer") || !strcmp(rec->family, "reference");
+    for (int k = 0; k < nsources; k++)
+        for (int i = 0; i < sources[k].run->count; i++) {
+            const xconv_record *rec = &sources[k].run->recs[i].rec;
+            if (!of_source(&sources[k], &sources[k].run->recs[i]))
+                continue;
+            if (variant_index(d, rec->variant) < 0) {
+                report_variant *v = &d->variants[d->nvariants++];
+                snprintf(v->name, sizeof v->name, "%s", rec->variant);
+                snprintf(v->family, sizeof v->family, "%s", rec->family);
+                v->peer = !strcmp(rec->family, "peer") || !strcmp(rec->family, "reference");
+                v->is_auto = !strcmp(rec->variant, "auto");
+            }
+            int shape = shape_index(r, shape_cap, rec->shape_name, rec->shape);
+            if (shape < 0)
+                goto oom;
+            if (row_of(d, shape) < 0)
+                d->shapes[d->nshapes++] = shape;
         }
-        int shape = shape_index(r, shape_cap, rec->shape_name, rec->shape);
-        if (shape < 0)
-            goto oom;
-        if (row_of(d, shape) < 0)
-            d->shapes[d->nshapes++] = shape;
-    }
     order_variants(d);
     d->cells = calloc((size_t)d->nshapes * (size_t)d->nvariants, sizeof *d->cells);
     d->winner = calloc((size_t)d->nshapes, sizeof *d->winner);
@@ -265,21 +288,68 @@ static xconv_status add_device(xconv_report *r, int *shape_cap, const xconv_run_
         report_cell *c = &d->cells[i];
         c->floor_ms = c->share = c->rel = c->ratio = NAN;
     }
-    for (int i = 0; i < run->count; i++) {
-        const xconv_matrix_record *m = &run->recs[i];
-        if (strcmp(m->rec.device, dev->id) != 0)
-            continue;
-        int s = row_of(d, shape_index(r, shape_cap, m->rec.shape_name, m->rec.shape));
-        report_cell *c = report_at(d, s, variant_index(d, m->rec.variant));
-        if (!c->m)  // a repeated (variant, shape) keeps its first record
-            c->m = m;
-    }
+    for (int k = 0; k < nsources; k++)
+        for (int i = 0; i < sources[k].run->count; i++) {
+            const xconv_matrix_record *m = &sources[k].run->recs[i];
+            if (!of_source(&sources[k], m))
+                continue;
+            int s = row_of(d, shape_index(r, shape_cap, m->rec.shape_name, m->rec.shape));
+            report_cell *c = report_at(d, s, variant_index(d, m->rec.variant));
+            if (!c->m)  // a repeated (variant, shape) keeps its first record, the files in order
+                c->m = m;
+        }
     name_device(d, r->ndevices - 1);
     device_peaks(d, opts);
     settle_cells(r, d);
     return XCONV_OK;
 oom:
     return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for the report");
+}
+
+// Returns true when sources a and b are one device: the same name, backend and driver, on the
+// same host when both files name theirs (the file and the device's index may differ).
+static bool same_identity(const report_source *a, const report_source *b)
+{
+    const xconv_matrix_device *da = a->dev, *db = b->dev;
+    const char *na = da->name[0] ? da->name : da->id, *nb = db->name[0] ? db->name : db->id;
+    const char *ha = a->run->host, *hb = b->run->host;
+    return strcmp(na, nb) == 0 && strcmp(da->backend, db->backend) == 0 &&
+           strcmp(da->driver, db->driver) == 0 && (!ha[0] || !hb[0] || strcmp(ha, hb) == 0);
+}
+
+// Adds one report device per device identity of runs (files[i] the name of runs[i]); returns
+// XCONV_OK or out of memory.
+static xconv_status add_devices(xconv_report *r, int *shape_cap, const xconv_run_file *runs,
+                                const char *const *files, int nruns,
+                                const xconv_report_opts *opts, xconv_error *err)
+{
+    int total = 0;
+    for (int i = 0; i < nruns; i++)
+        total += runs[i].ndevices;
+    report_source *all = calloc((size_t)total + 1, sizeof *all);
+    report_source *group = calloc((size_t)total + 1, sizeof *group);
+    bool *taken = calloc((size_t)total + 1, sizeof *taken);
+    xconv_status st = all && group && taken ? XCONV_OK
+                      : xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for the report");
+    int n = 0;
+    for (int i = 0; !st && i < nruns; i++)
+        for (int k = 0; k < runs[i].ndevices; k++)
+            all[n++] = (report_source){&runs[i], files[i], &runs[i].devices[k]};
+    for (int i = 0; !st && i < n; i++) {
+        if (taken[i])
+            continue;
+        int ng = 0;
+        for (int k = i; k < n; k++)
+            if (!taken[k] && same_identity(&all[i], &all[k])) {
+                taken[k] = true;
+                group[ng++] = all[k];
+            }
+        st = add_device(r, shape_cap, group, ng, opts, err);
+    }
+    free(all);
+    free(group);
+    free(taken);
+    return st;
 }
 
 // Adds the host (or the file's name) to the labels that two devices share.
@@ -529,10 +599,7 @@ xconv_report *xconv_report_build(const xconv_run_file *runs, const char *const *
         r->nbehaviour = opts->nbehaviour;
     }
     int shape_cap = 0;
-    xconv_status st = XCONV_OK;
-    for (int i = 0; !st && i < nruns; i++)
-        for (int k = 0; !st && k < runs[i].ndevices; k++)
-            st = add_device(r, &shape_cap, &runs[i], files[i], &runs[i].devices[k], opts, err);
+    xconv_status st = add_devices(r, &shape_cap, runs, files, nruns, opts, err);
     if (!st)
         disambiguate(r);
     if (!st && r->ndevices == 0 && r->nbehaviour == 0)

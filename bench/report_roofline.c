@@ -164,8 +164,11 @@ static void point(FILE *f, double x, double y, report_rgb c, bool peer, bool win
 
 void report_roofline_svg(FILE *f, const xconv_report *r, const report_device *d, bool standalone)
 {
-    frame fr = {.width = 820, .height = 480, .left = 78, .top = 20};
-    fr.right = fr.width - 210;
+    frame fr = {.width = 860, .height = 480, .left = 78, .top = 20};
+    int legend_h = 8 + d->nvariants * 17 + 8 + 14 + 12;  // the markers, then two lines of text
+    if (fr.top + legend_h > fr.height)
+        fr.height = (int)fr.top + legend_h;
+    fr.right = fr.width - 250;
     fr.bottom = fr.height - 48;
     int points = fit(r, d, &fr);
     if (standalone)
@@ -198,7 +201,7 @@ void report_roofline_svg(FILE *f, const xconv_report *r, const report_device *d,
             fputs("<g><title>", f);
             report_xml(f, hover);
             fputs("</title>", f);
-            point(f, x, y, report_color_cat(v), d->variants[v].peer, d->winner[s] == v);
+            point(f, x, y, report_color_variant(d, v), d->variants[v].peer, d->winner[s] == v);
             fputs("</g>\n", f);
             if (d->winner[s] == v)
                 fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"9\" fill=\"#444444\">#%d"
@@ -212,7 +215,7 @@ void report_roofline_svg(FILE *f, const xconv_report *r, const report_device *d,
     // The legend: one marker a variant, then what the lines are.
     double lx = fr.right + 18, ly = fr.top + 8;
     for (int v = 0; v < d->nvariants; v++, ly += 17) {
-        point(f, lx + 6, ly, report_color_cat(v), d->variants[v].peer, false);
+        point(f, lx + 6, ly, report_color_variant(d, v), d->variants[v].peer, false);
         fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\">", lx + 18, ly + 4);
         report_xml(f, d->variants[v].name);
         fputs("</text>\n", f);

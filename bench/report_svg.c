@@ -2,6 +2,7 @@
 // What the report's writers share: XML escaping, colour scales, the heat of a cell, and number
 // formats.
 #include <math.h>
+#include <string.h>
 #include <stdio.h>
 
 #include "report.h"
@@ -93,15 +94,36 @@ report_rgb report_color_div(double t)
     return ramp(anchors, (int)(sizeof anchors / sizeof anchors[0]), (t + 1) / 2);
 }
 
-report_rgb report_color_cat(int i)
+// A family's hue: its darkest and lightest shade (variants of the family run between them).
+typedef struct family_hue {
+    const char *family;
+    report_rgb dark, light;
+} family_hue;
+
+static const family_hue hues[] = {
+    {"direct", {0x08, 0x3d, 0x77}, {0x6b, 0xae, 0xd6}},    // blues
+    {"gemm", {0x00, 0x5a, 0x32}, {0x74, 0xc4, 0x76}},      // greens
+    {"winograd", {0x7f, 0x27, 0x04}, {0xfd, 0x8d, 0x3c}},  // oranges
+    {"fft", {0x54, 0x27, 0x8f}, {0x9e, 0x9a, 0xc8}},       // purples
+    {"peer", {0x67, 0x00, 0x0d}, {0xfb, 0x6a, 0x4a}},      // reds: the vendors' libraries
+    {"reference", {0x25, 0x25, 0x25}, {0x96, 0x96, 0x96}}, // greys
+};
+
+report_rgb report_color_variant(const report_device *d, int v)
 {
-    static const report_rgb palette[] = {
-        {0x4e, 0x79, 0xa7}, {0xf2, 0x8e, 0x2b}, {0xe1, 0x57, 0x59}, {0x76, 0xb7, 0xb2},
-        {0x59, 0xa1, 0x4f}, {0xed, 0xc9, 0x48}, {0xb0, 0x7a, 0xa1}, {0xff, 0x9d, 0xa7},
-        {0x9c, 0x75, 0x5f}, {0x79, 0x70, 0x6e}, {0x1b, 0x9e, 0x77}, {0x66, 0x66, 0xcc},
-    };
-    int n = (int)(sizeof palette / sizeof palette[0]);
-    return palette[((i % n) + n) % n];
+    const family_hue *hue = &hues[sizeof hues / sizeof hues[0] - 1];  // unknown: grey
+    for (size_t i = 0; i < sizeof hues / sizeof hues[0]; i++)
+        if (strcmp(d->variants[v].family, hues[i].family) == 0)
+            hue = &hues[i];
+    int at = 0, count = 0;
+    for (int i = 0; i < d->nvariants; i++) {
+        if (strcmp(d->variants[i].family, d->variants[v].family) != 0)
+            continue;
+        at += i < v;
+        count++;
+    }
+    report_rgb anchors[2] = {hue->dark, hue->light};
+    return ramp(anchors, 2, count > 1 ? (double)at / (count - 1) : 0.35);
 }
 
 bool report_color_light(report_rgb c)

@@ -32,7 +32,7 @@ int cmd_behaviour(const cli_options *opts);  // cli/cmd_behaviour.c
 
 // A shape to run: its suite name ("" for --shape) and problem.
 typedef struct cli_shape {
-    char name[32];
+    char name[XCONV_SHAPE_NAME_MAX];  // "" for a --shape SPEC
     xconv_problem problem;
     double weight;  // how often it occurs in its network (--shapes files), else 1
     char set[64];   // where it came from: the suite, the shape file's name, "--shape", "random"
@@ -69,6 +69,11 @@ int cli_epilogue_mode(const cli_options *opts, bool allow_both, xconv_plan_optio
 // Reads the one shape of shape file path into *p (every key counted as given in *seen).
 // Returns 0 or CLI_USAGE after printing why (unreadable, bad, or more than one shape).
 int cli_shape_from_file(const char *path, xconv_problem *p, unsigned *seen);
+
+// Parses --shape's text: xconv's SPEC, or a benchdnn descriptor (text without '='), whose
+// n"NAME" goes into name (len bytes; "" when it names none). Returns 0 or CLI_USAGE after a
+// message.
+int cli_shape_arg(const char *text, xconv_problem *p, char *name, size_t len);
 
 // Lists devices and resolves --device selectors (none: the default device; "all": every device)
 // into indices of list, each device once. Returns 0 or CLI_USAGE/CLI_FAILED after printing why.
@@ -131,6 +136,24 @@ void cli_error(const char *fmt, ...)
 // Prints a library error as "xconv COMMAND: CONTEXT: message"; the context is left out when
 // the message names it already (NULL: none).
 void cli_print_error(const char *context, const xconv_error *err);
+
+// stderr held in a temporary file while a vendor library runs (cli/stderr_hold.c).
+typedef struct cli_stderr_hold {
+    int saved;   // the real stderr's descriptor, -1 when not holding
+    FILE *file;  // what was written meanwhile
+} cli_stderr_hold;
+
+// Points stderr at a temporary file; returns false (stderr untouched) when it cannot.
+bool cli_stderr_hold_begin(cli_stderr_hold *h);
+
+// Points stderr back and copies what was written meanwhile into text (len bytes, cut there).
+void cli_stderr_hold_end(cli_stderr_hold *h, char *text, size_t len);
+
+// Says each line of text on stderr as "xconv COMMAND: CONTEXT: line".
+void cli_stderr_say(const char *text, const char *context);
+
+// Returns "s" unless n is 1: "%d record%s", n, cli_plural(n).
+const char *cli_plural(long long n);
 
 // Returns the host's physical memory in bytes (0 when the system does not say).
 uint64_t cli_host_memory(void);

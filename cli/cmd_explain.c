@@ -134,10 +134,12 @@ int cmd_explain(const cli_options *opts)
         cli_collect_variants(opts, true, variants, &nvariants) ||
         cli_epilogue_mode(opts, false, &plan_opts, NULL))
         return CLI_USAGE;
-    if (nshapes == 0 || nvariants == 0) {
-        cli_error("give --shape SPEC and --variant NAME");
+    if (nshapes == 0) {
+        cli_error("give --shape SPEC or --shapes FILE");
         return CLI_USAGE;
     }
+    if (nvariants == 0)  // auto, as everywhere else
+        variants[nvariants++] = NULL;
     const char *names[CLI_MAX_LIST];  // NULL stands for "auto"
     for (int v = 0; v < nvariants; v++)
         names[v] = variants[v] ? xconv_variant_get_info(variants[v])->name : "auto";

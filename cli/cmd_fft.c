@@ -610,10 +610,12 @@ int cmd_bench_fft(const cli_options *opts)
     fprintf(stderr, "\r%70s\r", "");
     int failed = xconv_record_list_failed(&list);
     if (!rc) {
-        xconv_records_write_table(stdout, list.recs, list.count, true);
+        xconv_records_write_table(stdout, list.recs, list.count, true,
+                                  opts->all || opts->verbose);
         print_ratios(&list);
         rc = cli_write_records(&list, opts);
-        printf("%d records: %d failed or errored\n", list.count, failed);
+        printf("%d record%s: %d failed or errored\n", list.count, cli_plural(list.count),
+               failed);
     }
     xconv_record_list_free(&list);
     free(devices);

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 // `xconv find`: time the variants for shapes on devices and keep each ranking in the find-db;
 // --list, --clear and --clear-kernels look after the cache.
+#include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../validate/find.h"
 #include "cli.h"
@@ -16,6 +18,7 @@ typedef struct find_context {
     const cli_options *opts;
     cli_record_sink *sink;  // --json and --csv (NULL when neither is asked for)
     bool sink_failed;       // an output failed: it keeps what it held, the run goes on
+    bool tty;               // stderr is a terminal: a progress line is drawn over itself
 } find_context;
 
 // ---------------------------------------------------------------------------------------------
@@ -42,8 +45,8 @@ static void print_ranking(const xconv_find_record *rec)
     }
 }
 
-// Prints on stderr a line per run find makes (--verbose, failures and errors), else the run it
-// is at over the last one, and appends the run's record to --json and --csv; returns true when
+// Prints on stderr a line per run find makes (--verbose, failures and errors), else, on a
+// terminal, the run it is at over the last one, and appends the run's record to --json and --csv; returns true when
 // a signal asks the find to stop.
 static bool progress(void *user, const xconv_record *r)
 {
@@ -51,12 +54,17 @@ static bool progress(void *user, const xconv_record *r)
     const cli_options *opts = ctx->opts;
     if (ctx->sink && !ctx->sink_failed && cli_record_sink_add(ctx->sink, r, 1))
         ctx->sink_failed = true;
-    if (opts->verbose || r->outcome == XCONV_OUTCOME_FAIL || r->outcome == XCONV_OUTCOME_ERROR)
-        fprintf(stderr, "\r  %-20s %-5s %10.4f ms  %s\n", r->variant,
-                xconv_outcome_name(r->outcome), r->median_ms, r->note);
-    else
-        fprintf(stderr, "\r  %-20s %-5s %10.4f ms", r->variant, xconv_outcome_name(r->outcome),
-                r->median_ms);
+    char ms[32] = "-";
+    if (isfinite(r->median_ms))
+        snprintf(ms, sizeof ms, "%.4f ms", r->median_ms);
+    bool said = opts->verbose || r->outcome == XCONV_OUTCOME_FAIL ||
+                r->outcome == XCONV_OUTCOME_ERROR;
+    if (said)  // a line of its own, kept in a log too
+        fprintf(stderr, "%s  %-20s %-5s %13s  %s\n", ctx->tty ? "\r\033[K" : "", r->variant,
+                xconv_outcome_name(r->outcome), ms, r->note);
+    else if (ctx->tty)  // the run it is at, over the last one
+        fprintf(stderr, "\r\033[K  %-20s %-5s %13s", r->variant, xconv_outcome_name(r->outcome),
+                ms);
     return cli_interrupted() != 0;
 }
 
@@ -95,7 +103,7 @@ static int list_db(const cli_options *opts, xconv_cache *cache)
     xconv_device_list *list = calloc(1, sizeof *list);
     if (list)
         xconv_devices_list(list);
-    printf("%d record(s) in %s/find.db\n", count, xconv_cache_dir(cache));
+    printf("%d record%s in %s/find.db\n", count, cli_plural(count), xconv_cache_dir(cache));
     for (int i = 0; i < count; i++) {
         const xconv_find_record *r = &recs[i];
         char state[64] = "";
@@ -137,7 +145,8 @@ static int clear_db(const cli_options *opts, xconv_cache *cache)
     if (rc == CLI_FAILED && err.msg[0])
         cli_print_error("find --clear", &err);
     else if (rc == CLI_OK)
-        printf("removed %d record(s) from %s/find.db\n", total, xconv_cache_dir(cache));
+        printf("removed %d record%s from %s/find.db\n", total, cli_plural(total),
+               xconv_cache_dir(cache));
     return rc;
 }
 
@@ -150,7 +159,8 @@ static int clear_kernels(xconv_cache *cache)
         cli_print_error("find --clear-kernels", &err);
         return CLI_FAILED;
     }
-    printf("removed %d compiled kernel(s) from %s/kernels\n", removed, xconv_cache_dir(cache));
+    printf("removed %d compiled kernel%s from %s/kernels\n", removed, cli_plural(removed),
+           xconv_cache_dir(cache));
     return CLI_OK;
 }
 
@@ -206,9 +216,11 @@ static int find_shape(find_context *ctx, const xconv_find_opts *fopts, xconv_dev
     xconv_find_summary sum;
     xconv_status st = xconv_find_run(dev, &shape->problem, shape->name, fopts, &rec, NULL,
                                      progress, ctx, &sum, &err);
-    fprintf(stderr, "\r%60s\r", "");
+    if (ctx->tty)
+        fputs("\r\033[K", stderr);
     if (st == XCONV_OK && sum.stopped) {
-        printf("  stopped after %d run(s): nothing stored for this shape\n", sum.runs);
+        printf("  stopped after %d run%s: nothing stored for this shape\n", sum.runs,
+               cli_plural(sum.runs));
         return CLI_OK;
     }
     if (st == XCONV_OK && rec.count > 0)
@@ -217,9 +229,9 @@ static int find_shape(find_context *ctx, const xconv_find_opts *fopts, xconv_dev
         cli_print_error(spec, &err);
         return CLI_FAILED;
     }
-    printf("  %s find: %d run(s), %d of them tunings and %d confirmations, in %.1f s%s\n",
-           xconv_find_mode_name(fopts->mode), sum.runs, sum.tunings, sum.confirmations,
-           sum.seconds,
+    printf("  %s find: %d run%s, %d of them tunings and %d confirmations, in %.1f s%s\n",
+           xconv_find_mode_name(fopts->mode), sum.runs, cli_plural(sum.runs), sum.tunings,
+           sum.confirmations, sum.seconds,
            sum.budget_reached ? " (the tuning budget ran out)" : "");
     print_ranking(&rec);
     bool passed = rec.count > 0 && rec.entries[0].passed;
@@ -283,7 +295,7 @@ static int find_all(const cli_options *opts, xconv_cache *cache)
     cli_output json, csv;  // checked before any work
     if (!rc)
         rc = cli_records_outputs_check(opts, &json, &csv);
-    find_context ctx = {.opts = opts};
+    find_context ctx = {.opts = opts, .tty = isatty(STDERR_FILENO)};
     xconv_run_info info;
     xconv_run_info_init(&info, opts->argc, opts->argv);
     if (!rc && (opts->json || opts->csv))
@@ -302,7 +314,8 @@ static int find_all(const cli_options *opts, xconv_cache *cache)
             continue;
         }
         xconv_device_set_cache(dev, cache);
-        printf("%s: %s find of %d shape(s)\n", label, xconv_find_mode_name(fopts.mode), nshapes);
+        printf("%s: %s find of %d shape%s\n", label, xconv_find_mode_name(fopts.mode), nshapes,
+               cli_plural(nshapes));
         for (int s = 0; s < nshapes && !cli_interrupted(); s++) {
             failed += find_shape(&ctx, &fopts, dev, cache, &shapes[s]) != CLI_OK;
             done += !cli_interrupted();

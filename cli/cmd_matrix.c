@@ -569,7 +569,8 @@ int cmd_matrix(const cli_options *opts)
         printf("wrote %s\n", opts->json);
     if (!rc && opts->csv)
         printf("wrote %s\n", opts->csv);
-    printf("%d records: %d failed or errored\n", job.run.count, failed);
+    printf("%d record%s: %d failed or errored\n", job.run.count, cli_plural(job.run.count),
+           failed);
     job_free(&job);
     return rc ? rc : failed ? CLI_FAILED : CLI_OK;
 }

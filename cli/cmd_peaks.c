@@ -54,9 +54,9 @@ static void make_entry(const xconv_device_info *info, const xconv_peaks *p,
 static void print_peaks(const char *label, const xconv_peaks *p)
 {
     printf("%-44.44s %12.1f %10.1f %10.1f\n", label, p->fp32_gflops, p->gbps, p->gbps_read);
-    printf("    fma: %zu work-items x %d iterations x %d lane(s) in groups of %zu, %.3g ms; copy "
+    printf("    fma: %zu work-items x %d iterations x %d lane%s in groups of %zu, %.3g ms; copy "
            "and read: %.0f MB, %.3g and %.3g ms (fastest of %d runs)\n", p->fma_items,
-           p->fma_iters, p->fma_lanes, p->work_group, p->fma.min_ms, p->read_bytes * 1e-6, p->copy.min_ms, p->read.min_ms,
+           p->fma_iters, p->fma_lanes, cli_plural(p->fma_lanes), p->work_group, p->fma.min_ms, p->read_bytes * 1e-6, p->copy.min_ms, p->read.min_ms,
            p->fma.repeat);
 }
 

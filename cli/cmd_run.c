@@ -83,7 +83,13 @@ static int build_problem(const cli_options *opts, xconv_problem *p, xconv_npy *x
         cli_error("one --shape or --shapes file at a time");
         return CLI_USAGE;
     }
-    if (opts->nshapes && xconv_shape_apply(opts->shapes[0], p, &seen, &err) != XCONV_OK) {
+    bool benchdnn = opts->nshapes && !strchr(opts->shapes[0], '=');
+    if (benchdnn) {  // a benchdnn descriptor names every size
+        char name[XCONV_SHAPE_NAME_MAX];
+        if (cli_shape_arg(opts->shapes[0], p, name, sizeof name))
+            return CLI_USAGE;
+        seen = ~0u;
+    } else if (opts->nshapes && xconv_shape_apply(opts->shapes[0], p, &seen, &err) != XCONV_OK) {
         cli_print_error("--shape", &err);
         return CLI_USAGE;
     }
@@ -97,7 +103,7 @@ static int build_problem(const cli_options *opts, xconv_problem *p, xconv_npy *x
             rc = take_files(opts, seen, x, w, p);
         if (rc)
             return rc;
-    } else if (opts->nshapes) {
+    } else if (opts->nshapes && !benchdnn) {
         // --shape alone names every size: xconv_shape_parse's rules (k is required, ...).
         if (xconv_shape_parse(opts->shapes[0], p, &err) != XCONV_OK) {
             cli_print_error("--shape", &err);
@@ -127,8 +133,9 @@ static int read_bias(const char *path, const xconv_problem *p, xconv_npy *bias)
         return CLI_USAGE;
     }
     if (bias->ndim != 1 || bias->shape[0] != p->k) {
-        cli_error("--bias %s must have shape (%lld,) (K values); it has %d dimension(s)%s%lld",
-                  path, (long long)p->k, bias->ndim, bias->ndim == 1 ? " of " : "",
+        cli_error("--bias %s must have shape (%lld,) (K values); it has %d dimension%s%s%lld",
+                  path, (long long)p->k, bias->ndim, cli_plural(bias->ndim),
+                  bias->ndim == 1 ? " of " : "",
                   bias->ndim == 1 ? (long long)bias->shape[0] : 0LL);
         xconv_npy_free(bias);
         return CLI_USAGE;
@@ -209,8 +216,8 @@ static int find_first(const cli_options *opts, xconv_device *dev, xconv_cache *c
     if (st == XCONV_OK && rec.count > 0)
         st = xconv_find_db_store(cache, &rec, &err);
     if (st == XCONV_OK)
-        printf("found: %d run(s) in %.1f s, stored in %s\n", summary.runs, summary.seconds,
-               xconv_cache_dir(cache));
+        printf("found: %d run%s in %.1f s, stored in %s\n", summary.runs,
+               cli_plural(summary.runs), summary.seconds, xconv_cache_dir(cache));
     xconv_find_record_free(&rec);
     if (st != XCONV_OK) {
         cli_print_error("find", &err);

@@ -132,7 +132,22 @@ static int run_pass(matrix_run *m, xconv_case *c, const cli_shape *s, int v, int
     if (fault)
         xconv_case_set_plan_options(c, &plan);
     const xconv_variant *variant = m->variants[v];
+    // A vendor library's driver may write on stderr (PoCL: "1 warning generated." when it
+    // compiles CLBlast's kernels): held, and said below with the case it came from.
+    cli_stderr_hold hold = {-1, NULL};
+    bool peer = variant && strcmp(xconv_variant_get_info(variant)->family, "peer") == 0;
+    if (peer)
+        cli_stderr_hold_begin(&hold);
     xconv_status st = variant ? xconv_case_run(c, variant, r, err) : xconv_case_run_auto(c, r, err);
+    char said[2048];
+    cli_stderr_hold_end(&hold, said, sizeof said);
+    if (said[0]) {
+        char context[400], spec[256];
+        snprintf(context, sizeof context, "%s on %s, what its library or driver wrote",
+                 variant_label(variant), shape_label(s, spec, sizeof spec));
+        cli_progress_clear(&m->out->progress);
+        cli_stderr_say(said, context);
+    }
     if (fault)
         xconv_case_set_plan_options(c, &m->hopts.plan);
     if (st != XCONV_OK) {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // xconv's command-line entry point: the subcommand table and the top-level help.
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -44,7 +45,8 @@ static const command commands[] = {
      "behaviour [--suite NAME | --shape SPEC | --shapes FILE | --random N ...] [--variant V ...] "
      "[--device D ... | --device all] [--json FILE]",
      "how each device stack computes: accuracy, determinism, NaN/Inf, -0, denormals, agreement"},
-    {"explain", cmd_explain, "explain --shape SPEC | --shapes FILE --variant V|auto [--device D]",
+    {"explain", cmd_explain,
+     "explain --shape SPEC | --shapes FILE [--variant V|auto] [--device D]",
      "show the plan chosen for a shape on a device"},
     {"find", cmd_find,
      "find [--suite NAME | --shape SPEC | --shapes FILE ...] [--device D ...] "
@@ -52,22 +54,76 @@ static const command commands[] = {
      "time the variants for shapes and keep the fastest in the find-db, for auto"},
 };
 
-// The environment variables the CLI maps onto the library's options.
-static const char environment_help[] =
-    "  XCONV_DEVICE       the device when --device is not given\n"
-    "  XCONV_DIRECT_PLAN  forces the direct family's tiling (docs/guide/cli.md)\n"
-    "  XCONV_GEMM_TILES   forces the GEMM tiles TM,TN,TK,WM,WN[,VW[,PAD[,SPLIT]]]\n"
-    "                     (docs/guide/cli.md)\n"
-    "  XCONV_GEMM_SPLIT   forces the GEMM family's split-K: 1 none, 2..16 K slices\n"
-    "  XCONV_GEMM_CHUNK   caps the images per im2col pass\n"
-    "  XCONV_WINO_CHUNK   caps the images per pass of the non-fused Winograd variants\n"
-    "  XCONV_WINO_FUSED   forces the fused Winograd block TB,KB,CC,WT,WK[,VEC]\n"
-    "  XCONV_FFT_TILE     forces the FFT family's transform size L or HxW (docs/guide/fft-family.md)\n"
-    "  XCONV_FFT_CHUNK    caps the images per FFT pass\n"
-    "  XCONV_PEAKS        [DEV=]GFLOPS,GBPS[;...]: peaks for floors, over xconv peaks' "
-    "measurements\n"
-    "  XCONV_CACHE_DIR    the cache of compiled kernels and the find-db (default\n"
-    "                     $XDG_CACHE_HOME/xconv, else ~/.cache/xconv; none: no cache)\n";
+// The environment variables the CLI maps onto the library's options, each with the commands
+// that read it (a command's --help lists only its own).
+typedef struct environment_entry {
+    const char *commands;  // space-separated
+    const char *help;
+} environment_entry;
+
+#define PLANNING "run validate bench matrix behaviour explain find"
+
+static const environment_entry environment[] = {
+    {"devices " PLANNING " peaks", "  XCONV_DEVICE       the device when --device is not given\n"},
+    {PLANNING, "  XCONV_DIRECT_PLAN  forces the direct family's tiling (docs/guide/cli.md)\n"},
+    {PLANNING, "  XCONV_GEMM_TILES   forces the GEMM tiles TM,TN,TK,WM,WN[,VW[,PAD[,SPLIT]]]\n"
+               "                     (docs/guide/cli.md)\n"},
+    {PLANNING, "  XCONV_GEMM_SPLIT   forces the GEMM family's split-K: 1 none, 2..16 K slices\n"},
+    {PLANNING, "  XCONV_GEMM_CHUNK   caps the images per im2col pass\n"},
+    {PLANNING, "  XCONV_WINO_CHUNK   caps the images per pass of the non-fused Winograd "
+               "variants\n"},
+    {PLANNING, "  XCONV_WINO_FUSED   forces the fused Winograd block TB,KB,CC,WT,WK[,VEC]\n"},
+    {PLANNING, "  XCONV_FFT_TILE     forces the FFT family's transform size L or HxW\n"
+               "                     (docs/guide/fft-family.md)\n"},
+    {PLANNING, "  XCONV_FFT_CHUNK    caps the images per FFT pass\n"},
+    {"run validate bench matrix explain report peaks",
+     "  XCONV_PEAKS        [DEV=]GFLOPS,GBPS[;...]: peaks for floors, over xconv peaks' "
+     "measurements\n"},
+    {"run validate bench matrix explain find",
+     "  XCONV_CACHE_DIR    the cache of compiled kernels and the find-db (default\n"
+     "                     $XDG_CACHE_HOME/xconv, else ~/.cache/xconv; none: no cache)\n"},
+};
+
+// Returns true when the space-separated list holds command.
+static bool lists(const char *list, const char *command)
+{
+    size_t n = strlen(command);
+    for (const char *p = list; (p = strstr(p, command)); p += n)
+        if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
+            return true;
+    return false;
+}
+
+// Prints the environment variables command reads, under a heading; nothing when it reads none.
+static void print_environment(const char *command)
+{
+    bool any = false;
+    for (size_t i = 0; i < sizeof environment / sizeof environment[0]; i++) {
+        if (!lists(environment[i].commands, command))
+            continue;
+        if (!any)
+            printf("\nEnvironment:\n");
+        any = true;
+        fputs(environment[i].help, stdout);
+    }
+}
+
+// Prints cmd's help: its usage, what it does, its options and the environment it reads.
+static void print_command_help(const command *cmd)
+{
+    printf("Usage: xconv %s\n\n%s.\n\nOptions:\n", cmd->usage, cmd->help);
+    cli_print_options(cmd->name);
+    print_environment(cmd->name);
+}
+
+// Returns the command named name, or NULL.
+static const command *find_command(const char *name)
+{
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (strcmp(name, commands[i].name) == 0)
+            return &commands[i];
+    return NULL;
+}
 
 // Returns true when command `name` plans convolutions, so reads the forcing variables.
 static bool reads_forcing(const char *name)
@@ -86,7 +142,8 @@ static void print_usage(FILE *f)
             XCONV_VERSION);
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
-    fprintf(f, "\n'xconv COMMAND --help' lists a command's options.\n");
+    fprintf(f, "\n'xconv COMMAND --help' or 'xconv help COMMAND' lists a command's "
+               "options.\n");
 }
 
 int main(int argc, char **argv)
@@ -95,7 +152,18 @@ int main(int argc, char **argv)
         print_usage(stderr);
         return CLI_USAGE;
     }
-    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+    bool help = !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help");
+    if (help && argc > 2) {  // xconv help COMMAND
+        const command *cmd = find_command(argv[2]);
+        if (!cmd) {
+            fprintf(stderr, "xconv: unknown command '%s'\n\n", argv[2]);
+            print_usage(stderr);
+            return CLI_USAGE;
+        }
+        print_command_help(cmd);
+        return CLI_OK;
+    }
+    if (help) {
         print_usage(stdout);
         return CLI_OK;
     }
@@ -103,28 +171,23 @@ int main(int argc, char **argv)
         printf("xconv %s (%s)\n", XCONV_VERSION, xconv_git_commit());
         return CLI_OK;
     }
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
-        const command *cmd = &commands[i];
-        if (strcmp(argv[1], cmd->name) != 0)
-            continue;
-        cli_set_command(cmd->name);
-        cli_options opts;
-        int rc = cli_parse(argc, argv, cmd->name, &opts);
-        if (rc)
-            return rc;
-        if (opts.help) {
-            printf("Usage: xconv %s\n\n%s.\n\nOptions:\n", cmd->usage, cmd->help);
-            cli_print_options(cmd->name);
-            if (strcmp(cmd->name, "devices") && strcmp(cmd->name, "variants"))
-                printf("\nEnvironment:\n%s", environment_help);
-            return CLI_OK;
-        }
-        xconv_plan_options forced;  // a forcing variable it does not take: refused before work
-        if (reads_forcing(cmd->name) && (rc = cli_plan_options(&forced)))
-            return rc;
-        return cmd->run(&opts);
+    const command *cmd = find_command(argv[1]);
+    if (!cmd) {
+        fprintf(stderr, "xconv: unknown command '%s'\n\n", argv[1]);
+        print_usage(stderr);
+        return CLI_USAGE;
     }
-    fprintf(stderr, "xconv: unknown command '%s'\n\n", argv[1]);
-    print_usage(stderr);
-    return CLI_USAGE;
+    cli_set_command(cmd->name);
+    cli_options opts;
+    int rc = cli_parse(argc, argv, cmd->name, &opts);
+    if (rc)
+        return rc;
+    if (opts.help) {
+        print_command_help(cmd);
+        return CLI_OK;
+    }
+    xconv_plan_options forced;  // a forcing variable it does not take: refused before work
+    if (reads_forcing(cmd->name) && (rc = cli_plan_options(&forced)))
+        return rc;
+    return cmd->run(&opts);
 }

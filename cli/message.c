@@ -41,3 +41,8 @@ void cli_print_error(const char *context, const xconv_error *err)
     else
         cli_error("%s", err->msg);
 }
+
+const char *cli_plural(long long n)
+{
+    return n == 1 ? "" : "s";
+}

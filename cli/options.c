@@ -26,7 +26,8 @@ typedef struct flag {
 static const flag flags[] = {
     {"--shape", "run validate bench explain find matrix behaviour", ARG_LIST, FIELD(shapes),
      FIELD(nshapes),
-     "SPEC    a shape, e.g. n=32,c=3,h=224,w=224,k=64,r=7,stride=2,pad=3 (repeatable)"},
+     "SPEC    a shape, e.g. n=32,c=3,h=224,w=224,k=64,r=7,stride=2,pad=3, or a benchdnn "
+     "descriptor such as mb32ic3ih224oc64oh112kh7sh2ph3 (repeatable)"},
     {"--shapes", "run validate bench explain report find matrix behaviour", ARG_LIST,
      FIELD(shape_files),
      FIELD(nshape_files),
@@ -54,7 +55,8 @@ static const flag flags[] = {
      "NAME    the variant (see xconv variants), or auto for the library's choice (the "
      "default)"},
     {"--variant", "explain", ARG_LIST, FIELD(variants), FIELD(nvariants),
-     "NAME    a variant, or auto for the library's choice (repeatable or comma-separated)"},
+     "NAME    a variant, or auto for the library's choice (the default; repeatable or "
+     "comma-separated)"},
     {"--device", "devices run validate bench explain find matrix peaks", ARG_LIST, FIELD(devices),
      FIELD(ndevices),
      "SEL     0, opencl:1, cuda:0, a name substring or all (repeatable; default $XCONV_DEVICE, "
@@ -125,6 +127,9 @@ static const flag flags[] = {
      "~/.cache/xconv/peaks.json)"},
     {"--verbose", "run validate bench find matrix", ARG_NONE, FIELD(verbose), 0,
      "        print the plan and progress"},
+    {"--all", "validate bench", ARG_NONE, FIELD(all), 0,
+     "        list the variants that do not apply as rows with the reason (default: one line "
+     "a shape names them)"},
     {"-o", "report", ARG_STRING, FIELD(output), 0, "FILE    write the report page (HTML)"},
     {"--output", "report", ARG_STRING, FIELD(output), 0, "FILE    the same as -o"},
     {"--svg", "report", ARG_STRING, FIELD(svg_dir), 0,

@@ -40,6 +40,7 @@ typedef struct cli_options {
     double host_ref_gflop;
     bool json_stdout;                    // devices --json
     bool verbose;
+    bool all;                            // the table lists not-applicable records as rows
     bool parity;
     bool help;
     const char *files[CLI_MAX_LIST];     // report: the results files (positional)

@@ -110,19 +110,29 @@ int cli_collect_shapes(const cli_options *opts, const char *default_suite, cli_s
     }
     for (int i = 0; i < opts->nshapes && *count < CLI_MAX_SHAPES; i++) {
         cli_shape *s = &shapes[(*count)++];
-        s->name[0] = '\0';
         snprintf(s->set, sizeof s->set, "--shape");
         s->weight = 1;
         s->from_file = false;
-        if (xconv_shape_parse(opts->shapes[i], &s->problem, &err) != XCONV_OK) {
-            cli_print_error("--shape", &err);
+        if (cli_shape_arg(opts->shapes[i], &s->problem, s->name, sizeof s->name))
             return CLI_USAGE;
-        }
     }
     for (int i = 0; i < opts->nshape_files; i++)
         if (collect_file(opts->shape_files[i], shapes, count))
             return CLI_USAGE;
     return collect_random(opts, shapes, count);
+}
+
+int cli_shape_arg(const char *text, xconv_problem *p, char *name, size_t len)
+{
+    static xconv_error err;
+    name[0] = '\0';
+    xconv_status st = strchr(text, '=') ? xconv_shape_parse(text, p, &err)
+                                        : xconv_shape_parse_benchdnn(text, p, name, len, &err);
+    if (st != XCONV_OK) {
+        cli_print_error("--shape", &err);
+        return CLI_USAGE;
+    }
+    return 0;
 }
 
 int cli_shape_from_file(const char *path, xconv_problem *p, unsigned *seen)

@@ -61,6 +61,7 @@ int cli_stream_open(cli_stream *s, const cli_options *opts, int total, bool timi
         }
     }
     xconv_table_init(&s->table, timings);
+    s->table.all = opts->all || opts->verbose;
     xconv_table_fit_numbers(&s->table);
     cli_progress_start(&s->progress, total, isatty(STDERR_FILENO));
     cli_interrupt_install();
@@ -96,9 +97,6 @@ int cli_stream_emit(cli_stream *s, int first)
     const xconv_record *recs = &s->list.recs[first];
     if (s->rows) {
         cli_progress_clear(&s->progress);
-        if (!s->header)
-            xconv_table_write_header(s->out, &s->table);
-        s->header = true;
         for (int i = 0; i < count; i++)
             xconv_table_write_record(s->out, &s->table, &recs[i]);
     }
@@ -128,10 +126,11 @@ int cli_stream_require_run(const cli_stream *s)
 int cli_stream_close(cli_stream *s, int rc)
 {
     cli_progress_clear(&s->progress);
-    if (s->rows && !s->header)
-        xconv_records_write_table(s->out, NULL, 0, s->table.timings);
+    if (s->rows)
+        xconv_table_finish(s->out, &s->table);
     int failed = xconv_record_list_failed(&s->list);
-    fprintf(s->out, "%d records: %d failed or errored\n", s->list.count, failed);
+    fprintf(s->out, "%d record%s: %d failed or errored\n", s->list.count,
+            cli_plural(s->list.count), failed);
     fflush(s->out);
     int sig = cli_interrupted();
     if (sig) {

@@ -17,7 +17,6 @@ typedef struct cli_stream {
     xconv_table table;
     FILE *out;                   // the table's stream
     bool rows;                   // write the records table a row at a time
-    bool header;                 // its header is written
     int total;                   // cases the run means to make
 } cli_stream;
 

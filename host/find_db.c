@@ -529,8 +529,8 @@ static xconv_status set_aside(xconv_cache *cache, const char *path, db_read *r,
     if (rc != 0 || unlink(path) != 0)
         return xconv_error_set(err, XCONV_ERR_IO, "cannot set the corrupted %s aside: %s", path,
                                strerror(errno));
-    xconv_cache_warn(cache, "find-db %s is corrupted (%s): set aside as %s; %d good record(s) "
-                     "kept", path, r->why, aside, r->count);
+    xconv_cache_warn(cache, "find-db %s is corrupted (%s): set aside as %s; %d good record%s "
+                     "kept", path, r->why, aside, r->count, r->count == 1 ? "" : "s");
     return write_db(path, r->recs, r->count, &r->stamp, err);
 }
 

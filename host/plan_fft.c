@@ -550,10 +550,10 @@ static void summarize(const xconv_fft_choice *c, xconv_plan *plan)
     radices_text(c->input.radix_h, rh, sizeof rh);
     radices_text(c->input.radix_w, rw, sizeof rw);
     xconv_plan_summarize(plan, "%dx%d transforms (radices %s by %s), %dx%d tiles of %dx%d "
-                         "outputs, %d planes per work-group, %lld image(s) per pass, "
+                         "outputs, %d planes per work-group, %lld image%s per pass, "
                          "workspace %.1f MiB",
                          c->lh, c->lw, rh, rw, c->tiles_h, c->tiles_w, c->out_h, c->out_w,
-                         c->input.planes, (long long)c->chunk,
+                         c->input.planes, (long long)c->chunk, c->chunk == 1 ? "" : "s",
                          plan->workspace_bytes / 1048576.0);
 }
 

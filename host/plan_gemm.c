@@ -272,9 +272,9 @@ void xconv_gemm_summarize_split(xconv_plan *plan, const xconv_gemm_layout *L,
 // Model constants of the split choice, in multiply-adds of one compute unit at full speed: what
 // moving one float of the partials through memory costs (an FMA-to-bandwidth ratio typical of
 // GPUs and CPUs alike; 80 rather than 32 since on the H100 res1x1 split 4 ways into 128x128
-// tiles ran 10% slower than its unsplit 64x64 tiles, while the issue-22 layers' splits, whose
-// K is 2048 or more or whose tiles make 154 work-groups, ran 1.2-1.5x faster), and what one
-// more launch costs (the reduce step).
+// tiles ran 10% slower than its unsplit 64x64 tiles, while the splits of ResNet-50's deep
+// layers (bench/shapes/resnet50_b50_splitk.shapes), whose K is 2048 or more or whose tiles make
+// 154 work-groups, ran 1.2-1.5x faster), and what one more launch costs (the reduce step).
 #define SPLIT_FLOAT_COST 80.0
 #define SPLIT_LAUNCH_COST 262144.0
 // A slice keeps at least this many K steps, so the partials stay small beside the arithmetic.

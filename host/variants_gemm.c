@@ -50,9 +50,10 @@ static xconv_status plan_gemm_step(const xconv_device *dev, const xconv_problem 
                                            err);
     if (st != XCONV_OK)
         return st;
-    xconv_plan_summarize(plan, "%s: %lldx%lldx%lld x %lld group(s), %dx%d tiles, k step %d, "
+    xconv_plan_summarize(plan, "%s: %lldx%lldx%lld x %lld group%s, %dx%d tiles, k step %d, "
                          "%dx%d per work-item", what, (long long)L->m, (long long)L->n,
-                         (long long)L->k, (long long)L->groups, t->tile_m, t->tile_n, t->tile_k,
+                         (long long)L->k, (long long)L->groups, L->groups == 1 ? "" : "s",
+                         t->tile_m, t->tile_n, t->tile_k,
                          t->wpt_m, t->wpt_n);
     xconv_gemm_summarize_split(plan, L, t, xconv_problem_has_epilogue(p));
     return XCONV_OK;
@@ -189,8 +190,8 @@ static xconv_status plan_im2col_gemm(const xconv_device *dev, const xconv_proble
     if (st != XCONV_OK)
         return st;
     xconv_plan_region(plan, "im2col columns", xconv_im2col_bytes(p, chunk));
-    xconv_plan_summarize(plan, "im2col of %lld image(s) a pass (%.1f MiB)", (long long)chunk,
-                         plan->workspace_bytes / 1048576.0);
+    xconv_plan_summarize(plan, "im2col of %lld image%s a pass (%.1f MiB)", (long long)chunk,
+                         chunk == 1 ? "" : "s", plan->workspace_bytes / 1048576.0);
     xconv_gemm_layout L = conv_layout(p, XCONV_GEMM_B_MEMORY, chunk);
     // The split's partials share the largest allocation with the im2col columns.
     xconv_device_info room = dev->info;

@@ -73,10 +73,11 @@ static xconv_status plan_vendor_gemm(const xconv_device *dev, const xconv_proble
                                "one image's im2col columns pass the device's workspace budget");
     int region = xconv_plan_region(plan, "im2col columns", xconv_im2col_bytes(p, chunk));
     xconv_plan_summarize(plan,
-                         "im2col of %lld images at a time (%.1f MiB), then %lld batched SGEMM "
-                         "call(s)",
-                         (long long)chunk, plan->workspace_bytes / 1048576.0,
-                         (long long)p->groups);
+                         "im2col of %lld image%s at a time (%.1f MiB), then %lld batched SGEMM "
+                         "call%s",
+                         (long long)chunk, chunk == 1 ? "" : "s",
+                         plan->workspace_bytes / 1048576.0, (long long)p->groups,
+                         p->groups == 1 ? "" : "s");
     size_t pq = (size_t)(xconv_problem_out_h(p) * xconv_problem_out_w(p));
     size_t kg = (size_t)(p->k / p->groups);
     size_t crs_g = (size_t)(p->c / p->groups * p->r * p->s);

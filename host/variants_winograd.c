@@ -208,8 +208,9 @@ static xconv_status plan_nonfused(const xconv_device *dev, const xconv_problem *
         region[i] = i != XCONV_WINO_REGION_P || nf.gemm.split_k > 1
                         ? xconv_plan_region(plan, xconv_wino_region_name(i), nf.region_bytes[i])
                         : -1;
-    xconv_plan_summarize(plan, "%lld image(s) a pass in %lld pass(es), %lld tiles an image; "
-                         "workspace %.3g MiB", (long long)nf.chunk, (long long)nf.passes,
+    xconv_plan_summarize(plan, "%lld image%s a pass in %lld pass%s, %lld tiles an image; "
+                         "workspace %.3g MiB", (long long)nf.chunk, nf.chunk == 1 ? "" : "s",
+                         (long long)nf.passes, nf.passes == 1 ? "" : "es",
                          (long long)(nf.tiles.tiles_h * nf.tiles.tiles_w),
                          plan->workspace_bytes / 1048576.0);
     const xconv_gemm_tiles *t = &nf.gemm_tiles;

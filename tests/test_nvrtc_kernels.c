@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Compiles every embedded kernel through NVRTC for sm_90 with no GPU: the dialect's own macros,
 // every CUDA variant's planned steps on the small suite and a few epilogue shapes (PTX, plus
-// CUBIN so ptxas checks the device's limits), the Winograd variants' plans for issue 19's
-// layers, and each cl/*.cl source no plan uses with fixed problem defines. Skips when NVRTC is
-// missing.
+// CUBIN so ptxas checks the device's limits), the Winograd variants' plans for the layers
+// docs/teaching/winograd.md measures, and each cl/*.cl source no plan uses with fixed problem
+// defines. Skips when NVRTC is missing.
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -416,9 +416,10 @@ static void test_planned(void)
         printf("  vendor rows, no kernels to compile:%s\n", vendor_rows);
 }
 
-// The Winograd variants' plans for the layers issue 19 measures on the H100 (the standard
-// suite's vgg3x3, res3x3 and conv5x5, ResNet-50's 3x3 layers at batch 50): their fused blocks
-// and GEMM tiles differ from the small suite's, and ptxas checks them against the register file.
+// The Winograd variants' plans for the layers docs/teaching/winograd.md measures on the H100
+// (the standard suite's vgg3x3, res3x3 and conv5x5, ResNet-50's 3x3 layers at batch 50): their
+// fused blocks and GEMM tiles differ from the small suite's, and ptxas checks them against the
+// register file.
 static void test_winograd_targets(void)
 {
     static const xconv_named_shape targets[] = {
@@ -433,7 +434,7 @@ static void test_winograd_targets(void)
                                         "winograd_f23_fused", "winograd_f43_fused",
                                         "winograd_f25_fused"};
     xconv_device dev = synthetic_h100();
-    printf("  the Winograd variants on issue 19's layers:\n");
+    printf("  the Winograd variants on the measured 3x3 and 5x5 layers:\n");
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         xconv_error err;
         const xconv_variant *v = xconv_variant_find(names[i], &err);
@@ -442,7 +443,7 @@ static void test_winograd_targets(void)
             continue;
         int planned = test_variant(v, &dev, targets, (int)(sizeof targets / sizeof targets[0]));
         int expected = strstr(names[i], "f25") ? 1 : 5;  // conv5x5; the five 3x3 layers
-        CHECK_MSG(planned == expected, "%s planned %d of issue 19's layers, not %d", names[i],
+        CHECK_MSG(planned == expected, "%s planned %d of the measured layers, not %d", names[i],
                   planned, expected);
     }
 }
@@ -480,7 +481,7 @@ static void test_flat_k_tail(void)
     free(ptx);
 }
 
-// The GEMM family's split-K plans: the planner's own on the issue's late ResNet layers (too few
+// The GEMM family's split-K plans: the planner's own on ResNet-50's late layers (too few
 // 128x128 tiles for the H100's 132 units), on the last 3x3 layer at batch 4 (the non-fused
 // Winograd variants' batched GEMMs split there too) and on res3x3 with a fused bias, relu and
 // 2x2 pool (the reduce applies them), the small-output tiles with a split forced on a small

@@ -456,7 +456,7 @@ static void test_chunks(void)
     CHECK(c.lh == 27 && c.lw == 27 && c.chunk == 2);
 }
 
-// The transform sizes the planner picks for the target shapes on a GPU.
+// The transform sizes the planner picks for the FFT chapter's measured shapes on a GPU.
 static void test_targets(void)
 {
     xconv_device_info gpu = gpu_info();

@@ -224,7 +224,7 @@ static void test_split_choices(void)
 {
     xconv_device_info gpu = gpu_info(), cpu = cpu_info();
     xconv_gemm_tiles t;
-    // The late ResNet layers on a 132-unit GPU: too few tiles for one wave, so the K
+    // ResNet-50's late layers on a 132-unit GPU: too few tiles for one wave, so the K
     // reduction is split until the work-groups fill the device (large tiles kept).
     int split = choose_split(&gpu, 512, 50 * 49, 2048, NULL, &t);
     int64_t groups = (512 + t.tile_m - 1) / t.tile_m * ((2450 + t.tile_n - 1) / t.tile_n);

@@ -326,21 +326,26 @@ static void test_csv(void)
     free(text);
 }
 
+// Returns what xconv_records_write_table wrote for recs (malloc'd).
+static char *table_text(const xconv_record *recs, int n, bool timings, bool all)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    CHECK(xconv_records_write_table(f, recs, n, timings, all) == 0);
+    fclose(f);
+    return text;
+}
+
 static void test_table(void)
 {
     xconv_record recs[3];
     sample_records(recs);
-    FILE *f = tmpfile();
-    CHECK(f != NULL);
-    if (!f)
-        return;
-    CHECK(xconv_records_write_table(f, recs, 3, true) == 0);
-    char *text = slurp(f);
-    fclose(f);
+    char *text = table_text(recs, 3, true, true);
     printf("%s", text);
     CHECK_CONTAINS(text, "median ms");
     CHECK_CONTAINS(text, "GFLOP/s");
-    CHECK_CONTAINS(text, "NVIDIA H100 80GB HBM3");
+    CHECK_CONTAINS(text, "device NVIDIA H100 80GB HBM3 (backend cuda)\nvariant ");
     CHECK_CONTAINS(text, "vgg3x3");
     CHECK_CONTAINS(text, "n=1,c=3,h=5,w=5,k=2,r=3");  // ad-hoc shape shown by its spec
     CHECK_CONTAINS(text, "14800.5");
@@ -351,35 +356,57 @@ static void test_table(void)
     CHECK_CONTAINS(text, "    note: needs r=s=3 and stride 1 (got r=1) ...\n");
     CHECK_CONTAINS(text, "    note: worst at n=0 k=0 p=2 q=1");
 
-    // One line a record plus the header and two notes: the awkward device name's tab and
-    // newline did not leak into the table.
-    int lines = 0, notes = 0;
+    // Three devices, three blocks: a device line, the titles and a row each, two notes, blank
+    // lines between blocks; the awkward device name's tab and newline did not leak.
+    int lines = 0, notes = 0, blocks = 0;
     for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
         lines++;
         notes += strncmp(line, "    note: ", 10) == 0;
+        blocks += strncmp(line, "device ", 7) == 0;
         CHECK(strchr(line, '\t') == NULL);
     }
-    CHECK_MSG(lines == 6 && notes == 2, "%d lines, %d notes", lines, notes);
+    CHECK_MSG(lines == 11 && notes == 2 && blocks == 3, "%d lines, %d notes, %d blocks", lines,
+              notes, blocks);
+    free(text);
+
+    // Folded: the not-applicable record is one line naming its variant, without its note.
+    text = table_text(recs, 3, true, false);
+    CHECK_CONTAINS(text, "\n  n/a on resnet_1x1: winograd_f2x3 (xconv explain says why)\n");
+    CHECK(strstr(text, "needs r=s=3") == NULL);
+    CHECK_CONTAINS(text, "    note: worst at n=0 k=0 p=2 q=1");  // a failure keeps its note
     free(text);
 
     // Without timings the timing columns are left out.
-    f = tmpfile();
-    CHECK(xconv_records_write_table(f, recs, 3, false) == 0);
-    text = slurp(f);
-    fclose(f);
+    text = table_text(recs, 3, false, false);
     CHECK(strstr(text, "median ms") == NULL && strstr(text, "GFLOP/s") == NULL);
     CHECK_CONTAINS(text, "max err");
     free(text);
 
-    // A long device name is cut to its column.
+    // A long device name is written whole on its block's line.
     memset(recs[0].device, 'D', 200);
     recs[0].device[200] = '\0';
-    f = tmpfile();
-    CHECK(xconv_records_write_table(f, recs, 1, false) == 0);
-    text = slurp(f);
-    fclose(f);
-    CHECK_CONTAINS(text, "DDDDDDDDDDDDDDDDDDDDDDDDDDDDDDD~");
-    CHECK(strstr(text, "DDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDD") == NULL);
+    text = table_text(recs, 1, false, false);
+    char want[320];
+    snprintf(want, sizeof want, "device %s (backend cuda)\n", recs[0].device);
+    CHECK_CONTAINS(text, want);
+    free(text);
+
+    // One shape: the block names it once and the rows leave its column out; the variants that
+    // do not apply fold into "n/a:".
+    sample_records(recs);
+    recs[1] = recs[0];
+    snprintf(recs[1].variant, sizeof recs[1].variant, "gemm_1x1");
+    recs[1].outcome = XCONV_OUTCOME_NOT_APPLICABLE;
+    recs[2] = recs[1];
+    snprintf(recs[2].variant, sizeof recs[2].variant, "fft");
+    text = table_text(recs, 3, true, false);
+    printf("%s", text);
+    CHECK_CONTAINS(text, "device NVIDIA H100 80GB HBM3 (backend cuda)\nshape vgg3x3\nvariant ");
+    CHECK(strstr(text, "  shape ") == NULL);
+    CHECK_CONTAINS(text, "\n  n/a: gemm_1x1, fft (xconv explain says why)\n");
+    free(text);
+    text = table_text(recs, 0, true, false);
+    CHECK(strcmp(text, "(no records)\n") == 0);
     free(text);
 }
 
@@ -400,7 +427,7 @@ static void test_floor(void)
     xconv_run_info info;
     xconv_run_info_init(&info, 0, NULL);
     CHECK(xconv_records_write_json(f, &info, recs, 3) == 0);
-    CHECK(xconv_records_write_table(f, recs, 3, true) == 0);
+    CHECK(xconv_records_write_table(f, recs, 3, true, true) == 0);
     fclose(f);
     // Unknown peaks: the fields are null and the table's column says '-'.
     CHECK_CONTAINS(text, "\"floor_ms\": null, \"floor_share\": null");
@@ -422,7 +449,7 @@ static void test_floor(void)
     f = open_memstream(&text, &len);
     CHECK(xconv_records_write_json(f, &info, recs, 3) == 0);
     CHECK(xconv_records_write_csv(f, recs, 3) == 0);
-    CHECK(xconv_records_write_table(f, recs, 3, true) == 0);
+    CHECK(xconv_records_write_table(f, recs, 3, true, true) == 0);
     fclose(f);
     char key[64];
     snprintf(key, sizeof key, "\"floor_ms\": %.9g, \"floor_share\": %.9g", want, want / 1.25);
@@ -453,7 +480,7 @@ static void test_write_errors(void)
     CHECK(xconv_records_write_csv(f, recs, 3) == -1);
     clearerr(f);
     errno = 0;
-    CHECK(xconv_records_write_table(f, recs, 3, true) == -1);
+    CHECK(xconv_records_write_table(f, recs, 3, true, false) == -1);
     CHECK(errno != 0);
     fclose(f);
 }
@@ -507,14 +534,14 @@ static void table_pieces(FILE *f, const xconv_record *recs, int n, bool timings)
     xconv_table_init(&t, timings);
     for (int i = 0; i < n; i++)
         xconv_table_fit(&t, &recs[i]);
-    xconv_table_write_header(f, &t);
     for (int i = 0; i < n; i++)
         xconv_table_write_record(f, &t, &recs[i]);
+    xconv_table_finish(f, &t);
 }
 
 static void table_whole(FILE *f, const xconv_record *recs, int n, bool timings)
 {
-    xconv_records_write_table(f, recs, n, timings);
+    xconv_records_write_table(f, recs, n, timings, false);
 }
 
 // The streaming writers' pieces give the very bytes of the whole-file writers, with and
@@ -553,11 +580,13 @@ static void test_pieces(void)
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
-    CHECK(xconv_table_write_header(f, &t) == 0 && xconv_table_write_record(f, &t, &recs[0]) == 0);
+    CHECK(xconv_table_write_record(f, &t, &recs[0]) == 0);
     fclose(f);
-    char *second = strchr(text, '\n');
+    char *titles = strstr(text, "\nvariant");  // after the device's (and shape's) line
+    titles = titles ? titles + 1 : text;
+    char *second = strchr(titles, '\n');
     CHECK(second && strchr(second + 1, '\n') &&
-          strchr(second + 1, '\n') - (second + 1) == second - text);
+          strchr(second + 1, '\n') - (second + 1) == second - titles);
     free(text);
 }
 

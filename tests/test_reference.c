@@ -416,7 +416,8 @@ static void test_all_padding(void)
 // finite weights give the same bits as before (padded taps add nothing).
 static void test_padded_special_weights(void)
 {
-    // The example of issue 25: n=2,c=5,h=6,w=7,k=3,r=1,pad=1 with a NaN at w[1,2,0,0].
+    // A NaN weight where padding meets a 1x1 filter: n=2,c=5,h=6,w=7,k=3,r=1,pad=1 with a NaN
+    // at w[1,2,0,0].
     xconv_problem p = make(2, 5, 6, 7, 3, 1, 1);
     p.pad_h = p.pad_w = 1;
     float *x = random_array(xconv_problem_x_elems(&p), 5, 1);

@@ -104,7 +104,7 @@ static void file_bad(const char *text, size_t len, const char *needle)
 
 static void test_benchdnn(void)
 {
-    // The example from the issue; w keys from the h ones.
+    // docs/shapes.md's example; w keys from the h ones.
     bd_ok("mb32ic64ih56oc64oh56kh3ph1n\"resnet:res2a\"", "n=32,c=64,h=56,w=56,k=64,r=3,pad=1",
           "resnet:res2a");
     // benchdnn's defaults: mb 2, g 1, strides 1, dilations 0 (= xconv's 1), padding 0.
@@ -153,8 +153,24 @@ static void test_benchdnn(void)
     bd_bad("ic3ih10oc8kh3n\"open", XCONV_ERR_PARSE, "unterminated", NULL);
     bd_bad("ic3ih10oc8kh3n\"a\"b", XCONV_ERR_PARSE, "after the name", NULL);
     bd_bad("ic3ih10oc8kh3n", XCONV_ERR_PARSE, "empty name", NULL);
-    bd_bad("ic3ih10oc8kh3n\"this_name_is_far_too_long_for_records\"", XCONV_ERR_PARSE,
-           "longer than 31", NULL);
+    // Names of any reasonable length (oneDNN's GoogLeNet files have 40-character names); one
+    // over XCONV_SHAPE_NAME_MAX - 1 is refused, not cut.
+    char named[320], expect[200];
+    memset(expect, 'x', 128);
+    expect[128] = '\0';
+    snprintf(named, sizeof named, "ic3ih10oc8kh3n\"%s\"", expect);
+    bd_bad(named, XCONV_ERR_PARSE, "longer than 127", NULL);
+    snprintf(named, sizeof named, "ic3ih10oc8kh3n\"%.127s\"", expect);
+    {
+        xconv_problem p;
+        char name[XCONV_SHAPE_NAME_MAX] = "";
+        xconv_error err = {0};
+        CHECK_MSG(xconv_shape_parse_benchdnn(named, &p, name, sizeof name, &err) == XCONV_OK &&
+                      strlen(name) == 127, "a 127-character name: %s", err.msg);
+        CHECK(xconv_shape_parse_benchdnn("ic8ih8oc4kh1n\"googlenet_v1:inception_4e/double3x3_"
+                                         "reduce\"", &p, name, sizeof name, &err) == XCONV_OK &&
+              strcmp(name, "googlenet_v1:inception_4e/double3x3_reduce") == 0);
+    }
     bd_bad("ic3ih99999999999oc8kh3", XCONV_ERR_PARSE, "'ih'", "2147483647");
     bd_bad("", XCONV_ERR_PARSE, "empty", NULL);
     // The problem check runs too (groups must divide the channels; output not empty).
@@ -224,8 +240,14 @@ static void test_lines(void)
         line_bad(line, "not a positive number");
     }
     line_bad("name= n=1,c=2,h=8,w=8,k=4,r=3", "empty name");
-    line_bad("name=abcdefghijklmnopqrstuvwxyz0123456789 n=1,c=2,h=8,w=8,k=4,r=3",
-             "longer than 31");
+    {
+        char line[400];
+        snprintf(line, sizeof line, "name=%0128d n=1,c=2,h=8,w=8,k=4,r=3", 0);
+        line_bad(line, "longer than 127");
+        xconv_shape_entry e = line_ok("name=googlenet_v1:inception_3a/3x3_reduce_and_more "
+                                      "n=1,c=2,h=8,w=8,k=4,r=3");
+        CHECK(strcmp(e.name, "googlenet_v1:inception_3a/3x3_reduce_and_more") == 0);
+    }
     line_bad("name=a\"b\" n=1,c=2,h=8,w=8,k=4,r=3", "quote");
     line_bad("name=x weight=2", "without a shape");
     line_bad("name=\"open n=1,c=2,h=8,w=8,k=4,r=3", "unterminated quote");

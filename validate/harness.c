@@ -22,7 +22,7 @@ typedef struct rotation {
 struct xconv_case {
     xconv_device *dev;
     xconv_problem p;
-    char shape_name[32];
+    char shape_name[XCONV_SHAPE_NAME_MAX];
     char spec[256];
     char libraries[256];         // what the device runs on (xconv_device_libraries)
     xconv_harness_opts opts;

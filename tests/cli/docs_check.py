@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 """Checks the documentation against the tree: every variant has its row in the variants table and
-a teaching chapter naming it, every quoted kernel excerpt matches its file byte for byte, every
+a teaching chapter naming it, every teaching chapter (references.md aside) quotes kernel lines,
+every quoted kernel excerpt matches its file byte for byte, every
 results file of record is named in the docs and every one the docs name exists, and relative
 links resolve. Usage: docs_check.py ROOT VARIANTS_LISTING [--fix]; prints one line a failure.
 With --fix, a quote whose lines moved (found unchanged, once, elsewhere in its file) gets its
@@ -16,6 +17,10 @@ LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
 # Chapters written on other branches, linked before they land: a link to one of these may point
 # nowhere while the file is absent. Delete an entry once its chapter is in the tree.
 PENDING = set()
+# The pages that say where the command is in a build tree.
+BUILD_PATH_PAGES = {"README.md", "docs/README.md", "docs/guide/cli.md"}
+# Teaching chapters about no kernel of their own.
+NO_KERNEL_CHAPTERS = {"docs/teaching/references.md"}
 
 
 def markdown_files(root):
@@ -98,7 +103,12 @@ def main():
         if not any(word.search(t) for t in chapters.values()):
             fail("docs/teaching/: no chapter names %s" % v)
     moved = []
-    quotes = sum(check_quotes(root, p, t, fail, moved) for p, t in docs.items())
+    quotes = 0
+    for p, t in docs.items():
+        n = check_quotes(root, p, t, fail, moved)
+        quotes += n
+        if p.startswith("docs/teaching/") and n == 0 and p not in NO_KERNEL_CHAPTERS:
+            fail("%s: quotes no kernel lines (a fenced block headed `// cl/FILE:Lm-Ln`)" % p)
     if "--fix" in sys.argv[3:]:
         for p, old, new in moved:
             docs[p] = docs[p].replace(old + "\n", new + "\n", 1)
@@ -121,6 +131,10 @@ def main():
     for f in sorted(kept - named):
         if f != "README.md":
             fail("bench/results/%s: named in no document" % f)
+    # One form of the command: `xconv`; the build tree's path is said where the docs start.
+    for p, t in docs.items():
+        if p not in BUILD_PATH_PAGES and "build/xconv" in t:
+            fail("%s: writes build/xconv; the docs write the command as xconv" % p)
     for p, t in docs.items():
         for target in LINK.findall(t):
             if "://" in target or target.startswith("mailto:"):

@@ -28,6 +28,11 @@ rc=$?
 cat "$tmp/out.txt"
 check "find exits 0" test "$rc" -eq 0
 check "find printed a ranking" grep -q "^  1 " "$tmp/out.txt"
+check "find of 2 shapes, said in the plural" grep -q "find of 2 shapes$" "$tmp/out.txt"
+check "no carriage returns in a log (stderr is no terminal)" \
+    test "$(tr -cd '\r' <"$tmp/out.txt" | wc -c)" -eq 0
+check "no 'nan ms' for runs that were not timed" \
+    test "$(grep -ci "nan ms" "$tmp/out.txt")" -eq 0
 check "the find-db holds two records" test "$(grep -c '^rec' "$tmp/cache/find.db")" -eq 2
 check "find wrote its runs as JSON" python3 -c '
 import json, sys
@@ -51,6 +56,9 @@ check "run ran the record's winner ($winner)" grep -q "^$winner on" "$tmp/run.tx
 check "explain --variant auto says which and why" grep -q "plan of auto -> $winner" \
     "$tmp/explain.txt"
 check "explain names the find-db" grep -q "auto: find-db: fastest of" "$tmp/explain.txt"
+"$xconv" explain --shape $a --device pocl >"$tmp/explain_default.txt" 2>&1
+check "explain without --variant explains auto" grep -q "plan of auto -> $winner" \
+    "$tmp/explain_default.txt"
 "$xconv" run --shape $a --device pocl --find=off >"$tmp/off.txt" 2>&1
 check "--find=off uses the rules" grep -q "^auto: rules" "$tmp/off.txt"
 "$xconv" explain --shape $a --variant auto --device pocl --find=off >"$tmp/off_explain.txt" 2>&1
@@ -109,7 +117,7 @@ printf 'rec\tgarbage\n' >>"$tmp/cache/find.db"
 check "--list of a corrupted db exits 0" test $? -eq 0
 check "the corruption is reported" grep -q "warning: find-db .* is corrupted" "$tmp/corrupt.txt"
 check "the corrupted file is set aside" bash -c "ls '$tmp/cache' | grep -q '^find.db.corrupt-'"
-check "its good records are kept" grep -q "^3 record(s)" "$tmp/corrupt.txt"
+check "its good records are kept" grep -q "^3 records in" "$tmp/corrupt.txt"
 
 # Two finds at once into the same db: both records arrive.
 c=n=1,c=2,h=9,w=9,k=3,r=3
@@ -211,7 +219,7 @@ check "find without shapes exits 2" test $? -eq 2
 "$xconv" run --shape $a --device pocl --find=maybe >/dev/null 2>&1
 check "an unknown --find exits 2" test $? -eq 2
 "$xconv" find --clear >"$tmp/clear.txt" 2>&1
-check "--clear removes every record (b's stale one too)" grep -q "removed 7 record(s)" \
+check "--clear removes every record (b's stale one too)" grep -q "removed 7 records from" \
     "$tmp/clear.txt"
 check "the db is empty" test "$(grep -c '^rec' "$tmp/cache/find.db")" -eq 0
 "$xconv" find --clear-kernels >"$tmp/clear.txt" 2>&1

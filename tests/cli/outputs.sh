@@ -112,7 +112,7 @@ check "--json - is JSON on stdout" python3 -c 'import json,sys
 d = json.load(open(sys.argv[1]))
 assert d["records"][0]["variant"] == "cpu_ref"' "$tmp/stdout.json"
 check "--json - made no file named -" test ! -e ./-
-check "--json -: the table is on stderr" grep -q "1 records: 0 failed" "$tmp/err"
+check "--json -: the table is on stderr" grep -q "1 record: 0 failed" "$tmp/err"
 
 # A character device node made here (root only).
 if [ "$(id -u)" -eq 0 ]; then

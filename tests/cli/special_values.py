@@ -14,9 +14,8 @@ import sys
 # Each case: the input and weight shapes, the --shape keys the files do not give, and the
 # special values placed as (tensor, index, value).
 CASES = {
-    # The example of issue 25: a NaN weight on a 1x1 filter with padding 1, whose padded taps
-    # must give NaN like the rest; an infinite weight beside it gives NaN on the padding and
-    # +-Inf inside.
+    # A NaN weight on a 1x1 filter with padding 1, whose padded taps must give NaN like the
+    # rest; an infinite weight beside it gives NaN on the padding and +-Inf inside.
     "padded_weights": {
         "x": (2, 5, 6, 7), "w": (3, 5, 1, 1), "keys": {"pad_h": 1, "pad_w": 1},
         "special": [("w", (1, 2, 0, 0), math.nan), ("w", (2, 0, 0, 0), math.inf)],

@@ -242,7 +242,7 @@ xconv_status xconv_shape_parse_benchdnn(const char *desc, xconv_problem *p, char
 int xconv_shape_format_benchdnn(const xconv_problem *p, char *buf, size_t len);
 
 // Longest shape name plus its terminator (names longer than this are refused, not cut).
-#define XCONV_SHAPE_NAME_MAX 32
+#define XCONV_SHAPE_NAME_MAX 128
 
 // One line of a shape file: a named, weighted problem.
 typedef struct xconv_shape_entry {

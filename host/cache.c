@@ -246,6 +246,8 @@ xconv_cache *xconv_cache_open(const char *dir, unsigned flags, xconv_error *err)
 bool xconv_cache_default_dir(const char *cache_dir, const char *xdg_cache_home, const char *home,
                              char *buf, size_t len)
 {
+    if (!buf || len == 0)
+        return false;
     if (cache_dir && (!*cache_dir || !strcmp(cache_dir, "none")))
         return false;
     int n = cache_dir                          ? snprintf(buf, len, "%s", cache_dir)

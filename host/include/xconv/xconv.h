@@ -700,7 +700,7 @@ xconv_cache *xconv_cache_open(const char *dir, unsigned flags, xconv_error *err)
 // values of XCONV_CACHE_DIR, XDG_CACHE_HOME and HOME that the caller passes (NULL for an unset
 // one; the library reads no environment): cache_dir when set, else xdg_cache_home/xconv, else
 // home/.cache/xconv. Returns false when there is none: cache_dir is "" or "none", neither of the
-// others is set, or the folder's name does not fit buf.
+// others is set, buf is NULL, or the folder's name does not fit buf.
 bool xconv_cache_default_dir(const char *cache_dir, const char *xdg_cache_home, const char *home,
                              char *buf, size_t len);
 

@@ -8,7 +8,8 @@ CMAKE_FLAGS ?=
 PREFIX ?= /usr/local
 DEB_PACKAGES := cmake make gcc libc6-dev git ocl-icd-opencl-dev opencl-c-headers \
                 pocl-opencl-icd mesa-opencl-icd libclblast-dev clinfo oclgrind python3 \
-                pkgconf libxml2-utils chromium clpeak libvkfft-dev
+                pkgconf libxml2-utils chromium clpeak libvkfft-dev \
+                intel-opencl-icd clang-15 rocm-device-libs
 
 .PHONY: all deps build run test test-sanitize install clean
 

@@ -23,7 +23,8 @@ typedef struct flag {
 #define FIELD(f) offsetof(cli_options, f)
 
 static const flag flags[] = {
-    {"--shape", "run validate bench explain find matrix behaviour compile", ARG_LIST, FIELD(shapes),
+    {"--shape", "run validate bench explain find matrix behaviour compile", ARG_LIST,
+     FIELD(shapes),
      FIELD(nshapes),
      "SPEC    a shape, e.g. n=32,c=3,h=224,w=224,k=64,r=7,stride=2,pad=3 (repeatable)"},
     {"--shapes", "run validate bench explain report find matrix behaviour compile", ARG_LIST,

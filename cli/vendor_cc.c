@@ -364,8 +364,17 @@ static void read_intel(vendor_job *job, const char *log)
 {
     job->scratch_bytes = 0;
     job->lds_bytes = 0;
-    const char *w = strstr(log, "spilled around");
-    job->spills = w ? (int)strtol(w + strlen("spilled around"), NULL, 10) : 0;
+    // "warning: kernel NAME  compiled SIMD8 allocated 128 regs and spilled around 1225"
+    char key[96];
+    snprintf(key, sizeof key, "kernel %s ", job->kernel);
+    job->spills = 0;
+    for (const char *line = strstr(log, key); line; line = strstr(line + 1, key)) {
+        const char *eol = strchr(line, '\n'), *w = strstr(line, "spilled around");
+        if (w && (!eol || w < eol)) {
+            job->spills = (int)strtol(w + strlen("spilled around"), NULL, 10);
+            break;
+        }
+    }
     char path[PATH_MAX + 64];
     snprintf(path, sizeof path, "%s/kernel.bin", job->dir);
     size_t n = 0;

@@ -153,7 +153,7 @@ static int64_t chunk_loads(const xconv_problem *p, const xconv_direct_tiling *t)
 
 // Largest channel chunk (<= c per group) whose unrolled body and local memory fit, and whose
 // loads fit the registers of a work-item where the device says how many (max_registers_per_
-// item); 0 if none.
+// item); 0 if none (a block too large for the registers even one channel at a time).
 static int pick_chunk(xconv_direct_kind kind, const xconv_device_info *info,
                       const xconv_problem *p, xconv_direct_tiling *t)
 {
@@ -161,20 +161,22 @@ static int pick_chunk(xconv_direct_kind kind, const xconv_device_info *info,
     if (kind == XCONV_DIRECT_CONST)
         return cg;
     int64_t acc = (int64_t)t->block_k * t->block_h * t->block_w;
+    int64_t loads = chunk_loads(p, t), budget = info->max_registers_per_item - acc;
     if (t->flat) {  // flat regblock: one chunk of every channel, its loop rolled
         t->chunk_c = cg;
-        return acc * p->r * p->s <= UNROLL_MAX && local_bytes(kind, p, t) <= info->local_mem_bytes
+        return acc * p->r * p->s <= UNROLL_MAX &&
+                       (info->max_registers_per_item <= 0 || loads <= budget) &&
+                       local_bytes(kind, p, t) <= info->local_mem_bytes
                    ? cg
                    : 0;
     }
-    int64_t loads = chunk_loads(p, t), budget = info->max_registers_per_item - acc;
     for (int chunk = cg; chunk >= 1; chunk--) {
         int chunks = ceil_div(cg, chunk);
         if (chunk > 1 && ceil_div(cg, chunk - 1) == chunks)
             continue;  // a smaller chunk with the same count wastes less: try it
         t->chunk_c = chunk;
         if (acc * chunk * p->r * p->s <= UNROLL_MAX &&
-            (info->max_registers_per_item <= 0 || chunk == 1 || chunk * loads <= budget) &&
+            (info->max_registers_per_item <= 0 || chunk * loads <= budget) &&
             local_bytes(kind, p, t) <= info->local_mem_bytes)
             return chunk;
     }

@@ -374,8 +374,8 @@ static void fill_records(compile_run *run)
 // Removes the jobs' files and folders and the run's folder.
 static void remove_files(compile_run *run)
 {
-    static const char *const names[] = {"kernel.cl", "kernel.o", "kernel.bin", "kernel.spv",
-                                        "kernel.gen", "kernel.dbg", "log.txt"};
+    static const char *const names[] = {"kernel.cl", "kernel.o", "kernel", "kernel.bin",
+                                        "kernel.spv", "kernel.gen", "kernel.dbg", "log.txt"};
     char path[PATH_MAX];
     for (int i = 0; i < run->njobs; i++) {
         for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {

@@ -90,8 +90,10 @@ static void add_words(char *words, char **argv, int *argc)
 }
 
 // Fills argv with the command line that compiles job's kernel.cl (AMD: clang with the
-// resource remarks, -O3 as ROCm's OpenCL runtime builds; Intel: ocloc for the device). `words`
-// and `buf` hold strings argv points into.
+// resource remarks and -O3, as ROCm's OpenCL runtime passes to its compiler library, comgr:
+// its logs show "-O3" among the options of COMPILE_SOURCE_TO_BC, e.g. the one quoted in
+// github.com/lamikr/rocm_sdk_builder issue 180; Intel: ocloc for the device). `words` and
+// `buf` hold strings argv points into.
 static void command_line(vendor_job *job, char *words, char buf[][PATH_MAX + 64], char **argv)
 {
     int argc = 0;
@@ -376,7 +378,7 @@ static void read_intel(vendor_job *job, const char *log)
         }
     }
     char path[PATH_MAX + 64];
-    snprintf(path, sizeof path, "%s/kernel.bin", job->dir);
+    snprintf(path, sizeof path, "%s/kernel", job->dir);  // -output kernel -output_no_suffix
     size_t n = 0;
     unsigned char *elf = (unsigned char *)read_file(path, &n);
     size_t size = 0;

@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "behaviour.h"
+#include "compile_record.h"
 #include "matrix.h"
 #include "peaks_file.h"
 
@@ -32,6 +33,9 @@ typedef struct xconv_report_opts {
     const xconv_behaviour_run *behaviour;  // behaviour files (docs/behaviour.md), a section
     const char *const *behaviour_files;    // each, named by these paths
     int nbehaviour;
+    const xconv_compile_file *vendors;     // compile-check files (xconv compile), a section
+    const char *const *vendor_files;       // each, named by these paths
+    int nvendors;
 } xconv_report_opts;
 
 // Parses "SEL=GFLOPS,GBPS" or "GFLOPS,GBPS" into *out; returns XCONV_OK or XCONV_ERR_PARSE.
@@ -124,6 +128,9 @@ typedef struct xconv_report {
     const xconv_behaviour_run *behaviour;  // from the options
     const char *const *behaviour_files;
     int nbehaviour;
+    const xconv_compile_file *vendors;     // from the options
+    const char *const *vendor_files;
+    int nvendors;
 } xconv_report;
 
 // Builds the report of runs (files names them) and, when base is not NULL, their comparison
@@ -159,6 +166,12 @@ void report_behaviour_header(FILE *f, const xconv_report *r);
 void report_behaviour_nav(FILE *f, const xconv_report *r);
 void report_behaviour_sections(FILE *f, const xconv_report *r);
 void report_behaviour_text(FILE *f, const xconv_report *r);
+
+// The compile-check files' parts (bench/report_vendors.c): navigation links, one variant x
+// target section per file, one table per file in the terminal summary.
+void report_vendors_nav(FILE *f, const xconv_report *r);
+void report_vendors_sections(FILE *f, const xconv_report *r);
+void report_vendors_text(FILE *f, const xconv_report *r);
 
 // ---------------------------------------------------------------------------------------------
 // Pieces the writers share (bench/report_svg.c)

@@ -71,11 +71,12 @@ static void head(FILE *f, const xconv_report *r)
                 r->base ? "comparison" : "report", r->ndevices, r->ndevices == 1 ? "" : "s",
                 r->nshapes, r->nshapes == 1 ? "" : "s");
     else
-        fputs("<title>xconv behaviour report</title>\n", f);
+        fprintf(f, "<title>xconv %s report</title>\n", r->nbehaviour ? "behaviour" : "vendors");
     fprintf(f, "<style>\n%s</style>\n</head>\n<body>\n", style);
     fprintf(f, "<header>\n<h1>xconv %s</h1>\n",
             r->base ? "comparison with a base run"
-                    : r->ndevices ? "performance report" : "behaviour report");
+                    : r->ndevices ? "performance report"
+                    : r->nbehaviour ? "behaviour report" : "vendors' compilers report");
     for (int i = 0; i < r->nruns; i++) {
         const xconv_run_info *in = &r->runs[i].info;
         fputs("<p>", f);
@@ -113,6 +114,7 @@ static void head(FILE *f, const xconv_report *r)
         fputs("</a>", f);
     }
     report_behaviour_nav(f, r);
+    report_vendors_nav(f, r);
     fputs("<a href=\"#reading\">How to read</a></nav>\n<main>\n", f);
 }
 
@@ -471,6 +473,7 @@ int xconv_report_write_html(FILE *f, const xconv_report *r)
     for (int i = 0; i < r->ndevices; i++)
         device_section(f, r, &r->devices[i]);
     report_behaviour_sections(f, r);
+    report_vendors_sections(f, r);
     fputs("<section id=\"reading\">\n<h2>How to read this report</h2>\n<p class=\"note\">Times "
           "are device time of one convolution, the median of the timed runs (min and max in "
           "the hover text); only variants whose output matched the reference are timed, and a "

@@ -597,12 +597,15 @@ xconv_report *xconv_report_build(const xconv_run_file *runs, const char *const *
         r->behaviour = opts->behaviour;
         r->behaviour_files = opts->behaviour_files;
         r->nbehaviour = opts->nbehaviour;
+        r->vendors = opts->vendors;
+        r->vendor_files = opts->vendor_files;
+        r->nvendors = opts->nvendors;
     }
     int shape_cap = 0;
     xconv_status st = add_devices(r, &shape_cap, runs, files, nruns, opts, err);
     if (!st)
         disambiguate(r);
-    if (!st && r->ndevices == 0 && r->nbehaviour == 0)
+    if (!st && r->ndevices == 0 && r->nbehaviour == 0 && r->nvendors == 0)
         st = xconv_error_set(err, XCONV_ERR_INVALID, "no records in %s%s",
                              nruns == 1 ? files[0] : "any of the files",
                              nruns == 1 ? "" : " given");

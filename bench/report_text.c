@@ -83,6 +83,7 @@ int xconv_report_write_text(FILE *f, const xconv_report *r)
         }
     }
     report_behaviour_text(f, r);
+    report_vendors_text(f, r);
     if (fflush(f) != 0 || ferror(f))
         return -1;
     return 0;

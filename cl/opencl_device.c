@@ -186,6 +186,18 @@ static cl_uint info_uint(cl_device_id dev, cl_device_info param)
     return clGetDeviceInfo(dev, param, sizeof v, &v, NULL) == CL_SUCCESS ? v : 0;
 }
 
+// Returns the registers a work-item of GPU dev holds before its compiler spills, from the
+// vendor's ISA documents (host/targets.c cites them): AMD's GCN, CDNA and RDNA address 256
+// VGPRs a lane; Intel's Gen9 to Xe-HPC threads hold 128 GRFs, 128 floats a lane at SIMD8.
+// 0 for other devices (no limit the planners apply).
+static int registers_per_item(cl_device_id dev, bool is_gpu)
+{
+    cl_uint vendor = info_uint(dev, CL_DEVICE_VENDOR_ID);
+    if (!is_gpu)
+        return 0;
+    return vendor == 0x1002 ? 256 : vendor == 0x8086 ? 128 : 0;
+}
+
 static size_t info_size(cl_device_id dev, cl_device_info param)
 {
     size_t v = 0;
@@ -270,6 +282,7 @@ static void fill_info(cl_device_id dev, cl_platform_id plat, int index, xconv_de
     if (device_has_extension(dev, "cl_nv_device_attribute_query"))
         info->max_registers_per_work_group =
             (int)info_uint(dev, CL_DEVICE_REGISTERS_PER_BLOCK_NV);
+    info->max_registers_per_item = registers_per_item(dev, info->is_gpu);
     info->fp32_config = fp32_config(dev);
     snprintf(info->build_flags, sizeof info->build_flags, "%s", XCONV_OPENCL_BUILD_FLAGS);
 }

@@ -8,9 +8,8 @@
 
 #include "backend.h"
 
-// The option every xconv kernel is built with after its defines, and what the device info says
-// of the build: that option and the dialect's contraction setting (common/xconv_dialect.h).
-#define XCONV_OPENCL_BUILD_OPTIONS "-cl-std=CL1.2"
+// What the device info says of the build: XCONV_OPENCL_BUILD_OPTIONS (host/backend.h) and the
+// dialect's contraction setting (common/xconv_dialect.h).
 #define XCONV_OPENCL_BUILD_FLAGS XCONV_OPENCL_BUILD_OPTIONS "; #pragma OPENCL FP_CONTRACT OFF"
 
 // A copy of part of a buffer for a constant argument at an offset, or a sub-buffer from an

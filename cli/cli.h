@@ -29,6 +29,15 @@ int cmd_find(const cli_options *opts);
 int cmd_matrix(const cli_options *opts);      // cli/cmd_matrix.c
 int cmd_peaks(const cli_options *opts);       // cli/cmd_peaks.c
 int cmd_behaviour(const cli_options *opts);  // cli/cmd_behaviour.c
+int cmd_compile(const cli_options *opts);    // cli/cmd_compile.c
+
+// Collects --target names (comma lists split) into targets; returns 0 or CLI_USAGE after
+// printing the valid names (cli/cmd_compile.c).
+int cli_collect_targets(const cli_options *opts, const xconv_target **targets, int *count);
+
+// Prints the target profiles and their limits (with_compilers: whether each one's compiler is
+// installed).
+void cli_print_targets(FILE *f, bool with_compilers);
 
 // A shape to run: its suite name ("" for --shape) and problem.
 typedef struct cli_shape {

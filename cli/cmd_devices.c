@@ -131,6 +131,10 @@ static int filter_devices(const cli_options *opts, xconv_device_list *list, int 
 
 int cmd_devices(const cli_options *opts)
 {
+    if (opts->list_targets) {  // profiles, not devices: nothing is listed or opened
+        cli_print_targets(stdout, false);
+        return CLI_OK;
+    }
     static xconv_device_list list;
     int index_of[XCONV_MAX_DEVICES];
     xconv_devices_list(&list);

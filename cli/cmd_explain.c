@@ -122,6 +122,35 @@ void cli_print_plan(xconv_device *dev, const char *name, const xconv_problem *p,
     print_floor(p, peaks);
 }
 
+// Prints the plans of names for shapes on each --target profile (no device is opened, no
+// find-db is read: auto follows its rules). Returns CLI_OK or CLI_USAGE.
+static int explain_targets(const cli_options *opts, const cli_shape *shapes, int nshapes,
+                           const char *const *names, int nnames,
+                           const xconv_plan_options *plan_opts)
+{
+    const xconv_target *targets[CLI_MAX_LIST];
+    int ntargets = 0;
+    if (cli_collect_targets(opts, targets, &ntargets))
+        return CLI_USAGE;
+    if (opts->ndevices > 0) {
+        cli_error("give --target or --device, not both");
+        return CLI_USAGE;
+    }
+    static xconv_error err;
+    for (int t = 0; t < ntargets; t++) {
+        xconv_device *dev = xconv_device_open_target(targets[t], &err);
+        if (!dev) {
+            cli_print_error("target", &err);
+            return CLI_FAILED;
+        }
+        for (int s = 0; s < nshapes; s++)
+            for (int v = 0; v < nnames; v++)
+                cli_print_plan(dev, names[v], &shapes[s].problem, plan_opts, NULL);
+        xconv_device_close(dev);
+    }
+    return CLI_OK;
+}
+
 int cmd_explain(const cli_options *opts)
 {
     cli_shape shapes[CLI_MAX_SHAPES];
@@ -146,6 +175,8 @@ int cmd_explain(const cli_options *opts)
     unsigned flags = 0;
     if (cli_find_policy(opts, false, &flags))
         return CLI_USAGE;
+    if (opts->ntargets > 0)
+        return explain_targets(opts, shapes, nshapes, names, nvariants, &plan_opts);
     xconv_device_list list;
     int indices[CLI_MAX_LIST], ndevices = 0;
     int rc = cli_select_devices(opts, &list, indices, &ndevices);

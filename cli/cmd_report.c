@@ -21,6 +21,9 @@ typedef struct loaded {
     xconv_behaviour_run *behaviour;
     const char **behaviour_files;
     int nbehaviour;
+    xconv_compile_file *vendors;
+    const char **vendor_files;
+    int nvendors;
 } loaded;
 
 // Loads the results files into in (behaviour files apart) and the base; returns 0 or CLI_USAGE
@@ -39,6 +42,16 @@ static int load_runs(const cli_options *opts, loaded *in, xconv_run_file *base)
             in->behaviour_files[in->nbehaviour++] = opts->files[i];
             continue;
         }
+        bool is_compile = false;
+        if (xconv_compile_file_load(opts->files[i], &in->vendors[in->nvendors], &is_compile,
+                                    &err) != XCONV_OK) {
+            cli_print_error("report", &err);
+            return CLI_USAGE;
+        }
+        if (is_compile) {
+            in->vendor_files[in->nvendors++] = opts->files[i];
+            continue;
+        }
         if (xconv_run_file_load(opts->files[i], &in->runs[in->nruns], &err) != XCONV_OK) {
             cli_print_error("report", &err);
             return CLI_USAGE;
@@ -51,7 +64,7 @@ static int load_runs(const cli_options *opts, loaded *in, xconv_run_file *base)
     }
     if (opts->compare && in->nruns != 1) {
         fprintf(stderr, "xconv report: --compare BASE.json compares a bench, validate or matrix "
-                        "file, not a behaviour file\n");
+                        "file, not a behaviour or compile file\n");
         return CLI_USAGE;
     }
     if (opts->compare && xconv_run_file_load(opts->compare, base, &err) != XCONV_OK) {
@@ -68,6 +81,10 @@ static void loaded_free(loaded *in)
         xconv_run_file_free(&in->runs[i]);
     for (int i = 0; in->behaviour && i < in->nbehaviour; i++)
         xconv_behaviour_run_free(&in->behaviour[i]);
+    for (int i = 0; in->vendors && i < in->nvendors; i++)
+        xconv_compile_file_free(&in->vendors[i]);
+    free(in->vendors);
+    free(in->vendor_files);
     free(in->runs);
     free(in->run_files);
     free(in->behaviour);
@@ -226,7 +243,9 @@ int cmd_report(const cli_options *opts)
     size_t n = (size_t)opts->nfiles;
     loaded in = {.runs = calloc(n, sizeof *in.runs), .run_files = calloc(n, sizeof(char *)),
                  .behaviour = calloc(n, sizeof *in.behaviour),
-                 .behaviour_files = calloc(n, sizeof(char *))};
+                 .behaviour_files = calloc(n, sizeof(char *)),
+                 .vendors = calloc(n, sizeof *in.vendors),
+                 .vendor_files = calloc(n, sizeof(char *))};
     xconv_run_file base = {0};
     // Peaks for devices whose file has none: --peaks, then XCONV_PEAKS, then the peaks file.
     static xconv_report_peaks peaks[2 * CLI_MAX_LIST];
@@ -234,7 +253,8 @@ int cmd_report(const cli_options *opts)
     int npeaks = opts->npeaks;
     xconv_matrix_shape *weights = NULL;
     int nweights = 0;
-    rc = in.runs && in.run_files && in.behaviour && in.behaviour_files
+    rc = in.runs && in.run_files && in.behaviour && in.behaviour_files && in.vendors &&
+                 in.vendor_files
              ? load_runs(opts, &in, &base) : CLI_FAILED;
     if (!rc)
         rc = read_peaks(opts, peaks);
@@ -251,7 +271,10 @@ int cmd_report(const cli_options *opts)
                                    .margin = opts->margin / 100,
                                    .behaviour = in.behaviour,
                                    .behaviour_files = in.behaviour_files,
-                                   .nbehaviour = in.nbehaviour};
+                                   .nbehaviour = in.nbehaviour,
+                                   .vendors = in.vendors,
+                                   .vendor_files = in.vendor_files,
+                                   .nvendors = in.nvendors};
         report = xconv_report_build(in.runs, in.run_files, in.nruns,
                                     opts->compare ? &base : NULL, opts->compare, &ropts, &err);
         if (!report) {

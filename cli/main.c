@@ -48,6 +48,11 @@ static const command commands[] = {
     {"explain", cmd_explain,
      "explain --shape SPEC | --shapes FILE [--variant V|auto] [--device D]",
      "show the plan chosen for a shape on a device"},
+    {"compile", cmd_compile,
+     "compile [--suite NAME | --shape SPEC | --shapes FILE ...] [--variant V ...] "
+     "[--target NAME ...] [--jobs N] [--json FILE] [--csv FILE] | --list-targets",
+     "every variant's plans for target GPUs compiled by their vendors' compilers: registers, "
+     "spills, occupancy"},
     {"find", cmd_find,
      "find [--suite NAME | --shape SPEC | --shapes FILE ...] [--device D ...] "
      "[--mode fast|normal|exhaustive] [--force] | --list | --clear | --clear-kernels",

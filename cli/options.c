@@ -24,16 +24,17 @@ typedef struct flag {
 #define FIELD(f) offsetof(cli_options, f)
 
 static const flag flags[] = {
-    {"--shape", "run validate bench explain find matrix behaviour", ARG_LIST, FIELD(shapes),
+    {"--shape", "run validate bench explain find matrix behaviour compile", ARG_LIST,
+     FIELD(shapes),
      FIELD(nshapes),
      "SPEC    a shape, e.g. n=32,c=3,h=224,w=224,k=64,r=7,stride=2,pad=3, or a benchdnn "
      "descriptor such as mb32ic3ih224oc64oh112kh7sh2ph3 (repeatable)"},
-    {"--shapes", "run validate bench explain report find matrix behaviour", ARG_LIST,
+    {"--shapes", "run validate bench explain report find matrix behaviour compile", ARG_LIST,
      FIELD(shape_files),
      FIELD(nshape_files),
      "FILE    shapes from a file, one a line: SPEC or benchdnn descriptor, name= and weight= "
      "(docs/shapes.md; repeatable)"},
-    {"--suite", "validate bench find behaviour", ARG_LIST, FIELD(suites), FIELD(nsuites),
+    {"--suite", "validate bench find behaviour compile", ARG_LIST, FIELD(suites), FIELD(nsuites),
      "NAME    a suite of shapes: small, standard or epilogue (repeatable)"},
     {"--suite", "matrix", ARG_LIST, FIELD(suites), FIELD(nsuites),
      "NAME    a suite of shapes: small, standard or epilogue (repeatable; default standard when "
@@ -54,6 +55,8 @@ static const flag flags[] = {
     {"--variant", "run", ARG_LIST, FIELD(variants), FIELD(nvariants),
      "NAME    the variant (see xconv variants), or auto for the library's choice (the "
      "default)"},
+    {"--variant", "compile", ARG_LIST, FIELD(variants), FIELD(nvariants),
+     "NAME    a variant (repeatable or comma-separated; default: every variant with kernels)"},
     {"--variant", "explain", ARG_LIST, FIELD(variants), FIELD(nvariants),
      "NAME    a variant, or auto for the library's choice (the default; repeatable or "
      "comma-separated)"},
@@ -64,6 +67,18 @@ static const flag flags[] = {
     {"--device", "behaviour", ARG_LIST, FIELD(devices), FIELD(ndevices),
      "SEL     a stack: 0, opencl:1, cuda:0 or a name substring (repeatable), or all: every "
      "device (default $XCONV_DEVICE, else the first GPU, else the first CPU)"},
+    {"--target", "explain", ARG_LIST, FIELD(targets), FIELD(ntargets),
+     "NAME    plan for a target profile instead of a device: gfx90a, gfx1030, dg2, pvc, "
+     "sm_90 (repeatable or comma-separated; xconv devices --targets lists them)"},
+    {"--target", "compile", ARG_LIST, FIELD(targets), FIELD(ntargets),
+     "NAME    a target profile (repeatable or comma-separated; default gfx90a, gfx1030, dg2, "
+     "pvc and, with NVRTC, sm_90)"},
+    {"--targets", "devices", ARG_NONE, FIELD(list_targets), 0,
+     "        list the target profiles (GPUs described from their vendors' documents)"},
+    {"--list-targets", "compile", ARG_NONE, FIELD(list_targets), 0,
+     "        list the target profiles and whether their compilers are installed"},
+    {"--jobs", "compile", ARG_INT, FIELD(jobs), 0,
+     "N       compilers run at once (default 2)"},
     {"--input", "run", ARG_STRING, FIELD(input), 0, "X.npy   input, float32 NCHW"},
     {"--weights", "run", ARG_STRING, FIELD(weights), 0, "W.npy   weights, float32 KCRS"},
     {"--bias", "run", ARG_STRING, FIELD(bias), 0,
@@ -106,6 +121,10 @@ static const flag flags[] = {
     {"--host-ref-gflop", "behaviour", ARG_DOUBLE, FIELD(host_ref_gflop), 0,
      "G       shapes up to G GFLOP (default 1): each is checked against the float64 host "
      "reference"},
+    {"--json", "compile", ARG_STRING, FIELD(json), 0,
+     "FILE    write the records as JSON (-: standard output, the table then goes to stderr)"},
+    {"--csv", "compile", ARG_STRING, FIELD(csv), 0,
+     "FILE    write the records as CSV (-: standard output)"},
     {"--json", "validate bench", ARG_STRING, FIELD(json), 0,
      "FILE    write the records as JSON, valid after every record (-: standard output, the "
      "table then goes to stderr)"},

@@ -58,6 +58,10 @@ typedef struct cli_options {
     bool list, clear, clear_kernels;     // find --list, --clear, --clear-kernels
     bool force;                          // find --force: re-time fresh records too
     const char *peaks_file;              // --peaks-file FILE (default: in the cache folder)
+    const char *targets[CLI_MAX_LIST];   // --target NAME: a profile (repeatable, or comma lists)
+    int ntargets;
+    bool list_targets;                   // devices --targets, compile --list-targets
+    int jobs;                            // compile --jobs N: compilers run at once
 } cli_options;
 
 // Parses argv[2..] for `command` into opts. Returns 0, or 2 after printing a message on stderr

@@ -231,3 +231,54 @@ xconv_status xconv_nvrtc_compile_ptx(const char *source, const char *options, in
     *ptx_len = st == XCONV_OK ? img.ptx_len : 0;
     return st;
 }
+
+// Copies prog's log into a malloc'd *log ("" when it has none).
+static xconv_status take_log(const xconv_nvrtc_api *nv, nvrtcProgram prog, char **log,
+                             xconv_error *err)
+{
+    size_t n = 0;
+    if (nv->get_program_log_size(prog, &n) != NVRTC_SUCCESS)
+        n = 0;
+    if (!(*log = malloc(n + 1)))
+        return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for NVRTC's log");
+    (*log)[0] = '\0';
+    if (n > 0 && nv->get_program_log(prog, *log) == NVRTC_SUCCESS)
+        (*log)[n] = '\0';
+    return XCONV_OK;
+}
+
+xconv_status xconv_nvrtc_report(const char *source, const char *options, int cc_major,
+                                int cc_minor, char **log, xconv_error *err)
+{
+    *log = NULL;
+    const xconv_nvrtc_api *nv = xconv_nvrtc_load(err);
+    if (!nv)
+        return XCONV_ERR_UNAVAILABLE;
+    char arch_flag[64];
+    snprintf(arch_flag, sizeof arch_flag, "--gpu-architecture=sm_%d%d", cc_major, cc_minor);
+    const char *argv[MAX_ARGS];
+    int argc = 0;
+    for (size_t i = 0; i < sizeof fixed_flags / sizeof fixed_flags[0]; i++)
+        argv[argc++] = fixed_flags[i];
+    argv[argc++] = arch_flag;
+    argv[argc++] = "--ptxas-options=-v";
+    char *opts = strdup(options ? options : "");
+    char *text = with_prelude(source);
+    xconv_status st = !opts || !text ? xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory")
+                                     : split_defines(opts, argv, MAX_ARGS, &argc, err);
+    nvrtcProgram prog = NULL;
+    if (st == XCONV_OK &&
+        nv->create_program(&prog, text, "xconv_kernel.cu", 0, NULL, NULL) != NVRTC_SUCCESS)
+        st = xconv_error_set(err, XCONV_ERR_BUILD, "nvrtcCreateProgram failed");
+    if (st == XCONV_OK) {
+        nvrtcResult r = nv->compile_program(prog, argc, argv);
+        st = take_log(nv, prog, log, err);
+        if (st == XCONV_OK && r != NVRTC_SUCCESS)
+            st = xconv_error_set(err, XCONV_ERR_BUILD, "NVRTC (%s) failed: %s", nv->library,
+                                 nv->get_error_string(r));
+        nv->destroy_program(&prog);
+    }
+    free(opts);
+    free(text);
+    return st;
+}

@@ -40,6 +40,13 @@ xconv_status xconv_nvrtc_compile_ptx(const char *source, const char *options, in
                                      int cc_minor, char **ptx_out, size_t *ptx_len,
                                      xconv_error *err);
 
+// Compiles `source` as xconv_nvrtc_compile does, for sm_<cc_major><cc_minor> with ptxas's
+// verbose report, and returns NVRTC's log in *log (malloc'd, also on a failed build): ptxas's
+// registers, spill stores and loads, stack frame and shared memory of each kernel. Returns
+// XCONV_OK, XCONV_ERR_BUILD (the log says why), XCONV_ERR_UNAVAILABLE without NVRTC.
+xconv_status xconv_nvrtc_report(const char *source, const char *options, int cc_major,
+                                int cc_minor, char **log, xconv_error *err);
+
 // Returns the NVRTC flags every kernel gets, space-separated, for logs and docs ("--std=c++17
 // --fmad=false"); the architecture flag and the defines are added per build.
 const char *xconv_nvrtc_fixed_flags(void);

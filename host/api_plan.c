@@ -8,6 +8,9 @@
 
 #include "contract.h"
 #include "variant.h"
+#ifdef XCONV_HAVE_CUDA
+#include "../cuda/nvrtc_compile.h"
+#endif
 
 // ---------------------------------------------------------------------------------------------
 // Options and creation
@@ -119,6 +122,55 @@ xconv_status xconv_plan_step_get_info(const xconv_plan *plan, int step, xconv_pl
     memcpy(out->global, s->global, sizeof out->global);
     memcpy(out->local, s->local, sizeof out->local);
     return XCONV_OK;
+}
+
+xconv_status xconv_plan_step_build_input(const xconv_plan *plan, int step, char **text,
+                                         char *options, size_t len, xconv_error *err)
+{
+    *text = NULL;
+    if (step < 0 || step >= plan->nsteps || plan->steps[step]->kind != XCONV_STEP_KERNEL)
+        return xconv_error_set(err, XCONV_ERR_INVALID, "the plan has no kernel step %d", step);
+    const xconv_step *s = plan->steps[step];
+    const char *source = xconv_kernel_source(s->source);
+    if (!source)
+        return xconv_error_set(err, XCONV_ERR_INVALID, "kernel source %s is not embedded",
+                               s->source);
+    int used = xconv_step_options(s, options, len);
+    if (plan->dev && plan->dev->info.backend == XCONV_BACKEND_OPENCL && used >= 0 &&
+        (size_t)used < len)
+        snprintf(options + used, len - (size_t)used, "%s%s", used ? " " : "",
+                 XCONV_OPENCL_BUILD_OPTIONS);
+    const char *dialect = xconv_kernel_dialect(), *line = "\n#line 1\n";
+    size_t a = strlen(dialect), b = strlen(line), c = strlen(source);
+    if (!(*text = malloc(a + b + c + 1)))
+        return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for kernel text");
+    memcpy(*text, dialect, a);
+    memcpy(*text + a, line, b);
+    memcpy(*text + a + b, source, c + 1);
+    return XCONV_OK;
+}
+
+xconv_status xconv_plan_step_nvrtc_report(const xconv_plan *plan, int step, char **log,
+                                          xconv_error *err)
+{
+    *log = NULL;
+    if (step < 0 || step >= plan->nsteps || plan->steps[step]->kind != XCONV_STEP_KERNEL ||
+        !plan->dev || plan->dev->info.backend != XCONV_BACKEND_CUDA)
+        return xconv_error_set(err, XCONV_ERR_INVALID, "step %d is not a kernel of a CUDA plan",
+                               step);
+#ifdef XCONV_HAVE_CUDA
+    const xconv_step *s = plan->steps[step];
+    const char *source = xconv_kernel_source(s->source);
+    char options[4096];
+    xconv_step_options(s, options, sizeof options);
+    if (!source)
+        return xconv_error_set(err, XCONV_ERR_INVALID, "kernel source %s is not embedded",
+                               s->source);
+    return xconv_nvrtc_report(source, options, plan->dev->info.cc_major,
+                              plan->dev->info.cc_minor, log, err);
+#else
+    return xconv_error_set(err, XCONV_ERR_UNAVAILABLE, "built without the CUDA backend");
+#endif
 }
 
 int xconv_plan_region_count(const xconv_plan *plan)

@@ -197,6 +197,9 @@ typedef struct xconv_backend_iface {
 // Returns the table of a backend, or NULL when it was not built in.
 const xconv_backend_iface *xconv_backend_get(xconv_backend_kind kind);
 
+// The option every xconv kernel is built with through OpenCL, after its defines.
+#define XCONV_OPENCL_BUILD_OPTIONS "-cl-std=CL1.2"
+
 // Returns the embedded text of common/xconv_dialect.h, which backends prepend to every source.
 const char *xconv_kernel_dialect(void);
 

@@ -247,6 +247,10 @@ void xconv_device_close(xconv_device *dev)
     if (!dev)
         return;
     xconv_error ignored;
+    if (!dev->be) {  // a target profile: nothing was built or allocated
+        free(dev);
+        return;
+    }
     if (!dev->gone)
         dev->be->finish(dev->ctx, &ignored);
     while (dev->buffers)
@@ -287,7 +291,7 @@ int xconv_device_libraries(xconv_device *dev, char *buf, size_t len)
         return -1;
     if (len)
         buf[0] = '\0';
-    if (dev->be->libraries)
+    if (dev->be && dev->be->libraries)
         dev->be->libraries(dev->ctx, buf, len);
     return len ? (int)strlen(buf) : 0;
 }
@@ -359,6 +363,9 @@ xconv_status xconv_device_fault(xconv_device *dev, xconv_status st, xconv_error 
 
 xconv_status xconv_device_usable(xconv_device *dev, xconv_error *err)
 {
+    if (!dev->be)
+        return xconv_error_set(err, XCONV_ERR_UNAVAILABLE, "%s is a target profile: it plans, "
+                               "and builds or runs nothing", dev->info.name);
     if (dev->gone)
         return xconv_error_set(err, XCONV_ERR_DEVICE_LOST, "%s", dev->gone_msg);
     if (!dev->lost)

@@ -140,7 +140,20 @@ static size_t local_bytes(xconv_direct_kind kind, const xconv_problem *p,
     return 0;
 }
 
-// Largest channel chunk (<= c per group) whose unrolled body and local memory fit; 0 if none.
+// Values a work-item loads for one channel of its unrolled chunk loop: its block's input rows
+// (cl/direct_regblock.cl: XC_BLOCK_H x R rows of XC_BLOCK_W + S - 1 floats, strided wider) and
+// its filter taps. A compiler may hoist every load of the unrolled body ahead of its
+// multiply-adds (AMD's does, spilling past 256 VGPRs), so a chunk's loads, with the
+// accumulators, must fit the registers a work-item holds.
+static int64_t chunk_loads(const xconv_problem *p, const xconv_direct_tiling *t)
+{
+    int64_t row = (int64_t)(t->block_w - 1) * p->stride_w + (p->s - 1) * p->dil_w + 1;
+    return (int64_t)t->block_h * p->r * row + (int64_t)p->r * p->s * t->block_k;
+}
+
+// Largest channel chunk (<= c per group) whose unrolled body and local memory fit, and whose
+// loads fit the registers of a work-item where the device says how many (max_registers_per_
+// item); 0 if none (a block too large for the registers even one channel at a time).
 static int pick_chunk(xconv_direct_kind kind, const xconv_device_info *info,
                       const xconv_problem *p, xconv_direct_tiling *t)
 {
@@ -148,9 +161,12 @@ static int pick_chunk(xconv_direct_kind kind, const xconv_device_info *info,
     if (kind == XCONV_DIRECT_CONST)
         return cg;
     int64_t acc = (int64_t)t->block_k * t->block_h * t->block_w;
+    int64_t loads = chunk_loads(p, t), budget = info->max_registers_per_item - acc;
     if (t->flat) {  // flat regblock: one chunk of every channel, its loop rolled
         t->chunk_c = cg;
-        return acc * p->r * p->s <= UNROLL_MAX && local_bytes(kind, p, t) <= info->local_mem_bytes
+        return acc * p->r * p->s <= UNROLL_MAX &&
+                       (info->max_registers_per_item <= 0 || loads <= budget) &&
+                       local_bytes(kind, p, t) <= info->local_mem_bytes
                    ? cg
                    : 0;
     }
@@ -160,6 +176,7 @@ static int pick_chunk(xconv_direct_kind kind, const xconv_device_info *info,
             continue;  // a smaller chunk with the same count wastes less: try it
         t->chunk_c = chunk;
         if (acc * chunk * p->r * p->s <= UNROLL_MAX &&
+            (info->max_registers_per_item <= 0 || chunk * loads <= budget) &&
             local_bytes(kind, p, t) <= info->local_mem_bytes)
             return chunk;
     }

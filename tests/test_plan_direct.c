@@ -369,6 +369,49 @@ static void test_unroll_limit(void)
         }
 }
 
+// A device that says how many registers a work-item holds (AMD's 256 VGPRs): each chunk of
+// channels the loop unrolls loads no more values (input rows and filter taps) than fit beside
+// the accumulators; the small suite's many_channels took one chunk of 64 (576 loads) before,
+// and AMD's compiler spilled it. Without the limit (0) the chunk is as before.
+static void test_register_limit(void)
+{
+    static const char *const specs[] = {"n=2,c=64,h=8,w=8,k=64,r=3,pad=1",
+                                        "n=32,c=3,h=224,w=224,k=64,r=7,stride=2,pad=3",
+                                        "n=16,c=64,h=224,w=224,k=64,r=3,pad=1",
+                                        "n=32,c=256,h=14,w=14,k=256,r=3,pad=1",
+                                        "n=32,c=32,h=56,w=56,k=64,r=5,pad=2"};
+    xconv_device_info amd = gpu_info(), plain = gpu_info();
+    amd.max_registers_per_item = 256;
+    amd.preferred_multiple = 64;
+    plain.preferred_multiple = 64;
+    xconv_error err = {0};
+    for (int i = 0; i < COUNT(specs); i++) {
+        xconv_problem p;
+        CHECK(xconv_shape_parse(specs[i], &p, &err) == XCONV_OK);
+        for (int k = 0; k < COUNT(kinds); k++) {
+            if (kinds[k] == XCONV_DIRECT_CONST)
+                continue;
+            xconv_direct_tiling t, u;
+            CHECK(xconv_direct_choose(&amd, &p, kinds[k], NULL, &t, &err) == XCONV_OK);
+            CHECK(xconv_direct_choose(&plain, &p, kinds[k], NULL, &u, &err) == XCONV_OK);
+            if (t.flat)
+                continue;  // a rolled chunk loop: no limit
+            int64_t row = (int64_t)(t.block_w - 1) * p.stride_w + (p.s - 1) * p.dil_w + 1;
+            int64_t loads = t.block_h * p.r * row + (int64_t)p.r * p.s * t.block_k;
+            int64_t acc = (int64_t)t.block_k * t.block_h * t.block_w;
+            CHECK_MSG(t.chunk_c * loads <= 256 - acc,
+                      "%s %s: chunk %d of %lld loads a channel, %lld accumulators",
+                      xconv_direct_kind_name(kinds[k]), specs[i], t.chunk_c, (long long)loads,
+                      (long long)acc);
+        }
+    }
+    xconv_problem p;
+    xconv_direct_tiling t;
+    CHECK(xconv_shape_parse(specs[0], &p, &err) == XCONV_OK);
+    CHECK(xconv_direct_choose(&plain, &p, XCONV_DIRECT_REGBLOCK, NULL, &t, &err) == XCONV_OK);
+    CHECK_MSG(t.flat || t.chunk_c == 64, "no limit: chunk %d, not 64", t.chunk_c);
+}
+
 // direct_const applies only while the filters fit the constant buffer, and says the numbers.
 static void test_const_fits(void)
 {
@@ -425,6 +468,7 @@ int main(void)
     test_cpu_tiny_problems();
     test_small_local_memory();
     test_unroll_limit();
+    test_register_limit();
     test_const_fits();
     test_forced();
     return check_summary("test_plan_direct");

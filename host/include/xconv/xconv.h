@@ -309,6 +309,9 @@ struct xconv_device_info {
     int max_registers_per_work_group;  // 32-bit registers one work-group may hold (CUDA's
                                        // MAX_REGISTERS_PER_BLOCK, OpenCL's NVIDIA extension);
                                        // 0 when the device does not say (other OpenCL devices)
+    int max_registers_per_item;  // 32-bit registers one work-item holds before its compiler
+                                 // spills: AMD a lane's VGPRs, Intel a SIMD8 thread's GRFs a
+                                 // lane; 0 when unknown (NVIDIA: ptxas keeps our plans in 255)
     bool fp64;
     int cc_major, cc_minor;      // CUDA compute capability (0 on OpenCL)
     double peak_gflops;          // measured or configured fp32 peak, 0 when unknown
@@ -368,6 +371,30 @@ xconv_device *xconv_device_open(const char *selector, xconv_error *err);
 // Opens the device described by info (an entry of xconv_devices_list); returns NULL and fills
 // err on failure.
 xconv_device *xconv_device_open_info(const xconv_device_info *info, xconv_error *err);
+
+// ---------------------------------------------------------------------------------------------
+// Target profiles: GPUs described from their vendors' documentation (host/targets.c cites each
+// value), for planning and compile checks on a machine without them
+
+typedef struct xconv_target {
+    const char *name;        // "gfx90a", "gfx1030", "dg2", "pvc", "sm_90"
+    const char *product;     // "AMD Instinct MI250X (one GCD)"
+    const char *compiler;    // the vendor compiler that checks it: "amdgcn", "ocloc" or "nvrtc"
+    const char *arch;        // that compiler's target: "gfx90a", "dg2", "sm_90"
+    xconv_device_info info;  // the limits, as the device itself reports them
+} xconv_target;
+
+// Returns the number of profiles, and profile i (NULL past the last).
+int xconv_target_count(void);
+const xconv_target *xconv_target_at(int i);
+
+// Returns the profile named `name`, or NULL with XCONV_ERR_NOT_FOUND listing the names.
+const xconv_target *xconv_target_find(const char *name, xconv_error *err);
+
+// Opens a device that only plans: it has the profile's limits and no backend, so plans made on
+// it are the plans the device would get; preparing or running them, and buffers, fail with
+// XCONV_ERR_UNAVAILABLE. Close it with xconv_device_close. Returns NULL without host memory.
+xconv_device *xconv_device_open_target(const xconv_target *target, xconv_error *err);
 
 // Waits for the device, frees every buffer and program it still holds and closes it; NULL is
 // ignored. Plans made on it must not run afterwards (destroying them is still fine).
@@ -588,6 +615,23 @@ typedef struct xconv_plan_step_info {
 // Fills *out with step `step` of plan; returns XCONV_ERR_INVALID for a step it does not have.
 xconv_status xconv_plan_step_get_info(const xconv_plan *plan, int step, xconv_plan_step_info *out,
                                       xconv_error *err);
+
+// Writes what the backend compiles for kernel step `step` of plan: *text (malloc'd, free with
+// free()) is the dialect prelude, "#line 1" and the kernel's source; options (len bytes) the
+// step's defines and, through OpenCL, the fixed option ("-cl-std=CL1.2"; NVRTC adds its own
+// flags and the architecture). Returns XCONV_ERR_INVALID for a step the plan lacks or a vendor
+// library step, XCONV_ERR_OUT_OF_MEMORY without host memory.
+xconv_status xconv_plan_step_build_input(const xconv_plan *plan, int step, char **text,
+                                         char *options, size_t len, xconv_error *err);
+
+// Compiles kernel step `step` of plan, a plan for a CUDA device or profile, through NVRTC for
+// the device's architecture with ptxas's verbose report, and returns NVRTC's log in *log
+// (malloc'd, free with free(); also after a failed build): registers, spill stores and loads,
+// stack frame. Needs NVRTC, no GPU. Returns XCONV_OK, XCONV_ERR_BUILD, XCONV_ERR_INVALID for a
+// step that is not a kernel or a plan not for CUDA, XCONV_ERR_UNAVAILABLE without NVRTC or
+// when the CUDA backend was not built.
+xconv_status xconv_plan_step_nvrtc_report(const xconv_plan *plan, int step, char **log,
+                                          xconv_error *err);
 
 // Returns the number of named regions of the plan's workspace.
 int xconv_plan_region_count(const xconv_plan *plan);

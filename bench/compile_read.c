@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: MIT
+// Reads compile-check results files (`xconv compile --json`) back into records, for the report.
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "compile_record.h"
+#include "json_read.h"
+
+#define COMPILE_MAX_BYTES (256u << 20)
+
+// Copies string member key of obj into buf ("" when absent or not a string).
+static void get_string(const xconv_json *obj, const char *key, char *buf, size_t len)
+{
+    const xconv_json *v = xconv_json_get(obj, key);
+    snprintf(buf, len, "%s", v && v->type == XCONV_JSON_STRING ? v->string : "");
+}
+
+// Returns number member key of obj, -1 when absent or null.
+static double get_number(const xconv_json *obj, const char *key)
+{
+    const xconv_json *v = xconv_json_get(obj, key);
+    return v && v->type == XCONV_JSON_NUMBER ? v->number : -1;
+}
+
+// Returns boolean member key of obj (false when absent).
+static bool get_bool(const xconv_json *obj, const char *key)
+{
+    const xconv_json *v = xconv_json_get(obj, key);
+    return v && v->type == XCONV_JSON_BOOL && v->boolean;
+}
+
+// Fills *r from record object o; returns false when its outcome is not one of ours.
+static bool read_record(const xconv_json *o, xconv_compile_record *r)
+{
+    memset(r, 0, sizeof *r);
+    get_string(o, "target", r->target, sizeof r->target);
+    get_string(o, "compiler", r->compiler, sizeof r->compiler);
+    get_string(o, "variant", r->variant, sizeof r->variant);
+    r->is_auto = get_bool(o, "auto");
+    get_string(o, "shape_name", r->shape_name, sizeof r->shape_name);
+    get_string(o, "shape", r->shape, sizeof r->shape);
+    r->step = (int)get_number(o, "step");
+    get_string(o, "kernel", r->kernel, sizeof r->kernel);
+    get_string(o, "source", r->source, sizeof r->source);
+    char outcome[16];
+    get_string(o, "outcome", outcome, sizeof outcome);
+    r->registers = (int)get_number(o, "registers");
+    r->sgprs = (int)get_number(o, "sgprs");
+    r->agprs = (int)get_number(o, "agprs");
+    r->spills = (int)get_number(o, "spills");
+    r->scratch_bytes = (long)get_number(o, "scratch_bytes");
+    r->lds_bytes = (long)get_number(o, "lds_bytes");
+    r->occupancy = (int)get_number(o, "occupancy");
+    r->simd = (int)get_number(o, "simd");
+    r->seconds = get_number(o, "seconds");
+    r->deduplicated = get_bool(o, "deduplicated");
+    get_string(o, "note", r->note, sizeof r->note);
+    for (int k = XCONV_COMPILE_OK; k <= XCONV_COMPILE_SKIPPED; k++)
+        if (strcmp(outcome, xconv_compile_outcome_name((xconv_compile_outcome)k)) == 0) {
+            r->outcome = (xconv_compile_outcome)k;
+            return r->target[0] != '\0';
+        }
+    return false;
+}
+
+// Reads the records of root (a compile file's object) into *out.
+static xconv_status read_root(const xconv_json *root, const char *path, xconv_compile_file *out,
+                              xconv_error *err)
+{
+    get_string(root, "version", out->info.tool_version, sizeof out->info.tool_version);
+    get_string(root, "commit", out->info.commit, sizeof out->info.commit);
+    get_string(root, "date", out->info.date, sizeof out->info.date);
+    get_string(root, "command", out->info.command, sizeof out->info.command);
+    const xconv_json *recs = xconv_json_get(root, "records");
+    if (!recs || recs->type != XCONV_JSON_ARRAY)
+        return xconv_error_set(err, XCONV_ERR_PARSE, "%s: a compile file without \"records\"",
+                               path);
+    out->recs = calloc((size_t)recs->count + 1, sizeof *out->recs);
+    if (!out->recs)
+        return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for %s", path);
+    for (int i = 0; i < recs->count; i++)
+        if (recs->items[i].type != XCONV_JSON_OBJECT ||
+            !read_record(&recs->items[i], &out->recs[out->count++]))
+            return xconv_error_set(err, XCONV_ERR_PARSE, "%s: compile record %d has no target "
+                                   "or an unknown outcome", path, i);
+    return XCONV_OK;
+}
+
+xconv_status xconv_compile_file_load(const char *path, xconv_compile_file *out,
+                                     bool *is_compile, xconv_error *err)
+{
+    memset(out, 0, sizeof *out);
+    *is_compile = false;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return xconv_error_set(err, XCONV_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
+    struct stat sb;
+    if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode) ||
+        (uint64_t)sb.st_size > COMPILE_MAX_BYTES) {
+        fclose(f);  // not one of ours: the caller's other readers say what it is
+        return XCONV_OK;
+    }
+    size_t len = (size_t)sb.st_size;
+    char *text = malloc(len + 1);
+    bool failed = !text || fread(text, 1, len, f) != len || ferror(f);
+    fclose(f);
+    if (failed) {
+        free(text);
+        return xconv_error_set(err, XCONV_ERR_IO, "cannot read '%s'", path);
+    }
+    xconv_error parse_err;
+    xconv_json *root = xconv_json_parse(text, len, &parse_err);
+    free(text);
+    const xconv_json *kind = root ? xconv_json_get(root, "kind") : NULL;
+    xconv_status st = XCONV_OK;
+    if (kind && kind->type == XCONV_JSON_STRING && strcmp(kind->string, "compile") == 0) {
+        *is_compile = true;
+        st = read_root(root, path, out, err);
+        if (st != XCONV_OK)
+            xconv_compile_file_free(out);
+    }
+    xconv_json_free(root);
+    return st;
+}
+
+void xconv_compile_file_free(xconv_compile_file *file)
+{
+    free(file->recs);
+    file->recs = NULL;
+    file->count = 0;
+}

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: MIT
+// Writers of compile-check records: JSON like the other commands' results, CSV and a table.
+#include <string.h>
+
+#include "compile_record.h"
+
+const char *xconv_compile_outcome_name(xconv_compile_outcome o)
+{
+    switch (o) {
+    case XCONV_COMPILE_OK: return "ok";
+    case XCONV_COMPILE_SPILLS: return "spills";
+    case XCONV_COMPILE_FAILED: return "failed";
+    case XCONV_COMPILE_NOT_APPLICABLE: return "n/a";
+    case XCONV_COMPILE_SKIPPED: return "skipped";
+    }
+    return "?";
+}
+
+// Writes `"name": v` (null for a negative v).
+static void json_int(FILE *f, const char *name, long v)
+{
+    if (v < 0)
+        fprintf(f, ", \"%s\": null", name);
+    else
+        fprintf(f, ", \"%s\": %ld", name, v);
+}
+
+// Writes one record as a JSON object.
+static void json_record(FILE *f, const xconv_compile_record *r)
+{
+    fputs("{\"target\": ", f);
+    xconv_json_write_string(f, r->target, sizeof r->target);
+    fputs(", \"compiler\": ", f);
+    xconv_json_write_string(f, r->compiler, sizeof r->compiler);
+    fputs(", \"variant\": ", f);
+    xconv_json_write_string(f, r->variant, sizeof r->variant);
+    fprintf(f, ", \"auto\": %s, \"shape_name\": ", r->is_auto ? "true" : "false");
+    xconv_json_write_string(f, r->shape_name, sizeof r->shape_name);
+    fputs(", \"shape\": ", f);
+    xconv_json_write_string(f, r->shape, sizeof r->shape);
+    fprintf(f, ", \"step\": %d, \"kernel\": ", r->step);
+    xconv_json_write_string(f, r->kernel, sizeof r->kernel);
+    fputs(", \"source\": ", f);
+    xconv_json_write_string(f, r->source, sizeof r->source);
+    fprintf(f, ", \"outcome\": \"%s\", \"compiled\": %s", xconv_compile_outcome_name(r->outcome),
+            r->outcome == XCONV_COMPILE_OK || r->outcome == XCONV_COMPILE_SPILLS ? "true"
+                                                                                : "false");
+    json_int(f, "registers", r->registers);
+    json_int(f, "sgprs", r->sgprs);
+    json_int(f, "agprs", r->agprs);
+    json_int(f, "spills", r->spills);
+    json_int(f, "scratch_bytes", r->scratch_bytes);
+    json_int(f, "lds_bytes", r->lds_bytes);
+    json_int(f, "occupancy", r->occupancy);
+    json_int(f, "simd", r->simd);
+    fprintf(f, ", \"seconds\": %.3f, \"deduplicated\": %s, \"note\": ", r->seconds,
+            r->deduplicated ? "true" : "false");
+    xconv_json_write_string(f, r->note, sizeof r->note);
+    fputc('}', f);
+}
+
+int xconv_compile_records_write_json(FILE *f, const xconv_run_info *info,
+                                     const xconv_compile_record *recs, int count)
+{
+    fputs("{\n  \"tool\": \"xconv\",\n  \"version\": ", f);
+    xconv_json_write_string(f, info->tool_version, sizeof info->tool_version);
+    fputs(",\n  \"commit\": ", f);
+    xconv_json_write_string(f, info->commit, sizeof info->commit);
+    fputs(",\n  \"date\": ", f);
+    xconv_json_write_string(f, info->date, sizeof info->date);
+    fputs(",\n  \"command\": ", f);
+    xconv_json_write_string(f, info->command, sizeof info->command);
+    fputs(",\n  \"kind\": \"compile\",\n  \"records\": [", f);
+    for (int i = 0; i < count; i++) {
+        fputs(i ? ",\n    " : "\n    ", f);
+        json_record(f, &recs[i]);
+    }
+    fputs(count ? "\n  ]\n}\n" : "]\n}\n", f);
+    return ferror(f) ? -1 : 0;
+}
+
+// Writes v as a CSV field (empty for a negative v) after a comma.
+static void csv_int(FILE *f, long v)
+{
+    if (v < 0)
+        fputc(',', f);
+    else
+        fprintf(f, ",%ld", v);
+}
+
+int xconv_compile_records_write_csv(FILE *f, const xconv_compile_record *recs, int count)
+{
+    fputs("target,compiler,variant,auto,shape_name,shape,step,kernel,source,outcome,registers,"
+          "sgprs,agprs,spills,scratch_bytes,lds_bytes,occupancy,simd,seconds,deduplicated,"
+          "note\n", f);
+    for (int i = 0; i < count; i++) {
+        const xconv_compile_record *r = &recs[i];
+        fprintf(f, "%s,%s,%s,%d,", r->target, r->compiler, r->variant, r->is_auto);
+        xconv_csv_write_string(f, r->shape_name, sizeof r->shape_name);
+        fputc(',', f);
+        xconv_csv_write_string(f, r->shape, sizeof r->shape);
+        fprintf(f, ",%d,%s,%s,%s", r->step, r->kernel, r->source,
+                xconv_compile_outcome_name(r->outcome));
+        csv_int(f, r->registers);
+        csv_int(f, r->sgprs);
+        csv_int(f, r->agprs);
+        csv_int(f, r->spills);
+        csv_int(f, r->scratch_bytes);
+        csv_int(f, r->lds_bytes);
+        csv_int(f, r->occupancy);
+        csv_int(f, r->simd);
+        fprintf(f, ",%.3f,%d,", r->seconds, r->deduplicated);
+        xconv_csv_write_string(f, r->note, sizeof r->note);
+        fputc('\n', f);
+    }
+    return ferror(f) ? -1 : 0;
+}
+
+// Writes v right-aligned in `width` columns, "-" for a negative v.
+static void table_int(FILE *f, int width, long v)
+{
+    if (v < 0)
+        fprintf(f, " %*s", width, "-");
+    else
+        fprintf(f, " %*ld", width, v);
+}
+
+int xconv_compile_records_write_table(FILE *f, const xconv_compile_record *recs, int count)
+{
+    fprintf(f, "%-8s %-22s %-4s %-16s %-26s %-8s %5s %5s %6s %8s %6s %4s %4s %7s  %s\n",
+            "target", "variant", "auto", "shape", "kernel", "outcome", "regs", "sgprs", "spills",
+            "scratch", "lds", "occ", "simd", "seconds", "note");
+    for (int i = 0; i < count; i++) {
+        const xconv_compile_record *r = &recs[i];
+        const char *shape = r->shape_name[0] ? r->shape_name : r->shape;
+        fprintf(f, "%-8s %-22s %-4s %-16.16s %-26.26s %-8s", r->target, r->variant,
+                r->is_auto ? "yes" : "", shape, r->kernel,
+                xconv_compile_outcome_name(r->outcome));
+        table_int(f, 5, r->registers);
+        table_int(f, 5, r->sgprs);
+        table_int(f, 6, r->spills);
+        table_int(f, 8, r->scratch_bytes);
+        table_int(f, 6, r->lds_bytes);
+        table_int(f, 4, r->occupancy);
+        table_int(f, 4, r->simd);
+        fprintf(f, " %7.2f  %.*s\n", r->seconds, 120, r->note);
+    }
+    return ferror(f) ? -1 : 0;
+}

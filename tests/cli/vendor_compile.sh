@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# `xconv compile`: the small suite's plans of every variant compiled for an AMD target (gfx90a,
+# clang's amdgcn backend) and an Intel one (dg2, ocloc). Fails on any kernel a compiler refuses
+# and on any spill in a plan auto picks; checks the records' fields, the CSV, explain --target
+# and the refusal of an unknown target. Skips (exit 77) when neither compiler is installed.
+# Four compilers at once: ocloc's wall time is mostly not CPU time (about 2 s a kernel, 0.3 s
+# of it on the CPU), so four take 1.6x less time than two on 2 cores.
+# Usage: vendor_compile.sh PATH/TO/xconv
+set -u
+xconv=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+# shellcheck source=checks.bash
+source "$(dirname "${BASH_SOURCE[0]}")/checks.bash"
+
+"$xconv" compile --list-targets >"$tmp/targets.txt"
+check "--list-targets exits 0" test $? -eq 0
+for t in gfx90a gfx1030 dg2 pvc sm_90; do
+    check "profile $t listed" grep -q "^$t " "$tmp/targets.txt"
+done
+targets=""
+grep -A2 "^gfx90a " "$tmp/targets.txt" | grep -q "compiler amdgcn for gfx90a: installed" &&
+    targets=gfx90a
+grep -A2 "^dg2 " "$tmp/targets.txt" | grep -q "compiler ocloc for dg2: installed" &&
+    targets=${targets:+$targets,}dg2
+if [ -z "$targets" ]; then
+    echo "SKIP: neither clang-15 with rocm-device-libs nor ocloc is installed (make deps)"
+    exit 77
+fi
+[ "$targets" = "gfx90a,dg2" ] || echo "note: only $targets has its compiler installed"
+
+# explain plans for a profile as for a device; an unknown profile is refused naming the others.
+"$xconv" explain --target gfx90a --shape n=2,c=64,h=8,w=8,k=64,r=3,pad=1 --variant auto \
+    >"$tmp/explain.txt" 2>&1
+check "explain --target exits 0" test $? -eq 0
+check "explain --target names the profile" grep -q "AMD Instinct MI250X" "$tmp/explain.txt"
+"$xconv" explain --target gfx9000 --shape n=1,c=1,h=8,w=8,k=1,r=3 --variant auto \
+    >"$tmp/bad.txt" 2>&1
+check "an unknown target is bad usage" test $? -eq 2
+check "the refusal lists the profiles" grep -q "profiles: gfx90a, gfx1030, dg2, pvc" "$tmp/bad.txt"
+
+"$xconv" compile --suite small --target "$targets" --jobs 4 --json "$tmp/c.json" \
+    --csv "$tmp/c.csv" >"$tmp/table.txt" 2>"$tmp/err.txt"
+rc=$?
+cat "$tmp/err.txt"
+grep -E " (failed|spills) " "$tmp/table.txt"
+check "compile exits 0 (no kernel refused, no spill in auto's picks)" test $rc -eq 0
+/usr/bin/python3 - "$tmp/c.json" "$tmp/c.csv" "$targets" <<'PY' || failures=$((failures + 1))
+import csv, json, sys
+doc = json.load(open(sys.argv[1]))
+recs = doc["records"]
+rows = list(csv.DictReader(open(sys.argv[2])))
+targets = sys.argv[3].split(",")
+bad = []
+def need(ok, what):
+    if not ok:
+        bad.append(what)
+need(doc["kind"] == "compile", "kind is compile")
+need(len(rows) == len(recs), "CSV rows match JSON records")
+need(set(r["target"] for r in recs) == set(targets), "records of every target")
+for t in targets:
+    mine = [r for r in recs if r["target"] == t]
+    compiled = [r for r in mine if r["compiled"]]
+    need(len(compiled) >= 40, f"{t}: at least 40 kernels compiled ({len(compiled)})")
+    need(all(r["outcome"] != "failed" for r in mine), f"{t}: no kernel refused")
+    need(all(r["registers"] and r["registers"] > 0 for r in compiled), f"{t}: registers read")
+    need(any(r["auto"] for r in mine), f"{t}: auto's picks marked")
+    need(not any(r["auto"] and r["outcome"] == "spills" for r in mine), f"{t}: auto never spills")
+    if t.startswith("gfx"):
+        need(all(1 <= r["occupancy"] <= 10 for r in compiled), f"{t}: occupancy read")
+    else:
+        need(all(r["simd"] in (8, 16, 32) for r in compiled), f"{t}: SIMD width read")
+    variants = set(r["variant"] for r in mine)
+    for v in ("direct_naive", "direct_regblock", "im2col_gemm", "winograd_f23", "fft"):
+        need(v in variants, f"{t}: {v} checked")
+    na = [r for r in mine if r["outcome"] == "n/a"]
+    need(all(r["note"] for r in na), f"{t}: every n/a says why")
+for what in bad:
+    print("FAIL:", what, file=sys.stderr)
+sys.exit(1 if bad else 0)
+PY
+checks=$((checks + 1))
+
+# The report's vendors view: variants x targets.
+"$xconv" report "$tmp/c.json" -o "$tmp/r.html" >"$tmp/report.txt" 2>&1
+check "report of a compile file exits 0" test $? -eq 0
+check "the page has the vendors section" grep -q "Vendors' compilers: c.json" "$tmp/r.html"
+check "the summary has the variants x targets table" grep -q "^direct_regblock " \
+    "$tmp/report.txt"
+
+echo "$checks checks, $failures failed"
+[ "$failures" -eq 0 ]

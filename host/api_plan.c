@@ -127,6 +127,8 @@ xconv_status xconv_plan_step_get_info(const xconv_plan *plan, int step, xconv_pl
 xconv_status xconv_plan_step_build_input(const xconv_plan *plan, int step, char **text,
                                          char *options, size_t len, xconv_error *err)
 {
+    if (XCONV_NULL_ARG(err, plan) || XCONV_NULL_ARG(err, text) || XCONV_NULL_ARG(err, options))
+        return XCONV_ERR_INVALID;
     *text = NULL;
     if (step < 0 || step >= plan->nsteps || plan->steps[step]->kind != XCONV_STEP_KERNEL)
         return xconv_error_set(err, XCONV_ERR_INVALID, "the plan has no kernel step %d", step);
@@ -153,6 +155,8 @@ xconv_status xconv_plan_step_build_input(const xconv_plan *plan, int step, char 
 xconv_status xconv_plan_step_nvrtc_report(const xconv_plan *plan, int step, char **log,
                                           xconv_error *err)
 {
+    if (XCONV_NULL_ARG(err, plan) || XCONV_NULL_ARG(err, log))
+        return XCONV_ERR_INVALID;
     *log = NULL;
     if (step < 0 || step >= plan->nsteps || plan->steps[step]->kind != XCONV_STEP_KERNEL ||
         !plan->dev || plan->dev->info.backend != XCONV_BACKEND_CUDA)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "contract.h"
 #include "device.h"
 
 // ---------------------------------------------------------------------------------------------
@@ -171,7 +172,9 @@ const xconv_target *xconv_target_at(int i)
 
 const xconv_target *xconv_target_find(const char *name, xconv_error *err)
 {
-    for (int i = 0; name && i < NTARGETS; i++)
+    if (XCONV_NULL_ARG(err, name))
+        return NULL;
+    for (int i = 0; i < NTARGETS; i++)
         if (strcmp(targets[i].name, name) == 0)
             return &targets[i];
     char names[256] = "";
@@ -180,16 +183,14 @@ const xconv_target *xconv_target_find(const char *name, xconv_error *err)
         used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", i ? ", " : "",
                                  targets[i].name);
     xconv_error_set(err, XCONV_ERR_NOT_FOUND, "no target profile '%s' (profiles: %s)",
-                    name ? name : "(null)", names);
+                    name, names);
     return NULL;
 }
 
 xconv_device *xconv_device_open_target(const xconv_target *target, xconv_error *err)
 {
-    if (!target) {
-        xconv_error_set(err, XCONV_ERR_INVALID, "open target: no profile given");
+    if (XCONV_NULL_ARG(err, target))
         return NULL;
-    }
     xconv_device *dev = calloc(1, sizeof *dev);
     if (!dev) {
         xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "out of host memory");

@@ -31,6 +31,7 @@ trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/cache"
 [ -d "${XCONV_CACHE_DIR:-}/kernels" ] && cp -r "$XCONV_CACHE_DIR/kernels" "$tmp/cache/"
 export XCONV_CACHE_DIR=$tmp/cache XCONV_LIBRARY=$build/libxconv.so XCONV_CLI=$xconv
+export XCONV_INCLUDE=$src/host/include
 export XCONV_TEST_DEVICE=pocl PYTHONDONTWRITEBYTECODE=1
 # A sanitized library loads into python only after the sanitizers' runtimes.
 if grep -q "^XCONV_SANITIZE:BOOL=ON" "$build/CMakeCache.txt" 2>/dev/null; then

@@ -75,6 +75,12 @@ static const flag flags[] = {
      "variant that fuses, then its +unfused row)"},
     {"--random-epilogue", "validate bench", ARG_NONE, FIELD(random_epilogue), 0,
      "        give each --random shape a random epilogue (bias, activation, pool)"},
+    {"--dtype", "validate bench explain find", ARG_STRING, FIELD(dtype), 0,
+     "NAME    storage of x, w and y for every shape: f32 (default), f16 or bf16 (the SPEC's "
+     "dtype=; docs/guide/precision.md)"},
+    {"--math", "validate bench explain find", ARG_STRING, FIELD(math), 0,
+     "NAME    math mode for every shape: f32 (strict, default), tf32, f16 or bf16 (the "
+     "SPEC's math=)"},
     {"--seed", "run validate bench find matrix behaviour", ARG_U64, FIELD(seed), 0,
      "N       seed of the random inputs and --random shapes (default 1)"},
     {"--gemm", "bench", ARG_STRING, FIELD(gemm), 0,

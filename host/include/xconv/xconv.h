@@ -118,8 +118,8 @@ typedef enum xconv_math {
 } xconv_math;
 
 // One 2-D convolution (cross-correlation, as in deep learning frameworks), its storage and math
-// types (fp32 by default) and its epilogue. Input x is NCHW, weights w are K x (C/groups) x R x S; the convolution's output is
-// N x K x P x Q, and y, the final output, is N x K x P x Q or, pooled, N x K x PH x PW
+// types (fp32 by default) and its epilogue. Input x is NCHW, weights w are K x (C/groups) x R x
+// S; the convolution's output is N x K x P x Q, and y, the final output, is N x K x P x Q or, pooled, N x K x PH x PW
 // (xconv_problem_y_h, xconv_problem_y_w).
 typedef struct xconv_problem {
     int64_t n, c, h, w;           // batch, input channels, input height and width
@@ -643,8 +643,8 @@ xconv_status xconv_plan_run(xconv_plan *plan, const xconv_tensors *t, xconv_erro
 // Host-array convenience: uploads x, w and the bias (K floats; NULL when p adds none), plans p
 // with `variant` (or "auto") under opts (NULL: defaults), runs, waits and downloads y
 // (xconv_problem_y_elems floats). x, w and y are fp32 here whatever p's dtype: x and w are
-// rounded to it on upload and y converted back (exactly). Host variants (cpu_ref) run with dev NULL. Returns the first
-// failure (XCONV_ERR_INVALID for a bias p needs and lacks).
+// rounded to it on upload and y converted back (exactly). Host variants (cpu_ref) run with dev
+// NULL. Returns the first failure (XCONV_ERR_INVALID for a bias p needs and lacks).
 xconv_status xconv_forward(xconv_device *dev, const xconv_problem *p, const char *variant,
                            const xconv_plan_options *opts, const float *x, const float *w,
                            const float *bias, float *y, xconv_error *err);

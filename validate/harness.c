@@ -695,6 +695,8 @@ static void record_init(const xconv_case *c, const xconv_variant_info *v, xconv_
     snprintf(rec->family, sizeof rec->family, "%s", v->family);
     snprintf(rec->shape_name, sizeof rec->shape_name, "%s", c->shape_name);
     snprintf(rec->shape, sizeof rec->shape, "%s", c->spec);
+    snprintf(rec->dtype, sizeof rec->dtype, "%s", xconv_dtype_name(c->p.dtype));
+    snprintf(rec->math, sizeof rec->math, "%s", xconv_math_name(c->p.math));
     rec->seed = c->opts.seed;
     rec->threshold = xconv_threshold_for_variant(v);
 }

@@ -120,6 +120,7 @@ static const xconv_variant direct_variants[] = {
         .info = DIRECT_INFO(direct_tiled, "input tile + halo in local memory per channel chunk, "
                                           "register blocks"),
         .fuses = true,
+        .dtypes = XCONV_DTYPE_BIT(XCONV_DTYPE_F16) | XCONV_DTYPE_BIT(XCONV_DTYPE_BF16),
         .plan = plan_direct_tiled,
         .tunings = tunings_direct_tiled,
     },
@@ -127,6 +128,7 @@ static const xconv_variant direct_variants[] = {
         .info = DIRECT_INFO(direct_tiled_db, "as direct_tiled with two tile buffers: one barrier "
                                              "per channel chunk"),
         .fuses = true,
+        .dtypes = XCONV_DTYPE_BIT(XCONV_DTYPE_F16) | XCONV_DTYPE_BIT(XCONV_DTYPE_BF16),
         .plan = plan_direct_tiled_db,
         .tunings = tunings_direct_tiled_db,
     },

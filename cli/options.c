@@ -61,12 +61,15 @@ static const flag flags[] = {
     {"--device", "behaviour", ARG_LIST, FIELD(devices), FIELD(ndevices),
      "SEL     a stack: 0, opencl:1, cuda:0 or a name substring (repeatable), or all: every "
      "device (default $XCONV_DEVICE, else the first GPU, else the first CPU)"},
-    {"--input", "run", ARG_STRING, FIELD(input), 0, "X.npy   input, float32 NCHW"},
-    {"--weights", "run", ARG_STRING, FIELD(weights), 0, "W.npy   weights, float32 KCRS"},
+    {"--input", "run", ARG_STRING, FIELD(input), 0,
+     "X.npy   input, NCHW: float32, float16 ('<f2': dtype=f16) or bfloat16 bits ('<u2')"},
+    {"--weights", "run", ARG_STRING, FIELD(weights), 0,
+     "W.npy   weights, KCRS, in the same types"},
     {"--bias", "run", ARG_STRING, FIELD(bias), 0,
      "B.npy   the bias, float32 (K,); sets bias=1 (random when the shape has bias=1 and none "
      "is given)"},
-    {"--output", "run", ARG_STRING, FIELD(output), 0, "Y.npy   write the output here"},
+    {"--output", "run", ARG_STRING, FIELD(output), 0,
+     "Y.npy   write the output here, in the problem's dtype"},
     {"--epilogue", "run explain", ARG_STRING, FIELD(epilogue), 0,
      "MODE    auto (fused where the variant can, default), fused (or not applicable) or "
      "unfused (the convolution, then bias+activation and max-pool steps)"},

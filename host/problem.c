@@ -373,9 +373,9 @@ xconv_status xconv_problem_check(const xconv_problem *p, xconv_error *err)
         if ((st = check_product(products[i].what, products[i].expr, products[i].f,
                                 products[i].count, err)))
             return st;
-    if ((st = check_types(p, err)))
+    if ((st = check_epilogue(p, P, Q, err)))
         return st;
-    return check_epilogue(p, P, Q, err);
+    return check_types(p, err);
 }
 
 // Writes "123456789 bytes (117.7 MiB)" into buf.

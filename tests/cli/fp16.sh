@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Reduced storage through the CLI on PoCL's CPU device: every variant with fp16 and bf16 kernels
-# validated on the small suite in both types (the others not applicable with the reason, never
-# run as fp32), the records' dtype, math and threshold fields, the refusals (a math mode no
-# variant has, a math mode its dtype cannot feed, an unknown type), explain's storage line,
+# validated on the small suite in both types (gemm_1x1 where it applies; the others not
+# applicable with the reason, never run as fp32), the records' dtype, math and threshold fields,
+# the refusals (a math mode no variant has, a math mode its dtype cannot feed, an unknown type),
+# a forced split-K with fp16, explain's storage line,
 # float16 .npy in and out of `run` (the fp16 output is the fp32 output rounded to fp16), and one
 # fp16 kernel under Oclgrind's memory checker (skipped without oclgrind or in the sanitizer
 # build). Skips (exit 77) when no OpenCL CPU device is installed.
@@ -20,6 +21,7 @@ fi
 source "$(dirname "${BASH_SOURCE[0]}")/checks.bash"
 
 half=direct_naive,direct_const,direct_tiled,direct_tiled_db,direct_regblock
+half=$half,gemm_1x1,implicit_gemm,implicit_precomp
 
 # ---------------------------------------------------------------------------------------------
 # The small suite in fp16 and bf16: every variant (auto too), the half ones passing.
@@ -41,7 +43,9 @@ for r in recs:
     assert r["dtype"] == dtype and r["math"] == "f32", r
     assert r["shape"].endswith(",dtype=" + dtype), r["shape"]
     name = r["variant"]
-    if name in half or name == "auto":
+    if name == "gemm_1x1" and r["outcome"] == "not_applicable":
+        assert "needs a 1x1 filter" in r["note"], r["note"]
+    elif name in half or name == "auto":
         assert r["outcome"] == "pass", (name, r["shape_name"], r["outcome"], r["note"])
         # The family's threshold plus the output's half-ulp rounding.
         assert abs(r["threshold"] - (1e-5 + storage)) < 1e-12, r["threshold"]
@@ -51,8 +55,15 @@ for r in recs:
         assert "dtype=" + dtype in r["note"], r["note"]
 for v in half:
     assert sum(r["variant"] == v for r in recs) == len(shapes), v
+assert any(r["variant"] == "gemm_1x1" and r["outcome"] == "pass" for r in recs)
 EOF
 done
+
+# GEMM: split-K's partials are fp32, so an fp16 plan is never split and a forced split is n/a.
+XCONV_GEMM_SPLIT=4 "$xconv" validate --shape n=1,c=512,h=7,w=7,k=64,r=1,dtype=f16 \
+    --variant gemm_1x1 --device pocl >"$tmp/split.txt" 2>&1
+check "a forced split-K with fp16 is n/a, with the reason" \
+    grep -q "split-K is fp32 only: a forced split with dtype=f16" "$tmp/split.txt"
 
 # fp32 records say so.
 "$xconv" validate --shape n=1,c=2,h=6,w=6,k=3,r=3 --variant direct_naive --device pocl \

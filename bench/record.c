@@ -136,6 +136,8 @@ void xconv_record_clear(xconv_record *r)
 {
     memset(r, 0, sizeof *r);
     r->worst_index = -1;
+    snprintf(r->dtype, sizeof r->dtype, "f32");
+    snprintf(r->math, sizeof r->math, "f32");
     r->max_norm_err = NAN;
     r->max_block_err = NAN;
     r->error_block_h = r->error_block_w = 1;

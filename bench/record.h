@@ -38,6 +38,8 @@ typedef struct xconv_record {
     char family[16];
     char shape_name[XCONV_SHAPE_NAME_MAX];  // suite or file name of the shape, "" for ad-hoc
     char shape[256];       // SPEC string
+    char dtype[8];         // storage type of x, w and y ("f32", "f16", "bf16"; the SPEC's dtype)
+    char math[8];          // math mode ("f32": strict fp32; the SPEC's math)
     char reference[48];    // what y was compared with ("cpu_ref", "clblast_gemm+1000 samples")
     uint64_t seed;
     int repeat;            // timed runs (0 for validate-only records)

@@ -35,6 +35,9 @@
 #if !defined(__OPENCL_VERSION__) && !defined(__OPENCL_C_VERSION__)
 #error "direct_const: XC_VEC_Q needs OpenCL C's vector types"
 #endif
+#if XC_DTYPE
+#error "direct_const: XC_VEC_Q reads and writes float vectors (fp32 storage only)"
+#endif
 #if XC_BLOCK_W != XC_VEC_Q || !XC_STRIP_W || XC_FLAT
 #error "direct_const: XC_VEC_Q needs XC_BLOCK_W == XC_VEC_Q, XC_STRIP_W = 1 and XC_FLAT = 0"
 #endif
@@ -55,16 +58,16 @@
 #endif
 #endif
 
-XC_CONSTANT_ARRAY(float, xc_filter, XC_FILTER_ELEMS)
+XC_CONSTANT_ARRAY(XC_DATA, xc_filter, XC_FILTER_ELEMS)
 
 // ---------------------------------------------------------------------------------------------
 // The kernel (one function: Oclgrind 21.10 cannot run a kernel whose inlined helper takes
 // restrict pointers, and reports it as "no kernel named direct_const")
 
 XC_KERNEL XC_WORK_GROUP_SIZE(XC_WG_W, XC_WG_H, 1)
-void direct_const(const XC_GLOBAL float *XC_RESTRICT x,
-                  XC_CONSTANT_PARAM(float, xc_filter),
-                  XC_GLOBAL float *XC_RESTRICT y XC_EPI_BIAS_PARAM)
+void direct_const(const XC_GLOBAL XC_DATA *XC_RESTRICT x,
+                  XC_CONSTANT_PARAM(XC_DATA, xc_filter),
+                  XC_GLOBAL XC_DATA *XC_RESTRICT y XC_EPI_BIAS_PARAM)
 {
 #if XC_FLAT
     const int tx = 0, ty = 0;  // the "tile" is the work-item's own block
@@ -117,12 +120,12 @@ void direct_const(const XC_GLOBAL float *XC_RESTRICT x,
                 acc[kk][i][j] = 0.0f;
 #endif
 
-    const XC_GLOBAL float *x_img = x + (b.n * XC_C + b.grp * XC_CG) * XC_H * XC_W;
+    const XC_GLOBAL XC_DATA *x_img = x + (b.n * XC_C + b.grp * XC_CG) * XC_H * XC_W;
 #if XC_UNROLL_C
 #pragma unroll
 #endif
     for (int c = 0; c < XC_CG; c++) {
-        const XC_GLOBAL float *x_plane = x_img + c * XC_H * XC_W;
+        const XC_GLOBAL XC_DATA *x_plane = x_img + c * XC_H * XC_W;
 #pragma unroll
         for (int r = 0; r < XC_R; r++) {
 #pragma unroll
@@ -163,7 +166,7 @@ void direct_const(const XC_GLOBAL float *XC_RESTRICT x,
 #pragma unroll
                         for (int kk = 0; kk < XC_BLOCK_K; kk++)
                             acc[kk][i][j] =
-                                XC_FMA(xv, xc_filter[kf[kk] + tap], acc[kk][i][j]);
+                                XC_FMA(xv, XC_LD(xc_filter, kf[kk] + tap), acc[kk][i][j]);
                     }
 #endif
                 }
@@ -217,8 +220,8 @@ void direct_const(const XC_GLOBAL float *XC_RESTRICT x,
             for (int j = 0; j < XC_BLOCK_W; j++) {
                 const int q = b.q0 + j * XC_BLOCK_STEP_W;
                 if (p < XC_P && q < XC_Q)
-                    y[((b.n * XC_K + b.k0 + kk) * XC_P + p) * XC_Q + q] =
-                        XC_EPI(acc[kk][i][j], b.k0 + kk);
+                    XC_ST(y, ((b.n * XC_K + b.k0 + kk) * XC_P + p) * XC_Q + q,
+                          XC_EPI(acc[kk][i][j], b.k0 + kk));
             }
         }
 #endif

@@ -7,6 +7,7 @@
 // with a pool a work-item computes one pooled output: every convolution output of its window,
 // whatever the window's stride and padding (overlapping windows compute theirs again).
 // No tile parameters: the problem's shape arrives as XC_* defines (common/xconv_problem_fields.h).
+// x, w and y are stored as XC_DATA (fp32, or fp16/bf16 under XC_DTYPE) and the sums are fp32.
 
 #include "xconv_epilogue.h"
 
@@ -22,23 +23,23 @@
     const int c_first = ((k) / XC_KG) * XC_CG;  /* first input channel of k's group */    \
     float acc = 0.0f;                                                                      \
     for (int c = 0; c < XC_CG; c++) {                                                      \
-        const XC_GLOBAL float *x_plane = x + ((n) * XC_C + c_first + c) * XC_H * XC_W;     \
-        const XC_GLOBAL float *w_plane = w + ((k) * XC_CG + c) * XC_R * XC_S;              \
+        const XC_GLOBAL XC_DATA *x_plane = x + ((n) * XC_C + c_first + c) * XC_H * XC_W;   \
+        const XC_GLOBAL XC_DATA *w_plane = w + ((k) * XC_CG + c) * XC_R * XC_S;            \
         for (int r = 0; r < XC_R; r++) {                                                   \
             const int ih = (p) * XC_STRIDE_H - XC_PAD_H + r * XC_DIL_H;                    \
             const bool row_in = ih >= 0 && ih < XC_H;                                      \
             for (int s = 0; s < XC_S; s++) {                                               \
                 const int iw = (q) * XC_STRIDE_W - XC_PAD_W + s * XC_DIL_W;                \
                 const float xv =                                                           \
-                    row_in && iw >= 0 && iw < XC_W ? x_plane[ih * XC_W + iw] : 0.0f;       \
-                acc = XC_FMA(xv, w_plane[r * XC_S + s], acc);                              \
+                    row_in && iw >= 0 && iw < XC_W ? XC_LD(x_plane, ih * XC_W + iw) : 0.0f; \
+                acc = XC_FMA(xv, XC_LD(w_plane, r * XC_S + s), acc);                       \
             }                                                                              \
         }                                                                                  \
     }
 
-XC_KERNEL void direct_naive(const XC_GLOBAL float *XC_RESTRICT x,
-                            const XC_GLOBAL float *XC_RESTRICT w,
-                            XC_GLOBAL float *XC_RESTRICT y XC_EPI_BIAS_PARAM)
+XC_KERNEL void direct_naive(const XC_GLOBAL XC_DATA *XC_RESTRICT x,
+                            const XC_GLOBAL XC_DATA *XC_RESTRICT w,
+                            XC_GLOBAL XC_DATA *XC_RESTRICT y XC_EPI_BIAS_PARAM)
 {
     const int index = XC_GLOBAL_ID(0);  // flat index of y, bound XC_Y_ELEMS
     if (index >= XC_Y_ELEMS)
@@ -59,13 +60,13 @@ XC_KERNEL void direct_naive(const XC_GLOBAL float *XC_RESTRICT x,
             }
         }
     }
-    y[index] = m;
+    XC_ST(y, index, m);
 #else
     const int q = index % XC_Q;
     const int p = (index / XC_Q) % XC_P;
     const int k = (index / (XC_Q * XC_P)) % XC_K;
     const int n = index / (XC_Q * XC_P * XC_K);
     DN_CONVOLVE(acc, n, k, p, q)
-    y[index] = XC_EPI(acc, k);
+    XC_ST(y, index, XC_EPI(acc, k));
 #endif
 }

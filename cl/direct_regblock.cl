@@ -35,27 +35,29 @@
 // (for accumulators that are never stored), and past the last group's last tap by at most this
 // many floats, which are staged as zeros after the filters.
 #define XC_STAGE_PAD (XC_FLAT ? XC_KBLOCKS * XC_BLOCK_K - XC_KG : 0)
-// An item's columns are consecutive and its blocks tile each row exactly: the row is stored as
-// 4-float (XC_BLOCK_W a multiple of 4) or 2-float (even) vectors, aligned because Q and the
-// block's first column are multiples of XC_BLOCK_W, so a warp writes whole sectors instead of
-// every XC_BLOCK_W-th float per instruction.
-#define XC_STORE_VEC ((XC_FLAT || XC_STRIP_W) && XC_Q % XC_BLOCK_W == 0 && XC_BLOCK_W % 2 == 0)
+// An item's columns are consecutive and its blocks tile each row exactly (fp32 storage): the row
+// is stored as 4-float (XC_BLOCK_W a multiple of 4) or 2-float (even) vectors, aligned because Q
+// and the block's first column are multiples of XC_BLOCK_W, so a warp writes whole sectors
+// instead of every XC_BLOCK_W-th float per instruction.
+#define XC_STORE_VEC (!XC_DTYPE && (XC_FLAT || XC_STRIP_W) && XC_Q % XC_BLOCK_W == 0 && \
+                      XC_BLOCK_W % 2 == 0)
 #define XC_STORE_VEC_W (XC_BLOCK_W % 4 == 0 ? 4 : 2)  // floats per vector store
-// Flat blocks of even width over unit-stride, undilated, unpadded columns of an even-width input:
+// Flat blocks of even width over unit-stride, undilated, unpadded columns of an even-width input
+// (fp32 storage):
 // each input row segment a block reads (XC_ROW_W floats from an even column) is loaded as float2
 // pairs, 8-byte aligned, instead of one float at a time. XC_ROW_W is even: Q = W - S + 1 and
 // both Q (a multiple of XC_BLOCK_W) and W are even, so S is odd.
 #define XC_ROW_W (XC_BLOCK_W + XC_S - 1)
-#define XC_ROW_VEC2 (XC_FLAT && XC_COLS_IN && XC_STRIDE_W == 1 && XC_DIL_W == 1 && \
+#define XC_ROW_VEC2 (!XC_DTYPE && XC_FLAT && XC_COLS_IN && XC_STRIDE_W == 1 && XC_DIL_W == 1 && \
                      XC_W % 2 == 0 && XC_BLOCK_W % 2 == 0)
 
 // ---------------------------------------------------------------------------------------------
 // The kernel
 
 XC_KERNEL XC_WORK_GROUP_SIZE(XC_WG_W, XC_WG_H, 1)
-void direct_regblock(const XC_GLOBAL float *XC_RESTRICT x,
-                     const XC_GLOBAL float *XC_RESTRICT w,
-                     XC_GLOBAL float *XC_RESTRICT y XC_EPI_BIAS_PARAM)
+void direct_regblock(const XC_GLOBAL XC_DATA *XC_RESTRICT x,
+                     const XC_GLOBAL XC_DATA *XC_RESTRICT w,
+                     XC_GLOBAL XC_DATA *XC_RESTRICT y XC_EPI_BIAS_PARAM)
 {
     // Filters [c][r][s][k] of one chunk; 16-byte aligned so that 4 consecutive k are one load.
     XC_LOCAL float wl[XC_STAGE_ELEMS + XC_STAGE_PAD] __attribute__((aligned(16)));
@@ -87,7 +89,7 @@ void direct_regblock(const XC_GLOBAL float *XC_RESTRICT x,
                 for (int j = 0; j < XC_BLOCK_W; j++)
                     acc[kk][i][j] = 0.0f;
 
-        const XC_GLOBAL float *x_img = x + (b.n * XC_C + b.grp * XC_CG) * XC_H * XC_W;
+        const XC_GLOBAL XC_DATA *x_img = x + (b.n * XC_C + b.grp * XC_CG) * XC_H * XC_W;
         for (int c0 = 0; c0 < XC_CG; c0 += XC_CHUNK_C) {
             // Stage the chunk's filters; zeros past the group's channels and output channels.
             // Flat: every filter, for the first block only (the condition is the same for the
@@ -102,7 +104,7 @@ void direct_regblock(const XC_GLOBAL float *XC_RESTRICT x,
                 const bool k_in = XC_FLAT ? true : k < b.k_end;  // flat stages every k
                 float v = 0.0f;
                 if (c0 + cc < XC_CG && k_in)
-                    v = w[(k * XC_CG + c0 + cc) * XC_RS + rs];
+                    v = XC_LD(w, (k * XC_CG + c0 + cc) * XC_RS + rs);
                 wl[e] = v;
             }
 #if XC_STAGE_PAD
@@ -121,7 +123,7 @@ void direct_regblock(const XC_GLOBAL float *XC_RESTRICT x,
                 // Channels past the group's last read the last channel's inputs, against zero
                 // filters.
                 const int c = XC_CG % XC_CHUNK_C == 0 ? c0 + cc : xd_min(c0 + cc, XC_CG - 1);
-                const XC_GLOBAL float *x_plane = x_img + c * XC_H * XC_W;
+                const XC_GLOBAL XC_DATA *x_plane = x_img + c * XC_H * XC_W;
                 // This channel's staged filters: each tap's offset from here is a constant, so
                 // its loads need no address arithmetic of their own.
                 const XC_LOCAL_PTR float *w_chan = wl + cc * XC_RS * XC_STAGE_K + k_stage;
@@ -133,7 +135,7 @@ void direct_regblock(const XC_GLOBAL float *XC_RESTRICT x,
                     for (int i = 0; i < XC_BLOCK_H; i++) {
                         bool row_in;
                         const int ihc = xd_input_row(ih0[i] + r * XC_DIL_H, &row_in);
-                        const XC_GLOBAL float *x_row = x_plane + ihc * XC_W + iw0[0];
+                        const XC_GLOBAL XC_DATA *x_row = x_plane + ihc * XC_W + iw0[0];
                         float xr[XC_ROW_W];
 #pragma unroll
                         for (int e = 0; e < XC_ROW_W; e += 2) {
@@ -204,7 +206,7 @@ void direct_regblock(const XC_GLOBAL float *XC_RESTRICT x,
                 const int p = b.p0 + i;
                 if (p >= XC_P)
                     break;
-                XC_GLOBAL float *y_row = y + ((b.n * XC_K + b.k0 + kk) * XC_P + p) * XC_Q;
+                XC_GLOBAL XC_DATA *y_row = y + ((b.n * XC_K + b.k0 + kk) * XC_P + p) * XC_Q;
 #if XC_STORE_VEC
                 for (int j = 0; j < XC_BLOCK_W && b.q0 < XC_Q; j += XC_STORE_VEC_W) {
 #if XC_STORE_VEC_W == 4
@@ -221,7 +223,7 @@ void direct_regblock(const XC_GLOBAL float *XC_RESTRICT x,
                 for (int j = 0; j < XC_BLOCK_W; j++) {
                     const int q = b.q0 + j * XC_BLOCK_STEP_W;
                     if (q < XC_Q)
-                        y_row[q] = XC_EPI(acc[kk][i][j], b.k0 + kk);
+                        XC_ST(y_row, q, XC_EPI(acc[kk][i][j], b.k0 + kk));
                 }
 #endif
             }

@@ -19,9 +19,9 @@
 // The kernel
 
 XC_KERNEL XC_WORK_GROUP_SIZE(XC_WG_W, XC_WG_H, 1)
-void direct_tiled(const XC_GLOBAL float *XC_RESTRICT x,
-                  const XC_GLOBAL float *XC_RESTRICT w,
-                  XC_GLOBAL float *XC_RESTRICT y XC_EPI_BIAS_PARAM)
+void direct_tiled(const XC_GLOBAL XC_DATA *XC_RESTRICT x,
+                  const XC_GLOBAL XC_DATA *XC_RESTRICT w,
+                  XC_GLOBAL XC_DATA *XC_RESTRICT y XC_EPI_BIAS_PARAM)
 {
     XC_LOCAL float tile[XC_TILE_ELEMS];  // one chunk's input tile
     const int tx = XC_LOCAL_ID(0);  // column within the tile, < XC_WG_W
@@ -43,7 +43,7 @@ void direct_tiled(const XC_GLOBAL float *XC_RESTRICT x,
             for (int j = 0; j < XC_BLOCK_W; j++)
                 acc[kk][i][j] = 0.0f;
 
-    const XC_GLOBAL float *x_img = x + (n * XC_C + grp * XC_CG) * XC_H * XC_W;
+    const XC_GLOBAL XC_DATA *x_img = x + (n * XC_C + grp * XC_CG) * XC_H * XC_W;
     const int ih0 = tile_p * XC_STRIDE_H - XC_PAD_H;  // the tile's top-left input
     const int iw0 = tile_q * XC_STRIDE_W - XC_PAD_W;
     for (int c0 = 0; c0 < XC_CG; c0 += XC_CHUNK_C) {
@@ -62,8 +62,8 @@ void direct_tiled(const XC_GLOBAL float *XC_RESTRICT x,
                     float wv[XC_BLOCK_K];
 #pragma unroll
                     for (int kk = 0; kk < XC_BLOCK_K; kk++)
-                        wv[kk] = w[(xd_min(k0 + kk, k_end - 1) * XC_CG + c) * XC_RS +
-                                   r * XC_S + s];
+                        wv[kk] = XC_LD(w, (xd_min(k0 + kk, k_end - 1) * XC_CG + c) * XC_RS +
+                                              r * XC_S + s);
 #pragma unroll
                     for (int i = 0; i < XC_BLOCK_H; i++) {
                         const int row = cc * XC_IN_TILE_H + (ty * XC_BLOCK_H + i) * XC_STRIDE_H +
@@ -100,8 +100,8 @@ void direct_tiled(const XC_GLOBAL float *XC_RESTRICT x,
             for (int j = 0; j < XC_BLOCK_W; j++) {
                 const int q = q0 + j * XC_BLOCK_STEP_W;
                 if (k0 + kk < k_end && p < XC_P && q < XC_Q)
-                    y[((n * XC_K + k0 + kk) * XC_P + p) * XC_Q + q] =
-                        XC_EPI(acc[kk][i][j], k0 + kk);
+                    XC_ST(y, ((n * XC_K + k0 + kk) * XC_P + p) * XC_Q + q,
+                          XC_EPI(acc[kk][i][j], k0 + kk));
             }
         }
 #endif

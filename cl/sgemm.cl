@@ -189,6 +189,12 @@
 #if XC_GEMM_SPLIT_K > 1 && (XC_GEMM_SPLIT_K - 1) * XC_GEMM_SPLIT_STEPS >= XC_GEMM_K_STEPS
 #error "sgemm.cl: every K slice needs at least one K step"
 #endif
+// fp16 and bf16 storage (XC_DTYPE: x, w and y of a convolution's GEMM; common/xconv_dialect.h)
+// go through scalar XC_LD / XC_ST: the float4 paths and split-K's fp32 partials are fp32-only.
+#if XC_DTYPE && (XC_GEMM_VEC_A == 4 || XC_GEMM_VEC_B == 4 || XC_GEMM_VEC_C == 4 || \
+                 XC_GEMM_SPLIT_K > 1 || XC_GEMM_REGIONS)
+#error "sgemm.cl: fp16 and bf16 storage need scalar loads and stores and no split-K"
+#endif
 #if XC_GEMM_SPLIT_K > 1 && (XC_EPI_ANY || XC_POOL_H)
 #error "sgemm.cl: split-K stores partial sums: the epilogue belongs to cl/splitk_reduce.cl"
 #endif
@@ -244,7 +250,7 @@ XC_GEMM_TABLE_ARRAY
 // Loading one K step into registers
 
 // Loads rows [row0, row0 + TILE_M) x k [k0, k0 + TILE_K) of A into regs (zeros outside A).
-XC_FUNC void xc_gemm_load_a(const XC_GLOBAL float *a, const int row0, const int k0,
+XC_FUNC void xc_gemm_load_a(const XC_GLOBAL XC_DATA *a, const int row0, const int k0,
                             const int tid, float *regs)
 {
 #pragma unroll
@@ -262,7 +268,7 @@ XC_FUNC void xc_gemm_load_a(const XC_GLOBAL float *a, const int row0, const int 
         regs[4 * i + 2] = v.z;
         regs[4 * i + 3] = v.w;
 #else
-        regs[i] = ok ? a[row * XC_GEMM_LDA + k] : 0.0f;
+        regs[i] = ok ? XC_LD(a, row * XC_GEMM_LDA + k) : 0.0f;
 #endif
     }
 }
@@ -337,12 +343,12 @@ XC_FUNC xc_gemm_col xc_gemm_b_column(const int j, const int cols)
 #define XC_GEMM_GATHER(reg, k, tap_offset, tap_dh, tap_dw)                                \
     reg = ((k) < XC_GEMM_K && (unsigned)(col.ih0 + (tap_dh)) < (unsigned)XC_H &&          \
            (unsigned)(col.iw0 + (tap_dw)) < (unsigned)XC_W)                               \
-              ? b[col.offset + (tap_offset)]                                              \
+              ? XC_LD(b, col.offset + (tap_offset))                                       \
               : 0.0f
 
 // Loads rows [k0, k0 + TILE_K) of this work-item's column of B into regs (zeros outside B and
 // in the padding). xc_gemm_table is mode 2's offset table, unused otherwise.
-XC_FUNC void xc_gemm_load_b(const XC_GLOBAL float *b,
+XC_FUNC void xc_gemm_load_b(const XC_GLOBAL XC_DATA *b,
                             XC_GEMM_TABLE_READ, const xc_gemm_col col,
                             const int k0, const int tid, float *regs)
 {
@@ -361,7 +367,7 @@ XC_FUNC void xc_gemm_load_b(const XC_GLOBAL float *b,
         regs[4 * i + 2] = v.z;
         regs[4 * i + 3] = v.w;
 #else
-        regs[i] = ok ? b[col.offset + k * XC_GEMM_LDB] : 0.0f;
+        regs[i] = ok ? XC_LD(b, col.offset + k * XC_GEMM_LDB) : 0.0f;
 #endif
     }
 #elif XC_GEMM_B_MODE == 1
@@ -477,7 +483,7 @@ XC_FUNC void xc_gemm_multiply(XC_LOCAL_PTR const float *a_tile,
 
 // Writes this work-item's block of C, skipping rows past M and columns past `cols` (row r of
 // the block: XC_EPI of output channel xc_k0 + r).
-XC_FUNC void xc_gemm_store_c(XC_GLOBAL float *c, const int row0, const int col0,
+XC_FUNC void xc_gemm_store_c(XC_GLOBAL XC_DATA *c, const int row0, const int col0,
                              const int cols, const int tx, const int ty, const float *acc
                              XC_GEMM_EPI_PARAMS)
 {
@@ -498,8 +504,8 @@ XC_FUNC void xc_gemm_store_c(XC_GLOBAL float *c, const int row0, const int col0,
                 m = xc_epi_max(m, XC_EPI(acc[i * XC_GEMM_WPT_N + v + t], xc_k0 + row));
             const int win = j / XC_GEMM_WINDOW;
             if (j < cols)
-                c[(win / (XC_Y_H * XC_Y_W) * XC_K + row) * (XC_Y_H * XC_Y_W) +
-                  win % (XC_Y_H * XC_Y_W)] = m;
+                XC_ST(c, (win / (XC_Y_H * XC_Y_W) * XC_K + row) * (XC_Y_H * XC_Y_W) +
+                             win % (XC_Y_H * XC_Y_W), m);
         }
 #elif XC_GEMM_VEC_C == 4
 #pragma unroll
@@ -516,7 +522,7 @@ XC_FUNC void xc_gemm_store_c(XC_GLOBAL float *c, const int row0, const int col0,
         for (int e = 0; e < XC_GEMM_WPT_N; e++) {
             const int j = col0 + XC_GEMM_FRAG_POS(e, XC_GEMM_THREADS_N, tx);
             if (j < cols)
-                c[XC_GEMM_C_AT(j, row)] = XC_EPI(acc[i * XC_GEMM_WPT_N + e], xc_k0 + row);
+                XC_ST(c, XC_GEMM_C_AT(j, row), XC_EPI(acc[i * XC_GEMM_WPT_N + e], xc_k0 + row));
         }
 #endif
     }
@@ -528,8 +534,8 @@ XC_FUNC void xc_gemm_store_c(XC_GLOBAL float *c, const int row0, const int col0,
 // C tile (group id 0: column tile, 1: row tile, 2: group, times the K slice under split-K) =
 // A * B over all K steps (of the slice). Every work-item reaches every barrier: columns and rows
 // out of range only mask loads and stores, and a slice's step count is the work-group's own.
-XC_FUNC void xc_gemm_body(const XC_GLOBAL float *a, const XC_GLOBAL float *b,
-                          XC_GEMM_TABLE_READ, XC_GLOBAL float *c,
+XC_FUNC void xc_gemm_body(const XC_GLOBAL XC_DATA *a, const XC_GLOBAL XC_DATA *b,
+                          XC_GEMM_TABLE_READ, XC_GLOBAL XC_DATA *c,
                           const int cols, XC_LOCAL_PTR float *lds XC_EPI_BIAS_FUNC_PARAM)
 {
     const int tx = XC_LOCAL_ID(0);                     // column work-item, bound THREADS_N
@@ -609,9 +615,9 @@ XC_KERNEL void sgemm_regions(const XC_GLOBAL float *XC_RESTRICT a, const int a_o
 #elif XC_GEMM_B_MODE == 0
 // C[g] = A[g] * B[g] where B starts at b + b_offset and C at c + c_offset (elements), `cols`
 // columns. im2col_gemm (B: the im2col workspace), gemm_1x1 (B: the input) and plain SGEMM.
-XC_KERNEL void sgemm(const XC_GLOBAL float *XC_RESTRICT a, const XC_GLOBAL float *XC_RESTRICT b,
-                     XC_GLOBAL float *XC_RESTRICT c, const int b_offset, const int c_offset,
-                     const int cols XC_EPI_BIAS_PARAM)
+XC_KERNEL void sgemm(const XC_GLOBAL XC_DATA *XC_RESTRICT a,
+                     const XC_GLOBAL XC_DATA *XC_RESTRICT b, XC_GLOBAL XC_DATA *XC_RESTRICT c,
+                     const int b_offset, const int c_offset, const int cols XC_EPI_BIAS_PARAM)
 {
     XC_GEMM_DECLARE_LOCAL(lds);
     xc_gemm_body(a, b + b_offset, (const XC_GLOBAL int4 *)0, c + c_offset, cols,
@@ -619,8 +625,9 @@ XC_KERNEL void sgemm(const XC_GLOBAL float *XC_RESTRICT a, const XC_GLOBAL float
 }
 #elif XC_GEMM_B_MODE == 1
 // y = conv(x, w) with the input operand gathered from x: M = K/groups, N = N*P*Q.
-XC_KERNEL void implicit_gemm(const XC_GLOBAL float *XC_RESTRICT x,
-                             const XC_GLOBAL float *XC_RESTRICT w, XC_GLOBAL float *XC_RESTRICT y
+XC_KERNEL void implicit_gemm(const XC_GLOBAL XC_DATA *XC_RESTRICT x,
+                             const XC_GLOBAL XC_DATA *XC_RESTRICT w,
+                             XC_GLOBAL XC_DATA *XC_RESTRICT y
                              XC_GEMM_C_OFFSET_PARAM XC_EPI_BIAS_PARAM)
 {
     XC_GEMM_DECLARE_LOCAL(lds);
@@ -629,9 +636,9 @@ XC_KERNEL void implicit_gemm(const XC_GLOBAL float *XC_RESTRICT x,
 }
 #else
 // implicit_gemm with each row's input offset from the table cl/implicit_precomp.cl builds.
-XC_KERNEL void implicit_precomp(const XC_GLOBAL float *XC_RESTRICT x,
-                                const XC_GLOBAL float *XC_RESTRICT w,
-                                XC_GLOBAL float *XC_RESTRICT y XC_GEMM_C_OFFSET_PARAM,
+XC_KERNEL void implicit_precomp(const XC_GLOBAL XC_DATA *XC_RESTRICT x,
+                                const XC_GLOBAL XC_DATA *XC_RESTRICT w,
+                                XC_GLOBAL XC_DATA *XC_RESTRICT y XC_GEMM_C_OFFSET_PARAM,
                                 XC_GEMM_TABLE_PARAM XC_EPI_BIAS_PARAM)
 {
 #if XC_GEMM_TABLE_LOCAL

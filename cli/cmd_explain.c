@@ -56,8 +56,9 @@ static void print_workspace(const xconv_plan *plan)
 
 // Prints how validate checks the plan: the output block its errors are measured over (a
 // Winograd tile, an FFT tile; 1 x 1 for the rest) and the threshold validate applies, the
-// variant's own entry where it has one (fft, fft_tiled), else its accuracy entry's.
-static void print_error_check(const xconv_plan *plan)
+// variant's own entry where it has one (fft, fft_tiled), else its accuracy entry's, plus the
+// rounding of a 16-bit output.
+static void print_error_check(const xconv_plan *plan, const xconv_problem *p)
 {
     int64_t block_h = 1, block_w = 1;
     xconv_plan_error_block(plan, &block_h, &block_w);
@@ -65,6 +66,14 @@ static void print_error_check(const xconv_plan *plan)
     double threshold = xconv_threshold_for_variant(v);
     bool own = threshold != xconv_threshold_for_family(v->accuracy);
     const char *entry = own ? v->name : v->accuracy;
+    if (p->dtype != XCONV_DTYPE_F32) {
+        double storage = xconv_threshold_storage(p->dtype);
+        printf("  storage: x, w and y in %s (%zu bytes an element), math strict fp32: products "
+               "exact, sums in fp32, y rounded to %s (threshold %.2g = %.1g + %.2g)\n",
+               xconv_dtype_name(p->dtype), xconv_problem_elem_bytes(p),
+               xconv_dtype_name(p->dtype), threshold + storage, threshold, storage);
+        threshold += storage;
+    }
     if (block_h > 1 || block_w > 1)
         printf("  error block: %lldx%lld outputs (validate divides each output's error by the "
                "largest scale in its block), threshold %.1g (%s)\n",
@@ -117,7 +126,7 @@ void cli_print_plan(xconv_device *dev, const char *name, const xconv_problem *p,
     for (int i = 0; i < xconv_plan_step_count(plan); i++)
         print_step(plan, i);
     print_workspace(plan);
-    print_error_check(plan);
+    print_error_check(plan, p);
     xconv_plan_destroy(plan);
     print_floor(p, peaks);
 }

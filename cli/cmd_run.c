@@ -40,6 +40,32 @@ static int read_4d(const char *path, const char *what, xconv_npy *npy)
     return 0;
 }
 
+// Takes the storage type of 16-bit --input and --weights files into *p when the shape names
+// none. Refuses files of two different 16-bit types, and a 16-bit file whose type is not the
+// dtype the shape names (fp32 files are rounded to any dtype, 16-bit ones widen exactly to
+// fp32). Returns 0 or CLI_USAGE after a message.
+static int take_dtype(const cli_options *opts, unsigned seen, const xconv_npy *x,
+                      const xconv_npy *w, xconv_problem *p)
+{
+    const xconv_npy *files[2] = {x, w};
+    const char *paths[2] = {opts->input, opts->weights};
+    for (int i = 0; i < 2; i++) {
+        int64_t d = files[i]->dtype;
+        if (d == XCONV_DTYPE_F32)
+            continue;
+        if (!(seen & XCONV_KEY_DTYPE)) {
+            seen |= XCONV_KEY_DTYPE;
+            p->dtype = d;
+        } else if (p->dtype != d && p->dtype != XCONV_DTYPE_F32) {
+            cli_error("%s holds %s values but the problem's dtype is %s (convert the file, or "
+                      "name dtype=%s)", paths[i], xconv_dtype_name(d),
+                      xconv_dtype_name(p->dtype), xconv_dtype_name(d));
+            return CLI_USAGE;
+        }
+    }
+    return 0;
+}
+
 // Takes the sizes of the files --input and --weights hold into *p (checked against the keys
 // --shape gave, in seen); returns 0 or CLI_USAGE after a message.
 static int take_files(const cli_options *opts, unsigned seen, const xconv_npy *x,
@@ -62,7 +88,7 @@ static int take_files(const cli_options *opts, unsigned seen, const xconv_npy *x
                   p->groups >= 1 && p->c % p->groups == 0 ? "c/groups" : "groups to divide c");
         return CLI_USAGE;
     }
-    return 0;
+    return take_dtype(opts, seen, x, w, p);
 }
 
 // Builds the problem from --shape, --input and --weights; returns 0 or CLI_USAGE.
@@ -251,6 +277,7 @@ static int open_device(const cli_options *opts, xconv_device **dev, char *label,
 typedef struct npy_out {
     const float *y;
     int64_t shape[4];
+    int64_t dtype;  // written as the problem's storage type ('<f4', '<f2', '<u2' for bf16)
 } npy_out;
 
 // Writes the output as .npy (cli_output_write's writer); returns 0 or -1.
@@ -258,7 +285,8 @@ static int write_npy(FILE *f, const void *ctx)
 {
     const npy_out *o = ctx;
     static xconv_error err;
-    return xconv_npy_write_stream(f, o->y, 4, o->shape, &err) == XCONV_OK ? 0 : -1;
+    return xconv_npy_write_stream_dtype(f, o->y, 4, o->shape, o->dtype, &err) == XCONV_OK ? 0
+                                                                                          : -1;
 }
 
 // Checks the variant and, for one that runs on the host, that it applies (the host's memory
@@ -364,7 +392,7 @@ static int run_problem(const cli_options *opts, const xconv_problem *p, const fl
         xconv_auto_info info;
         if (!v && dev && xconv_auto_choose(dev, p, &plan_opts, &info, &err) == XCONV_OK)
             printf("auto: %s\n", info.why);
-        npy_out o = {y, {p->n, p->k, xconv_problem_y_h(p), xconv_problem_y_w(p)}};
+        npy_out o = {y, {p->n, p->k, xconv_problem_y_h(p), xconv_problem_y_w(p)}, p->dtype};
         if (out && !(rc = cli_output_write(out, write_npy, &o)) && !out->to_stdout)
             printf("wrote %s\n", out->path);
     }

@@ -79,12 +79,15 @@ static const flag flags[] = {
      "        list the target profiles and whether their compilers are installed"},
     {"--jobs", "compile", ARG_INT, FIELD(jobs), 0,
      "N       compilers run at once (default 2)"},
-    {"--input", "run", ARG_STRING, FIELD(input), 0, "X.npy   input, float32 NCHW"},
-    {"--weights", "run", ARG_STRING, FIELD(weights), 0, "W.npy   weights, float32 KCRS"},
+    {"--input", "run", ARG_STRING, FIELD(input), 0,
+     "X.npy   input, NCHW: float32, float16 ('<f2': dtype=f16) or bfloat16 bits ('<u2')"},
+    {"--weights", "run", ARG_STRING, FIELD(weights), 0,
+     "W.npy   weights, KCRS, in the same types"},
     {"--bias", "run", ARG_STRING, FIELD(bias), 0,
      "B.npy   the bias, float32 (K,); sets bias=1 (random when the shape has bias=1 and none "
      "is given)"},
-    {"--output", "run", ARG_STRING, FIELD(output), 0, "Y.npy   write the output here"},
+    {"--output", "run", ARG_STRING, FIELD(output), 0,
+     "Y.npy   write the output here, in the problem's dtype"},
     {"--epilogue", "run explain", ARG_STRING, FIELD(epilogue), 0,
      "MODE    auto (fused where the variant can, default), fused (or not applicable) or "
      "unfused (the convolution, then bias+activation and max-pool steps)"},
@@ -93,6 +96,12 @@ static const flag flags[] = {
      "variant that fuses, then its +unfused row)"},
     {"--random-epilogue", "validate bench", ARG_NONE, FIELD(random_epilogue), 0,
      "        give each --random shape a random epilogue (bias, activation, pool)"},
+    {"--dtype", "validate bench explain find", ARG_STRING, FIELD(dtype), 0,
+     "NAME    storage of x, w and y for every shape: f32 (default), f16 or bf16 (the SPEC's "
+     "dtype=; docs/guide/precision.md)"},
+    {"--math", "validate bench explain find", ARG_STRING, FIELD(math), 0,
+     "NAME    math mode for every shape: f32 (strict, default), tf32, f16 or bf16 (the "
+     "SPEC's math=)"},
     {"--seed", "run validate bench find matrix behaviour", ARG_U64, FIELD(seed), 0,
      "N       seed of the random inputs and --random shapes (default 1)"},
     {"--gemm", "bench", ARG_STRING, FIELD(gemm), 0,

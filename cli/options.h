@@ -29,6 +29,7 @@ typedef struct cli_options {
     const char *bias;                    // --bias B.npy for run (K floats)
     const char *epilogue;                // --epilogue auto|fused|unfused|both
     bool random_epilogue;                // --random-epilogue: --random shapes get epilogues
+    const char *dtype, *math;            // --dtype NAME, --math NAME: set on every shape
     const char *json, *csv;              // result files
     const char *gemm;                    // --gemm M,N,K for bench
     const char *pitfall;                 // bench --pitfall MODE (docs/teaching/timing.md)

@@ -73,6 +73,24 @@ static int collect_random(const cli_options *opts, cli_shape *shapes, int *count
     return 0;
 }
 
+// Sets --dtype and --math on every shape (over what their SPECs say); returns 0, or CLI_USAGE
+// after a message for a bad name or a pair a shape cannot take.
+static int apply_types(const cli_options *opts, cli_shape *shapes, int count)
+{
+    static xconv_error err;
+    char keys[96];
+    snprintf(keys, sizeof keys, "%s%s%s%s%s", opts->dtype ? "dtype=" : "",
+             opts->dtype ? opts->dtype : "", opts->dtype && opts->math ? "," : "",
+             opts->math ? "math=" : "", opts->math ? opts->math : "");
+    for (int i = 0; keys[0] && i < count; i++)
+        if (xconv_shape_apply(keys, &shapes[i].problem, NULL, &err) != XCONV_OK ||
+            xconv_problem_check(&shapes[i].problem, &err) != XCONV_OK) {
+            cli_print_error(opts->dtype ? "--dtype" : "--math", &err);
+            return CLI_USAGE;
+        }
+    return 0;
+}
+
 int cli_collect_shapes(const cli_options *opts, const char *default_suite, cli_shape *shapes,
                        int *count)
 {
@@ -119,7 +137,8 @@ int cli_collect_shapes(const cli_options *opts, const char *default_suite, cli_s
     for (int i = 0; i < opts->nshape_files; i++)
         if (collect_file(opts->shape_files[i], shapes, count))
             return CLI_USAGE;
-    return collect_random(opts, shapes, count);
+    int rc = collect_random(opts, shapes, count);
+    return rc ? rc : apply_types(opts, shapes, *count);
 }
 
 int cli_shape_arg(const char *text, xconv_problem *p, char *name, size_t len)

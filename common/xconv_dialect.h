@@ -53,6 +53,14 @@
 #define XC_STORE4(v, ptr, i) vstore4((v), (i), (ptr))
 #define XC_MAKE_FLOAT4(a, b, c, d) ((float4)((a), (b), (c), (d)))
 #define XC_MAKE_FLOAT2(a, b) ((float2)((a), (b)))
+#define XC_AS_UINT(f) as_uint(f)
+#define XC_AS_FLOAT(u) as_float(u)
+
+// fp16 storage through the core built-ins: a `half` pointer needs no extension when it is only
+// read by vload_half and written by vstore_half (round to nearest even).
+#define XC_HALF_T half
+#define XC_LD_HALF(ptr, i) vload_half((i), (ptr))
+#define XC_ST_HALF(ptr, i, v) vstore_half_rte((v), (i), (ptr))
 
 #elif defined(__CUDACC_RTC__) || defined(__CUDACC__)
 // =============================================================================================
@@ -90,9 +98,60 @@
 #define XC_STORE4(v, ptr, i) (((float4 *)(ptr))[(i)] = (v))
 #define XC_MAKE_FLOAT4(a, b, c, d) make_float4((a), (b), (c), (d))
 #define XC_MAKE_FLOAT2(a, b) make_float2((a), (b))
+#define XC_AS_UINT(f) __float_as_uint(f)
+#define XC_AS_FLOAT(u) __uint_as_float(u)
+
+// fp16 storage as 16-bit words converted by PTX's cvt (exact to fp32; round to nearest even
+// back), the same operations as OpenCL's vload_half and vstore_half_rte (defined only where
+// used, so no unused helper warns).
+#if XC_DTYPE == 1
+XC_FUNC float xc_half_to_float(unsigned short h)
+{
+    float f;
+    asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
+    return f;
+}
+XC_FUNC unsigned short xc_float_to_half(float f)
+{
+    unsigned short h;
+    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
+    return h;
+}
+#endif
+#define XC_HALF_T unsigned short
+#define XC_LD_HALF(ptr, i) xc_half_to_float((ptr)[(i)])
+#define XC_ST_HALF(ptr, i, v) ((ptr)[(i)] = xc_float_to_half(v))
 
 #else
 #error "xconv_dialect.h: compile as OpenCL C or as CUDA"
+#endif
+
+// =============================================================================================
+// Storage of x, w and y: XC_DATA is the element type of their pointers, XC_LD(ptr, i) reads
+// element i as a float and XC_ST(ptr, i, v) rounds the float v into element i. XC_DTYPE (the
+// host's xconv_dtype, undefined for fp32) selects fp32, fp16 (XC_DTYPE 1) or bf16 (2); the math
+// stays fp32. bf16 is the upper half of an fp32: a shift to read, round to nearest even to write.
+
+#if XC_DTYPE == 1
+#define XC_DATA XC_HALF_T
+#define XC_LD(ptr, i) XC_LD_HALF((ptr), (i))
+#define XC_ST(ptr, i, v) XC_ST_HALF((ptr), (i), (v))
+#elif XC_DTYPE == 2
+// The bf16 bits of f rounded to nearest, ties to even; a NaN stays a NaN.
+XC_FUNC unsigned short xc_float_to_bf16(float f)
+{
+    unsigned int u = XC_AS_UINT(f);
+    if ((u & 0x7fffffffu) > 0x7f800000u)
+        return (unsigned short)((u >> 16) | 0x40u);
+    return (unsigned short)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+#define XC_DATA unsigned short
+#define XC_LD(ptr, i) XC_AS_FLOAT((unsigned int)(ptr)[(i)] << 16)
+#define XC_ST(ptr, i, v) ((ptr)[(i)] = xc_float_to_bf16(v))
+#else
+#define XC_DATA float
+#define XC_LD(ptr, i) ((ptr)[(i)])
+#define XC_ST(ptr, i, v) ((ptr)[(i)] = (v))
 #endif
 
 #endif // XCONV_DIALECT_H

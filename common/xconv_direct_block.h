@@ -127,11 +127,11 @@ XC_FUNC int xd_input_row(int ih, bool *inside)
 // Returns the input at column iw of clamped row ihc (row_in: whether the row is inside), zero in
 // the padding. The load is unconditional, from a clamped address, and a select gives the zero:
 // no divergence on GPUs, vectorizable across work-items on CPUs.
-XC_FUNC float xd_input(const XC_GLOBAL float *x_plane, int ihc, bool row_in, int iw)
+XC_FUNC float xd_input(const XC_GLOBAL XC_DATA *x_plane, int ihc, bool row_in, int iw)
 {
     const bool in = row_in && (XC_COLS_IN || (iw >= 0 && iw < XC_W));
     const int iwc = XC_COLS_IN ? iw : xd_clamp(iw, XC_W - 1);
-    const float v = x_plane[ihc * XC_W + iwc];
+    const float v = XC_LD(x_plane, ihc * XC_W + iwc);
     return in ? v : 0.0f;
 }
 
@@ -169,7 +169,7 @@ XC_FUNC float xd_input(const XC_GLOBAL float *x_plane, int ihc, bool row_in, int
                     xd_m = xc_epi_max(xd_m, VALUE(xd_pi * XC_POOL_H + xd_a,                \
                                                   xd_pj * XC_POOL_W + xd_b));              \
             if (xd_yp < XC_Y_H && xd_yq < XC_Y_W)                                          \
-                (y_plane)[xd_yp * XC_Y_W + xd_yq] = xd_m;                                  \
+                XC_ST((y_plane), xd_yp * XC_Y_W + xd_yq, xd_m);                            \
         }                                                                                  \
     }
 #endif
@@ -187,7 +187,7 @@ XC_FUNC float xd_input(const XC_GLOBAL float *x_plane, int ihc, bool row_in, int
 // Returns element e of the tile of channels c0.. whose top-left input is (ih0, iw0): zero in the
 // padding and past the group's last channel. (The caller stores it: PoCL 3.1 gave wrong results
 // when a __local pointer was passed to a helper function.)
-XC_FUNC float xd_tile_element(const XC_GLOBAL float *x_img, int c0, int ih0, int iw0, int e)
+XC_FUNC float xd_tile_element(const XC_GLOBAL XC_DATA *x_img, int c0, int ih0, int iw0, int e)
 {
     const int cc = e / XC_IN_PLANE;
     const int rem = e - cc * XC_IN_PLANE;
@@ -196,7 +196,7 @@ XC_FUNC float xd_tile_element(const XC_GLOBAL float *x_img, int c0, int ih0, int
     const int iw = iw0 + rem - row * XC_IN_TILE_W;
     float v = 0.0f;
     if (c0 + cc < XC_CG && ih >= 0 && ih < XC_H && iw >= 0 && iw < XC_W)
-        v = x_img[((c0 + cc) * XC_H + ih) * XC_W + iw];
+        v = XC_LD(x_img, ((c0 + cc) * XC_H + ih) * XC_W + iw);
     return v;
 }
 

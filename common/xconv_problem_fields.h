@@ -26,6 +26,10 @@
     X(XC_P, xconv_problem_out_h(p), "output height")                                \
     X(XC_Q, xconv_problem_out_w(p), "output width")
 
+// The storage type of x, w and y (xconv_dtype: 1 fp16, 2 bf16), defined only when it is not
+// fp32; kernels read and write the tensors through XC_LD / XC_ST (common/xconv_dialect.h).
+#define XCONV_DTYPE_DEFINE "XC_DTYPE"
+
 // The epilogue's bias and activation (common/xconv_epilogue.h), defined only for the steps that
 // apply them: a step without these defines computes the bare convolution.
 #define XCONV_EPILOGUE_ACT_DEFINES(X)                                               \

@@ -224,6 +224,43 @@ static xconv_status upload(xconv_device *dev, size_t bytes, const void *src, xco
     return src ? xconv_buffer_upload(*out, 0, bytes, src, err) : XCONV_OK;
 }
 
+// Creates a buffer of count elements of p's storage type into *out and uploads the fp32 values
+// src into it rounded to that type (src NULL: uninitialised); returns XCONV_OK or the failure.
+static xconv_status upload_tensor(xconv_device *dev, const xconv_problem *p, int64_t count,
+                                  const float *src, xconv_buffer **out, xconv_error *err)
+{
+    size_t bytes = (size_t)count * xconv_problem_elem_bytes(p);
+    if (!src || p->dtype == XCONV_DTYPE_F32)
+        return upload(dev, bytes, src, out, err);
+    void *stored = malloc(bytes ? bytes : 1);
+    if (!stored)
+        return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no host memory for %zu bytes",
+                               bytes);
+    xconv_dtype_from_f32(p->dtype, src, stored, (size_t)count);
+    xconv_status st = upload(dev, bytes, stored, out, err);
+    free(stored);
+    return st;
+}
+
+// Downloads count elements of p's storage type from buf into dst as fp32 values; returns
+// XCONV_OK or the failure.
+static xconv_status download_tensor(xconv_buffer *buf, const xconv_problem *p, int64_t count,
+                                    float *dst, xconv_error *err)
+{
+    size_t bytes = (size_t)count * xconv_problem_elem_bytes(p);
+    if (p->dtype == XCONV_DTYPE_F32)
+        return xconv_buffer_download(buf, 0, bytes, dst, err);
+    void *stored = malloc(bytes ? bytes : 1);
+    if (!stored)
+        return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no host memory for %zu bytes",
+                               bytes);
+    xconv_status st = xconv_buffer_download(buf, 0, bytes, stored, err);
+    if (st == XCONV_OK)
+        xconv_dtype_to_f32(p->dtype, stored, dst, (size_t)count);
+    free(stored);
+    return st;
+}
+
 xconv_status xconv_forward(xconv_device *dev, const xconv_problem *p, const char *variant,
                            const xconv_plan_options *opts, const float *x, const float *w,
                            const float *bias, float *y, xconv_error *err)
@@ -244,15 +281,13 @@ xconv_status xconv_forward(xconv_device *dev, const xconv_problem *p, const char
     xconv_plan *plan = xconv_plan_create(dev, p, variant, opts, err);
     if (!plan)
         return err->status;
-    size_t xb = (size_t)xconv_problem_x_elems(p) * sizeof(float);
-    size_t wb = (size_t)xconv_problem_w_elems(p) * sizeof(float);
-    size_t yb = (size_t)xconv_problem_y_elems(p) * sizeof(float);
+    int64_t y_n = xconv_problem_y_elems(p);
     xconv_tensors t = {0};
-    xconv_status st = upload(dev, xb, x, &t.x, err);
+    xconv_status st = upload_tensor(dev, p, xconv_problem_x_elems(p), x, &t.x, err);
     if (st == XCONV_OK)
-        st = upload(dev, wb, w, &t.w, err);
+        st = upload_tensor(dev, p, xconv_problem_w_elems(p), w, &t.w, err);
     if (st == XCONV_OK)
-        st = upload(dev, yb, NULL, &t.y, err);
+        st = upload_tensor(dev, p, y_n, NULL, &t.y, err);
     if (st == XCONV_OK && p->epi.bias)
         st = upload(dev, (size_t)p->k * sizeof(float), bias, &t.bias, err);
     if (st == XCONV_OK && plan->workspace_bytes)
@@ -262,7 +297,7 @@ xconv_status xconv_forward(xconv_device *dev, const xconv_problem *p, const char
     if (st == XCONV_OK)
         st = xconv_device_wait(dev, err);
     if (st == XCONV_OK)
-        st = xconv_buffer_download(t.y, 0, yb, y, err);
+        st = download_tensor(t.y, p, y_n, y, err);
     xconv_buffer_destroy(t.workspace);
     xconv_buffer_destroy(t.bias);
     xconv_buffer_destroy(t.y);

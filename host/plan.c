@@ -154,6 +154,9 @@ xconv_status xconv_step_define_problem(xconv_step *s, const xconv_problem *p, xc
         st = xconv_step_define(s, #name, (long long)(expr), err);
     XCONV_PROBLEM_DEFINES(XCONV_DEFINE_FIELD)
 #undef XCONV_DEFINE_FIELD
+    // The storage type only when it is not fp32, so fp32 programs keep their options.
+    if (st == XCONV_OK && p->dtype != XCONV_DTYPE_F32)
+        st = xconv_step_define(s, XCONV_DTYPE_DEFINE, (long long)p->dtype, err);
     return st;
 }
 

@@ -78,14 +78,15 @@ const char *xconv_direct_kind_name(xconv_direct_kind kind)
 bool xconv_direct_const_fits(const xconv_device_info *info, const xconv_problem *p, char *reason,
                              size_t len)
 {
-    uint64_t bytes = (uint64_t)xconv_problem_w_elems(p) * sizeof(float);
+    uint64_t bytes = (uint64_t)xconv_problem_w_elems(p) * xconv_problem_elem_bytes(p);
     if (bytes <= info->const_mem_bytes)
         return true;
     snprintf(reason, len,
-             "the filters take %llu bytes (%lld x %lld x %lld x %lld floats); the device's "
+             "the filters take %llu bytes (%lld x %lld x %lld x %lld %s); the device's "
              "constant buffer holds %llu",
              (unsigned long long)bytes, (long long)p->k, (long long)(p->c / p->groups),
-             (long long)p->r, (long long)p->s, (unsigned long long)info->const_mem_bytes);
+             (long long)p->r, (long long)p->s, xconv_dtype_name(p->dtype),
+             (unsigned long long)info->const_mem_bytes);
     return false;
 }
 
@@ -356,8 +357,10 @@ static bool candidate_fits(xconv_direct_kind kind, const xconv_device_info *info
         return false;
     if (t->repeat < 1)
         t->repeat = 1;
-    // Vector columns: direct_const's tiled items with consecutive columns, OpenCL C only.
+    // Vector columns: direct_const's tiled items with consecutive columns, OpenCL C only, fp32
+    // storage only (its vector loads and stores are float vectors).
     if (t->vec_q && (kind != XCONV_DIRECT_CONST || t->flat || !t->strip ||
+                     p->dtype != XCONV_DTYPE_F32 ||
                      t->block_w != t->vec_q || info->backend != XCONV_BACKEND_OPENCL))
         return false;
     if (t->repeat > 1 && (!t->flat || kind != XCONV_DIRECT_REGBLOCK))
@@ -763,7 +766,8 @@ xconv_status xconv_direct_plan(const xconv_device_info *info, const xconv_proble
     xconv_step_arg_buffer(step, XCONV_REF_X);
     if (kind == XCONV_DIRECT_CONST)
         xconv_step_arg_constant(step, XCONV_REF_W, -1,
-                                (size_t)xconv_problem_w_elems(p) * sizeof(float), "xc_filter");
+                                (size_t)xconv_problem_w_elems(p) * xconv_problem_elem_bytes(p),
+                                "xc_filter");
     else
         xconv_step_arg_buffer(step, XCONV_REF_W);
     xconv_step_arg_buffer(step, XCONV_REF_Y);

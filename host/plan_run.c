@@ -188,11 +188,12 @@ static xconv_status check_tensors(const xconv_plan *plan, const xconv_tensors *t
 {
     const xconv_problem *p = &plan->problem;
     const xconv_device *dev = plan->dev;
-    xconv_status st = check_tensor(dev, t->x, (size_t)xconv_problem_x_elems(p) * 4, "x", err);
+    size_t size = xconv_problem_elem_bytes(p);  // x, w and y in the storage type
+    xconv_status st = check_tensor(dev, t->x, (size_t)xconv_problem_x_elems(p) * size, "x", err);
     if (st == XCONV_OK)
-        st = check_tensor(dev, t->w, (size_t)xconv_problem_w_elems(p) * 4, "w", err);
+        st = check_tensor(dev, t->w, (size_t)xconv_problem_w_elems(p) * size, "w", err);
     if (st == XCONV_OK)
-        st = check_tensor(dev, t->y, (size_t)xconv_problem_y_elems(p) * 4, "y", err);
+        st = check_tensor(dev, t->y, (size_t)xconv_problem_y_elems(p) * size, "y", err);
     if (st == XCONV_OK && p->epi.bias)
         st = check_tensor(dev, t->bias, (size_t)p->k * 4, "bias", err);
     if (st == XCONV_OK)

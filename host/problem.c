@@ -167,9 +167,23 @@ double xconv_problem_min_bytes(const xconv_problem *p)
 {
     if (!p)
         return 0.0;
-    double bias = p->epi.bias == 1 && p->k > 0 ? (double)p->k : 0.0;
-    return 4.0 * ((double)xconv_problem_x_elems(p) + (double)xconv_problem_w_elems(p) +
-                  (double)xconv_problem_y_elems(p) + bias);
+    double bias = p->epi.bias == 1 && p->k > 0 ? 4.0 * (double)p->k : 0.0;  // fp32 always
+    return (double)xconv_problem_elem_bytes(p) *
+               ((double)xconv_problem_x_elems(p) + (double)xconv_problem_w_elems(p) +
+                (double)xconv_problem_y_elems(p)) +
+           bias;
+}
+
+size_t xconv_problem_elem_bytes(const xconv_problem *p)
+{
+    if (!p)
+        return 0;
+    switch (p->dtype) {
+    case XCONV_DTYPE_F32: return 4;
+    case XCONV_DTYPE_F16:
+    case XCONV_DTYPE_BF16: return 2;
+    default: return 0;
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -328,6 +342,31 @@ static xconv_status check_epilogue(const xconv_problem *p, int64_t P, int64_t Q,
     return check_pool_axis("width", "w", e->pool_w, e->pool_stride_w, e->pool_pad_w, Q, err);
 }
 
+// Refuses an unknown storage type or math mode, and a math mode its storage type cannot feed:
+// tf32 reads fp32 operands, f16 and bf16 read operands stored so (cuDNN's pairs).
+static xconv_status check_types(const xconv_problem *p, xconv_error *err)
+{
+    const char *dtype = xconv_dtype_name(p->dtype), *math = xconv_math_name(p->math);
+    if (!dtype)
+        return xconv_error_set(err, XCONV_ERR_INVALID,
+                               "dtype %" PRId64 " is not a storage type (f32, f16, bf16)",
+                               p->dtype);
+    if (!math)
+        return xconv_error_set(err, XCONV_ERR_INVALID,
+                               "math %" PRId64 " is not a math mode (f32, tf32, f16, bf16)",
+                               p->math);
+    static const int64_t needs[] = {
+        [XCONV_MATH_TF32] = XCONV_DTYPE_F32,
+        [XCONV_MATH_F16] = XCONV_DTYPE_F16,
+        [XCONV_MATH_BF16] = XCONV_DTYPE_BF16,
+    };
+    if (p->math != XCONV_MATH_F32 && needs[p->math] != p->dtype)
+        return xconv_error_set(err, XCONV_ERR_INVALID,
+                               "math=%s needs dtype=%s (got dtype=%s); math=f32 works with every "
+                               "dtype", math, xconv_dtype_name(needs[p->math]), dtype);
+    return XCONV_OK;
+}
+
 xconv_status xconv_problem_check(const xconv_problem *p, xconv_error *err)
 {
     if (XCONV_NULL_ARG(err, p))
@@ -358,7 +397,9 @@ xconv_status xconv_problem_check(const xconv_problem *p, xconv_error *err)
         if ((st = check_product(products[i].what, products[i].expr, products[i].f,
                                 products[i].count, err)))
             return st;
-    return check_epilogue(p, P, Q, err);
+    if ((st = check_epilogue(p, P, Q, err)))
+        return st;
+    return check_types(p, err);
 }
 
 // Writes "123456789 bytes (117.7 MiB)" into buf.
@@ -392,7 +433,8 @@ xconv_status xconv_problem_check_device(const xconv_problem *p, const xconv_devi
                    {"output y", xconv_problem_y_elems(p)}};
     for (int i = 0; i < 3; i++) {
         uint64_t e = (uint64_t)tensors[i].elems;
-        uint64_t bytes = e > UINT64_MAX / 4 ? UINT64_MAX : e * 4;
+        uint64_t size = xconv_problem_elem_bytes(p) ? xconv_problem_elem_bytes(p) : 4;
+        uint64_t bytes = e > UINT64_MAX / size ? UINT64_MAX : e * size;
         if (bytes > info->max_alloc_bytes) {
             char need[64], limit[64];
             format_bytes(need, sizeof need, bytes);

@@ -77,6 +77,31 @@ const xconv_variant *xconv_variant_find(const char *name, xconv_error *err)
 // ---------------------------------------------------------------------------------------------
 // Applicability and planning
 
+// Returns true when v's kernels take p's storage type and math mode, else false with the reason.
+// Only strict fp32 math exists so far; reduced storage is read and written by the variants that
+// declare it (xconv_variant.dtypes), without an epilogue.
+static bool types_apply(const xconv_variant *v, const xconv_problem *p, char *reason, size_t len)
+{
+    if (p->math != XCONV_MATH_F32) {
+        snprintf(reason, len, "math=%s: no variant implements this math mode yet (math=f32, "
+                 "the default, runs every dtype)", xconv_math_name(p->math));
+        return false;
+    }
+    if (p->dtype == XCONV_DTYPE_F32)
+        return true;
+    if (!(v->dtypes & XCONV_DTYPE_BIT(p->dtype))) {
+        snprintf(reason, len, "%s has no dtype=%s kernels yet", v->info.name,
+                 xconv_dtype_name(p->dtype));
+        return false;
+    }
+    if (xconv_problem_has_epilogue(p)) {
+        snprintf(reason, len, "an epilogue with dtype=%s is not implemented yet",
+                 xconv_dtype_name(p->dtype));
+        return false;
+    }
+    return true;
+}
+
 bool xconv_variant_applies(const xconv_variant *v, const xconv_device *dev,
                            const xconv_problem *p, char *reason, size_t len)
 {
@@ -89,6 +114,8 @@ bool xconv_variant_applies(const xconv_variant *v, const xconv_device *dev,
         snprintf(reason, len, "%s is NULL", v ? "p" : "v");
         return false;
     }
+    if (!types_apply(v, p, reason, len))
+        return false;
     if (v->info.backends == 0) {
         if (!dev)
             return v->applies ? v->applies(NULL, p, reason, len) : true;
@@ -124,7 +151,8 @@ xconv_status xconv_variant_plan(const xconv_variant *v, xconv_device *dev,
     if (epilogue && (!v->fuses || plan->opts.epilogue == XCONV_EPILOGUE_UNFUSED))
         plan->conv = xconv_problem_conv_only(p);
     xconv_status st = XCONV_OK;
-    if (!xconv_variant_applies(v, dev, &plan->conv, reason, sizeof reason))
+    if (!types_apply(v, p, reason, sizeof reason) ||
+        !xconv_variant_applies(v, dev, &plan->conv, reason, sizeof reason))
         st = xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE, "%s", reason);
     if (st == XCONV_OK)
         st = v->plan(dev, &plan->conv, &plan->opts, plan, err);

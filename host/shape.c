@@ -19,7 +19,8 @@ enum {
     KEY_STRIDE, KEY_STRIDE_H, KEY_STRIDE_W, KEY_PAD, KEY_PAD_H, KEY_PAD_W,
     KEY_DIL, KEY_DIL_H, KEY_DIL_W, KEY_GROUPS,
     KEY_BIAS, KEY_ACT, KEY_POOL, KEY_POOL_H, KEY_POOL_W, KEY_POOL_STRIDE, KEY_POOL_STRIDE_H,
-    KEY_POOL_STRIDE_W, KEY_POOL_PAD, KEY_POOL_PAD_H, KEY_POOL_PAD_W, KEY_COUNT
+    KEY_POOL_STRIDE_W, KEY_POOL_PAD, KEY_POOL_PAD_H, KEY_POOL_PAD_W, KEY_DTYPE, KEY_MATH,
+    KEY_COUNT
 };
 
 typedef struct key_def {
@@ -56,11 +57,13 @@ static const key_def keys[KEY_COUNT] = {
     [KEY_POOL_PAD] = {"pool_pad", XCONV_KEY_POOL_PAD},
     [KEY_POOL_PAD_H] = {"pool_pad_h", XCONV_KEY_POOL_PAD},
     [KEY_POOL_PAD_W] = {"pool_pad_w", XCONV_KEY_POOL_PAD},
+    [KEY_DTYPE] = {"dtype", XCONV_KEY_DTYPE},
+    [KEY_MATH] = {"math", XCONV_KEY_MATH},
 };
 
 #define VALID_KEYS "n c h w k r s stride stride_h stride_w pad pad_h pad_w dil dil_h dil_w " \
                    "groups bias act pool pool_h pool_w pool_stride pool_stride_h pool_stride_w " \
-                   "pool_pad pool_pad_h pool_pad_w"
+                   "pool_pad pool_pad_h pool_pad_w dtype math"
 
 // The activations by value (xconv_activation), as SPECs name them.
 static const char *const activation_names[] = {"none", "relu", "relu6"};
@@ -68,6 +71,20 @@ static const char *const activation_names[] = {"none", "relu", "relu6"};
 const char *xconv_activation_name(int64_t act)
 {
     return act >= 0 && act < 3 ? activation_names[act] : NULL;
+}
+
+// Sets *out to the value whose name(value) is [begin, end), for values 0..count-1; returns
+// false for another name.
+static bool parse_named(const char *begin, const char *end, const char *(*name)(int64_t),
+                        int64_t count, int64_t *out)
+{
+    for (int64_t i = 0; i < count; i++)
+        if (strlen(name(i)) == (size_t)(end - begin) &&
+            memcmp(name(i), begin, (size_t)(end - begin)) == 0) {
+            *out = i;
+            return true;
+        }
+    return false;
 }
 
 // Sets *out to the activation named by [begin, end); returns false for another name.
@@ -168,6 +185,16 @@ static xconv_status parse_token(const char *begin, const char *end, int64_t *val
             return xconv_error_set(err, XCONV_ERR_PARSE,
                                    "value '%.*s' in '%.*s' is not an activation (none, relu, "
                                    "relu6)", (int)(ve - vb), vb, tlen, begin);
+    } else if (key == KEY_DTYPE) {
+        if (!parse_named(vb, ve, xconv_dtype_name, 3, &values[key]))
+            return xconv_error_set(err, XCONV_ERR_PARSE,
+                                   "value '%.*s' in '%.*s' is not a storage type (f32, f16, "
+                                   "bf16)", (int)(ve - vb), vb, tlen, begin);
+    } else if (key == KEY_MATH) {
+        if (!parse_named(vb, ve, xconv_math_name, 4, &values[key]))
+            return xconv_error_set(err, XCONV_ERR_PARSE,
+                                   "value '%.*s' in '%.*s' is not a math mode (f32, tf32, f16, "
+                                   "bf16)", (int)(ve - vb), vb, tlen, begin);
     } else if (!parse_int(vb, ve, &values[key], &overflow))
         return xconv_error_set(err, XCONV_ERR_PARSE, "value '%.*s' in '%.*s' is %s",
                                (int)(ve - vb), vb, tlen, begin,
@@ -246,6 +273,10 @@ xconv_status xconv_shape_apply(const char *spec, xconv_problem *p, unsigned *see
     if (given[KEY_GROUPS])
         p->groups = values[KEY_GROUPS];
     apply_epilogue(&p->epi, values, given);
+    if (given[KEY_DTYPE])
+        p->dtype = values[KEY_DTYPE];
+    if (given[KEY_MATH])
+        p->math = values[KEY_MATH];
     unsigned bits = 0;
     for (int i = 0; i < KEY_COUNT; i++)
         if (given[i])
@@ -311,6 +342,20 @@ static int format_epilogue(const xconv_epilogue *e, char *buf, size_t len)
     return n;
 }
 
+// Appends ",dtype=NAME" and ",math=NAME" for a storage type and a math mode other than fp32.
+static int format_types(const xconv_problem *p, char *buf, size_t len)
+{
+    int n = 0;
+    const char *dtype = xconv_dtype_name(p->dtype), *math = xconv_math_name(p->math);
+    if (p->dtype)
+        n += dtype ? snprintf(buf, len, ",dtype=%s", dtype)
+                   : snprintf(buf, len, ",dtype=%" PRId64, p->dtype);
+    if (p->math)
+        n += math ? snprintf(buf + n, len - (size_t)n, ",math=%s", math)
+                  : snprintf(buf + n, len - (size_t)n, ",math=%" PRId64, p->math);
+    return n;
+}
+
 int xconv_shape_format(const xconv_problem *p, char *buf, size_t len)
 {
     if (!p || (!buf && len))
@@ -328,5 +373,6 @@ int xconv_shape_format(const xconv_problem *p, char *buf, size_t len)
     if (p->groups != 1)
         n += snprintf(out + n, sizeof out - (size_t)n, ",groups=%" PRId64, p->groups);
     n += format_epilogue(&p->epi, out + n, sizeof out - (size_t)n);
+    n += format_types(p, out + n, sizeof out - (size_t)n);
     return snprintf(buf, len, "%s", out);
 }

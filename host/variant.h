@@ -9,6 +9,8 @@
 #define XCONV_ON_ALL_BACKENDS (XCONV_BACKEND_BIT(XCONV_BACKEND_OPENCL) | \
                                XCONV_BACKEND_BIT(XCONV_BACKEND_CUDA))
 
+#define XCONV_DTYPE_BIT(dtype) (1u << (dtype))
+
 struct xconv_variant {
     xconv_variant_info info;
 
@@ -17,6 +19,10 @@ struct xconv_variant {
     // they are given the convolution alone, and the core appends the epilogue's steps
     // (host/plan_epilogue.c).
     bool fuses;
+
+    // XCONV_DTYPE_BIT of each storage type beyond fp32 its kernels read and write (fp32 math
+    // over them); 0: fp32 only. The core refuses the others before calling applies.
+    unsigned dtypes;
 
     // Returns true when the variant can run p on dev (NULL for host variants: on the host),
     // else false with the reason in `reason`. NULL means it applies to every valid problem.

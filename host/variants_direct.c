@@ -104,6 +104,7 @@ static const xconv_variant direct_variants[] = {
         .info = DIRECT_INFO(direct_naive,
                             "one work-item per output, everything from global memory (baseline)"),
         .fuses = true,
+        .dtypes = XCONV_DTYPE_BIT(XCONV_DTYPE_F16) | XCONV_DTYPE_BIT(XCONV_DTYPE_BF16),
         .plan = plan_direct_naive,
     },
     {
@@ -111,6 +112,7 @@ static const xconv_variant direct_variants[] = {
                                           "channels x positions"),
         .applies = applies_direct_const,
         .fuses = true,
+        .dtypes = XCONV_DTYPE_BIT(XCONV_DTYPE_F16) | XCONV_DTYPE_BIT(XCONV_DTYPE_BF16),
         .plan = plan_direct_const,
         .tunings = tunings_direct_const,
     },
@@ -118,6 +120,7 @@ static const xconv_variant direct_variants[] = {
         .info = DIRECT_INFO(direct_tiled, "input tile + halo in local memory per channel chunk, "
                                           "register blocks"),
         .fuses = true,
+        .dtypes = XCONV_DTYPE_BIT(XCONV_DTYPE_F16) | XCONV_DTYPE_BIT(XCONV_DTYPE_BF16),
         .plan = plan_direct_tiled,
         .tunings = tunings_direct_tiled,
     },
@@ -125,6 +128,7 @@ static const xconv_variant direct_variants[] = {
         .info = DIRECT_INFO(direct_tiled_db, "as direct_tiled with two tile buffers: one barrier "
                                              "per channel chunk"),
         .fuses = true,
+        .dtypes = XCONV_DTYPE_BIT(XCONV_DTYPE_F16) | XCONV_DTYPE_BIT(XCONV_DTYPE_BF16),
         .plan = plan_direct_tiled_db,
         .tunings = tunings_direct_tiled_db,
     },
@@ -132,6 +136,7 @@ static const xconv_variant direct_variants[] = {
         .info = DIRECT_INFO(direct_regblock, "large register blocks of channels x positions, "
                                              "filters staged in local memory"),
         .fuses = true,
+        .dtypes = XCONV_DTYPE_BIT(XCONV_DTYPE_F16) | XCONV_DTYPE_BIT(XCONV_DTYPE_BF16),
         .plan = plan_direct_regblock,
         .tunings = tunings_direct_regblock,
     },

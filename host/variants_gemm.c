@@ -22,7 +22,7 @@ static xconv_gemm_layout conv_layout(const xconv_problem *p, xconv_gemm_mode mod
         .lda = crs, .ldb = pq, .ldc = pq, .seg = pq,
         .b_seg_stride = p->c * p->r * p->s * pq, .c_seg_stride = p->k * pq,
         .a_group_stride = kg * crs, .b_group_stride = crs * pq, .c_group_stride = kg * pq,
-        .groups = p->groups,
+        .groups = p->groups, .scalar = p->dtype != XCONV_DTYPE_F32,
     };
 }
 
@@ -30,6 +30,25 @@ static xconv_gemm_layout conv_layout(const xconv_problem *p, xconv_gemm_mode mod
 // GEMM's, or under split-K (whose GEMM stores partial sums) the reduce step's, which applies all
 // of it (cl/splitk_reduce.cl): these are its parts.
 #define SPLIT_EPILOGUE (XCONV_FUSED_BIAS_ACT | XCONV_FUSED_POOL)
+
+// With fp16 or bf16 storage, takes L unsplit: split-K's partials and reduce are fp32 only (the
+// planner's own split is dropped; a forced one is refused). Returns XCONV_OK or
+// XCONV_ERR_NOT_APPLICABLE.
+static xconv_status storage_unsplit(const xconv_problem *p, xconv_gemm_layout *L,
+                                    const xconv_plan_options *opts, xconv_error *err)
+{
+    if (p->dtype == XCONV_DTYPE_F32 || L->split_k < 2)
+        return XCONV_OK;
+    int commas = 0;
+    for (const char *c = opts->gemm_tiles; c && *c; c++)
+        commas += *c == ',';
+    if (opts->gemm_split_k > 1 || commas >= 7)
+        return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE,
+                               "split-K is fp32 only: a forced split with dtype=%s",
+                               xconv_dtype_name(p->dtype));
+    L->split_k = 1;
+    return XCONV_OK;
+}
 
 // Appends the GEMM step for L with tiles t (chosen here with L's split when t is NULL) running
 // `kernel` of cl/sgemm.cl with p's defines, into *out; appends `what`, the tiles and the split
@@ -42,6 +61,8 @@ static xconv_status plan_gemm_step(const xconv_device *dev, const xconv_problem 
     xconv_gemm_tiles chosen;
     if (!t) {
         xconv_status st = xconv_gemm_choose(&dev->info, L, &plan->opts, &chosen, err);
+        if (st == XCONV_OK)
+            st = storage_unsplit(p, L, &plan->opts, err);
         if (st != XCONV_OK)
             return st;
         t = &chosen;
@@ -277,6 +298,8 @@ static xconv_status plan_implicit_gemm(const xconv_device *dev, const xconv_prob
     L.taps = p->r * p->s;
     xconv_gemm_tiles t;
     xconv_status st = xconv_gemm_choose(&dev->info, &L, &plan->opts, &t, err);
+    if (st == XCONV_OK)
+        st = storage_unsplit(p, &L, &plan->opts, err);
     bool pooled = st == XCONV_OK && L.split_k < 2 && gemm_pool_fits(p, plan) &&
                   t.vw % (p->epi.pool_h * p->epi.pool_w) == 0;
     if (pooled)
@@ -320,6 +343,8 @@ static xconv_status plan_implicit_precomp(const xconv_device *dev, const xconv_p
     L.b_group_stride = p->c / p->groups * p->h * p->w;
     xconv_gemm_tiles t;
     xconv_status st = xconv_gemm_choose(&dev->info, &L, &plan->opts, &t, err);
+    if (st == XCONV_OK)
+        st = storage_unsplit(p, &L, &plan->opts, err);
     if (st != XCONV_OK)
         return st;
     bool pooled = L.split_k < 2 && gemm_pool_fits(p, plan) &&
@@ -455,6 +480,7 @@ static const xconv_variant gemm_variants[] = {
         .info = GEMM_INFO(implicit_gemm, "our SGEMM with the input operand gathered from x on "
                                          "the fly, no workspace"),
         .fuses = true,
+        .dtypes = XCONV_DTYPE_BIT(XCONV_DTYPE_F16) | XCONV_DTYPE_BIT(XCONV_DTYPE_BF16),
         .plan = plan_implicit_gemm,
         .tunings = gemm_tunings,
     },
@@ -463,6 +489,7 @@ static const xconv_variant gemm_variants[] = {
                                             "table built per problem"),
         .applies = implicit_precomp_applies,
         .fuses = true,
+        .dtypes = XCONV_DTYPE_BIT(XCONV_DTYPE_F16) | XCONV_DTYPE_BIT(XCONV_DTYPE_BF16),
         .plan = plan_implicit_precomp,
         .tunings = gemm_tunings,
     },
@@ -471,6 +498,7 @@ static const xconv_variant gemm_variants[] = {
                                     "channels, no im2col"),
         .applies = gemm_1x1_applies,
         .fuses = true,
+        .dtypes = XCONV_DTYPE_BIT(XCONV_DTYPE_F16) | XCONV_DTYPE_BIT(XCONV_DTYPE_BF16),
         .plan = plan_gemm_1x1,
         .tunings = gemm_tunings,
     },

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
-// Tests of .npy reading and writing: round trips, hand-made headers, malformed files, failed writes.
+// Tests of .npy reading and writing: round trips, hand-made headers, malformed files, failed
+// writes, float16 and bfloat16 files.
 #include <dirent.h>
+#include <math.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -251,7 +253,7 @@ static void test_read_malformed(void)
     expect_bad_header("{'descr': '<f4', 'shape': (2,), }", 8, "lacks 'fortran_order'");
     expect_bad_header("{'descr': '<f4', 'fortran_order': False}", 8, "lacks 'shape'");
     expect_bad_header("{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }", 16,
-                      "dtype '<f8' is not float32");
+                      "dtype '<f8' is not float32, float16 or bfloat16");
     expect_bad_header("{'descr': '>f4', 'fortran_order': False, 'shape': (2,), }", 8,
                       "dtype '>f4' is not float32");
     expect_bad_header("{'descr': '|f4', 'fortran_order': False, 'shape': (2,), }", 8,
@@ -402,6 +404,65 @@ static void test_write_partial(void)
     free(big);
 }
 
+// float16 ('<f2') and bfloat16 bits ('<u2') files: read as exact floats with the file's dtype,
+// refused when truncated, and written from floats rounded to the type (read back the same).
+static void test_half_files(void)
+{
+    const uint16_t f16[3] = {0x3c00, 0xc000, 0x0001};  // 1, -2, 2^-24 (a subnormal)
+    const uint16_t bf16[3] = {0x3f80, 0xc040, 0x7f80};  // 1, -3, +Inf
+    const struct {
+        const char *descr;
+        const uint16_t *bits;
+        int64_t dtype;
+        float want[3];
+    } cases[] = {
+        {"<f2", f16, XCONV_DTYPE_F16, {1.0f, -2.0f, 0x1p-24f}},
+        {"<u2", bf16, XCONV_DTYPE_BF16, {1.0f, -3.0f, INFINITY}},
+    };
+    for (int c = 0; c < 2; c++) {
+        char header[128];
+        snprintf(header, sizeof header,
+                 "{'descr': '%s', 'fortran_order': False, 'shape': (3,), }\n", cases[c].descr);
+        unsigned char buf[256];
+        size_t len = make_npy(buf, 1, 0, header, -1, 0);
+        memcpy(buf + len, cases[c].bits, 6);
+        const char *path = tmp_path("half.npy");
+        write_bytes(path, buf, len + 6);
+        xconv_npy a;
+        xconv_error err;
+        CHECK_MSG(xconv_npy_read(path, &a, &err) == XCONV_OK, "%s", err.msg);
+        CHECK(a.dtype == cases[c].dtype && a.count == 3);
+        for (int i = 0; a.data && i < 3; i++)
+            CHECK_MSG(a.data[i] == cases[c].want[i], "%s element %d: %g", cases[c].descr, i,
+                      a.data[i]);
+        xconv_npy_free(&a);
+        write_bytes(path, buf, len + 4);  // one element short
+        CHECK(xconv_npy_read(path, &a, &err) == XCONV_ERR_PARSE);
+        CHECK_CONTAINS(err.msg, "needs 6 bytes");
+        remove(path);
+    }
+    // Written rounded to the type: 1 + 2^-11 ties to 1 in fp16, 1/3 to its nearest.
+    const float values[4] = {1.0f + 0x1p-11f, 1.0f / 3.0f, -65504.0f, 0.0f};
+    const int64_t shape[2] = {2, 2};
+    for (int64_t dtype = XCONV_DTYPE_F32; dtype <= XCONV_DTYPE_BF16; dtype++) {
+        const char *path = tmp_path("written.npy");
+        FILE *f = fopen(path, "wb");
+        xconv_error err;
+        CHECK(f && xconv_npy_write_stream_dtype(f, values, 2, shape, dtype, &err) == XCONV_OK);
+        if (f)
+            fclose(f);
+        xconv_npy a;
+        CHECK_MSG(xconv_npy_read(path, &a, &err) == XCONV_OK, "%s", err.msg);
+        CHECK(a.dtype == dtype && a.ndim == 2 && a.count == 4);
+        float rounded[4];
+        memcpy(rounded, values, sizeof rounded);
+        xconv_dtype_round(dtype, rounded, 4);
+        CHECK(a.data && memcmp(a.data, rounded, sizeof rounded) == 0);
+        xconv_npy_free(&a);
+        remove(path);
+    }
+}
+
 int main(void)
 {
     snprintf(dir, sizeof dir, "/tmp/xconv_npy_XXXXXX");
@@ -413,6 +474,7 @@ int main(void)
     test_read_variants();
     test_read_malformed();
     test_read_fuzz();
+    test_half_files();
     test_write_failures();
     test_write_partial();
     CHECK(dir_entries() == 0);

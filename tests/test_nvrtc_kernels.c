@@ -554,6 +554,80 @@ static void test_split_plans(void)
 
 // ---------------------------------------------------------------------------------------------
 
+// ---------------------------------------------------------------------------------------------
+// Reduced storage
+
+// Every variant with fp16 or bf16 kernels, planned on four small-suite shapes (plain, depthwise,
+// 1x1, odd sizes) in each storage type it declares: the CUBIN builds, and the fp16 plan's PTX
+// converts through cvt (f16 -> f32 on loads, round to nearest even on stores; a step that reads
+// no tensor, as implicit_precomp's table, has none) while bf16's needs none.
+static void test_reduced_storage(void)
+{
+    static const char *const names[] = {"plain3x3", "depthwise3x3", "pw1x1", "odd_sizes"};
+    xconv_device dev = synthetic_h100();
+    int small = 0, variants = 0;
+    const xconv_named_shape *suite = xconv_suite_find("small", &small);
+    for (int i = 0; i < xconv_variant_count(); i++) {
+        const xconv_variant *v = xconv_variant_at(i);
+        if (!v->dtypes || !(v->info.backends & XCONV_BACKEND_BIT(XCONV_BACKEND_CUDA)))
+            continue;
+        variants++;
+        for (int64_t dtype = XCONV_DTYPE_F16; dtype <= XCONV_DTYPE_BF16; dtype++)
+            for (int j = 0; suite && j < small; j++) {
+                bool named = false;
+                for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+                    named = named || strcmp(suite[j].name, names[k]) == 0;
+                xconv_error err;
+                xconv_problem p;
+                if (!named || xconv_shape_parse(suite[j].spec, &p, &err) != XCONV_OK ||
+                    !(v->dtypes & XCONV_DTYPE_BIT(dtype)))
+                    continue;
+                p.dtype = dtype;
+                xconv_plan *plan = NULL;
+                bool converts = false;  // some step's PTX converts fp16 both ways
+                xconv_status st = xconv_variant_plan(v, &dev, &p, NULL, &plan, &err);
+                if (st == XCONV_ERR_NOT_APPLICABLE) {  // only where fp32 does not apply either
+                    char reason[512];
+                    xconv_problem p32 = p;
+                    p32.dtype = XCONV_DTYPE_F32;
+                    CHECK_MSG(!xconv_variant_applies(v, &dev, &p32, reason, sizeof reason),
+                              "%s dtype=%s on %s: %s", v->info.name, xconv_dtype_name(dtype),
+                              suite[j].name, err.msg);
+                    continue;
+                }
+                CHECK_MSG(st == XCONV_OK, "%s dtype=%s on %s: %s", v->info.name,
+                          xconv_dtype_name(dtype), suite[j].name, err.msg);
+                for (int k = 0; st == XCONV_OK && k < plan->nsteps; k++) {
+                    const xconv_step *step = xconv_plan_step(plan, k);
+                    char options[4096];
+                    xconv_step_options(step, options, sizeof options);
+                    CHECK_CONTAINS(options, "-DXC_DTYPE=");
+                    xconv_nvrtc_image img;
+                    st = xconv_nvrtc_compile(xconv_kernel_source(step->source), options,
+                                             CC_MAJOR, CC_MINOR, true, &img, &err);
+                    CHECK_MSG(st == XCONV_OK, "%s dtype=%s on %s: %s", v->info.name,
+                              xconv_dtype_name(dtype), suite[j].name, err.msg);
+                    if (st != XCONV_OK)
+                        break;
+                    programs_compiled++;
+                    converts = converts || (strstr(img.ptx, "cvt.f32.f16") &&
+                                            strstr(img.ptx, "cvt.rn.f16.f32"));
+                    CHECK_MSG(dtype == XCONV_DTYPE_F16 || !strstr(img.ptx, "cvt.f32.f16"),
+                              "%s dtype=bf16 on %s: the PTX converts fp16", v->info.name,
+                              suite[j].name);
+                    CHECK(img.is_cubin);
+                    xconv_nvrtc_image_free(&img);
+                }
+                CHECK_MSG(st != XCONV_OK || dtype != XCONV_DTYPE_F16 || converts,
+                          "%s dtype=f16 on %s: no step's PTX converts through cvt", v->info.name,
+                          suite[j].name);
+                xconv_plan_destroy(plan);
+            }
+    }
+    printf("  reduced storage: %d variants with fp16/bf16 kernels compiled\n", variants);
+    CHECK_MSG(variants >= 3, "fewer than three variants declare fp16 or bf16 storage");
+}
+
 int main(void)
 {
     xconv_error err;
@@ -568,6 +642,7 @@ int main(void)
            CC_MINOR, xconv_nvrtc_fixed_flags());
     double t0 = xconv_now_ms();
     test_dialect();
+    test_reduced_storage();
     test_planned();
     test_flat_k_tail();
     test_split_plans();

@@ -87,6 +87,8 @@ static void sample_records(xconv_record recs[3])
     snprintf(a->family, sizeof a->family, "direct");
     snprintf(a->shape_name, sizeof a->shape_name, "vgg3x3");
     snprintf(a->shape, sizeof a->shape, "n=16,c=64,h=224,w=224,k=64,r=3,s=3,pad=1");
+    snprintf(a->dtype, sizeof a->dtype, "f16");
+    snprintf(a->math, sizeof a->math, "f32");
     snprintf(a->reference, sizeof a->reference, "cpu_ref");
     a->seed = 18446744073709551615ull;
     a->repeat = 20;
@@ -256,7 +258,8 @@ static void test_json(void)
             "import json, sys, math\n"
             "d = json.load(open(sys.argv[1], encoding=\"utf-8\"))\n"
             "assert d[\"tool\"] == \"xconv\" and len(d[\"records\"]) == 3\n"
-            "keys = \"device backend driver libraries variant family shape_name shape reference "
+            "keys = \"device backend driver libraries variant family shape_name shape dtype math "
+            "reference "
             "seed repeat median_ms min_ms max_ms compile_ms gflops gbps floor_ms floor_share "
             "max_norm_err error_block_h "
             "error_block_w max_block_err threshold worst_index pass outcome note\".split()\n"
@@ -300,7 +303,7 @@ static void test_csv(void)
     char *text = slurp(f);
     fclose(f);
     const char *header = "device,backend,driver,libraries,variant,family,shape_name,shape,"
-                         "reference,seed,"
+                         "dtype,math,reference,seed,"
                          "repeat,median_ms,min_ms,max_ms,compile_ms,gflops,gbps,floor_ms,floor_share,"
                          "max_norm_err,"
                          "error_block_h,error_block_w,max_block_err,threshold,worst_index,pass,"
@@ -308,7 +311,7 @@ static void test_csv(void)
     CHECK(strncmp(text, header, strlen(header)) == 0);
     CHECK_CONTAINS(text, "\nNVIDIA H100 80GB HBM3,cuda,12.4,\"CUDA driver 12.4, cuDNN 9.1.0\","
                          "direct_tiled,direct,vgg3x3,"
-                         "\"n=16,c=64,h=224,w=224,k=64,r=3,s=3,pad=1\",cpu_ref,");
+                         "\"n=16,c=64,h=224,w=224,k=64,r=3,s=3,pad=1\",f16,f32,cpu_ref,");
     CHECK_CONTAINS(text, "\"Dev \"\"quoted\"\", back\\slash\ttab\nnewline \x01 caf\xc3\xa9\"");
     CHECK_CONTAINS(text, ",true,pass,\n");
     CHECK_CONTAINS(text, ",false,fail,\"worst at n=0 k=0 p=2 q=1, \"\"bad\"\" \xff byte\"\n");
@@ -317,10 +320,10 @@ static void test_csv(void)
         const char *script =
             "import csv, sys\n"
             "rows = list(csv.reader(open(sys.argv[1], newline=\"\", encoding=\"latin-1\")))\n"
-            "assert len(rows) == 4 and all(len(r) == 28 for r in rows), rows\n"
+            "assert len(rows) == 4 and all(len(r) == 30 for r in rows), rows\n"
             "assert rows[2][0].startswith(\"Dev \\\"quoted\\\", back\"), rows[2][0]\n"
             "assert rows[1][7] == \"n=16,c=64,h=224,w=224,k=64,r=3,s=3,pad=1\"\n"
-            "assert rows[3][26] == \"not_applicable\" and rows[3][15] == \"\"\n";
+            "assert rows[3][28] == \"not_applicable\" and rows[3][17] == \"\"\n";
         CHECK_MSG(run_python(text, script) == 0, "python3 rejected the CSV:\n%s", text);
     }
     free(text);

@@ -100,6 +100,74 @@ static void *host_alloc(size_t count, size_t size, xconv_error *err)
     return ptr;
 }
 
+// Tensors in the problem's storage type (x, w and y; the bias is always fp32). Their buffers are
+// rounded up to whole floats, so that a NaN fill of fp32 words poisons every element.
+
+// Bytes of the buffer of count elements of p's dtype.
+static size_t tensor_bytes(const xconv_problem *p, int64_t count)
+{
+    return ((size_t)count * xconv_problem_elem_bytes(p) + 3) / 4 * 4;
+}
+
+// Allocates a buffer for count elements of p's dtype; returns XCONV_OK or the failure.
+static xconv_status alloc_tensor(xconv_device *dev, const xconv_problem *p, int64_t count,
+                                 xconv_buffer **out, xconv_error *err)
+{
+    *out = xconv_buffer_create(dev, tensor_bytes(p, count), err);
+    return *out ? XCONV_OK : err->status;
+}
+
+// Allocates a buffer for count elements of p's dtype and copies the fp32 values host into it,
+// converted (exactly: the case's inputs are rounded to the dtype already); returns XCONV_OK or
+// the failure.
+static xconv_status upload_tensor(xconv_device *dev, const xconv_problem *p, const float *host,
+                                  int64_t count, xconv_buffer **out, xconv_error *err)
+{
+    if (p->dtype == XCONV_DTYPE_F32)
+        return upload(dev, host, count, out, err);
+    size_t bytes = tensor_bytes(p, count);
+    void *stored = host_alloc(bytes / 4, 4, err);
+    if (!stored)
+        return XCONV_ERR_OUT_OF_MEMORY;
+    xconv_dtype_from_f32(p->dtype, host, stored, (size_t)count);
+    xconv_status st = alloc_tensor(dev, p, count, out, err);
+    if (st == XCONV_OK && (st = xconv_buffer_upload(*out, 0, bytes, stored, err)))
+        xconv_buffer_destroy(*out), *out = NULL;
+    free(stored);
+    return st;
+}
+
+// Reads count elements of p's dtype from buf into host as fp32 values; returns XCONV_OK or the
+// failure.
+static xconv_status download_tensor(xconv_buffer *buf, const xconv_problem *p, int64_t count,
+                                    float *host, xconv_error *err)
+{
+    if (p->dtype == XCONV_DTYPE_F32)
+        return xconv_buffer_download(buf, 0, (size_t)count * sizeof(float), host, err);
+    size_t bytes = tensor_bytes(p, count);
+    void *stored = host_alloc(bytes / 4, 4, err);
+    if (!stored)
+        return XCONV_ERR_OUT_OF_MEMORY;
+    xconv_status st = xconv_buffer_download(buf, 0, bytes, stored, err);
+    if (st == XCONV_OK)
+        xconv_dtype_to_f32(p->dtype, stored, host, (size_t)count);
+    free(stored);
+    return st;
+}
+
+// Fills the buffer of count elements of p's dtype with NaN: fp32's quiet NaN, else all ones
+// (a NaN in fp16 and bf16 alike).
+static xconv_status poison_tensor(xconv_buffer *buf, const xconv_problem *p, int64_t count,
+                                  xconv_error *err)
+{
+    float value = NAN;
+    if (p->dtype != XCONV_DTYPE_F32) {
+        uint32_t ones = 0xffffffffu;
+        memcpy(&value, &ones, sizeof value);
+    }
+    return xconv_buffer_fill_f32(buf, tensor_bytes(p, count) / 4, value, err);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Creating a case
 
@@ -116,9 +184,9 @@ static xconv_status upload_inputs(xconv_case *c, xconv_error *err)
     xconv_buffer_destroy(c->dbias);
     c->dx = c->dw = c->dy = c->dbias = NULL;
     unsigned resets = xconv_device_resets(c->dev);
-    xconv_status st = upload(c->dev, c->x, c->x_n, &c->dx, err);
+    xconv_status st = upload_tensor(c->dev, &c->p, c->x, c->x_n, &c->dx, err);
     if (st == XCONV_OK)
-        st = upload(c->dev, c->w, c->w_n, &c->dw, err);
+        st = upload_tensor(c->dev, &c->p, c->w, c->w_n, &c->dw, err);
     if (st == XCONV_OK && c->bias)
         st = upload(c->dev, c->bias, c->p.k, &c->dbias, err);
     if (st == XCONV_OK)
@@ -186,6 +254,9 @@ xconv_case *xconv_case_create(xconv_device *dev, const xconv_problem *p, const c
     }
     xconv_random_fill(c->x, (size_t)c->x_n, opts->seed, 1);
     xconv_random_fill(c->w, (size_t)c->w_n, opts->seed, 2);
+    // The inputs as stored: the reference then computes over exactly what the kernels read.
+    xconv_dtype_round(p->dtype, c->x, (size_t)c->x_n);
+    xconv_dtype_round(p->dtype, c->w, (size_t)c->w_n);
     if (c->bias)
         xconv_random_fill(c->bias, (size_t)p->k, opts->seed, 3);
     if (dev && upload_inputs(c, err) != XCONV_OK) {
@@ -253,19 +324,19 @@ static xconv_status run_device_variant(xconv_device *dev, xconv_plan *plan,
     size_t y_n = (size_t)xconv_problem_y_elems(p), ws = xconv_plan_workspace_size(plan);
     xconv_tensors t = {.x = dx, .w = dw, .y = dy, .bias = dbias};
     xconv_buffer *own_y = NULL;
-    xconv_status st = dy ? XCONV_OK : alloc(dev, (int64_t)y_n, &own_y, err);
+    xconv_status st = dy ? XCONV_OK : alloc_tensor(dev, p, (int64_t)y_n, &own_y, err);
     if (!dy)
         t.y = own_y;
     if (st == XCONV_OK && ws && !(t.workspace = xconv_buffer_create(dev, ws, err)))
         st = err->status;
     if (st == XCONV_OK)
-        st = xconv_buffer_fill_f32(t.y, y_n, NAN, err);
+        st = poison_tensor(t.y, p, (int64_t)y_n, err);
     if (st == XCONV_OK)
         st = xconv_plan_run(plan, &t, err);
     if (st == XCONV_OK)
         st = xconv_device_wait(dev, err);
     if (st == XCONV_OK)
-        st = xconv_buffer_download(t.y, 0, y_n * sizeof(float), y_host, err);
+        st = download_tensor(t.y, p, (int64_t)y_n, y_host, err);
     xconv_buffer_destroy(t.workspace);
     xconv_buffer_destroy(own_y);
     return st;
@@ -275,7 +346,7 @@ static xconv_status run_device_variant(xconv_device *dev, xconv_plan *plan,
 // large buffer per variant costs more host time than the check). Returns XCONV_OK or why not.
 static xconv_status ensure_output(xconv_case *c, xconv_error *err)
 {
-    return c->dy ? XCONV_OK : alloc(c->dev, c->y_n, &c->dy, err);
+    return c->dy ? XCONV_OK : alloc_tensor(c->dev, &c->p, c->y_n, &c->dy, err);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -317,13 +388,17 @@ static xconv_status make_host_conv(xconv_case *c, xconv_error *err)
 // The device reference path on (x, w), its scale from a run on (|x|, |w|), and float64 samples
 // that both the reference and every variant are checked against. With an epilogue the path
 // computes the convolution alone (kept in conv32 and convnorm32) and the epilogue is applied on
-// the host (xconv_reference_epilogue_f32).
+// the host (xconv_reference_epilogue_f32). With fp16 or bf16 storage the path runs in fp32 over
+// the inputs as rounded to it (uploaded again as fp32).
 static xconv_status make_device_reference(xconv_case *c, xconv_error *err)
 {
     xconv_device *dev = c->dev;
     const char *ref = device_reference_name(dev);
     bool epi = xconv_problem_has_epilogue(&c->p);
     xconv_problem conv = xconv_problem_conv_only(&c->p);
+    bool stored = c->p.dtype != XCONV_DTYPE_F32;  // the case's buffers are not fp32
+    conv.dtype = XCONV_DTYPE_F32;
+    conv.math = XCONV_MATH_F32;
     c->ref32 = host_alloc((size_t)c->y_n, sizeof(float), err);
     c->norm32 = c->ref32 ? host_alloc((size_t)c->y_n, sizeof(float), err) : NULL;
     if (c->norm32 && epi) {
@@ -344,7 +419,7 @@ static xconv_status make_device_reference(xconv_case *c, xconv_error *err)
         abs_x[i] = fabsf(c->x[i]);
     for (int64_t i = 0; i < c->w_n; i++)
         abs_w[i] = fabsf(c->w[i]);
-    xconv_buffer *dax = NULL, *daw = NULL;
+    xconv_buffer *dax = NULL, *daw = NULL, *dx32 = NULL, *dw32 = NULL;
     xconv_plan_options ref_opts = c->opts.plan;
     ref_opts.test_fault = XCONV_TEST_FAULT_NONE;  // a test's fault is for the variant's run
     xconv_plan *plan = xconv_plan_create(dev, &conv, ref, &ref_opts, err);
@@ -352,15 +427,20 @@ static xconv_status make_device_reference(xconv_case *c, xconv_error *err)
     if (st == XCONV_OK)
         st = ensure_output(c, err);
     // With an epilogue the reference's convolution output is larger than y: a buffer of its own.
-    xconv_buffer *dy = epi ? NULL : c->dy;
+    xconv_buffer *dy = epi || stored ? NULL : c->dy;
+    if (st == XCONV_OK && stored && (st = upload(dev, c->x, c->x_n, &dx32, err)) == XCONV_OK)
+        st = upload(dev, c->w, c->w_n, &dw32, err);
     if (st == XCONV_OK)
-        st = run_device_variant(dev, plan, &conv, c->dx, c->dw, NULL, dy, out, err);
+        st = run_device_variant(dev, plan, &conv, stored ? dx32 : c->dx, stored ? dw32 : c->dw,
+                                NULL, dy, out, err);
     if (st == XCONV_OK && (st = upload(dev, abs_x, c->x_n, &dax, err)) == XCONV_OK &&
         (st = upload(dev, abs_w, c->w_n, &daw, err)) == XCONV_OK)
         st = run_device_variant(dev, plan, &conv, dax, daw, NULL, dy, out_norm, err);
     xconv_plan_destroy(plan);
     xconv_buffer_destroy(dax);
     xconv_buffer_destroy(daw);
+    xconv_buffer_destroy(dx32);
+    xconv_buffer_destroy(dw32);
     free(abs_x);
     free(abs_w);
     if (st == XCONV_OK && epi)
@@ -489,17 +569,17 @@ static xconv_status rotation_ensure(xconv_case *c, xconv_error *err)
     while (st == XCONV_OK && rot->count < count) {
         xconv_tensors *t = &rot->sets[rot->count++];
         t->bias = c->dbias;  // K floats: shared by the sets
-        st = upload(dev, c->x, c->x_n, &t->x, err);
+        st = upload_tensor(dev, &c->p, c->x, c->x_n, &t->x, err);
         if (st == XCONV_OK)
-            st = upload(dev, c->w, c->w_n, &t->w, err);
+            st = upload_tensor(dev, &c->p, c->w, c->w_n, &t->w, err);
         if (st == XCONV_OK)
-            st = alloc(dev, c->y_n, &t->y, err);
+            st = alloc_tensor(dev, &c->p, c->y_n, &t->y, err);
     }
     // Every output is written once now (set 0's with NaN, for the final check): a device that
     // commits memory on first touch (PoCL) would otherwise charge that to the first timed runs
     // of each set, more of them than the warm-up runs reach.
     for (int i = 0; st == XCONV_OK && i < rot->count; i++)
-        st = xconv_buffer_fill_f32(rot->sets[i].y, (size_t)c->y_n, NAN, err);
+        st = poison_tensor(rot->sets[i].y, &c->p, c->y_n, err);
     if (st != XCONV_OK)
         rotation_destroy(rot);  // the next timing tries again
     return st;
@@ -638,7 +718,7 @@ static xconv_status time_variant(xconv_case *c, xconv_plan *plan, xconv_record *
     for (int i = 0; st == XCONV_OK && i < c->rot.count; i++)
         c->rot.sets[i].workspace = workspace;
     if (st == XCONV_OK)
-        st = xconv_buffer_fill_f32(c->dy, (size_t)c->y_n, NAN, err);
+        st = poison_tensor(c->dy, &c->p, c->y_n, err);
     timed_runs runs = {.c = c, .plan = plan, .rot = &c->rot};
     xconv_timing timing;
     bool pitfall = c->opts.pitfall == XCONV_PITFALL_NO_SYNC ||
@@ -658,7 +738,7 @@ static xconv_status time_variant(xconv_case *c, xconv_plan *plan, xconv_record *
         rec->gflops = seconds > 0 ? xconv_problem_flops(&c->p) / seconds * 1e-9 : NAN;
         rec->gbps = seconds > 0 ? xconv_problem_min_bytes(&c->p) / seconds * 1e-9 : NAN;
         size_t bytes = (size_t)c->y_n * sizeof(float);
-        st = xconv_buffer_download(c->dy, 0, bytes, c->y_timed, err);
+        st = download_tensor(c->dy, &c->p, c->y_n, c->y_timed, err);
         // Bits equal to the checked output need no second comparison (it would find the same).
         *same = st == XCONV_OK && memcmp(c->y_timed, c->y, bytes) == 0;
         if (st == XCONV_OK && !*same)
@@ -695,8 +775,10 @@ static void record_init(const xconv_case *c, const xconv_variant_info *v, xconv_
     snprintf(rec->family, sizeof rec->family, "%s", v->family);
     snprintf(rec->shape_name, sizeof rec->shape_name, "%s", c->shape_name);
     snprintf(rec->shape, sizeof rec->shape, "%s", c->spec);
+    snprintf(rec->dtype, sizeof rec->dtype, "%s", xconv_dtype_name(c->p.dtype));
+    snprintf(rec->math, sizeof rec->math, "%s", xconv_math_name(c->p.math));
     rec->seed = c->opts.seed;
-    rec->threshold = xconv_threshold_for_variant(v);
+    rec->threshold = xconv_threshold_for_variant(v) + xconv_threshold_storage(c->p.dtype);
 }
 
 static void record_outcome(xconv_record *rec, xconv_status st, const xconv_error *err)
@@ -912,9 +994,9 @@ xconv_status xconv_run_once(xconv_device *dev, const char *variant, const xconv_
     if (st == XCONV_OK && p->epi.bias && !bias)
         st = xconv_error_set(err, XCONV_ERR_INVALID, "the problem adds a bias: none given");
     if (st == XCONV_OK)
-        st = upload(dev, x, xconv_problem_x_elems(p), &dx, err);
+        st = upload_tensor(dev, p, x, xconv_problem_x_elems(p), &dx, err);
     if (st == XCONV_OK)
-        st = upload(dev, w, xconv_problem_w_elems(p), &dw, err);
+        st = upload_tensor(dev, p, w, xconv_problem_w_elems(p), &dw, err);
     if (st == XCONV_OK && p->epi.bias)
         st = upload(dev, bias, p->k, &db, err);
     xconv_plan *plan = NULL;

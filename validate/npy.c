@@ -174,7 +174,16 @@ static xconv_status hdr_shape(hdr *h, xconv_npy *out)
     return XCONV_OK;
 }
 
-// Parses the whole dict into *out; descr must be '<f4' and fortran_order False.
+// The descr of each storage type, by xconv_dtype.
+static const char *const descrs[] = {"<f4", "<f2", "<u2"};
+
+// Returns the bytes of one element of dtype.
+static int64_t elem_size(int64_t dtype)
+{
+    return dtype == XCONV_DTYPE_F32 ? 4 : 2;
+}
+
+// Parses the whole dict into *out; descr must be '<f4', '<f2' or '<u2' and fortran_order False.
 static xconv_status hdr_parse(hdr *h, xconv_npy *out)
 {
     bool have_descr = false, have_order = false, have_shape = false, fortran = false;
@@ -215,9 +224,14 @@ static xconv_status hdr_parse(hdr *h, xconv_npy *out)
     if (missing)
         return xconv_error_set(h->err, XCONV_ERR_PARSE, "%s: the header lacks '%s'", h->path,
                                missing);
-    if (strcmp(descr, "<f4") != 0)
+    out->dtype = -1;
+    for (int64_t i = 0; i < 3; i++)
+        if (strcmp(descr, descrs[i]) == 0)
+            out->dtype = i;
+    if (out->dtype < 0)
         return xconv_error_set(h->err, XCONV_ERR_PARSE,
-                               "%s: dtype '%s' is not float32 (want '<f4')", h->path, descr);
+                               "%s: dtype '%s' is not float32, float16 or bfloat16 (want '<f4', "
+                               "'<f2', or '<u2' holding bfloat16 bits)", h->path, descr);
     if (fortran)
         return xconv_error_set(h->err, XCONV_ERR_PARSE,
                                "%s: fortran_order True is not supported (want a C-order array)",
@@ -280,7 +294,7 @@ static xconv_status read_header(FILE *f, const char *path, int64_t size, xconv_n
     if (!shape_count(out->ndim, out->shape, &out->count))
         return xconv_error_set(err, XCONV_ERR_PARSE, "%s: shape %s has too many elements", path,
                                shape);
-    int64_t need = out->count * 4, have = size - data_off;
+    int64_t need = out->count * elem_size(out->dtype), have = size - data_off;
     if (have < need)
         return xconv_error_set(err, XCONV_ERR_PARSE, "%s: truncated data: shape %s needs %" PRId64
                                " bytes, the file holds %" PRId64 " after the header",
@@ -289,6 +303,18 @@ static xconv_status read_header(FILE *f, const char *path, int64_t size, xconv_n
         return xconv_error_set(err, XCONV_ERR_PARSE, "%s: %" PRId64 " bytes of trailing data "
                                "after the %s array", path, have - need, shape);
     return XCONV_OK;
+}
+
+// Converts n 16-bit elements of dtype at src into floats at dst, front to back: src is the upper
+// half of dst's array, so element i is read before float i overwrites it.
+static void widen(int64_t dtype, const void *src, float *dst, size_t n)
+{
+    const unsigned char *in = src;
+    for (size_t i = 0; i < n; i++) {
+        uint16_t bits;
+        memcpy(&bits, in + 2 * i, sizeof bits);
+        dst[i] = dtype == XCONV_DTYPE_F16 ? xconv_f16_to_f32(bits) : xconv_bf16_to_f32(bits);
+    }
 }
 
 xconv_status xconv_npy_read(const char *path, xconv_npy *out, xconv_error *err)
@@ -306,13 +332,18 @@ xconv_status xconv_npy_read(const char *path, xconv_npy *out, xconv_error *err)
                                xconv_file_open_why(errno));
     xconv_status st = read_header(f, path, (int64_t)sb.st_size, out, err);
     if (!st) {
-        size_t bytes = (size_t)out->count * 4;
-        out->data = malloc(bytes ? bytes : 1);
+        size_t bytes = (size_t)out->count * (size_t)elem_size(out->dtype);
+        out->data = malloc(out->count ? (size_t)out->count * sizeof(float) : 1);
+        // 16-bit elements are read into the array's upper half, then widened from the front.
+        void *raw = out->data ? (char *)out->data + (size_t)out->count * sizeof(float) - bytes
+                              : NULL;
         if (!out->data)
             st = xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "%s: no memory for %zu bytes of "
                                  "data", path, bytes);
-        else if (!read_exact(f, out->data, bytes))
+        else if (!read_exact(f, raw, bytes))
             st = xconv_error_set(err, XCONV_ERR_IO, "%s: cannot read the data", path);
+        else if (out->dtype != XCONV_DTYPE_F32)
+            widen(out->dtype, raw, out->data, (size_t)out->count);
     }
     fclose(f);
     if (st)
@@ -353,13 +384,13 @@ static bool write_all(int fd, const void *buf, size_t len)
 
 // Builds the version 1.0 preamble and header, padded with spaces and a newline to a multiple
 // of 64 bytes; returns its length.
-static size_t build_header(char *buf, size_t cap, int ndim, const int64_t *shape)
+static size_t build_header(char *buf, size_t cap, int ndim, const int64_t *shape, int64_t dtype)
 {
     char dims[256];
     format_shape(dims, sizeof dims, ndim, shape);
     char dict[320];
-    int dlen = snprintf(dict, sizeof dict, "{'descr': '<f4', 'fortran_order': False, "
-                        "'shape': %s, }", dims);
+    int dlen = snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, "
+                        "'shape': %s, }", descrs[dtype], dims);
     size_t total = 10 + (size_t)dlen + 1;
     total = (total + 63) / 64 * 64;
     size_t hlen = total - 10;
@@ -418,7 +449,7 @@ xconv_status xconv_npy_write(const char *path, const float *data, int ndim,
     if (st)
         return st;
     char header[512];
-    size_t hlen = build_header(header, sizeof header, ndim, shape);
+    size_t hlen = build_header(header, sizeof header, ndim, shape, XCONV_DTYPE_F32);
     size_t tmp_cap = strlen(path) + 64;
     char *tmp = malloc(tmp_cap);
     if (!tmp)
@@ -456,15 +487,32 @@ xconv_status xconv_npy_write(const char *path, const float *data, int ndim,
 xconv_status xconv_npy_write_stream(FILE *f, const float *data, int ndim, const int64_t *shape,
                                     xconv_error *err)
 {
+    return xconv_npy_write_stream_dtype(f, data, ndim, shape, XCONV_DTYPE_F32, err);
+}
+
+xconv_status xconv_npy_write_stream_dtype(FILE *f, const float *data, int ndim,
+                                          const int64_t *shape, int64_t dtype, xconv_error *err)
+{
     int64_t count = 0;
     xconv_status st = check_write_args("the stream", data, ndim, shape, &count, err);
     if (st)
         return st;
+    if (dtype < XCONV_DTYPE_F32 || dtype > XCONV_DTYPE_BF16)
+        return xconv_error_set(err, XCONV_ERR_INVALID, "dtype %lld has no .npy form",
+                               (long long)dtype);
     char header[512];
-    size_t hlen = build_header(header, sizeof header, ndim, shape);
+    size_t hlen = build_header(header, sizeof header, ndim, shape, dtype);
+    size_t size = (size_t)elem_size(dtype);
+    void *stored = (void *)data;
+    if (dtype != XCONV_DTYPE_F32 && !(stored = malloc(count ? (size_t)count * size : 1)))
+        return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for the .npy data");
+    if (dtype != XCONV_DTYPE_F32)
+        xconv_dtype_from_f32(dtype, data, stored, (size_t)count);
     if (fwrite(header, 1, hlen, f) != hlen ||
-        (count > 0 && fwrite(data, sizeof(float), (size_t)count, f) != (size_t)count) ||
+        (count > 0 && fwrite(stored, size, (size_t)count, f) != (size_t)count) ||
         fflush(f) != 0)
-        return xconv_error_set(err, XCONV_ERR_IO, "writing the .npy data: %s", strerror(errno));
-    return XCONV_OK;
+        st = xconv_error_set(err, XCONV_ERR_IO, "writing the .npy data: %s", strerror(errno));
+    if (stored != data)
+        free(stored);
+    return st;
 }

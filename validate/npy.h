@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
-// NumPy .npy files of float32 arrays: reading (versions 1.0-3.0) and atomic writing (1.0).
+// NumPy .npy files of float32, float16 and bfloat16 arrays: reading (versions 1.0-3.0) and
+// atomic writing (1.0). bfloat16, which NumPy lacks, is stored as its bits in a uint16 array
+// ('<u2'): a '<u2' file is read as bfloat16.
 #ifndef XCONV_NPY_H
 #define XCONV_NPY_H
 
@@ -13,15 +15,18 @@ extern "C" {
 
 #define XCONV_NPY_MAX_DIMS 8
 
-// A float32 array in C order; data holds count elements (count is 1 for a 0-d array).
+// An array in C order; data holds count elements as float32 (count is 1 for a 0-d array),
+// converted exactly from the file's dtype.
 typedef struct xconv_npy {
     int ndim;
     int64_t shape[XCONV_NPY_MAX_DIMS];
     float *data;
     int64_t count;
+    int64_t dtype;  // the file's element type: an xconv_dtype ('<f4', '<f2', '<u2' as bf16)
 } xconv_npy;
 
-// Reads a little-endian float32 ('<f4'), C-order .npy file (format 1.0, 2.0 or 3.0) into *out.
+// Reads a little-endian float32 ('<f4'), float16 ('<f2') or bfloat16-as-uint16 ('<u2'), C-order
+// .npy file (format 1.0, 2.0 or 3.0) into *out.
 // Returns XCONV_OK, XCONV_ERR_IO when the file cannot be opened or read, XCONV_ERR_PARSE when it
 // is malformed or holds another dtype/order (the message names the file and the problem), or
 // XCONV_ERR_OUT_OF_MEMORY. On failure *out is empty (data NULL). See docs/shapes.md.
@@ -41,6 +46,12 @@ xconv_status xconv_npy_write(const char *path, const float *data, int ndim,
 // XCONV_OK, XCONV_ERR_INVALID for bad arguments, or XCONV_ERR_IO when writing fails.
 xconv_status xconv_npy_write_stream(FILE *f, const float *data, int ndim, const int64_t *shape,
                                     xconv_error *err);
+
+// xconv_npy_write_stream with the values rounded to dtype (an xconv_dtype: '<f4', '<f2', or
+// '<u2' holding bfloat16 bits). Returns as it does, or XCONV_ERR_OUT_OF_MEMORY.
+xconv_status xconv_npy_write_stream_dtype(FILE *f, const float *data, int ndim,
+                                          const int64_t *shape, int64_t dtype,
+                                          xconv_error *err);
 
 #ifdef __cplusplus
 }

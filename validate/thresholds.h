@@ -16,6 +16,10 @@ double xconv_threshold_for_family(const char *family);
 // error block), else its accuracy family's (xconv_threshold_for_family(v->accuracy)).
 double xconv_threshold_for_variant(const xconv_variant_info *v);
 
+// Returns what storing y in dtype adds to a threshold: half an ulp of the storage type relative
+// to the output, 2^-11 for fp16, 2^-8 for bf16, 0 for fp32 (validate/thresholds.c).
+double xconv_threshold_storage(int64_t dtype);
+
 // Returns true when r compared at least one element, found none non-finite and its largest
 // normalised error is at most threshold.
 bool xconv_compare_passed(const xconv_compare_result *r, double threshold);

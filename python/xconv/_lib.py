@@ -28,7 +28,8 @@ class CEpilogue(ctypes.Structure):
 class CProblem(ctypes.Structure):
     _fields_ = [(name, ctypes.c_int64) for name in
                 ("n", "c", "h", "w", "k", "r", "s", "stride_h", "stride_w", "pad_h", "pad_w",
-                 "dil_h", "dil_w", "groups")] + [("epi", CEpilogue)]
+                 "dil_h", "dil_w", "groups")] + [("epi", CEpilogue), ("dtype", ctypes.c_int64),
+                                                 ("math", ctypes.c_int64)]
 
 
 class CDeviceInfo(ctypes.Structure):

@@ -113,9 +113,28 @@ typedef struct xconv_epilogue {
     int64_t pool_pad_h, pool_pad_w;        // padding of -infinity on each side, < the window
 } xconv_epilogue;
 
-// One 2-D convolution (cross-correlation, as in deep learning frameworks), fp32, and its
-// epilogue. Input x is NCHW, weights w are K x (C/groups) x R x S; the convolution's output is
-// N x K x P x Q, and y, the final output, is N x K x P x Q or, pooled, N x K x PH x PW
+// The storage type of x, w and y in device memory (SPEC key dtype; the bias stays fp32). Host
+// arrays given to xconv_forward are fp32 whatever the storage type: they are rounded to it on
+// upload (round to nearest, ties to even) and read back from it.
+typedef enum xconv_dtype {
+    XCONV_DTYPE_F32 = 0,   // IEEE binary32 (the default)
+    XCONV_DTYPE_F16 = 1,   // IEEE binary16: 11-bit significand, finite up to 65504
+    XCONV_DTYPE_BF16 = 2,  // bfloat16: binary32's upper 16 bits (8-bit significand)
+} xconv_dtype;
+
+// The arithmetic a variant may use (SPEC key math), cuDNN's math type beside its data type:
+// strict fp32 multiply-adds unless the user asks for a reduced mode. Products are accumulated in
+// fp32 in every mode. tf32 needs dtype f32, f16 needs f16 and bf16 needs bf16.
+typedef enum xconv_math {
+    XCONV_MATH_F32 = 0,    // strict fp32 (the default): every product and sum in binary32
+    XCONV_MATH_TF32 = 1,   // products of operands cut to 10 mantissa bits (matrix engines)
+    XCONV_MATH_F16 = 2,    // fp16 products (matrix engines), fp32 accumulation
+    XCONV_MATH_BF16 = 3,   // bf16 products (matrix engines), fp32 accumulation
+} xconv_math;
+
+// One 2-D convolution (cross-correlation, as in deep learning frameworks), its storage and math
+// types (fp32 by default) and its epilogue. Input x is NCHW, weights w are K x (C/groups) x R x
+// S; the convolution's output is N x K x P x Q, and y, the final output, is N x K x P x Q or, pooled, N x K x PH x PW
 // (xconv_problem_y_h, xconv_problem_y_w).
 typedef struct xconv_problem {
     int64_t n, c, h, w;           // batch, input channels, input height and width
@@ -125,6 +144,8 @@ typedef struct xconv_problem {
     int64_t dil_h, dil_w;         // spacing between filter taps
     int64_t groups;               // channel groups; groups == c is depthwise
     xconv_epilogue epi;           // bias, activation and max-pool after the convolution
+    int64_t dtype;                // xconv_dtype of x, w and y (0: fp32)
+    int64_t math;                 // xconv_math the variant may use (0: strict fp32)
 } xconv_problem;
 
 // The largest element count or index the kernels' index type (32-bit int) can address.
@@ -167,6 +188,32 @@ double xconv_problem_flops(const xconv_problem *p);
 // The fewest bytes the operation must move: x, w and the bias read once, y written once.
 double xconv_problem_min_bytes(const xconv_problem *p);
 
+// Bytes of one element of x, w and y in device memory: 4 for fp32, 2 for fp16 and bf16 (0 for
+// an unknown dtype). A tensor's buffer holds its element count times this.
+size_t xconv_problem_elem_bytes(const xconv_problem *p);
+
+// Returns the SPEC name of a storage type ("f32", "f16", "bf16") or of a math mode ("f32",
+// "tf32", "f16", "bf16"), or NULL for another value.
+const char *xconv_dtype_name(int64_t dtype);
+const char *xconv_math_name(int64_t math);
+
+// Rounds f to the nearest binary16 (ties to even; overflow to infinity, subnormals kept, NaN
+// stays NaN) and returns its bits; and back, exactly.
+uint16_t xconv_f32_to_f16(float f);
+float xconv_f16_to_f32(uint16_t h);
+
+// Rounds f to the nearest bfloat16 (ties to even; NaN stays NaN) and returns its bits; and back.
+uint16_t xconv_f32_to_bf16(float f);
+float xconv_bf16_to_f32(uint16_t b);
+
+// Converts n fp32 values into dtype's storage at dst (n elements of xconv_problem_elem_bytes
+// each: a plain copy for fp32), and back; dst and src do not overlap.
+void xconv_dtype_from_f32(int64_t dtype, const float *src, void *dst, size_t n);
+void xconv_dtype_to_f32(int64_t dtype, const void *src, float *dst, size_t n);
+
+// Rounds n values in place to what dtype stores (fp32: unchanged).
+void xconv_dtype_round(int64_t dtype, float *values, size_t n);
+
 // Returns XCONV_OK when every rule holds, else XCONV_ERR_INVALID with a message naming the field
 // and the rule (positive sizes, non-empty output, groups dividing c and k, 32-bit indexable, an
 // epilogue whose pool window fits the padded output).
@@ -194,6 +241,7 @@ enum {
     XCONV_KEY_STRIDE = 1u << 7, XCONV_KEY_PAD = 1u << 8, XCONV_KEY_DIL = 1u << 9,
     XCONV_KEY_GROUPS = 1u << 10, XCONV_KEY_BIAS = 1u << 11, XCONV_KEY_ACT = 1u << 12,
     XCONV_KEY_POOL = 1u << 13, XCONV_KEY_POOL_STRIDE = 1u << 14, XCONV_KEY_POOL_PAD = 1u << 15,
+    XCONV_KEY_DTYPE = 1u << 16, XCONV_KEY_MATH = 1u << 17,
 };
 
 // Returns the SPEC name of an activation ("none", "relu", "relu6"), or NULL for another value.
@@ -551,11 +599,12 @@ typedef enum xconv_test_fault {
                                   // is lost for good); a CPU OpenCL device crashes the process
 } xconv_test_fault;
 
-// The device buffers of one convolution.
+// The device buffers of one convolution; x, w and y hold elements of the problem's dtype
+// (xconv_problem_elem_bytes each).
 typedef struct xconv_tensors {
-    xconv_buffer *x;          // N x C x H x W floats
-    xconv_buffer *w;          // K x C/groups x R x S floats
-    xconv_buffer *y;          // xconv_problem_y_elems floats: N x K x P x Q, or pooled
+    xconv_buffer *x;          // N x C x H x W elements
+    xconv_buffer *w;          // K x C/groups x R x S elements
+    xconv_buffer *y;          // xconv_problem_y_elems elements: N x K x P x Q, or pooled
     xconv_buffer *bias;       // K floats when the problem has a bias epilogue, else NULL
     xconv_buffer *workspace;  // xconv_plan_workspace_size bytes, NULL when 0
 } xconv_tensors;
@@ -653,8 +702,9 @@ xconv_status xconv_plan_run(xconv_plan *plan, const xconv_tensors *t, xconv_erro
 
 // Host-array convenience: uploads x, w and the bias (K floats; NULL when p adds none), plans p
 // with `variant` (or "auto") under opts (NULL: defaults), runs, waits and downloads y
-// (xconv_problem_y_elems floats). Host variants (cpu_ref) run with dev NULL. Returns the first
-// failure (XCONV_ERR_INVALID for a bias p needs and lacks).
+// (xconv_problem_y_elems floats). x, w and y are fp32 here whatever p's dtype: x and w are
+// rounded to it on upload and y converted back (exactly). Host variants (cpu_ref) run with dev
+// NULL. Returns the first failure (XCONV_ERR_INVALID for a bias p needs and lacks).
 xconv_status xconv_forward(xconv_device *dev, const xconv_problem *p, const char *variant,
                            const xconv_plan_options *opts, const float *x, const float *w,
                            const float *bias, float *y, xconv_error *err);

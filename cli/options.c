@@ -122,6 +122,9 @@ static const flag flags[] = {
     {"--peaks-file", "bench explain matrix report peaks", ARG_STRING, FIELD(peaks_file), 0,
      "FILE    the measured peaks (default $XDG_CACHE_HOME/xconv/peaks.json, else "
      "~/.cache/xconv/peaks.json)"},
+    {"--build-threads", "validate bench find matrix", ARG_INT, FIELD(build_threads), 0,
+     "N       build the run's programs ahead on N threads before any case runs (default: the "
+     "host's cores; 0: each when its case runs)"},
     {"--verbose", "run validate bench find matrix", ARG_NONE, FIELD(verbose), 0,
      "        print the plan and progress"},
     {"-o", "report", ARG_STRING, FIELD(output), 0, "FILE    write the report page (HTML)"},
@@ -248,6 +251,7 @@ int cli_parse(int argc, char **argv, const char *command, cli_options *opts)
     opts->budget = 60.0;
     opts->confirm = 2;
     opts->confirm_within = 1.25;
+    opts->build_threads = -1;
     for (int i = 2; i < argc; i++) {
         const char *arg = argv[i];
         if (arg[0] != '-' && strcmp(command, "report") == 0) {  // report's results files

@@ -57,6 +57,7 @@ typedef struct cli_options {
     bool list, clear, clear_kernels;     // find --list, --clear, --clear-kernels
     bool force;                          // find --force: re-time fresh records too
     const char *peaks_file;              // --peaks-file FILE (default: in the cache folder)
+    int build_threads;                   // --build-threads N (0: none ahead; -1: the cores)
 } cli_options;
 
 // Parses argv[2..] for `command` into opts. Returns 0, or 2 after printing a message on stderr

@@ -586,6 +586,34 @@ xconv_status xconv_plan_region_get(const xconv_plan *plan, int i, const char **n
 // Returns XCONV_OK or XCONV_ERR_BUILD with the compiler's log.
 xconv_status xconv_plan_prepare(xconv_plan *plan, double *compile_ms, xconv_error *err);
 
+// What xconv_plans_build did.
+typedef struct xconv_build_stats {
+    int programs;        // distinct programs the plans needed that were not built yet
+    int built;           // of them, built from source or loaded from the cache on disk
+    int failed;          // of them, not built (the prepare that needs one builds it again and
+                         // reports why)
+    int skipped;         // of them, not started because progress asked to stop
+    int threads;         // worker threads that built them
+    double wall_ms;      // host time of the whole call
+    double compile_ms;   // the builds' times added up over the threads
+} xconv_build_stats;
+
+// Called by xconv_plans_build on the calling thread as builds finish: `built` of `total`.
+// Returns true to stop: the builds not started yet are left to the prepares that need them.
+typedef bool (*xconv_build_progress_fn)(void *user, int built, int total);
+
+// Builds every program that plans need and their devices have not built yet, each distinct one
+// once, on up to `threads` worker threads (<= 0: the host's cores; on the calling thread when a
+// device's driver cannot build on several threads at once); the plans may be on several
+// devices. Nothing is enqueued on the devices' queues, so no kernel runs meanwhile. A later
+// xconv_plan_prepare finds the programs built; the first prepare to use one counts its build
+// time as its own (*compile_ms, xconv_device_compile_ms). Fills *stats when not NULL and calls
+// progress (when not NULL) after each build. Returns XCONV_OK (a failed build is left to the
+// prepare that needs it) or XCONV_ERR_OUT_OF_MEMORY.
+xconv_status xconv_plans_build(xconv_plan *const *plans, int nplans, int threads,
+                               xconv_build_progress_fn progress, void *user,
+                               xconv_build_stats *stats, xconv_error *err);
+
 // Enqueues y = conv(x, w) and its epilogue as planned on the device's one queue or stream
 // (asynchronous: see xconv_device_wait); checks the buffers' sizes first (t->bias: K floats
 // when the problem adds a bias). Returns the first failure.

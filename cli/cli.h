@@ -29,6 +29,7 @@ int cmd_find(const cli_options *opts);
 int cmd_matrix(const cli_options *opts);      // cli/cmd_matrix.c
 int cmd_peaks(const cli_options *opts);       // cli/cmd_peaks.c
 int cmd_behaviour(const cli_options *opts);  // cli/cmd_behaviour.c
+int cmd_precompile(const cli_options *opts); // cli/cmd_precompile.c
 
 // A shape to run: its suite name ("" for --shape) and problem.
 typedef struct cli_shape {

@@ -58,6 +58,7 @@ typedef struct cli_options {
     bool force;                          // find --force: re-time fresh records too
     const char *peaks_file;              // --peaks-file FILE (default: in the cache folder)
     int build_threads;                   // --build-threads N (0: none ahead; -1: the cores)
+    const char *import, *export_path;    // precompile --import FILE, --export FILE
 } cli_options;
 
 // Parses argv[2..] for `command` into opts. Returns 0, or 2 after printing a message on stderr

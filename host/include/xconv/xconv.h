@@ -731,6 +731,25 @@ int xconv_cache_take_warnings(xconv_cache *cache, char *buf, size_t len);
 // XCONV_ERR_IO.
 xconv_status xconv_cache_clear_kernels(xconv_cache *cache, int *removed, xconv_error *err);
 
+// Writes the compiled kernels of cache made for one of the ndevs open devices devs (every one
+// stored when ndevs is 0) into one bundle file at path (replaced atomically), for another
+// machine with the same devices, drivers and xconv to import; *count gets their number.
+// Returns XCONV_OK, XCONV_ERR_NOT_FOUND when there is none, or XCONV_ERR_IO.
+xconv_status xconv_cache_export_kernels(xconv_cache *cache, xconv_device *const *devs,
+                                        int ndevs, const char *path, int *count,
+                                        xconv_error *err);
+
+// Checks the whole bundle file at path, then stores its kernels in cache (each file replaced
+// atomically, so concurrent importers and builders lose nothing); *count gets their number.
+// Refuses the bundle, storing nothing, with XCONV_ERR_INVALID and a message that begins with
+// why: "damaged" (not whole, its checksum or an entry does not match), "stale" (another bundle
+// format, xconv version or kernel sources) or "foreign" (a kernel for a device, driver or
+// compiler that none of the ndevs open devices devs has). XCONV_ERR_NOT_FOUND or XCONV_ERR_IO
+// when it cannot be read.
+xconv_status xconv_cache_import_kernels(xconv_cache *cache, xconv_device *const *devs,
+                                        int ndevs, const char *path, int *count,
+                                        xconv_error *err);
+
 // Attaches cache to dev (NULL detaches): dev's programs are then loaded from and stored in it,
 // and "auto" on dev reads its find-db. The cache must stay open while it is attached.
 void xconv_device_set_cache(xconv_device *dev, xconv_cache *cache);

@@ -280,7 +280,8 @@ static void prebuild_find(const cli_options *opts, const xconv_find_opts *fopts,
     for (int i = 0; i < xconv_variant_count() && nv < CLI_MAX_LIST; i++)
         if (xconv_variant_auto_eligible(xconv_variant_at(i)))
             variants[nv++] = xconv_variant_at(i);
-    cli_prebuild(opts, dev, label, problems, np, variants, nv, &fopts->harness.plan, totals);
+    cli_prebuild(opts, dev, cache, label, problems, np, variants, nv, &fopts->harness.plan,
+                 totals);
 }
 
 // Finds every shape on every device, each run's record streamed into --json and --csv; a signal

@@ -371,8 +371,8 @@ static int run_cells(matrix_job *job, int first)
         problems[np++] = &job->shapes[job->runs[k]].problem;
     if (!job->worker.active)
         cli_work_progress_end(&job->progress);
-    cli_prebuild(job->opts, dev, md->id, problems, np, job->variants, nv, &job->hopts.plan,
-                 &job->totals);
+    cli_prebuild(job->opts, dev, job->cache, md->id, problems, np, job->variants, nv,
+                 &job->hopts.plan, &job->totals);
     int resume = -1;
     for (int k = local / nv; k < job->nruns && resume < 0; k++) {
         int v0 = k == local / nv ? local % nv : 0;

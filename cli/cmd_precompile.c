@@ -62,8 +62,9 @@ static int variants_for(const xconv_variant *const *asked, int nasked, xconv_bac
 }
 
 // Builds the programs of the shapes and variants on every device into the cache.
-static int build_all(const cli_options *opts, open_devices *d, const cli_shape *shapes,
-                     int nshapes, const xconv_variant *const *asked, int nasked)
+static int build_all(const cli_options *opts, xconv_cache *cache, open_devices *d,
+                     const cli_shape *shapes, int nshapes, const xconv_variant *const *asked,
+                     int nasked)
 {
     static const xconv_problem *problems[CLI_MAX_SHAPES];
     for (int s = 0; s < nshapes; s++)
@@ -76,7 +77,7 @@ static int build_all(const cli_options *opts, open_devices *d, const cli_shape *
         const xconv_variant *variants[CLI_MAX_LIST + 1];
         int nv = variants_for(asked, nasked, xconv_device_get_info(d->devs[i])->backend,
                               variants);
-        cli_prebuild(opts, d->devs[i], d->labels[i], problems, nshapes, variants, nv, &plan,
+        cli_prebuild(opts, d->devs[i], cache, d->labels[i], problems, nshapes, variants, nv, &plan,
                      &totals);
     }
     printf("%d programs built or loaded for %d shape(s) on %d device(s)\n", totals.built,
@@ -139,7 +140,7 @@ int cmd_precompile(const cli_options *opts)
     if (!rc && opts->import)
         rc = bundle(opts, cache, &d);
     if (!rc && nshapes > 0)
-        rc = build_all(opts, &d, shapes, nshapes, asked, nasked);
+        rc = build_all(opts, cache, &d, shapes, nshapes, asked, nasked);
     if (!rc && opts->export_path && !opts->import)
         rc = bundle(opts, cache, &d);
     close_all(&d);

@@ -209,7 +209,7 @@ static int run_cases(matrix_run *m, int base, int first)
         problems[np++] = &m->shapes[s].problem;
     if (!m->worker.active)
         cli_progress_clear(&m->out->progress);
-    cli_prebuild(m->opts, dev, m->label, problems, np, m->variants, nv, &m->hopts.plan,
+    cli_prebuild(m->opts, dev, m->cache, m->label, problems, np, m->variants, nv, &m->hopts.plan,
                  &m->totals);
     int resume = -1;
     for (int s = (first - base) / nv; s < m->nshapes && resume < 0; s++) {

@@ -23,7 +23,8 @@ typedef struct flag {
 #define FIELD(f) offsetof(cli_options, f)
 
 static const flag flags[] = {
-    {"--shape", "run validate bench explain find matrix behaviour precompile", ARG_LIST, FIELD(shapes),
+    {"--shape", "run validate bench explain find matrix behaviour precompile", ARG_LIST,
+     FIELD(shapes),
      FIELD(nshapes),
      "SPEC    a shape, e.g. n=32,c=3,h=224,w=224,k=64,r=7,stride=2,pad=3 (repeatable)"},
     {"--shapes", "run validate bench explain report find matrix behaviour precompile", ARG_LIST,
@@ -31,7 +32,8 @@ static const flag flags[] = {
      FIELD(nshape_files),
      "FILE    shapes from a file, one a line: SPEC or benchdnn descriptor, name= and weight= "
      "(docs/shapes.md; repeatable)"},
-    {"--suite", "validate bench find behaviour precompile", ARG_LIST, FIELD(suites), FIELD(nsuites),
+    {"--suite", "validate bench find behaviour precompile", ARG_LIST, FIELD(suites),
+     FIELD(nsuites),
      "NAME    a suite of shapes: small, standard or epilogue (repeatable)"},
     {"--suite", "matrix", ARG_LIST, FIELD(suites), FIELD(nsuites),
      "NAME    a suite of shapes: small, standard or epilogue (repeatable; default standard when "
@@ -54,7 +56,8 @@ static const flag flags[] = {
      "default)"},
     {"--variant", "explain", ARG_LIST, FIELD(variants), FIELD(nvariants),
      "NAME    a variant, or auto for the library's choice (repeatable or comma-separated)"},
-    {"--device", "devices run validate bench explain find matrix peaks precompile", ARG_LIST, FIELD(devices),
+    {"--device", "devices run validate bench explain find matrix peaks precompile", ARG_LIST,
+     FIELD(devices),
      FIELD(ndevices),
      "SEL     0, opencl:1, cuda:0, a name substring or all (repeatable; default $XCONV_DEVICE, "
      "else the first GPU, else the first CPU)"},

@@ -15,6 +15,7 @@ typedef struct cli_build_totals {
     double ahead_ms;             // wall time of the builds ahead
     int programs, built, failed; // programs built ahead, of all devices
     int threads;                 // the most worker threads one device's builds used
+    int helpers;                 // helper processes started (OpenCL devices)
     double start_ms;             // when the run started
 } cli_build_totals;
 
@@ -23,10 +24,12 @@ void cli_build_totals_start(cli_build_totals *t);
 
 // Builds ahead on dev (labelled `label` in the progress line) the programs of every variant
 // (NULL: "auto") on every problem under plan options plan, on --build-threads threads (0: none
-// built ahead), adding to t. The progress line on stderr says how many are built and how many
-// are left. Failures are left to the runs.
-void cli_prebuild(const cli_options *opts, xconv_device *dev, const char *label,
-                  const xconv_problem *const *problems, int nproblems,
+// built ahead), adding to t. On OpenCL devices with a cache folder (cache, attached to dev)
+// helper processes of `xconv precompile`, as many as the threads, first build shares of the
+// problems into it. The progress line on stderr says how many are built and how many are left.
+// Failures are left to the runs.
+void cli_prebuild(const cli_options *opts, xconv_device *dev, xconv_cache *cache,
+                  const char *label, const xconv_problem *const *problems, int nproblems,
                   const xconv_variant *const *variants, int nvariants,
                   const xconv_plan_options *plan, cli_build_totals *t);
 

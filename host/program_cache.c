@@ -258,6 +258,8 @@ static int ahead_run(ahead_job *job, int threads, xconv_build_progress_fn progre
 {
     pthread_t tids[64];
     int started = 0;
+    if (progress && progress(user, 0, job->count))
+        job->count = 0;  // stopped before any build
     if (threads > 64)
         threads = 64;
     if (threads > job->count)
@@ -268,7 +270,7 @@ static int ahead_run(ahead_job *job, int threads, xconv_build_progress_fn progre
         started++;
     if (started == 0)
         ahead_worker(job);
-    int shown = -1;
+    int shown = 0;
     bool stop = false;
     pthread_mutex_lock(&job->mutex);
     for (;;) {

@@ -16,9 +16,11 @@ fi
 # shellcheck source=checks.bash
 source "$(dirname "${BASH_SOURCE[0]}")/checks.bash"
 run=(validate --device pocl --shape n=2,c=4,h=12,w=12,k=8,r=3,pad=1
-     --shape n=1,c=6,h=9,w=11,k=4,r=1 --variant auto,direct_naive,direct_regblock,implicit_gemm,winograd_f43,fft)
+     --shape n=1,c=6,h=9,w=11,k=4,r=1
+     --variant auto,direct_naive,direct_regblock,implicit_gemm,winograd_f43,fft)
 
-# Ahead on two threads, then one at a time as each case runs, each into a fresh cache.
+# Ahead on two threads (on PoCL: two helper processes building into the cache folder, then two
+# threads loading), then one at a time as each case runs, each into a fresh cache.
 XCONV_CACHE_DIR=$tmp/ahead "$xconv" "${run[@]}" --build-threads 2 --json "$tmp/ahead.json" \
     >"$tmp/ahead.out" 2>"$tmp/ahead.err"
 check "validate with builds ahead exits 0" test $? -eq 0
@@ -32,6 +34,8 @@ check "the progress line starts with every program left" \
 check "and ends with none left" grep -q "programs: $n built, 0 left" "$tmp/ahead.err"
 check "the programs were built ahead on 2 threads" \
     grep -q "$n programs built ahead in .* on 2 threads" "$tmp/ahead.err"
+check "two helper processes built shares of the programs first" \
+    grep -q "2 helper processes built their shares" "$tmp/ahead.err"
 check "nothing is built ahead under --build-threads 0" \
     bash -c "! grep -q 'built ahead' '$tmp/serial.err'"
 check "both runs print their totals" \
@@ -66,7 +70,7 @@ done
 XCONV_CACHE_DIR=$tmp/ahead "$xconv" "${run[@]}" --build-threads 2 >/dev/null 2>"$tmp/warm.err"
 check "a warm run loads its programs ahead" grep -q "$n programs built ahead" "$tmp/warm.err"
 
-# Three processes at once, each building on two threads into one fresh cache folder: every
+# Three processes at once, each building with two helpers into one fresh cache folder: every
 # binary stored once, whole, and no temporary file left.
 for i in 1 2 3; do
     XCONV_CACHE_DIR=$tmp/shared "$xconv" "${run[@]}" --build-threads 2 >/dev/null \

@@ -7,45 +7,49 @@
 # Usage: scripts/gpu_compile.sh OUTDIR XCONV LABEL [SECONDS [STEP...]]
 #   LABEL names the files (matrix_gpu_LABEL.json, ...); SECONDS caps each command (default 540):
 #   a matrix cut short keeps the cells it finished (its files are streamed). STEPs: run,
-#   matrix_gpu, matrix_gpu_warm, find, matrix_pocl (default all, in that order).
+#   matrix_gpu, matrix_gpu_warm, find, matrix_pocl, bundle (default all, in that order).
 set -u
 out=${1:?usage: gpu_compile.sh OUTDIR XCONV LABEL [SECONDS]}
 x=${2:?}
 label=${3:?}
 cap=${4:-540}
 shift $(($# < 4 ? $# : 4))
-steps=${*:-run matrix_gpu matrix_gpu_warm find matrix_pocl}
+steps=${*:-run matrix_gpu matrix_gpu_warm find matrix_pocl bundle}
 mkdir -p "$out"
 cd "$(dirname "$0")/.."
 source scripts/gpu_env.sh .gpu >/dev/null 2>&1
 log="$out/compile_$label.log"
 # No driver keeps compiled kernels of its own between the runs (NVIDIA's compute cache, PoCL's).
 export CUDA_CACHE_DISABLE=1 POCL_KERNEL_CACHE=0
+secs() {  # secs NANOSECONDS: prints them as seconds with three decimals
+    printf '%d.%03d' $(($1 / 1000000000)) $(($1 / 1000000 % 1000))
+}
 cold() {  # cold NAME CMD...: runs CMD on a fresh xconv cache, logs its wall time and programs
     local name=$1
     shift
     rm -rf "/tmp/xc-$label-$name"
     local t0 t1 rc
-    t0=$(date +%s.%N)
+    t0=$(date +%s%N)
     XCONV_CACHE_DIR="/tmp/xc-$label-$name" timeout "$cap" "$@" >"/tmp/$label-$name.out" 2>&1
     rc=$?
-    t1=$(date +%s.%N)
-    grep -E "^time:|built ahead|records:|programs: 0 built" "/tmp/$label-$name.out" >>"$log"
-    printf '%s %s: exit %d, wall %.1f s, %d programs stored\n' "$label" "$name" "$rc" \
-        "$(echo "$t1 - $t0" | bc)" "$(ls "/tmp/xc-$label-$name/kernels" 2>/dev/null | wc -l)" |
+    t1=$(date +%s%N)
+    grep -E "^time:|built ahead|helper|records:|programs: 0 built| wall " \
+        "/tmp/$label-$name.out" >>"$log"
+    printf '%s %s: exit %d, wall %s s, %d programs stored\n' "$label" "$name" "$rc" \
+        "$(secs $((t1 - t0)))" "$(ls "/tmp/xc-$label-$name/kernels" 2>/dev/null | wc -l)" |
         tee -a "$log"
 }
 warm() {  # warm NAME CMD...: runs CMD again on NAME's cache, logs its wall time
     local name=$1
     shift
     local t0 t1 rc
-    t0=$(date +%s.%N)
+    t0=$(date +%s%N)
     XCONV_CACHE_DIR="/tmp/xc-$label-$name" timeout "$cap" "$@" >"/tmp/$label-$name-warm.out" 2>&1
     rc=$?
-    t1=$(date +%s.%N)
-    grep -E "^time:|records:" "/tmp/$label-$name-warm.out" >>"$log"
-    printf '%s %s warm: exit %d, wall %.1f s\n' "$label" "$name" "$rc" \
-        "$(echo "$t1 - $t0" | bc)" | tee -a "$log"
+    t1=$(date +%s%N)
+    grep -E "^time:|records:| wall " "/tmp/$label-$name-warm.out" >>"$log"
+    printf '%s %s warm: exit %d, wall %s s\n' "$label" "$name" "$rc" \
+        "$(secs $((t1 - t0)))" | tee -a "$log"
 }
 nproc >>"$log"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >>"$log" 2>&1
@@ -66,6 +70,14 @@ for step in $steps; do
     matrix_pocl)
         cold matrix_pocl "$x" matrix --shapes bench/shapes/standard_cut.shapes --device pocl \
             --json "$out/matrix_pocl_$label.json" ;;
+    bundle)
+        # A bundle made for a new shape, imported into a fresh cache: run builds nothing.
+        cold bundle_export "$x" precompile --device cuda:0 --export "/tmp/$label.bundle" \
+            --shape n=7,c=22,h=35,w=39,k=44,r=3,pad=1
+        rm -rf "/tmp/xc-$label-bundle_run"
+        XCONV_CACHE_DIR="/tmp/xc-$label-bundle_run" "$x" precompile --device cuda:0 \
+            --import "/tmp/$label.bundle" >>"$log" 2>&1
+        warm bundle_run "$x" run --device cuda:0 --shape n=7,c=22,h=35,w=39,k=44,r=3,pad=1 ;;
     esac
 done
 echo "done: $label" | tee -a "$log"

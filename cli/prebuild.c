@@ -159,17 +159,16 @@ static void build_in_helpers(xconv_device *dev, const char *label, int threads,
     variant_list(variants, nvariants, list, sizeof list);
     int n = threads < nproblems ? threads : nproblems, started = 0;
     n = n < MAX_HELPERS ? n : MAX_HELPERS;
+    pid_t pids[MAX_HELPERS];
     for (int h = 0; h < n; h++)
         if (write_share(dir, h, n, problems, nproblems, path, sizeof path) &&
-            spawn_helper(sel, path, list, env) > 0)
+            (pids[started] = spawn_helper(sel, path, list, env)) > 0)
             started++;
     fprintf(stderr, "[%s] programs: building in %d helper processes\n", label, started);
-    for (int done = 0; done < started;) {
+    for (int h = 0; h < started; h++) {
         int status;
-        if (wait(&status) > 0)
-            done++;
-        else if (errno != EINTR)
-            break;
+        while (waitpid(pids[h], &status, 0) < 0 && errno == EINTR)
+            continue;
     }
     for (int h = 0; h < n; h++) {
         snprintf(path, sizeof path, "%s/share%d.shapes", dir, h);

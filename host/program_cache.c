@@ -218,8 +218,9 @@ static bool ahead_known(xconv_device *dev, const ahead_item *items, int n, const
     return false;
 }
 
-// Fills job->items with the distinct programs of plans' kernel steps that their (usable)
-// devices do not hold built. Returns XCONV_OK or XCONV_ERR_OUT_OF_MEMORY.
+// Fills job->items with the distinct programs of plans' kernel steps that their devices (usable,
+// and able to build on several threads) do not hold built. Returns XCONV_OK or
+// XCONV_ERR_OUT_OF_MEMORY.
 static xconv_status ahead_collect(xconv_plan *const *plans, int nplans, ahead_job *job,
                                   xconv_error *err)
 {
@@ -227,8 +228,10 @@ static xconv_status ahead_collect(xconv_plan *const *plans, int nplans, ahead_jo
     for (int p = 0; p < nplans; p++) {
         xconv_plan *plan = plans[p];
         xconv_error scratch;
-        if (!plan || !plan->dev || xconv_device_usable(plan->dev, &scratch) != XCONV_OK)
-            continue;
+        if (!plan || !plan->dev || xconv_device_usable(plan->dev, &scratch) != XCONV_OK ||
+            !plan->dev->be->builds_concurrently ||
+            !plan->dev->be->builds_concurrently(plan->dev->ctx))
+            continue;  // a device that builds on one thread builds as its plans prepare
         for (int i = 0; i < plan->nsteps; i++) {
             const xconv_step *s = plan->steps[i];
             if (s->kind != XCONV_STEP_KERNEL || !xconv_kernel_source(s->source) ||
@@ -336,11 +339,6 @@ xconv_status xconv_program_build_ahead(xconv_plan *const *plans, int nplans, int
     ahead_job job = {0};
     xconv_status st = ahead_collect(plans, nplans, &job, err);
     job.total = job.count;
-    for (int i = 0; i < job.count; i++) {  // one device that cannot: all on this thread
-        const xconv_device *dev = job.items[i].dev;
-        if (!dev->be->builds_concurrently || !dev->be->builds_concurrently(dev->ctx))
-            threads = 0;
-    }
     if (st == XCONV_OK && job.count > 0) {
         pthread_mutex_init(&job.mutex, NULL);
         pthread_cond_init(&job.cond, NULL);

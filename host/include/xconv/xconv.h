@@ -603,13 +603,13 @@ typedef struct xconv_build_stats {
 typedef bool (*xconv_build_progress_fn)(void *user, int built, int total);
 
 // Builds every program that plans need and their devices have not built yet, each distinct one
-// once, on up to `threads` worker threads (<= 0: the host's cores; on the calling thread when a
-// device's driver cannot build on several threads at once); the plans may be on several
-// devices. Nothing is enqueued on the devices' queues, so no kernel runs meanwhile. A later
-// xconv_plan_prepare finds the programs built; the first prepare to use one counts its build
-// time as its own (*compile_ms, xconv_device_compile_ms). Fills *stats when not NULL and calls
-// progress (when not NULL) after each build. Returns XCONV_OK (a failed build is left to the
-// prepare that needs it) or XCONV_ERR_OUT_OF_MEMORY.
+// once, on up to `threads` worker threads (<= 0: the host's cores); the plans may be on several
+// devices. A device whose driver cannot build on several threads at once (Oclgrind) is left
+// to build as its plans prepare. Nothing is enqueued on the devices' queues, so no kernel runs
+// meanwhile. A later xconv_plan_prepare finds the programs built; the first prepare to use one
+// counts its build time as its own (*compile_ms, xconv_device_compile_ms). Fills *stats when
+// not NULL and calls progress (when not NULL) after each build. Returns XCONV_OK (a failed
+// build is left to the prepare that needs it) or XCONV_ERR_OUT_OF_MEMORY.
 xconv_status xconv_plans_build(xconv_plan *const *plans, int nplans, int threads,
                                xconv_build_progress_fn progress, void *user,
                                xconv_build_stats *stats, xconv_error *err);

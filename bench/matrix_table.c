@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The matrix's terminal summary: per device a table of variants x shapes (median ms, the fastest
-// marked, auto's pick marked, the share of the floor), and per network its weighted time.
+// marked, auto's pick marked, the share of the floor) with each variant's compile time, and per
+// network its weighted time.
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,22 +140,51 @@ static void shape_title(const table *t, int s, char *buf)
         snprintf(buf, TABLE_CELL, "#%d", s + 1);
 }
 
-// Writes the block of columns [first, last) of t: a title row, then one row per variant.
+#define COMPILE_TITLE "compile s"
+
+// Writes into buf the seconds variant v's programs took to build over t's shapes ("-" when no
+// record counted any).
+static void compile_text(const table *t, int v, char *buf)
+{
+    double ms = 0;
+    bool any = false;
+    for (int s = 0; s < t->nshapes; s++) {
+        const xconv_matrix_record *m = t->cells[s * t->nvariants + v];
+        if (m && isfinite(m->rec.compile_ms)) {
+            ms += m->rec.compile_ms;
+            any = true;
+        }
+    }
+    if (any)
+        snprintf(buf, TABLE_CELL, "%.2f", ms / 1e3);
+    else
+        snprintf(buf, TABLE_CELL, "-");
+}
+
+// Writes the block of columns [first, last) of t: a title row, then one row per variant; the
+// last block ends with each variant's compile time (compile_w wide).
 static void write_block(FILE *f, const table *t, int first, int last, const int *widths,
-                        int label_w)
+                        int label_w, int compile_w)
 {
     char text[TABLE_CELL];
+    bool compile = last == t->nshapes;
     fprintf(f, "%-*s", label_w, "variant");
     for (int s = first; s < last; s++) {
         shape_title(t, s, text);
         fprintf(f, "  %*s", widths[s], text);
     }
+    if (compile)
+        fprintf(f, "  %*s", compile_w, COMPILE_TITLE);
     putc('\n', f);
     for (int v = 0; v < t->nvariants; v++) {
         fprintf(f, "%-*s", label_w, t->variants[v]);
         for (int s = first; s < last; s++) {
             cell_text(t, s, v, text);
             fprintf(f, "  %*s", widths[s], text);
+        }
+        if (compile) {
+            compile_text(t, v, text);
+            fprintf(f, "  %*s", compile_w, text);
         }
         putc('\n', f);
     }
@@ -166,11 +196,11 @@ static void write_device_head(FILE *f, const xconv_matrix_device *d)
     fprintf(f, "\n%s (%s, driver %s)\n", d->id, d->backend, d->driver);
     if (d->peak_gflops > 0 && d->peak_gbps > 0)
         fprintf(f, "peaks: %.4g GFLOP/s fp32, %.4g GB/s (%s); cells: median ms, '*' fastest, "
-                   "'+' auto's pick, %% of the floor\n", d->peak_gflops, d->peak_gbps,
-                d->peaks_source[0] ? d->peaks_source : "given");
+                   "'+' auto's pick, %% of the floor; compile s: the row's builds\n",
+                d->peak_gflops, d->peak_gbps, d->peaks_source[0] ? d->peaks_source : "given");
     else
         fprintf(f, "peaks unknown (xconv peaks measures them): no floors; cells: median ms, "
-                   "'*' fastest, '+' auto's pick\n");
+                   "'*' fastest, '+' auto's pick; compile s: the row's builds\n");
 }
 
 // Writes device d's table, in blocks of shapes that fit width; returns false without memory.
@@ -199,12 +229,18 @@ static bool write_device(FILE *f, const xconv_run_file *run, const xconv_matrix_
                 widths[s] = (int)strlen(text);
         }
     }
+    int compile_w = (int)strlen(COMPILE_TITLE);
+    for (int v = 0; v < t.nvariants; v++) {
+        compile_text(&t, v, text);
+        if ((int)strlen(text) > compile_w)
+            compile_w = (int)strlen(text);
+    }
     for (int first = 0; first < t.nshapes;) {
-        int last = first, used = label_w;
+        int last = first, used = label_w + 2 + compile_w;
         while (last < t.nshapes && (last == first || used + 2 + widths[last] <= width))
             used += 2 + widths[last++];
         putc('\n', f);
-        write_block(f, &t, first, last, widths, label_w);
+        write_block(f, &t, first, last, widths, label_w, compile_w);
         first = last;
     }
     for (int s = 0; s < t.nshapes; s++)

@@ -362,6 +362,16 @@ static xconv_status opencl_program_build(void *vctx, const char *source, const c
     return XCONV_OK;
 }
 
+// OpenCL builds are thread-safe by the standard; Oclgrind's runtime crashes when two threads
+// build at once, so its programs are built one at a time.
+static bool opencl_builds_concurrently(void *vctx)
+{
+    opencl_context *ctx = vctx;
+    char name[256] = "";
+    clGetPlatformInfo(ctx->platform, CL_PLATFORM_NAME, sizeof name - 1, name, NULL);
+    return strstr(name, "Oclgrind") == NULL;
+}
+
 // The program's binary for the context's device (what clCreateProgramWithBinary takes).
 static xconv_status opencl_program_binary(void *vctx, xconv_backend_program *prog, void **data,
                                           size_t *len, xconv_error *err)
@@ -864,6 +874,7 @@ static const xconv_backend_iface opencl_iface = {
     .buffer_read = opencl_buffer_read,
     .buffer_fill = opencl_buffer_fill,
     .program_build = opencl_program_build,
+    .builds_concurrently = opencl_builds_concurrently,
     .program_free = opencl_program_free,
     .program_binary = opencl_program_binary,
     .program_load = opencl_program_load,

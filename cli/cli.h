@@ -38,6 +38,7 @@ int cli_collect_targets(const cli_options *opts, const xconv_target **targets, i
 // Prints the target profiles and their limits (with_compilers: whether each one's compiler is
 // installed).
 void cli_print_targets(FILE *f, bool with_compilers);
+int cmd_precompile(const cli_options *opts); // cli/cmd_precompile.c
 
 // A shape to run: its suite name ("" for --shape) and problem.
 typedef struct cli_shape {

@@ -10,6 +10,7 @@
 #include "../validate/find.h"
 #include "cli.h"
 #include "interrupt.h"
+#include "prebuild.h"
 #include "record_sink.h"
 #include "stream.h"
 
@@ -168,9 +169,9 @@ static int clear_kernels(xconv_cache *cache)
 // Finding
 
 // How a find of `mode` treats the record the db holds for the shape: returns true (after saying
-// why) when it is kept and the shape is not timed again.
+// why, when `say`) when it is kept and the shape is not timed again.
 static bool keep_record(const cli_options *opts, xconv_cache *cache, const xconv_device *dev,
-                        const xconv_problem *p, xconv_find_mode mode)
+                        const xconv_problem *p, xconv_find_mode mode, bool say)
 {
     static xconv_error err;
     xconv_find_record rec;
@@ -182,10 +183,10 @@ static bool keep_record(const cli_options *opts, xconv_cache *cache, const xconv
     xconv_find_mode_parse(rec.mode, &had);
     const char *best = rec.count && rec.entries[0].passed ? rec.entries[0].variant : "nothing";
     bool keep = stale ? (xconv_cache_flags(cache) & XCONV_CACHE_TRUST_STALE) != 0 : had >= mode;
-    if (keep)
+    if (keep && say)
         printf("  %s record (%s find of %s): %s; kept%s\n", stale ? "stale" : "fresh", rec.mode,
                rec.date, best, stale ? " (--find=trust)" : " (--force times it again)");
-    else if (stale)
+    else if (stale && say)
         printf("  stale record (made under driver '%s', xconv %s, kernels %s): timed again\n",
                rec.driver, rec.xconv, rec.kernels);
     xconv_find_record_free(&rec);
@@ -210,7 +211,7 @@ static int find_shape(find_context *ctx, const xconv_find_opts *fopts, xconv_dev
         printf("  auto: %s (%s)\n", xconv_variant_get_info(info.variant)->name, info.why);
         return CLI_OK;
     }
-    if (keep_record(opts, cache, dev, &shape->problem, fopts->mode))
+    if (keep_record(opts, cache, dev, &shape->problem, fopts->mode, true))
         return CLI_OK;
     xconv_find_record rec;
     xconv_find_summary sum;
@@ -274,6 +275,27 @@ static int find_options(const cli_options *opts, xconv_find_opts *fopts)
     return 0;
 }
 
+// Builds ahead on dev the programs of the planner's plan of every variant auto may choose, on
+// the shapes of the find whose records are not kept.
+static void prebuild_find(const cli_options *opts, const xconv_find_opts *fopts,
+                          xconv_device *dev, xconv_cache *cache, const char *label,
+                          const cli_shape *shapes, int nshapes, cli_build_totals *totals)
+{
+    if (fopts->mode == XCONV_FIND_FAST)
+        return;
+    static const xconv_problem *problems[CLI_MAX_SHAPES];
+    const xconv_variant *variants[CLI_MAX_LIST];
+    int np = 0, nv = 0;
+    for (int s = 0; s < nshapes; s++)
+        if (!keep_record(opts, cache, dev, &shapes[s].problem, fopts->mode, false))
+            problems[np++] = &shapes[s].problem;
+    for (int i = 0; i < xconv_variant_count() && nv < CLI_MAX_LIST; i++)
+        if (xconv_variant_auto_eligible(xconv_variant_at(i)))
+            variants[nv++] = xconv_variant_at(i);
+    cli_prebuild(opts, dev, cache, label, problems, np, variants, nv, &fopts->harness.plan,
+                 totals);
+}
+
 // Finds every shape on every device, each run's record streamed into --json and --csv; a signal
 // stops it after the run that is going on (the shape it cuts short is not stored).
 static int find_all(const cli_options *opts, xconv_cache *cache)
@@ -304,6 +326,9 @@ static int find_all(const cli_options *opts, xconv_cache *cache)
     cli_interrupt_install();
     static xconv_error err;
     int failed = 0, done = 0;
+    cli_build_totals totals;
+    cli_build_totals_start(&totals);
+    fopts.harness.totals = &totals.runs;
     for (int d = 0; !rc && d < ndevices && !cli_interrupted(); d++) {
         char label[320];
         xconv_device_label(&list->devices[indices[d]], label, sizeof label);
@@ -316,6 +341,8 @@ static int find_all(const cli_options *opts, xconv_cache *cache)
         xconv_device_set_cache(dev, cache);
         printf("%s: %s find of %d shape%s\n", label, xconv_find_mode_name(fopts.mode), nshapes,
                cli_plural(nshapes));
+        fflush(stdout);
+        prebuild_find(opts, &fopts, dev, cache, label, shapes, nshapes, &totals);
         for (int s = 0; s < nshapes && !cli_interrupted(); s++) {
             failed += find_shape(&ctx, &fopts, dev, cache, &shapes[s]) != CLI_OK;
             done += !cli_interrupted();
@@ -325,6 +352,10 @@ static int find_all(const cli_options *opts, xconv_cache *cache)
     }
     if (cli_record_sink_close(ctx.sink) && !rc)
         rc = CLI_FAILED;
+    if (!rc && ndevices > 0) {
+        fflush(stdout);
+        cli_build_totals_print(stderr, &totals);
+    }
     free(shapes);
     free(list);
     int sig = cli_interrupted();

@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "isolate.h"
 #include "matrix_stream.h"
+#include "prebuild.h"
 #include "work_progress.h"
 
 // What a run is made of: the shapes, the variants asked for, the devices and their peaks.
@@ -39,6 +40,7 @@ typedef struct matrix_job {
     const xconv_variant *variants[CLI_MAX_LIST];  // its variants
     int nvariants;
     xconv_cache *cache;           // compiled kernels and the find-db (auto's picks); NULL: none
+    cli_build_totals totals;      // compile, check and run time of the run
 } matrix_job;
 
 // ---------------------------------------------------------------------------------------------
@@ -363,6 +365,14 @@ static int run_cells(matrix_job *job, int first)
         return -1;
     }
     xconv_device_set_cache(dev, job->cache);
+    const xconv_problem *problems[CLI_MAX_SHAPES];
+    int np = 0;
+    for (int k = local / nv; k < job->nruns; k++)
+        problems[np++] = &job->shapes[job->runs[k]].problem;
+    if (!job->worker.active)
+        cli_work_progress_end(&job->progress);
+    cli_prebuild(job->opts, dev, job->cache, md->id, problems, np, job->variants, nv,
+                 &job->hopts.plan, &job->totals);
     int resume = -1;
     for (int k = local / nv; k < job->nruns && resume < 0; k++) {
         int v0 = k == local / nv ? local % nv : 0;
@@ -471,6 +481,7 @@ static int collect(matrix_job *job, const cli_options *opts)
     job->hopts.warmup = opts->warmup;
     job->hopts.host_ref_max_gflop = opts->host_ref_gflop;
     cli_plan_options(&job->hopts.plan);
+    job->hopts.totals = &job->totals.runs;
     return make_head(job);
 }
 
@@ -554,6 +565,7 @@ int cmd_matrix(const cli_options *opts)
     fprintf(stderr, "matrix: %d devices x %d shapes, %d cells, seed %llu\n", job.ndevices,
             job.nruns, cells, (unsigned long long)job.hopts.seed);
     cli_work_progress_start(&job.progress, stderr, cells, work);
+    cli_build_totals_start(&job.totals);
     for (int d = 0, base = 0; d < job.ndevices; d++) {
         run_device(&job, d, base);
         base += job.nruns * job.nvariants;
@@ -571,6 +583,8 @@ int cmd_matrix(const cli_options *opts)
         printf("wrote %s\n", opts->csv);
     printf("%d record%s: %d failed or errored\n", job.run.count, cli_plural(job.run.count),
            failed);
+    fflush(stdout);
+    cli_build_totals_print(stderr, &job.totals);
     job_free(&job);
     return rc ? rc : failed ? CLI_FAILED : CLI_OK;
 }

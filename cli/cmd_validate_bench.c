@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "interrupt.h"
 #include "isolate.h"
+#include "prebuild.h"
 #include "stream.h"
 
 // The variants to run on a device of backend `kind`: the ones asked for, or "auto" (NULL) and
@@ -89,6 +90,7 @@ typedef struct matrix_run {
     const xconv_variant *variants[CLI_MAX_LIST];  // its variants
     int nvariants;
     char label[320];
+    cli_build_totals totals;      // compile, check and run time of the run
 } matrix_run;
 
 // Says that case `index` (the run's order) starts: to the parent when this is a worker.
@@ -216,6 +218,14 @@ static int run_cases(matrix_run *m, int base, int first)
         return -1;
     }
     xconv_device_set_cache(dev, m->cache);
+    const xconv_problem *problems[CLI_MAX_SHAPES];
+    int np = 0;
+    for (int s = (first - base) / nv; s < m->nshapes; s++)
+        problems[np++] = &m->shapes[s].problem;
+    if (!m->worker.active)
+        cli_progress_clear(&m->out->progress);
+    cli_prebuild(m->opts, dev, m->cache, m->label, problems, np, m->variants, nv, &m->hopts.plan,
+                 &m->totals);
     int resume = -1;
     for (int s = (first - base) / nv; s < m->nshapes && resume < 0; s++) {
         if (cli_stream_stopping(m->out))
@@ -433,6 +443,8 @@ static int run_matrix(const cli_options *opts, bool timing)
     m.hopts.host_ref_max_gflop = opts->host_ref_gflop;
     m.hopts.pitfall = opts->pitfall ? xconv_pitfall_parse(opts->pitfall) : XCONV_PITFALL_NONE;
     m.cache = cli_cache_open(opts, flags);
+    m.hopts.totals = &m.totals.runs;
+    cli_build_totals_start(&m.totals);
     if (m.worker.active) {
         rc = run_worker(&m, ndevices);
         cli_cache_close(m.cache);
@@ -452,7 +464,9 @@ static int run_matrix(const cli_options *opts, bool timing)
     rc = m.nasked ? cli_stream_require_run(&out) : 0;
     free(shapes);
     free(devices);
-    return cli_stream_close(&out, rc);
+    rc = cli_stream_close(&out, rc);
+    cli_build_totals_print(stderr, &m.totals);
+    return rc;
 }
 
 int cmd_validate(const cli_options *opts)

@@ -57,6 +57,10 @@ static const command commands[] = {
      "find [--suite NAME | --shape SPEC | --shapes FILE ...] [--device D ...] "
      "[--mode fast|normal|exhaustive] [--force] | --list | --clear | --clear-kernels",
      "time the variants for shapes and keep the fastest in the find-db, for auto"},
+    {"precompile", cmd_precompile,
+     "precompile [--suite NAME | --shape SPEC | --shapes FILE ...] [--variant V ...] "
+     "[--device D ...] [--build-threads N] [--export BUNDLE] | --import BUNDLE [--device D ...]",
+     "build the programs of shapes into the cache ahead of time; move them as one bundle file"},
 };
 
 // The environment variables the CLI maps onto the library's options, each with the commands

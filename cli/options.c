@@ -24,24 +24,25 @@ typedef struct flag {
 #define FIELD(f) offsetof(cli_options, f)
 
 static const flag flags[] = {
-    {"--shape", "run validate bench explain find matrix behaviour compile", ARG_LIST,
+    {"--shape", "run validate bench explain find matrix behaviour compile precompile", ARG_LIST,
      FIELD(shapes),
      FIELD(nshapes),
      "SPEC    a shape, e.g. n=32,c=3,h=224,w=224,k=64,r=7,stride=2,pad=3, or a benchdnn "
      "descriptor such as mb32ic3ih224oc64oh112kh7sh2ph3 (repeatable)"},
-    {"--shapes", "run validate bench explain report find matrix behaviour compile", ARG_LIST,
-     FIELD(shape_files),
+    {"--shapes", "run validate bench explain report find matrix behaviour compile precompile",
+     ARG_LIST, FIELD(shape_files),
      FIELD(nshape_files),
      "FILE    shapes from a file, one a line: SPEC or benchdnn descriptor, name= and weight= "
      "(docs/shapes.md; repeatable)"},
-    {"--suite", "validate bench find behaviour compile", ARG_LIST, FIELD(suites), FIELD(nsuites),
+    {"--suite", "validate bench find behaviour compile precompile", ARG_LIST, FIELD(suites),
+     FIELD(nsuites),
      "NAME    a suite of shapes: small, standard or epilogue (repeatable)"},
     {"--suite", "matrix", ARG_LIST, FIELD(suites), FIELD(nsuites),
      "NAME    a suite of shapes: small, standard or epilogue (repeatable; default standard when "
      "no shapes are given)"},
-    {"--random", "validate bench find matrix behaviour", ARG_INT, FIELD(random), 0,
+    {"--random", "validate bench find matrix behaviour precompile", ARG_INT, FIELD(random), 0,
      "N       N random small shapes rand0..randN-1, drawn from --seed (docs/shapes.md)"},
-    {"--variant", "validate bench", ARG_LIST, FIELD(variants), FIELD(nvariants),
+    {"--variant", "validate bench precompile", ARG_LIST, FIELD(variants), FIELD(nvariants),
      "NAME    a variant, or auto (repeatable or comma-separated; default: auto and all that "
      "apply)"},
     {"--variant", "matrix", ARG_LIST, FIELD(variants), FIELD(nvariants),
@@ -60,7 +61,8 @@ static const flag flags[] = {
     {"--variant", "explain", ARG_LIST, FIELD(variants), FIELD(nvariants),
      "NAME    a variant, or auto for the library's choice (the default; repeatable or "
      "comma-separated)"},
-    {"--device", "devices run validate bench explain find matrix peaks", ARG_LIST, FIELD(devices),
+    {"--device", "devices run validate bench explain find matrix peaks precompile", ARG_LIST,
+     FIELD(devices),
      FIELD(ndevices),
      "SEL     0, opencl:1, cuda:0, a name substring or all (repeatable; default $XCONV_DEVICE, "
      "else the first GPU, else the first CPU)"},
@@ -153,6 +155,14 @@ static const flag flags[] = {
     {"--peaks-file", "bench explain matrix report peaks", ARG_STRING, FIELD(peaks_file), 0,
      "FILE    the measured peaks (default $XDG_CACHE_HOME/xconv/peaks.json, else "
      "~/.cache/xconv/peaks.json)"},
+    {"--build-threads", "validate bench find matrix precompile", ARG_INT, FIELD(build_threads), 0,
+     "N       build the run's programs ahead on N threads before any case runs (default: the "
+     "host's cores; 0: each when its case runs)"},
+    {"--export", "precompile", ARG_STRING, FIELD(export_path), 0,
+     "FILE    write the cache's compiled kernels of the --device devices into one bundle file"},
+    {"--import", "precompile", ARG_STRING, FIELD(import), 0,
+     "FILE    check a bundle file whole and store its kernels in the cache (a damaged, stale "
+     "or foreign bundle is refused, nothing stored)"},
     {"--verbose", "run validate bench find matrix", ARG_NONE, FIELD(verbose), 0,
      "        print the plan and progress"},
     {"--all", "validate bench", ARG_NONE, FIELD(all), 0,
@@ -339,6 +349,7 @@ int cli_parse(int argc, char **argv, const char *command, cli_options *opts)
     opts->budget = 60.0;
     opts->confirm = 2;
     opts->confirm_within = 1.25;
+    opts->build_threads = -1;
     for (int i = 2; i < argc; i++) {
         const char *arg = argv[i];
         if (arg[0] != '-' && strcmp(command, "report") == 0) {  // report's results files

@@ -63,6 +63,8 @@ typedef struct cli_options {
     int ntargets;
     bool list_targets;                   // devices --targets, compile --list-targets
     int jobs;                            // compile --jobs N: compilers run at once
+    int build_threads;                   // --build-threads N (0: none ahead; -1: the cores)
+    const char *import, *export_path;    // precompile --import FILE, --export FILE
 } cli_options;
 
 // Parses argv[2..] for `command` into opts. Returns 0, or 2 after printing a message on stderr

@@ -495,6 +495,14 @@ static xconv_status cuda_program_build(void *vctx, const char *source, const cha
     return XCONV_OK;
 }
 
+// NVRTC compiles independent programs on any thread, and each module load makes the context
+// current on its own thread.
+static bool cuda_builds_concurrently(void *vctx)
+{
+    (void)vctx;
+    return true;
+}
+
 // A copy of the image the program was loaded from.
 static xconv_status cuda_program_binary(void *vctx, xconv_backend_program *prog, void **data,
                                         size_t *len, xconv_error *err)
@@ -1041,6 +1049,7 @@ static const xconv_backend_iface cuda_backend = {
     .buffer_read = cuda_buffer_read,
     .buffer_fill = cuda_buffer_fill,
     .program_build = cuda_program_build,
+    .builds_concurrently = cuda_builds_concurrently,
     .program_binary = cuda_program_binary,
     .program_load = cuda_program_load,
     .compiler_id = cuda_compiler_id,

@@ -128,6 +128,11 @@ typedef struct xconv_backend_iface {
     xconv_status (*program_build)(void *ctx, const char *source, const char *options,
                                   xconv_backend_program **out, xconv_error *err);
 
+    // Optional: returns true when program_build (and program_load) may run on several threads
+    // at once for this context, while no launch is enqueued. NULL: builds run one at a time on
+    // the thread that uses the context.
+    bool (*builds_concurrently)(void *ctx);
+
     // Frees a program and every kernel object made from it; NULL is ignored.
     void (*program_free)(void *ctx, xconv_backend_program *prog);
 

@@ -52,13 +52,12 @@ bool xconv_kernel_cache_file(const xconv_device *dev, const char *key, char *buf
     return (size_t)snprintf(buf, len, "%s/kernels/%016" PRIx64 ".bin", dev->cache->dir, h) < len;
 }
 
-// Returns the payload of a stored file `data` (len bytes) whose key must be `key`, in *payload
-// and *bytes; false when the key, the length or the checksum does not match.
-static bool parse_file(const char *data, size_t len, const char *key, const char **payload,
+// Returns the payload of a stored file `data` (len bytes) whose key is its first klen bytes, in
+// *payload and *bytes; false when the length or the checksum does not match.
+static bool parse_tail(const char *data, size_t len, size_t klen, const char **payload,
                        size_t *bytes)
 {
-    size_t klen = strlen(key);
-    if (len < klen || memcmp(data, key, klen) != 0)
+    if (len < klen)
         return false;
     const char *p = data + klen, *end = data + len;
     char *stop = NULL;
@@ -79,6 +78,35 @@ static bool parse_file(const char *data, size_t len, const char *key, const char
     *payload = p;
     *bytes = (size_t)n;
     return true;
+}
+
+// Returns the payload of a stored file `data` (len bytes) whose key must be `key`, in *payload
+// and *bytes; false when the key, the length or the checksum does not match.
+static bool parse_file(const char *data, size_t len, const char *key, const char **payload,
+                       size_t *bytes)
+{
+    size_t klen = strlen(key);
+    if (len < klen || memcmp(data, key, klen) != 0)
+        return false;
+    return parse_tail(data, len, klen, payload, bytes);
+}
+
+bool xconv_kernel_file_check(const char *data, size_t len, size_t *key_len)
+{
+    static const char magic[] = MAGIC;
+    const char *end = data + len, *p = data;
+    if (len < sizeof magic - 1 || memcmp(data, magic, sizeof magic - 1) != 0)
+        return false;
+    while (p < end && (size_t)(end - p) > 6 && strncmp(p, "bytes=", 6) != 0) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        if (!nl)
+            return false;
+        p = nl + 1;
+    }
+    const char *payload = NULL;
+    size_t bytes = 0;
+    *key_len = (size_t)(p - data);
+    return parse_tail(data, len, *key_len, &payload, &bytes);
 }
 
 // Counts a reject of cache (a binary that did not match or load).

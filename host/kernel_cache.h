@@ -30,4 +30,9 @@ bool xconv_kernel_cache_key(const xconv_device *dev, const char *source, const c
 // Writes the path of the file that holds the binary of key into buf; false when it does not fit.
 bool xconv_kernel_cache_file(const xconv_device *dev, const char *key, char *buf, size_t len);
 
+// Checks that `data` (len bytes) is a whole stored file: its magic line, then its key lines, then
+// a payload of the length and checksum it names. Returns true and the key's length (the bytes
+// before its "bytes=" line) in *key_len.
+bool xconv_kernel_file_check(const char *data, size_t len, size_t *key_len);
+
 #endif // XCONV_KERNEL_CACHE_H

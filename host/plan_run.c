@@ -33,6 +33,15 @@ xconv_status xconv_plan_prepare(xconv_plan *plan, double *compile_ms, xconv_erro
     return XCONV_OK;
 }
 
+xconv_status xconv_plans_build(xconv_plan *const *plans, int nplans, int threads,
+                               xconv_build_progress_fn progress, void *user,
+                               xconv_build_stats *stats, xconv_error *err)
+{
+    if (nplans < 0 || (nplans > 0 && !plans))
+        return xconv_error_set(err, XCONV_ERR_INVALID, "xconv_plans_build: no plans");
+    return xconv_program_build_ahead(plans, nplans, threads, progress, user, stats, err);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Resolving arguments
 

@@ -20,6 +20,8 @@ struct xconv_program {
     struct xconv_program *next;
     xconv_backend_program *handle;  // what the backend launches
     char source[XCONV_SOURCE_NAME_MAX];
+    double unclaimed_ms;            // build time of a program built ahead (xconv_plans_build)
+                                    // that no prepare has counted yet
     int ndefines;
     xconv_define defines[];         // ndefines of them
 };
@@ -35,6 +37,14 @@ int xconv_defines_format(const xconv_define *defines, int ndefines, char *buf, s
 xconv_status xconv_program_get(xconv_device *dev, const char *source,
                                const xconv_define *defines, int ndefines, xconv_program **out,
                                double *compile_ms, xconv_error *err);
+
+// Builds the programs of the kernel steps of plans that their devices do not hold yet, each
+// distinct one once, on up to `threads` worker threads (the public xconv_plans_build).
+// Returns XCONV_OK (a failed build is left to the prepare that needs it), or
+// XCONV_ERR_OUT_OF_MEMORY.
+xconv_status xconv_program_build_ahead(xconv_plan *const *plans, int nplans, int threads,
+                                       xconv_build_progress_fn progress, void *user,
+                                       xconv_build_stats *stats, xconv_error *err);
 
 // Frees every program of dev's cache through its backend.
 void xconv_program_cache_free(xconv_device *dev);

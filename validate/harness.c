@@ -875,10 +875,14 @@ static xconv_status case_run(xconv_case *c, const xconv_variant *variant, const 
     if (c->dev)
         xconv_device_reset_compile_ms(c->dev);
     xconv_plan *plan = NULL;  // planned once: for the checked run and for timing
-    double first_ms = now_ms();
+    double first_ms = now_ms(), check_start = first_ms, built_ms = 0;
     if (v->backends) {
         plan = xconv_plan_create(c->dev, &c->p, plan_name, &c->opts.plan, &run_err);
         st = plan ? ensure_output(c, &run_err) : run_err.status;
+        double prepare_start = now_ms();
+        if (st == XCONV_OK)
+            st = xconv_plan_prepare(plan, NULL, &run_err);
+        built_ms = now_ms() - prepare_start;  // builds on this thread (not those made ahead)
         if (st == XCONV_OK)
             st = run_device_variant(c->dev, plan, &c->p, c->dx, c->dw, c->dbias, c->dy, c->y,
                                     &run_err);
@@ -899,6 +903,11 @@ static xconv_status case_run(xconv_case *c, const xconv_variant *variant, const 
         xconv_plan_error_block(plan, &rec->error_block_h, &rec->error_block_w);
     }
     record_check(c, rec);
+    double run_start = now_ms();
+    if (c->opts.totals) {
+        c->opts.totals->compile_ms += c->dev && v->backends ? rec->compile_ms : 0;
+        c->opts.totals->check_ms += run_start - check_start - built_ms;
+    }
     // A peer outside the threshold is still timed (its speed is the comparison, its outcome
     // says it failed); our own variants are timed only when correct.
     bool timeable = rec->outcome == XCONV_OUTCOME_PASS ||
@@ -918,8 +927,54 @@ static xconv_status case_run(xconv_case *c, const xconv_variant *variant, const 
         if (st == XCONV_OK && c->opts.pitfall != XCONV_PITFALL_NONE)
             note_pitfall(c, rec);
     }
+    if (c->opts.totals)
+        c->opts.totals->run_ms += now_ms() - run_start;
     xconv_plan_destroy(plan);
     return XCONV_OK;
+}
+
+// Plans each variant (and "auto" when with_auto) for p on dev into plans from *n on (at most
+// max), leaving out host variants, peers and pairs that do not plan.
+static void prebuild_plans(xconv_device *dev, const xconv_problem *p,
+                           const xconv_variant *const *variants, int nvariants, bool with_auto,
+                           const xconv_plan_options *opts, xconv_plan **plans, int *n, int max)
+{
+    xconv_error *scratch = malloc(sizeof *scratch);
+    for (int v = -1; scratch && v < nvariants && *n < max; v++) {
+        const char *name = "auto";
+        if (v >= 0) {
+            const xconv_variant_info *info = xconv_variant_get_info(variants[v]);
+            if (!info->backends || strcmp(info->family, "peer") == 0)
+                continue;
+            name = info->name;
+        } else if (!with_auto) {
+            continue;
+        }
+        xconv_plan *plan = xconv_plan_create(dev, p, name, opts, scratch);
+        if (plan)
+            plans[(*n)++] = plan;
+    }
+    free(scratch);
+}
+
+xconv_status xconv_prebuild(xconv_device *dev, const xconv_problem *const *problems,
+                            int nproblems, const xconv_variant *const *variants, int nvariants,
+                            bool with_auto, const xconv_plan_options *opts, int threads,
+                            xconv_build_progress_fn progress, void *user,
+                            xconv_build_stats *stats, xconv_error *err)
+{
+    int max = nproblems * (nvariants + 1);
+    xconv_plan **plans = max > 0 ? calloc((size_t)max, sizeof *plans) : NULL;
+    if (max > 0 && !plans)
+        return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for the plans");
+    int n = 0;
+    for (int i = 0; i < nproblems; i++)
+        prebuild_plans(dev, problems[i], variants, nvariants, with_auto, opts, plans, &n, max);
+    xconv_status st = xconv_plans_build(plans, n, threads, progress, user, stats, err);
+    for (int i = 0; i < n; i++)
+        xconv_plan_destroy(plans[i]);
+    free(plans);
+    return st;
 }
 
 xconv_status xconv_case_run(xconv_case *c, const xconv_variant *variant, xconv_record *rec,

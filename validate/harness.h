@@ -8,6 +8,14 @@
 
 #include "../bench/record.h"
 
+// Where a run's host time went, added up over every variant run (xconv_harness_opts.totals).
+typedef struct xconv_harness_totals {
+    double compile_ms;   // program builds counted by the runs (built ahead or when planned)
+    double check_ms;     // planning, the checked run and the comparison (builds on the
+                         // running thread left out)
+    double run_ms;       // warm-up and timed runs
+} xconv_harness_totals;
+
 typedef struct xconv_harness_opts {
     uint64_t seed;               // inputs are xconv_random_fill(seed, stream 1 for x, 2 for w)
     int repeat;                  // timed runs per variant; 0 validates only
@@ -17,6 +25,7 @@ typedef struct xconv_harness_opts {
     int host_threads;            // threads of the host reference (<= 0: all cores)
     xconv_plan_options plan;     // planning options for every variant (nothing forced)
     int pitfall;                 // an xconv_pitfall: time the wrong way on purpose (teaching)
+    xconv_harness_totals *totals;  // when not NULL, each run adds its times (not thread-safe)
 } xconv_harness_opts;
 
 // Wrong ways of timing that bench --pitfall reproduces for docs/teaching/timing.md; each record
@@ -78,6 +87,17 @@ unsigned xconv_case_fused(const xconv_case *c);
 
 // Frees the case's host and device memory; NULL is ignored.
 void xconv_case_destroy(xconv_case *c);
+
+// Plans each of the nvariants device variants (peers through vendor libraries left out) and,
+// when with_auto, "auto" for each of the nproblems problems on dev under plan options opts, as
+// xconv_case_run plans them, and builds their programs ahead on `threads` worker threads
+// (xconv_plans_build; progress and stats as there). Pairs that do not plan are left to the runs
+// to report. Returns XCONV_OK, or XCONV_ERR_OUT_OF_MEMORY.
+xconv_status xconv_prebuild(xconv_device *dev, const xconv_problem *const *problems,
+                            int nproblems, const xconv_variant *const *variants, int nvariants,
+                            bool with_auto, const xconv_plan_options *opts, int threads,
+                            xconv_build_progress_fn progress, void *user,
+                            xconv_build_stats *stats, xconv_error *err);
 
 // Runs variant `variant` (a name or "auto") once under plan options opts (NULL: defaults) on
 // given host inputs (bias: K floats, NULL when p adds none) and writes y (xconv_problem_y_elems

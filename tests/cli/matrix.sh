@@ -48,7 +48,10 @@ XCONV_PEAKS=pocl=100,10 "$xconv" matrix --shapes "$tmp/net.shapes" --device pocl
 rc=$?
 cat "$tmp/table.txt" "$tmp/progress.txt"
 check "matrix exits 0" test "$rc" -eq 0
-check "the table has the shapes as columns" grep -qE "^variant +conv_a +conv_b$" "$tmp/table.txt"
+check "the table has the shapes as columns, then the compile time" \
+    grep -qE "^variant +conv_a +conv_b +compile s$" "$tmp/table.txt"
+check "each row's compile time in seconds" \
+    test "$(grep -cE "^direct_(naive|const) .* [0-9]+\.[0-9]{2}$" "$tmp/table.txt")" -eq 2
 check "and a row per variant" test "$(grep -cE "^direct_(naive|const) " "$tmp/table.txt")" -eq 2
 check "each shape has its fastest marked" test "$(grep -o '[0-9]\*' "$tmp/table.txt" | wc -l)" -eq 2
 check "auto's picks are marked" grep -qE "[0-9]\*?\+ " "$tmp/table.txt"
@@ -104,10 +107,11 @@ else
 fi
 
 # SIGINT once some records finished: the JSON holds them, valid, "complete": false. (Job control
-# gives the background run the default SIGINT action, as a run in a terminal has.)
+# gives the background run the default SIGINT action, as a run in a terminal has.) Each program
+# is built as its cell runs, so that the cells take long enough to be cut short.
 set -m
 "$xconv" matrix --suite small --device pocl --variant direct_naive,direct_const --repeat 1 \
-    --warmup 0 --json "$tmp/int.json" --csv "$tmp/int.csv" >"$tmp/int.txt" 2>&1 &
+    --warmup 0 --build-threads 0 --json "$tmp/int.json" --csv "$tmp/int.csv" >"$tmp/int.txt" 2>&1 &
 pid=$!
 set +m
 for _ in $(seq 600); do

@@ -695,6 +695,34 @@ xconv_status xconv_plan_region_get(const xconv_plan *plan, int i, const char **n
 // Returns XCONV_OK or XCONV_ERR_BUILD with the compiler's log.
 xconv_status xconv_plan_prepare(xconv_plan *plan, double *compile_ms, xconv_error *err);
 
+// What xconv_plans_build did.
+typedef struct xconv_build_stats {
+    int programs;        // distinct programs the plans needed that were not built yet
+    int built;           // of them, built from source or loaded from the cache on disk
+    int failed;          // of them, not built (the prepare that needs one builds it again and
+                         // reports why)
+    int skipped;         // of them, not started because progress asked to stop
+    int threads;         // worker threads that built them
+    double wall_ms;      // host time of the whole call
+    double compile_ms;   // the builds' times added up over the threads
+} xconv_build_stats;
+
+// Called by xconv_plans_build on the calling thread as builds finish: `built` of `total`.
+// Returns true to stop: the builds not started yet are left to the prepares that need them.
+typedef bool (*xconv_build_progress_fn)(void *user, int built, int total);
+
+// Builds every program that plans need and their devices have not built yet, each distinct one
+// once, on up to `threads` worker threads (<= 0: the host's cores); the plans may be on several
+// devices. A device whose driver cannot build on several threads at once (Oclgrind) is left
+// to build as its plans prepare. Nothing is enqueued on the devices' queues, so no kernel runs
+// meanwhile. A later xconv_plan_prepare finds the programs built; the first prepare to use one
+// counts its build time as its own (*compile_ms, xconv_device_compile_ms). Fills *stats when
+// not NULL and calls progress (when not NULL) after each build. Returns XCONV_OK (a failed
+// build is left to the prepare that needs it) or XCONV_ERR_OUT_OF_MEMORY.
+xconv_status xconv_plans_build(xconv_plan *const *plans, int nplans, int threads,
+                               xconv_build_progress_fn progress, void *user,
+                               xconv_build_stats *stats, xconv_error *err);
+
 // Enqueues y = conv(x, w) and its epilogue as planned on the device's one queue or stream
 // (asynchronous: see xconv_device_wait); checks the buffers' sizes first (t->bias: K floats
 // when the problem adds a bias). Returns the first failure.
@@ -831,6 +859,25 @@ int xconv_cache_take_warnings(xconv_cache *cache, char *buf, size_t len);
 // Removes every stored binary; *removed (when not NULL) gets their number. Returns XCONV_OK or
 // XCONV_ERR_IO.
 xconv_status xconv_cache_clear_kernels(xconv_cache *cache, int *removed, xconv_error *err);
+
+// Writes the compiled kernels of cache made for one of the ndevs open devices devs (every one
+// stored when ndevs is 0) into one bundle file at path (replaced atomically), for another
+// machine with the same devices, drivers and xconv to import; *count gets their number.
+// Returns XCONV_OK, XCONV_ERR_NOT_FOUND when there is none, or XCONV_ERR_IO.
+xconv_status xconv_cache_export_kernels(xconv_cache *cache, xconv_device *const *devs,
+                                        int ndevs, const char *path, int *count,
+                                        xconv_error *err);
+
+// Checks the whole bundle file at path, then stores its kernels in cache (each file replaced
+// atomically, so concurrent importers and builders lose nothing); *count gets their number.
+// Refuses the bundle, storing nothing, with XCONV_ERR_INVALID and a message that begins with
+// why: "damaged" (not whole, its checksum or an entry does not match), "stale" (another bundle
+// format, xconv version or kernel sources) or "foreign" (a kernel for a device, driver or
+// compiler that none of the ndevs open devices devs has). XCONV_ERR_NOT_FOUND or XCONV_ERR_IO
+// when it cannot be read.
+xconv_status xconv_cache_import_kernels(xconv_cache *cache, xconv_device *const *devs,
+                                        int ndevs, const char *path, int *count,
+                                        xconv_error *err);
 
 // Attaches cache to dev (NULL detaches): dev's programs are then loaded from and stored in it,
 // and "auto" on dev reads its find-db. The cache must stay open while it is attached.

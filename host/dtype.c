@@ -94,8 +94,10 @@ float xconv_bf16_to_f32(uint16_t b)
 // ---------------------------------------------------------------------------------------------
 // Arrays
 
-void xconv_dtype_from_f32(int64_t dtype, const float *src, void *dst, size_t n)
+bool xconv_dtype_from_f32(int64_t dtype, const float *src, void *dst, size_t n)
 {
+    if (!xconv_dtype_name(dtype) || (n && (!src || !dst)))
+        return false;
     uint16_t *out = dst;
     if (dtype == XCONV_DTYPE_F16)
         for (size_t i = 0; i < n; i++)
@@ -105,10 +107,13 @@ void xconv_dtype_from_f32(int64_t dtype, const float *src, void *dst, size_t n)
             out[i] = xconv_f32_to_bf16(src[i]);
     else if (n)
         memcpy(dst, src, n * sizeof(float));
+    return true;
 }
 
-void xconv_dtype_to_f32(int64_t dtype, const void *src, float *dst, size_t n)
+bool xconv_dtype_to_f32(int64_t dtype, const void *src, float *dst, size_t n)
 {
+    if (!xconv_dtype_name(dtype) || (n && (!src || !dst)))
+        return false;
     const uint16_t *in = src;
     if (dtype == XCONV_DTYPE_F16)
         for (size_t i = 0; i < n; i++)
@@ -118,14 +123,18 @@ void xconv_dtype_to_f32(int64_t dtype, const void *src, float *dst, size_t n)
             dst[i] = xconv_bf16_to_f32(in[i]);
     else if (n)
         memcpy(dst, src, n * sizeof(float));
+    return true;
 }
 
-void xconv_dtype_round(int64_t dtype, float *values, size_t n)
+bool xconv_dtype_round(int64_t dtype, float *values, size_t n)
 {
+    if (!xconv_dtype_name(dtype) || (n && !values))
+        return false;
     if (dtype == XCONV_DTYPE_F16)
         for (size_t i = 0; i < n; i++)
             values[i] = xconv_f16_to_f32(xconv_f32_to_f16(values[i]));
     else if (dtype == XCONV_DTYPE_BF16)
         for (size_t i = 0; i < n; i++)
             values[i] = xconv_bf16_to_f32(xconv_f32_to_bf16(values[i]));
+    return true;
 }

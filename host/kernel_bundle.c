@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cache.h"
+#include "contract.h"
 #include "kernel_cache.h"
 
 #define BUNDLE_MAGIC "xconv-kernel-bundle "
@@ -165,6 +166,14 @@ xconv_status xconv_cache_export_kernels(xconv_cache *cache, xconv_device *const 
                                         int ndevs, const char *path, int *count,
                                         xconv_error *err)
 {
+    if (XCONV_NULL_ARG(err, cache) || XCONV_NULL_ARG(err, path) || XCONV_NULL_ARG(err, count))
+        return XCONV_ERR_INVALID;
+    if (ndevs < 0 || (ndevs > 0 && !devs))
+        return xconv_error_set(err, XCONV_ERR_INVALID, "%s: devs is NULL or ndevs is %d",
+                               __func__, ndevs);
+    for (int i = 0; i < ndevs; i++)
+        if (!devs[i])
+            return xconv_error_set(err, XCONV_ERR_INVALID, "%s: devs[%d] is NULL", __func__, i);
     *count = 0;
     char folder[4096];
     if (!xconv_cache_path(cache, "kernels", folder, sizeof folder))
@@ -353,6 +362,14 @@ xconv_status xconv_cache_import_kernels(xconv_cache *cache, xconv_device *const 
                                         int ndevs, const char *path, int *count,
                                         xconv_error *err)
 {
+    if (XCONV_NULL_ARG(err, cache) || XCONV_NULL_ARG(err, path) || XCONV_NULL_ARG(err, count))
+        return XCONV_ERR_INVALID;
+    if (ndevs < 0 || (ndevs > 0 && !devs))
+        return xconv_error_set(err, XCONV_ERR_INVALID, "%s: devs is NULL or ndevs is %d",
+                               __func__, ndevs);
+    for (int i = 0; i < ndevs; i++)
+        if (!devs[i])
+            return xconv_error_set(err, XCONV_ERR_INVALID, "%s: devs[%d] is NULL", __func__, i);
     *count = 0;
     char *data = NULL;
     size_t len = 0;

@@ -37,8 +37,15 @@ xconv_status xconv_plans_build(xconv_plan *const *plans, int nplans, int threads
                                xconv_build_progress_fn progress, void *user,
                                xconv_build_stats *stats, xconv_error *err)
 {
-    if (nplans < 0 || (nplans > 0 && !plans))
-        return xconv_error_set(err, XCONV_ERR_INVALID, "xconv_plans_build: no plans");
+    if (nplans > 0 && XCONV_NULL_ARG(err, plans))
+        return XCONV_ERR_INVALID;
+    if (nplans < 0)
+        return xconv_error_set(err, XCONV_ERR_INVALID, "xconv_plans_build: nplans is %d",
+                               nplans);
+    for (int i = 0; i < nplans; i++)
+        if (!plans[i])
+            return xconv_error_set(err, XCONV_ERR_INVALID, "xconv_plans_build: plans[%d] is NULL",
+                                   i);
     return xconv_program_build_ahead(plans, nplans, threads, progress, user, stats, err);
 }
 

@@ -26,7 +26,7 @@
 typedef struct contract_fx {
     xconv_error err;
     char dir[64];                    // a scratch folder (removed at the end)
-    char shapes_path[128], fifo_path[128], file_path[128];
+    char shapes_path[128], fifo_path[128], file_path[128], bundle_path[128];
     xconv_problem p, bad_p;          // a small valid problem; one that fails its check
     xconv_plan_options opts, bad_opts;
     xconv_device_list *list;
@@ -64,6 +64,7 @@ static void fx_setup(void)
     snprintf(fx.shapes_path, sizeof fx.shapes_path, "%s/s.shapes", fx.dir);
     snprintf(fx.fifo_path, sizeof fx.fifo_path, "%s/fifo", fx.dir);
     snprintf(fx.file_path, sizeof fx.file_path, "%s/file", fx.dir);
+    snprintf(fx.bundle_path, sizeof fx.bundle_path, "%s/k.bundle", fx.dir);
     FILE *f = fopen(fx.shapes_path, "w");
     if (f) {
         fputs("n=1,c=2,h=6,w=6,k=2,r=3\n", f);

@@ -207,12 +207,14 @@ uint16_t xconv_f32_to_bf16(float f);
 float xconv_bf16_to_f32(uint16_t b);
 
 // Converts n fp32 values into dtype's storage at dst (n elements of xconv_problem_elem_bytes
-// each: a plain copy for fp32), and back; dst and src do not overlap.
-void xconv_dtype_from_f32(int64_t dtype, const float *src, void *dst, size_t n);
-void xconv_dtype_to_f32(int64_t dtype, const void *src, float *dst, size_t n);
+// each: a plain copy for fp32), and back; dst and src do not overlap. Returns false, writing
+// nothing, for an unknown dtype or a NULL src or dst with n > 0.
+bool xconv_dtype_from_f32(int64_t dtype, const float *src, void *dst, size_t n);
+bool xconv_dtype_to_f32(int64_t dtype, const void *src, float *dst, size_t n);
 
-// Rounds n values in place to what dtype stores (fp32: unchanged).
-void xconv_dtype_round(int64_t dtype, float *values, size_t n);
+// Rounds n values in place to what dtype stores (fp32: unchanged). Returns false, changing
+// nothing, for an unknown dtype or NULL values with n > 0.
+bool xconv_dtype_round(int64_t dtype, float *values, size_t n);
 
 // Returns XCONV_OK when every rule holds, else XCONV_ERR_INVALID with a message naming the field
 // and the rule (positive sizes, non-empty output, groups dividing c and k, 32-bit indexable, an

@@ -40,18 +40,27 @@ check "explain --target names the profile" grep -q "AMD Instinct MI250X" "$tmp/e
 check "an unknown target is bad usage" test $? -eq 2
 check "the refusal lists the profiles" grep -q "profiles: gfx90a, gfx1030, dg2, pvc" "$tmp/bad.txt"
 
-"$xconv" compile --suite small --target "$targets" --jobs 4 --json "$tmp/c.json" \
+# The sanitized build checks xconv's own side (planning, records, the report) on one shape: the
+# vendors' compilers do the same work under it, and the small suite takes them about 10 minutes.
+shapes=(--suite small)
+min_kernels=40
+if [ -n "${XCONV_SANITIZED_BUILD:-}" ]; then
+    shapes=(--shape n=2,c=8,h=16,w=16,k=16,r=3,pad=1)
+    min_kernels=10
+fi
+"$xconv" compile "${shapes[@]}" --target "$targets" --jobs 4 --json "$tmp/c.json" \
     --csv "$tmp/c.csv" >"$tmp/table.txt" 2>"$tmp/err.txt"
 rc=$?
 cat "$tmp/err.txt"
 grep -E " (failed|spills) " "$tmp/table.txt"
 check "compile exits 0 (no kernel refused, no spill in auto's picks)" test $rc -eq 0
-/usr/bin/python3 - "$tmp/c.json" "$tmp/c.csv" "$targets" <<'PY' || failures=$((failures + 1))
+/usr/bin/python3 - "$tmp/c.json" "$tmp/c.csv" "$targets" "$min_kernels" <<'PY' || failures=$((failures + 1))
 import csv, json, sys
 doc = json.load(open(sys.argv[1]))
 recs = doc["records"]
 rows = list(csv.DictReader(open(sys.argv[2])))
 targets = sys.argv[3].split(",")
+min_kernels = int(sys.argv[4])
 bad = []
 def need(ok, what):
     if not ok:
@@ -62,7 +71,8 @@ need(set(r["target"] for r in recs) == set(targets), "records of every target")
 for t in targets:
     mine = [r for r in recs if r["target"] == t]
     compiled = [r for r in mine if r["compiled"]]
-    need(len(compiled) >= 40, f"{t}: at least 40 kernels compiled ({len(compiled)})")
+    need(len(compiled) >= min_kernels,
+         f"{t}: at least {min_kernels} kernels compiled ({len(compiled)})")
     need(all(r["outcome"] != "failed" for r in mine), f"{t}: no kernel refused")
     need(all(r["registers"] and r["registers"] > 0 for r in compiled), f"{t}: registers read")
     need(any(r["auto"] for r in mine), f"{t}: auto's picks marked")

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "compile_record.h"
+#include "file_open.h"
 #include "json_read.h"
 
 #define COMPILE_MAX_BYTES (256u << 20)
@@ -94,12 +95,14 @@ xconv_status xconv_compile_file_load(const char *path, xconv_compile_file *out,
 {
     memset(out, 0, sizeof *out);
     *is_compile = false;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return xconv_error_set(err, XCONV_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
     struct stat sb;
-    if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode) ||
-        (uint64_t)sb.st_size > COMPILE_MAX_BYTES) {
+    FILE *f = xconv_file_open_regular(path, &sb);
+    if (!f && errno == EINVAL)
+        return XCONV_OK;  // not a regular file: the caller's other readers say what it is
+    if (!f)
+        return xconv_error_set(err, XCONV_ERR_IO, "cannot open '%s': %s", path,
+                               xconv_file_open_why(errno));
+    if ((uint64_t)sb.st_size > COMPILE_MAX_BYTES) {
         fclose(f);  // not one of ours: the caller's other readers say what it is
         return XCONV_OK;
     }

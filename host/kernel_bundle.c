@@ -86,7 +86,7 @@ typedef struct bytes {
 // Appends n bytes of p to b (b->failed without memory).
 static void put(bytes *b, const void *p, size_t n)
 {
-    if (b->failed)
+    if (b->failed || n == 0)
         return;
     if (b->len + n > b->cap) {
         size_t cap = b->cap ? b->cap : 1 << 16;
@@ -134,7 +134,8 @@ static int list_binaries(const char *folder, char (**names)[NAME_LEN + 1])
         snprintf((*names)[n++], NAME_LEN + 1, "%s", e->d_name);
     }
     closedir(d);
-    qsort(*names, (size_t)n, sizeof **names, by_name);
+    if (n > 1)  // qsort of an empty list would be handed NULL
+        qsort(*names, (size_t)n, sizeof **names, by_name);
     return n;
 }
 

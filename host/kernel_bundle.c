@@ -163,18 +163,30 @@ static bool add_entry(bytes *b, const char *folder, const char *name, xconv_devi
     return ok;
 }
 
+// Checks the arguments export and import share, naming fn (the caller) in the message.
+static xconv_status check_args(const char *fn, const xconv_cache *cache,
+                               xconv_device *const *devs, int ndevs, const char *path,
+                               const int *count, xconv_error *err)
+{
+    if (xconv_arg_null(err, fn, "cache", !cache) || xconv_arg_null(err, fn, "path", !path) ||
+        xconv_arg_null(err, fn, "count", !count))
+        return XCONV_ERR_INVALID;
+    if (ndevs < 0 || (ndevs > 0 && !devs))
+        return xconv_error_set(err, XCONV_ERR_INVALID, "%s: devs is NULL or ndevs is %d", fn,
+                               ndevs);
+    for (int i = 0; i < ndevs; i++)
+        if (!devs[i])
+            return xconv_error_set(err, XCONV_ERR_INVALID, "%s: devs[%d] is NULL", fn, i);
+    return XCONV_OK;
+}
+
 xconv_status xconv_cache_export_kernels(xconv_cache *cache, xconv_device *const *devs,
                                         int ndevs, const char *path, int *count,
                                         xconv_error *err)
 {
-    if (XCONV_NULL_ARG(err, cache) || XCONV_NULL_ARG(err, path) || XCONV_NULL_ARG(err, count))
-        return XCONV_ERR_INVALID;
-    if (ndevs < 0 || (ndevs > 0 && !devs))
-        return xconv_error_set(err, XCONV_ERR_INVALID, "%s: devs is NULL or ndevs is %d",
-                               __func__, ndevs);
-    for (int i = 0; i < ndevs; i++)
-        if (!devs[i])
-            return xconv_error_set(err, XCONV_ERR_INVALID, "%s: devs[%d] is NULL", __func__, i);
+    xconv_status checked = check_args(__func__, cache, devs, ndevs, path, count, err);
+    if (checked != XCONV_OK)
+        return checked;
     *count = 0;
     char folder[4096];
     if (!xconv_cache_path(cache, "kernels", folder, sizeof folder))
@@ -363,14 +375,9 @@ xconv_status xconv_cache_import_kernels(xconv_cache *cache, xconv_device *const 
                                         int ndevs, const char *path, int *count,
                                         xconv_error *err)
 {
-    if (XCONV_NULL_ARG(err, cache) || XCONV_NULL_ARG(err, path) || XCONV_NULL_ARG(err, count))
-        return XCONV_ERR_INVALID;
-    if (ndevs < 0 || (ndevs > 0 && !devs))
-        return xconv_error_set(err, XCONV_ERR_INVALID, "%s: devs is NULL or ndevs is %d",
-                               __func__, ndevs);
-    for (int i = 0; i < ndevs; i++)
-        if (!devs[i])
-            return xconv_error_set(err, XCONV_ERR_INVALID, "%s: devs[%d] is NULL", __func__, i);
+    xconv_status checked = check_args(__func__, cache, devs, ndevs, path, count, err);
+    if (checked != XCONV_OK)
+        return checked;
     *count = 0;
     char *data = NULL;
     size_t len = 0;

@@ -12,6 +12,7 @@ A function whose return type or argument (type and name) has no entry in the tab
 the generator fail, naming it: a function added to the header cannot go untested.
 """
 import re
+import os
 import sys
 
 # ---------------------------------------------------------------------------------------------
@@ -437,10 +438,18 @@ def main():
     funcs = parse(sys.argv[1])
     if len(funcs) < 10:
         sys.exit(f"gen_contract_test: only {len(funcs)} functions read from {sys.argv[1]}")
-    with open(sys.argv[2], "w") as f:
-        f.write(gen_contract(funcs))
-    with open(sys.argv[3], "w") as f:
-        f.write(gen_exports(funcs))
+    for path, text in ((sys.argv[2], gen_contract(funcs)), (sys.argv[3], gen_exports(funcs))):
+        write_whole(path, text)
+
+
+def write_whole(path, text):
+    """Writes text to path through a temporary file renamed over it, so that a reader never sees
+    half a file and a missing folder is made."""
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    tmp = f"{path}.tmp{os.getpid()}"
+    with open(tmp, "w") as f:
+        f.write(text)
+    os.replace(tmp, path)
 
 
 if __name__ == "__main__":

@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "plan/plan_epilogue.h"
-#include "families/gemm/plan_gemm.h"
 #include "plan/variant.h"
 #include "xconv_problem_fields.h"
 
@@ -189,7 +188,7 @@ xconv_status xconv_plan_epilogue(const xconv_device_info *info, const xconv_prob
                                "activation before it", name);
     // The step that stores the output: the convolution's, or under split-K the reduce's.
     const xconv_step *last = plan->nsteps > 0 ? xconv_plan_step(plan, plan->nsteps - 1) : NULL;
-    const char *store = last && last->kernel && strcmp(last->kernel, XCONV_GEMM_REDUCE_KERNEL) == 0
+    const char *store = last && last->kernel && strcmp(last->kernel, XCONV_SPLITK_REDUCE_KERNEL) == 0
                             ? "the split-K reduce's store"
                             : "the store";
     xconv_status st = XCONV_OK;

@@ -17,7 +17,7 @@
 #include "xconv_direct_block.h"
 
 // ---------------------------------------------------------------------------------------------
-// Tuning parameters of this kernel (set by host/plan_direct.c; the family's are in the header)
+// Tuning parameters of this kernel (set by host/families/direct/plan_direct.c; the family's are in the header)
 
 #ifndef XC_VEC_Q
 #define XC_VEC_Q 0     // 4, 8 or 16: columns are vector lanes (needs XC_STRIP_W, not XC_FLAT)

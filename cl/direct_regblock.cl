@@ -19,7 +19,7 @@
 #include "xconv_direct_block.h"
 
 // ---------------------------------------------------------------------------------------------
-// Tuning parameters of this kernel (set by host/plan_direct.c; the family's are in the header)
+// Tuning parameters of this kernel (set by host/families/direct/plan_direct.c; the family's are in the header)
 
 #ifndef XC_REPEAT
 #define XC_REPEAT 1    // flat: blocks each work-item computes one after another (filters are

@@ -19,7 +19,7 @@
 // 2 the frequency.
 
 // ---------------------------------------------------------------------------------------------
-// Tuning parameters (host/plan_fft.c)
+// Tuning parameters (host/families/fft/plan_fft.c)
 
 #ifndef XC_FFT_GEMM_TILE_M
 #define XC_FFT_GEMM_TILE_M 16  // output channels per work-group: 1..64

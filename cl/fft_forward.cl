@@ -21,7 +21,7 @@
 #include "xconv_fft.h"
 
 // ---------------------------------------------------------------------------------------------
-// Parameters (host/plan_fft.c)
+// Parameters (host/families/fft/plan_fft.c)
 
 #ifndef XC_FFT_PLANES
 #define XC_FFT_PLANES 2     // real planes per work-group, even: 2..8

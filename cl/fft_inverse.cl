@@ -25,7 +25,7 @@
 #include "xconv_fft.h"
 
 // ---------------------------------------------------------------------------------------------
-// Parameters (host/plan_fft.c; meanings as in cl/fft_forward.cl)
+// Parameters (host/families/fft/plan_fft.c; meanings as in cl/fft_forward.cl)
 
 #ifndef XC_FFT_PLANES
 #define XC_FFT_PLANES 2     // real planes per work-group, even: 2..8

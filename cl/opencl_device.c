@@ -187,7 +187,7 @@ static cl_uint info_uint(cl_device_id dev, cl_device_info param)
 }
 
 // Returns the registers a work-item of GPU dev holds before its compiler spills, from the
-// vendor's ISA documents (host/targets.c cites them): AMD's GCN, CDNA and RDNA address 256
+// vendor's ISA documents (host/core/targets.c cites them): AMD's GCN, CDNA and RDNA address 256
 // VGPRs a lane; Intel's Gen9 to Xe-HPC threads hold 128 GRFs, 128 floats a lane at SIMD8.
 // 0 for other devices (no limit the planners apply).
 static int registers_per_item(cl_device_id dev, bool is_gpu)

@@ -6,9 +6,9 @@
 #include <CL/cl.h>
 #include <stdbool.h>
 
-#include "backend.h"
+#include "../host/core/backend.h"
 
-// What the device info says of the build: XCONV_OPENCL_BUILD_OPTIONS (host/backend.h) and the
+// What the device info says of the build: XCONV_OPENCL_BUILD_OPTIONS (host/core/backend.h) and the
 // dialect's contraction setting (common/xconv_dialect.h).
 #define XCONV_OPENCL_BUILD_FLAGS XCONV_OPENCL_BUILD_OPTIONS "; #pragma OPENCL FP_CONTRACT OFF"
 

@@ -6,7 +6,7 @@
 // 2 * XC_PEAK_CHAINS * XC_PEAK_VEC * iters FLOPs per work-item and writes one float per
 // work-item (the chains' sum, so none is dead code).
 // No tile parameters: the host sizes the NDRange from the device's compute units and work-group
-// limit (host/peaks.c).
+// limit (host/core/peaks.c).
 
 // ---------------------------------------------------------------------------------------------
 // Tuning parameters

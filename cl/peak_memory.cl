@@ -5,7 +5,7 @@
 // buffer with zeros and passes -1), so the loads stay live and nothing is written. One float4 per
 // work-item and consecutive work-items on consecutive float4: coalesced on GPUs, contiguous
 // vector loads across work-items on CPUs (a grid-stride loop measured 5x slower on PoCL).
-// No tile parameters: the host sizes the buffers from the device's memory and cache (host/peaks.c).
+// No tile parameters: the host sizes the buffers from the device's memory and cache (host/core/peaks.c).
 
 // ---------------------------------------------------------------------------------------------
 // Copy: dst[i] = src[i]

@@ -45,7 +45,7 @@
 // into which a helper taking restrict pointers was inlined (NVRTC's PTX is the same either way).
 
 // ---------------------------------------------------------------------------------------------
-// Tuning parameters (host/plan_gemm.c chooses them per device)
+// Tuning parameters (host/families/gemm/plan_gemm.c chooses them per device)
 
 #ifndef XC_GEMM_TILE_M
 #define XC_GEMM_TILE_M 64   // rows of C per work-group: 16..128

@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: MIT
 // VkFFT's OpenCL backend on an open xconv device: one application on the device's context and
-// in-order queue, in place on one of our buffers (bench/vkfft.h). Not part of the library: CMake
+// in-order queue, in place on one of our buffers (bench/peers/vkfft.h). Not part of the library: CMake
 // builds it into xconv_vkfft where it finds vkFFT.h.
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "bench/vkfft.h"
-#include "device.h"
+#include "../bench/peers/vkfft.h"
+#include "../host/core/device.h"
 #include "opencl_internal.h"
 
-#include "bench/vkfft_capture.h"
+#include "../bench/peers/vkfft_capture.h"
 #define VKFFT_BACKEND 3
 #include <vkFFT.h>
 #undef printf

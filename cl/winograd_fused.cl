@@ -25,7 +25,7 @@
 // memory between blocks. The same sums in the same order as the other paths: the same bits.
 
 // ---------------------------------------------------------------------------------------------
-// Tuning parameters (host/plan_winograd.c chooses them from the device's limits)
+// Tuning parameters (host/families/winograd/plan_winograd.c chooses them from the device's limits)
 
 #ifndef XC_WINO_M
 #define XC_WINO_M 2            // output tile side m of F(m x m, r x r): 2 or 4 with r 3, 2 with r 5

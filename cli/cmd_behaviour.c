@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../bench/behaviour.h"
+#include "../report/behaviour.h"
 #include "../validate/behaviour_run.h"
 #include "cli.h"
 #include "output.h"

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../bench/dft_ref.h"
-#include "../bench/vkfft.h"
+#include "../bench/peers/dft_ref.h"
+#include "../bench/peers/vkfft.h"
 #include "../validate/reference.h"
 #include "cli.h"
 #include "stream.h"

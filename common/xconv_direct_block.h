@@ -17,7 +17,7 @@
 #define XCONV_DIRECT_BLOCK_H
 
 // ---------------------------------------------------------------------------------------------
-// Tuning parameters (set by host/plan_direct.c)
+// Tuning parameters (set by host/families/direct/plan_direct.c)
 
 #ifndef XC_WG_W
 #define XC_WG_W 16     // work-items along q in a work-group (8..64)
@@ -141,7 +141,7 @@ XC_FUNC float xd_input(const XC_GLOBAL XC_DATA *x_plane, int ihc, bool row_in, i
 // A kernel pools in its store when each work-item's register block holds whole windows: windows
 // as wide as their stride and unpadded, a block of XC_BLOCK_H rows and XC_BLOCK_W consecutive
 // columns that are multiples of them. Blocks start at multiples of their size, so windows never
-// straddle two work-items. The planner (host/plan_direct.c) only fuses the pool into such plans.
+// straddle two work-items. The planner (host/families/direct/plan_direct.c) only fuses the pool into such plans.
 
 #if defined(XC_POOL_H) && XC_POOL_H
 #if XC_POOL_STRIDE_H != XC_POOL_H || XC_POOL_STRIDE_W != XC_POOL_W || XC_POOL_PAD_H || \

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The direct family's tiling as the kernels see it: one X-macro row per compile-time define.
-// The host expands this list from a planned xconv_direct_tiling (host/plan_direct.c), and the
+// The host expands this list from a planned xconv_direct_tiling (host/families/direct/plan_direct.c), and the
 // direct kernels (cl/direct_*.cl) read these names, so host and kernels agree in one place.
 #ifndef XCONV_DIRECT_PARAMS_H
 #define XCONV_DIRECT_PARAMS_H

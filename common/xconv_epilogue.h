@@ -3,12 +3,12 @@
 // parameter's default is "no epilogue", so a kernel that includes this header and is built
 // without the defines compiles to the same code as before. The host adds the defines and the
 // bias argument to the step that stores the convolution's output (xconv_step_fuse_epilogue,
-// host/plan_epilogue.h): the hook a family's store needs is XC_EPI_BIAS_PARAM at the end of its
+// host/plan/plan_epilogue.h): the hook a family's store needs is XC_EPI_BIAS_PARAM at the end of its
 // parameter list and XC_EPI(value, k) around each value it stores for output channel k. The
 // unfused steps (cl/epilogue.cl) use the same helpers, so a fused and an unfused plan round the
 // same operations the same way.
 //
-// Semantics (the float64 reference's, host/reference_f64.c): z = v + bias[k] (one rounding),
+// Semantics (the float64 reference's, host/reference/reference_f64.c): z = v + bias[k] (one rounding),
 // then relu(z) = z < 0 ? 0 : z, relu6 = relu clamped at 6 (NaN passes both), then the maximum
 // over a pool window, its padding -infinity, a NaN in the window giving NaN, ties keeping the
 // first element in row-major order.
@@ -16,7 +16,7 @@
 #define XCONV_EPILOGUE_H
 
 // ---------------------------------------------------------------------------------------------
-// Parameters (set by host/plan_epilogue.c; common/xconv_problem_fields.h lists them)
+// Parameters (set by host/plan/plan_epilogue.c; common/xconv_problem_fields.h lists them)
 
 #ifndef XC_EPI_BIAS
 #define XC_EPI_BIAS 0       // 1: add bias[k], a kernel argument, to every output of channel k

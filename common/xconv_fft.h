@@ -23,7 +23,7 @@
 #define XCONV_FFT_H
 
 // ---------------------------------------------------------------------------------------------
-// Transform sizes (set by host/plan_fft.c; the defaults make the kernels compile alone)
+// Transform sizes (set by host/families/fft/plan_fft.c; the defaults make the kernels compile alone)
 
 #ifndef XC_FFT_LH
 #define XC_FFT_LH 16         // transform height (rows): 2^a 3^b 5^c, up to 4096

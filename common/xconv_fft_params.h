@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The FFT family's step parameters as the kernels see them: one X-macro row per compile-time
-// define. host/plan_fft.c expands these lists from its typed parameter structs; the kernels
+// define. host/families/fft/plan_fft.c expands these lists from its typed parameter structs; the kernels
 // (cl/fft_forward.cl, cl/fft_inverse.cl, cl/fft_cgemm.cl) read the names, so host and kernels
 // agree on them in one place. The problem's own fields come from xconv_problem_fields.h.
 #ifndef XCONV_FFT_PARAMS_H

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The GEMM family's parameters as cl/sgemm.cl and cl/implicit_precomp.cl see them: one X-macro
 // row per compile-time define. The host expands these lists from a product's layout and tiles
-// (host/plan_gemm.c), and the kernels read these names, so host and kernels agree in one place.
+// (host/families/gemm/plan_gemm.c), and the kernels read these names, so host and kernels agree in one place.
 #ifndef XCONV_GEMM_PARAMS_H
 #define XCONV_GEMM_PARAMS_H
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The Winograd steps' parameters as the kernels see them: one X-macro list per step, each row a
-// compile-time define read from that step's typed parameter struct (host/plan_winograd.h). The
+// compile-time define read from that step's typed parameter struct (host/families/winograd/plan_winograd.h). The
 // host expands a list to pass a step its defines ("-DXC_WINO_M=2 ..."), and the kernels read
 // these names, so host and kernels agree on them in one place.
 #ifndef XCONV_WINOGRAD_PARAMS_H

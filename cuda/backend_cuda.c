@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../host/backend.h"
+#include "../host/core/backend.h"
 #include "cuda_loader.h"
 #include "cuda_native.h"
 #include "cudnn_conv.h"

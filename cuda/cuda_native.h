@@ -6,7 +6,7 @@
 
 #include <cuda.h>
 
-#include "../host/backend.h"
+#include "../host/core/backend.h"
 
 // Fills the device's primary context, its CUdevice and the backend's stream, for a context
 // that the CUDA backend's `open` returned.

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../host/backend.h"
+#include "../host/core/backend.h"
 #include "cuda_loader.h"
 #include "nvrtc_compile.h"
 

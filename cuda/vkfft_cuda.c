@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // VkFFT's CUDA backend on an open xconv device: one application on the device's primary context
-// and stream, in place on one of our buffers (bench/vkfft.h). Not part of the library: CMake
+// and stream, in place on one of our buffers (bench/peers/vkfft.h). Not part of the library: CMake
 // builds it into xconv_vkfft where it finds vkFFT.h and the CUDA toolkit's headers.
 //
 // VkFFT calls the driver API, the runtime API and NVRTC by name. Here every one of those calls
@@ -15,10 +15,10 @@
 #include <cuda_runtime_api.h>
 #include <nvrtc.h>
 
-#include "bench/vkfft.h"
+#include "../bench/peers/vkfft.h"
 #include "cuda_loader.h"
 #include "cuda_native.h"
-#include "device.h"
+#include "../host/core/device.h"
 
 // ---------------------------------------------------------------------------------------------
 // The calls VkFFT makes, through the loaded tables
@@ -188,7 +188,7 @@ static const char *vk_nvrtcGetErrorString(nvrtcResult r)
 #define nvrtcGetProgramLog vk_nvrtcGetProgramLog
 #define nvrtcGetErrorString vk_nvrtcGetErrorString
 
-#include "bench/vkfft_capture.h"
+#include "../bench/peers/vkfft_capture.h"
 #define VKFFT_BACKEND 1
 #include <vkFFT.h>
 #undef printf

@@ -12,7 +12,7 @@ xconv=$1
 out=$2
 shift 2
 
-# The standard suite (host/suites.c) with n cut; the other parameters are unchanged.
+# The standard suite (host/shapes/suites.c) with n cut; the other parameters are unchanged.
 shapes=(
     n=100,c=1,h=48,w=48,k=6,r=5                    # ece408_c1
     n=100,c=6,h=22,w=22,k=16,r=5                   # ece408_c2

@@ -192,7 +192,7 @@ static void test_plans(xconv_device *dev)
 
     xconv_error err;
     xconv_problem p = shape("n=2,c=8,h=6,w=6,k=4,r=1");
-    // The rule (host/variant_auto.c): on a CPU direct_const, 1x1 problems too; on a GPU
+    // The rule (host/plan/variant_auto.c): on a CPU direct_const, 1x1 problems too; on a GPU
     // gemm_1x1 for 1x1 and direct_regblock for a product this small.
     bool cpu = xconv_device_get_info(dev)->is_cpu;
     xconv_plan *plan = xconv_plan_create(dev, &p, "auto", NULL, &err);

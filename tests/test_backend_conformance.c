@@ -10,7 +10,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "backend.h"
+#include "../host/core/backend.h"
 #include "tests/check.h"
 
 static const xconv_backend_iface *be;

@@ -6,8 +6,8 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "bench/behaviour.h"
-#include "bench/report.h"
+#include "../report/behaviour.h"
+#include "../report/report.h"
 #include "check.h"
 #include "validate/behaviour_check.h"
 #include "validate/behaviour_run.h"

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "device.h"
-#include "program_cache.h"
+#include "../host/core/device.h"
+#include "../host/caches/program_cache.h"
 #include "tests/check.h"
 
 // ---------------------------------------------------------------------------------------------

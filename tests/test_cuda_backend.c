@@ -21,10 +21,10 @@ int main(void)
 
 #else
 
-#include "backend.h"
+#include "../host/core/backend.h"
 #include "cuda/cudnn_conv.h"
 #include "validate/harness.h"
-#include "variant.h"
+#include "../host/plan/variant.h"
 
 static const xconv_backend_iface *be;
 

@@ -22,7 +22,7 @@ int main(void)
 
 #else
 
-#include "device.h"
+#include "../host/core/device.h"
 #include "validate/harness.h"
 
 // Runs variant `name` on case c; returns the record's outcome (printed with its note).

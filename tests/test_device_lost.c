@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "device.h"
+#include "../host/core/device.h"
 #include "tests/check.h"
 #include "validate/harness.h"
 

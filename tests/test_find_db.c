@@ -8,10 +8,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cache.h"
+#include "../host/caches/cache.h"
 #include "check.h"
-#include "find_db.h"
-#include "variant.h"
+#include "../host/caches/find_db.h"
+#include "../host/plan/variant.h"
 
 // ---------------------------------------------------------------------------------------------
 // Fixtures

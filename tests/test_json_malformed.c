@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
-// Tests of bench/json_read.h, the reading layer over Jansson: what it accepts (numbers exact),
+// Tests of report/json_read.h, the reading layer over Jansson: what it accepts (numbers exact),
 // and malformed input (truncated, wrong types, huge numbers, deep nesting, NUL bytes) refused
 // with a clear message, never a crash (run it under ASan too: make test-sanitize).
 #include <math.h>
 #include <stdint.h>
 
 #include "check.h"
-#include "bench/json_read.h"
+#include "../report/json_read.h"
 
 // ---------------------------------------------------------------------------------------------
 // Helpers

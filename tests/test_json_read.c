@@ -8,8 +8,8 @@
 #include <sys/stat.h>
 
 #include "check.h"
-#include "bench/json_read.h"
-#include "bench/matrix.h"
+#include "../report/json_read.h"
+#include "../report/matrix.h"
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
@@ -280,7 +280,7 @@ static void test_round_trips(void)
     CHECK_CONTAINS(err.msg, "devices[1]: id \"cuda:0 GPU \"X\"\" appears twice");
     xconv_run_file_free(&run);
 
-    // Today's writer (bench/record_export.c) reads back field for field, as schema 0.
+    // Today's writer (report/record_export.c) reads back field for field, as schema 0.
     make_matrix(&run);
     xconv_record recs[3];
     for (int i = 0; i < 3; i++)

@@ -9,10 +9,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cache.h"
+#include "../host/caches/cache.h"
 #include "check.h"
-#include "kernel_cache.h"
-#include "plan.h"
+#include "../host/caches/kernel_cache.h"
+#include "../host/plan/plan.h"
 
 static char folder[256];
 static xconv_device_info device_info;

@@ -23,10 +23,10 @@ int main(void)
 
 #else
 
-#include "clock.h"
+#include "../host/core/clock.h"
 #include "cuda/cuda_loader.h"
 #include "cuda/nvrtc_compile.h"
-#include "variant.h"
+#include "../host/plan/variant.h"
 #include "xconv_problem_fields.h"
 
 #define CC_MAJOR 9

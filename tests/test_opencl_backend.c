@@ -5,7 +5,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "backend.h"
+#include "../host/core/backend.h"
 #include "cl/opencl_internal.h"
 #include "tests/check.h"
 

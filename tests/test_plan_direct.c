@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "plan_direct.h"
+#include "../host/families/direct/plan_direct.h"
 
 // ---------------------------------------------------------------------------------------------
 // Devices and shapes

@@ -13,12 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan_fft.h"
+#include "../host/families/fft/plan_fft.h"
 #include "tests/check.h"
 #include "validate/harness.h"
 #include "validate/reference.h"
 #include "validate/thresholds.h"
-#include "variant.h"
+#include "../host/plan/variant.h"
 #ifdef XCONV_HAVE_CUDA
 #include "cuda/nvrtc_compile.h"
 #endif

@@ -8,11 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan_gemm.h"
+#include "../host/families/gemm/plan_gemm.h"
 #include "tests/check.h"
 #include "validate/harness.h"
 #include "validate/reference.h"
-#include "variant.h"
+#include "../host/plan/variant.h"
 #ifdef XCONV_HAVE_CUDA
 #include "cuda/nvrtc_compile.h"
 #endif

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "tests/check.h"
-#include "variant.h"
+#include "../host/plan/variant.h"
 
 // ---------------------------------------------------------------------------------------------
 // A backend that records launches

@@ -5,7 +5,7 @@
 // planned kernels compiling for sm_90 with every private array in registers.
 #include <string.h>
 
-#include "plan_winograd.h"
+#include "../host/families/winograd/plan_winograd.h"
 #include "tests/check.h"
 #include "xconv_problem_fields.h"
 #include "xconv_winograd_params.h"

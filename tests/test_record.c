@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "bench/record.h"
+#include "../report/record.h"
 
 // ---------------------------------------------------------------------------------------------
 // Helpers

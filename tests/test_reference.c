@@ -4,7 +4,7 @@
 #include <stdint.h>
 
 #include "check.h"
-#include "clock.h"
+#include "../host/core/clock.h"
 #include "validate/reference.h"
 #include "validate/thresholds.h"
 

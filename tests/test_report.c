@@ -4,7 +4,7 @@
 #include <math.h>
 
 #include "check.h"
-#include "bench/report.h"
+#include "../report/report.h"
 
 // ---------------------------------------------------------------------------------------------
 // Building runs by hand

@@ -7,7 +7,7 @@
 
 #include <xconv/xconv.h>
 
-#include "../bench/behaviour.h"
+#include "../report/behaviour.h"
 
 // ---------------------------------------------------------------------------------------------
 // ULPs

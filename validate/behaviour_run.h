@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 // Measuring the behaviour report: variants on device stacks over shapes and the probes, into the
-// records of bench/behaviour.h.
+// records of report/behaviour.h.
 #ifndef XCONV_BEHAVIOUR_RUN_H
 #define XCONV_BEHAVIOUR_RUN_H
 
 #include <xconv/xconv.h>
 
-#include "../bench/behaviour.h"
+#include "../report/behaviour.h"
 
 typedef struct xconv_behaviour_opts {
     uint64_t seed;               // the shapes' inputs: xconv_random_fill streams 1 (x), 2 (w)

@@ -7,7 +7,7 @@
 
 #include <xconv/xconv.h>
 
-#include "../bench/record.h"
+#include "../report/record.h"
 #include "harness.h"
 
 typedef enum xconv_find_mode {

@@ -6,7 +6,7 @@
 
 #include <xconv/xconv.h>
 
-#include "../bench/record.h"
+#include "../report/record.h"
 
 // Where a run's host time went, added up over every variant run (xconv_harness_opts.totals).
 typedef struct xconv_harness_totals {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# The clients (cli/, validate/, bench/) use the library through <xconv/xconv.h> only: every
-# quoted include names a header of cli/, validate/ or bench/, and no include reaches into host/,
+# The clients (cli/, validate/, report/, bench/peers/) use the library through <xconv/xconv.h>
+# only: every quoted include names a header of those folders, and no include reaches into host/,
 # cl/, cuda/ or common/. Usage: api_boundary.sh [PATH/TO/xconv] (the binary is not needed).
 set -u
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
@@ -21,13 +21,13 @@ allowed_include() {
     target=${BASH_REMATCH[1]}
     dir=$(cd "$(dirname "$file")/$(dirname "$target")" 2>/dev/null && pwd) || return 1
     case "$dir" in
-    "$PWD/cli" | "$PWD/validate" | "$PWD/bench") return 0 ;;
+    "$PWD/cli" | "$PWD/validate" | "$PWD/report" | "$PWD/bench/peers") return 0 ;;
     esac
     return 1
 }
 
 files=0
-for file in cli/*.[ch] validate/*.[ch] bench/*.[ch]; do
+for file in cli/*.[ch] validate/*.[ch] report/*.[ch] bench/peers/*.[ch]; do
     files=$((files + 1))
     while IFS= read -r line; do
         check "$file: $line" allowed_include "$file" "$line"
@@ -39,7 +39,7 @@ check "the clients have source files" test "$files" -gt 20
 rejects() { ! allowed_include "$@"; }
 check "catches \"../host/device.h\"" rejects cli/x.c '#include "../host/device.h"'
 check "catches <xconv/internal.h>" rejects cli/x.c '#include <xconv/internal.h>'
-check "catches \"../common/xconv_dialect.h\"" rejects bench/x.c \
+check "catches \"../common/xconv_dialect.h\"" rejects report/x.c \
     '#include "../common/xconv_dialect.h"'
 
 echo "cli api boundary: $((checks - failures)) passed, $failures failed"

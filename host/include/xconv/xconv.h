@@ -423,7 +423,7 @@ xconv_device *xconv_device_open(const char *selector, xconv_error *err);
 xconv_device *xconv_device_open_info(const xconv_device_info *info, xconv_error *err);
 
 // ---------------------------------------------------------------------------------------------
-// Target profiles: GPUs described from their vendors' documentation (host/targets.c cites each
+// Target profiles: GPUs described from their vendors' documentation (host/core/targets.c cites each
 // value), for planning and compile checks on a machine without them
 
 typedef struct xconv_target {
@@ -790,7 +790,7 @@ typedef struct xconv_auto_info {
 // Says what "auto" plans for p on dev under opts (NULL: defaults): the fastest passing entry of
 // the device's find-db record for p that plans, when dev has a cache attached with a usable
 // record (fresh, or stale under XCONV_CACHE_TRUST_STALE), else the first variant of the rules
-// (host/variant_auto.c, docs/find.md) that applies and plans. Returns XCONV_OK and fills *out,
+// (host/plan/variant_auto.c, docs/find.md) that applies and plans. Returns XCONV_OK and fills *out,
 // or XCONV_ERR_NOT_APPLICABLE when no variant plans p.
 xconv_status xconv_auto_choose(xconv_device *dev, const xconv_problem *p,
                                const xconv_plan_options *opts, xconv_auto_info *out,

@@ -1,0 +1,370 @@
+// SPDX-License-Identifier: MIT
+// The plan model: steps and their defines, arguments and geometry, workspace regions, the
+// im2col step the im2col + GEMM variants share, and the checks of a filled plan.
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan/variant.h"
+#include "xconv_problem_fields.h"
+
+// ---------------------------------------------------------------------------------------------
+// Plans and steps
+
+xconv_plan *xconv_plan_new(xconv_device *dev, const xconv_variant *v, const xconv_problem *p,
+                           const xconv_plan_options *opts)
+{
+    xconv_plan *plan = calloc(1, sizeof *plan);
+    if (!plan)
+        return NULL;
+    plan->dev = dev;
+    plan->variant = v;
+    plan->problem = *p;
+    plan->conv = *p;
+    plan->conv_region = -1;
+    if (opts)
+        plan->opts = *opts;
+    else
+        xconv_plan_options_default(&plan->opts);
+    return plan;
+}
+
+void xconv_plan_destroy(xconv_plan *plan)
+{
+    if (!plan)
+        return;
+    for (int i = 0; i < plan->nsteps; i++) {
+        free(plan->steps[i]->defines);
+        free(plan->steps[i]);
+    }
+    free(plan->steps);
+    free(plan);
+}
+
+// Appends a zeroed step of `kind`; returns it, or NULL without host memory.
+static xconv_step *add_step(xconv_plan *plan, xconv_step_kind kind, const char *label)
+{
+    if (plan->nsteps == plan->cap_steps) {
+        int cap = plan->cap_steps ? 2 * plan->cap_steps : 4;
+        xconv_step **grown = realloc(plan->steps, (size_t)cap * sizeof *grown);
+        if (!grown)
+            return NULL;
+        plan->steps = grown;
+        plan->cap_steps = cap;
+    }
+    xconv_step *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->kind = kind;
+    snprintf(s->label, sizeof s->label, "%s", label ? label : "");
+    plan->steps[plan->nsteps++] = s;
+    return s;
+}
+
+xconv_step *xconv_plan_add_step(xconv_plan *plan, const char *label, const char *source,
+                                const char *kernel)
+{
+    xconv_step *s = add_step(plan, XCONV_STEP_KERNEL, label);
+    if (s) {
+        s->source = source;
+        s->kernel = kernel;
+    }
+    return s;
+}
+
+xconv_step *xconv_plan_add_vendor_sgemm(xconv_plan *plan, const char *label)
+{
+    return add_step(plan, XCONV_STEP_VENDOR_SGEMM, label);
+}
+
+xconv_step *xconv_plan_add_vendor_conv(xconv_plan *plan, const char *label, const char *algo)
+{
+    xconv_step *s = add_step(plan, XCONV_STEP_VENDOR_CONV, label);
+    if (s) {
+        s->vendor_algo = algo;
+        s->out_region = -1;
+    }
+    return s;
+}
+
+int xconv_plan_region(xconv_plan *plan, const char *name, size_t bytes)
+{
+    return xconv_plan_region_aligned(plan, name, bytes, XCONV_REGION_ALIGN);
+}
+
+int xconv_plan_region_aligned(xconv_plan *plan, const char *name, size_t bytes, size_t align)
+{
+    if (plan->nregions == XCONV_MAX_REGIONS) {
+        plan->too_many_regions = true;
+        return -1;
+    }
+    xconv_region *r = &plan->regions[plan->nregions];
+    r->offset = plan->nregions ? xconv_round_up(plan->workspace_bytes, align) : 0;
+    r->bytes = bytes;
+    snprintf(r->name, sizeof r->name, "%s", name);
+    plan->workspace_bytes = r->offset + bytes;
+    return plan->nregions++;
+}
+
+void xconv_plan_summarize(xconv_plan *plan, const char *fmt, ...)
+{
+    size_t used = strlen(plan->summary);
+    if (used && used + 2 < sizeof plan->summary) {
+        memcpy(plan->summary + used, "; ", 3);
+        used += 2;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(plan->summary + used, sizeof plan->summary - used, fmt, ap);
+    va_end(ap);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Defines
+
+xconv_status xconv_step_define(xconv_step *s, const char *name, long long value,
+                               xconv_error *err)
+{
+    for (int i = 0; i < s->ndefines; i++)
+        if (strcmp(s->defines[i].name, name) == 0)
+            return xconv_error_set(err, XCONV_ERR_INVALID, "step '%s' defines %s twice",
+                                   s->label, name);
+    if (strlen(name) >= sizeof s->defines[0].name)
+        return xconv_error_set(err, XCONV_ERR_INVALID, "define name '%s' is too long", name);
+    if (s->ndefines == s->cap_defines) {
+        int cap = s->cap_defines ? 2 * s->cap_defines : 32;
+        xconv_define *grown = realloc(s->defines, (size_t)cap * sizeof *grown);
+        if (!grown)
+            return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for defines");
+        s->defines = grown;
+        s->cap_defines = cap;
+    }
+    xconv_define *d = &s->defines[s->ndefines++];
+    snprintf(d->name, sizeof d->name, "%s", name);
+    d->value = value;
+    return XCONV_OK;
+}
+
+xconv_status xconv_step_define_problem(xconv_step *s, const xconv_problem *p, xconv_error *err)
+{
+    xconv_status st = XCONV_OK;
+#define XCONV_DEFINE_FIELD(name, expr, meaning)                       \
+    if (st == XCONV_OK)                                               \
+        st = xconv_step_define(s, #name, (long long)(expr), err);
+    XCONV_PROBLEM_DEFINES(XCONV_DEFINE_FIELD)
+#undef XCONV_DEFINE_FIELD
+    // The storage type only when it is not fp32, so fp32 programs keep their options.
+    if (st == XCONV_OK && p->dtype != XCONV_DTYPE_F32)
+        st = xconv_step_define(s, XCONV_DTYPE_DEFINE, (long long)p->dtype, err);
+    return st;
+}
+
+xconv_status xconv_step_define_all(xconv_step *s, const xconv_step *from, xconv_error *err)
+{
+    xconv_status st = XCONV_OK;
+    for (int i = 0; st == XCONV_OK && i < from->ndefines; i++)
+        st = xconv_step_define(s, from->defines[i].name, from->defines[i].value, err);
+    return st;
+}
+
+long long xconv_step_value(const xconv_step *s, const char *name, long long fallback)
+{
+    for (int i = 0; i < s->ndefines; i++)
+        if (strcmp(s->defines[i].name, name) == 0)
+            return s->defines[i].value;
+    return fallback;
+}
+
+int xconv_step_options(const xconv_step *s, char *buf, size_t len)
+{
+    return xconv_defines_format(s->defines, s->ndefines, buf, len);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Arguments
+
+// Appends a, or marks the step when it has XCONV_MAX_ARGS already.
+static void add_arg(xconv_step *s, xconv_step_arg a)
+{
+    if (s->nargs == XCONV_MAX_ARGS) {
+        s->too_many_args = true;
+        return;
+    }
+    s->args[s->nargs++] = a;
+}
+
+void xconv_step_arg_buffer(xconv_step *s, xconv_tensor_ref ref)
+{
+    add_arg(s, (xconv_step_arg){.kind = XCONV_STEP_ARG_BUFFER, .ref = ref, .region = -1});
+}
+
+void xconv_step_arg_int(xconv_step *s, int32_t value)
+{
+    add_arg(s, (xconv_step_arg){.kind = XCONV_STEP_ARG_INT, .i = value, .region = -1});
+}
+
+void xconv_step_arg_float(xconv_step *s, float value)
+{
+    add_arg(s, (xconv_step_arg){.kind = XCONV_STEP_ARG_FLOAT, .f = value, .region = -1});
+}
+
+void xconv_step_arg_constant(xconv_step *s, xconv_tensor_ref ref, int region, size_t bytes,
+                             const char *symbol)
+{
+    add_arg(s, (xconv_step_arg){.kind = XCONV_STEP_ARG_CONSTANT, .ref = ref,
+                                .region = ref == XCONV_REF_WORKSPACE ? region : -1,
+                                .bytes = bytes, .symbol = symbol});
+}
+
+void xconv_step_arg_region_base(xconv_step *s, int region)
+{
+    add_arg(s, (xconv_step_arg){.kind = XCONV_STEP_ARG_BUFFER, .ref = XCONV_REF_WORKSPACE,
+                                .region = region, .based = true});
+}
+
+void xconv_step_arg_region(xconv_step *s, const xconv_plan *plan, int region)
+{
+    add_arg(s, (xconv_step_arg){.kind = XCONV_STEP_ARG_BUFFER, .ref = XCONV_REF_WORKSPACE,
+                                .region = region});
+    size_t offset = region >= 0 && region < plan->nregions ? plan->regions[region].offset : 0;
+    xconv_step_arg_int(s, (int32_t)(offset / sizeof(float)));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Geometry
+
+size_t xconv_round_up(size_t v, size_t m)
+{
+    return (v + m - 1) / m * m;
+}
+
+void xconv_step_set_3d(xconv_step *step, const size_t g[3], const size_t l[3])
+{
+    step->dims = 3;
+    for (int d = 0; d < 3; d++) {
+        step->local[d] = l[d] ? l[d] : 1;
+        step->global[d] = xconv_round_up(g[d] ? g[d] : 1, step->local[d]);
+    }
+}
+
+void xconv_step_set_2d(xconv_step *step, size_t gx, size_t gy, size_t lx, size_t ly)
+{
+    xconv_step_set_3d(step, (size_t[3]){gx, gy, 1}, (size_t[3]){lx, ly, 1});
+    step->dims = 2;
+}
+
+void xconv_step_set_1d(xconv_step *step, size_t g, size_t l)
+{
+    xconv_step_set_3d(step, (size_t[3]){g, 1, 1}, (size_t[3]){l, 1, 1});
+    step->dims = 1;
+}
+
+size_t xconv_fit_work_group(const xconv_device_info *info, size_t want)
+{
+    size_t limit = info->max_work_group_size ? info->max_work_group_size : 1;
+    if (info->max_work_item_sizes[0] && info->max_work_item_sizes[0] < limit)
+        limit = info->max_work_item_sizes[0];
+    return want < limit ? want : limit;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The im2col step shared by the im2col + GEMM variants
+
+int64_t xconv_im2col_chunk(const xconv_device_info *info, const xconv_problem *p)
+{
+    int64_t image_elems = p->c * p->r * p->s * xconv_problem_out_h(p) * xconv_problem_out_w(p);
+    uint64_t budget = info->max_alloc_bytes;
+    if (info->global_mem_bytes && info->global_mem_bytes / 4 < budget)
+        budget = info->global_mem_bytes / 4;
+    int64_t chunk = (int64_t)(budget / ((uint64_t)image_elems * sizeof(float)));
+    if (chunk > XCONV_MAX_INDEX / image_elems)
+        chunk = XCONV_MAX_INDEX / image_elems;
+    if (chunk > 65535)  // the image index is a grid dimension (CUDA's z is 16-bit)
+        chunk = 65535;
+    return chunk > p->n ? p->n : chunk;
+}
+
+size_t xconv_im2col_bytes(const xconv_problem *p, int64_t chunk)
+{
+    size_t pq = (size_t)(xconv_problem_out_h(p) * xconv_problem_out_w(p));
+    return (size_t)chunk * (size_t)(p->c * p->r * p->s) * pq * sizeof(float);
+}
+
+xconv_status xconv_plan_im2col(const xconv_device_info *info, const xconv_problem *p,
+                               int64_t chunk, int64_t n0, int64_t images, xconv_plan *plan,
+                               xconv_error *err)
+{
+    size_t pq = (size_t)(xconv_problem_out_h(p) * xconv_problem_out_w(p));
+    size_t multiple = info->preferred_multiple ? info->preferred_multiple : 1;
+    size_t local = xconv_fit_work_group(info, xconv_round_up(pq < 128 ? pq : 128, multiple));
+    xconv_step *s = xconv_plan_add_step(plan, "im2col", "im2col", "im2col");
+    if (!s)
+        return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for a step");
+    xconv_step_set_3d(s, (size_t[3]){pq, (size_t)(p->c * p->r), (size_t)chunk},
+                      (size_t[3]){local, 1, 1});
+    xconv_step_arg_buffer(s, XCONV_REF_X);
+    xconv_step_arg_buffer(s, XCONV_REF_WORKSPACE);
+    xconv_step_arg_int(s, (int32_t)n0);
+    xconv_step_arg_int(s, (int32_t)images);
+    return xconv_step_define_problem(s, p, err);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Checks
+
+// Returns XCONV_OK when argument a of step s refers to something the plan has.
+static xconv_status check_arg(const xconv_plan *plan, const xconv_step *s, int i,
+                              const xconv_step_arg *a, xconv_error *err)
+{
+    if (a->kind != XCONV_STEP_ARG_BUFFER && a->kind != XCONV_STEP_ARG_CONSTANT)
+        return XCONV_OK;
+    if (a->ref == XCONV_REF_WORKSPACE && !plan->workspace_bytes)
+        return xconv_error_set(err, XCONV_ERR_INVALID,
+                               "step '%s' argument %d: the plan has no workspace", s->label, i);
+    if (a->ref == XCONV_REF_WORKSPACE && a->region >= plan->nregions)
+        return xconv_error_set(err, XCONV_ERR_INVALID, "step '%s' argument %d: no region %d",
+                               s->label, i, a->region);
+    if (a->ref < XCONV_REF_X || a->ref > XCONV_REF_WORKSPACE)
+        return xconv_error_set(err, XCONV_ERR_INVALID, "step '%s' argument %d: tensor %d",
+                               s->label, i, (int)a->ref);
+    if (a->based && (a->ref != XCONV_REF_WORKSPACE || a->region < 0))
+        return xconv_error_set(err, XCONV_ERR_INVALID,
+                               "step '%s' argument %d: a region's pointer needs a region",
+                               s->label, i);
+    if (a->ref == XCONV_REF_BIAS && !plan->problem.epi.bias)
+        return xconv_error_set(err, XCONV_ERR_INVALID,
+                               "step '%s' argument %d: the problem adds no bias", s->label, i);
+    return XCONV_OK;
+}
+
+xconv_status xconv_plan_check(const xconv_plan *plan, xconv_error *err)
+{
+    const xconv_device_info *info = &plan->dev->info;
+    if (plan->too_many_regions)
+        return xconv_error_set(err, XCONV_ERR_INVALID, "plan has more than %d workspace regions",
+                               XCONV_MAX_REGIONS);
+    for (int i = 0; i < plan->nsteps; i++) {
+        const xconv_step *s = plan->steps[i];
+        if (s->too_many_args)
+            return xconv_error_set(err, XCONV_ERR_INVALID,
+                                   "step '%s' has more than %d arguments", s->label,
+                                   XCONV_MAX_ARGS);
+        if (s->local_mem_bytes > info->local_mem_bytes)
+            return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE,
+                                   "step %s needs %zu bytes of local memory; the device has "
+                                   "%llu", s->kernel ? s->kernel : s->label, s->local_mem_bytes,
+                                   (unsigned long long)info->local_mem_bytes);
+        for (int a = 0; a < s->nargs; a++) {
+            xconv_status st = check_arg(plan, s, a, &s->args[a], err);
+            if (st != XCONV_OK)
+                return st;
+        }
+    }
+    if (plan->workspace_bytes > info->max_alloc_bytes)
+        return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY,
+                               "workspace of %zu bytes passes the device's largest allocation "
+                               "of %llu bytes",
+                               plan->workspace_bytes, (unsigned long long)info->max_alloc_bytes);
+    return XCONV_OK;
+}

@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: MIT
+// The generic runner: prepare resolves every kernel step's program once; run checks the tensors
+// once and enqueues the steps in order, resolving arguments from small arrays (no string
+// formatting, hashing or lookup on the launch path).
+#include <stdio.h>
+#include <string.h>
+
+#include "core/contract.h"
+#include "plan/variant.h"
+
+// ---------------------------------------------------------------------------------------------
+// Preparing
+
+xconv_status xconv_plan_prepare(xconv_plan *plan, double *compile_ms, xconv_error *err)
+{
+    if (compile_ms)
+        *compile_ms = 0;
+    if (XCONV_NULL_ARG(err, plan))
+        return XCONV_ERR_INVALID;
+    if (!plan->dev || !plan->dev->be || !plan->dev->be->program_build)
+        return xconv_error_set(err, XCONV_ERR_INVALID, "plan has no open device to build on");
+    plan->resets = plan->dev->resets;
+    for (int i = 0; i < plan->nsteps; i++) {
+        xconv_step *s = plan->steps[i];
+        if (s->kind != XCONV_STEP_KERNEL || (s->program && s->program->handle))
+            continue;
+        xconv_status st = xconv_program_get(plan->dev, s->source, s->defines, s->ndefines,
+                                            &s->program, compile_ms, err);
+        if (st != XCONV_OK)
+            return st;
+    }
+    plan->prepared = true;
+    return XCONV_OK;
+}
+
+xconv_status xconv_plans_build(xconv_plan *const *plans, int nplans, int threads,
+                               xconv_build_progress_fn progress, void *user,
+                               xconv_build_stats *stats, xconv_error *err)
+{
+    if (nplans > 0 && XCONV_NULL_ARG(err, plans))
+        return XCONV_ERR_INVALID;
+    if (nplans < 0)
+        return xconv_error_set(err, XCONV_ERR_INVALID, "xconv_plans_build: nplans is %d",
+                               nplans);
+    for (int i = 0; i < nplans; i++)
+        if (!plans[i])
+            return xconv_error_set(err, XCONV_ERR_INVALID, "xconv_plans_build: plans[%d] is NULL",
+                                   i);
+    return xconv_program_build_ahead(plans, nplans, threads, progress, user, stats, err);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Resolving arguments
+
+// Returns the tensor ref of t (NULL when the caller gave none).
+static xconv_buffer *tensor(const xconv_tensors *t, xconv_tensor_ref ref)
+{
+    switch (ref) {
+    case XCONV_REF_X: return t->x;
+    case XCONV_REF_W: return t->w;
+    case XCONV_REF_Y: return t->y;
+    case XCONV_REF_BIAS: return t->bias;
+    case XCONV_REF_WORKSPACE: return t->workspace;
+    }
+    return NULL;
+}
+
+// Byte offset of workspace region `region` (0 for -1, the whole workspace).
+static size_t region_offset(const xconv_plan *plan, xconv_tensor_ref ref, int region)
+{
+    return ref == XCONV_REF_WORKSPACE && region >= 0 ? plan->regions[region].offset : 0;
+}
+
+// Fills *out with the backend argument of step argument a; checks a constant's range.
+static xconv_status resolve_arg(const xconv_plan *plan, const xconv_step_arg *a,
+                                const xconv_tensors *t, xconv_arg *out, xconv_error *err)
+{
+    switch (a->kind) {
+    case XCONV_STEP_ARG_BUFFER:
+        *out = (xconv_arg){.kind = XCONV_ARG_BUFFER,
+                           .buf = xconv_buffer_handle(tensor(t, a->ref)),
+                           .offset = a->based ? region_offset(plan, a->ref, a->region) : 0};
+        return XCONV_OK;
+    case XCONV_STEP_ARG_INT:
+        *out = (xconv_arg){.kind = XCONV_ARG_INT, .i = a->i};
+        return XCONV_OK;
+    case XCONV_STEP_ARG_FLOAT:
+        *out = (xconv_arg){.kind = XCONV_ARG_FLOAT, .f = a->f};
+        return XCONV_OK;
+    case XCONV_STEP_ARG_CONSTANT: {
+        const xconv_buffer *buf = tensor(t, a->ref);
+        size_t offset = region_offset(plan, a->ref, a->region);
+        xconv_status st = xconv_buffer_check_range(buf, offset, a->bytes, "constant argument",
+                                                   err);
+        *out = (xconv_arg){.kind = XCONV_ARG_CONSTANT, .buf = xconv_buffer_handle(buf),
+                           .offset = offset, .bytes = a->bytes, .symbol = a->symbol};
+        return st;
+    }
+    }
+    return xconv_error_set(err, XCONV_ERR_INVALID, "argument kind %d", (int)a->kind);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Running steps
+
+// Enqueues kernel step s with its arguments resolved against t.
+static xconv_status run_kernel(const xconv_plan *plan, const xconv_step *s,
+                               const xconv_tensors *t, xconv_error *err)
+{
+    xconv_arg args[XCONV_MAX_ARGS];
+    for (int i = 0; i < s->nargs; i++) {
+        xconv_status st = resolve_arg(plan, &s->args[i], t, &args[i], err);
+        if (st != XCONV_OK)
+            return xconv_error_prefix(err, "step '%s' argument %d", s->label, i);
+    }
+    xconv_launch launch = {.kernel = s->kernel, .dims = s->dims, .args = args,
+                           .nargs = s->nargs};
+    memcpy(launch.global, s->global, sizeof launch.global);
+    memcpy(launch.local, s->local, sizeof launch.local);
+    xconv_device *dev = plan->dev;
+    xconv_status st =
+        xconv_device_fault(dev, dev->be->launch(dev->ctx, s->program->handle, &launch, err), err);
+    if (st != XCONV_OK)
+        return xconv_error_prefix(err, "launching %s", s->kernel);
+    return XCONV_OK;
+}
+
+// Fills the buffer and element offset of one vendor SGEMM operand.
+static void resolve_operand(const xconv_plan *plan, const xconv_gemm_operand *op,
+                            const xconv_tensors *t, xconv_backend_buffer **buf, size_t *offset)
+{
+    *buf = xconv_buffer_handle(tensor(t, op->ref));
+    *offset = op->offset + region_offset(plan, op->ref, op->region) / sizeof(float);
+}
+
+// Enqueues vendor SGEMM step s through the backend's BLAS.
+static xconv_status run_vendor_sgemm(const xconv_plan *plan, const xconv_step *s,
+                                     const xconv_tensors *t, xconv_error *err)
+{
+    const xconv_device *dev = plan->dev;
+    if (!dev->be->sgemm)
+        return xconv_error_set(err, XCONV_ERR_UNAVAILABLE, "the %s backend has no vendor BLAS",
+                               xconv_backend_name(dev->info.backend));
+    const xconv_vendor_gemm_step *g = &s->gemm;
+    xconv_gemm_args args = {.m = g->m, .n = g->n, .k = g->k, .batch = g->batch,
+                            .lda = g->a.ld, .a_stride = g->a.stride,
+                            .ldb = g->b.ld, .b_stride = g->b.stride,
+                            .ldc = g->c.ld, .c_stride = g->c.stride};
+    resolve_operand(plan, &g->a, t, &args.a, &args.a_offset);
+    resolve_operand(plan, &g->b, t, &args.b, &args.b_offset);
+    resolve_operand(plan, &g->c, t, &args.c, &args.c_offset);
+    xconv_status st = xconv_device_fault(plan->dev, dev->be->sgemm(dev->ctx, &args, err), err);
+    if (st != XCONV_OK)
+        return xconv_error_prefix(err, "%s", s->label);
+    return XCONV_OK;
+}
+
+// Enqueues vendor convolution step s on the tensors.
+static xconv_status run_vendor_conv(const xconv_plan *plan, const xconv_step *s,
+                                    const xconv_tensors *t, xconv_error *err)
+{
+    const xconv_device *dev = plan->dev;
+    if (!dev->be->vendor_conv)
+        return xconv_error_set(err, XCONV_ERR_UNAVAILABLE,
+                               "the %s backend has no vendor convolution",
+                               xconv_backend_name(dev->info.backend));
+    bool redirected = s->out_region >= 0;
+    xconv_vendor_conv_buffers b = {
+        .x = xconv_buffer_handle(t->x), .w = xconv_buffer_handle(t->w),
+        .y = xconv_buffer_handle(redirected ? t->workspace : t->y),
+        .y_offset = redirected ? region_offset(plan, XCONV_REF_WORKSPACE, s->out_region) : 0,
+        .bias = xconv_buffer_handle(t->bias), .workspace = xconv_buffer_handle(t->workspace),
+    };
+    // The problem its step computes: the convolution alone unless the vendor fuses.
+    xconv_status st = dev->be->vendor_conv(dev->ctx, s->vendor_algo, &plan->conv, &b, err);
+    return xconv_device_fault(plan->dev, st, err);
+}
+
+// Returns XCONV_OK when buf holds at least `bytes` (and is there when bytes > 0) and belongs to
+// dev.
+static xconv_status check_tensor(const xconv_device *dev, const xconv_buffer *buf, size_t bytes,
+                                 const char *name, xconv_error *err)
+{
+    if (bytes && !buf)
+        return xconv_error_set(err, XCONV_ERR_INVALID, "run: no %s buffer", name);
+    if (buf && buf->dev != dev)
+        return xconv_error_set(err, XCONV_ERR_INVALID,
+                               "run: the %s buffer belongs to another device than the plan's",
+                               name);
+    if (buf && buf->lost)
+        return xconv_error_set(err, XCONV_ERR_DEVICE_LOST,
+                               "run: the %s buffer went with its device's context, lost at a "
+                               "fault (create it again)", name);
+    if (bytes && buf->bytes < bytes)
+        return xconv_error_set(err, XCONV_ERR_INVALID,
+                               "run: the %s buffer holds %zu bytes; the plan needs %zu", name,
+                               buf->bytes, bytes);
+    return XCONV_OK;
+}
+
+// Checks t against the plan's problem and workspace once per run.
+static xconv_status check_tensors(const xconv_plan *plan, const xconv_tensors *t,
+                                  xconv_error *err)
+{
+    const xconv_problem *p = &plan->problem;
+    const xconv_device *dev = plan->dev;
+    size_t size = xconv_problem_elem_bytes(p);  // x, w and y in the storage type
+    xconv_status st = check_tensor(dev, t->x, (size_t)xconv_problem_x_elems(p) * size, "x", err);
+    if (st == XCONV_OK)
+        st = check_tensor(dev, t->w, (size_t)xconv_problem_w_elems(p) * size, "w", err);
+    if (st == XCONV_OK)
+        st = check_tensor(dev, t->y, (size_t)xconv_problem_y_elems(p) * size, "y", err);
+    if (st == XCONV_OK && p->epi.bias)
+        st = check_tensor(dev, t->bias, (size_t)p->k * 4, "bias", err);
+    if (st == XCONV_OK)
+        st = check_tensor(dev, t->workspace, plan->workspace_bytes, "workspace", err);
+    return st;
+}
+
+xconv_status xconv_plan_run(xconv_plan *plan, const xconv_tensors *t, xconv_error *err)
+{
+    if (XCONV_NULL_ARG(err, plan) || XCONV_NULL_ARG(err, t))
+        return XCONV_ERR_INVALID;
+    // A context rebuilt since prepare dropped the programs: they are built again.
+    bool ready = plan->prepared && plan->dev && plan->resets == plan->dev->resets &&
+                 !plan->dev->lost;
+    xconv_status st = ready ? XCONV_OK : xconv_plan_prepare(plan, NULL, err);
+    if (st == XCONV_OK)
+        st = check_tensors(plan, t, err);
+    if (st != XCONV_OK)
+        return st;
+    if (plan->opts.test_fault != XCONV_TEST_FAULT_NONE)
+        return xconv_test_fault_run(plan, t, err);
+    if (plan->variant && plan->variant->run)
+        return plan->variant->run(plan, t, err);
+    for (int i = 0; st == XCONV_OK && i < plan->nsteps; i++) {
+        const xconv_step *s = plan->steps[i];
+        switch (s->kind) {
+        case XCONV_STEP_KERNEL: st = run_kernel(plan, s, t, err); break;
+        case XCONV_STEP_VENDOR_SGEMM: st = run_vendor_sgemm(plan, s, t, err); break;
+        case XCONV_STEP_VENDOR_CONV: st = run_vendor_conv(plan, s, t, err); break;
+        }
+    }
+    return st;
+}

@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: MIT
+// The variant registry: every family's table in listing order, lookup, applicability and
+// planning.
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/contract.h"
+#include "plan/plan_epilogue.h"
+#include "plan/variant.h"
+
+#define XCONV_MAX_VARIANTS 64
+
+typedef const xconv_variant *(*family_table_fn)(int *count);
+
+static const family_table_fn family_tables[] = {
+    xconv_reference_variants,
+    xconv_direct_variants,
+    xconv_gemm_variants,
+    xconv_winograd_variants,
+    xconv_fft_variants,
+    xconv_peer_variants,
+};
+
+// The flat list, filled once (pthread_once: two threads never race on it) and never changed.
+static const xconv_variant *all_variants[XCONV_MAX_VARIANTS];
+static int variant_total;
+static pthread_once_t registry_once = PTHREAD_ONCE_INIT;
+
+// Fills the flat list from the family tables.
+static void registry_fill(void)
+{
+    int n = 0;
+    for (size_t f = 0; f < sizeof family_tables / sizeof family_tables[0]; f++) {
+        int family_count = 0;
+        const xconv_variant *table = family_tables[f](&family_count);
+        for (int i = 0; i < family_count && n < XCONV_MAX_VARIANTS; i++)
+            all_variants[n++] = &table[i];
+    }
+    variant_total = n;
+}
+
+int xconv_variant_count(void)
+{
+    pthread_once(&registry_once, registry_fill);
+    return variant_total;
+}
+
+const xconv_variant *xconv_variant_at(int index)
+{
+    return index >= 0 && index < xconv_variant_count() ? all_variants[index] : NULL;
+}
+
+const xconv_variant_info *xconv_variant_get_info(const xconv_variant *v)
+{
+    return v ? &v->info : NULL;
+}
+
+const xconv_variant *xconv_variant_find(const char *name, xconv_error *err)
+{
+    if (XCONV_NULL_ARG(err, name))
+        return NULL;
+    int count = xconv_variant_count();
+    for (int i = 0; i < count; i++)
+        if (strcmp(all_variants[i]->info.name, name) == 0)
+            return all_variants[i];
+    char names[2048] = "";
+    size_t used = 0;
+    for (int i = 0; i < count && used < sizeof names; i++)
+        used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", i ? ", " : "",
+                                 all_variants[i]->info.name);
+    xconv_error_set(err, XCONV_ERR_NOT_FOUND, "unknown variant '%s'; valid variants: %s",
+                    name, names);
+    return NULL;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Applicability and planning
+
+// Returns true when v's kernels take p's storage type and math mode, else false with the reason.
+// Only strict fp32 math exists so far; reduced storage is read and written by the variants that
+// declare it (xconv_variant.dtypes), without an epilogue.
+static bool types_apply(const xconv_variant *v, const xconv_problem *p, char *reason, size_t len)
+{
+    if (p->math != XCONV_MATH_F32) {
+        snprintf(reason, len, "math=%s: no variant implements this math mode yet (math=f32, "
+                 "the default, runs every dtype)", xconv_math_name(p->math));
+        return false;
+    }
+    if (p->dtype == XCONV_DTYPE_F32)
+        return true;
+    if (!(v->dtypes & XCONV_DTYPE_BIT(p->dtype))) {
+        snprintf(reason, len, "%s has no dtype=%s kernels yet", v->info.name,
+                 xconv_dtype_name(p->dtype));
+        return false;
+    }
+    if (xconv_problem_has_epilogue(p)) {
+        snprintf(reason, len, "an epilogue with dtype=%s is not implemented yet",
+                 xconv_dtype_name(p->dtype));
+        return false;
+    }
+    return true;
+}
+
+bool xconv_variant_applies(const xconv_variant *v, const xconv_device *dev,
+                           const xconv_problem *p, char *reason, size_t len)
+{
+    char scratch[8];
+    if (!reason || len == 0) {  // a caller that wants no reason: it goes to scratch
+        reason = scratch;
+        len = sizeof scratch;
+    }
+    if (!v || !p) {
+        snprintf(reason, len, "%s is NULL", v ? "p" : "v");
+        return false;
+    }
+    if (!types_apply(v, p, reason, len))
+        return false;
+    if (v->info.backends == 0) {
+        if (!dev)
+            return v->applies ? v->applies(NULL, p, reason, len) : true;
+        snprintf(reason, len, "%s runs on the host, not on a device", v->info.name);
+        return false;
+    }
+    if (!dev) {
+        snprintf(reason, len, "%s needs a device", v->info.name);
+        return false;
+    }
+    if (!(v->info.backends & XCONV_BACKEND_BIT(dev->info.backend))) {
+        snprintf(reason, len, "%s does not run on the %s backend", v->info.name,
+                 xconv_backend_name(dev->info.backend));
+        return false;
+    }
+    // A variant that does not fuse computes the convolution alone; the epilogue's steps follow.
+    xconv_problem conv = xconv_problem_conv_only(p);
+    return v->applies ? v->applies(dev, v->fuses ? p : &conv, reason, len) : true;
+}
+
+xconv_status xconv_variant_plan(const xconv_variant *v, xconv_device *dev,
+                                const xconv_problem *p, const xconv_plan_options *opts,
+                                xconv_plan **out, xconv_error *err)
+{
+    *out = NULL;
+    char reason[512] = "";
+    xconv_plan *plan = xconv_plan_new(dev, v, p, opts);
+    if (!plan)
+        return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for a plan");
+    // The variant's own steps see the whole problem when it fuses and is allowed to, else the
+    // convolution alone (xconv_plan_epilogue appends the rest).
+    bool epilogue = xconv_problem_has_epilogue(p);
+    if (epilogue && (!v->fuses || plan->opts.epilogue == XCONV_EPILOGUE_UNFUSED))
+        plan->conv = xconv_problem_conv_only(p);
+    xconv_status st = XCONV_OK;
+    if (!types_apply(v, p, reason, sizeof reason) ||
+        !xconv_variant_applies(v, dev, &plan->conv, reason, sizeof reason))
+        st = xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE, "%s", reason);
+    if (st == XCONV_OK)
+        st = v->plan(dev, &plan->conv, &plan->opts, plan, err);
+    if (st == XCONV_OK && epilogue)
+        st = xconv_plan_epilogue(&dev->info, p, plan, err);
+    if (st == XCONV_OK)
+        st = xconv_plan_check(plan, err);
+    if (st != XCONV_OK) {
+        xconv_plan_destroy(plan);
+        return st;
+    }
+    *out = plan;
+    return XCONV_OK;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tuning
+
+int xconv_variant_tunings(const xconv_variant *v, const xconv_device *dev,
+                          const xconv_problem *p, xconv_tuning *out, int max)
+{
+    char reason[512];
+    if (!v || !p || !out || !v->tunings || max < 1 ||
+        !xconv_variant_applies(v, dev, p, reason, sizeof reason))
+        return 0;
+    // Planning reads only the device's description, never its context.
+    return v->tunings(v, (xconv_device *)dev, p, out, max);
+}
+
+void xconv_tuning_apply(const xconv_tuning *tuning, xconv_plan_options *opts)
+{
+    if (!tuning || !opts)
+        return;
+    if (tuning->direct_tiling[0])
+        opts->direct_tiling = tuning->direct_tiling;
+    if (tuning->gemm_tiles[0])
+        opts->gemm_tiles = tuning->gemm_tiles;
+}

@@ -1,0 +1,311 @@
+// SPDX-License-Identifier: MIT
+// "auto": the find-db's fastest passing entry for the shape when the device has a cache with a
+// usable record, else the rules, one table of lines each naming a variant, the kind of device
+// and the problems it is for (a new family adds its lines); docs/find.md lists them.
+#include <stdio.h>
+#include <string.h>
+
+#include "core/contract.h"
+#include "caches/cache.h"
+#include "plan/variant.h"
+
+// ---------------------------------------------------------------------------------------------
+// The rules
+
+// The kinds of device a rule line is for (a device that is not a CPU counts as a GPU).
+enum { ON_CPU = 1u << 0, ON_GPU = 1u << 1, ON_ANY = ON_CPU | ON_GPU };
+
+// One line of the rules: the first line for the device's kind whose condition holds and whose
+// variant applies and plans is the choice.
+typedef struct auto_rule {
+    const char *variant;
+    unsigned on;                              // ON_CPU, ON_GPU or ON_ANY
+    bool (*when)(const xconv_problem *p);     // NULL: every problem
+    const char *why;                          // what explain says about the choice
+} auto_rule;
+
+// On GPUs implicit_precomp takes products at least this wide (output channels per group and
+// taps per output) and this large; the rest take direct_regblock. On the H100 the GEMM ran
+// fastest on vgg3x3, stem7x7s2, conv5x5, dil3x3d2 and res3x3 and direct_regblock on ece408_c1
+// and ece408_c2 (6 and 16 output channels): bench/results' H100 records of 6a04005 (CUDA, every
+// variant) and 0a9177f (the direct family).
+#define AUTO_GEMM_MIN_KG 32
+#define AUTO_GEMM_MIN_TAPS 64
+#define AUTO_GEMM_MIN_FLOPS 1e8
+
+// A 1x1, stride-1, unpadded problem: one SGEMM over channels.
+static bool pointwise(const xconv_problem *p)
+{
+    return p->r == 1 && p->s == 1 && p->stride_h == 1 && p->stride_w == 1 && p->pad_h == 0 &&
+           p->pad_w == 0;
+}
+
+// A product wide and large enough for the implicit GEMM's tiles on a GPU.
+static bool wide(const xconv_problem *p)
+{
+    return p->k / p->groups >= AUTO_GEMM_MIN_KG &&
+           p->c / p->groups * p->r * p->s >= AUTO_GEMM_MIN_TAPS &&
+           xconv_problem_flops(p) >= AUTO_GEMM_MIN_FLOPS;
+}
+
+// A wide product (above) whose filter suits a transform: 3x3 or 5x5 (Winograd) or at least 5x5
+// (tiled FFT convolution), stride 1 and dilation 1. On the H100 winograd_f43 ran fastest of ours
+// on vgg3x3, res3x3 and ResNet-50's 3x3 layers at batch 50, and fft_tiled on conv5x5 and
+// big11x11 (bench/results/2026-11-23-h100-8acfa3b-bench_winograd_cuda.json, _bench_fft.json).
+// On the H100 host's CPU (PoCL, 8 cores) the fused Winograd variants ran fastest on the cut
+// vgg3x3 (F(4x4,3x3)), res3x3 (F(2x2,3x3): a 14x14 output has few 4x4 tiles) and conv5x5
+// (F(2x2,5x5)), fft_tiled on big11x11 (bench/results/2026-11-23-h100-8d14d95-matrix_pocl_host8.json).
+
+// Whether p is a wide product (above) at stride 1 and dilation 1.
+static bool wide_stride1(const xconv_problem *p)
+{
+    return wide(p) && p->stride_h == 1 && p->stride_w == 1 && p->dil_h == 1 && p->dil_w == 1;
+}
+
+// Whether p is a wide stride-1 product with a 3x3 filter.
+static bool wide_3x3(const xconv_problem *p)
+{
+    return wide_stride1(p) && p->r == 3 && p->s == 3;
+}
+
+// On CPUs F(4x4,3x3) takes outputs at least this wide; narrower ones take F(2x2,3x3).
+#define AUTO_CPU_F43_MIN_OUT_W 28
+
+// Whether p is a wide stride-1 3x3 product whose output is wide enough for 4x4 tiles on a CPU.
+static bool wide_3x3_wide_out(const xconv_problem *p)
+{
+    return wide_3x3(p) && xconv_problem_out_w(p) >= AUTO_CPU_F43_MIN_OUT_W;
+}
+
+// Whether p is a wide stride-1 product with a 5x5 filter.
+static bool wide_5x5(const xconv_problem *p)
+{
+    return wide_stride1(p) && p->r == 5 && p->s == 5;
+}
+
+// Whether p is a wide stride-1 product with a filter of at least 7x7 in both directions.
+static bool wide_7x7_up(const xconv_problem *p)
+{
+    return wide_stride1(p) && p->r >= 7 && p->s >= 7;
+}
+
+// Whether p is a wide stride-1 product with a filter of at least 5x5.
+static bool wide_5x5_up(const xconv_problem *p)
+{
+    return wide_stride1(p) && p->r >= 5 && p->s >= 5;
+}
+
+// On PoCL direct_const (vector columns, filters as constant offsets) ran fastest of the direct
+// family on every small-suite shape and on the 8 cut standard shapes it applies to
+// (bench/results/2026-11-22-pocl2core-0a9177f-bench_*.json); where the filters pass constant
+// memory (res3x3) im2col_gemm ran ahead of the direct kernels in a comparison of every variant
+// (the records of record hold the direct family only). docs/find.md has the table.
+static const auto_rule rules[] = {
+    {"winograd_f43_fused", ON_CPU, wide_3x3_wide_out,
+     "a wide 3x3 stride-1 layer with outputs >= 28 wide on a CPU: fused Winograd F(4x4,3x3)"},
+    {"winograd_f23_fused", ON_CPU, wide_3x3,
+     "a wide 3x3 stride-1 layer with narrow outputs on a CPU: fused Winograd F(2x2,3x3)"},
+    {"winograd_f25_fused", ON_CPU, wide_5x5,
+     "a wide 5x5 stride-1 layer on a CPU: fused Winograd F(2x2,5x5)"},
+    {"fft_tiled", ON_CPU, wide_7x7_up,
+     "a wide stride-1 layer with a 7x7 or larger filter on a CPU: tiled FFT convolution"},
+    {"direct_const", ON_CPU, NULL,
+     "on a CPU the filters in constant memory run fastest where they fit"},
+    {"im2col_gemm", ON_CPU, NULL,
+     "on a CPU, with the filters too large for constant memory, im2col and our SGEMM"},
+    {"gemm_1x1", ON_GPU, pointwise,
+     "a 1x1 stride-1 unpadded problem on a GPU is one SGEMM over channels"},
+    {"winograd_f43", ON_GPU, wide_3x3,
+     "a wide 3x3 stride-1 layer on a GPU: Winograd F(4x4,3x3) (error checked over 4x4 blocks)"},
+    {"fft_tiled", ON_GPU, wide_5x5_up,
+     "a wide stride-1 layer with a 5x5 or larger filter on a GPU: tiled FFT convolution"},
+    {"implicit_precomp", ON_GPU, wide,
+     "a wide product on a GPU (>= 32 filters a group, 64 taps, 1e8 FLOPs): implicit GEMM"},
+    {"direct_regblock", ON_GPU, NULL,
+     "a narrow product on a GPU: register-blocked direct convolution"},
+    {"implicit_precomp", ON_GPU, NULL, "on a GPU, where direct_regblock does not plan"},
+    {"direct_naive", ON_ANY, NULL, "the baseline, where nothing else plans"},
+};
+
+// Families whose variants auto never chooses: references, and the vendors' libraries.
+static const char *const not_chosen[] = {"reference", "peer"};
+
+bool xconv_variant_auto_eligible(const xconv_variant *v)
+{
+    if (!v)
+        return false;
+    for (size_t i = 0; i < sizeof not_chosen / sizeof not_chosen[0]; i++)
+        if (strcmp(v->info.family, not_chosen[i]) == 0)
+            return false;
+    return v->info.backends != 0;
+}
+
+const char *xconv_auto_source_name(xconv_auto_source source)
+{
+    switch (source) {
+    case XCONV_AUTO_DB: return "find-db";
+    case XCONV_AUTO_DB_STALE: return "find-db (stale)";
+    case XCONV_AUTO_RULES: break;
+    }
+    return "rules";
+}
+
+// ---------------------------------------------------------------------------------------------
+// Choosing
+
+// Plans by the first rule line that plans p on dev; fills info. Returns XCONV_OK, or the
+// failure of a line's planning that was not XCONV_ERR_NOT_APPLICABLE, or that status.
+static xconv_status from_rules(xconv_device *dev, const xconv_problem *p,
+                               const xconv_plan_options *opts, xconv_auto_info *info,
+                               xconv_plan **plan, xconv_error *err)
+{
+    unsigned kind = dev->info.is_cpu ? ON_CPU : ON_GPU;
+    char db_note[sizeof info->why / 2];
+    snprintf(db_note, sizeof db_note, "%s%.*s",
+             !dev->cache || (dev->cache->flags & XCONV_CACHE_NO_FIND_DB) ? ""
+             : info->stale_ignored ? "; the find-db's record is stale (re-time it: xconv find)"
+             : info->why[0] ? "; " : "; the find-db has no record of the shape",
+             (int)sizeof db_note - 64, info->why);
+    xconv_status st = xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE, "auto: no variant plans");
+    for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
+        const auto_rule *r = &rules[i];
+        const xconv_variant *v = xconv_variant_find(r->variant, NULL);
+        if (!(r->on & kind) || (r->when && !r->when(p)) || !v)
+            continue;
+        st = xconv_variant_plan(v, dev, p, opts, plan, err);
+        if (st == XCONV_ERR_NOT_APPLICABLE)
+            continue;
+        if (st == XCONV_OK) {
+            info->variant = v;
+            info->source = XCONV_AUTO_RULES;
+            snprintf(info->why, sizeof info->why, "rules, line %zu: %s%s", i + 1, r->why,
+                     db_note);
+        }
+        break;
+    }
+    return st;
+}
+
+// Writes the why of a find-db choice: entry `at` of rec (of `passing` passing ones).
+static void db_why(const xconv_find_record *rec, int at, int passing, bool stale,
+                   const xconv_device_info *dev_info, xconv_auto_info *info)
+{
+    const xconv_find_entry *e = &rec->entries[at];
+    int n = snprintf(info->why, sizeof info->why, "find-db: fastest of %d passing in a %s find "
+                     "of %s, %.4g ms%s%s%s%s", passing, rec->mode, rec->date, e->median_ms,
+                     e->tuning.direct_tiling[0] || e->tuning.gemm_tiles[0] ? ", tuned " : "",
+                     e->tuning.direct_tiling, e->tuning.direct_tiling[0] &&
+                     e->tuning.gemm_tiles[0] ? " " : "", e->tuning.gemm_tiles);
+    if (at > 0 && n > 0 && (size_t)n < sizeof info->why)
+        n += snprintf(info->why + n, sizeof info->why - (size_t)n,
+                      " (the %d faster do not plan now)", at);
+    if (stale && n > 0 && (size_t)n < sizeof info->why)
+        snprintf(info->why + n, sizeof info->why - (size_t)n,
+                 "; stale, trusted: made under driver '%s', xconv %s, kernels %s (now '%s', "
+                 "%s, %s)", rec->driver, rec->xconv, rec->kernels, dev_info->driver,
+                 XCONV_VERSION, xconv_kernels_hash());
+}
+
+// Plans the fastest passing entry of dev's find-db record for p that plans; fills info and
+// *plan, or leaves *plan NULL (no usable record: info->stale_ignored says whether one was
+// stale).
+static void from_db(xconv_device *dev, const xconv_problem *p, const xconv_plan_options *opts,
+                    xconv_auto_info *info, xconv_plan **plan)
+{
+    static _Thread_local xconv_error err;  // what does not plan falls back, unreported
+    xconv_cache *cache = dev->cache;
+    xconv_find_record rec;
+    bool stale = false;
+    *plan = NULL;
+    if (!cache || (cache->flags & XCONV_CACHE_NO_FIND_DB))
+        return;
+    xconv_status st = xconv_find_db_lookup(cache, &dev->info, p, &rec, &stale, &err);
+    if (st != XCONV_OK) {
+        if (st != XCONV_ERR_NOT_FOUND) {
+            pthread_mutex_lock(&cache->mutex);
+            xconv_cache_warn(cache, "the find-db could not be read: %s", err.msg);
+            pthread_mutex_unlock(&cache->mutex);
+        }
+        return;
+    }
+    info->stale_ignored = stale && !(cache->flags & XCONV_CACHE_TRUST_STALE);
+    int passing = 0;
+    for (int i = 0; i < rec.count; i++)
+        passing += rec.entries[i].passed;
+    for (int i = 0; !info->stale_ignored && i < rec.count && !*plan; i++) {
+        const xconv_find_entry *e = &rec.entries[i];
+        const xconv_variant *v = xconv_variant_find(e->variant, NULL);
+        if (!e->passed || !v || !xconv_variant_auto_eligible(v))
+            continue;
+        xconv_plan_options o;
+        if (opts)
+            o = *opts;
+        else
+            xconv_plan_options_default(&o);
+        xconv_tuning t = e->tuning;  // fills only what the caller left to the planner
+        if (o.direct_tiling)
+            t.direct_tiling[0] = '\0';
+        if (o.gemm_tiles)
+            t.gemm_tiles[0] = '\0';
+        xconv_tuning_apply(&t, &o);
+        if (xconv_variant_plan(v, dev, p, &o, plan, &err) != XCONV_OK)
+            continue;
+        (*plan)->tuning = t;  // the plan's options point at its own copy from now on
+        if (t.direct_tiling[0])
+            (*plan)->opts.direct_tiling = (*plan)->tuning.direct_tiling;
+        if (t.gemm_tiles[0])
+            (*plan)->opts.gemm_tiles = (*plan)->tuning.gemm_tiles;
+        info->variant = v;
+        info->source = stale ? XCONV_AUTO_DB_STALE : XCONV_AUTO_DB;
+        info->tuning = t;
+        info->db_ms = e->median_ms;
+        db_why(&rec, i, passing, stale, &dev->info, info);
+    }
+    if (!*plan && !info->stale_ignored)
+        snprintf(info->why, sizeof info->why, "%s",
+                 passing ? "no passing entry of the find-db's record plans now"
+                         : "no variant passed in the find-db's record");
+    xconv_find_record_free(&rec);
+}
+
+xconv_status xconv_auto_plan(xconv_device *dev, const xconv_problem *p,
+                             const xconv_plan_options *opts, xconv_auto_info *info,
+                             xconv_plan **out, xconv_error *err)
+{
+    memset(info, 0, sizeof *info);
+    xconv_plan *plan = NULL;
+    from_db(dev, p, opts, info, &plan);
+    xconv_status st = plan ? XCONV_OK : from_rules(dev, p, opts, info, &plan, err);
+    if (plan) {
+        plan->is_auto = true;
+        plan->auto_info = *info;
+    }
+    if (out)
+        *out = plan;
+    else
+        xconv_plan_destroy(plan);
+    return st;
+}
+
+xconv_status xconv_auto_choose(xconv_device *dev, const xconv_problem *p,
+                               const xconv_plan_options *opts, xconv_auto_info *out,
+                               xconv_error *err)
+{
+    if (XCONV_NULL_ARG(err, dev) || XCONV_NULL_ARG(err, p) || XCONV_NULL_ARG(err, out))
+        return XCONV_ERR_INVALID;
+    memset(out, 0, sizeof *out);
+    xconv_status st = xconv_problem_check(p, err);
+    if (st == XCONV_OK)
+        st = xconv_plan_options_check(opts, err);
+    if (st == XCONV_OK)
+        st = xconv_auto_plan(dev, p, opts, out, NULL, err);
+    return st == XCONV_OK ? xconv_error_clear(err) : st;
+}
+
+bool xconv_plan_auto_info(const xconv_plan *plan, xconv_auto_info *out)
+{
+    if (!plan || !out || !plan->is_auto)
+        return false;
+    *out = plan->auto_info;
+    return true;
+}

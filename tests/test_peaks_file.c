@@ -68,6 +68,7 @@ static void test_round_trip(void)
     text = write_text(&file, &len);
     CHECK(xconv_peaks_file_parse(text, len, "empty", &back, &err) == XCONV_OK && back.count == 0);
     free(text);
+    xconv_peaks_file_free(&back);
     CHECK(xconv_peaks_file_load("/nonexistent/xconv/peaks.json", &back, &err) == XCONV_OK &&
           back.count == 0);
     CHECK(xconv_peaks_file_load("/", &back, &err) == XCONV_ERR_IO);

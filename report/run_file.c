@@ -23,7 +23,7 @@
 
 typedef enum field_kind {
     F_STRING,   // char array; a longer string is refused
-    F_U64,      // uint64_t from an integer literal
+    F_U64,      // uint64_t from an integer literal, at most INT64_MAX (Jansson holds int64)
     F_INT,      // int from an integer literal
     F_I64,      // int64_t from an integer literal
     F_DOUBLE,   // double; null reads as NAN (or 0 with zero_null)

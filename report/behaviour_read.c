@@ -393,25 +393,9 @@ xconv_status xconv_behaviour_load(const char *path, xconv_behaviour_run *out, bo
 {
     memset(out, 0, sizeof *out);
     *is_behaviour = false;
-    struct stat sb;
-    FILE *f = xconv_file_open_regular(path, &sb);
-    if (!f && errno == EINVAL)
-        return XCONV_OK;  // not one of ours: the caller's reader says what it is
-    if (!f)
-        return xconv_error_set(err, XCONV_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
-    xconv_error read_err;
-    json_t *root = xconv_json_read_file(f, (size_t)sb.st_size, BEHAVIOUR_MAX_BYTES, &read_err);
-    fclose(f);
-    if (!root && read_err.status != XCONV_ERR_PARSE) {
-        if (err) {
-            *err = read_err;
-            xconv_error_prefix(err, "'%s'", path);
-        }
-        return read_err.status;
-    }
-    // Too large or not JSON: not one of ours, the caller's reader says what it is.
-    xconv_status st = XCONV_OK;
-    if (root && behaviour_root(root)) {
+    json_t *root;
+    xconv_status st = xconv_json_probe_path(path, BEHAVIOUR_MAX_BYTES, &root, err);
+    if (st == XCONV_OK && root && behaviour_root(root)) {
         *is_behaviour = true;
         st = read_root(root, path, out, err);
     }

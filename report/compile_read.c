@@ -95,26 +95,9 @@ xconv_status xconv_compile_file_load(const char *path, xconv_compile_file *out,
 {
     memset(out, 0, sizeof *out);
     *is_compile = false;
-    struct stat sb;
-    FILE *f = xconv_file_open_regular(path, &sb);
-    if (!f && errno == EINVAL)
-        return XCONV_OK;  // not a regular file: the caller's other readers say what it is
-    if (!f)
-        return xconv_error_set(err, XCONV_ERR_IO, "cannot open '%s': %s", path,
-                               xconv_file_open_why(errno));
-    xconv_error read_err;
-    json_t *root = xconv_json_read_file(f, (size_t)sb.st_size, COMPILE_MAX_BYTES, &read_err);
-    fclose(f);
-    if (!root && read_err.status != XCONV_ERR_PARSE) {
-        if (err) {
-            *err = read_err;
-            xconv_error_prefix(err, "'%s'", path);
-        }
-        return read_err.status;
-    }
-    // Too large or not JSON: not one of ours, the caller's other readers say what it is.
-    xconv_status st = XCONV_OK;
-    if (xconv_json_is_word(json_object_get(root, "kind"), "compile")) {
+    json_t *root;
+    xconv_status st = xconv_json_probe_path(path, COMPILE_MAX_BYTES, &root, err);
+    if (st == XCONV_OK && xconv_json_is_word(json_object_get(root, "kind"), "compile")) {
         *is_compile = true;
         st = read_root(root, path, out, err);
         if (st != XCONV_OK)

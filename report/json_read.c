@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: MIT
 // Jansson's strict parse with its errors as xconv_error values, and typed member getters.
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "file_open.h"
 #include "json_read.h"
 
 // ---------------------------------------------------------------------------------------------
@@ -201,4 +204,37 @@ xconv_status xconv_json_get_array(const json_t *obj, const char *key, bool requi
         return bad(err, where, key, "wants an array, got %s", xconv_json_type_name(v));
     *out = v;
     return XCONV_OK;
+}
+
+xconv_status xconv_json_probe_path(const char *path, size_t max_bytes, json_t **root,
+                                   xconv_error *err)
+{
+    *root = NULL;
+    struct stat sb;
+    FILE *f = xconv_file_open_regular(path, &sb);
+    if (!f && errno == EINVAL)
+        return XCONV_OK;
+    if (!f)
+        return xconv_error_set(err, XCONV_ERR_IO, "cannot open '%s': %s", path,
+                               xconv_file_open_why(errno));
+    xconv_error read_err;
+    *root = xconv_json_read_file(f, (size_t)sb.st_size, max_bytes, &read_err);
+    fclose(f);
+    if (*root || read_err.status == XCONV_ERR_PARSE)
+        return XCONV_OK;  // too large or not JSON reads as not one of ours
+    if (err) {
+        *err = read_err;
+        xconv_error_prefix(err, "'%s'", path);
+    }
+    return read_err.status;
+}
+
+xconv_status xconv_json_bad(xconv_error *err, const char *where, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return xconv_error_set(err, XCONV_ERR_PARSE, "%s: %s", where ? where : "top level", msg);
 }

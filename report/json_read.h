@@ -24,6 +24,21 @@ json_t *xconv_json_parse(const char *text, size_t len, xconv_error *err);
 // XCONV_ERR_OUT_OF_MEMORY in *err (messages not yet naming the file). f stays open.
 json_t *xconv_json_read_file(FILE *f, size_t size, size_t max_bytes, xconv_error *err);
 
+// Opens path and parses it when it is one of xconv's JSON files (a regular file of at most
+// max_bytes, valid JSON): returns XCONV_OK and *root (free with json_decref), NULL when the file
+// is not a regular file, is larger or is not JSON (not one of ours: the caller's other readers
+// say what it is); or the failure to open or read it, naming path.
+xconv_status xconv_json_probe_path(const char *path, size_t max_bytes, json_t **root,
+                                   xconv_error *err);
+
+// Fills err with "where: what" (where NULL: "top level") and returns XCONV_ERR_PARSE: the
+// readers' message for a value they refuse.
+xconv_status xconv_json_bad(xconv_error *err, const char *where, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
 // Returns "null", "a boolean", "a number", "a string", "an array" or "an object" for v
 // ("nothing" for NULL).
 const char *xconv_json_type_name(const json_t *v);

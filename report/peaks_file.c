@@ -18,25 +18,6 @@
 // ---------------------------------------------------------------------------------------------
 // Reading
 
-// Fills err with "where: what" (the file's name is prefixed at the end); returns
-// XCONV_ERR_PARSE.
-static xconv_status bad(xconv_error *err, const char *where, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-
-static xconv_status bad(xconv_error *err, const char *where, const char *fmt, ...)
-{
-    char msg[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    return xconv_error_set(err, XCONV_ERR_PARSE, "%s: %s",
-                           where ? where : "top level", msg);
-}
-
 // Reads peak member key of obj into *out: a positive number, or null / missing for 0
 // (unknown); returns XCONV_OK or an error naming where.key.
 static xconv_status get_peak(const json_t *obj, const char *key, double *out, const char *where,
@@ -88,10 +69,10 @@ static xconv_status read_entry(const json_t *obj, size_t i, xconv_peaks_entry *e
 static xconv_status read_tree(const json_t *root, xconv_peaks_file *out, xconv_error *err)
 {
     if (!json_is_object(root))
-        return bad(err, "top level", "wants an object, got %s", xconv_json_type_name(root));
+        return xconv_json_bad(err, "top level", "wants an object, got %s", xconv_json_type_name(root));
     if (!xconv_json_is_word(json_object_get(root, "tool"), "xconv") ||
         !xconv_json_is_word(json_object_get(root, "kind"), "peaks"))
-        return bad(err, "top level",
+        return xconv_json_bad(err, "top level",
                    "not an xconv peaks file (it lacks \"tool\": \"xconv\", \"kind\": \"peaks\")");
     int64_t version = 0;
     xconv_status st = xconv_json_get_int64(root, "schema_version", true, 1, INT64_MAX,
@@ -99,7 +80,7 @@ static xconv_status read_tree(const json_t *root, xconv_peaks_file *out, xconv_e
     if (st)
         return st;
     if (version > XCONV_PEAKS_FILE_VERSION)
-        return bad(err, "schema_version", "%lld is newer than this xconv reads (%d)",
+        return xconv_json_bad(err, "schema_version", "%lld is newer than this xconv reads (%d)",
                    (long long)version, XCONV_PEAKS_FILE_VERSION);
     const json_t *devices;
     if ((st = xconv_json_get_array(root, "devices", true, NULL, &devices, err)))
@@ -112,7 +93,7 @@ static xconv_status read_tree(const json_t *root, xconv_peaks_file *out, xconv_e
         if ((st = read_entry(json_array_get(devices, i), i, e, err)))
             return st;
         if (xconv_peaks_file_find(out, e->name, e->backend, e->driver))
-            return bad(err, "devices", "[%zu] repeats device \"%s\" (%s, driver %s)", i,
+            return xconv_json_bad(err, "devices", "[%zu] repeats device \"%s\" (%s, driver %s)", i,
                        e->name, e->backend, e->driver);
         out->count++;
     }

@@ -109,24 +109,6 @@ static const load_field run_fields[] = {
 // ---------------------------------------------------------------------------------------------
 // Errors
 
-// Fills err with "where: what" (the caller prefixes the file's name); returns XCONV_ERR_PARSE.
-static xconv_status bad(xconv_error *err, const char *where, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-
-static xconv_status bad(xconv_error *err, const char *where, const char *fmt, ...)
-{
-    char msg[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    return xconv_error_set(err, XCONV_ERR_PARSE, "%s: %s",
-                           where ? where : "top level", msg);
-}
-
 // ---------------------------------------------------------------------------------------------
 // Values
 
@@ -197,10 +179,10 @@ static xconv_status load_fields(const json_t *obj, const load_field *fields, int
                                 void *base, const char *where, xconv_error *err)
 {
     if (!json_is_object(obj))
-        return bad(err, where, "wants an object, got %s", xconv_json_type_name(obj));
+        return xconv_json_bad(err, where, "wants an object, got %s", xconv_json_type_name(obj));
     for (int i = 0; i < nfields; i++) {
         if (fields[i].required && !json_object_get(obj, fields[i].name))
-            return bad(err, where, "lacks \"%s\"", fields[i].name);
+            return xconv_json_bad(err, where, "lacks \"%s\"", fields[i].name);
         xconv_status st = store(&fields[i], obj, base, where, err);
         if (st)
             return st;
@@ -227,7 +209,7 @@ static xconv_status load_devices(const json_t *arr, xconv_run_file *run, xconv_e
         if (st)
             return st;
         if (xconv_run_file_device(run, d->id))  // searches the devices before this one
-            return bad(err, where, "id \"%s\" appears twice", d->id);
+            return xconv_json_bad(err, where, "id \"%s\" appears twice", d->id);
         run->ndevices++;
         const json_t *peaks = json_object_get(item, "peaks");
         if (peaks && !json_is_null(peaks)) {
@@ -261,7 +243,7 @@ static xconv_status load_shapes(const json_t *arr, xconv_run_file *run, xconv_er
         if (st)
             return st;
         if (!(s->weight > 0))
-            return bad(err, where, "weight must be a positive number");
+            return xconv_json_bad(err, where, "weight must be a positive number");
         run->nshapes++;
     }
     return XCONV_OK;
@@ -288,7 +270,7 @@ static xconv_status load_record(const json_t *obj, size_t i, xconv_matrix_record
     const json_t *pass = json_object_get(obj, "pass");
     if (pass && (!json_is_boolean(pass) ||
                  json_is_true(pass) != (r->rec.outcome == XCONV_OUTCOME_PASS)))
-        return bad(err, where, "\"pass\" disagrees with \"outcome\" \"%s\"",
+        return xconv_json_bad(err, where, "\"pass\" disagrees with \"outcome\" \"%s\"",
                    xconv_outcome_name(r->rec.outcome));
     return XCONV_OK;
 }
@@ -328,13 +310,13 @@ static xconv_status derive_devices(xconv_run_file *run, xconv_error *err)
 static xconv_status check_kind(const json_t *root, xconv_run_file *run, xconv_error *err)
 {
     if (!json_is_object(root))
-        return bad(err, "top level", "wants an object, got %s", xconv_json_type_name(root));
+        return xconv_json_bad(err, "top level", "wants an object, got %s", xconv_json_type_name(root));
     if (!xconv_json_is_word(json_object_get(root, "tool"), "xconv"))
-        return bad(err, "top level", "not an xconv results file (it lacks \"tool\": \"xconv\"; "
+        return xconv_json_bad(err, "top level", "not an xconv results file (it lacks \"tool\": \"xconv\"; "
                    "xconv devices --json output is not one)");
     const json_t *kind = json_object_get(root, "kind");
     if (kind && !xconv_json_is_word(kind, "matrix"))
-        return bad(err, "kind", "%s%s%s: only bench, validate and matrix files hold "
+        return xconv_json_bad(err, "kind", "%s%s%s: only bench, validate and matrix files hold "
                    "records of this form", json_is_string(kind) ? "\"" : "",
                    json_is_string(kind) ? json_string_value(kind) : "not a string",
                    json_is_string(kind) ? "\"" : "");
@@ -343,7 +325,7 @@ static xconv_status check_kind(const json_t *root, xconv_run_file *run, xconv_er
                                            NULL, &version, err);
     run->schema_version = (int)version;
     if (!st && run->schema_version > XCONV_MATRIX_SCHEMA_VERSION)
-        st = bad(err, "schema_version", "%d is newer than this xconv reads (%d)",
+        st = xconv_json_bad(err, "schema_version", "%d is newer than this xconv reads (%d)",
                  run->schema_version, XCONV_MATRIX_SCHEMA_VERSION);
     return st;
 }
@@ -383,7 +365,7 @@ static xconv_status load_tree(const json_t *root, xconv_run_file *run, xconv_err
             return st;
         run->count++;
         if (devices && !xconv_run_file_device(run, r->rec.device))
-            return bad(err, "records", "[%zu] names device \"%s\", which \"devices\" lacks", i,
+            return xconv_json_bad(err, "records", "[%zu] names device \"%s\", which \"devices\" lacks", i,
                        r->rec.device);
     }
     return derive_devices(run, err);

@@ -59,6 +59,11 @@ static xconv_status build_raw(xconv_device *dev, xconv_program *e, double *ms, x
         return xconv_error_set(err, XCONV_ERR_INVALID, "%s: the defines pass %zu characters",
                                e->source, sizeof options);
     double t0 = xconv_now_ms();
+    if (!dev->be) {  // a CUDA target profile: compiled into its cache only, never loaded
+        xconv_status st = xconv_kernel_cache_compile(dev, e->source, text, options, err);
+        *ms = xconv_now_ms() - t0;
+        return st;
+    }
     bool on_disk = xconv_kernel_cache_usable(dev);
     bool cached = on_disk &&
                   xconv_kernel_cache_get(dev, e->source, text, options, &e->handle) == XCONV_OK;
@@ -206,6 +211,14 @@ static void *ahead_worker(void *arg)
     return NULL;
 }
 
+// Returns true when dev is a CUDA target profile whose programs are compiled into its cache
+// (through NVRTC, without a GPU), to be exported as a bundle for its devices.
+static bool compiles_to_cache(const xconv_device *dev)
+{
+    return !dev->be && dev->info.backend == XCONV_BACKEND_CUDA && dev->cache &&
+           !(xconv_cache_flags(dev->cache) & XCONV_CACHE_NO_KERNELS);
+}
+
 // Returns true when dev's cache or the first n items hold (source, defines) already.
 static bool ahead_known(xconv_device *dev, const ahead_item *items, int n, const xconv_step *s)
 {
@@ -228,9 +241,12 @@ static xconv_status ahead_collect(xconv_plan *const *plans, int nplans, ahead_jo
     for (int p = 0; p < nplans; p++) {
         xconv_plan *plan = plans[p];
         xconv_error scratch;
-        if (!plan || !plan->dev || xconv_device_usable(plan->dev, &scratch) != XCONV_OK ||
-            !plan->dev->be->builds_concurrently ||
-            !plan->dev->be->builds_concurrently(plan->dev->ctx))
+        if (!plan || !plan->dev)
+            continue;
+        if (!compiles_to_cache(plan->dev) &&
+            (xconv_device_usable(plan->dev, &scratch) != XCONV_OK ||
+             !plan->dev->be->builds_concurrently ||
+             !plan->dev->be->builds_concurrently(plan->dev->ctx)))
             continue;  // a device that builds on one thread builds as its plans prepare
         for (int i = 0; i < plan->nsteps; i++) {
             const xconv_step *s = plan->steps[i];
@@ -309,6 +325,12 @@ static void ahead_finish(ahead_job *job, xconv_build_stats *stats)
             continue;
         }
         stats->compile_ms += it->ms;
+        if (!it->dev->be) {  // compiled into the profile's cache: nothing to link
+            stats->failed += it->st != XCONV_OK;
+            stats->built += it->st == XCONV_OK;
+            free(it->e);
+            continue;
+        }
         if (it->st != XCONV_OK) {
             xconv_error scratch;
             xconv_error_set(&scratch, it->st, "building %s.cl ahead", it->e->source);

@@ -880,8 +880,10 @@ xconv_status xconv_cache_export_kernels(xconv_cache *cache, xconv_device *const 
 // atomically, so concurrent importers and builders lose nothing); *count gets their number.
 // Refuses the bundle, storing nothing, with XCONV_ERR_INVALID and a message that begins with
 // why: "damaged" (not whole, its checksum or an entry does not match), "stale" (another bundle
-// format, xconv version or kernel sources) or "foreign" (a kernel for a device, driver or
-// compiler that none of the ndevs open devices devs has). XCONV_ERR_NOT_FOUND or XCONV_ERR_IO
+// format, xconv version or kernel sources, or an entry whose key is not the one its device
+// looks up with this xconv's kernel text) or "foreign" (a kernel for a device, driver or
+// compiler that none of the ndevs open devices devs has; a CUDA kernel is for an architecture,
+// sm_XY, and NVRTC's version, so a CUDA target profile takes its devices' kernels). XCONV_ERR_NOT_FOUND or XCONV_ERR_IO
 // when it cannot be read.
 xconv_status xconv_cache_import_kernels(xconv_cache *cache, xconv_device *const *devs,
                                         int ndevs, const char *path, int *count,

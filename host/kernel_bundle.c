@@ -132,7 +132,7 @@ static int list_binaries(const char *folder, char (**names)[NAME_LEN + 1])
             }
             *names = grown;
         }
-        snprintf((*names)[n++], NAME_LEN + 1, "%s", e->d_name);
+        memcpy((*names)[n++], e->d_name, NAME_LEN + 1);  // binary_name: NAME_LEN and its NUL
     }
     closedir(d);
     if (n > 1)  // qsort of an empty list would be handed NULL

@@ -554,12 +554,7 @@ static xconv_status cuda_program_load(void *vctx, const void *data, size_t len,
 static void cuda_compiler_id(void *vctx, char *buf, size_t len)
 {
     (void)vctx;
-    const xconv_nvrtc_api *nv = xconv_nvrtc_load(NULL);
-    int major = 0, minor = 0;
-    if (nv && nv->version)
-        nv->version(&major, &minor);
-    snprintf(buf, len, "nvrtc %d.%d (%s) %s", major, minor, nv ? nv->library : "none",
-             xconv_nvrtc_fixed_flags());
+    xconv_nvrtc_compiler_id(buf, len);
 }
 
 static void cuda_program_free(void *vctx, xconv_backend_program *prog)

@@ -19,6 +19,16 @@ const char *xconv_nvrtc_fixed_flags(void)
     return "--std=c++17 --fmad=false";
 }
 
+void xconv_nvrtc_compiler_id(char *buf, size_t len)
+{
+    const xconv_nvrtc_api *nv = xconv_nvrtc_load(NULL);
+    int major = 0, minor = 0;
+    if (nv && nv->version)
+        nv->version(&major, &minor);
+    snprintf(buf, len, "nvrtc %d.%d (%s) %s", major, minor, nv ? nv->library : "none",
+             xconv_nvrtc_fixed_flags());
+}
+
 // ---------------------------------------------------------------------------------------------
 // Options
 

@@ -51,4 +51,9 @@ xconv_status xconv_nvrtc_report(const char *source, const char *options, int cc_
 // --fmad=false"); the architecture flag and the defines are added per build.
 const char *xconv_nvrtc_fixed_flags(void);
 
+// Writes what names the compiler of every CUDA image into buf, for the keys of stored images:
+// NVRTC's version, its library and the fixed flags ("nvrtc 13.0 (libnvrtc.so.13) --std=c++17
+// --fmad=false"); "nvrtc 0.0 (none) ..." when NVRTC cannot be loaded.
+void xconv_nvrtc_compiler_id(char *buf, size_t len);
+
 #endif // XCONV_NVRTC_COMPILE_H

@@ -20,6 +20,11 @@ typedef struct xconv_program_store {
     // Stores a program just built; a failure to write is the store's warning, not an error.
     void (*put)(xconv_device *dev, const char *source, const char *text, const char *options,
                 xconv_backend_program *prog);
+    // Whether dev, a target profile without a backend, compiles into the store (NVRTC for a
+    // CUDA architecture), and that compile, stored under the key its devices look up.
+    bool (*compiles)(const xconv_device *dev);
+    xconv_status (*compile)(xconv_device *dev, const char *source, const char *text,
+                            const char *options, xconv_error *err);
 } xconv_program_store;
 
 // An open device. The core enqueues work on it through be and ctx.

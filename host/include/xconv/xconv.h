@@ -443,7 +443,10 @@ const xconv_target *xconv_target_find(const char *name, xconv_error *err);
 
 // Opens a device that only plans: it has the profile's limits and no backend, so plans made on
 // it are the plans the device would get; preparing or running them, and buffers, fail with
-// XCONV_ERR_UNAVAILABLE. Close it with xconv_device_close. Returns NULL without host memory.
+// XCONV_ERR_UNAVAILABLE. With a cache attached, xconv_plans_build compiles a CUDA profile's
+// plans into it (NVRTC, no GPU) and xconv_cache_export_kernels/_import_kernels take it for the
+// devices of its architecture. Close it with xconv_device_close. Returns NULL without host
+// memory.
 xconv_device *xconv_device_open_target(const xconv_target *target, xconv_error *err);
 
 // Waits for the device, frees every buffer and program it still holds and closes it; NULL is
@@ -718,7 +721,10 @@ typedef bool (*xconv_build_progress_fn)(void *user, int built, int total);
 // devices. A device whose driver cannot build on several threads at once (Oclgrind) is left
 // to build as its plans prepare. Nothing is enqueued on the devices' queues, so no kernel runs
 // meanwhile. A later xconv_plan_prepare finds the programs built; the first prepare to use one
-// counts its build time as its own (*compile_ms, xconv_device_compile_ms). Fills *stats when
+// counts its build time as its own (*compile_ms, xconv_device_compile_ms). Plans made on a CUDA
+// target profile (xconv_device_open_target) with a cache attached are compiled through NVRTC,
+// without a GPU, into that cache for its devices to load (xconv_cache_export_kernels bundles
+// them); a profile without one builds nothing. Fills *stats when
 // not NULL and calls progress (when not NULL) after each build. Returns XCONV_OK (a failed
 // build is left to the prepare that needs it) or XCONV_ERR_OUT_OF_MEMORY.
 xconv_status xconv_plans_build(xconv_plan *const *plans, int nplans, int threads,
@@ -874,8 +880,10 @@ xconv_status xconv_cache_export_kernels(xconv_cache *cache, xconv_device *const 
 // atomically, so concurrent importers and builders lose nothing); *count gets their number.
 // Refuses the bundle, storing nothing, with XCONV_ERR_INVALID and a message that begins with
 // why: "damaged" (not whole, its checksum or an entry does not match), "stale" (another bundle
-// format, xconv version or kernel sources) or "foreign" (a kernel for a device, driver or
-// compiler that none of the ndevs open devices devs has). XCONV_ERR_NOT_FOUND or XCONV_ERR_IO
+// format, xconv version or kernel sources, or an entry whose key is not the one its device
+// looks up with this xconv's kernel text) or "foreign" (a kernel for a device, driver or
+// compiler that none of the ndevs open devices devs has; a CUDA kernel is for an architecture,
+// sm_XY, and NVRTC's version, so a CUDA target profile takes its devices' kernels). XCONV_ERR_NOT_FOUND or XCONV_ERR_IO
 // when it cannot be read.
 xconv_status xconv_cache_import_kernels(xconv_cache *cache, xconv_device *const *devs,
                                         int ndevs, const char *path, int *count,

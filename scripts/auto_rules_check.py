@@ -3,10 +3,11 @@
 """Rules-only auto against the measured fastest: for every device and shape of committed records
 that time every variant (a matrix, a find), the variant auto's rules pick now (asked of the built
 xconv: `explain --target T --find off`) beside the fastest passing variant of ours, their ratio,
-and the geo-mean. Exits 1 when a shape's ratio passes --max-ratio, 2 on bad input.
+and the geo-mean. Exits 1 when a shape's pick is more than --max-ratio times the fastest and
+more than --slack-us behind it, or the geo-mean passes --max-geomean; 2 on bad input.
 
 Usage: scripts/auto_rules_check.py [--xconv build/xconv] [--target sm_90] [--max-ratio 1.05]
-                                   [--quiet] [FILE.json ...]
+                                   [--slack-us 0] [--max-geomean G] [--quiet] [FILE.json ...]
 The default files are the H100 records listed in DEFAULT_FILES."""
 import argparse
 import json
@@ -131,15 +132,17 @@ def backend(device):
     return device.split(":", 1)[0]
 
 
-def report(rows, max_ratio, quiet):
-    """Prints the table (unless quiet: then only the shapes over max_ratio) and the summary;
-    returns the number of shapes over max_ratio or without a time of the pick."""
+def report(rows, max_ratio, slack_ms, max_geomean, quiet):
+    """Prints the table (unless quiet: then only the shapes over the bound: more than max_ratio
+    times the fastest and more than slack_ms behind it) and the summary; returns the number of
+    shapes over the bound or without a time of the pick, plus 1 when the geo-mean passes
+    max_geomean."""
     bad = 0
     if not quiet:
         print("| backend | shape | auto (rule) | ms | fastest | ms | ratio |")
         print("| --- | --- | --- | --- | --- | --- | --- |")
     for base, device, shape, name, pick, rule, pick_ms, best, best_ms, ratio in rows:
-        over = ratio is None or ratio > max_ratio
+        over = ratio is None or (ratio > max_ratio and pick_ms - best_ms > slack_ms)
         bad += over
         if quiet and not over:
             continue
@@ -153,7 +156,10 @@ def report(rows, max_ratio, quiet):
           f"geo-mean {geo:.3f}x, worst {max(ratios, default=float('nan')):.3f}x, "
           f"{sum(1 for r in ratios if r > 1.05)} more than 5% behind, "
           f"{len(rows) - len(ratios)} with the pick not timed; "
-          f"{bad} over {max_ratio:g}x (marked *)")
+          f"{bad} over {max_ratio:g}x and {slack_ms * 1000:g} us (marked *)")
+    if geo > max_geomean:
+        print(f"the geo-mean {geo:.3f}x passes {max_geomean:g}x")
+        bad += 1
     return bad
 
 
@@ -164,6 +170,10 @@ def main():
     ap.add_argument("--target", default="sm_90", help="target profile auto plans for")
     ap.add_argument("--max-ratio", type=float, default=float("inf"),
                     help="exit 1 when auto's pick is more than this times the fastest")
+    ap.add_argument("--slack-us", type=float, default=0.0,
+                    help="a pick within this many microseconds of the fastest never fails")
+    ap.add_argument("--max-geomean", type=float, default=float("inf"),
+                    help="exit 1 when the geo-mean of the ratios passes this")
     ap.add_argument("--quiet", action="store_true", help="print only the shapes over the bound")
     ap.add_argument("files", nargs="*", help="results files (default: the H100 records)")
     args = ap.parse_args()
@@ -175,7 +185,9 @@ def main():
     except (OSError, ValueError, KeyError, RuntimeError) as e:
         print(f"auto_rules_check: {e}", file=sys.stderr)
         return 2
-    return 1 if report(compare(groups, picks), args.max_ratio, args.quiet) else 0
+    bad = report(compare(groups, picks), args.max_ratio, args.slack_us / 1000,
+                 args.max_geomean, args.quiet)
+    return 1 if bad else 0
 
 
 if __name__ == "__main__":

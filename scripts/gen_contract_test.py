@@ -228,9 +228,29 @@ FREEING = re.compile(r"_(destroy|close|free)$")
 # Parsing the header
 
 
+def read_with_includes(path, seen=None):
+    """Returns the text of the header at path with each `#include <xconv/NAME.h>` replaced by
+    that header's text (once: later includes of the same header are dropped), so that the
+    umbrella header yields the declarations of every topic's header."""
+    seen = set() if seen is None else seen
+    path = os.path.realpath(path)
+    if path in seen:
+        return ""
+    seen.add(path)
+    root = os.path.dirname(os.path.dirname(path))  # the folder holding xconv/
+
+    def expand(m):
+        return read_with_includes(os.path.join(root, m.group(1)), seen)
+
+    return re.sub(r'^\s*#\s*include\s*<(xconv/\w+\.h)>[^\n]*$', expand, open(path).read(),
+                  flags=re.M)
+
+
 def parse(path):
-    """Returns [(return type, name, [(type, name)])] of every function the header declares."""
-    s = open(path).read()
+    """Returns [(return type, name, [(type, name)])] of every function the header declares,
+    itself or through the xconv/ headers it includes."""
+    s = read_with_includes(path)
+    s = re.sub(r"#ifdef __cplusplus\s*\}\s*#endif", "", s)  # each header closes its extern "C"
     s = re.sub(r"//[^\n]*", "", s)
     s = re.sub(r"/\*.*?\*/", "", s, flags=re.S)
     s = re.sub(r"^\s*#[^\n]*", "", s, flags=re.M)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "opencl_internal.h"
+#include "core/contract.h"
 
 // A kernel object created from a program, kept for the program's life.
 typedef struct opencl_kernel {
@@ -265,20 +266,19 @@ static int source_first_line(void)
     return line;
 }
 
-// Fills err with a failed build's status and as much of the device's log as fits. Some
-// compilers (NVIDIA's, Oclgrind's) ignore #line, so the header says where the source begins.
+// Fills err with a failed build's status, a header and the start of the device's log (the
+// whole log goes to err's detail buffer). Some compilers (NVIDIA's, Oclgrind's) ignore #line,
+// so the header says where the source begins.
 static xconv_status build_failure(cl_program prog, cl_device_id dev, cl_int rc,
                                   const char *options, xconv_error *err)
 {
-    const size_t room = XCONV_ERROR_MSG_LEN - 1024;  // leaves space for the header line
     char *log = prog ? build_log(prog, dev) : NULL;
-    bool cut = log && strlen(log) > room;
-    if (cut)
-        log[room] = '\0';
     xconv_error_set(err, XCONV_ERR_BUILD, "clBuildProgram failed: %s (%d) with options \"%s\"; "
-                    "build log (source line 1 is line %d where the log ignores #line):\n%s%s",
+                    "build log (source line 1 is line %d where the log ignores #line; the whole "
+                    "log in the error's detail):\n%s",
                     xconv_opencl_status_name(rc), (int)rc, options, source_first_line(),
-                    log && log[0] ? log : "(empty)", cut ? "\n... (build log truncated)" : "");
+                    log && log[0] ? log : "(empty)");
+    xconv_error_detail(err, log);
     free(log);
     return XCONV_ERR_BUILD;
 }

@@ -70,7 +70,7 @@ static int write_json(FILE *f, const void *ctx)
 static int open_devices(const xconv_device_list *list, const int *indices, int n,
                         xconv_device **devs)
 {
-    static xconv_error err;
+    xconv_error err = {0};
     for (int i = 0; i < n; i++) {
         devs[i] = xconv_device_open_info(&list->devices[indices[i]], &err);
         if (!devs[i]) {
@@ -89,7 +89,7 @@ static int report(const cli_options *opts, xconv_device *const *devs, int ndevs,
                   const cli_shape *shapes, int nshapes, const xconv_variant *const *variants,
                   int nvariants, const cli_output *json)
 {
-    static xconv_error err;
+    xconv_error err = {0};
     xconv_problem *problems = calloc((size_t)nshapes + 1, sizeof *problems);
     const char **names = calloc((size_t)nshapes + 1, sizeof *names);
     if (!problems || !names) {

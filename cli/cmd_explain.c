@@ -23,7 +23,7 @@ static const char *epilogue_line(const xconv_problem *p, unsigned fused)
 // Prints step i of plan: what it runs, its geometry and its defines.
 static void print_step(const xconv_plan *plan, int i)
 {
-    static xconv_error err;
+    xconv_error err = {0};
     xconv_plan_step_info s;
     if (xconv_plan_step_get_info(plan, i, &s, &err) != XCONV_OK)
         return;
@@ -104,7 +104,7 @@ static void print_floor(const xconv_problem *p, const cli_peaks *peaks)
 void cli_print_plan(xconv_device *dev, const char *name, const xconv_problem *p,
                     const xconv_plan_options *opts, const cli_peaks *peaks)
 {
-    static xconv_error err;
+    xconv_error err = {0};
     char label[320], spec[256];
     const xconv_device_info *info = xconv_device_get_info(dev);
     xconv_device_label(info, label, sizeof label);
@@ -145,7 +145,7 @@ static int explain_targets(const cli_options *opts, const cli_shape *shapes, int
         cli_error("give --target or --device, not both");
         return CLI_USAGE;
     }
-    static xconv_error err;
+    xconv_error err = {0};
     for (int t = 0; t < ntargets; t++) {
         xconv_device *dev = xconv_device_open_target(targets[t], &err);
         if (!dev) {
@@ -194,7 +194,7 @@ int cmd_explain(const cli_options *opts)
     static cli_peaks_source peaks_src;
     if ((rc = cli_peaks_open(opts, &peaks_src)))
         return rc;
-    static xconv_error err;
+    xconv_error err = {0};
     xconv_cache *cache = cli_cache_open(opts, flags);
     for (int d = 0; d < ndevices && rc == CLI_OK; d++) {
         xconv_device *dev = xconv_device_open_info(&list.devices[indices[d]], &err);

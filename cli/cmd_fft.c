@@ -101,7 +101,7 @@ static long long option_value(const char *options, const char *name)
 static int add_planned(xconv_device *dev, const xconv_named_shape *shape, const char *variant,
                        fft_size *sizes, int count)
 {
-    static xconv_error err;
+    xconv_error err = {0};
     xconv_problem p;
     if (xconv_shape_parse(shape->spec, &p, &err) != XCONV_OK)
         return count;
@@ -490,7 +490,7 @@ static xconv_status bench_vkfft(fft_case *c, xconv_vkfft *v, int inverse, bool c
 static void bench_size(xconv_device *dev, const fft_size *s, const cli_options *opts,
                        xconv_record_list *list)
 {
-    static xconv_error err;
+    xconv_error err = {0};
     fft_case c;
     xconv_status st = case_init(&c, dev, s, opts->seed, &err);
     xconv_plan_options plan_opts;
@@ -581,7 +581,7 @@ int cmd_bench_fft(const cli_options *opts)
     int rc = devices ? cli_select_devices(opts, devices, indices, &ndevices) : CLI_FAILED;
     xconv_record_list list;
     xconv_record_list_init(&list, opts->argc, opts->argv);
-    static xconv_error err;
+    xconv_error err = {0};
     for (int d = 0; !rc && d < ndevices; d++) {
         const xconv_device_info *info = &devices->devices[indices[d]];
         xconv_device *dev = xconv_device_open_info(info, &err);

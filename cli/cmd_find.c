@@ -94,7 +94,7 @@ static void record_state(const xconv_find_record *rec, const xconv_device_list *
 // Prints every record of the find-db with its state for the devices present.
 static int list_db(const cli_options *opts, xconv_cache *cache)
 {
-    static xconv_error err;
+    xconv_error err = {0};
     xconv_find_record *recs = NULL;
     int count = 0;
     if (xconv_find_db_list(cache, &recs, &count, &err) != XCONV_OK) {
@@ -129,7 +129,7 @@ static int list_db(const cli_options *opts, xconv_cache *cache)
 // Removes the records of the --device devices (none: all of them).
 static int clear_db(const cli_options *opts, xconv_cache *cache)
 {
-    static xconv_error err;
+    xconv_error err = {0};
     int total = 0, removed = 0, rc = CLI_OK;
     if (!opts->ndevices) {
         if (xconv_find_db_clear(cache, NULL, &total, &err) != XCONV_OK)
@@ -154,7 +154,7 @@ static int clear_db(const cli_options *opts, xconv_cache *cache)
 // Removes the compiled kernels.
 static int clear_kernels(xconv_cache *cache)
 {
-    static xconv_error err;
+    xconv_error err = {0};
     int removed = 0;
     if (xconv_cache_clear_kernels(cache, &removed, &err) != XCONV_OK) {
         cli_print_error("find --clear-kernels", &err);
@@ -173,7 +173,7 @@ static int clear_kernels(xconv_cache *cache)
 static bool keep_record(const cli_options *opts, xconv_cache *cache, const xconv_device *dev,
                         const xconv_problem *p, xconv_find_mode mode, bool say)
 {
-    static xconv_error err;
+    xconv_error err = {0};
     xconv_find_record rec;
     bool stale = false;
     if (opts->force ||
@@ -198,7 +198,7 @@ static int find_shape(find_context *ctx, const xconv_find_opts *fopts, xconv_dev
                       xconv_cache *cache, const cli_shape *shape)
 {
     const cli_options *opts = ctx->opts;
-    static xconv_error err;
+    xconv_error err = {0};
     char spec[256];
     xconv_shape_format(&shape->problem, spec, sizeof spec);
     printf("%s%s%s\n", shape->name, shape->name[0] ? " " : "", spec);
@@ -324,7 +324,7 @@ static int find_all(const cli_options *opts, xconv_cache *cache)
         ctx.sink = cli_record_sink_open(opts->json ? &json : NULL, opts->csv ? &csv : NULL,
                                         &info, false, &rc);
     cli_interrupt_install();
-    static xconv_error err;
+    xconv_error err = {0};
     int failed = 0, done = 0;
     cli_build_totals totals;
     cli_build_totals_start(&totals);
@@ -383,7 +383,7 @@ int cmd_find(const cli_options *opts)
         return CLI_USAGE;
     }
     char dir[4096];
-    static xconv_error err;
+    xconv_error err = {0};
     xconv_cache *cache = cli_cache_folder(dir, sizeof dir) ? xconv_cache_open(dir, flags, &err)
                                                             : NULL;
     if (!cache) {

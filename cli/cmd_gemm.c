@@ -46,7 +46,7 @@ static bool parse_size(const char *text, gemm_size *s)
 // Images in one im2col_gemm pass of p on dev: its workspace's columns over one image's.
 static int64_t im2col_images(xconv_device *dev, const xconv_problem *p)
 {
-    static xconv_error err;
+    xconv_error err = {0};
     xconv_plan *plan = xconv_plan_create(dev, p, "im2col_gemm", NULL, &err);
     size_t image = (size_t)(p->c * p->r * p->s * xconv_problem_out_h(p) *
                             xconv_problem_out_w(p)) * sizeof(float);
@@ -62,7 +62,7 @@ static int standard_sizes(xconv_device *dev, gemm_size *sizes)
     const xconv_device_info *info = xconv_device_get_info(dev);
     int count = 0, nshapes = 0;
     const xconv_named_shape *shapes = xconv_suite_find("standard", &nshapes);
-    static xconv_error err;
+    xconv_error err = {0};
     for (int i = 0; i < nshapes && count < MAX_SIZES - 2; i++) {
         xconv_problem p;
         if (xconv_shape_parse(shapes[i].spec, &p, &err) != XCONV_OK)
@@ -283,7 +283,7 @@ static const char *vendor_name(const xconv_device_info *info)
 static void bench_size(xconv_device *dev, const char *libraries, const gemm_size *s,
                        const cli_options *opts, cli_stream *out)
 {
-    static xconv_error err;
+    xconv_error err = {0};
     const xconv_device_info *info = xconv_device_get_info(dev);
     char label[320];
     xconv_device_label(info, label, sizeof label);
@@ -401,7 +401,7 @@ int cmd_bench_gemm(const cli_options *opts)
         return rc;
     }
     plan_run(devices, indices, ndevices, standard, &out);
-    static xconv_error err;
+    xconv_error err = {0};
     for (int d = 0; !rc && d < ndevices && !cli_stream_stopping(&out); d++) {
         const xconv_device_info *info = &devices->devices[indices[d]];
         xconv_device *dev = xconv_device_open_info(info, &err);

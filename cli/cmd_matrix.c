@@ -281,7 +281,7 @@ static void add_errors(matrix_job *job, const char *label, const xconv_device_in
 static const char *auto_pick(xconv_device *dev, const xconv_problem *p,
                              const xconv_plan_options *plan_opts, bool *known)
 {
-    static xconv_error err;
+    xconv_error err = {0};
     xconv_plan *plan = xconv_plan_create(dev, p, "auto", plan_opts, &err);
     *known = plan || err.status == XCONV_ERR_NOT_APPLICABLE;
     const char *name = plan ? xconv_variant_get_info(xconv_plan_variant(plan))->name : "";
@@ -296,7 +296,7 @@ static const char *auto_pick(xconv_device *dev, const xconv_problem *p,
 static int run_shape(matrix_job *job, xconv_device *dev, const char *label,
                       const cli_peaks *peaks, const cli_shape *s, int v0, int index)
 {
-    static xconv_error err;
+    xconv_error err = {0};
     const xconv_variant *const *variants = job->variants;
     int nvariants = job->nvariants;
     const xconv_device_info *info = xconv_device_get_info(dev);
@@ -348,7 +348,7 @@ static int run_shape(matrix_job *job, xconv_device *dev, const char *label,
 // variant. Returns the cell after the last one run when the device was lost for good, else -1.
 static int run_cells(matrix_job *job, int first)
 {
-    static xconv_error err;
+    xconv_error err = {0};
     int d = job->device, nv = job->nvariants, local = first - job->base;
     const xconv_device_info *info = &job->list->devices[job->devices[d]];
     const xconv_matrix_device *md = &job->run.devices[d];
@@ -410,7 +410,7 @@ static void worker_record(void *user, int index, const void *rec)
 static void worker_died(void *user, int index, const char *why)
 {
     matrix_job *job = user;
-    static xconv_error err;
+    xconv_error err = {0};
     int local = index - job->base;
     const xconv_device_info *info = &job->list->devices[job->devices[job->device]];
     xconv_error_set(&err, XCONV_ERR_DEVICE_LOST, "%s", why);

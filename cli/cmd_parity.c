@@ -73,7 +73,7 @@ static void run_pair(xconv_device *ocl, xconv_device *cuda, const cli_shape *sha
                      const xconv_variant *const *variants, int nvariants,
                      const xconv_harness_opts *hopts, cli_stream *out)
 {
-    static xconv_error err;
+    xconv_error err = {0};
     char spec[256], label[320];
     xconv_shape_format(&shape->problem, spec, sizeof spec);
     const char *name = shape->name[0] ? shape->name : spec;
@@ -141,7 +141,7 @@ int cmd_parity(const cli_options *opts)
     int cuda_index = -1, ocl_index = -1;
     if (!rc) {
         xconv_devices_list(list);
-        static xconv_error err;
+        xconv_error err = {0};
         for (int i = 0; i < opts->ndevices; i++) {
             int index = xconv_device_select(list, opts->devices[i], &err);
             if (index < 0) {
@@ -177,7 +177,7 @@ int cmd_parity(const cli_options *opts)
         free(list);
         return rc;
     }
-    static xconv_error err;
+    xconv_error err = {0};
     xconv_device *ocl = xconv_device_open_info(&list->devices[ocl_index], &err);
     xconv_device *cuda = ocl ? xconv_device_open_info(&list->devices[cuda_index], &err) : NULL;
     if (!cuda) {

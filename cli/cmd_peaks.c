@@ -64,7 +64,7 @@ static void print_peaks(const char *label, const xconv_peaks *p)
 static int measure_device(const xconv_device_info *info, int repeat, const xconv_run_info *run,
                           xconv_peaks_entry *e)
 {
-    static xconv_error err;
+    xconv_error err = {0};
     char label[320];
     xconv_device_label(info, label, sizeof label);
     xconv_device *dev = xconv_device_open_info(info, &err);
@@ -99,7 +99,7 @@ int cmd_peaks(const cli_options *opts)
                         "give --peaks-file FILE\n");
         return CLI_USAGE;
     }
-    static xconv_error err;
+    xconv_error err = {0};
     static xconv_peaks_file file;
     if (xconv_peaks_file_load(path, &file, &err) != XCONV_OK) {  // kept, never overwritten
         cli_print_error("peaks file", &err);

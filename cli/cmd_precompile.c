@@ -21,7 +21,7 @@ static int open_all(const cli_options *opts, xconv_cache *cache, open_devices *d
 {
     int indices[CLI_MAX_LIST], n = 0;
     int rc = cli_select_devices(opts, &d->list, indices, &n);
-    static xconv_error err;
+    xconv_error err = {0};
     for (int i = 0; !rc && i < n; i++) {
         xconv_device_label(&d->list.devices[indices[i]], d->labels[d->count],
                            sizeof d->labels[0]);
@@ -91,7 +91,7 @@ static int build_all(const cli_options *opts, xconv_cache *cache, open_devices *
 // Moves a bundle in or out; returns the exit code.
 static int bundle(const cli_options *opts, xconv_cache *cache, open_devices *d)
 {
-    static xconv_error err;
+    xconv_error err = {0};
     int n = 0;
     if (opts->import) {
         if (xconv_cache_import_kernels(cache, d->devs, d->count, opts->import, &n, &err)) {

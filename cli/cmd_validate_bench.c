@@ -201,7 +201,7 @@ static bool run_case(matrix_run *m, xconv_case *c, const cli_shape *s, int v, in
 // run when the device was lost for good (the rest must run in a new process), else -1.
 static int run_cases(matrix_run *m, int base, int first)
 {
-    static xconv_error err;
+    xconv_error err = {0};
     char spec[256];
     const xconv_device_info *info = &m->devices->devices[m->indices[m->device]];
     int nv = m->nvariants;
@@ -296,7 +296,7 @@ static void worker_record(void *user, int index, const void *rec)
 static void worker_died(void *user, int index, const char *why)
 {
     matrix_run *m = user;
-    static xconv_error err;
+    xconv_error err = {0};
     int local = index - m->base;
     xconv_error_set(&err, XCONV_ERR_DEVICE_LOST, "%s", why);
     int first = m->out->list.count;

@@ -943,7 +943,7 @@ static bool cuda_vendor_conv_supports(void *vctx, const char *algo, const xconv_
                                       size_t *workspace_bytes, char *reason, size_t reason_len)
 {
     cuda_ctx *ctx = vctx;
-    xconv_error err;
+    xconv_error err = {0};
     if (make_current(ctx, &err) != XCONV_OK) {
         snprintf(reason, reason_len, "%s", err.msg);
         if (workspace_bytes)

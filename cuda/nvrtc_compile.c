@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../host/core/backend.h"
+#include "../host/core/contract.h"
 #include "cuda_loader.h"
 #include "nvrtc_compile.h"
 
@@ -117,6 +118,7 @@ static xconv_status build_error(const xconv_nvrtc_api *nv, nvrtcProgram prog, nv
         log[0] = '\0';
     xconv_error_set(err, XCONV_ERR_BUILD, "NVRTC (%s) failed: %s\noptions: %s\n%s",
                     nv->library, nv->get_error_string(r), opts, log ? log : "(no log)");
+    xconv_error_detail(err, log);  // the message holds its start
     free(log);
     return XCONV_ERR_BUILD;
 }

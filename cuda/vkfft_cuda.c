@@ -279,7 +279,7 @@ void xconv_vkfft_cuda_destroy(void *app)
     vk_app *a = app;
     if (!a)
         return;
-    xconv_error ignored;
+    xconv_error ignored = {0};
     if (make_current(a, &ignored) == XCONV_OK)
         deleteVkFFT(&a->app);
     free(a);

@@ -435,7 +435,7 @@ xconv_status xconv_behaviour_load(const char *path, xconv_behaviour_run *out, bo
         free(text);
         return xconv_error_set(err, XCONV_ERR_IO, "cannot read '%s'", path);
     }
-    xconv_error parse_err;
+    xconv_error parse_err = {0};
     xconv_json *root = xconv_json_parse(text, len, &parse_err);
     free(text);
     xconv_status st = XCONV_OK;

@@ -114,7 +114,7 @@ xconv_status xconv_compile_file_load(const char *path, xconv_compile_file *out,
         free(text);
         return xconv_error_set(err, XCONV_ERR_IO, "cannot read '%s'", path);
     }
-    xconv_error parse_err;
+    xconv_error parse_err = {0};
     xconv_json *root = xconv_json_parse(text, len, &parse_err);
     free(text);
     const xconv_json *kind = root ? xconv_json_get(root, "kind") : NULL;

@@ -30,7 +30,7 @@ static double max_error(const xconv_problem *p, const float *x, const float *w, 
 {
     size_t n = (size_t)xconv_problem_y_elems(p);
     double *ref = malloc(n * sizeof *ref), *norm = malloc(n * sizeof *norm), worst = 0;
-    xconv_error err;
+    xconv_error err = {0};
     if (xconv_reference_conv(p, x, w, ref, norm, 1, &err) != XCONV_OK)
         worst = INFINITY;
     for (size_t i = 0; i < n && isfinite(worst); i++) {
@@ -45,7 +45,7 @@ static double max_error(const xconv_problem *p, const float *x, const float *w, 
 static xconv_problem shape(const char *spec)
 {
     xconv_problem p;
-    xconv_error err;
+    xconv_error err = {0};
     CHECK_MSG(xconv_shape_parse(spec, &p, &err) == XCONV_OK, "%s", err.msg);
     return p;
 }
@@ -65,7 +65,7 @@ static void test_registry(void)
         seen_naive = seen_naive || strcmp(info->name, "direct_naive") == 0;
     }
     CHECK(seen_naive);
-    xconv_error err;
+    xconv_error err = {0};
     CHECK(xconv_variant_find("no_such", &err) == NULL && err.status == XCONV_ERR_NOT_FOUND);
     CHECK_CONTAINS(err.msg, "direct_naive");
     const xconv_variant *ref = xconv_variant_find("cpu_ref", &err);
@@ -82,7 +82,7 @@ static void test_devices(xconv_device *dev)
 {
     static xconv_device_list list;
     CHECK(xconv_devices_list(&list) == XCONV_OK && list.count > 0);
-    xconv_error err;
+    xconv_error err = {0};
     CHECK(xconv_device_select(&list, "no such device at all", &err) < 0);
     CHECK(err.status == XCONV_ERR_NOT_FOUND);
     CHECK(xconv_device_select(&list, "opencl:0", &err) >= 0);
@@ -114,7 +114,7 @@ static void test_devices(xconv_device *dev)
 
 static void test_buffers(xconv_device *dev)
 {
-    xconv_error err;
+    xconv_error err = {0};
     float in[8] = {1, 2, 3, 4, 5, 6, 7, 8}, out[8];
     xconv_buffer *b = xconv_buffer_create(dev, sizeof in, &err);
     CHECK(b && xconv_buffer_size(b) == sizeof in);
@@ -140,7 +140,7 @@ static void test_buffers(xconv_device *dev)
 static void check_plan_run(xconv_device *dev, const char *spec, const char *variant)
 {
     xconv_problem p = shape(spec);
-    xconv_error err;
+    xconv_error err = {0};
     xconv_plan *plan = xconv_plan_create(dev, &p, variant, NULL, &err);
     CHECK_MSG(plan != NULL, "%s %s: %s", variant, spec, err.msg);
     if (!plan)
@@ -190,7 +190,7 @@ static void test_plans(xconv_device *dev)
     check_plan_run(dev, "n=2,c=8,h=9,w=9,k=8,r=3,pad=1", "implicit_precomp");
     check_plan_run(dev, "n=2,c=8,h=6,w=6,k=4,r=1", "auto");
 
-    xconv_error err;
+    xconv_error err = {0};
     xconv_problem p = shape("n=2,c=8,h=6,w=6,k=4,r=1");
     // The rule (host/plan/variant_auto.c): on a CPU direct_const, 1x1 problems too; on a GPU
     // gemm_1x1 for 1x1 and direct_regblock for a product this small.
@@ -239,7 +239,7 @@ static void test_convolve(xconv_device *dev)
     float *x = malloc(xn * 4), *w = malloc(wn * 4), *y = malloc(yn * 4), *h = malloc(yn * 4);
     fill(x, xn, 3);
     fill(w, wn, 4);
-    xconv_error err;
+    xconv_error err = {0};
     CHECK(xconv_convolve(dev, &p, "auto", x, w, y, &err) == XCONV_OK);
     CHECK(max_error(&p, x, w, y) <= 1e-5);
     CHECK(xconv_convolve(NULL, &p, "cpu_ref", x, w, h, &err) == XCONV_OK);
@@ -272,7 +272,7 @@ static xconv_status enqueue_gemm(void *user, int run, xconv_error *err)
 static void test_gemm(xconv_device *dev)
 {
     enum { M = 37, N = 29, K = 19 };
-    xconv_error err;
+    xconv_error err = {0};
     float a[M * K], b[K * N], c[M * N];
     fill(a, M * K, 5);
     fill(b, K * N, 6);
@@ -323,7 +323,7 @@ static void *thread_main(void *arg)
 {
     static const char *const variants[] = {"direct_tiled", "implicit_gemm", "auto"};
     double *worst = arg;
-    xconv_error err;
+    xconv_error err = {0};
     xconv_device *dev = xconv_device_open("opencl:0", &err);
     *worst = dev ? 0 : INFINITY;
     xconv_problem p = shape("n=2,c=5,h=11,w=9,k=7,r=3,pad=1");
@@ -349,7 +349,7 @@ static void *thread_main(void *arg)
 // output, and a buffer of another device is refused by name.
 static void test_contract(xconv_device *dev)
 {
-    xconv_error err;
+    xconv_error err = {0};
     xconv_problem p = shape("n=1,c=2,h=6,w=6,k=2,r=3");
     CHECK(xconv_plan_create(dev, &p, "no such variant", NULL, &err) == NULL);
     CHECK(err.status == XCONV_ERR_NOT_FOUND);
@@ -397,7 +397,7 @@ static void test_threads(void)
 int main(void)
 {
     test_registry();
-    xconv_error err;
+    xconv_error err = {0};
     xconv_device *dev = xconv_device_open("opencl:0", &err);
     if (!dev) {
         printf("SKIP: no OpenCL device (%s)\n", err.msg);

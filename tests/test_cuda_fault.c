@@ -28,7 +28,7 @@ int main(void)
 // Runs variant `name` on case c; returns the record's outcome (printed with its note).
 static xconv_outcome run_variant(xconv_case *c, const char *name, xconv_record *rec)
 {
-    xconv_error err;
+    xconv_error err = {0};
     const xconv_variant *v = xconv_variant_find(name, &err);
     xconv_status st = v ? xconv_case_run(c, v, rec, &err) : err.status;
     CHECK_MSG(st == XCONV_OK, "%s: %s", name, err.msg);
@@ -72,7 +72,7 @@ int main(void)
         printf("SKIP: no CUDA device (%s)\n", list.backend_reason[XCONV_BACKEND_CUDA]);
         return CHECK_SKIP_CODE;
     }
-    xconv_error err;
+    xconv_error err = {0};
     xconv_device *dev = xconv_device_open_info(&list.devices[index], &err);
     CHECK_MSG(dev != NULL, "%s", err.msg);
     if (!dev)

@@ -66,7 +66,7 @@ static void inject(xconv_device *dev)
 // Runs variant `name` on case c; returns its record's outcome (the note printed when not pass).
 static xconv_outcome run_variant(xconv_case *c, const char *name, xconv_record *rec)
 {
-    xconv_error err;
+    xconv_error err = {0};
     const xconv_variant *v = xconv_variant_find(name, &err);
     CHECK_MSG(v != NULL, "%s", err.msg);
     if (!v)
@@ -82,7 +82,7 @@ static xconv_outcome run_variant(xconv_case *c, const char *name, xconv_record *
 // rebuilt; the next variants on the same case (whose inputs were lost) and a new case pass.
 static void test_fault_in_a_case(xconv_device *dev, const xconv_problem *p)
 {
-    xconv_error err;
+    xconv_error err = {0};
     xconv_harness_opts opts;
     xconv_harness_opts_default(&opts);
     xconv_case *c = xconv_case_create(dev, p, "plain", &opts, &err);
@@ -125,7 +125,7 @@ static void test_fault_in_a_case(xconv_device *dev, const xconv_problem *p)
 // is fine); a plan made before runs afterwards on new buffers and matches the host reference.
 static void test_fault_through_the_api(xconv_device *dev, const xconv_problem *p)
 {
-    xconv_error err;
+    xconv_error err = {0};
     size_t xn = (size_t)xconv_problem_x_elems(p), wn = (size_t)xconv_problem_w_elems(p);
     size_t yn = (size_t)xconv_problem_y_elems(p);
     float *x = malloc(xn * sizeof *x), *w = malloc(wn * sizeof *w), *y = malloc(yn * sizeof *y);
@@ -196,7 +196,7 @@ static void test_fault_through_the_api(xconv_device *dev, const xconv_problem *p
 // without reaching the backend; destroying what was made before and closing are safe.
 static void test_lost_for_good(const xconv_device_info *info, const xconv_problem *p)
 {
-    xconv_error err;
+    xconv_error err = {0};
     xconv_device *dev = xconv_device_open_info(info, &err);
     CHECK_MSG(dev != NULL, "%s", err.msg);
     if (!dev)
@@ -267,7 +267,7 @@ int main(void)
         printf("SKIP: no OpenCL device (install pocl-opencl-icd)\n");
         return CHECK_SKIP_CODE;
     }
-    xconv_error err;
+    xconv_error err = {0};
     xconv_device *dev = xconv_device_open_info(&list.devices[index], &err);
     CHECK_MSG(dev != NULL, "%s", err.msg);
     if (!dev)

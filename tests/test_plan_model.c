@@ -126,7 +126,7 @@ static xconv_device *stub_device(void)
 static xconv_problem small_problem(void)
 {
     xconv_problem p;
-    xconv_error err;
+    xconv_error err = {0};
     CHECK(xconv_shape_parse("n=2,c=4,h=8,w=8,k=4,r=3,pad=1", &p, &err) == XCONV_OK);
     return p;
 }

@@ -265,7 +265,7 @@ xconv_status xconv_forward(xconv_device *dev, const xconv_problem *p, const char
                            const xconv_plan_options *opts, const float *x, const float *w,
                            const float *bias, float *y, xconv_error *err)
 {
-    xconv_error local;
+    xconv_error local = {0};
     if (!err)
         err = &local;
     if (XCONV_NULL_ARG(err, p) || XCONV_NULL_ARG(err, variant) || XCONV_NULL_ARG(err, x) ||

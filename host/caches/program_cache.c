@@ -187,7 +187,7 @@ typedef struct ahead_job {
 static void *ahead_worker(void *arg)
 {
     ahead_job *job = arg;
-    xconv_error *err = malloc(sizeof *err);  // messages are dropped: a prepare reports them
+    xconv_error *err = calloc(1, sizeof *err);  // messages are dropped: a prepare reports them
     for (;;) {
         pthread_mutex_lock(&job->mutex);
         int i = job->next < job->count ? job->next++ : -1;
@@ -227,7 +227,7 @@ static xconv_status ahead_collect(xconv_plan *const *plans, int nplans, ahead_jo
     int cap = 0;
     for (int p = 0; p < nplans; p++) {
         xconv_plan *plan = plans[p];
-        xconv_error scratch;
+        xconv_error scratch = {0};
         if (!plan || !plan->dev || xconv_device_usable(plan->dev, &scratch) != XCONV_OK ||
             !plan->dev->be->builds_concurrently ||
             !plan->dev->be->builds_concurrently(plan->dev->ctx))
@@ -310,7 +310,7 @@ static void ahead_finish(ahead_job *job, xconv_build_stats *stats)
         }
         stats->compile_ms += it->ms;
         if (it->st != XCONV_OK) {
-            xconv_error scratch;
+            xconv_error scratch = {0};
             xconv_error_set(&scratch, it->st, "building %s.cl ahead", it->e->source);
             xconv_device_fault(it->dev, it->st, &scratch);
             stats->failed++;

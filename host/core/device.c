@@ -65,7 +65,7 @@ xconv_status xconv_devices_list_backends(xconv_device_list *list, unsigned backe
                      kind == XCONV_BACKEND_CUDA ? "CUDA" : "OPENCL");
             continue;
         }
-        xconv_error err;  // one message per backend, copied out below
+        xconv_error err = {0};  // one message per backend, copied out below
         int count = 0;
         int room = XCONV_MAX_DEVICES - list->count;
         xconv_status st = be->enumerate(list->devices + list->count, room, &count, &err);
@@ -246,7 +246,7 @@ void xconv_device_close(xconv_device *dev)
 {
     if (!dev)
         return;
-    xconv_error ignored;
+    xconv_error ignored = {0};
     if (!dev->be) {  // a target profile: nothing was built or allocated
         free(dev);
         return;
@@ -327,7 +327,7 @@ static void mark_gone(xconv_device *dev, const char *fault, const char *why)
 {
     dev->gone = true;
     snprintf(dev->gone_msg, sizeof dev->gone_msg,
-             "device lost for good at a fault (%.300s): %.300s; every call on it fails now "
+             "device lost for good at a fault (%.150s): %.200s; every call on it fails now "
              "(close it; a new process can open it again)", fault, why);
 }
 
@@ -344,7 +344,7 @@ xconv_status xconv_device_fault(xconv_device *dev, xconv_status st, xconv_error 
     }
     xconv_program_cache_drop(dev);
     dev->lost = true;
-    xconv_error why;
+    xconv_error why = {0};
     xconv_status rebuilt = rebuild(dev, &why);
     if (rebuilt == XCONV_OK) {
         xconv_error_prefix(err, "device lost, its context rebuilt (buffers made before are "

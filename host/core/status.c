@@ -24,19 +24,48 @@ const char *xconv_status_to_string(xconv_status status)
     return "unknown status";
 }
 
+// Empties err's detail buffer (when the caller gave one).
+static void detail_clear(xconv_error *err)
+{
+    if (err->detail && err->detail_len > 0)
+        err->detail[0] = '\0';
+    err->detail_needed = 0;
+}
+
+// Ends a message cut to fit msg with "...".
+static void mark_cut(xconv_error *err)
+{
+    memcpy(err->msg + sizeof err->msg - 4, "...", 4);
+}
+
 xconv_status xconv_error_set(xconv_error *err, xconv_status status, const char *fmt, ...)
 {
     if (err && !fmt) {
         err->status = status;
         err->msg[0] = '\0';
+        detail_clear(err);
     } else if (err) {
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        int n = vsnprintf(err->msg, sizeof err->msg, fmt, ap);
         va_end(ap);
+        if (n >= (int)sizeof err->msg)
+            mark_cut(err);
         err->status = status;
+        detail_clear(err);
     }
     return status;
+}
+
+xconv_status xconv_error_detail(xconv_error *err, const char *text)
+{
+    if (!err)
+        return XCONV_OK;
+    text = text ? text : "";
+    err->detail_needed = strlen(text);
+    if (err->detail && err->detail_len > 0)
+        snprintf(err->detail, err->detail_len, "%s", text);
+    return err->status;
 }
 
 xconv_status xconv_error_prefix(xconv_error *err, const char *fmt, ...)
@@ -50,6 +79,9 @@ xconv_status xconv_error_prefix(xconv_error *err, const char *fmt, ...)
     va_end(ap);
     size_t plen = strlen(prefix);
     size_t mlen = strnlen(err->msg, sizeof err->msg - 1);
+    bool cut = plen + 2 + mlen >= sizeof err->msg;
+    if (plen > sizeof err->msg / 2)  // the prefix keeps room for the message's start
+        plen = sizeof err->msg / 2;
     if (plen + 2 + mlen >= sizeof err->msg)
         mlen = sizeof err->msg - plen - 3;
     memmove(err->msg + plen + 2, err->msg, mlen);
@@ -57,6 +89,8 @@ xconv_status xconv_error_prefix(xconv_error *err, const char *fmt, ...)
     err->msg[plen] = ':';
     err->msg[plen + 1] = ' ';
     err->msg[plen + 2 + mlen] = '\0';
+    if (cut)
+        mark_cut(err);
     return err->status;
 }
 
@@ -75,6 +109,7 @@ xconv_status xconv_error_clear(xconv_error *err)
     if (err) {
         err->status = XCONV_OK;
         err->msg[0] = '\0';
+        detail_clear(err);
     }
     return XCONV_OK;
 }

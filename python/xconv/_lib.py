@@ -10,13 +10,15 @@ import subprocess
 # ---------------------------------------------------------------------------------------------
 # The C structures the package reads and fills (their layout is <xconv/xconv.h>'s)
 
-ERROR_MSG_LEN = 16384
+ERROR_MSG_LEN = 512
 MAX_DEVICES = 64
 BACKEND_COUNT = 2
 
 
 class CError(ctypes.Structure):
-    _fields_ = [("status", ctypes.c_int), ("msg", ctypes.c_char * ERROR_MSG_LEN)]
+    _fields_ = [("status", ctypes.c_int), ("msg", ctypes.c_char * ERROR_MSG_LEN),
+                ("detail", ctypes.c_char_p), ("detail_len", ctypes.c_size_t),
+                ("detail_needed", ctypes.c_size_t)]
 
 
 class CEpilogue(ctypes.Structure):

@@ -59,15 +59,26 @@ typedef enum xconv_status {
 // Returns a short fixed description of a status ("invalid argument").
 const char *xconv_status_to_string(xconv_status status);
 
-#define XCONV_ERROR_MSG_LEN 16384
+// The room of an error's message: a short one (a long one is cut, ending in "..."). Detail that
+// does not fit (a compiler's log) goes to the caller's detail buffer, when it gives one.
+#define XCONV_ERROR_MSG_LEN 512
 
-// A message filled by a failing call; the caller owns it and prints it (the library never prints).
+// A message filled by a failing call; the caller owns it and prints it (the library never
+// prints). Zero-initialised it is ready: `xconv_error err = {0};`. A caller that wants the
+// whole detail of a failure (a failed build's compiler log, of which msg holds the start) points
+// detail at a buffer of its own of detail_len bytes: a failing call writes there the whole
+// detail it has (cut to fit, NUL-terminated; "" when it has none) and its full length in
+// detail_needed, so that a caller can retry with a larger buffer. detail NULL: none is written.
 typedef struct xconv_error {
     xconv_status status;
     char msg[XCONV_ERROR_MSG_LEN];
+    char *detail;          // the caller's buffer for the whole detail, or NULL
+    size_t detail_len;     // its size in bytes
+    size_t detail_needed;  // the length of the last failure's whole detail (0: none)
 } xconv_error;
 
-// Fills *err (when not NULL) with status and a printf-style message; returns status.
+// Fills *err (when not NULL) with status and a printf-style message (cut to fit, ending in
+// "..."), and empties its detail; returns status.
 xconv_status xconv_error_set(xconv_error *err, xconv_status status, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))

@@ -78,8 +78,16 @@ typedef struct xconv_problem {
 #define XCONV_MAX_INDEX ((int64_t)2147483647)
 
 // Returns a problem with the defaults (stride 1, pad 0, dilation 1, groups 1, no epilogue) and
-// zero sizes.
+// zero sizes. Two SPEC defaults depend on another key: s is r, and a pool's stride is its
+// window; they are left 0 here ("as the SPEC says") for xconv_problem_complete to set once the
+// sizes are filled in.
 xconv_problem xconv_problem_default(void);
+
+// Sets the fields left 0 whose SPEC default is another key's value, the one rule xconv_shape_parse
+// applies too: s = r, pool_stride_h = pool_h and pool_stride_w = pool_w. Fields already set stay.
+// `p = xconv_problem_default(); p.n = ...; p.r = 3; xconv_problem_complete(&p);` then describes
+// the problem of the SPEC that names the same keys.
+void xconv_problem_complete(xconv_problem *p);
 
 // The convolution's output height P and width Q, before any pooling; <= 0 when it would be
 // empty.

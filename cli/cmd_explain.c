@@ -35,8 +35,9 @@ static void print_step(const xconv_plan *plan, int i)
            "bytes\n",
            i, s.label, s.source, s.kernel, s.global[0], s.global[1], s.global[2], s.local[0],
            s.local[1], s.local[2], s.local_mem_bytes);
-    if (s.options[0])
-        printf("          defines: %s\n", s.options);
+    char options[4096];
+    if (xconv_plan_step_options(plan, i, options, sizeof options) > 0)
+        printf("          defines: %s\n", options);
 }
 
 // Prints the plan's workspace and its regions.

@@ -109,12 +109,14 @@ static int add_planned(xconv_device *dev, const xconv_named_shape *shape, const 
     long long lh = -1, lw = -1, batch = -1, channels = -1;
     for (int i = 0; plan && i < xconv_plan_step_count(plan); i++) {
         xconv_plan_step_info s;
+        char options[4096];
         if (xconv_plan_step_get_info(plan, i, &s, &err) == XCONV_OK &&
-            strcmp(s.label, "input transform") == 0) {
-            lh = option_value(s.options, "XC_FFT_LH");
-            lw = option_value(s.options, "XC_FFT_LW");
-            batch = option_value(s.options, "XC_FFT_BATCH");
-            channels = option_value(s.options, "XC_C");
+            strcmp(s.label, "input transform") == 0 &&
+            xconv_plan_step_options(plan, i, options, sizeof options) > 0) {
+            lh = option_value(options, "XC_FFT_LH");
+            lw = option_value(options, "XC_FFT_LW");
+            batch = option_value(options, "XC_FFT_BATCH");
+            channels = option_value(options, "XC_C");
             break;
         }
     }

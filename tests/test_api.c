@@ -205,7 +205,10 @@ static void test_plans(xconv_device *dev)
     CHECK(plan && strcmp(xconv_variant_get_info(xconv_plan_variant(plan))->name, want) == 0);
     xconv_plan_step_info info;
     CHECK(plan && xconv_plan_step_get_info(plan, 0, &info, &err) == XCONV_OK);
-    CHECK(plan && strcmp(info.source, want) == 0 && strstr(info.options, "-DXC_N=2"));
+    char options[1024];
+    CHECK(plan && strcmp(info.source, want) == 0 &&
+          xconv_plan_step_options(plan, 0, options, sizeof options) > 0 &&
+          strstr(options, "-DXC_N=2"));
     xconv_plan_destroy(plan);
     plan = xconv_plan_create(dev, &p, "im2col_gemm", NULL, &err);
     const char *name = NULL;

@@ -395,9 +395,12 @@ def _steps(lib, plan) -> List[Step]:
         s, err = CStepInfo(), CError()
         if lib.xconv_plan_step_get_info(plan, i, ctypes.byref(s), ctypes.byref(err)) != 0:
             _raise(err)
+        options = ctypes.create_string_buffer(4096)
+        if lib.xconv_plan_step_options(plan, i, options, ctypes.sizeof(options)) < 0:
+            options.value = b""
         steps.append(Step(_text(s.label), _text(s.kernel), _text(s.source),
                           tuple(s.global_[:s.dims]), tuple(s.local[:s.dims]),
-                          s.local_mem_bytes, _text(s.options) or ""))
+                          s.local_mem_bytes, _text(options.value) or ""))
     return steps
 
 

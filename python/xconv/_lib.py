@@ -82,7 +82,7 @@ class CStepInfo(ctypes.Structure):
     _fields_ = [("label", ctypes.c_char_p), ("source", ctypes.c_char_p),
                 ("kernel", ctypes.c_char_p), ("dims", ctypes.c_int),
                 ("global_", ctypes.c_size_t * 3), ("local", ctypes.c_size_t * 3),
-                ("local_mem_bytes", ctypes.c_size_t), ("options", ctypes.c_char_p)]
+                ("local_mem_bytes", ctypes.c_size_t)]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -195,6 +195,8 @@ _SIGNATURES = {
     "xconv_plan_step_count": (ctypes.c_int, [_P]),
     "xconv_plan_step_get_info": (ctypes.c_int, [_P, ctypes.c_int, ctypes.POINTER(CStepInfo),
                                                 _E]),
+    "xconv_plan_step_options": (ctypes.c_int, [_P, ctypes.c_int, ctypes.c_char_p,
+                                               ctypes.c_size_t]),
 }
 
 _lib = None

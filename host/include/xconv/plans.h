@@ -164,14 +164,17 @@ typedef struct xconv_plan_step_info {
     const char *kernel;         // entry point; the vendor algorithm for vendor steps
     int dims;
     size_t global[3], local[3]; // work-items
-    size_t local_mem_bytes;
-    const char *options;        // "-DXC_N=1 ..." the step's own defines (valid until this
-                                // thread calls xconv_plan_step_get_info again)
+    size_t local_mem_bytes;     // (the step's defines: xconv_plan_step_options)
 } xconv_plan_step_info;
 
 // Fills *out with step `step` of plan; returns XCONV_ERR_INVALID for a step it does not have.
 xconv_status xconv_plan_step_get_info(const xconv_plan *plan, int step, xconv_plan_step_info *out,
                                       xconv_error *err);
+
+// Writes the defines of step `step` of plan ("-DXC_N=1 ...", "" for a vendor library step) into
+// buf (len bytes, cut to fit); returns their whole length, as snprintf does, or -1 for a step
+// the plan does not have.
+int xconv_plan_step_options(const xconv_plan *plan, int step, char *buf, size_t len);
 
 // Writes what the backend compiles for kernel step `step` of plan: *text (malloc'd, free with
 // free()) is the dialect prelude, "#line 1" and the kernel's source; options (len bytes) the

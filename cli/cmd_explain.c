@@ -187,18 +187,22 @@ int cmd_explain(const cli_options *opts)
         return CLI_USAGE;
     if (opts->ntargets > 0)
         return explain_targets(opts, shapes, nshapes, names, nvariants, &plan_opts);
-    xconv_device_list list;
+    xconv_devices *list = NULL;
     int indices[CLI_MAX_LIST], ndevices = 0;
     int rc = cli_select_devices(opts, &list, indices, &ndevices);
-    if (rc)
+    if (rc) {
+        xconv_devices_free(list);
         return rc;
+    }
     static cli_peaks_source peaks_src;
-    if ((rc = cli_peaks_open(opts, &peaks_src)))
+    if ((rc = cli_peaks_open(opts, &peaks_src))) {
+        xconv_devices_free(list);
         return rc;
+    }
     xconv_error err = {0};
     xconv_cache *cache = cli_cache_open(opts, flags);
     for (int d = 0; d < ndevices && rc == CLI_OK; d++) {
-        xconv_device *dev = xconv_device_open_info(&list.devices[indices[d]], &err);
+        xconv_device *dev = xconv_device_open_info(xconv_devices_info_at(list, indices[d]), &err);
         if (!dev) {
             cli_print_error("device", &err);
             rc = CLI_FAILED;
@@ -214,5 +218,6 @@ int cmd_explain(const cli_options *opts)
     }
     cli_cache_close(cache);
     cli_peaks_close(&peaks_src);
+    xconv_devices_free(list);
     return rc;
 }

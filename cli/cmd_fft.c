@@ -578,14 +578,14 @@ int cmd_bench_fft(const cli_options *opts)
                         "--suite, --random, --variant and --gemm\n");
         return CLI_USAGE;
     }
-    xconv_device_list *devices = calloc(1, sizeof *devices);
+    xconv_devices *devices = NULL;
     int indices[CLI_MAX_LIST], ndevices = 0;
-    int rc = devices ? cli_select_devices(opts, devices, indices, &ndevices) : CLI_FAILED;
+    int rc = cli_select_devices(opts, &devices, indices, &ndevices);
     xconv_record_list list;
     xconv_record_list_init(&list, opts->argc, opts->argv);
     xconv_error err = {0};
     for (int d = 0; !rc && d < ndevices; d++) {
-        const xconv_device_info *info = &devices->devices[indices[d]];
+        const xconv_device_info *info = xconv_devices_info_at(devices, indices[d]);
         xconv_device *dev = xconv_device_open_info(info, &err);
         if (!dev) {
             cli_print_error(info->name, &err);
@@ -620,6 +620,6 @@ int cmd_bench_fft(const cli_options *opts)
                failed);
     }
     xconv_record_list_free(&list);
-    free(devices);
+    xconv_devices_free(devices);
     return rc ? rc : failed ? CLI_FAILED : CLI_OK;
 }

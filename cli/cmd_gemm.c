@@ -356,7 +356,7 @@ static void print_ratios(FILE *f, const xconv_record_list *list)
 
 // Widens the run's table for the sizes and devices to come and returns the records expected
 // (two a size: ours and the vendor's).
-static int plan_run(const xconv_device_list *devices, const int *indices, int ndevices,
+static int plan_run(const xconv_devices *devices, const int *indices, int ndevices,
                     bool standard, cli_stream *out)
 {
     int nshapes = 0;
@@ -364,7 +364,7 @@ static int plan_run(const xconv_device_list *devices, const int *indices, int nd
     int sizes = standard ? nshapes + 2 : 1;
     xconv_record r;
     for (int d = 0; out && d < ndevices; d++) {
-        const xconv_device_info *info = &devices->devices[indices[d]];
+        const xconv_device_info *info = xconv_devices_info_at(devices, indices[d]);
         xconv_record_clear(&r);
         xconv_device_label(info, r.device, sizeof r.device);
         snprintf(r.backend, sizeof r.backend, "%s", xconv_backend_name(info->backend));
@@ -389,21 +389,21 @@ int cmd_bench_gemm(const cli_options *opts)
                   "--variant");
         return CLI_USAGE;
     }
-    xconv_device_list *devices = calloc(1, sizeof *devices);
+    xconv_devices *devices = NULL;
     int indices[CLI_MAX_LIST], ndevices = 0;
-    int rc = devices ? cli_select_devices(opts, devices, indices, &ndevices) : CLI_FAILED;
+    int rc = cli_select_devices(opts, &devices, indices, &ndevices);
     cli_stream out;
     if (!rc)
         rc = cli_stream_open(&out, opts, plan_run(devices, indices, ndevices, standard, NULL),
                              true, false, true);
     if (rc) {
-        free(devices);
+        xconv_devices_free(devices);
         return rc;
     }
     plan_run(devices, indices, ndevices, standard, &out);
     xconv_error err = {0};
     for (int d = 0; !rc && d < ndevices && !cli_stream_stopping(&out); d++) {
-        const xconv_device_info *info = &devices->devices[indices[d]];
+        const xconv_device_info *info = xconv_devices_info_at(devices, indices[d]);
         xconv_device *dev = xconv_device_open_info(info, &err);
         if (!dev) {
             cli_print_error(info->name, &err);
@@ -432,6 +432,6 @@ int cmd_bench_gemm(const cli_options *opts)
         print_ratios(out.out, &out.list);
     if (!rc && !standard)
         rc = cli_stream_require_run(&out);
-    free(devices);
+    xconv_devices_free(devices);
     return cli_stream_close(&out, rc);
 }

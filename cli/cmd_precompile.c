@@ -9,7 +9,7 @@
 
 // The devices of the command line, open, with the cache attached.
 typedef struct open_devices {
-    xconv_device_list list;
+    xconv_devices *list;  // what --device selected in
     xconv_device *devs[CLI_MAX_LIST];
     char labels[CLI_MAX_LIST][320];
     int count;
@@ -23,9 +23,10 @@ static int open_all(const cli_options *opts, xconv_cache *cache, open_devices *d
     int rc = cli_select_devices(opts, &d->list, indices, &n);
     xconv_error err = {0};
     for (int i = 0; !rc && i < n; i++) {
-        xconv_device_label(&d->list.devices[indices[i]], d->labels[d->count],
+        xconv_device_label(xconv_devices_info_at(d->list, indices[i]), d->labels[d->count],
                            sizeof d->labels[0]);
-        xconv_device *dev = xconv_device_open_info(&d->list.devices[indices[i]], &err);
+        const xconv_device_info *info = xconv_devices_info_at(d->list, indices[i]);
+        xconv_device *dev = xconv_device_open_info(info, &err);
         if (!dev) {
             cli_print_error(d->labels[d->count], &err);
             rc = CLI_FAILED;
@@ -43,6 +44,8 @@ static void close_all(open_devices *d)
     for (int i = 0; i < d->count; i++)
         xconv_device_close(d->devs[i]);
     d->count = 0;
+    xconv_devices_free(d->list);
+    d->list = NULL;
 }
 
 // Fills variants with those asked for on a device of `backend` (NULL: auto), or every variant of

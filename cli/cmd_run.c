@@ -256,19 +256,20 @@ static int find_first(const cli_options *opts, xconv_device *dev, xconv_cache *c
 static int open_device(const cli_options *opts, xconv_device **dev, char *label, size_t len)
 {
     xconv_error err = {0};
-    static xconv_device_list list;
+    xconv_devices *list = NULL;
     int index, count;
     if (opts->ndevices > 1) {
         cli_error("one --device at a time");
         return CLI_USAGE;
     }
     int rc = cli_select_devices(opts, &list, &index, &count);
+    if (!rc && !(*dev = xconv_device_open_info(xconv_devices_info_at(list, index), &err))) {
+        cli_print_error("device", &err);
+        rc = CLI_FAILED;
+    }
+    xconv_devices_free(list);
     if (rc)
         return rc;
-    if (!(*dev = xconv_device_open_info(&list.devices[index], &err))) {
-        cli_print_error("device", &err);
-        return CLI_FAILED;
-    }
     xconv_device_label(xconv_device_get_info(*dev), label, len);
     return 0;
 }

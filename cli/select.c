@@ -406,31 +406,37 @@ static void add_device(int *indices, int *count, int index)
         indices[(*count)++] = index;
 }
 
-int cli_select_devices(const cli_options *opts, xconv_device_list *list, int *indices,
+int cli_select_devices(const cli_options *opts, xconv_devices **devices, int *indices,
                        int *count)
 {
     *count = 0;
-    xconv_error err = {0};
+    char choices[4096];  // every device, where the message cuts them
+    xconv_error err = {.detail = choices, .detail_len = sizeof choices};
     int nsel = opts->ndevices ? opts->ndevices : 1;
     // The library reads no environment: XCONV_DEVICE is the CLI's default selector.
     unsigned backends = 0;
     for (int i = 0; i < nsel; i++)
         backends |= backends_named(opts->ndevices ? opts->devices[i] : getenv("XCONV_DEVICE"));
-    xconv_devices_list_backends(list, backends);  // only those named: starting one costs
+    // Only those named: starting one costs.
+    xconv_devices *list = *devices = xconv_devices_enumerate(backends, &err);
+    if (!list) {
+        cli_print_error(NULL, &err);
+        return CLI_FAILED;
+    }
     for (int i = 0; i < nsel; i++) {
         const char *sel = opts->ndevices ? opts->devices[i] : getenv("XCONV_DEVICE");
-        if (sel && strcmp(sel, "all") == 0 && list->count > 0) {  // every device listed
-            for (int d = 0; d < list->count; d++)
+        if (sel && strcmp(sel, "all") == 0 && xconv_devices_count(list) > 0) {  // every device
+            for (int d = 0; d < xconv_devices_count(list); d++)
                 add_device(indices, count, d);
             continue;
         }
-        int index = xconv_device_select(list, sel, &err);
+        int index = xconv_devices_select(list, sel, &err);
         if (index < 0) {
             cli_print_error(opts->ndevices ? "--device" : sel && *sel ? "XCONV_DEVICE" : NULL,
                             &err);
             // No device at all: advice on drivers. A selector naming one backend listed only
             // that one, so the others' drivers may well be there: its reason above says why.
-            if (list->count == 0 && backends == ~0u) {
+            if (xconv_devices_count(list) == 0 && backends == ~0u) {
                 cli_error("no device: install an OpenCL driver (Debian: pocl-opencl-icd for the "
                           "CPU) or an NVIDIA driver for CUDA");
                 return CLI_FAILED;

@@ -58,8 +58,9 @@ ARGS = {
     "xconv_shape_entry * shapes": ("NULL", [], set()),
     "xconv_backend_kind kind": ("XCONV_BACKEND_OPENCL", ["(xconv_backend_kind)99",
                                                          "(xconv_backend_kind)-1"], set()),
-    "xconv_device_list * list": ("fx.list", [], set()),
-    "const xconv_device_list * list": ("fx.list", [], set()),
+    "xconv_devices * devs": ("fx.list", [], set()),
+    "const xconv_devices * devs": ("fx.list", [], set()),
+    "xconv_devices_backend_status:reason": ("(char[512]){0}", [], set()),
     "unsigned backends": ("0", [], set()),
     "const char * selector": ('"opencl:0"', ['"no such device"', '"opencl:99"'], {"nullable"}),
     "xconv_device * dev": ("fx.dev", [], {"dev"}),
@@ -198,6 +199,7 @@ EXPECT = {
     "xconv_gemm_summary": "empty",
     "xconv_fft2d_summary": "empty",
     "xconv_plan_step_count": "zero",
+    "xconv_devices_count": "zero",
     "xconv_plan_region_count": "zero",
     "xconv_variant_tunings": "zero",
     "xconv_reference_forward_element": "nan",
@@ -218,6 +220,7 @@ FREE = {
     "xconv_device *": "xconv_device_close", "xconv_buffer *": "xconv_buffer_destroy",
     "xconv_plan *": "xconv_plan_destroy", "xconv_gemm *": "xconv_gemm_destroy",
     "xconv_fft2d *": "xconv_fft2d_destroy", "xconv_cache *": "xconv_cache_close",
+    "xconv_devices *": "xconv_devices_free",
 }
 
 # Functions that free what they are given: called with NULL (and bad counts) only.

@@ -80,12 +80,14 @@ static void test_registry(void)
 
 static void test_devices(xconv_device *dev)
 {
-    static xconv_device_list list;
-    CHECK(xconv_devices_list(&list) == XCONV_OK && list.count > 0);
     xconv_error err = {0};
-    CHECK(xconv_device_select(&list, "no such device at all", &err) < 0);
+    xconv_devices *list = xconv_devices_enumerate(XCONV_BACKENDS_ALL, &err);
+    CHECK(list && xconv_devices_count(list) > 0);
+    CHECK(xconv_devices_select(list, "no such device at all", &err) < 0);
     CHECK(err.status == XCONV_ERR_NOT_FOUND);
-    CHECK(xconv_device_select(&list, "opencl:0", &err) >= 0);
+    CHECK(xconv_devices_select(list, "opencl:0", &err) >= 0);
+    CHECK(xconv_devices_info_at(list, -1) == NULL);
+    CHECK(xconv_devices_info_at(list, xconv_devices_count(list)) == NULL);
     const xconv_device_info *info = xconv_device_get_info(dev);
     char label[320];
     xconv_device_label(info, label, sizeof label);
@@ -93,20 +95,35 @@ static void test_devices(xconv_device *dev)
     CHECK(xconv_device_open("no such device at all", &err) == NULL);
     CHECK_CONTAINS(err.msg, "matches no device");
 
+    // The valid choices go to the caller's detail buffer whole.
+    char choices[4096];
+    xconv_error with_detail = {.detail = choices, .detail_len = sizeof choices};
+    CHECK(xconv_devices_select(list, "no such device at all", &with_detail) < 0);
+    CHECK(with_detail.detail_needed > 0 && strstr(choices, "opencl:0"));
+
     // Listing OpenCL alone gives its devices in the same order, the rest "not listed".
-    static xconv_device_list only;
-    CHECK(xconv_devices_list_backends(&only, XCONV_BACKEND_BIT(XCONV_BACKEND_OPENCL)) ==
-          XCONV_OK);
+    xconv_devices *only =
+        xconv_devices_enumerate(XCONV_BACKEND_BIT(XCONV_BACKEND_OPENCL), &err);
     int opencl = 0;
-    for (int i = 0; i < list.count; i++)
-        opencl += list.devices[i].backend == XCONV_BACKEND_OPENCL;
-    CHECK(only.count == opencl && opencl > 0);
-    CHECK(strcmp(only.devices[0].name, list.devices[0].name) == 0);
-    CHECK(only.devices[0].preferred_multiple == list.devices[0].preferred_multiple);
-    CHECK(only.backend_status[XCONV_BACKEND_CUDA] == XCONV_ERR_UNAVAILABLE);
-    CHECK(strcmp(only.backend_reason[XCONV_BACKEND_CUDA], "not listed") == 0);
-    CHECK(xconv_device_select(&only, "opencl:0", &err) == 0);
-    CHECK(xconv_devices_list_backends(&only, 0) == XCONV_OK && only.count == 0);
+    for (int i = 0; i < xconv_devices_count(list); i++)
+        opencl += xconv_devices_info_at(list, i)->backend == XCONV_BACKEND_OPENCL;
+    CHECK(xconv_devices_count(only) == opencl && opencl > 0);
+    const xconv_device_info *a = xconv_devices_info_at(only, 0);
+    const xconv_device_info *b = xconv_devices_info_at(list, 0);
+    CHECK(a && b && strcmp(a->name, b->name) == 0);
+    CHECK(a && b && a->preferred_multiple == b->preferred_multiple);
+    char reason[512];
+    CHECK(xconv_devices_backend_status(only, XCONV_BACKEND_CUDA, reason, sizeof reason) ==
+          XCONV_ERR_UNAVAILABLE);
+    CHECK(strcmp(reason, "not listed") == 0);
+    CHECK(xconv_devices_backend_status(only, XCONV_BACKEND_OPENCL, reason, sizeof reason) ==
+          XCONV_OK);
+    CHECK(xconv_devices_select(only, "opencl:0", &err) == 0);
+    xconv_devices_free(only);
+    only = xconv_devices_enumerate(0, &err);
+    CHECK(only && xconv_devices_count(only) == 0);
+    xconv_devices_free(only);
+    xconv_devices_free(list);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -257,22 +257,21 @@ static void test_lost_for_good(const xconv_device_info *info, const xconv_proble
 
 int main(void)
 {
-    xconv_device_list list;
-    xconv_devices_list(&list);
-    int index = -1;
-    for (int i = 0; i < list.count && index < 0; i++)
-        if (list.devices[i].backend == XCONV_BACKEND_OPENCL)
-            index = i;
-    if (index < 0) {
+    xconv_error err = {0};
+    xconv_devices *list =
+        xconv_devices_enumerate(XCONV_BACKEND_BIT(XCONV_BACKEND_OPENCL), &err);
+    if (xconv_devices_count(list) == 0) {
         printf("SKIP: no OpenCL device (install pocl-opencl-icd)\n");
+        xconv_devices_free(list);
         return CHECK_SKIP_CODE;
     }
-    xconv_error err = {0};
-    xconv_device *dev = xconv_device_open_info(&list.devices[index], &err);
+    xconv_device_info info = *xconv_devices_info_at(list, 0);
+    xconv_devices_free(list);
+    xconv_device *dev = xconv_device_open_info(&info, &err);
     CHECK_MSG(dev != NULL, "%s", err.msg);
     if (!dev)
         return check_summary("test_device_lost");
-    printf("on %s\n", list.devices[index].name);
+    printf("on %s\n", xconv_device_get_info(dev)->name);
     inject(dev);
     xconv_problem p;
     CHECK(xconv_shape_parse("n=2,c=4,h=12,w=10,k=6,r=3,pad=1", &p, &err) == XCONV_OK);
@@ -280,6 +279,6 @@ int main(void)
     test_fault_through_the_api(dev, &p);
     dev->be = real;
     xconv_device_close(dev);
-    test_lost_for_good(&list.devices[index], &p);
+    test_lost_for_good(&info, &p);
     return check_summary("test_device_lost");
 }

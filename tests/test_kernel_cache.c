@@ -216,22 +216,25 @@ static void test_device(const xconv_device_info *info)
 
 int main(void)
 {
-    static xconv_device_list list;
-    xconv_devices_list(&list);
+    xconv_error err = {0};
+    xconv_devices *list = xconv_devices_enumerate(XCONV_BACKENDS_ALL, &err);
     int tested = 0;
     for (int kind = 0; kind < XCONV_BACKEND_COUNT; kind++) {
-        int index = -1;
-        for (int i = 0; i < list.count && index < 0; i++)
-            if ((int)list.devices[i].backend == kind)
-                index = i;
-        if (index >= 0) {
-            test_device(&list.devices[index]);
+        const xconv_device_info *info = NULL;
+        for (int i = 0; i < xconv_devices_count(list) && !info; i++)
+            if ((int)xconv_devices_info_at(list, i)->backend == kind)
+                info = xconv_devices_info_at(list, i);
+        if (info) {
+            test_device(info);
             tested++;
         } else {
+            char reason[512] = "";
+            xconv_devices_backend_status(list, (xconv_backend_kind)kind, reason, sizeof reason);
             printf("%s: no device (%s); its checks skipped\n",
-                   xconv_backend_name((xconv_backend_kind)kind), list.backend_reason[kind]);
+                   xconv_backend_name((xconv_backend_kind)kind), reason);
         }
     }
+    xconv_devices_free(list);
     if (!tested) {
         printf("SKIP: no device\n");
         return CHECK_SKIP_CODE;

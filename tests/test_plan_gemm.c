@@ -502,13 +502,8 @@ static void test_chunks(void)
 // Opens the default OpenCL device, or returns NULL (the run tests are then skipped).
 static xconv_device *open_device(void)
 {
-    static xconv_device_list list;
     xconv_error err = {0};
-    xconv_devices_list(&list);
-    for (int i = 0; i < list.count; i++)
-        if (list.devices[i].backend == XCONV_BACKEND_OPENCL)
-            return xconv_device_open_info(&list.devices[i], &err);
-    return NULL;
+    return xconv_device_open("opencl:0", &err);
 }
 
 // Runs variant `name` for spec on dev under opts and checks every element against float64.

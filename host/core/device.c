@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Device listing across backends, selection by index or name, opening and closing.
+// Backends by kind, device labels, opening and closing devices.
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,82 +37,6 @@ const xconv_backend_iface *xconv_backend_get(xconv_backend_kind kind)
     }
 }
 
-// ---------------------------------------------------------------------------------------------
-// Listing
-
-xconv_status xconv_devices_list(xconv_device_list *list)
-{
-    return xconv_devices_list_backends(list, ~0u);
-}
-
-xconv_status xconv_devices_list_backends(xconv_device_list *list, unsigned backends)
-{
-    if (!list)
-        return XCONV_ERR_INVALID;
-    memset(list, 0, sizeof *list);
-    for (int kind = 0; kind < XCONV_BACKEND_COUNT; kind++) {
-        const xconv_backend_iface *be = xconv_backend_get((xconv_backend_kind)kind);
-        if (!(backends & XCONV_BACKEND_BIT(kind))) {
-            list->backend_status[kind] = XCONV_ERR_UNAVAILABLE;
-            snprintf(list->backend_reason[kind], sizeof list->backend_reason[kind],
-                     "not listed");
-            continue;
-        }
-        if (!be) {
-            list->backend_status[kind] = XCONV_ERR_UNAVAILABLE;
-            snprintf(list->backend_reason[kind], sizeof list->backend_reason[kind],
-                     "not built in (configure with -DXCONV_%s=ON)",
-                     kind == XCONV_BACKEND_CUDA ? "CUDA" : "OPENCL");
-            continue;
-        }
-        xconv_error err = {0};  // one message per backend, copied out below
-        int count = 0;
-        int room = XCONV_MAX_DEVICES - list->count;
-        xconv_status st = be->enumerate(list->devices + list->count, room, &count, &err);
-        list->backend_status[kind] = st;
-        if (be->advice)
-            be->advice(list->backend_advice[kind], sizeof list->backend_advice[kind]);
-        if (st != XCONV_OK) {
-            snprintf(list->backend_reason[kind], sizeof list->backend_reason[kind], "%.*s",
-                     (int)sizeof list->backend_reason[kind] - 1, err.msg);
-            continue;
-        }
-        if (count == 0)
-            snprintf(list->backend_reason[kind], sizeof list->backend_reason[kind],
-                     "no devices");
-        list->count += count < room ? count : room;
-    }
-    return XCONV_OK;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Selection
-
-static bool contains_nocase(const char *haystack, const char *needle)
-{
-    size_t n = strlen(needle);
-    for (const char *h = haystack; *h; h++) {
-        size_t i = 0;
-        while (i < n && h[i] && tolower((unsigned char)h[i]) == tolower((unsigned char)needle[i]))
-            i++;
-        if (i == n)
-            return true;
-    }
-    return n == 0;
-}
-
-static bool parse_index(const char *s, int *out)
-{
-    char *end = NULL;
-    if (!*s || !isdigit((unsigned char)*s))
-        return false;
-    long v = strtol(s, &end, 10);
-    if (*end || v < 0 || v > 1000000)
-        return false;
-    *out = (int)v;
-    return true;
-}
-
 void xconv_device_label(const xconv_device_info *info, char *buf, size_t len)
 {
     if (!buf || len == 0)
@@ -123,80 +47,6 @@ void xconv_device_label(const xconv_device_info *info, char *buf, size_t len)
     }
     snprintf(buf, len, "%s:%d %s", xconv_backend_name(info->backend), info->backend_index,
              info->name);
-}
-
-// Writes the valid choices into the error message.
-static int selection_error(const xconv_device_list *list, const char *selector,
-                           const char *why, xconv_error *err)
-{
-    char choices[4096] = "";
-    size_t used = 0;
-    for (int i = 0; i < list->count && used < sizeof choices; i++) {
-        char label[320];
-        xconv_device_label(&list->devices[i], label, sizeof label);
-        used += (size_t)snprintf(choices + used, sizeof choices - used, "\n  %d  %s", i, label);
-    }
-    for (int k = 0; k < XCONV_BACKEND_COUNT && used < sizeof choices; k++)
-        if (list->backend_status[k] != XCONV_OK)
-            used += (size_t)snprintf(choices + used, sizeof choices - used,
-                                     "\n  (%s: unavailable: %s)",
-                                     xconv_backend_name((xconv_backend_kind)k),
-                                     list->backend_reason[k]);
-    for (int k = 0; k < XCONV_BACKEND_COUNT; k++)
-        for (const char *line = list->backend_advice[k]; *line && used < sizeof choices;) {
-            int n = (int)strcspn(line, "\n");
-            used += (size_t)snprintf(choices + used, sizeof choices - used, "\n  (%s: %.*s)",
-                                     xconv_backend_name((xconv_backend_kind)k), n, line);
-            line += n + (line[n] == '\n');
-        }
-    return xconv_error_set(err, XCONV_ERR_NOT_FOUND, "device '%s' %s; devices:%s%s", selector,
-                           why, list->count ? "" : " none", choices);
-}
-
-int xconv_device_select(const xconv_device_list *list, const char *selector, xconv_error *err)
-{
-    if (XCONV_NULL_ARG(err, list))
-        return XCONV_ERR_INVALID;
-    if (!selector || !*selector) {
-        for (int i = 0; i < list->count; i++)
-            if (list->devices[i].is_gpu)
-                return i;
-        for (int i = 0; i < list->count; i++)
-            if (list->devices[i].is_cpu)
-                return i;
-        if (list->count > 0)
-            return 0;
-        return selection_error(list, "(default)", "cannot be chosen: no device found", err);
-    }
-    int index;
-    if (parse_index(selector, &index)) {
-        if (index < list->count)
-            return index;
-        return selection_error(list, selector, "is past the last device", err);
-    }
-    const char *colon = strchr(selector, ':');
-    if (colon) {
-        for (int kind = 0; kind < XCONV_BACKEND_COUNT; kind++) {
-            const char *name = xconv_backend_name((xconv_backend_kind)kind);
-            if (strlen(name) != (size_t)(colon - selector) ||
-                strncmp(selector, name, strlen(name)) != 0)
-                continue;
-            if (!parse_index(colon + 1, &index))
-                return selection_error(list, selector, "has no valid index after ':'", err);
-            for (int i = 0; i < list->count; i++)
-                if ((int)list->devices[i].backend == kind &&
-                    list->devices[i].backend_index == index)
-                    return i;
-            return selection_error(list, selector, "does not exist", err);
-        }
-    }
-    for (int i = 0; i < list->count; i++) {
-        const xconv_device_info *d = &list->devices[i];
-        if (contains_nocase(d->name, selector) || contains_nocase(d->platform, selector) ||
-            contains_nocase(d->vendor, selector) || contains_nocase(d->version, selector))
-            return i;
-    }
-    return selection_error(list, selector, "matches no device", err);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -230,15 +80,13 @@ xconv_device *xconv_device_open_info(const xconv_device_info *info, xconv_error 
 
 xconv_device *xconv_device_open(const char *selector, xconv_error *err)
 {
-    xconv_device_list *list = malloc(sizeof *list);
-    if (!list) {
-        xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "out of host memory");
+    xconv_devices *list = xconv_devices_enumerate(XCONV_BACKENDS_ALL, err);
+    if (!list)
         return NULL;
-    }
-    xconv_devices_list(list);
-    int index = xconv_device_select(list, selector, err);
-    xconv_device *dev = index >= 0 ? xconv_device_open_info(&list->devices[index], err) : NULL;
-    free(list);
+    int index = xconv_devices_select(list, selector, err);
+    xconv_device *dev =
+        index >= 0 ? xconv_device_open_info(xconv_devices_info_at(list, index), err) : NULL;
+    xconv_devices_free(list);
     return dev;
 }
 

@@ -11,7 +11,6 @@ import subprocess
 # The C structures the package reads and fills (their layout is <xconv/xconv.h>'s)
 
 ERROR_MSG_LEN = 512
-MAX_DEVICES = 64
 BACKEND_COUNT = 2
 
 
@@ -53,13 +52,6 @@ class CDeviceInfo(ctypes.Structure):
     ]
 
 
-class CDeviceList(ctypes.Structure):
-    _fields_ = [
-        ("devices", CDeviceInfo * MAX_DEVICES), ("count", ctypes.c_int),
-        ("backend_status", ctypes.c_int * BACKEND_COUNT),
-        ("backend_reason", (ctypes.c_char * 512) * BACKEND_COUNT),
-        ("backend_advice", (ctypes.c_char * 1024) * BACKEND_COUNT),
-    ]
 
 
 class CVariantInfo(ctypes.Structure):
@@ -166,8 +158,11 @@ _SIGNATURES = {
     "xconv_problem_y_elems": (_I64, [_PROB]),
     "xconv_shape_parse": (ctypes.c_int, [_S, _PROB, _E]),
     "xconv_shape_format": (ctypes.c_int, [_PROB, _S, ctypes.c_size_t]),
-    "xconv_devices_list": (ctypes.c_int, [ctypes.POINTER(CDeviceList)]),
-    "xconv_device_select": (ctypes.c_int, [ctypes.POINTER(CDeviceList), _S, _E]),
+    "xconv_devices_enumerate": (_P, [ctypes.c_uint, _E]),
+    "xconv_devices_free": (None, [_P]),
+    "xconv_devices_count": (ctypes.c_int, [_P]),
+    "xconv_devices_info_at": (ctypes.POINTER(CDeviceInfo), [_P, ctypes.c_int]),
+    "xconv_devices_select": (ctypes.c_int, [_P, _S, _E]),
     "xconv_device_open_info": (_P, [ctypes.POINTER(CDeviceInfo), _E]),
     "xconv_device_close": (None, [_P]),
     "xconv_device_get_info": (ctypes.POINTER(CDeviceInfo), [_P]),

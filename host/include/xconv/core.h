@@ -160,41 +160,53 @@ enum {
     XCONV_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT = 1u << 7,
 };
 
-#define XCONV_MAX_DEVICES 64
+typedef struct xconv_devices xconv_devices;  // the devices the backends listed, at one moment
 
-// Every backend's devices, with a backend's failure kept when it listed nothing.
-typedef struct xconv_device_list {
-    xconv_device_info devices[XCONV_MAX_DEVICES];
-    int count;
-    // Per backend: XCONV_OK, or why it listed no device ("cuda: unavailable (no libcuda.so.1)").
-    xconv_status backend_status[XCONV_BACKEND_COUNT];
-    char backend_reason[XCONV_BACKEND_COUNT][512];
-    // Per backend: lines of advice on installed parts that list no device ("" when none).
-    char backend_advice[XCONV_BACKEND_COUNT][1024];
-} xconv_device_list;
+// Every backend built in, for xconv_devices_enumerate.
+#define XCONV_BACKENDS_ALL (~0u)
 
-// Lists the devices of every backend built in; a backend with none records its reason and the
-// call still succeeds. Returns XCONV_OK.
-xconv_status xconv_devices_list(xconv_device_list *list);
+// Lists the devices of the backends whose XCONV_BACKEND_BIT is set in `backends`
+// (XCONV_BACKENDS_ALL: every one; starting a backend costs time: CUDA's cuInit, every OpenCL
+// platform's driver); the others record "not listed", and a backend that lists no device records
+// why. Read the snapshot by count and index; free it with xconv_devices_free. Selectors that
+// name a backend ("opencl:1") select in a partial list as in a full one. Returns NULL only
+// without host memory (XCONV_ERR_OUT_OF_MEMORY).
+xconv_devices *xconv_devices_enumerate(unsigned backends, xconv_error *err);
 
-// Lists the devices of the backends whose XCONV_BACKEND_BIT is set in `backends` only (starting
-// a backend costs time: CUDA's cuInit, every OpenCL platform's driver); the others record
-// "not listed". Selectors that name a backend ("opencl:1") select in such a list as in a full
-// one. Returns XCONV_OK.
-xconv_status xconv_devices_list_backends(xconv_device_list *list, unsigned backends);
+// Frees a snapshot from xconv_devices_enumerate; NULL is ignored.
+void xconv_devices_free(xconv_devices *devs);
 
-// Finds the device that `selector` names in list: a global index ("0"), a backend and index
+// Returns the number of devices listed (0 for NULL).
+int xconv_devices_count(const xconv_devices *devs);
+
+// Returns device `index` (0 <= index < xconv_devices_count), valid until devs is freed; NULL
+// past the last.
+const xconv_device_info *xconv_devices_info_at(const xconv_devices *devs, int index);
+
+// Returns XCONV_OK when backend `kind` was listed, else why it listed no device (a status, the
+// reason written into `reason`, len bytes: "not listed", "not built in ...", the backend's
+// failure); XCONV_ERR_INVALID for a NULL devs or reason or an unknown kind.
+xconv_status xconv_devices_backend_status(const xconv_devices *devs, xconv_backend_kind kind,
+                                          char *reason, size_t len);
+
+// Writes lines of advice about what of backend `kind` is installed but lists no device into buf
+// (len bytes; "" when none); returns their length, as snprintf does, or -1 for bad arguments.
+int xconv_devices_backend_advice(const xconv_devices *devs, xconv_backend_kind kind, char *buf,
+                                 size_t len);
+
+// Finds the device that `selector` names in devs: a global index ("0"), a backend and index
 // ("opencl:1", "cuda:0") or a case-insensitive substring of the name, platform, vendor or
 // version ("pocl", "h100"); NULL or "" picks the first GPU, else the first CPU device. Returns
-// the index in list->devices, or a negative status with a message listing the valid choices.
-int xconv_device_select(const xconv_device_list *list, const char *selector, xconv_error *err);
+// its index, or a negative status with a message listing the valid choices (all of them in
+// err's detail buffer when the message cuts them).
+int xconv_devices_select(const xconv_devices *devs, const char *selector, xconv_error *err);
 
-// Lists the devices, selects one by `selector` (as xconv_device_select) and opens it; returns
+// Lists the devices, selects one by `selector` (as xconv_devices_select) and opens it; returns
 // NULL and fills err on failure.
 xconv_device *xconv_device_open(const char *selector, xconv_error *err);
 
-// Opens the device described by info (an entry of xconv_devices_list); returns NULL and fills
-// err on failure.
+// Opens the device described by info (an entry of xconv_devices_info_at); returns NULL and
+// fills err on failure.
 xconv_device *xconv_device_open_info(const xconv_device_info *info, xconv_error *err);
 
 // ---------------------------------------------------------------------------------------------

@@ -862,6 +862,21 @@ static xconv_status opencl_finish(void *vctx, xconv_error *err)
 // ---------------------------------------------------------------------------------------------
 // The table
 
+static void opencl_native(void *vctx, xconv_native_device *out)
+{
+    const opencl_context *ctx = vctx;
+    out->context = ctx->context;
+    out->device = ctx->device;
+    out->queue = ctx->queue;
+}
+
+static void opencl_buffer_native(void *vctx, const xconv_backend_buffer *buf,
+                                 xconv_native_buffer *out)
+{
+    (void)vctx;
+    out->cl_mem = buf->mem;
+}
+
 static const xconv_backend_iface opencl_iface = {
     .kind = XCONV_BACKEND_OPENCL,
     .enumerate = xconv_opencl_enumerate,
@@ -884,6 +899,8 @@ static const xconv_backend_iface opencl_iface = {
     .timer_stop = opencl_timer_stop,
     .finish = opencl_finish,
     .reset = opencl_reset,
+    .native = opencl_native,
+    .buffer_native = opencl_buffer_native,
     .libraries = xconv_opencl_libraries,
     .sgemm = xconv_opencl_sgemm,
     .vendor_conv_supports = xconv_opencl_conv_supports,

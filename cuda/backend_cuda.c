@@ -9,7 +9,6 @@
 
 #include "../host/core/backend.h"
 #include "cuda_loader.h"
-#include "cuda_native.h"
 #include "cudnn_conv.h"
 #include "nvrtc_compile.h"
 
@@ -1020,19 +1019,21 @@ const char *xconv_cuda_last_find_choice(void *vctx)
 }
 
 // ---------------------------------------------------------------------------------------------
-// Handles for other libraries on the same stream (cuda/cuda_native.h)
+// Handles for other libraries on the same stream (xconv/native.h)
 
-void xconv_cuda_native(const void *vctx, CUcontext *context, CUdevice *device, CUstream *stream)
+static void cuda_native(void *vctx, xconv_native_device *out)
 {
     const cuda_ctx *ctx = vctx;
-    *context = ctx->pctx;
-    *device = ctx->dev;
-    *stream = ctx->stream;
+    out->context = ctx->pctx;
+    out->cuda_device = (int)ctx->dev;
+    out->queue = ctx->stream;
 }
 
-CUdeviceptr xconv_cuda_buffer_ptr(const xconv_backend_buffer *buf)
+static void cuda_buffer_native(void *vctx, const xconv_backend_buffer *buf,
+                               xconv_native_buffer *out)
 {
-    return buf->ptr;
+    (void)vctx;
+    out->cu_deviceptr = (uint64_t)buf->ptr;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1059,6 +1060,8 @@ static const xconv_backend_iface cuda_backend = {
     .timer_stop = cuda_timer_stop,
     .finish = cuda_finish,
     .reset = cuda_reset,
+    .native = cuda_native,
+    .buffer_native = cuda_buffer_native,
     .libraries = cuda_libraries,
     .sgemm = cuda_sgemm,
     .vendor_conv_supports = cuda_vendor_conv_supports,

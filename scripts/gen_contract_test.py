@@ -168,6 +168,8 @@ ARGS = {
     "xconv_timing * out": ("&(xconv_timing){0}", [], set()),
     "double * samples": ("(double[4]){0}", [], {"nullable"}),
     "xconv_peaks * out": ("&(xconv_peaks){0}", [], set()),
+    "xconv_native_device * out": ("&(xconv_native_device){0}", [], set()),
+    "xconv_native_buffer * out": ("&(xconv_native_buffer){0}", [], set()),
     "int64_t m": ("8", ["0", "-1", "INT64_MAX"], set()),
     "int64_t n": ("8", ["0", "-1", "INT64_MAX"], set()),
     "int64_t k": ("8", ["0", "-1", "INT64_MAX"], set()),

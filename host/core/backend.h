@@ -177,6 +177,13 @@ typedef struct xconv_backend_iface {
     // stays lost.
     xconv_status (*reset)(void *ctx, xconv_error *err);
 
+    // Optional: fills the context's native handles (xconv/native.h; backend set by the core).
+    // NULL: the backend gives none (xconv_device_native answers XCONV_ERR_UNAVAILABLE).
+    void (*native)(void *ctx, xconv_native_device *out);
+
+    // Optional with native: fills a buffer's native handle.
+    void (*buffer_native)(void *ctx, const xconv_backend_buffer *buf, xconv_native_buffer *out);
+
     // Optional: writes the versions of the software under the backend ("OpenCL 3.0 PoCL 3.1,
     // CLBlast 1.5.3"; "CUDA driver 12.8, NVRTC 12.9, cuBLAS 12.9.1, cuDNN 9.19.0") into buf,
     // loading the vendor libraries to ask them. NULL: nothing to say.

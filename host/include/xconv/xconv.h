@@ -8,6 +8,7 @@
 //   <xconv/reference.h>  the float64 reference results are checked against
 //   <xconv/timing.h>     the measuring primitive and the device's measured peaks
 //   <xconv/raw_ops.h>    SGEMM and 2-D FFTs on raw data
+//   <xconv/native.h>     the backends' own handles of devices and buffers, for interop
 // Every call that can fail returns a status and fills an xconv_error the caller prints; the
 // library never prints, exits or reads the environment. Handles are opaque; two devices, plans
 // or threads never interfere. A shared libxconv exports what these headers declare, and nothing
@@ -22,5 +23,6 @@
 #include <xconv/reference.h>
 #include <xconv/timing.h>
 #include <xconv/raw_ops.h>
+#include <xconv/native.h>
 
 #endif // XCONV_H

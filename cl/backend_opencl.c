@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "opencl_internal.h"
-#include "core/contract.h"
 
 // A kernel object created from a program, kept for the program's life.
 typedef struct opencl_kernel {
@@ -266,27 +265,29 @@ static int source_first_line(void)
     return line;
 }
 
-// Fills err with a failed build's status, a header and the start of the device's log (the
-// whole log goes to err's detail buffer). Some compilers (NVIDIA's, Oclgrind's) ignore #line,
-// so the header says where the source begins.
+// Fills err with a failed build's status, a header and the start of the device's log; the
+// whole log goes to *whole (when whole is not NULL). Some compilers (NVIDIA's, Oclgrind's)
+// ignore #line, so the header says where the source begins.
 static xconv_status build_failure(cl_program prog, cl_device_id dev, cl_int rc,
-                                  const char *options, xconv_error *err)
+                                  const char *options, char **whole, xconv_error *err)
 {
     char *log = prog ? build_log(prog, dev) : NULL;
     xconv_error_set(err, XCONV_ERR_BUILD, "clBuildProgram failed: %s (%d) with options \"%s\"; "
                     "build log (source line 1 is line %d where the log ignores #line; the whole "
-                    "log in the error's detail):\n%s",
+                    "log: xconv_device_build_log):\n%s",
                     xconv_opencl_status_name(rc), (int)rc, options, source_first_line(),
                     log && log[0] ? log : "(empty)");
-    xconv_error_detail(err, log);
-    free(log);
+    if (whole)
+        *whole = log;
+    else
+        free(log);
     return XCONV_ERR_BUILD;
 }
 
 // Compiles text with options for the context's device; returns XCONV_OK and the program in
-// *out, or XCONV_ERR_BUILD with the log.
+// *out, or XCONV_ERR_BUILD with the log (the whole of it in *log, when log is not NULL).
 static xconv_status compile(opencl_context *ctx, const char *text, const char *options,
-                            cl_program *out, xconv_error *err)
+                            cl_program *out, char **log, xconv_error *err)
 {
     cl_int rc;
     cl_program prog = clCreateProgramWithSource(ctx->context, 1, &text, NULL, &rc);
@@ -294,7 +295,7 @@ static xconv_status compile(opencl_context *ctx, const char *text, const char *o
         return xconv_opencl_fail(err, rc, "clCreateProgramWithSource");
     rc = clBuildProgram(prog, 1, &ctx->device, options, NULL, NULL);
     if (rc != CL_SUCCESS) {
-        build_failure(prog, ctx->device, rc, options, err);
+        build_failure(prog, ctx->device, rc, options, log, err);
         clReleaseProgram(prog);
         return XCONV_ERR_BUILD;
     }
@@ -340,17 +341,20 @@ static char *full_options(const char *options)
 }
 
 static xconv_status opencl_program_build(void *vctx, const char *source, const char *options,
-                                         xconv_backend_program **out, xconv_error *err)
+                                         xconv_backend_program **out, char **log,
+                                         xconv_error *err)
 {
     opencl_context *ctx = vctx;
     *out = NULL;
+    if (log)
+        *log = NULL;
     if (!source)
         return xconv_error_set(err, XCONV_ERR_INVALID, "program_build: source is NULL");
     // #line 1 makes the compiler's log count lines from the caller's source.
     char *text = concat3(xconv_kernel_dialect(), "\n#line 1\n", source);
     char *full = full_options(options);
     xconv_backend_program *prog = text && full ? calloc(1, sizeof *prog) : NULL;
-    xconv_status st = prog ? compile(ctx, text, full, &prog->program, err)
+    xconv_status st = prog ? compile(ctx, text, full, &prog->program, log, err)
                            : xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "out of host memory");
     free(text);
     free(full);
@@ -753,8 +757,8 @@ static xconv_status enqueue_stamp(opencl_context *ctx, xconv_error *err)
 {
     if (!ctx->stamp_kernel) {
         if (!ctx->stamp_program) {
-            xconv_status st = compile(ctx, stamp_source, XCONV_OPENCL_BUILD_OPTIONS, &ctx->stamp_program,
-                                      err);
+            xconv_status st = compile(ctx, stamp_source, XCONV_OPENCL_BUILD_OPTIONS,
+                                      &ctx->stamp_program, NULL, err);
             if (st != XCONV_OK)
                 return st;
         }

@@ -40,10 +40,6 @@ void cli_print_error(const char *context, const xconv_error *err)
         cli_error("%s: %s", context, err->msg);
     else
         cli_error("%s", err->msg);
-    // A message cut to fit: the whole detail, where the caller gave the error a buffer for it.
-    size_t n = strlen(err->msg);
-    if (err->detail && err->detail_needed > 0 && n >= 3 && strcmp(err->msg + n - 3, "...") == 0)
-        fprintf(stderr, "%s\n", err->detail);
 }
 
 const char *cli_plural(long long n)

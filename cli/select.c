@@ -410,8 +410,7 @@ int cli_select_devices(const cli_options *opts, xconv_devices **devices, int *in
                        int *count)
 {
     *count = 0;
-    char choices[4096];  // every device, where the message cuts them
-    xconv_error err = {.detail = choices, .detail_len = sizeof choices};
+    xconv_error err = {0};
     int nsel = opts->ndevices ? opts->ndevices : 1;
     // The library reads no environment: XCONV_DEVICE is the CLI's default selector.
     unsigned backends = 0;

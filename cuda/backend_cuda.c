@@ -460,16 +460,25 @@ static xconv_status load_module(cuda_ctx *ctx, const xconv_nvrtc_image *img, CUm
 }
 
 static xconv_status cuda_program_build(void *vctx, const char *source, const char *options,
-                                       xconv_backend_program **out, xconv_error *err)
+                                       xconv_backend_program **out, char **log,
+                                       xconv_error *err)
 {
     cuda_ctx *ctx = vctx;
     options = options ? options : "";
     *out = NULL;
+    if (log)
+        *log = NULL;
     xconv_nvrtc_image img;
     xconv_status st = xconv_nvrtc_compile(source, options, ctx->info.cc_major,
                                           ctx->info.cc_minor, true, &img, err);
-    if (st != XCONV_OK)
+    if (st != XCONV_OK) {
+        if (log) {  // the whole log of a failed build, which the message only begins
+            *log = img.log;
+            img.log = NULL;
+        }
+        xconv_nvrtc_image_free(&img);
         return st;
+    }
     CUmodule module = NULL;
     st = make_current(ctx, err);
     if (st == XCONV_OK)

@@ -95,11 +95,7 @@ static void test_devices(xconv_device *dev)
     CHECK(xconv_device_open("no such device at all", &err) == NULL);
     CHECK_CONTAINS(err.msg, "matches no device");
 
-    // The valid choices go to the caller's detail buffer whole.
-    char choices[4096];
-    xconv_error with_detail = {.detail = choices, .detail_len = sizeof choices};
-    CHECK(xconv_devices_select(list, "no such device at all", &with_detail) < 0);
-    CHECK(with_detail.detail_needed > 0 && strstr(choices, "opencl:0"));
+    CHECK_CONTAINS(err.msg, "opencl:0");  // the valid choices
 
     // Listing OpenCL alone gives its devices in the same order, the rest "not listed".
     xconv_devices *only =

@@ -139,7 +139,7 @@ static xconv_backend_program *build(void *ctx, const char *source, const char *o
 {
     xconv_error err = {0};
     xconv_backend_program *prog = NULL;
-    xconv_status st = be->program_build(ctx, source, options, &prog, &err);
+    xconv_status st = be->program_build(ctx, source, options, &prog, NULL, &err);
     CHECK_MSG(st == XCONV_OK && prog, "%s: %s", be_name, err.msg);
     return st == XCONV_OK ? prog : NULL;
 }
@@ -272,7 +272,7 @@ static void test_broken(void *ctx)
 {
     xconv_error err = {0};
     xconv_backend_program *broken = NULL;
-    xconv_status st = be->program_build(ctx, broken_source, "-DXC_UNUSED=1", &broken, &err);
+    xconv_status st = be->program_build(ctx, broken_source, "-DXC_UNUSED=1", &broken, NULL, &err);
     CHECK(st == XCONV_ERR_BUILD && broken == NULL);
     CHECK_CONTAINS(err.msg, "undefined_thing");
     CHECK_CONTAINS(err.msg, "-DXC_UNUSED=1");

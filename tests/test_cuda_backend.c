@@ -155,7 +155,7 @@ static void test_axpb(void *ctx, xconv_backend_buffer *bx, xconv_backend_buffer 
 {
     xconv_error err = {0};
     xconv_backend_program *prog = NULL;
-    xconv_status st = be->program_build(ctx, axpb_source, "-DXC_BIAS=3", &prog, &err);
+    xconv_status st = be->program_build(ctx, axpb_source, "-DXC_BIAS=3", &prog, NULL, &err);
     CHECK_MSG(st == XCONV_OK, "%s", err.msg);
     if (st != XCONV_OK)
         return;
@@ -182,7 +182,7 @@ static void test_constant(void *ctx, xconv_backend_buffer *by)
     CHECK(be->buffer_alloc(ctx, sizeof coef, &bc, &err) == XCONV_OK);
     CHECK(be->buffer_write(ctx, bc, 0, sizeof coef, coef, &err) == XCONV_OK);
     xconv_backend_program *weigh = NULL;
-    xconv_status st = be->program_build(ctx, weigh_source, "", &weigh, &err);
+    xconv_status st = be->program_build(ctx, weigh_source, "", &weigh, NULL, &err);
     CHECK_MSG(st == XCONV_OK, "%s", err.msg);
     if (st == XCONV_OK) {
         xconv_arg wargs[] = {XCONV_ARG_BUF(by), XCONV_ARG_CONST(bc, sizeof coef, "coef")};
@@ -221,7 +221,7 @@ static void test_contraction(void *ctx)
     CHECK(be->buffer_write(ctx, bufs[1], 0, sizeof b, b, &err) == XCONV_OK);
     CHECK(be->buffer_write(ctx, bufs[2], 0, sizeof c, c, &err) == XCONV_OK);
     xconv_backend_program *prog = NULL;
-    xconv_status st = be->program_build(ctx, contract_source, "", &prog, &err);
+    xconv_status st = be->program_build(ctx, contract_source, "", &prog, NULL, &err);
     CHECK_MSG(st == XCONV_OK, "%s", err.msg);
     if (st == XCONV_OK) {
         xconv_arg args[] = {XCONV_ARG_BUF(bufs[0]), XCONV_ARG_BUF(bufs[1]),
@@ -257,7 +257,7 @@ static void test_programs(void *ctx)
     test_contraction(ctx);
 
     xconv_backend_program *broken = NULL;
-    xconv_status st = be->program_build(ctx, broken_source, "-DXC_UNUSED=1", &broken, &err);
+    xconv_status st = be->program_build(ctx, broken_source, "-DXC_UNUSED=1", &broken, NULL, &err);
     CHECK(st == XCONV_ERR_BUILD && broken == NULL);
     CHECK_CONTAINS(err.msg, "(2): error");  // #line 1: the log counts lines of our source
     be->buffer_free(ctx, bx);

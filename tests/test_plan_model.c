@@ -45,9 +45,9 @@ static void stub_free(void *ctx, xconv_backend_buffer *buf)
 }
 
 static xconv_status stub_build(void *ctx, const char *source, const char *options,
-                               xconv_backend_program **out, xconv_error *err)
+                               xconv_backend_program **out, char **log, xconv_error *err)
 {
-    (void)ctx, (void)source, (void)options, (void)err;
+    (void)ctx, (void)source, (void)options, (void)log, (void)err;
     *out = calloc(1, sizeof **out);
     (*out)->id = ++builds;
     return XCONV_OK;

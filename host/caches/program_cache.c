@@ -64,7 +64,12 @@ static xconv_status build_raw(xconv_device *dev, xconv_program *e, double *ms, x
                   xconv_kernel_cache_get(dev, e->source, text, options, &e->handle) == XCONV_OK;
     xconv_status st = XCONV_OK;
     if (!cached) {
-        st = dev->be->program_build(dev->ctx, text, options, &e->handle, err);
+        char *log = NULL;
+        st = dev->be->program_build(dev->ctx, text, options, &e->handle, &log, err);
+        if (st == XCONV_ERR_BUILD)
+            xconv_device_keep_build_log(dev, log);  // takes it
+        else
+            free(log);
         if (st == XCONV_OK && on_disk)
             xconv_kernel_cache_put(dev, e->source, text, options, e->handle);
     }

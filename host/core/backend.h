@@ -124,9 +124,10 @@ typedef struct xconv_backend_iface {
 
     // Builds `source` (the dialect header is prepended by the backend) with `options`, a string
     // of "-DNAME=VALUE" defines. No cache: the core keeps one. A failed build returns
-    // XCONV_ERR_BUILD with the compiler's log in the message.
+    // XCONV_ERR_BUILD with the start of the compiler's log in the message and, when log is not
+    // NULL, the whole log in *log (malloc'd, the caller frees it; NULL when there is none).
     xconv_status (*program_build)(void *ctx, const char *source, const char *options,
-                                  xconv_backend_program **out, xconv_error *err);
+                                  xconv_backend_program **out, char **log, xconv_error *err);
 
     // Optional: returns true when program_build (and program_load) may run on several threads
     // at once for this context, while no launch is enqueued. NULL: builds run one at a time on

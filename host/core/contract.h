@@ -18,9 +18,4 @@ bool xconv_arg_null(xconv_error *err, const char *fn, const char *name, bool is_
 // public call ends with it, so no message of a failed attempt inside it is left behind.
 xconv_status xconv_error_clear(xconv_error *err);
 
-// Writes text (a compiler's whole log) into err's detail buffer when the caller gave one (cut to
-// fit) and its length into err->detail_needed; returns err's status. Call after
-// xconv_error_set, which empties the detail.
-xconv_status xconv_error_detail(xconv_error *err, const char *text);
-
 #endif // XCONV_CONTRACT_H

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Backends by kind, device labels, opening and closing devices.
-#include <ctype.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +47,32 @@ void xconv_device_label(const xconv_device_info *info, char *buf, size_t len)
     }
     snprintf(buf, len, "%s:%d %s", xconv_backend_name(info->backend), info->backend_index,
              info->name);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The last failed build's log
+
+// Guards every device's build_log: builds of one device may run on several threads. Taken only
+// to swap or copy a log, never around a build.
+static pthread_mutex_t build_log_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void xconv_device_keep_build_log(xconv_device *dev, char *log)
+{
+    pthread_mutex_lock(&build_log_lock);
+    char *old = dev->build_log;
+    dev->build_log = log;
+    pthread_mutex_unlock(&build_log_lock);
+    free(old);
+}
+
+int xconv_device_build_log(const xconv_device *dev, char *buf, size_t len)
+{
+    if (!dev || !buf)
+        return -1;
+    pthread_mutex_lock(&build_log_lock);
+    int n = snprintf(buf, len, "%s", dev->build_log ? dev->build_log : "");
+    pthread_mutex_unlock(&build_log_lock);
+    return n;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -105,6 +131,7 @@ void xconv_device_close(xconv_device *dev)
         xconv_buffer_destroy(dev->buffers);
     xconv_program_cache_free(dev);
     dev->be->close(dev->ctx);
+    free(dev->build_log);
     free(dev);
 }
 

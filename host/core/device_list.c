@@ -157,9 +157,8 @@ static int selection_error(const xconv_devices *list, const char *selector,
                                      xconv_backend_name((xconv_backend_kind)k), n, line);
             line += n + (line[n] == '\n');
         }
-    xconv_error_set(err, XCONV_ERR_NOT_FOUND, "device '%s' %s; devices:%s%s", selector, why,
-                    list->count ? "" : " none", choices);
-    return xconv_error_detail(err, choices);  // the message may cut the choices
+    return xconv_error_set(err, XCONV_ERR_NOT_FOUND, "device '%s' %s; devices:%s%s", selector,
+                           why, list->count ? "" : " none", choices);
 }
 
 int xconv_devices_select(const xconv_devices *list, const char *selector, xconv_error *err)

@@ -24,14 +24,6 @@ const char *xconv_status_to_string(xconv_status status)
     return "unknown status";
 }
 
-// Empties err's detail buffer (when the caller gave one).
-static void detail_clear(xconv_error *err)
-{
-    if (err->detail && err->detail_len > 0)
-        err->detail[0] = '\0';
-    err->detail_needed = 0;
-}
-
 // Ends a message cut to fit msg with "...".
 static void mark_cut(xconv_error *err)
 {
@@ -43,7 +35,6 @@ xconv_status xconv_error_set(xconv_error *err, xconv_status status, const char *
     if (err && !fmt) {
         err->status = status;
         err->msg[0] = '\0';
-        detail_clear(err);
     } else if (err) {
         va_list ap;
         va_start(ap, fmt);
@@ -52,20 +43,8 @@ xconv_status xconv_error_set(xconv_error *err, xconv_status status, const char *
         if (n >= (int)sizeof err->msg)
             mark_cut(err);
         err->status = status;
-        detail_clear(err);
     }
     return status;
-}
-
-xconv_status xconv_error_detail(xconv_error *err, const char *text)
-{
-    if (!err)
-        return XCONV_OK;
-    text = text ? text : "";
-    err->detail_needed = strlen(text);
-    if (err->detail && err->detail_len > 0)
-        snprintf(err->detail, err->detail_len, "%s", text);
-    return err->status;
 }
 
 xconv_status xconv_error_prefix(xconv_error *err, const char *fmt, ...)
@@ -109,7 +88,6 @@ xconv_status xconv_error_clear(xconv_error *err)
     if (err) {
         err->status = XCONV_OK;
         err->msg[0] = '\0';
-        detail_clear(err);
     }
     return XCONV_OK;
 }

@@ -15,9 +15,7 @@ BACKEND_COUNT = 2
 
 
 class CError(ctypes.Structure):
-    _fields_ = [("status", ctypes.c_int), ("msg", ctypes.c_char * ERROR_MSG_LEN),
-                ("detail", ctypes.c_char_p), ("detail_len", ctypes.c_size_t),
-                ("detail_needed", ctypes.c_size_t)]
+    _fields_ = [("status", ctypes.c_int), ("msg", ctypes.c_char * ERROR_MSG_LEN)]
 
 
 class CEpilogue(ctypes.Structure):

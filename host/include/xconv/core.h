@@ -59,26 +59,19 @@ typedef enum xconv_status {
 // Returns a short fixed description of a status ("invalid argument").
 const char *xconv_status_to_string(xconv_status status);
 
-// The room of an error's message: a short one (a long one is cut, ending in "..."). Detail that
-// does not fit (a compiler's log) goes to the caller's detail buffer, when it gives one.
+// The room of an error's message: a short one (a longer one is cut, ending in "..."). What does
+// not fit has its own call: a failed build's whole compiler log, xconv_device_build_log.
 #define XCONV_ERROR_MSG_LEN 512
 
 // A message filled by a failing call; the caller owns it and prints it (the library never
-// prints). Zero-initialised it is ready: `xconv_error err = {0};`. A caller that wants the
-// whole detail of a failure (a failed build's compiler log, of which msg holds the start) points
-// detail at a buffer of its own of detail_len bytes: a failing call writes there the whole
-// detail it has (cut to fit, NUL-terminated; "" when it has none) and its full length in
-// detail_needed, so that a caller can retry with a larger buffer. detail NULL: none is written.
+// prints). Small enough for the stack.
 typedef struct xconv_error {
     xconv_status status;
     char msg[XCONV_ERROR_MSG_LEN];
-    char *detail;          // the caller's buffer for the whole detail, or NULL
-    size_t detail_len;     // its size in bytes
-    size_t detail_needed;  // the length of the last failure's whole detail (0: none)
 } xconv_error;
 
 // Fills *err (when not NULL) with status and a printf-style message (cut to fit, ending in
-// "..."), and empties its detail; returns status.
+// "..."); returns status.
 xconv_status xconv_error_set(xconv_error *err, xconv_status status, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
@@ -197,8 +190,7 @@ int xconv_devices_backend_advice(const xconv_devices *devs, xconv_backend_kind k
 // Finds the device that `selector` names in devs: a global index ("0"), a backend and index
 // ("opencl:1", "cuda:0") or a case-insensitive substring of the name, platform, vendor or
 // version ("pocl", "h100"); NULL or "" picks the first GPU, else the first CPU device. Returns
-// its index, or a negative status with a message listing the valid choices (all of them in
-// err's detail buffer when the message cuts them).
+// its index, or a negative status with a message listing the valid choices.
 int xconv_devices_select(const xconv_devices *devs, const char *selector, xconv_error *err);
 
 // Lists the devices, selects one by `selector` (as xconv_devices_select) and opens it; returns
@@ -265,6 +257,11 @@ bool xconv_device_lost(const xconv_device *dev);
 // and CLBlast's, or the CUDA driver's, NVRTC's, cuBLAS's and cuDNN's (loading those libraries
 // to ask them); "" when the backend says nothing. Returns the length written.
 int xconv_device_libraries(xconv_device *dev, char *buf, size_t len);
+
+// Writes the whole compiler log of the last build on dev that failed (an XCONV_ERR_BUILD's
+// message holds only its start) into buf (len bytes, cut to fit); returns the log's length, as
+// snprintf does: 0 when no build on dev has failed, -1 for a NULL dev or buf.
+int xconv_device_build_log(const xconv_device *dev, char *buf, size_t len);
 
 // Returns the milliseconds spent building programs on dev since it was opened or last reset.
 double xconv_device_compile_ms(const xconv_device *dev);

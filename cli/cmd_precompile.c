@@ -9,7 +9,7 @@
 
 // The devices of the command line, open, with the cache attached.
 typedef struct open_devices {
-    xconv_device_list list;
+    xconv_devices *list;  // what --device selected in
     xconv_device *devs[CLI_MAX_LIST];
     char labels[CLI_MAX_LIST][320];
     int count;
@@ -22,7 +22,7 @@ static int open_targets(const cli_options *opts, xconv_cache *cache, open_device
     const xconv_target *targets[CLI_MAX_LIST];
     int n = 0;
     int rc = cli_collect_targets(opts, targets, &n);
-    static xconv_error err;
+    xconv_error err = {0};
     for (int i = 0; !rc && i < n && d->count < CLI_MAX_LIST; i++) {
         if (targets[i]->info.backend != XCONV_BACKEND_CUDA) {
             cli_error("--target %s: precompile compiles only CUDA profiles (sm_90), through "
@@ -54,11 +54,12 @@ static int open_all(const cli_options *opts, xconv_cache *cache, open_devices *d
     }
     int indices[CLI_MAX_LIST], n = 0;
     int rc = cli_select_devices(opts, &d->list, indices, &n);
-    static xconv_error err;
+    xconv_error err = {0};
     for (int i = 0; !rc && i < n && d->count < CLI_MAX_LIST; i++) {
-        xconv_device_label(&d->list.devices[indices[i]], d->labels[d->count],
+        xconv_device_label(xconv_devices_info_at(d->list, indices[i]), d->labels[d->count],
                            sizeof d->labels[0]);
-        xconv_device *dev = xconv_device_open_info(&d->list.devices[indices[i]], &err);
+        const xconv_device_info *info = xconv_devices_info_at(d->list, indices[i]);
+        xconv_device *dev = xconv_device_open_info(info, &err);
         if (!dev) {
             cli_print_error(d->labels[d->count], &err);
             rc = CLI_FAILED;
@@ -76,6 +77,8 @@ static void close_all(open_devices *d)
     for (int i = 0; i < d->count; i++)
         xconv_device_close(d->devs[i]);
     d->count = 0;
+    xconv_devices_free(d->list);
+    d->list = NULL;
 }
 
 // Fills variants with those asked for on a device of `backend` (NULL: auto), or every variant of
@@ -124,7 +127,7 @@ static int build_all(const cli_options *opts, xconv_cache *cache, open_devices *
 // Moves a bundle in or out; returns the exit code.
 static int bundle(const cli_options *opts, xconv_cache *cache, open_devices *d)
 {
-    static xconv_error err;
+    xconv_error err = {0};
     int n = 0;
     if (opts->import) {
         if (xconv_cache_import_kernels(cache, d->devs, d->count, opts->import, &n, &err)) {

@@ -65,7 +65,7 @@ static xconv_cache *fresh_cache(unsigned flags)
 {
     snprintf(folder, sizeof folder, "/tmp/xconv_test_find_db.XXXXXX");
     CHECK(mkdtemp(folder) != NULL);
-    xconv_error err;
+    xconv_error err = {0};
     xconv_cache *cache = xconv_cache_open(folder, flags, &err);
     CHECK_MSG(cache != NULL, "%s", err.msg);
     return cache;
@@ -82,7 +82,7 @@ static void remove_folder(void)
 static xconv_problem shape(const char *spec)
 {
     xconv_problem p;
-    xconv_error err;
+    xconv_error err = {0};
     CHECK(xconv_shape_parse(spec, &p, &err) == XCONV_OK);
     return p;
 }
@@ -224,7 +224,7 @@ static xconv_auto_info choose(xconv_device *dev, const char *spec)
 {
     xconv_problem p = shape(spec);
     xconv_auto_info info;
-    xconv_error err;
+    xconv_error err = {0};
     xconv_status st = xconv_auto_choose(dev, &p, NULL, &info, &err);
     CHECK_MSG(st == XCONV_OK, "%s", err.msg);
     return info;
@@ -296,7 +296,7 @@ static void test_auto(void)
 {
     const char *spec = "n=2,c=3,h=9,w=11,k=4,r=3,pad=1";
     xconv_device dev = {.info = cpu_info()};
-    xconv_error err;
+    xconv_error err = {0};
 
     // No cache: the rules (a CPU: direct_const).
     xconv_auto_info a = choose(&dev, spec);
@@ -400,7 +400,7 @@ static void test_corrupted(void)
     xconv_device dev = {.info = cpu_info(), .cache = cache};
     const char *spec = "n=2,c=3,h=9,w=11,k=4,r=3,pad=1";
     xconv_problem p = shape(spec);
-    xconv_error err;
+    xconv_error err = {0};
     char warnings[4096];
 
     // Garbage: reported and set aside, never a crash; auto uses the rules.
@@ -463,7 +463,7 @@ enum { WRITERS = 4, RECORDS_EACH = 20 };
 // would); a reader child looks up in a loop and must never see a corrupted file.
 static int child(int id)
 {
-    xconv_error err;
+    xconv_error err = {0};
     xconv_cache *cache = xconv_cache_open(folder, 0, &err);
     if (!cache)
         return 2;
@@ -510,7 +510,7 @@ static void test_concurrent(void)
     }
     xconv_find_record *all = NULL;
     int count = 0;
-    xconv_error err;
+    xconv_error err = {0};
     CHECK(xconv_find_db_list(cache, &all, &count, &err) == XCONV_OK);
     CHECK_MSG(count == WRITERS * RECORDS_EACH, "%d records of %d", count,
               WRITERS * RECORDS_EACH);
@@ -535,7 +535,7 @@ static void test_default_dir(void)
     CHECK(!xconv_cache_default_dir(NULL, NULL, NULL, buf, sizeof buf));
     CHECK(!xconv_cache_default_dir(NULL, "/a-long-folder-name", NULL, buf, 8));
 
-    xconv_error err;
+    xconv_error err = {0};
     CHECK(xconv_cache_open_default("none", NULL, NULL, 0, &err) == NULL);
     CHECK(err.status == XCONV_ERR_NOT_FOUND);
     CHECK_CONTAINS(err.msg, "XCONV_CACHE_DIR is 'none'");

@@ -796,7 +796,7 @@ static void record_check(xconv_case *c, xconv_record *rec)
     if (isnan(rec->max_norm_err) || elem.max_norm_err > rec->max_norm_err)
         rec->max_norm_err = elem.max_norm_err;
     res = elem;
-    xconv_error block_err;
+    xconv_error block_err = {0};
     if ((rec->error_block_h > 1 || rec->error_block_w > 1) &&
         compare_output_blocked(c, rec->error_block_h, rec->error_block_w, &res,
                                &block_err) != XCONV_OK)
@@ -845,7 +845,7 @@ static xconv_status case_run(xconv_case *c, const xconv_variant *variant, const 
     record_init(c, v, rec);
     c->last_fused = 0;
     // A device lost for good takes no more work: the record says why.
-    xconv_error run_err;  // the variant's own failure goes into the record, not to the caller
+    xconv_error run_err = {0};  // the variant's own failure goes into the record, not to the caller
     if (v->backends && c->dev && xconv_device_lost(c->dev)) {
         record_outcome(rec, xconv_device_wait(c->dev, &run_err), &run_err);
         return XCONV_OK;
@@ -985,7 +985,7 @@ xconv_status xconv_case_run(xconv_case *c, const xconv_variant *variant, xconv_r
 
 xconv_status xconv_case_run_auto(xconv_case *c, xconv_record *rec, xconv_error *err)
 {
-    static _Thread_local xconv_error why;  // auto's own refusal goes into the record
+    xconv_error why = {0};  // auto's own refusal goes into the record
     static const xconv_variant_info auto_row = {.name = "auto", .family = "auto",
                                                 .accuracy = "direct", .notes = "",
                                                 .backends = 1};

@@ -149,7 +149,7 @@ static bool add_entry(bytes *b, const char *folder, const char *name, xconv_devi
     snprintf(path, sizeof path, "%s/%s", folder, name);
     char *data = NULL;
     size_t len = 0, klen = 0;
-    xconv_error err;
+    xconv_error err = {0};
     bool ok = xconv_file_read(path, BUNDLE_MAX, &data, &len, NULL, &err) == XCONV_OK &&
               xconv_kernel_file_check(data, len, &klen) &&
               (ndevs == 0 || device_of(devs, ndevs, data, klen) >= 0);

@@ -159,7 +159,7 @@ xconv_status xconv_kernel_cache_get(xconv_device *dev, const char *source, const
     if (!xconv_kernel_cache_key(dev, source, text, options, key, sizeof key) ||
         !xconv_kernel_cache_file(dev, key, path, sizeof path))
         return XCONV_ERR_NOT_FOUND;
-    xconv_error err;
+    xconv_error err = {0};
     char *data = NULL;
     size_t len = 0;
     xconv_status st = xconv_file_read(path, MAX_BINARY_BYTES + KEY_MAX, &data, &len, NULL, &err);
@@ -214,7 +214,7 @@ void xconv_kernel_cache_put(xconv_device *dev, const char *source, const char *t
     xconv_cache *cache = dev->cache;
     void *payload = NULL;
     size_t bytes = 0;
-    xconv_error err;
+    xconv_error err = {0};
     if (!xconv_kernel_cache_key(dev, source, text, options, key, sizeof key) ||
         !xconv_kernel_cache_file(dev, key, path, sizeof path) ||
         dev->be->program_binary(dev->ctx, prog, &payload, &bytes, &err) != XCONV_OK ||

@@ -72,7 +72,12 @@ static xconv_status build_raw(xconv_device *dev, xconv_program *e, double *ms, x
     bool cached = on_disk && store->get(dev, e->source, text, options, &e->handle) == XCONV_OK;
     xconv_status st = XCONV_OK;
     if (!cached) {
-        st = dev->be->program_build(dev->ctx, text, options, &e->handle, err);
+        char *log = NULL;
+        st = dev->be->program_build(dev->ctx, text, options, &e->handle, &log, err);
+        if (st == XCONV_ERR_BUILD)
+            xconv_device_keep_build_log(dev, log);  // takes it
+        else
+            free(log);
         if (st == XCONV_OK && on_disk)
             store->put(dev, e->source, text, options, e->handle);
     }
@@ -195,7 +200,7 @@ typedef struct ahead_job {
 static void *ahead_worker(void *arg)
 {
     ahead_job *job = arg;
-    xconv_error *err = malloc(sizeof *err);  // messages are dropped: a prepare reports them
+    xconv_error *err = calloc(1, sizeof *err);  // messages are dropped: a prepare reports them
     for (;;) {
         pthread_mutex_lock(&job->mutex);
         int i = job->next < job->count ? job->next++ : -1;
@@ -329,7 +334,7 @@ static void ahead_finish(ahead_job *job, xconv_build_stats *stats)
             continue;
         }
         if (it->st != XCONV_OK) {
-            xconv_error scratch;
+            xconv_error scratch = {0};
             xconv_error_set(&scratch, it->st, "building %s.cl ahead", it->e->source);
             xconv_device_fault(it->dev, it->st, &scratch);
             stats->failed++;

@@ -319,7 +319,7 @@ static void db_why(const xconv_find_record *rec, int at, int passing, bool stale
 static void from_db(xconv_device *dev, const xconv_problem *p, const xconv_plan_options *opts,
                     xconv_auto_info *info, xconv_plan **plan)
 {
-    static _Thread_local xconv_error err;  // what does not plan falls back, unreported
+    xconv_error err = {0};  // what does not plan falls back, unreported
     xconv_cache *cache = dev->cache;
     xconv_find_record rec;
     bool stale = false;

@@ -141,14 +141,14 @@ XC_FUNC unsigned int xc_mma_tf32(const float f)
 #else
 #define XC_MMA_SCRATCH (XC_MMA_THREADS * 6)  // words: 4 of A and 2 of B per lane
 
-// The value of element `half` (0 or 1) of word w as the mma reads it.
-XC_FUNC float xc_mma_value(const unsigned int w, const int half)
+// The value of element `upper` (0: the lower 16 bits, 1: the upper) of word w as the mma reads.
+XC_FUNC float xc_mma_value(const unsigned int w, const int upper)
 {
 #if XC_MMA_MATH == 1
-    (void)half;
+    (void)upper;
     return XC_AS_FLOAT(w);
 #else
-    const unsigned int h = half ? w >> 16 : w & 0xffffu;
+    const unsigned int h = upper ? w >> 16 : w & 0xffffu;
 #if XC_MMA_MATH == 3
     return XC_AS_FLOAT(h << 16);
 #else

@@ -113,8 +113,6 @@ static const auto_rule rules[] = {
      "on a CPU the filters in constant memory run fastest where they fit"},
     {"im2col_gemm", ON_CPU, NULL,
      "on a CPU, with the filters too large for constant memory, im2col and our SGEMM"},
-    {"implicit_mma", ON_GPU, NULL,
-     "math=tf32, f16 or bf16 on a GPU with NVIDIA tensor cores: implicit GEMM on mma.sync"},
     {"gemm_1x1", ON_GPU, pointwise,
      "a 1x1 stride-1 unpadded problem on a GPU is one SGEMM over channels"},
     {"winograd_f43", ON_GPU, wide_3x3,
@@ -126,6 +124,9 @@ static const auto_rule rules[] = {
     {"direct_regblock", ON_GPU, NULL,
      "a narrow product on a GPU: register-blocked direct convolution"},
     {"implicit_precomp", ON_GPU, NULL, "on a GPU, where direct_regblock does not plan"},
+    // Reduced math: no line above applies (their variants compute strict fp32 only).
+    {"implicit_mma", ON_GPU, NULL,
+     "math=tf32, f16 or bf16 on a GPU with NVIDIA tensor cores: implicit GEMM on mma.sync"},
     {"direct_naive", ON_ANY, NULL, "the baseline, where nothing else plans"},
 };
 

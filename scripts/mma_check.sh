@@ -48,7 +48,7 @@ for m in tf32 f16 bf16; do
 done
 
 # OpenCL and CUDA bit for bit: the same inputs (seed 1) through both, outputs compared.
-specs=(n=2,c=24,h=17,w=19,k=40,r=3,pad=1 n=4,c=64,h=14,w=14,k=96,r=1)
+specs=("n=2,c=24,h=17,w=19,k=40,r=3,pad=1" "n=4,c=64,h=14,w=14,k=96,r=1")
 for i in "${!specs[@]}"; do
     for m in tf32 f16 bf16; do
         s="${specs[$i]},dtype=$(dtype_of $m),math=$m"

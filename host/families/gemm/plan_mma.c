@@ -22,14 +22,21 @@ static int mma_pack(int64_t math)
     return math == XCONV_MATH_TF32 ? 1 : 2;
 }
 
-void xconv_mma_choose(const xconv_problem *p, xconv_mma_tiles *t)
+void xconv_mma_choose(const xconv_device_info *info, const xconv_problem *p,
+                      xconv_mma_tiles *t)
 {
-    int64_t kg = p->k / p->groups;
+    int64_t kg = p->k / p->groups, cols = p->n * xconv_problem_out_h(p) * xconv_problem_out_w(p);
     int tile_m = kg <= 16 ? 16 : kg <= 32 ? 32 : 64;
     // Four warps: 2 x 2 warps of 32 x 32 on 64-row tiles, else one row of four warps.
     *t = (xconv_mma_tiles){.tile_m = tile_m, .tile_n = tile_m == 64 ? 64 : 128,
                            .tile_k = MMA_K_WORDS * mma_pack(p->math),
                            .warps_m = tile_m == 64 ? 2 : 1, .warps_n = tile_m == 64 ? 2 : 4};
+    // Wide products whose 128 x 128 tiles still fill every compute unit: 2 x 2 warps of 64 x 64,
+    // half the local-memory bytes per mma of 32 x 32 warp tiles (A and B fragments reused
+    // across 32 mma a k slice instead of 8).
+    int64_t big_tiles = (kg + 127) / 128 * ((cols + 127) / 128) * p->groups;
+    if (kg > 64 && big_tiles >= info->compute_units)
+        t->tile_m = t->tile_n = 128;
 }
 
 size_t xconv_mma_local_bytes(const xconv_mma_tiles *t, int64_t math)

@@ -22,9 +22,11 @@ typedef struct xconv_mma_tiles {
 // device attribute; on OpenCL cl_nv_device_attribute_query's), else false.
 bool xconv_mma_supported(const xconv_device_info *info);
 
-// Chooses the tiles for p (math tf32, f16 or bf16): the narrowest block of rows that holds a
-// group's filters (16, 32 or 64), widened along N to keep four warps. Fills *t.
-void xconv_mma_choose(const xconv_problem *p, xconv_mma_tiles *t);
+// Chooses the tiles for p (math tf32, f16 or bf16) on info's device: the narrowest block of rows
+// that holds a group's filters (16, 32 or 64), widened along N to keep four warps, or 128 x 128
+// for wide products whose tiles still fill the device's compute units. Fills *t.
+void xconv_mma_choose(const xconv_device_info *info, const xconv_problem *p,
+                      xconv_mma_tiles *t);
 
 // Bytes of local memory t declares for math mode `math` (both K-step buffers).
 size_t xconv_mma_local_bytes(const xconv_mma_tiles *t, int64_t math);

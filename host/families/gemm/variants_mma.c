@@ -32,7 +32,7 @@ static xconv_status plan_implicit_mma(const xconv_device *dev, const xconv_probl
 {
     (void)opts;
     xconv_mma_tiles t;
-    xconv_mma_choose(p, &t);
+    xconv_mma_choose(&dev->info, p, &t);
     return xconv_mma_plan_step(&dev->info, p, &t, plan, err);
 }
 

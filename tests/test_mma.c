@@ -245,9 +245,9 @@ static xconv_device *open_cpu(void)
 {
     static xconv_device_list list;
     xconv_error err;
-    xconv_devices_list(&list);
+    xconv_devices_list_backends(&list, XCONV_BACKEND_BIT(XCONV_BACKEND_OPENCL));
     for (int i = 0; i < list.count; i++)
-        if (list.devices[i].backend == XCONV_BACKEND_OPENCL && list.devices[i].is_cpu)
+        if (list.devices[i].is_cpu)
             return xconv_device_open_info(&list.devices[i], &err);
     return NULL;
 }

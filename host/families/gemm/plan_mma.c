@@ -33,10 +33,13 @@ void xconv_mma_choose(const xconv_device_info *info, const xconv_problem *p,
                            .warps_m = tile_m == 64 ? 2 : 1, .warps_n = tile_m == 64 ? 2 : 4};
     // Wide products whose 128 x 128 tiles still fill every compute unit: 2 x 2 warps of 64 x 64,
     // half the local-memory bytes per mma of 32 x 32 warp tiles (A and B fragments reused
-    // across 32 mma a k slice instead of 8).
+    // across 32 mma a k slice instead of 8), where the device's local memory holds them.
+    xconv_mma_tiles big = *t;
+    big.tile_m = big.tile_n = 128;
     int64_t big_tiles = (kg + 127) / 128 * ((cols + 127) / 128) * p->groups;
-    if (kg > 64 && big_tiles >= info->compute_units)
-        t->tile_m = t->tile_n = 128;
+    if (kg > 64 && big_tiles >= info->compute_units &&
+        xconv_mma_local_bytes(&big, p->math) <= info->local_mem_bytes)
+        *t = big;
 }
 
 size_t xconv_mma_local_bytes(const xconv_mma_tiles *t, int64_t math)

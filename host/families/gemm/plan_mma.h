@@ -24,7 +24,8 @@ bool xconv_mma_supported(const xconv_device_info *info);
 
 // Chooses the tiles for p (math tf32, f16 or bf16) on info's device: the narrowest block of rows
 // that holds a group's filters (16, 32 or 64), widened along N to keep four warps, or 128 x 128
-// for wide products whose tiles still fill the device's compute units. Fills *t.
+// for wide products whose tiles still fill the device's compute units, where its local memory
+// holds them. Fills *t.
 void xconv_mma_choose(const xconv_device_info *info, const xconv_problem *p,
                       xconv_mma_tiles *t);
 

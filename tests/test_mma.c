@@ -4,7 +4,8 @@
 // thresholds, the planned kernels compiled for sm_90 through NVRTC and ptxas (mma.sync and
 // cvt.rna.tf32 in the PTX, no spills) when NVRTC loads, and the kernel's tiling and PTX fragment
 // layouts run on an OpenCL CPU device (PoCL) with the mma emulated (XC_MMA_PTX 0), against the
-// float64 reference over the operands as the tensor cores read them.
+// float64 reference over the operands as the tensor cores read them. `oclgrind build/test_mma`
+// runs the emulated kernels under Oclgrind's memory checker instead (no reports).
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>

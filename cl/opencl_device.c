@@ -279,9 +279,13 @@ static void fill_info(cl_device_id dev, cl_platform_id plat, int index, xconv_de
     info->fp64 = device_fp64(dev);
     // NVIDIA's cl_nv_device_attribute_query reports the register file a work-group may use;
     // other devices do not say (0).
-    if (device_has_extension(dev, "cl_nv_device_attribute_query"))
+    // Its compute capability says which tensor-core instructions inline PTX may use.
+    if (device_has_extension(dev, "cl_nv_device_attribute_query")) {
         info->max_registers_per_work_group =
             (int)info_uint(dev, CL_DEVICE_REGISTERS_PER_BLOCK_NV);
+        info->cc_major = (int)info_uint(dev, CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV);
+        info->cc_minor = (int)info_uint(dev, CL_DEVICE_COMPUTE_CAPABILITY_MINOR_NV);
+    }
     info->max_registers_per_item = registers_per_item(dev, info->is_gpu);
     info->fp32_config = fp32_config(dev);
     snprintf(info->build_flags, sizeof info->build_flags, "%s", XCONV_OPENCL_BUILD_FLAGS);

@@ -35,7 +35,7 @@ static void print_device_json(FILE *f, int index, const xconv_device_info *d)
             (unsigned long long)d->cache_bytes, d->max_work_group_size, d->preferred_multiple,
             d->native_float_width, d->fp64 ? "true" : "false");
     fprintf(f, ", \"max_registers_per_work_group\": %d", d->max_registers_per_work_group);
-    if (d->backend == XCONV_BACKEND_CUDA)
+    if (d->cc_major)
         fprintf(f, ", \"compute_capability\": \"%d.%d\"", d->cc_major, d->cc_minor);
     fprintf(f, ", \"fp32_config\": [");
     for (unsigned bit = 1, n = 0; bit; bit <<= 1)
@@ -90,7 +90,7 @@ static void print_device_text(int index, const xconv_device_info *d)
            d->preferred_multiple, d->native_float_width, d->fp64 ? "yes" : "no");
     if (d->max_registers_per_work_group)
         printf(", %d registers per work-group", d->max_registers_per_work_group);
-    if (d->backend == XCONV_BACKEND_CUDA)
+    if (d->cc_major)
         printf(", compute capability %d.%d", d->cc_major, d->cc_minor);
     char flags[256];
     printf("\n     fp32 %s\n     kernels built with %s\n",

@@ -58,7 +58,7 @@ static void print_workspace(const xconv_plan *plan)
 // Prints how validate checks the plan: the output block its errors are measured over (a
 // Winograd tile, an FFT tile; 1 x 1 for the rest) and the threshold validate applies, the
 // variant's own entry where it has one (fft, fft_tiled), else its accuracy entry's, plus the
-// rounding of a 16-bit output.
+// rounding of a 16-bit output and a reduced math mode's share.
 static void print_error_check(const xconv_plan *plan, const xconv_problem *p)
 {
     int64_t block_h = 1, block_w = 1;
@@ -69,18 +69,27 @@ static void print_error_check(const xconv_plan *plan, const xconv_problem *p)
     const char *entry = own ? v->name : v->accuracy;
     if (p->dtype != XCONV_DTYPE_F32) {
         double storage = xconv_threshold_storage(p->dtype);
-        printf("  storage: x, w and y in %s (%zu bytes an element), math strict fp32: products "
-               "exact, sums in fp32, y rounded to %s (threshold %.2g = %.1g + %.2g)\n",
-               xconv_dtype_name(p->dtype), xconv_problem_elem_bytes(p),
+        printf("  storage: x, w and y in %s (%zu bytes an element)%s, y rounded to %s "
+               "(threshold %.2g = %.1g + %.2g)\n", xconv_dtype_name(p->dtype),
+               xconv_problem_elem_bytes(p), p->math == XCONV_MATH_F32 ?
+               ", math strict fp32: products exact, sums in fp32" : "",
                xconv_dtype_name(p->dtype), threshold + storage, threshold, storage);
         threshold += storage;
     }
+    if (p->math != XCONV_MATH_F32) {
+        double math = xconv_threshold_math(p->math);
+        printf("  math: %s products on tensor cores, fp32 accumulation (threshold %.2g = %.2g + "
+               "%.2g for %s)\n", xconv_math_name(p->math), threshold + math, threshold, math,
+               p->math == XCONV_MATH_TF32 ? "the operands' rounding to TF32 and the accumulation"
+                                          : "the accumulation; the products are exact");
+        threshold += math;
+    }
     if (block_h > 1 || block_w > 1)
         printf("  error block: %lldx%lld outputs (validate divides each output's error by the "
-               "largest scale in its block), threshold %.1g (%s)\n",
+               "largest scale in its block), threshold %.2g (%s)\n",
                (long long)block_h, (long long)block_w, threshold, entry);
     else
-        printf("  error block: 1x1 (each output's error by its own scale), threshold %.1g (%s)\n",
+        printf("  error block: 1x1 (each output's error by its own scale), threshold %.2g (%s)\n",
                threshold, entry);
 }
 

@@ -778,7 +778,8 @@ static void record_init(const xconv_case *c, const xconv_variant_info *v, xconv_
     snprintf(rec->dtype, sizeof rec->dtype, "%s", xconv_dtype_name(c->p.dtype));
     snprintf(rec->math, sizeof rec->math, "%s", xconv_math_name(c->p.math));
     rec->seed = c->opts.seed;
-    rec->threshold = xconv_threshold_for_variant(v) + xconv_threshold_storage(c->p.dtype);
+    rec->threshold = xconv_threshold_for_variant(v) + xconv_threshold_storage(c->p.dtype) +
+                     xconv_threshold_math(c->p.math);
 }
 
 static void record_outcome(xconv_record *rec, xconv_status st, const xconv_error *err)

@@ -101,6 +101,32 @@ double xconv_threshold_storage(int64_t dtype)
     }
 }
 
+// Reduced math (math tf32, f16 or bf16: NVIDIA tensor cores' mma.sync, implicit_mma). Two
+// parts, both bounds on the error measure (|y - ref| / sum|x*w|), whatever the inputs:
+// - Operands: tf32 keeps 10 of fp32's 23 mantissa bits, each operand rounded to nearest (ties
+//   away): a relative error of at most 2^-11 each, so every product is off by at most
+//   (1 + 2^-11)^2 - 1 < 2^-10 + 2^-22 of |x*w|, and the sum of those errors is at most that
+//   share of sum|x*w|. fp16 and bf16 operands are the stored values: their products are exact.
+// - Accumulation: the tensor cores add each instruction's products (8 for tf32, 16 for fp16 and
+//   bf16) to the fp32 accumulator with truncation rather than round-to-nearest (Fasi et al.,
+//   "Numerical behavior of NVIDIA tensor cores", PeerJ CS 2021: A100), up to about 2^-22 of the
+//   running magnitude an instruction, which is at most sum|x*w|. Over K / 8 instructions that
+//   is K * 2^-25, 2^-12 (2.4e-4) for K up to 4096 (the standard suite's largest reduction is
+//   512 * 3 * 3 = 4608 at k 16 a step: 288 instructions, 6.9e-5).
+// The family's fp32 threshold stays beside them (it covers the emulated path's fp32 sums). The
+// check stays sensitive: a wrong term moves an output by about 1/m of its scale, still caught
+// by the tf32 threshold (1.2e-3 over the family's) for reductions of m up to about 800 terms
+// of similar size, and by the f16/bf16 math term alone up to about 4000.
+double xconv_threshold_math(int64_t math)
+{
+    switch (math) {
+    case XCONV_MATH_TF32: return 0x1p-10 + 0x1p-12;
+    case XCONV_MATH_F16:
+    case XCONV_MATH_BF16: return 0x1p-12;
+    default: return 0.0;
+    }
+}
+
 bool xconv_compare_passed(const xconv_compare_result *r, double threshold)
 {
     return r->compared > 0 && r->nonfinite == 0 && r->max_norm_err <= threshold;

@@ -20,6 +20,10 @@ double xconv_threshold_for_variant(const xconv_variant_info *v);
 // to the output, 2^-11 for fp16, 2^-8 for bf16, 0 for fp32 (validate/thresholds.c).
 double xconv_threshold_storage(int64_t dtype);
 
+// Returns what a reduced math mode adds to a threshold (tensor-core products): 2^-10 + 2^-12
+// for tf32, 2^-12 for f16 and bf16, 0 for strict fp32 (validate/thresholds.c).
+double xconv_threshold_math(int64_t math);
+
 // Returns true when r compared at least one element, found none non-finite and its largest
 // normalised error is at most threshold.
 bool xconv_compare_passed(const xconv_compare_result *r, double threshold);

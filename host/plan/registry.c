@@ -17,6 +17,7 @@ static const family_table_fn family_tables[] = {
     xconv_reference_variants,
     xconv_direct_variants,
     xconv_gemm_variants,
+    xconv_mma_variants,
     xconv_winograd_variants,
     xconv_fft_variants,
     xconv_peer_variants,
@@ -78,13 +79,21 @@ const xconv_variant *xconv_variant_find(const char *name, xconv_error *err)
 // Applicability and planning
 
 // Returns true when v's kernels take p's storage type and math mode, else false with the reason.
-// Only strict fp32 math exists so far; reduced storage is read and written by the variants that
-// declare it (xconv_variant.dtypes), without an epilogue.
+// A variant computes only the math modes it declares (xconv_variant.maths; strict fp32 when it
+// declares none), so strict fp32 never gets a reduced mode and a reduced mode never silently
+// runs another; reduced storage is read and written by the variants that declare it
+// (xconv_variant.dtypes), without an epilogue.
 static bool types_apply(const xconv_variant *v, const xconv_problem *p, char *reason, size_t len)
 {
-    if (p->math != XCONV_MATH_F32) {
-        snprintf(reason, len, "math=%s: no variant implements this math mode yet (math=f32, "
-                 "the default, runs every dtype)", xconv_math_name(p->math));
+    unsigned maths = v->maths ? v->maths : XCONV_MATH_BIT(XCONV_MATH_F32);
+    if (p->math < 0 || p->math > XCONV_MATH_BF16 || !(maths & XCONV_MATH_BIT(p->math))) {
+        if (p->math == XCONV_MATH_F32)
+            snprintf(reason, len, "math=f32 is strict fp32: %s computes only reduced math "
+                     "(ask for math=tf32, f16 or bf16)", v->info.name);
+        else
+            snprintf(reason, len, "math=%s: %s does not implement this math mode (it computes "
+                     "strict fp32: math=f32)",
+                     xconv_math_name(p->math) ? xconv_math_name(p->math) : "?", v->info.name);
         return false;
     }
     if (p->dtype == XCONV_DTYPE_F32)

@@ -10,6 +10,7 @@
                                XCONV_BACKEND_BIT(XCONV_BACKEND_CUDA))
 
 #define XCONV_DTYPE_BIT(dtype) (1u << (dtype))
+#define XCONV_MATH_BIT(math) (1u << (math))
 
 struct xconv_variant {
     xconv_variant_info info;
@@ -23,6 +24,10 @@ struct xconv_variant {
     // XCONV_DTYPE_BIT of each storage type beyond fp32 its kernels read and write (fp32 math
     // over them); 0: fp32 only. The core refuses the others before calling applies.
     unsigned dtypes;
+
+    // XCONV_MATH_BIT of each math mode its kernels compute in; 0: strict fp32 only. The core
+    // refuses the others before calling applies, so no variant runs a mode it was not asked for.
+    unsigned maths;
 
     // Returns true when the variant can run p on dev (NULL for host variants: on the host),
     // else false with the reason in `reason`. NULL means it applies to every valid problem.
@@ -53,6 +58,7 @@ struct xconv_variant {
 const xconv_variant *xconv_reference_variants(int *count);
 const xconv_variant *xconv_direct_variants(int *count);
 const xconv_variant *xconv_gemm_variants(int *count);
+const xconv_variant *xconv_mma_variants(int *count);  // host/families/gemm/variants_mma.c
 const xconv_variant *xconv_winograd_variants(int *count);
 const xconv_variant *xconv_fft_variants(int *count);
 const xconv_variant *xconv_peer_variants(int *count);

@@ -218,6 +218,9 @@ static const auto_rule rules[] = {
      "a narrow or small product on a GPU (< 32 filters a group, < 64 taps or < 1e8 FLOPs): "
      "register-blocked direct convolution"},
     {"implicit_precomp", ON_GPU, NULL, "on a GPU, where direct_regblock does not plan"},
+    // Reduced math: no line above applies (their variants compute strict fp32 only).
+    {"implicit_mma", ON_GPU, NULL,
+     "math=tf32, f16 or bf16 on a GPU with NVIDIA tensor cores: implicit GEMM on mma.sync"},
     {"direct_naive", ON_ANY, NULL, "the baseline, where nothing else plans"},
 };
 

@@ -3,7 +3,8 @@
 # Reduced storage through the CLI on PoCL's CPU device: every variant with fp16 and bf16 kernels
 # validated on the small suite in both types (gemm_1x1 where it applies; the others not
 # applicable with the reason, never run as fp32), the records' dtype, math and threshold fields,
-# the refusals (a math mode no variant has, a math mode its dtype cannot feed, an unknown type),
+# the refusals (a math mode a variant lacks, tensor cores this device lacks, a math mode its
+# dtype cannot feed, an unknown type),
 # a forced split-K with fp16, explain's storage line,
 # float16 .npy in and out of `run` (the fp16 output is the fp32 output rounded to fp16), and one
 # fp16 kernel under Oclgrind's memory checker (skipped without oclgrind or in the sanitizer
@@ -52,7 +53,8 @@ for r in recs:
         assert r["max_norm_err"] <= r["threshold"]
     else:
         assert r["outcome"] == "not_applicable", (name, r["shape_name"], r["outcome"])
-        assert "dtype=" + dtype in r["note"], r["note"]
+        assert "dtype=" + dtype in r["note"] or (  # tensor cores: reduced math only
+            name == "implicit_mma" and "math=f32 is strict fp32" in r["note"]), r["note"]
 for v in half:
     assert sum(r["variant"] == v for r in recs) == len(shapes), v
 assert any(r["variant"] == "gemm_1x1" and r["outcome"] == "pass" for r in recs)
@@ -80,8 +82,13 @@ EOF
 "$xconv" validate --shape n=1,c=2,h=6,w=6,k=3,r=3,math=tf32 --device pocl \
     --variant direct_naive >"$tmp/tf32.txt" 2>&1
 rc=$?
-check "math=tf32 (no variant has it yet) exits 1: nothing asked for could run" test "$rc" -eq 1
-check "math=tf32: the reason is given" grep -q "math=tf32: no variant implements" "$tmp/tf32.txt"
+check "math=tf32 on a strict-fp32 variant exits 1: nothing asked for could run" test "$rc" -eq 1
+check "math=tf32: the reason is given" \
+    grep -q "math=tf32: direct_naive does not implement this math mode" "$tmp/tf32.txt"
+"$xconv" explain --shape n=1,c=2,h=6,w=6,k=3,r=3,math=tf32 --device pocl \
+    --variant implicit_mma >"$tmp/tf32.txt" 2>&1
+check "math=tf32 without tensor cores: implicit_mma says what it needs" \
+    grep -q "needs NVIDIA tensor cores (compute capability 8.0+)" "$tmp/tf32.txt"
 "$xconv" validate --shape n=1,c=2,h=6,w=6,k=3,r=3,math=tf32 --device pocl >"$tmp/tf32.txt" 2>&1
 check "math=tf32: every variant and auto n/a, none ran in fp32" \
     bash -c "grep -q 'records: 0 failed' '$tmp/tf32.txt' && ! grep -q ' pass ' '$tmp/tf32.txt'"

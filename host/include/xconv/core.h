@@ -131,7 +131,7 @@ struct xconv_device_info {
                                  // spills: AMD a lane's VGPRs, Intel a SIMD8 thread's GRFs a
                                  // lane; 0 when unknown (NVIDIA: ptxas keeps our plans in 255)
     bool fp64;
-    int cc_major, cc_minor;      // CUDA compute capability (0 on OpenCL)
+    int cc_major, cc_minor;      // NVIDIA compute capability (CUDA, NVIDIA's OpenCL); else 0
     double peak_gflops;          // measured or configured fp32 peak, 0 when unknown
     double peak_gbps;            // measured or configured memory bandwidth, 0 when unknown
     // The arithmetic our kernels get: XCONV_FP_* bits (OpenCL: the device's

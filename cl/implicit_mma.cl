@@ -1,0 +1,430 @@
+// SPDX-License-Identifier: MIT
+// implicit_mma: implicit GEMM convolution on NVIDIA tensor cores. The same product as
+// implicit_gemm (cl/sgemm.cl, B mode 1): C (KG x N*P*Q) = A (the filters, KG x CG*R*S) times B
+// (gathered from x: row (c, r, s), column (n, p, q)), one product per group, with the inner
+// product as PTX `mma.sync.aligned` written inline, for NVIDIA's OpenCL and NVRTC alike.
+//
+// Math (XC_MMA_MATH, the host's xconv_math):
+//   1 tf32: fp32 operands rounded to TF32 (cvt.rna.tf32.f32: 10 mantissa bits, to nearest, ties
+//     away) as they are staged; mma.m16n8k8 with fp32 accumulation.
+//   2 f16, 3 bf16: 16-bit operands as stored (XC_DTYPE 1 or 2); mma.m16n8k16, fp32 accumulation.
+// The output is rounded once to the storage type (XC_ST).
+//
+// Tiling. A work-group of WARPS_M x WARPS_N warps computes a TILE_M x TILE_N block of C; each
+// warp a (TILE_M / WARPS_M) x (TILE_N / WARPS_N) block as MMA_M x MMA_N tiles of 16 x 8, each
+// tile's 4 fp32 sums spread over the warp's 32 lanes in the PTX fragment layout. K is walked in
+// steps of TILE_K elements: the work-group stages the A block (TILE_M rows) and the B block
+// (TILE_N columns) in local memory, both k-contiguous as 32-bit words (one TF32 value, or two
+// 16-bit values: the lower k in the lower half), rows padded by PAD words so that the eight
+// lane groups of a fragment read hit distinct banks. In word units the fragments of all three
+// modes are alike: lane (g = lane / 4, t = lane % 4) reads A words (g, t), (g + 8, t), (g, t + 4),
+// (g + 8, t + 4) of a 16 x 8-word slice and B words (g, t), (g, t + 4) of an 8 x 8-word slice.
+// Local memory is double-buffered: the next step's words are loaded from global memory into
+// registers while the current step is multiplied, one barrier a step.
+//
+// XC_MMA_PTX 0 replaces the mma instruction by an emulation through local memory (each lane
+// publishes its fragments; each rebuilds the 16 x k and k x 8 operands from the PTX layout and
+// sums its own four outputs with fp32 fmas): the tiling and fragment layouts can then be
+// checked on any OpenCL device (the tests run it on PoCL). Plans for tensor cores use PTX (1).
+
+// ---------------------------------------------------------------------------------------------
+// Tuning parameters (host/families/gemm/plan_mma.c)
+
+#ifndef XC_MMA_MATH
+#error "implicit_mma.cl needs XC_MMA_MATH (1 tf32, 2 f16, 3 bf16)"
+#endif
+#ifndef XC_MMA_PTX
+#define XC_MMA_PTX 1        // 1: mma.sync as inline PTX; 0: emulated (tests on CPU devices)
+#endif
+#ifndef XC_MMA_WARPS_M
+#define XC_MMA_WARPS_M 2    // warps along M: 1, 2 or 4
+#endif
+#ifndef XC_MMA_WARPS_N
+#define XC_MMA_WARPS_N 2    // warps along N: 1, 2 or 4
+#endif
+#ifndef XC_MMA_TILE_M
+#define XC_MMA_TILE_M 64    // rows of C per work-group: a multiple of 16 * WARPS_M
+#endif
+#ifndef XC_MMA_TILE_N
+#define XC_MMA_TILE_N 64    // columns of C per work-group: a multiple of 8 * WARPS_N
+#endif
+#ifndef XC_MMA_TILE_K
+#define XC_MMA_TILE_K 32    // k per local-memory step: a multiple of 8 words (16 tf32, 32 f16)
+#endif
+#ifndef XC_MMA_PAD
+#define XC_MMA_PAD 4        // words of padding per local row (4: conflict-free fragment reads)
+#endif
+
+// ---------------------------------------------------------------------------------------------
+// Derived parameters
+
+#define XC_MMA_WARP 32                                        // lanes of a warp (PTX)
+#define XC_MMA_THREADS (XC_MMA_WARPS_M * XC_MMA_WARPS_N * XC_MMA_WARP)
+#define XC_MMA_PACK (XC_MMA_MATH == 1 ? 1 : 2)                // elements per 32-bit word
+#define XC_MMA_KW (XC_MMA_TILE_K / XC_MMA_PACK)               // words of k per local row
+#define XC_MMA_LD (XC_MMA_KW + XC_MMA_PAD)                    // words per local row
+#define XC_MMA_A_WORDS (XC_MMA_TILE_M * XC_MMA_LD)
+#define XC_MMA_BUFFER (XC_MMA_A_WORDS + XC_MMA_TILE_N * XC_MMA_LD)  // words of one K step
+#define XC_MMA_WARP_M (XC_MMA_TILE_M / XC_MMA_WARPS_M)        // rows of C per warp
+#define XC_MMA_WARP_N (XC_MMA_TILE_N / XC_MMA_WARPS_N)        // columns of C per warp
+#define XC_MMA_M (XC_MMA_WARP_M / 16)                         // 16-row tiles per warp
+#define XC_MMA_N (XC_MMA_WARP_N / 8)                          // 8-column tiles per warp
+#define XC_MMA_A_LOADS (XC_MMA_TILE_M * XC_MMA_KW / XC_MMA_THREADS)  // words per work-item
+#define XC_MMA_B_LOADS (XC_MMA_TILE_N * XC_MMA_KW / XC_MMA_THREADS)
+#define XC_MMA_B_PASS (XC_MMA_THREADS / XC_MMA_TILE_N)        // B words loaded a pass, per column
+
+#define XC_MMA_GEMM_M XC_KG                     // rows of C: a group's filters
+#define XC_MMA_GEMM_K (XC_CG * XC_R * XC_S)     // the reduction: (c, r, s)
+#define XC_MMA_COLS (XC_N * XC_P * XC_Q)        // columns of C: output positions
+#define XC_MMA_STEPS ((XC_MMA_GEMM_K + XC_MMA_TILE_K - 1) / XC_MMA_TILE_K)
+
+#if XC_MMA_MATH < 1 || XC_MMA_MATH > 3
+#error "implicit_mma.cl: XC_MMA_MATH is 1 (tf32), 2 (f16) or 3 (bf16)"
+#endif
+#if (XC_MMA_MATH == 1 && XC_DTYPE) || (XC_MMA_MATH == 2 && XC_DTYPE != 1) || \
+    (XC_MMA_MATH == 3 && XC_DTYPE != 2)
+#error "implicit_mma.cl: tf32 reads fp32 storage, f16 fp16 storage and bf16 bf16 storage"
+#endif
+#if XC_MMA_TILE_M % (16 * XC_MMA_WARPS_M) || XC_MMA_TILE_N % (8 * XC_MMA_WARPS_N) || \
+    XC_MMA_KW % 8 || XC_MMA_TILE_K % XC_MMA_PACK
+#error "implicit_mma.cl: warp tiles of whole 16 x 8 tiles and K steps of whole 8-word slices"
+#endif
+#if (XC_MMA_TILE_M * XC_MMA_KW) % XC_MMA_THREADS || XC_MMA_THREADS % XC_MMA_TILE_N || \
+    XC_MMA_KW % XC_MMA_B_PASS
+#error "implicit_mma.cl: the A and B blocks must split evenly, a fixed B column per work-item"
+#endif
+
+// The operands as stored: fp32 for tf32, the 16-bit words themselves for f16 and bf16 (raw
+// bits, so OpenCL needs no half arithmetic); y through the dialect's XC_DATA and XC_ST.
+#if XC_MMA_PACK == 1
+#define XC_MMA_SRC float
+#else
+#define XC_MMA_SRC unsigned short
+#endif
+
+// ---------------------------------------------------------------------------------------------
+// The instruction: D = A * B + C on one 16 x 8 tile (a: 4 words, b: 2 words, acc: 4 floats)
+
+#if XC_MMA_PTX
+#if XC_MMA_MATH == 1
+#define XC_MMA_OP "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32"
+#elif XC_MMA_MATH == 2
+#define XC_MMA_OP "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"
+#else
+#define XC_MMA_OP "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"
+#endif
+
+XC_FUNC void xc_mma(float *acc, const unsigned int *a, const unsigned int *b,
+                    XC_LOCAL_PTR unsigned int *scratch, const int lane)
+{
+    (void)scratch;
+    (void)lane;
+    float d0, d1, d2, d3;
+    asm volatile(XC_MMA_OP " {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+                 "{%10, %11, %12, %13};"
+                 : "=f"(d0), "=f"(d1), "=f"(d2), "=f"(d3)
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]),
+                   "f"(acc[0]), "f"(acc[1]), "f"(acc[2]), "f"(acc[3]));
+    acc[0] = d0;
+    acc[1] = d1;
+    acc[2] = d2;
+    acc[3] = d3;
+}
+
+// An fp32 value rounded to TF32 (its bits in a 32-bit word), as the mma reads it.
+XC_FUNC unsigned int xc_mma_tf32(const float f)
+{
+    unsigned int u;
+    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(u) : "f"(f));
+    return u;
+}
+#else
+#define XC_MMA_SCRATCH (XC_MMA_THREADS * 6)  // words: 4 of A and 2 of B per lane
+
+// The value of element `upper` (0: the lower 16 bits, 1: the upper) of word w as the mma reads.
+XC_FUNC float xc_mma_value(const unsigned int w, const int upper)
+{
+#if XC_MMA_MATH == 1
+    (void)upper;
+    return XC_AS_FLOAT(w);
+#else
+    const unsigned int h = upper ? w >> 16 : w & 0xffffu;
+#if XC_MMA_MATH == 3
+    return XC_AS_FLOAT(h << 16);
+#else
+    const unsigned int sign = (h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+    if (e == 0)  // zero or subnormal: m * 2^-24
+        return (sign ? -1.0f : 1.0f) * (float)m * 5.9604644775390625e-8f;
+    if (e == 31)
+        return XC_AS_FLOAT(sign | 0x7f800000u | (m << 13));
+    return XC_AS_FLOAT(sign | ((e + 112u) << 23) | (m << 13));
+#endif
+#endif
+}
+
+// The emulated mma: every lane of the warp publishes its fragments in scratch (the warp's 32
+// lanes x 6 words); each lane then reads A(m, k) and B(k, n) from the lane and register that
+// the PTX layout gives them and sums its four outputs (m = g or g + 8, n = 2t or 2t + 1).
+// Work-group barriers: every work-item calls it equally often.
+XC_FUNC void xc_mma(float *acc, const unsigned int *a, const unsigned int *b,
+                    XC_LOCAL_PTR unsigned int *scratch, const int lane)
+{
+    XC_BARRIER();
+    for (int i = 0; i < 4; i++)
+        scratch[lane * 6 + i] = a[i];
+    scratch[lane * 6 + 4] = b[0];
+    scratch[lane * 6 + 5] = b[1];
+    XC_BARRIER();
+    const int g = lane / 4, t = lane % 4;
+    for (int i = 0; i < 4; i++) {
+        const int m = g + (i >= 2 ? 8 : 0), n = 2 * t + i % 2;
+        float sum = acc[i];
+        for (int k = 0; k < 8 * XC_MMA_PACK; k++) {
+#if XC_MMA_PACK == 1  // m16n8k8 tf32: A(m, k) in lane (m % 8) * 4 + k % 4, register
+            // (m >= 8) + 2 * (k >= 4); B(k, n) in lane n * 4 + k % 4, register k >= 4
+            const unsigned int aw = scratch[((m % 8) * 4 + k % 4) * 6 + (m >= 8) + 2 * (k >= 4)];
+            const unsigned int bw = scratch[(n * 4 + k % 4) * 6 + 4 + (k >= 4)];
+#else  // m16n8k16: A(m, k) in lane (m % 8) * 4 + (k % 8) / 2, register (m >= 8) +
+            // 2 * (k >= 8), half k % 2; B(k, n) in lane n * 4 + (k % 8) / 2, register k >= 8
+            const unsigned int aw =
+                scratch[((m % 8) * 4 + (k % 8) / 2) * 6 + (m >= 8) + 2 * (k >= 8)];
+            const unsigned int bw = scratch[(n * 4 + (k % 8) / 2) * 6 + 4 + (k >= 8)];
+#endif
+            sum = XC_FMA(xc_mma_value(aw, k % 2), xc_mma_value(bw, k % 2), sum);
+        }
+        acc[i] = sum;
+    }
+}
+
+// An fp32 value rounded to TF32 as cvt.rna.tf32.f32 does: to nearest, ties away from zero, the
+// low 13 bits cleared (NaN and infinity kept).
+XC_FUNC unsigned int xc_mma_tf32(const float f)
+{
+    const unsigned int u = XC_AS_UINT(f);
+    if ((u & 0x7f800000u) == 0x7f800000u)
+        return u;
+    return (u + 0x1000u) & 0xffffe000u;
+}
+#endif
+
+// ---------------------------------------------------------------------------------------------
+// Loading one K step into registers, as words
+
+// The word of k elements [k, k + PACK) of row `row` (< M) of A: zeros past K.
+XC_FUNC unsigned int xc_mma_word_a(const XC_GLOBAL XC_MMA_SRC *w, const int row, const int k)
+{
+    const XC_GLOBAL XC_MMA_SRC *at = w + row * XC_MMA_GEMM_K + k;
+#if XC_MMA_PACK == 1
+    return k < XC_MMA_GEMM_K ? xc_mma_tf32(at[0]) : 0u;
+#else
+    const unsigned int lo = k < XC_MMA_GEMM_K ? (unsigned int)at[0] : 0u;
+    const unsigned int hi = k + 1 < XC_MMA_GEMM_K ? (unsigned int)at[1] : 0u;
+    return lo | hi << 16;
+#endif
+}
+
+// Loads this work-item's words of rows [row0, row0 + TILE_M) x k [k0, k0 + TILE_K) of A.
+XC_FUNC void xc_mma_load_a(const XC_GLOBAL XC_MMA_SRC *w, const int row0, const int k0,
+                           const int tid, unsigned int *regs)
+{
+#pragma unroll
+    for (int i = 0; i < XC_MMA_A_LOADS; i++) {
+        const int e = tid + i * XC_MMA_THREADS;                  // word of the block
+        const int row = row0 + e / XC_MMA_KW;                    // row of A, bound M
+        const int k = k0 + (e % XC_MMA_KW) * XC_MMA_PACK;        // first k, bound K
+        regs[i] = row < XC_MMA_GEMM_M ? xc_mma_word_a(w, row, k) : 0u;
+    }
+}
+
+// Where this work-item's column of B starts in x: the image's offset and the window's corner.
+// A column past C's has a corner far outside the image, so every load from it is a zero.
+typedef struct xc_mma_col {
+    int offset;
+    int ih0, iw0;
+} xc_mma_col;
+
+XC_FUNC xc_mma_col xc_mma_column(const int j)
+{
+    xc_mma_col col;
+    const bool ok = j < XC_MMA_COLS;
+    const int jj = ok ? j : 0;
+    const int n = jj / (XC_P * XC_Q);   // image, bound N
+    const int p = (jj / XC_Q) % XC_P;   // output row, bound P
+    const int q = jj % XC_Q;            // output column, bound Q
+    col.ih0 = ok ? p * XC_STRIDE_H - XC_PAD_H : -1073741824;
+    col.iw0 = q * XC_STRIDE_W - XC_PAD_W;
+    col.offset = n * XC_C * XC_H * XC_W;
+    return col;
+}
+
+// Element k of the column (row (c, r, s) of B) as the mma reads it: its bits, 0 in the padding
+// and past K.
+XC_FUNC unsigned int xc_mma_gather(const XC_GLOBAL XC_MMA_SRC *x, const xc_mma_col col,
+                                   const int k)
+{
+    const int c = k / (XC_R * XC_S);           // input channel within the group
+    const int ih = col.ih0 + (k / XC_S) % XC_R * XC_DIL_H;
+    const int iw = col.iw0 + k % XC_S * XC_DIL_W;
+    if (k >= XC_MMA_GEMM_K || (unsigned)ih >= (unsigned)XC_H || (unsigned)iw >= (unsigned)XC_W)
+        return 0u;
+    const XC_MMA_SRC v = x[col.offset + (c * XC_H + ih) * XC_W + iw];
+#if XC_MMA_PACK == 1
+    return xc_mma_tf32(v);
+#else
+    return (unsigned int)v;
+#endif
+}
+
+// Loads this work-item's words of k [k0, k0 + TILE_K) of its column of B: word kw0 + i * PASS.
+XC_FUNC void xc_mma_load_b(const XC_GLOBAL XC_MMA_SRC *x, const xc_mma_col col, const int k0,
+                           const int kw0, unsigned int *regs)
+{
+#pragma unroll
+    for (int i = 0; i < XC_MMA_B_LOADS; i++) {
+        const int k = k0 + (kw0 + i * XC_MMA_B_PASS) * XC_MMA_PACK;  // first k, bound K
+#if XC_MMA_PACK == 1
+        regs[i] = xc_mma_gather(x, col, k);
+#else
+        regs[i] = xc_mma_gather(x, col, k) | xc_mma_gather(x, col, k + 1) << 16;
+#endif
+    }
+}
+
+// Stores the loaded words into one local buffer: A rows, then B columns, k-contiguous.
+XC_FUNC void xc_mma_store(XC_LOCAL_PTR unsigned int *buf, const int tid, const int col,
+                          const int kw0, const unsigned int *a_regs, const unsigned int *b_regs)
+{
+#pragma unroll
+    for (int i = 0; i < XC_MMA_A_LOADS; i++) {
+        const int e = tid + i * XC_MMA_THREADS;
+        buf[e / XC_MMA_KW * XC_MMA_LD + e % XC_MMA_KW] = a_regs[i];
+    }
+#pragma unroll
+    for (int i = 0; i < XC_MMA_B_LOADS; i++)
+        buf[XC_MMA_A_WORDS + col * XC_MMA_LD + kw0 + i * XC_MMA_B_PASS] = b_regs[i];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Multiplying one K step
+
+// acc += this warp's A rows times its B columns over one local buffer, 8 words of k at a time.
+XC_FUNC void xc_mma_multiply(XC_LOCAL_PTR const unsigned int *buf, const int warp_m,
+                             const int warp_n, const int lane, XC_LOCAL_PTR unsigned int *scratch,
+                             float *acc)
+{
+    const int g = lane / 4, t = lane % 4;  // the fragment layout's lane group and its index
+    XC_LOCAL_PTR const unsigned int *a_rows = buf + (warp_m * XC_MMA_WARP_M + g) * XC_MMA_LD + t;
+    XC_LOCAL_PTR const unsigned int *b_cols =
+        buf + XC_MMA_A_WORDS + (warp_n * XC_MMA_WARP_N + g) * XC_MMA_LD + t;
+#pragma unroll
+    for (int kw = 0; kw < XC_MMA_KW; kw += 8) {
+        unsigned int a[XC_MMA_M][4], b[XC_MMA_N][2];
+#pragma unroll
+        for (int i = 0; i < XC_MMA_M; i++) {
+            XC_LOCAL_PTR const unsigned int *r = a_rows + i * 16 * XC_MMA_LD + kw;
+            a[i][0] = r[0];
+            a[i][1] = r[8 * XC_MMA_LD];
+            a[i][2] = r[4];
+            a[i][3] = r[8 * XC_MMA_LD + 4];
+        }
+#pragma unroll
+        for (int j = 0; j < XC_MMA_N; j++) {
+            XC_LOCAL_PTR const unsigned int *c = b_cols + j * 8 * XC_MMA_LD + kw;
+            b[j][0] = c[0];
+            b[j][1] = c[4];
+        }
+#pragma unroll
+        for (int i = 0; i < XC_MMA_M; i++) {
+#pragma unroll
+            for (int j = 0; j < XC_MMA_N; j++)
+                xc_mma(acc + (i * XC_MMA_N + j) * 4, a[i], b[j], scratch, lane);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Storing C
+
+// Writes this warp's tiles into y (rows past M and columns past C's skipped): tile (i, j)'s
+// float e is row 16 i + g + 8 (e >= 2), column 8 j + 2 t + e % 2 of the warp's block.
+XC_FUNC void xc_mma_store_c(XC_GLOBAL XC_DATA *y, const int row0, const int col0,
+                            const int lane, const float *acc)
+{
+    const int g = lane / 4, t = lane % 4;
+#pragma unroll
+    for (int j = 0; j < XC_MMA_N; j++) {
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+            const int col = col0 + j * 8 + 2 * t + h;  // column of C, bound COLS
+            if (col >= XC_MMA_COLS)
+                continue;
+            const int n = col / (XC_P * XC_Q), pq = col % (XC_P * XC_Q);
+#pragma unroll
+            for (int i = 0; i < XC_MMA_M; i++) {
+#pragma unroll
+                for (int v = 0; v < 2; v++) {
+                    const int row = row0 + i * 16 + g + 8 * v;  // row of C, bound M
+                    if (row < XC_MMA_GEMM_M)
+                        XC_ST(y, (n * XC_K + row) * (XC_P * XC_Q) + pq,
+                              acc[(i * XC_MMA_N + j) * 4 + 2 * v + h]);
+                }
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The kernel
+
+// y = conv(x, w): group id 0 indexes column tiles, 1 row tiles, 2 the group. Every work-item
+// reaches every barrier and every mma: out-of-range rows and columns only mask loads and stores.
+XC_KERNEL XC_WORK_GROUP_SIZE(XC_MMA_THREADS, 1, 1)
+void implicit_mma(const XC_GLOBAL XC_MMA_SRC *XC_RESTRICT x,
+                  const XC_GLOBAL XC_MMA_SRC *XC_RESTRICT w, XC_GLOBAL XC_DATA *XC_RESTRICT y)
+{
+    XC_LOCAL unsigned int lds[2 * XC_MMA_BUFFER];
+#if XC_MMA_PTX
+    XC_LOCAL_PTR unsigned int *scratch = lds;  // unused
+#else
+    XC_LOCAL unsigned int scratch_all[XC_MMA_SCRATCH];
+#endif
+    const int tid = XC_LOCAL_ID(0);                     // bound THREADS
+    const int lane = tid % XC_MMA_WARP;                 // lane of its warp
+    const int warp = tid / XC_MMA_WARP;                 // bound WARPS_M * WARPS_N
+    const int warp_m = warp / XC_MMA_WARPS_N, warp_n = warp % XC_MMA_WARPS_N;
+#if !XC_MMA_PTX
+    XC_LOCAL_PTR unsigned int *scratch = scratch_all + warp * XC_MMA_WARP * 6;
+#endif
+    const int col0 = XC_GROUP_ID(0) * XC_MMA_TILE_N;    // first column of the tile
+    const int row0 = XC_GROUP_ID(1) * XC_MMA_TILE_M;    // first row of the tile
+    const int group = XC_GROUP_ID(2);                   // bound GROUPS
+    w += group * XC_MMA_GEMM_M * XC_MMA_GEMM_K;
+    x += group * XC_CG * XC_H * XC_W;
+    y += group * XC_MMA_GEMM_M * XC_P * XC_Q;
+    const int col = tid % XC_MMA_TILE_N;                // B column this work-item loads
+    const int kw0 = tid / XC_MMA_TILE_N;                // its first word of k, bound B_PASS
+    const xc_mma_col column = xc_mma_column(col0 + col);
+
+    float acc[XC_MMA_M * XC_MMA_N * 4];
+#pragma unroll
+    for (int i = 0; i < XC_MMA_M * XC_MMA_N * 4; i++)
+        acc[i] = 0.0f;
+    unsigned int a_regs[XC_MMA_A_LOADS], b_regs[XC_MMA_B_LOADS];
+
+    xc_mma_load_a(w, row0, 0, tid, a_regs);
+    xc_mma_load_b(x, column, 0, kw0, b_regs);
+    xc_mma_store(lds, tid, col, kw0, a_regs, b_regs);
+    XC_BARRIER();
+    for (int step = 0; step + 1 < XC_MMA_STEPS; step++) {
+        XC_LOCAL_PTR unsigned int *now = lds + (step % 2) * XC_MMA_BUFFER;
+        XC_LOCAL_PTR unsigned int *next = lds + ((step + 1) % 2) * XC_MMA_BUFFER;
+        xc_mma_load_a(w, row0, (step + 1) * XC_MMA_TILE_K, tid, a_regs);
+        xc_mma_load_b(x, column, (step + 1) * XC_MMA_TILE_K, kw0, b_regs);
+        xc_mma_multiply(now, warp_m, warp_n, lane, scratch, acc);
+        xc_mma_store(next, tid, col, kw0, a_regs, b_regs);
+        XC_BARRIER();
+    }
+    xc_mma_multiply(lds + ((XC_MMA_STEPS - 1) % 2) * XC_MMA_BUFFER, warp_m, warp_n, lane,
+                    scratch, acc);
+    xc_mma_store_c(y, row0 + warp_m * XC_MMA_WARP_M, col0 + warp_n * XC_MMA_WARP_N, lane, acc);
+}

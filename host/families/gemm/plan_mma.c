@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: MIT
+// The tensor-core implicit GEMM's planner: applicability from the device's compute capability,
+// tiles for cl/implicit_mma.cl, and its one step.
+#include <stdio.h>
+
+#include "families/gemm/plan_mma.h"
+
+// Words of padding per local row (XC_MMA_PAD): 4 keeps the fragment reads conflict-free.
+#define MMA_PAD_WORDS 4
+// Words of k per local row: two 8-word mma slices (16 TF32 or 32 fp16/bf16 elements).
+#define MMA_K_WORDS 16
+#define MMA_WARP 32  // lanes of a warp: mma.sync is a warp's instruction (PTX)
+
+bool xconv_mma_supported(const xconv_device_info *info)
+{
+    return info && info->cc_major >= XCONV_MMA_MIN_CC_MAJOR;
+}
+
+// Elements per 32-bit word of the staged operands: one TF32, two fp16 or bf16.
+static int mma_pack(int64_t math)
+{
+    return math == XCONV_MATH_TF32 ? 1 : 2;
+}
+
+void xconv_mma_choose(const xconv_device_info *info, const xconv_problem *p,
+                      xconv_mma_tiles *t)
+{
+    int64_t kg = p->k / p->groups, cols = p->n * xconv_problem_out_h(p) * xconv_problem_out_w(p);
+    int tile_m = kg <= 16 ? 16 : kg <= 32 ? 32 : 64;
+    // Four warps: 2 x 2 warps of 32 x 32 on 64-row tiles, else one row of four warps.
+    *t = (xconv_mma_tiles){.tile_m = tile_m, .tile_n = tile_m == 64 ? 64 : 128,
+                           .tile_k = MMA_K_WORDS * mma_pack(p->math),
+                           .warps_m = tile_m == 64 ? 2 : 1, .warps_n = tile_m == 64 ? 2 : 4};
+    // Wide products whose 128 x 128 tiles still fill every compute unit: 2 x 2 warps of 64 x 64,
+    // half the local-memory bytes per mma of 32 x 32 warp tiles (A and B fragments reused
+    // across 32 mma a k slice instead of 8), where the device's local memory holds them.
+    xconv_mma_tiles big = *t;
+    big.tile_m = big.tile_n = 128;
+    int64_t big_tiles = (kg + 127) / 128 * ((cols + 127) / 128) * p->groups;
+    if (kg > 64 && big_tiles >= info->compute_units &&
+        xconv_mma_local_bytes(&big, p->math) <= info->local_mem_bytes)
+        *t = big;
+}
+
+size_t xconv_mma_local_bytes(const xconv_mma_tiles *t, int64_t math)
+{
+    size_t ld = (size_t)(t->tile_k / mma_pack(math) + MMA_PAD_WORDS);
+    return 2 * (size_t)(t->tile_m + t->tile_n) * ld * sizeof(uint32_t);
+}
+
+// Returns true when every element index the kernel forms (x, w and y, whole and per group)
+// stays in 32 bits.
+static bool mma_fits_index(const xconv_problem *p)
+{
+    int64_t pq = xconv_problem_out_h(p) * xconv_problem_out_w(p);
+    int64_t crs = p->c / p->groups * p->r * p->s;
+    return p->n * p->c * p->h * p->w <= XCONV_MAX_INDEX && p->n * p->k * pq <= XCONV_MAX_INDEX &&
+           p->k * crs <= XCONV_MAX_INDEX;
+}
+
+// Adds the step's defines: the problem's (the storage type among them), the math mode and t.
+static xconv_status mma_defines(xconv_step *s, const xconv_problem *p, const xconv_mma_tiles *t,
+                                xconv_error *err)
+{
+    xconv_status st = xconv_step_define_problem(s, p, err);
+    const struct { const char *name; long long value; } defs[] = {
+        {"XC_MMA_MATH", (long long)p->math}, {"XC_MMA_PTX", 1},
+        {"XC_MMA_TILE_M", t->tile_m}, {"XC_MMA_TILE_N", t->tile_n},
+        {"XC_MMA_TILE_K", t->tile_k}, {"XC_MMA_WARPS_M", t->warps_m},
+        {"XC_MMA_WARPS_N", t->warps_n}, {"XC_MMA_PAD", MMA_PAD_WORDS},
+    };
+    for (size_t i = 0; st == XCONV_OK && i < sizeof defs / sizeof defs[0]; i++)
+        st = xconv_step_define(s, defs[i].name, defs[i].value, err);
+    return st;
+}
+
+// The mma shape of each math mode, for the summary.
+static const char *mma_shape(int64_t math)
+{
+    return math == XCONV_MATH_TF32 ? "m16n8k8 tf32" : math == XCONV_MATH_F16 ? "m16n8k16 f16"
+                                                                            : "m16n8k16 bf16";
+}
+
+xconv_status xconv_mma_plan_step(const xconv_device_info *info, const xconv_problem *p,
+                                 const xconv_mma_tiles *t, xconv_plan *plan, xconv_error *err)
+{
+    if (!mma_fits_index(p))
+        return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE,
+                               "implicit_mma: x, w or y passes the kernel's 32-bit index range");
+    size_t threads = (size_t)(t->warps_m * t->warps_n * MMA_WARP);
+    size_t local_bytes = xconv_mma_local_bytes(t, p->math);
+    if (threads > info->max_work_group_size || threads > info->max_work_item_sizes[0] ||
+        local_bytes > info->local_mem_bytes)
+        return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE,
+                               "implicit_mma: %zu work-items and %zu bytes of local memory "
+                               "pass the device's %zu and %llu", threads, local_bytes,
+                               info->max_work_group_size,
+                               (unsigned long long)info->local_mem_bytes);
+    xconv_step *s = xconv_plan_add_step(plan, "tensor-core implicit GEMM", "implicit_mma",
+                                        "implicit_mma");
+    if (!s)
+        return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for a step");
+    xconv_status st = mma_defines(s, p, t, err);
+    if (st != XCONV_OK)
+        return st;
+    int64_t kg = p->k / p->groups, cols = p->n * xconv_problem_out_h(p) * xconv_problem_out_w(p);
+    size_t global[3] = {(size_t)((cols + t->tile_n - 1) / t->tile_n) * threads,
+                        (size_t)((kg + t->tile_m - 1) / t->tile_m), (size_t)p->groups};
+    size_t local[3] = {threads, 1, 1};
+    xconv_step_set_3d(s, global, local);
+    s->local_mem_bytes = local_bytes;
+    xconv_step_arg_buffer(s, XCONV_REF_X);
+    xconv_step_arg_buffer(s, XCONV_REF_W);
+    xconv_step_arg_buffer(s, XCONV_REF_Y);
+    xconv_plan_summarize(plan, "mma.sync %s, fp32 accumulation: %lldx%lldx%lld x %lld group%s, "
+                         "%dx%d tiles of %dx%d warps, k step %d", mma_shape(p->math),
+                         (long long)kg, (long long)cols,
+                         (long long)(p->c / p->groups * p->r * p->s), (long long)p->groups,
+                         p->groups == 1 ? "" : "s", t->tile_m, t->tile_n, t->warps_m,
+                         t->warps_n, t->tile_k);
+    return XCONV_OK;
+}

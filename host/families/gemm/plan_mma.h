@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: MIT
+// The tensor-core implicit GEMM (cl/implicit_mma.cl): when a device has NVIDIA tensor cores, and
+// the tiles and launch of one convolution's product on them.
+#ifndef XCONV_PLAN_MMA_H
+#define XCONV_PLAN_MMA_H
+
+#include "plan/plan.h"
+
+// The lowest compute capability whose tensor cores run mma.sync with TF32, fp16 and bf16
+// operands and fp32 accumulation (m16n8k8 TF32, m16n8k16 bf16: sm_80 and later).
+#define XCONV_MMA_MIN_CC_MAJOR 8
+
+// The tiles of cl/implicit_mma.cl: a tile_m x tile_n block of C per work-group of warps_m x
+// warps_n warps, k walked tile_k elements at a time.
+typedef struct xconv_mma_tiles {
+    int tile_m, tile_n, tile_k;
+    int warps_m, warps_n;
+} xconv_mma_tiles;
+
+// Returns true when info's device reports NVIDIA tensor cores that run mma.sync in every mode
+// the kernel uses: compute capability XCONV_MMA_MIN_CC_MAJOR.0 or later (the CUDA backend's
+// device attribute; on OpenCL cl_nv_device_attribute_query's), else false.
+bool xconv_mma_supported(const xconv_device_info *info);
+
+// Chooses the tiles for p (math tf32, f16 or bf16) on info's device: the narrowest block of rows
+// that holds a group's filters (16, 32 or 64), widened along N to keep four warps, or 128 x 128
+// for wide products whose tiles still fill the device's compute units, where its local memory
+// holds them. Fills *t.
+void xconv_mma_choose(const xconv_device_info *info, const xconv_problem *p,
+                      xconv_mma_tiles *t);
+
+// Bytes of local memory t declares for math mode `math` (both K-step buffers).
+size_t xconv_mma_local_bytes(const xconv_mma_tiles *t, int64_t math);
+
+// Appends the implicit_mma step for p on info's device with tiles t (arguments x, w, y) and the
+// summary line. Returns XCONV_OK, XCONV_ERR_NOT_APPLICABLE when p passes the kernel's 32-bit
+// index range or t does not fit the device, or XCONV_ERR_OUT_OF_MEMORY.
+xconv_status xconv_mma_plan_step(const xconv_device_info *info, const xconv_problem *p,
+                                 const xconv_mma_tiles *t, xconv_plan *plan, xconv_error *err);
+
+#endif // XCONV_PLAN_MMA_H

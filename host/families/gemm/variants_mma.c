@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: MIT
+// implicit_mma: the GEMM family's tensor-core variant (cl/implicit_mma.cl), for the reduced math
+// modes on devices with NVIDIA tensor cores (host/families/gemm/plan_mma.c plans it).
+#include <stdio.h>
+
+#include "families/gemm/plan_mma.h"
+#include "plan/variant.h"
+
+// Tensor cores from the device's capabilities: compute capability 8.0 or later, as the CUDA
+// backend and NVIDIA's OpenCL (cl_nv_device_attribute_query) report it. The math mode (tf32,
+// f16 or bf16; never strict fp32) was checked by the core.
+static bool implicit_mma_applies(const xconv_device *dev, const xconv_problem *p, char *reason,
+                                 size_t len)
+{
+    (void)p;
+    if (xconv_mma_supported(&dev->info))
+        return true;
+    if (dev->info.cc_major > 0)
+        snprintf(reason, len, "implicit_mma needs NVIDIA tensor cores (compute capability "
+                 "%d.0+); %s is %d.%d", XCONV_MMA_MIN_CC_MAJOR, dev->info.name,
+                 dev->info.cc_major, dev->info.cc_minor);
+    else
+        snprintf(reason, len, "implicit_mma needs NVIDIA tensor cores (compute capability "
+                 "%d.0+); %s reports none", XCONV_MMA_MIN_CC_MAJOR, dev->info.name);
+    return false;
+}
+
+// One step: the product on tensor cores, gathering B from x, storing y.
+static xconv_status plan_implicit_mma(const xconv_device *dev, const xconv_problem *p,
+                                      const xconv_plan_options *opts, xconv_plan *plan,
+                                      xconv_error *err)
+{
+    (void)opts;
+    xconv_mma_tiles t;
+    xconv_mma_choose(&dev->info, p, &t);
+    return xconv_mma_plan_step(&dev->info, p, &t, plan, err);
+}
+
+static const xconv_variant mma_variants[] = {
+    {
+        .info = {.name = "implicit_mma", .family = "gemm", .accuracy = "gemm", .notes = "",
+                 .summary = "implicit GEMM on NVIDIA tensor cores (mma.sync, inline PTX), "
+                            "math=tf32, f16 or bf16 with fp32 accumulation",
+                 .backends = XCONV_ON_ALL_BACKENDS},
+        .maths = XCONV_MATH_BIT(XCONV_MATH_TF32) | XCONV_MATH_BIT(XCONV_MATH_F16) |
+                 XCONV_MATH_BIT(XCONV_MATH_BF16),
+        .dtypes = XCONV_DTYPE_BIT(XCONV_DTYPE_F16) | XCONV_DTYPE_BIT(XCONV_DTYPE_BF16),
+        .applies = implicit_mma_applies,
+        .plan = plan_implicit_mma,
+    },
+};
+
+const xconv_variant *xconv_mma_variants(int *count)
+{
+    *count = (int)(sizeof mma_variants / sizeof mma_variants[0]);
+    return mma_variants;
+}

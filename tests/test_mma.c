@@ -1,0 +1,412 @@
+// SPDX-License-Identifier: MIT
+// implicit_mma (NVIDIA tensor cores): applicability from the device's compute capability and the
+// problem's math mode, its plans and tiles on the sm_90 profile, auto's choice, the math
+// thresholds, the planned kernels compiled for sm_90 through NVRTC and ptxas (mma.sync and
+// cvt.rna.tf32 in the PTX, no spills) when NVRTC loads, and the kernel's tiling and PTX fragment
+// layouts run on an OpenCL CPU device (PoCL) with the mma emulated (XC_MMA_PTX 0), against the
+// float64 reference over the operands as the tensor cores read them. `oclgrind build/test_mma`
+// runs the emulated kernels under Oclgrind's memory checker instead (no reports).
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../host/core/device.h"
+#include "../host/plan/variant.h"
+#include "families/gemm/plan_mma.h"
+#include "tests/check.h"
+#include "validate/reference.h"
+#include "validate/thresholds.h"
+#ifdef XCONV_HAVE_CUDA
+#include "cuda/cuda_loader.h"
+#include "cuda/nvrtc_compile.h"
+#endif
+
+// Shapes of every kind the kernel's edges meet: rows, columns and K not multiples of the tiles,
+// two row tiles (64 x 64, the device given many compute units), 128 x 128 tiles (given one),
+// groups (one filter a group: 16-row tiles), stride, dilation, rectangular filters, a 1x1 filter,
+// and K below one K step.
+static const char *const run_specs[] = {
+    "n=2,c=5,h=7,w=9,k=20,r=3,pad=1",
+    "n=1,c=8,h=10,w=10,k=70,r=3,stride=2,pad=1",
+    "n=2,c=12,h=6,w=6,k=6,r=3,groups=3,pad=1",
+    "n=2,c=6,h=12,w=12,k=130,r=3,pad=1",
+    "n=1,c=3,h=9,w=11,k=17,r=2,s=3,dil=2,pad_w=2",
+    "n=3,c=40,h=5,w=5,k=33,r=1",
+    "n=1,c=1,h=12,w=12,k=4,r=3",
+};
+// The compute units the device reports while each shape is planned (tile choice).
+static const int run_units[] = {64, 1000, 64, 1, 64, 64, 64};
+// The row tile each shape is expected to get.
+static const int run_tile_m[] = {32, 64, 16, 128, 32, 64, 16};
+#define RUN_SPECS ((int)(sizeof run_specs / sizeof run_specs[0]))
+
+static const char *const math_specs[] = {"math=tf32", "dtype=f16,math=f16",
+                                         "dtype=bf16,math=bf16"};
+
+// Parses spec with `types` appended into *p.
+static bool parse(const char *spec, const char *types, xconv_problem *p)
+{
+    char full[256];
+    snprintf(full, sizeof full, "%s%s%s", spec, types[0] ? "," : "", types);
+    xconv_error err;
+    xconv_status st = xconv_shape_parse(full, p, &err);
+    CHECK_MSG(st == XCONV_OK, "%s: %s", full, err.msg);
+    return st == XCONV_OK;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Applicability, planning and auto (target profiles: no device)
+
+static xconv_device *open_target(const char *name)
+{
+    xconv_error err;
+    const xconv_target *t = xconv_target_find(name, &err);
+    CHECK_MSG(t != NULL, "%s", err.msg);
+    return t ? xconv_device_open_target(t, &err) : NULL;
+}
+
+static void test_applicability(void)
+{
+    xconv_error err;
+    const xconv_variant *v = xconv_variant_find("implicit_mma", &err);
+    CHECK_MSG(v != NULL, "%s", err.msg);
+    xconv_device *h100 = open_target("sm_90"), *amd = open_target("gfx90a");
+    if (!v || !h100 || !amd)
+        return;
+    char reason[512];
+    xconv_problem p;
+    CHECK(xconv_mma_supported(&h100->info) && !xconv_mma_supported(&amd->info));
+    for (int m = 0; m < 3; m++) {
+        CHECK(parse(run_specs[0], math_specs[m], &p));
+        CHECK_MSG(xconv_variant_applies(v, h100, &p, reason, sizeof reason), "%s", reason);
+        CHECK(!xconv_variant_applies(v, amd, &p, reason, sizeof reason));
+        CHECK_CONTAINS(reason, "needs NVIDIA tensor cores (compute capability 8.0+)");
+    }
+    // An NVIDIA device before Ampere: its compute capability is named.
+    xconv_device turing = *h100;
+    turing.info.cc_major = 7, turing.info.cc_minor = 5;
+    CHECK(!xconv_variant_applies(v, &turing, &p, reason, sizeof reason));
+    CHECK_CONTAINS(reason, "is 7.5");
+    // Strict fp32 never gets TF32, and the FMA variants never run a reduced mode.
+    CHECK(parse(run_specs[0], "", &p));
+    CHECK(!xconv_variant_applies(v, h100, &p, reason, sizeof reason));
+    CHECK_CONTAINS(reason, "math=f32 is strict fp32");
+    CHECK(parse(run_specs[0], "math=tf32", &p));
+    const xconv_variant *fma = xconv_variant_find("implicit_precomp", &err);
+    CHECK(fma && !xconv_variant_applies(fma, h100, &p, reason, sizeof reason));
+    CHECK_CONTAINS(reason, "math=tf32: implicit_precomp does not implement this math mode");
+    // fp16 storage with an epilogue is not implemented (any variant); tf32 with one is, unfused.
+    CHECK(parse(run_specs[0], "dtype=f16,math=f16,bias=1", &p));
+    CHECK(!xconv_variant_applies(v, h100, &p, reason, sizeof reason));
+    CHECK(parse(run_specs[0], "math=tf32,bias=1,act=relu", &p));
+    xconv_plan *plan = NULL;
+    CHECK(xconv_variant_plan(v, h100, &p, NULL, &plan, &err) == XCONV_OK);
+    CHECK_MSG(plan && plan->nsteps == 2, "%d steps", plan ? plan->nsteps : 0);
+    xconv_plan_destroy(plan);
+    xconv_device_close(h100);
+    xconv_device_close(amd);
+}
+
+// Every small-suite shape plans in every math mode on the sm_90 profile: one step of 4 warps,
+// the math and storage in its defines, PTX chosen, local memory within the device's.
+static void test_plans(void)
+{
+    xconv_device *h100 = open_target("sm_90");
+    xconv_error err;
+    const xconv_variant *v = xconv_variant_find("implicit_mma", &err);
+    int count = 0, planned = 0;
+    const xconv_named_shape *suite = xconv_suite_find("small", &count);
+    CHECK(suite && count > 0 && h100 && v);
+    for (int m = 0; h100 && v && m < 3; m++)
+        for (int i = 0; suite && i < count; i++) {
+            xconv_problem p;
+            if (!parse(suite[i].spec, math_specs[m], &p))
+                continue;
+            xconv_plan *plan = NULL;
+            xconv_status st = xconv_variant_plan(v, h100, &p, NULL, &plan, &err);
+            CHECK_MSG(st == XCONV_OK, "%s %s: %s", suite[i].name, math_specs[m], err.msg);
+            if (st != XCONV_OK)
+                continue;
+            planned++;
+            const xconv_step *s = xconv_plan_step(plan, 0);
+            CHECK(plan->nsteps == 1 && strcmp(s->source, "implicit_mma") == 0);
+            CHECK(xconv_step_value(s, "XC_MMA_MATH", 0) == p.math);
+            CHECK(xconv_step_value(s, "XC_MMA_PTX", 0) == 1);
+            CHECK(xconv_step_value(s, "XC_DTYPE", 0) == p.dtype);
+            CHECK(s->local[0] == 128 && s->local[1] == 1 && s->global[2] == (size_t)p.groups);
+            CHECK(s->local_mem_bytes <= h100->info.local_mem_bytes);
+            long long tile_m = xconv_step_value(s, "XC_MMA_TILE_M", 0);
+            int64_t kg = p.k / p.groups;
+            CHECK_MSG(tile_m == (kg <= 16 ? 16 : kg <= 32 ? 32 : kg <= 64 ? 64 : tile_m) &&
+                      tile_m >= (kg > 64 ? 64 : 16), "%s: tile %lld for %lld filters",
+                      suite[i].name, tile_m, (long long)kg);
+            CHECK(xconv_step_value(s, "XC_MMA_TILE_K", 0) == (p.math == XCONV_MATH_TF32 ? 16 : 32));
+            xconv_plan_destroy(plan);
+        }
+    printf("  implicit_mma: %d plans on sm_90 (small suite x tf32, f16, bf16)\n", planned);
+    CHECK(planned == 3 * count);
+    // A wide product takes 128 x 128 tiles (40 KiB of local memory), or 64 x 64 where the
+    // device's local memory is smaller.
+    xconv_problem p;
+    xconv_mma_tiles t;
+    if (!h100 || !parse("n=50,c=256,h=14,w=14,k=256,r=3,pad=1", "math=tf32", &p))
+        return;
+    xconv_mma_choose(&h100->info, &p, &t);
+    CHECK(t.tile_m == 128 && t.tile_n == 128 && t.warps_m == 2 && t.warps_n == 2);
+    CHECK(xconv_mma_local_bytes(&t, p.math) == 40960);
+    xconv_device_info small_local = h100->info;
+    small_local.local_mem_bytes = 32 << 10;
+    xconv_mma_choose(&small_local, &p, &t);
+    CHECK(t.tile_m == 64 && t.tile_n == 64);
+    xconv_device_close(h100);
+}
+
+// auto takes implicit_mma for a reduced math mode where tensor cores exist, never for strict
+// fp32.
+static void test_auto(void)
+{
+    xconv_device *h100 = open_target("sm_90");
+    if (!h100)
+        return;
+    const char *types[] = {"math=tf32", "dtype=bf16,math=bf16", ""};
+    for (int i = 0; i < 3; i++) {
+        xconv_problem p;
+        xconv_error err;
+        xconv_auto_info info;
+        CHECK(parse("n=8,c=64,h=28,w=28,k=128,r=3,pad=1", types[i], &p));
+        xconv_status st = xconv_auto_plan(h100, &p, NULL, &info, NULL, &err);
+        CHECK_MSG(st == XCONV_OK, "%s", err.msg);
+        bool mma = st == XCONV_OK && strcmp(info.variant->info.name, "implicit_mma") == 0;
+        CHECK_MSG(mma == (types[i][0] != '\0'), "auto with '%s' chose %s", types[i],
+                  st == XCONV_OK ? info.variant->info.name : "nothing");
+    }
+    xconv_device_close(h100);
+}
+
+static void test_thresholds(void)
+{
+    CHECK(xconv_threshold_math(XCONV_MATH_F32) == 0.0);
+    CHECK(xconv_threshold_math(XCONV_MATH_TF32) == 0x1p-10 + 0x1p-12);
+    CHECK(xconv_threshold_math(XCONV_MATH_F16) == 0x1p-12);
+    CHECK(xconv_threshold_math(XCONV_MATH_BF16) == 0x1p-12);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The planned kernels through NVRTC and ptxas for sm_90
+
+#ifdef XCONV_HAVE_CUDA
+// Compiles the plan of spec in each math mode to CUBIN; checks the PTX has the mode's mma and
+// (tf32) the rounding of its operands, and ptxas's report no spills.
+static void test_nvrtc(void)
+{
+    xconv_error err;
+    if (!xconv_nvrtc_load(&err)) {
+        printf("  NVRTC not loaded (%s): sm_90 compilation not checked\n", err.msg);
+        return;
+    }
+    static const char *const ops[] = {"mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32",
+                                      "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32",
+                                      "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"};
+    static const char *const specs[] = {"n=50,c=256,h=14,w=14,k=256,r=3,pad=1",  // 128 x 128
+                                        "n=8,c=64,h=28,w=28,k=128,r=3,pad=1",     // 64 x 64
+                                        "n=2,c=12,h=6,w=6,k=6,r=3,groups=3,pad=1",
+                                        "n=1,c=3,h=9,w=11,k=17,r=2,s=3,dil=2,pad_w=2"};
+    xconv_device *h100 = open_target("sm_90");
+    const xconv_variant *v = xconv_variant_find("implicit_mma", &err);
+    for (int m = 0; h100 && v && m < 3; m++)
+        for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+            xconv_problem p;
+            xconv_plan *plan = NULL;
+            if (!parse(specs[i], math_specs[m], &p) ||
+                xconv_variant_plan(v, h100, &p, NULL, &plan, &err) != XCONV_OK)
+                continue;
+            char options[4096];
+            xconv_step_options(xconv_plan_step(plan, 0), options, sizeof options);
+            const char *source = xconv_kernel_source("implicit_mma");
+            xconv_nvrtc_image img;
+            xconv_status st = xconv_nvrtc_compile(source, options, 9, 0, true, &img, &err);
+            CHECK_MSG(st == XCONV_OK, "%s %s: %s", specs[i], math_specs[m], err.msg);
+            if (st == XCONV_OK) {
+                CHECK_MSG(strstr(img.ptx, ops[m]) != NULL, "%s: no %s", math_specs[m], ops[m]);
+                CHECK((strstr(img.ptx, "cvt.rna.tf32.f32") != NULL) == (m == 0));
+                CHECK(img.is_cubin && strcmp(img.arch, "sm_90") == 0);
+                xconv_nvrtc_image_free(&img);
+            }
+            char *log = NULL;
+            if (i < 2 && xconv_nvrtc_report(source, options, 9, 0, &log, &err) == XCONV_OK) {
+                const char *regs = strstr(log, "Used ");
+                printf("  %s, %lldx%lld tiles: %.*s\n", math_specs[m],
+                       xconv_step_value(xconv_plan_step(plan, 0), "XC_MMA_TILE_M", 0),
+                       xconv_step_value(xconv_plan_step(plan, 0), "XC_MMA_TILE_N", 0),
+                       regs ? (int)strcspn(regs, "\n") : 0, regs ? regs : "");
+                CHECK_MSG(strstr(log, "0 bytes spill stores") != NULL, "%s spills:\n%s",
+                          math_specs[m], log);
+            }
+            free(log);
+            xconv_plan_destroy(plan);
+        }
+    xconv_device_close(h100);
+}
+#endif
+
+// ---------------------------------------------------------------------------------------------
+// The kernel on an OpenCL CPU device, the mma emulated
+
+// Opens the first OpenCL CPU device, or returns NULL.
+static xconv_device *open_cpu(void)
+{
+    static xconv_device_list list;
+    xconv_error err;
+    xconv_devices_list_backends(&list, XCONV_BACKEND_BIT(XCONV_BACKEND_OPENCL));
+    for (int i = 0; i < list.count; i++)
+        if (list.devices[i].is_cpu)
+            return xconv_device_open_info(&list.devices[i], &err);
+    return NULL;
+}
+
+// Rounds n fp32 values to TF32 as cvt.rna.tf32.f32 does (to nearest, ties away from zero).
+static void round_tf32(float *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint32_t u;
+        memcpy(&u, &v[i], 4);
+        if ((u & 0x7f800000u) != 0x7f800000u)
+            u = (u + 0x1000u) & 0xffffe000u;
+        memcpy(&v[i], &u, 4);
+    }
+}
+
+// Runs plan (the PTX define switched off) on x and w (fp32, rounded to the storage type) and
+// downloads y as fp32; returns the status.
+static xconv_status run_emulated(xconv_device *dev, xconv_plan *plan, const xconv_problem *p,
+                                 const float *x, const float *w, float *y, xconv_error *err)
+{
+    size_t eb = xconv_problem_elem_bytes(p);
+    size_t xn = (size_t)xconv_problem_x_elems(p), wn = (size_t)xconv_problem_w_elems(p);
+    size_t yn = (size_t)xconv_problem_y_elems(p);
+    void *xs = malloc(xn * eb), *ws = malloc(wn * eb), *ys = malloc(yn * eb);
+    xconv_tensors t = {.x = xconv_buffer_create(dev, xn * eb, err),
+                       .w = xconv_buffer_create(dev, wn * eb, err),
+                       .y = xconv_buffer_create(dev, yn * eb, err)};
+    xconv_status st = xs && ws && ys && t.x && t.w && t.y ? XCONV_OK : XCONV_ERR_OUT_OF_MEMORY;
+    if (st == XCONV_OK && !(xconv_dtype_from_f32(p->dtype, x, xs, xn) &&
+                            xconv_dtype_from_f32(p->dtype, w, ws, wn)))
+        st = XCONV_ERR_INVALID;
+    st = st ? st : xconv_buffer_upload(t.x, 0, xn * eb, xs, err);
+    st = st ? st : xconv_buffer_upload(t.w, 0, wn * eb, ws, err);
+    st = st ? st : xconv_plan_run(plan, &t, err);
+    st = st ? st : xconv_device_wait(dev, err);
+    st = st ? st : xconv_buffer_download(t.y, 0, yn * eb, ys, err);
+    if (st == XCONV_OK)
+        xconv_dtype_to_f32(p->dtype, ys, y, yn);
+    xconv_buffer_destroy(t.x), xconv_buffer_destroy(t.w), xconv_buffer_destroy(t.y);
+    free(xs), free(ws), free(ys);
+    return st;
+}
+
+// One shape in one math mode: the emulated kernel against float64 over the operands the
+// tensor cores read (rounded to the storage type, and for tf32 to TF32): every product is then
+// exact and the sums are fp32, so the family's threshold plus the output's rounding holds, a
+// wrong fragment index is off by whole terms. Also within the mode's own threshold against
+// the reference over the stored (unrounded-to-TF32) operands.
+static void check_emulated(xconv_device *dev, const xconv_variant *v, int index,
+                           const char *types)
+{
+    xconv_problem p;
+    xconv_error err;
+    const char *spec = run_specs[index];
+    if (!parse(spec, types, &p))
+        return;
+    xconv_plan *plan = NULL;
+    int units = dev->info.compute_units;
+    dev->info.compute_units = run_units[index];
+    xconv_status st = xconv_variant_plan(v, dev, &p, NULL, &plan, &err);
+    dev->info.compute_units = units;
+    CHECK_MSG(st == XCONV_OK, "%s %s: %s", spec, types, err.msg);
+    if (st != XCONV_OK)
+        return;
+    xconv_step *s = xconv_plan_step(plan, 0);
+    int want = run_tile_m[index] == 128 && dev->info.local_mem_bytes < 40960 ? 64  // Oclgrind
+                                                                              : run_tile_m[index];
+    CHECK_MSG(xconv_step_value(s, "XC_MMA_TILE_M", 0) == want, "%s: %lld-row tiles", spec,
+              xconv_step_value(s, "XC_MMA_TILE_M", 0));
+    for (int i = 0; i < s->ndefines; i++)
+        if (strcmp(s->defines[i].name, "XC_MMA_PTX") == 0)
+            s->defines[i].value = 0;
+    size_t xn = (size_t)xconv_problem_x_elems(&p), wn = (size_t)xconv_problem_w_elems(&p);
+    size_t yn = (size_t)xconv_problem_y_elems(&p);
+    float *x = malloc(xn * 4), *w = malloc(wn * 4), *y = malloc(yn * 4);
+    float *xt = malloc(xn * 4), *wt = malloc(wn * 4);
+    double *ref = malloc(yn * 8), *norm = malloc(yn * 8);
+    CHECK(x && w && y && xt && wt && ref && norm);
+    if (x && w && y && xt && wt && ref && norm) {
+        xconv_random_fill(x, xn, 5, 1);
+        xconv_random_fill(w, wn, 5, 2);
+        xconv_dtype_round(p.dtype, x, xn);
+        xconv_dtype_round(p.dtype, w, wn);
+        memcpy(xt, x, xn * 4), memcpy(wt, w, wn * 4);
+        if (p.math == XCONV_MATH_TF32)
+            round_tf32(xt, xn), round_tf32(wt, wn);
+        st = run_emulated(dev, plan, &p, x, w, y, &err);
+        CHECK_MSG(st == XCONV_OK, "%s %s: %s", spec, types, err.msg);
+        xconv_compare_result exact, mode;
+        CHECK(xconv_reference_conv(&p, xt, wt, ref, norm, 1, &err) == XCONV_OK);
+        xconv_compare_full(y, ref, norm, (int64_t)yn, &exact);
+        CHECK(xconv_reference_conv(&p, x, w, ref, norm, 1, &err) == XCONV_OK);
+        xconv_compare_full(y, ref, norm, (int64_t)yn, &mode);
+        double storage = xconv_threshold_storage(p.dtype);
+        double limit = xconv_threshold_for_family("gemm") + storage + xconv_threshold_math(p.math);
+        printf("  %-44s %-21s error %.2g over the operands read (%.2g over the stored)\n", spec,
+               types, exact.max_norm_err, mode.max_norm_err);
+        CHECK_MSG(st != XCONV_OK || xconv_compare_passed(&exact, 1e-5 + storage),
+                  "%s %s: %lld non-finite, error %.3g at %lld", spec, types,
+                  (long long)exact.nonfinite, exact.max_norm_err, (long long)exact.worst_index);
+        CHECK_MSG(st != XCONV_OK || xconv_compare_passed(&mode, limit), "%s %s: error %.3g",
+                  spec, types, mode.max_norm_err);
+    }
+    free(x), free(w), free(y), free(xt), free(wt), free(ref), free(norm);
+    xconv_plan_destroy(plan);
+}
+
+static void test_emulated(void)
+{
+    xconv_device *dev = open_cpu();
+    if (!dev) {
+        printf("  no OpenCL CPU device: the emulated kernel is not run\n");
+        return;
+    }
+    xconv_error err;
+    const xconv_variant *v = xconv_variant_find("implicit_mma", &err);
+    char reason[512];
+    xconv_problem p;
+    CHECK(parse(run_specs[0], "math=tf32", &p));
+    CHECK(!xconv_variant_applies(v, dev, &p, reason, sizeof reason));  // no tensor cores
+    CHECK_CONTAINS(reason, "needs NVIDIA tensor cores");
+    dev->info.cc_major = XCONV_MMA_MIN_CC_MAJOR;  // planned as for tensor cores, run emulated
+    // Every shape in tf32; fp16 and bf16 (the same word layout, two elements a word) on the
+    // 32-row tiles with a K tail and on the 128 x 128 tiles (PoCL's builds of the emulation,
+    // a barrier pair per mma, dominate the test's time).
+    for (int i = 0; v && i < RUN_SPECS; i++)
+        check_emulated(dev, v, i, math_specs[0]);
+    for (int m = 1; v && m < 3; m++) {
+        check_emulated(dev, v, 0, math_specs[m]);
+        check_emulated(dev, v, 3, math_specs[m]);
+    }
+    dev->info.cc_major = 0;
+    xconv_device_close(dev);
+}
+
+int main(void)
+{
+    test_applicability();
+    test_plans();
+    test_auto();
+    test_thresholds();
+#ifdef XCONV_HAVE_CUDA
+    test_nvrtc();
+#endif
+    test_emulated();
+    return check_summary("test_mma");
+}

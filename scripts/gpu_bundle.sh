@@ -6,6 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p .gpu/debs
 cd .gpu/debs
-# The OpenCL ICD loader, CLBlast (the reference path and a peer) and clinfo.
-apt-get download ocl-icd-libopencl1 libclblast1 clinfo
+# The OpenCL ICD loader, CLBlast (the reference path and a peer), Jansson (the results reader)
+# and clinfo.
+apt-get download ocl-icd-libopencl1 libclblast1 libjansson4 clinfo
 ls -l

@@ -257,13 +257,14 @@ static void test_nvrtc(void)
 // Opens the first OpenCL CPU device, or returns NULL.
 static xconv_device *open_cpu(void)
 {
-    static xconv_device_list list;
     xconv_error err;
-    xconv_devices_list_backends(&list, XCONV_BACKEND_BIT(XCONV_BACKEND_OPENCL));
-    for (int i = 0; i < list.count; i++)
-        if (list.devices[i].is_cpu)
-            return xconv_device_open_info(&list.devices[i], &err);
-    return NULL;
+    xconv_devices *list = xconv_devices_enumerate(XCONV_BACKEND_BIT(XCONV_BACKEND_OPENCL), &err);
+    xconv_device *dev = NULL;
+    for (int i = 0; !dev && i < xconv_devices_count(list); i++)
+        if (xconv_devices_info_at(list, i)->is_cpu)
+            dev = xconv_device_open_info(xconv_devices_info_at(list, i), &err);
+    xconv_devices_free(list);
+    return dev;
 }
 
 // Rounds n fp32 values to TF32 as cvt.rna.tf32.f32 does (to nearest, ties away from zero).

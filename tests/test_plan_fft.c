@@ -497,6 +497,27 @@ static void test_targets(void)
     }
 }
 
+// The channel sum's block a work-item holds narrows where the device's registers a work-item
+// are few (as pvc's profile: 64); unchanged where the device does not say.
+static void test_register_rule(void)
+{
+    xconv_device_info gpu = gpu_info(), few = gpu;
+    few.max_registers_per_item = 64;
+    const char *spec = "n=32,c=32,h=56,w=56,k=64,r=5,pad=2";  // conv5x5
+    xconv_problem p = parse(spec);
+    for (int kind = XCONV_FFT_WHOLE; kind <= XCONV_FFT_TILED; kind++) {
+        xconv_fft_choice a, b;
+        xconv_error err;
+        CHECK(plan_and_check((xconv_fft_kind)kind, &gpu, &p, NULL, spec, &a, &err) == XCONV_OK);
+        CHECK(plan_and_check((xconv_fft_kind)kind, &few, &p, NULL, spec, &b, &err) == XCONV_OK);
+        CHECK(a.gemm.wpt_m == 4 && a.gemm.wpt_n == 4);
+        int values = 2 * (b.gemm.wpt_m * b.gemm.wpt_n + b.gemm.wpt_m + b.gemm.wpt_n);
+        CHECK_MSG(values + XCONV_REGISTERS_OTHER <= 64 && b.gemm.wpt_m * b.gemm.wpt_n >= 4,
+                  "%dx%d complex sums a work-item under 64 registers", b.gemm.wpt_m,
+                  b.gemm.wpt_n);
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Running on a device: forced tiles and chunks against float64 over their error block
 
@@ -777,6 +798,7 @@ int main(void)
     test_suites_fit(&small);
     test_chunks();
     test_targets();
+    test_register_rule();
     xconv_device *dev = open_device();
     if (dev) {
         test_forced_runs(dev);

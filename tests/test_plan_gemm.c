@@ -203,6 +203,46 @@ static void test_tile_choices(void)
     CHECK_CONTAINS(why, "local memory");
 }
 
+// The register rule: candidates whose values pass a work-item's registers are left out where
+// the device says how many it holds (AMD's and Intel's profiles); NVIDIA's plans are unchanged.
+static void test_register_rule(void)
+{
+    xconv_gemm_tiles t88 = {128, 128, 8, 8, 8, 4, 4};  // 64 sums, 16 fragments, 4 + 4 loads
+    CHECK(xconv_gemm_tile_registers(&t88, XCONV_GEMM_B_MEMORY) == 88);
+    CHECK(xconv_gemm_tile_registers(&t88, XCONV_GEMM_B_GATHER) == 92);
+    xconv_device_info gpu = gpu_info(), wide = gpu, narrow = gpu, tiny = gpu;
+    wide.max_registers_per_item = 256;   // an AMD lane: every candidate fits, as without a limit
+    narrow.max_registers_per_item = 128;
+    tiny.max_registers_per_item = 64;
+    xconv_gemm_tiles a = choose(&gpu, 8192, 8192, 8192), b = choose(&wide, 8192, 8192, 8192);
+    CHECK(memcmp(&a, &b, sizeof a) == 0);
+    const xconv_device_info *limited[] = {&narrow, &tiny};
+    for (int d = 0; d < 2; d++) {
+        for (int mode = XCONV_GEMM_B_MEMORY; mode <= XCONV_GEMM_B_TABLE; mode++) {
+            xconv_gemm_layout L = {.mode = (xconv_gemm_mode)mode, .m = 256, .n = 50176,
+                                   .k = 1152, .lda = 1152, .ldb = 50176, .ldc = 50176,
+                                   .seg = 50176, .groups = 1, .taps = mode ? 9 : 0};
+            xconv_gemm_tiles t;
+            xconv_error err;
+            xconv_status st = xconv_gemm_choose_tiles(limited[d], &L, NULL, &t, &err);
+            int64_t values = st == XCONV_OK ? xconv_gemm_tile_registers(&t, L.mode) : 0;
+            CHECK_MSG(st == XCONV_OK ? values + XCONV_REGISTERS_OTHER <=
+                                           limited[d]->max_registers_per_item
+                                     : strstr(err.msg, "registers a work-item") != NULL,
+                      "%d registers, mode %d: %s (%lld values)",
+                      limited[d]->max_registers_per_item, mode,
+                      st == XCONV_OK ? "chosen" : err.msg, (long long)values);
+        }
+    }
+    xconv_gemm_tiles t = choose(&tiny, 8192, 8192, 8192);  // memory mode fits 4x4 blocks
+    CHECK(t.wpt_m * t.wpt_n <= 16);
+    // Forced tiles are the user's: the rule does not refuse them.
+    xconv_gemm_layout L = {.mode = XCONV_GEMM_B_MEMORY, .m = 64, .n = 64, .k = 64, .lda = 64,
+                           .ldb = 64, .ldc = 64, .seg = 64, .groups = 1};
+    xconv_error err;
+    CHECK(xconv_gemm_choose_tiles(&tiny, &L, "64,128,8,8,8", &t, &err) == XCONV_OK);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Split-K choices
 
@@ -715,6 +755,7 @@ int main(void)
     test_suites_fit(&cpu);
     test_suites_fit(&small);
     test_tile_choices();
+    test_register_rule();
     test_split_choices();
     test_split_plan();
     test_split_epilogue();

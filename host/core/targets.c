@@ -48,7 +48,11 @@
 // max_registers_per_work_group stays 0 on the AMD and Intel profiles, as their OpenCL
 // runtimes report no register file (the planners then plan as on the live device); their
 // register files are in [R] and [X]. max_registers_per_item is what the OpenCL backend fills
-// for AMD and Intel GPUs (cl/opencl_device.c); 0 on NVIDIA, as on the live device.
+// for AMD and Intel GPUs (cl/opencl_device.c); 0 on NVIDIA, as on the live device. It is the
+// register file of a thread over the lanes of the SIMD width the compiler compiles at: Intel's
+// IGC compiled every kernel for pvc at SIMD32 (bench/results/*-compile_standard.json, 191 of
+// 191), 128 GRFs of 64 B over 32 lanes being 64 floats a lane; for dg2 it fell back to SIMD8
+// where registers ran short (128 GRFs of 32 B over 8 lanes: 128 floats a lane).
 
 #define KIB 1024ull
 #define GIB (1024ull * 1024ull * 1024ull)
@@ -130,7 +134,7 @@ static const xconv_target targets[] = {
               .max_work_item_sizes = {1024, 1024, 1024}, // [O]
               .preferred_multiple = 16,                  // [O] sub-groups 16/32: 16 default
               .native_float_width = 1,
-              .max_registers_per_item = 128,             // [X] 128 GRFs of 64 B at SIMD16
+              .max_registers_per_item = 64,              // [X] 128 GRFs of 64 B at SIMD32
               .fp64 = true,                              // [A]
               .fp32_config = GPU_FP32, .build_flags = OPENCL_FLAGS}},
     {.name = "sm_90", .product = "NVIDIA H100 SXM5", .compiler = "nvrtc", .arch = "sm_90",

@@ -268,6 +268,12 @@ size_t xconv_fit_work_group(const xconv_device_info *info, size_t want)
     return want < limit ? want : limit;
 }
 
+bool xconv_registers_fit(const xconv_device_info *info, int64_t values)
+{
+    return info->max_registers_per_item <= 0 ||
+           values + XCONV_REGISTERS_OTHER <= info->max_registers_per_item;
+}
+
 // ---------------------------------------------------------------------------------------------
 // The im2col step shared by the im2col + GEMM variants
 

@@ -219,6 +219,17 @@ size_t xconv_round_up(size_t v, size_t m);
 // (work-group volume <= max_work_group_size); used by planners instead of vendor constants.
 size_t xconv_fit_work_group(const xconv_device_info *info, size_t want);
 
+// 32-bit registers a work-item's compiler keeps beside the values a planner counts (addresses,
+// indices, loop counters, masks): what the vendors' compilers showed on the GEMM kernels, whose
+// blocks spilled once the counted values passed the register file less about this many
+// (bench/results/*-compile_*.json; docs/guide/vendors.md).
+#define XCONV_REGISTERS_OTHER 32
+
+// Returns true when `values` 32-bit values a work-item holds at once, plus
+// XCONV_REGISTERS_OTHER, fit the registers a work-item of info's device holds before its
+// compiler spills (max_registers_per_item); always true where the device does not say (0).
+bool xconv_registers_fit(const xconv_device_info *info, int64_t values);
+
 // ---------------------------------------------------------------------------------------------
 // The im2col step shared by the im2col + GEMM variants
 

@@ -1,11 +1,13 @@
 # SPDX-License-Identifier: MIT
 """Checks the documentation against the tree: every variant has its row in the variants table and
 a teaching chapter naming it, every teaching chapter (references.md aside) quotes kernel lines,
-every quoted kernel excerpt matches its file byte for byte, every
-results file of record is named in the docs and every one the docs name exists, and relative
-links resolve. Usage: docs_check.py ROOT VARIANTS_LISTING [--fix]; prints one line a failure.
+every quoted kernel excerpt matches its file byte for byte, every table of a vendor compiler's
+figures matches its compile record, every results file of record is named in the docs and every
+one the docs name exists, and relative links resolve. Usage: docs_check.py ROOT
+VARIANTS_LISTING [--fix]; prints one line a failure.
 With --fix, a quote whose lines moved (found unchanged, once, elsewhere in its file) gets its
 header's line numbers rewritten in place; a quote whose text changed must be quoted again."""
+import json
 import os
 import re
 import sys
@@ -86,6 +88,56 @@ def check_quotes(root, path, text, fail, moved):
     return count
 
 
+# A table of what a vendor's compiler reported, from the compile record named above it:
+# a header "| shape | auto's pick | kernel | VGPRs | SGPRs | spills | LDS bytes | occupancy ...".
+COMPILE_TABLE_HEAD = "| shape | auto's pick | kernel | VGPRs | SGPRs | spills | LDS bytes |"
+COMPILE_TABLE_FIELDS = ("registers", "sgprs", "spills", "lds_bytes", "occupancy")
+
+
+def check_compile_tables(root, path, text, fail):
+    """Fails each row of a compile table in path that differs from the records of the last
+    compile record named before the table (target and its auto picks as the table's caption
+    says: the first `gfx...`/`dg2`/`pvc` in backquotes between the record and the table)."""
+    lines = text.split("\n")
+    record, target = None, None
+    for i, line in enumerate(lines):
+        for name in RECORD_NAME.findall(line):
+            if "compile" in name and name.endswith(".json"):
+                record, target = name, None
+        tm = re.search(r"`(gfx\w+|dg2|pvc|sm_\d+)`", line)
+        if record and tm and not line.startswith("|"):
+            target = tm.group(1)
+        if not line.startswith(COMPILE_TABLE_HEAD):
+            continue
+        where = "%s:%d" % (path, i + 1)
+        if not record or not target:
+            fail("%s: a compile table with no record and `target` named before it" % where)
+            continue
+        try:
+            with open(os.path.join(root, "bench", "results", record), encoding="utf-8") as f:
+                recs = json.load(f)["records"]
+        except (OSError, ValueError, KeyError) as e:
+            fail("%s: %s: %s" % (where, record, e))
+            continue
+        rows = 0
+        for row in lines[i + 2:]:
+            if not row.startswith("|"):
+                break
+            cells = [c.strip() for c in row.strip("|").split("|")]
+            rows += 1
+            hits = [r for r in recs if r["target"] == target and r["auto"] and r["compiled"] and
+                    r["shape_name"] == cells[0] and r["variant"] == cells[1] and
+                    r["kernel"] == cells[2]]
+            got = [str(hits[0][k]) for k in COMPILE_TABLE_FIELDS] if hits else None
+            if got != cells[3:8]:
+                fail("%s: row %s reads %s; %s records %s" %
+                     (where, " ".join(cells[:3]), cells[3:8], record, got))
+        want = sum(1 for r in recs if r["target"] == target and r["auto"] and r["compiled"])
+        if rows != want:
+            fail("%s: %d rows; %s has %d records of auto's picks compiled for %s" %
+                 (where, rows, record, want, target))
+
+
 def main():
     root, listing = sys.argv[1], sys.argv[2]
     failures = []
@@ -117,6 +169,8 @@ def main():
             print("fixed %s: %s -> %s" % (p, old, new))
     if quotes < 8:
         fail("only %d kernel quotes found in the docs" % quotes)
+    for p, t in docs.items():
+        check_compile_tables(root, p, t, fail)
     # Results of record: each file named in the docs, each name in the docs a file.
     results = os.path.join(root, "bench", "results")
     kept = set()

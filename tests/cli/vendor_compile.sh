@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# `xconv compile`: the small suite's plans of every variant compiled for an AMD target (gfx90a,
-# clang's amdgcn backend) and an Intel one (dg2, ocloc). Fails on any kernel a compiler refuses
-# and on any spill in a plan auto picks; checks the records' fields, the CSV, explain --target
-# and the refusal of an unknown target. Skips (exit 77) when neither compiler is installed.
+# `xconv compile`: the small suite's plans of every variant with kernels of ours compiled for an
+# AMD target (gfx90a, clang's amdgcn backend) and an Intel one (dg2, ocloc). Fails on any kernel
+# a compiler refuses, on a variant left unchecked and on any spill in a plan auto picks; checks
+# the records' fields, the CSV, explain --target and the refusal of an unknown target. Skips
+# (exit 77) when neither compiler is installed.
 # Four compilers at once: ocloc's wall time is mostly not CPU time (about 2 s a kernel, 0.3 s
 # of it on the CPU), so four take 1.6x less time than two on 2 cores.
 # Usage: vendor_compile.sh PATH/TO/xconv
@@ -48,19 +49,23 @@ if [ -n "${XCONV_SANITIZED_BUILD:-}" ]; then
     shapes=(--shape n=2,c=8,h=16,w=16,k=16,r=3,pad=1)
     min_kernels=10
 fi
+# Every variant with kernels of ours (the families of `xconv variants` but the vendor libraries).
+"$xconv" variants | awk '$2 ~ /^(direct|gemm|winograd|fft)$/ {print $1}' >"$tmp/variants.txt"
 "$xconv" compile "${shapes[@]}" --target "$targets" --jobs 4 --json "$tmp/c.json" \
     --csv "$tmp/c.csv" >"$tmp/table.txt" 2>"$tmp/err.txt"
 rc=$?
 cat "$tmp/err.txt"
 grep -E " (failed|spills) " "$tmp/table.txt"
 check "compile exits 0 (no kernel refused, no spill in auto's picks)" test $rc -eq 0
-/usr/bin/python3 - "$tmp/c.json" "$tmp/c.csv" "$targets" "$min_kernels" <<'PY' || failures=$((failures + 1))
+/usr/bin/python3 - "$tmp/c.json" "$tmp/c.csv" "$targets" "$min_kernels" "$tmp/variants.txt" \
+    <<'PY' || failures=$((failures + 1))
 import csv, json, sys
 doc = json.load(open(sys.argv[1]))
 recs = doc["records"]
 rows = list(csv.DictReader(open(sys.argv[2])))
 targets = sys.argv[3].split(",")
 min_kernels = int(sys.argv[4])
+ours = open(sys.argv[5]).read().split()
 bad = []
 def need(ok, what):
     if not ok:
@@ -82,8 +87,11 @@ for t in targets:
     else:
         need(all(r["simd"] in (8, 16, 32) for r in compiled), f"{t}: SIMD width read")
     variants = set(r["variant"] for r in mine)
-    for v in ("direct_naive", "direct_regblock", "im2col_gemm", "winograd_f23", "fft"):
+    need(len(ours) >= 17, f"the variants listing names our {len(ours)} variants")
+    for v in ours:
         need(v in variants, f"{t}: {v} checked")
+    need(all(r["compiled"] or r["outcome"] == "n/a" for r in mine),
+         f"{t}: every kernel compiled or n/a")
     na = [r for r in mine if r["outcome"] == "n/a"]
     need(all(r["note"] for r in na), f"{t}: every n/a says why")
 for what in bad:

@@ -295,8 +295,16 @@ static int next_pow2(int64_t v)
     return p;
 }
 
+// 32-bit values a work-item of the channel sum g holds at once: its WPT_M x WPT_N complex sums
+// and one channel's W and X fragments, two floats each.
+static int64_t gemm_registers(const xconv_fft_gemm_params *g)
+{
+    return 2 * ((int64_t)g->wpt_m * g->wpt_n + g->wpt_m + g->wpt_n);
+}
+
 // The channel sum's tiles: every output channel of a group up to 32 per work-group, columns
-// up to 128, four by four complex sums per work-item.
+// up to 128, four by four complex sums per work-item, fewer (columns first) where those pass
+// the registers of a work-item (xconv_registers_fit).
 static xconv_fft_gemm_params gemm_params(const xconv_device_info *info, const xconv_problem *p,
                                          int64_t batch)
 {
@@ -309,6 +317,12 @@ static xconv_fft_gemm_params gemm_params(const xconv_device_info *info, const xc
         g.tile_n = 4;
     g.wpt_n = 4;
     g.tile_k = (int)(cg < 8 ? cg : 8);
+    while (!xconv_registers_fit(info, gemm_registers(&g)) && (g.wpt_n > 1 || g.wpt_m > 1)) {
+        if (g.wpt_n >= g.wpt_m)
+            g.wpt_n /= 2;
+        else
+            g.wpt_m /= 2;
+    }
     // Fewer work-items than the limits allow: narrow the column block.
     while ((size_t)(g.tile_m / g.wpt_m) * (size_t)(g.tile_n / g.wpt_n) >
                info->max_work_group_size &&

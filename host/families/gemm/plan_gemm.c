@@ -85,6 +85,33 @@ bool xconv_gemm_tiles_fit(const xconv_device_info *info, const xconv_gemm_tiles 
     return true;
 }
 
+int64_t xconv_gemm_tile_registers(const xconv_gemm_tiles *t, xconv_gemm_mode mode)
+{
+    int64_t threads = (int64_t)xconv_gemm_threads(t);
+    int64_t a_loads = (int64_t)t->tile_m * t->tile_k / threads;
+    int64_t b_loads = (int64_t)t->tile_k * t->tile_n / threads;
+    return (int64_t)t->wpt_m * t->wpt_n + t->wpt_m + t->wpt_n + a_loads +
+           (mode == XCONV_GEMM_B_MEMORY ? b_loads : 2 * b_loads);
+}
+
+// Returns true when candidate t fits info's device for L (xconv_gemm_tiles_fit) and its
+// registers (xconv_gemm_tile_registers under xconv_registers_fit), else false with the reason
+// in why. Forced tiles skip the register rule: they may spill, and a user forcing them asks
+// for exactly them.
+static bool candidate_fits(const xconv_device_info *info, const xconv_gemm_layout *L,
+                           const xconv_gemm_tiles *t, int vec_b, char *why, size_t len)
+{
+    if (!xconv_gemm_tiles_fit(info, t, L->mode, vec_b, why, len))
+        return false;
+    int64_t values = xconv_gemm_tile_registers(t, L->mode);
+    if (xconv_registers_fit(info, values))
+        return true;
+    snprintf(why, len, "%lld values a work-item and %d others pass the device's %d registers "
+             "a work-item", (long long)values, XCONV_REGISTERS_OTHER,
+             info->max_registers_per_item);
+    return false;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Choosing
 
@@ -180,8 +207,7 @@ xconv_status xconv_gemm_choose_tiles(const xconv_device_info *info, const xconv_
                                 : sizeof gpu_tiles / sizeof gpu_tiles[0];
     double best = INFINITY;
     for (size_t i = 0; i < count; i++) {
-        if (!xconv_gemm_tiles_fit(info, &list[i], L->mode, b_vector(L, &list[i]), why,
-                                  sizeof why))
+        if (!candidate_fits(info, L, &list[i], b_vector(L, &list[i]), why, sizeof why))
             continue;
         double cost = tile_cost(info, L, &list[i]);
         if (cost < best * 0.999) {
@@ -193,9 +219,10 @@ xconv_status xconv_gemm_choose_tiles(const xconv_device_info *info, const xconv_
         return XCONV_OK;
     return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE,
                            "no GEMM tiles fit the device's limits (work-group %zu, local "
-                           "memory %llu bytes)",
+                           "memory %llu bytes, %d registers a work-item; the last candidate: %s)",
                            info->max_work_group_size,
-                           (unsigned long long)info->local_mem_bytes);
+                           (unsigned long long)info->local_mem_bytes,
+                           info->max_registers_per_item, why);
 }
 
 int xconv_gemm_tile_candidates(const xconv_device_info *info, xconv_gemm_tiles *out, int max)
@@ -345,7 +372,7 @@ static void try_split(const xconv_device_info *info, const xconv_gemm_layout *L,
                       int *best_split)
 {
     char why[256];
-    if (!xconv_gemm_tiles_fit(info, t, L->mode, b_vector(L, t), why, sizeof why))
+    if (!candidate_fits(info, L, t, b_vector(L, t), why, sizeof why))
         return;
     double cost;
     int parts = rule_split(info, L, t, true, &cost);
@@ -476,8 +503,7 @@ int xconv_gemm_search_space(const xconv_device_info *info, const xconv_gemm_layo
     int n = 0;
     for (int i = 0; i < ntiles; i++) {
         char why[256];
-        if (!xconv_gemm_tiles_fit(info, &list[i], L->mode, b_vector(L, &list[i]), why,
-                                  sizeof why))
+        if (!candidate_fits(info, L, &list[i], b_vector(L, &list[i]), why, sizeof why))
             continue;
         for (size_t j = 0; j < sizeof split_list / sizeof split_list[0]; j++) {
             int split = xconv_gemm_split_normalize(L, &list[i], split_list[j]);

@@ -66,8 +66,16 @@ size_t xconv_gemm_local_bytes(const xconv_gemm_tiles *t);
 bool xconv_gemm_tiles_fit(const xconv_device_info *info, const xconv_gemm_tiles *t,
                           xconv_gemm_mode mode, int vec_b, char *why, size_t len);
 
+// 32-bit values a work-item of t holds at once in B mode `mode`'s k loop: its WPT_M x WPT_N
+// accumulators, one k's A and B fragments, and the next K step's A and B loads, held in
+// registers while this step multiplies (a gathered or table B load counts twice: its offset
+// is live beside its value). The planner's candidates keep this under the device's registers
+// a work-item (xconv_registers_fit); on an H100 no rule applies (the device does not say).
+int64_t xconv_gemm_tile_registers(const xconv_gemm_tiles *t, xconv_gemm_mode mode);
+
 // Chooses tiles for layout L on info's device from the candidates of its kind (GPU or CPU),
-// scoring padded work, work-group count against compute units, and tile efficiency; `forced`
+// scoring padded work, work-group count against compute units, and tile efficiency, among
+// those whose registers fit (xconv_gemm_tile_registers); `forced`
 // (xconv_plan_options.gemm_tiles, "TM,TN,TK,WM,WN[,VW[,PAD[,SPLIT]]]", SPLIT read by
 // xconv_gemm_choose; NULL or "": none) replaces the
 // choice. Returns XCONV_OK and fills *out, XCONV_ERR_PARSE for a malformed `forced`, or

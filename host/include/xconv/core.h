@@ -128,8 +128,10 @@ struct xconv_device_info {
                                        // MAX_REGISTERS_PER_BLOCK, OpenCL's NVIDIA extension);
                                        // 0 when the device does not say (other OpenCL devices)
     int max_registers_per_item;  // 32-bit registers one work-item holds before its compiler
-                                 // spills: AMD a lane's VGPRs, Intel a SIMD8 thread's GRFs a
-                                 // lane; 0 when unknown (NVIDIA: ptxas keeps our plans in 255)
+                                 // spills: AMD a lane's VGPRs, Intel a thread's GRFs over the
+                                 // lanes of the SIMD width IGC compiles at; 0 when unknown
+                                 // (NVIDIA: ptxas keeps our plans in 255); the planners keep
+                                 // the values they count under it (docs/guide/vendors.md)
     bool fp64;
     int cc_major, cc_minor;      // NVIDIA compute capability (CUDA, NVIDIA's OpenCL); else 0
     double peak_gflops;          // measured or configured fp32 peak, 0 when unknown

@@ -1,64 +1,21 @@
 // SPDX-License-Identifier: MIT
 // The CUDA backend: the driver API loaded at run time, the device's primary context and one
-// stream, NVRTC-built modules, cuBLAS SGEMM and the cuDNN rows.
+// stream, NVRTC-built modules, launches and timing (cuBLAS and cuDNN: cuda_libraries.c).
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../host/core/backend.h"
-#include "cuda_loader.h"
-#include "cudnn_conv.h"
+#include "cuda_internal.h"
 #include "nvrtc_compile.h"
-
-// ---------------------------------------------------------------------------------------------
-// Types
-
-struct xconv_backend_buffer {
-    CUdeviceptr ptr;
-    size_t bytes;
-};
-
-// A kernel entry point looked up once per module, with its parameters' sizes when the driver
-// can tell them (nparams < 0: unknown).
-typedef struct cuda_function {
-    char name[128];
-    CUfunction fn;
-    int nparams;
-    size_t param_bytes[XCONV_MAX_ARGS];
-    struct cuda_function *next;
-} cuda_function;
-
-struct xconv_backend_program {
-    CUmodule module;
-    cuda_function *functions;
-    char *image;        // what the module was loaded from (CUBIN, or PTX with its NUL), for
-    size_t image_len;   // the compiled-kernel cache; NULL for a module loaded from it
-};
-
-typedef struct cuda_ctx {
-    const xconv_cu_api *cu;
-    CUdevice dev;
-    CUcontext pctx;            // the device's primary context, shared with cuBLAS and cuDNN
-    bool retained;
-    CUstream stream;
-    CUevent start, stop;       // the timer's marks
-    bool timing;               // start was recorded and stop not yet
-    bool lost;                 // a sticky error broke the context for good (see cuda_reset):
-                               // no slot calls the driver on it again but close
-    xconv_device_info info;
-    const xconv_cublas_api *blas_api;
-    cublasHandle_t blas;       // made on the first sgemm
-    xconv_cudnn *dnn;
-} cuda_ctx;
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
 
 // Whether r is one of the driver's sticky errors: a kernel faulted, and the context cannot be
 // used again (every later call fails the same way) until it is destroyed and made anew.
-static bool sticky(CUresult r)
+bool cuda_sticky(CUresult r)
 {
     switch (r) {
     case CUDA_ERROR_ILLEGAL_ADDRESS:
@@ -81,7 +38,7 @@ static bool sticky(CUresult r)
 // Fills err for a failed driver call: XCONV_ERR_OUT_OF_MEMORY for CUDA_ERROR_OUT_OF_MEMORY,
 // XCONV_ERR_DEVICE_LOST for a sticky error, else `status`, with "what: CUDA_ERROR_NAME
 // (description)". Returns the status set.
-static xconv_status cu_fail(xconv_error *err, xconv_status status, CUresult r, const char *what)
+xconv_status cuda_fail(xconv_error *err, xconv_status status, CUresult r, const char *what)
 {
     const char *text = NULL;
     const xconv_cu_api *cu = xconv_cu_load(NULL);
@@ -89,26 +46,15 @@ static xconv_status cu_fail(xconv_error *err, xconv_status status, CUresult r, c
         text = NULL;
     if (r == CUDA_ERROR_OUT_OF_MEMORY)
         status = XCONV_ERR_OUT_OF_MEMORY;
-    if (sticky(r))
+    if (cuda_sticky(r))
         status = XCONV_ERR_DEVICE_LOST;
     return xconv_error_set(err, status, "%s: %s%s%s%s", what, xconv_cu_result_name(r),
                            text ? " (" : "", text ? text : "", text ? ")" : "");
 }
 
-// Returns from the calling function with XCONV_ERR_DEVICE when a driver call fails.
-#define CU_TRY(call, what)                                                     \
-    do {                                                                       \
-        CUresult try_r_ = (call);                                              \
-        if (try_r_ != CUDA_SUCCESS)                                            \
-            return cu_fail(err, XCONV_ERR_DEVICE, try_r_, (what));             \
-    } while (0)
-
-// What every call on a context lost at a sticky error says.
-#define LOST_MESSAGE "the CUDA context cannot be recovered in this process after a sticky error"
-
 // Makes the context current on the calling thread (every slot starts with this). Returns
 // XCONV_ERR_DEVICE_LOST without a driver call when the context was lost for good.
-static xconv_status make_current(cuda_ctx *ctx, xconv_error *err)
+xconv_status cuda_make_current(cuda_ctx *ctx, xconv_error *err)
 {
     if (ctx->lost || !ctx->pctx)
         return xconv_error_set(err, XCONV_ERR_DEVICE_LOST, LOST_MESSAGE);
@@ -119,12 +65,12 @@ static xconv_status make_current(cuda_ctx *ctx, xconv_error *err)
 // After a vendor library call failed with status st (cuBLAS and cuDNN report a kernel's fault
 // as a failed execution): returns XCONV_ERR_DEVICE_LOST when the stream now holds a sticky
 // error, with the driver's word added to err, else st.
-static xconv_status vendor_failure(cuda_ctx *ctx, xconv_status st, xconv_error *err)
+xconv_status cuda_vendor_failure(cuda_ctx *ctx, xconv_status st, xconv_error *err)
 {
     if (st == XCONV_OK || st == XCONV_ERR_DEVICE_LOST || ctx->lost || !ctx->stream)
         return st;
     CUresult r = ctx->cu->stream_synchronize(ctx->stream);
-    if (!sticky(r))
+    if (!cuda_sticky(r))
         return st;
     xconv_error_prefix(err, "the device faulted (%s)", xconv_cu_result_name(r));
     if (err)
@@ -150,7 +96,7 @@ static const xconv_cu_api *driver_init(xconv_error *err)
         return NULL;
     CUresult r = cu->init(0);
     if (r != CUDA_SUCCESS) {
-        cu_fail(err, XCONV_ERR_UNAVAILABLE, r, "cuInit failed");
+        cuda_fail(err, XCONV_ERR_UNAVAILABLE, r, "cuInit failed");
         return NULL;
     }
     return cu;
@@ -219,7 +165,7 @@ static xconv_status cuda_enumerate(xconv_device_info *infos, int max, int *count
     int n = 0;
     CUresult r = cu->device_get_count(&n);
     if (r != CUDA_SUCCESS)
-        return cu_fail(err, XCONV_ERR_UNAVAILABLE, r, "cuDeviceGetCount");
+        return cuda_fail(err, XCONV_ERR_UNAVAILABLE, r, "cuDeviceGetCount");
     for (int i = 0; i < n && i < max; i++) {
         xconv_status st = describe_device(cu, i, &infos[i], err);
         if (st != XCONV_OK)
@@ -352,7 +298,7 @@ static xconv_status cuda_buffer_alloc(void *vctx, size_t bytes, xconv_backend_bu
                                "cannot allocate %zu bytes: the device's largest allocation is "
                                "%llu bytes", bytes,
                                (unsigned long long)ctx->info.max_alloc_bytes);
-    xconv_status st = make_current(ctx, err);
+    xconv_status st = cuda_make_current(ctx, err);
     if (st != XCONV_OK)
         return st;
     xconv_backend_buffer *buf = calloc(1, sizeof *buf);
@@ -361,7 +307,7 @@ static xconv_status cuda_buffer_alloc(void *vctx, size_t bytes, xconv_backend_bu
     CUresult r = ctx->cu->mem_alloc(&buf->ptr, bytes ? bytes : 4);  // CUDA refuses 0 bytes
     if (r != CUDA_SUCCESS) {
         free(buf);
-        cu_fail(err, XCONV_ERR_OUT_OF_MEMORY, r, "cuMemAlloc");
+        cuda_fail(err, XCONV_ERR_OUT_OF_MEMORY, r, "cuMemAlloc");
         return xconv_error_prefix(err, "allocating %zu bytes", bytes);
     }
     buf->bytes = bytes;
@@ -398,7 +344,7 @@ static xconv_status cuda_buffer_write(void *vctx, xconv_backend_buffer *buf, siz
     cuda_ctx *ctx = vctx;
     if (bytes == 0)
         return XCONV_OK;
-    xconv_status st = make_current(ctx, err);
+    xconv_status st = cuda_make_current(ctx, err);
     if (st != XCONV_OK)
         return st;
     // Queued on the stream after earlier work, then waited for: a blocking copy in order.
@@ -414,7 +360,7 @@ static xconv_status cuda_buffer_read(void *vctx, xconv_backend_buffer *buf, size
     cuda_ctx *ctx = vctx;
     if (bytes == 0)
         return XCONV_OK;
-    xconv_status st = make_current(ctx, err);
+    xconv_status st = cuda_make_current(ctx, err);
     if (st != XCONV_OK)
         return st;
     CU_TRY(ctx->cu->memcpy_dtoh_async(dst, buf->ptr + offset, bytes, ctx->stream),
@@ -429,157 +375,13 @@ static xconv_status cuda_buffer_fill(void *vctx, xconv_backend_buffer *buf, size
     cuda_ctx *ctx = vctx;
     if (count == 0)
         return XCONV_OK;
-    xconv_status st = make_current(ctx, err);
+    xconv_status st = cuda_make_current(ctx, err);
     if (st != XCONV_OK)
         return st;
     unsigned int bits;
     memcpy(&bits, &value, sizeof bits);
     CU_TRY(ctx->cu->memset_d32_async(buf->ptr, bits, count, ctx->stream), "cuMemsetD32Async");
     return XCONV_OK;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Programs
-
-// Loads a compiled image into a module; the driver JIT-compiles PTX. Returns XCONV_ERR_BUILD with
-// the JIT log on failure.
-static xconv_status load_module(cuda_ctx *ctx, const xconv_nvrtc_image *img, CUmodule *module,
-                                xconv_error *err)
-{
-    char log[8192] = "";
-    CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
-    void *values[] = {log, (void *)(uintptr_t)sizeof log};
-    CUresult r = ctx->cu->module_load_data_ex(module, img->data, 2, opts, values);
-    if (r != CUDA_SUCCESS) {
-        *module = NULL;
-        cu_fail(err, XCONV_ERR_BUILD, r, "cuModuleLoadDataEx");
-        return xconv_error_prefix(err, "loading the %s %s%s%s", img->arch,
-                                  img->is_cubin ? "CUBIN" : "PTX", log[0] ? "\n" : "", log);
-    }
-    return XCONV_OK;
-}
-
-static xconv_status cuda_program_build(void *vctx, const char *source, const char *options,
-                                       xconv_backend_program **out, char **log,
-                                       xconv_error *err)
-{
-    cuda_ctx *ctx = vctx;
-    options = options ? options : "";
-    *out = NULL;
-    if (log)
-        *log = NULL;
-    xconv_nvrtc_image img;
-    xconv_status st = xconv_nvrtc_compile(source, options, ctx->info.cc_major,
-                                          ctx->info.cc_minor, true, &img, err);
-    if (st != XCONV_OK) {
-        if (log) {  // the whole log of a failed build, which the message only begins
-            *log = img.log;
-            img.log = NULL;
-        }
-        xconv_nvrtc_image_free(&img);
-        return st;
-    }
-    CUmodule module = NULL;
-    st = make_current(ctx, err);
-    if (st == XCONV_OK)
-        st = load_module(ctx, &img, &module, err);
-    xconv_backend_program *prog = st == XCONV_OK ? calloc(1, sizeof *prog) : NULL;
-    if (st == XCONV_OK && !prog) {
-        ctx->cu->module_unload(module);
-        st = xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for a program");
-    }
-    if (st != XCONV_OK) {
-        xconv_nvrtc_image_free(&img);
-        return st;
-    }
-    prog->module = module;
-    // The image stays with the program for program_binary: a CUBIN as it is, PTX with the NUL
-    // the driver needs to load it again.
-    prog->image_len = img.is_cubin ? img.len : img.len + 1;
-    prog->image = img.data;
-    if (img.data != img.ptx)
-        free(img.ptx);
-    *out = prog;
-    return XCONV_OK;
-}
-
-// NVRTC compiles independent programs on any thread, and each module load makes the context
-// current on its own thread.
-static bool cuda_builds_concurrently(void *vctx)
-{
-    (void)vctx;
-    return true;
-}
-
-// A copy of the image the program was loaded from.
-static xconv_status cuda_program_binary(void *vctx, xconv_backend_program *prog, void **data,
-                                        size_t *len, xconv_error *err)
-{
-    (void)vctx;
-    *data = NULL;
-    *len = 0;
-    if (!prog->image)
-        return xconv_error_set(err, XCONV_ERR_UNAVAILABLE, "the program keeps no image");
-    *data = malloc(prog->image_len);
-    if (!*data)
-        return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for an image");
-    memcpy(*data, prog->image, prog->image_len);
-    *len = prog->image_len;
-    return XCONV_OK;
-}
-
-// Loads a stored image (a CUBIN, or PTX ending in its NUL) into a module; the options were part
-// of its compilation, so they are not needed again.
-static xconv_status cuda_program_load(void *vctx, const void *data, size_t len,
-                                      const char *options, xconv_backend_program **out,
-                                      xconv_error *err)
-{
-    cuda_ctx *ctx = vctx;
-    (void)options;
-    *out = NULL;
-    bool cubin = len >= 4 && memcmp(data, "\x7f" "ELF", 4) == 0;
-    if (!cubin && (len == 0 || ((const char *)data)[len - 1] != '\0'))
-        return xconv_error_set(err, XCONV_ERR_BUILD, "a stored image is neither CUBIN nor PTX");
-    xconv_nvrtc_image img = {.data = (char *)data, .len = len, .is_cubin = cubin};
-    snprintf(img.arch, sizeof img.arch, "stored");
-    CUmodule module = NULL;
-    xconv_status st = make_current(ctx, err);
-    if (st == XCONV_OK)
-        st = load_module(ctx, &img, &module, err);
-    if (st != XCONV_OK)
-        return st;
-    xconv_backend_program *prog = calloc(1, sizeof *prog);
-    if (!prog) {
-        ctx->cu->module_unload(module);
-        return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for a program");
-    }
-    prog->module = module;
-    *out = prog;
-    return XCONV_OK;
-}
-
-// NVRTC's version and library and the flags every kernel gets, for the keys of stored images.
-static void cuda_compiler_id(void *vctx, char *buf, size_t len)
-{
-    (void)vctx;
-    xconv_nvrtc_compiler_id(buf, len);
-}
-
-static void cuda_program_free(void *vctx, xconv_backend_program *prog)
-{
-    cuda_ctx *ctx = vctx;
-    if (!prog)
-        return;
-    while (prog->functions) {
-        cuda_function *f = prog->functions;
-        prog->functions = f->next;
-        free(f);
-    }
-    if (prog->module && !ctx->lost && ctx->pctx &&
-        ctx->cu->ctx_set_current(ctx->pctx) == CUDA_SUCCESS)
-        ctx->cu->module_unload(prog->module);
-    free(prog->image);
-    free(prog);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -724,7 +526,7 @@ static xconv_status upload_constant(cuda_ctx *ctx, xconv_backend_program *prog,
     size_t sym_bytes = 0;
     CUresult r = ctx->cu->module_get_global(&sym, &sym_bytes, prog->module, a->symbol);
     if (r != CUDA_SUCCESS) {
-        cu_fail(err, XCONV_ERR_INVALID, r, "cuModuleGetGlobal");
+        cuda_fail(err, XCONV_ERR_INVALID, r, "cuModuleGetGlobal");
         return xconv_error_prefix(err, "%s: constant argument %d: no __constant__ symbol '%s' in "
                                   "the module (declare it with XC_CONSTANT_ARRAY and read it)",
                                   l->kernel, i, a->symbol);
@@ -750,7 +552,7 @@ static xconv_status cuda_launch(void *vctx, xconv_backend_program *prog, const x
     unsigned int grid[3], block[3];
     xconv_status st = launch_geometry(ctx, l, grid, block, err);
     if (st == XCONV_OK)
-        st = make_current(ctx, err);
+        st = cuda_make_current(ctx, err);
     if (st != XCONV_OK)
         return st;
     const cuda_function *f = program_function(ctx, prog, l->kernel, err);
@@ -788,7 +590,7 @@ static xconv_status cuda_launch(void *vctx, xconv_backend_program *prog, const x
     CUresult r = ctx->cu->launch_kernel(f->fn, grid[0], grid[1], grid[2], block[0], block[1],
                                         block[2], 0, ctx->stream, params, NULL);
     if (r != CUDA_SUCCESS) {
-        cu_fail(err, XCONV_ERR_DEVICE, r, "cuLaunchKernel");
+        cuda_fail(err, XCONV_ERR_DEVICE, r, "cuLaunchKernel");
         return xconv_error_prefix(err, "%s (grid %u x %u x %u, block %u x %u x %u)", l->kernel,
                                   grid[0], grid[1], grid[2], block[0], block[1], block[2]);
     }
@@ -801,7 +603,7 @@ static xconv_status cuda_launch(void *vctx, xconv_backend_program *prog, const x
 static xconv_status cuda_timer_start(void *vctx, xconv_error *err)
 {
     cuda_ctx *ctx = vctx;
-    xconv_status st = make_current(ctx, err);
+    xconv_status st = cuda_make_current(ctx, err);
     if (st != XCONV_OK)
         return st;
     CU_TRY(ctx->cu->event_record(ctx->start, ctx->stream), "cuEventRecord (start)");
@@ -818,7 +620,7 @@ static xconv_status cuda_timer_stop(void *vctx, double *ms, xconv_error *err)
     if (!ctx->timing)
         return xconv_error_set(err, XCONV_ERR_INVALID, "timer_stop without timer_start");
     ctx->timing = false;
-    xconv_status st = make_current(ctx, err);
+    xconv_status st = cuda_make_current(ctx, err);
     if (st != XCONV_OK)
         return st;
     float elapsed = 0.0f;
@@ -832,194 +634,11 @@ static xconv_status cuda_timer_stop(void *vctx, double *ms, xconv_error *err)
 static xconv_status cuda_finish(void *vctx, xconv_error *err)
 {
     cuda_ctx *ctx = vctx;
-    xconv_status st = make_current(ctx, err);
+    xconv_status st = cuda_make_current(ctx, err);
     if (st != XCONV_OK)
         return st;
     CU_TRY(ctx->cu->stream_synchronize(ctx->stream), "cuStreamSynchronize");
     return XCONV_OK;
-}
-
-// ---------------------------------------------------------------------------------------------
-// cuBLAS
-
-// Returns a cuBLAS status as text.
-static const char *blas_status(const cuda_ctx *ctx, cublasStatus_t s)
-{
-    if (ctx->blas_api && ctx->blas_api->get_status_name)
-        return ctx->blas_api->get_status_name(s);
-    static _Thread_local char text[32];
-    snprintf(text, sizeof text, "cublasStatus %d", (int)s);
-    return text;
-}
-
-// Makes the cuBLAS handle on first use: our stream, default math (fp32 FMA, no TF32).
-static xconv_status ensure_blas(cuda_ctx *ctx, xconv_error *err)
-{
-    if (ctx->blas)
-        return XCONV_OK;
-    if (!ctx->blas_api && !(ctx->blas_api = xconv_cublas_load(err)))
-        return XCONV_ERR_UNAVAILABLE;
-    cublasHandle_t h = NULL;
-    cublasStatus_t s = ctx->blas_api->create(&h);
-    if (s == CUBLAS_STATUS_SUCCESS)
-        s = ctx->blas_api->set_stream(h, (cudaStream_t)ctx->stream);
-    // CUBLAS_DEFAULT_MATH keeps fp32's mantissa for SGEMM; TF32 only comes with
-    // CUBLAS_TF32_TENSOR_OP_MATH, which is never set. (PEDANTIC would also forbid the faster
-    // fp32 kernels, which is not what a vendor baseline should measure.)
-    if (s == CUBLAS_STATUS_SUCCESS)
-        s = ctx->blas_api->set_math_mode(h, CUBLAS_DEFAULT_MATH);
-    if (s != CUBLAS_STATUS_SUCCESS) {
-        if (h)
-            ctx->blas_api->destroy(h);
-        return xconv_error_set(err, XCONV_ERR_DEVICE, "cuBLAS handle: %s", blas_status(ctx, s));
-    }
-    ctx->blas = h;
-    return XCONV_OK;
-}
-
-// Checks one operand: rows x cols row-major with leading dimension ld, `batch` copies `stride`
-// apart from element `offset`, must fit buf and cuBLAS's int arguments.
-static xconv_status check_matrix(const char *name, const xconv_backend_buffer *buf, size_t offset,
-                                 size_t rows, size_t cols, size_t ld, size_t stride,
-                                 size_t batch, xconv_error *err)
-{
-    if (!buf)
-        return xconv_error_set(err, XCONV_ERR_INVALID, "sgemm: %s is NULL", name);
-    if (ld < cols || ld > INT_MAX || rows > INT_MAX || cols > INT_MAX)
-        return xconv_error_set(err, XCONV_ERR_INVALID,
-                               "sgemm: %s is %zu x %zu with leading dimension %zu", name, rows,
-                               cols, ld);
-    if (rows == 0 || cols == 0 || batch == 0)
-        return XCONV_OK;
-    double last = (double)offset + (double)(batch - 1) * (double)stride +
-                  (double)(rows - 1) * (double)ld + (double)cols;
-    if (last * sizeof(float) > (double)buf->bytes)
-        return xconv_error_set(err, XCONV_ERR_INVALID,
-                               "sgemm: %s reaches element %.0f of a buffer of %zu floats", name,
-                               last, buf->bytes / sizeof(float));
-    return XCONV_OK;
-}
-
-static xconv_status cuda_sgemm(void *vctx, const xconv_gemm_args *g, xconv_error *err)
-{
-    cuda_ctx *ctx = vctx;
-    xconv_status st = check_matrix("A", g->a, g->a_offset, g->m, g->k, g->lda, g->a_stride,
-                                   g->batch, err);
-    if (st == XCONV_OK)
-        st = check_matrix("B", g->b, g->b_offset, g->k, g->n, g->ldb, g->b_stride, g->batch, err);
-    if (st == XCONV_OK)
-        st = check_matrix("C", g->c, g->c_offset, g->m, g->n, g->ldc, g->c_stride, g->batch, err);
-    if (st == XCONV_OK && g->batch > 1 && g->c_stride == 0)
-        st = xconv_error_set(err, XCONV_ERR_INVALID, "sgemm: C stride 0 with batch %zu",
-                             g->batch);
-    if (st == XCONV_OK && g->batch > INT_MAX)
-        st = xconv_error_set(err, XCONV_ERR_INVALID, "sgemm: batch %zu", g->batch);
-    if (st == XCONV_OK)
-        st = make_current(ctx, err);
-    if (st == XCONV_OK)
-        st = ensure_blas(ctx, err);
-    if (st != XCONV_OK || g->batch == 0 || g->m == 0 || g->n == 0)
-        return st;
-    // Row-major C = A B is column-major C^T = B^T A^T: pass B first and swap m and n.
-    const float one = 1.0f, zero = 0.0f;
-    const float *a = (const float *)(uintptr_t)(g->a->ptr + g->a_offset * sizeof(float));
-    const float *b = (const float *)(uintptr_t)(g->b->ptr + g->b_offset * sizeof(float));
-    float *c = (float *)(uintptr_t)(g->c->ptr + g->c_offset * sizeof(float));
-    cublasStatus_t s = ctx->blas_api->sgemm_strided_batched(
-        ctx->blas, CUBLAS_OP_N, CUBLAS_OP_N, (int)g->n, (int)g->m, (int)g->k, &one, b,
-        (int)g->ldb, (long long)g->b_stride, a, (int)g->lda, (long long)g->a_stride, &zero, c,
-        (int)g->ldc, (long long)g->c_stride, (int)g->batch);
-    if (s != CUBLAS_STATUS_SUCCESS)
-        return vendor_failure(
-            ctx,
-            xconv_error_set(err, XCONV_ERR_DEVICE,
-                            "cublasSgemmStridedBatched (m %zu, n %zu, k %zu, batch %zu): %s",
-                            g->m, g->n, g->k, g->batch, blas_status(ctx, s)),
-            err);
-    return XCONV_OK;
-}
-
-// ---------------------------------------------------------------------------------------------
-// cuDNN
-
-static bool cuda_vendor_conv_supports(void *vctx, const char *algo, const xconv_problem *p,
-                                      size_t *workspace_bytes, char *reason, size_t reason_len)
-{
-    cuda_ctx *ctx = vctx;
-    xconv_error err = {0};
-    if (make_current(ctx, &err) != XCONV_OK) {
-        snprintf(reason, reason_len, "%s", err.msg);
-        if (workspace_bytes)
-            *workspace_bytes = 0;
-        return false;
-    }
-    return xconv_cudnn_supports(ctx->dnn, algo, p, workspace_bytes, reason, reason_len);
-}
-
-static xconv_status cuda_vendor_conv(void *vctx, const char *algo, const xconv_problem *p,
-                                     const xconv_vendor_conv_buffers *b, xconv_error *err)
-{
-    cuda_ctx *ctx = vctx;
-    if (!b->x || !b->w || !b->y)
-        return xconv_error_set(err, XCONV_ERR_INVALID, "%s: x, w and y must be buffers", algo);
-    xconv_status st = make_current(ctx, err);
-    if (st != XCONV_OK)
-        return st;
-    st = xconv_cudnn_forward(ctx->dnn, algo, p, b->x->ptr, b->w->ptr, b->y->ptr + b->y_offset,
-                             b->bias ? b->bias->ptr : 0, b->workspace ? b->workspace->ptr : 0,
-                             b->workspace ? b->workspace->bytes : 0, err);
-    return st == XCONV_ERR_DEVICE ? vendor_failure(ctx, st, err) : st;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Versions
-
-// Appends ", <name> <major>.<minor>.<patch>" of a version number v = major * scale + minor *
-// 100 + patch to buf (used bytes so far in *used); nothing when v is 0.
-static void append_version(char *buf, size_t len, size_t *used, const char *name, long v,
-                           long scale)
-{
-    if (v <= 0 || *used >= len)
-        return;
-    *used += (size_t)snprintf(buf + *used, len - *used, ", %s %ld.%ld.%ld", name, v / scale,
-                              v % scale / 100, v % 100);
-}
-
-// The libraries slot: the driver's CUDA version, NVRTC's, cuBLAS's and cuDNN's (each loaded to
-// ask it; one that is missing is left out).
-static void cuda_libraries(void *vctx, char *buf, size_t len)
-{
-    cuda_ctx *ctx = vctx;
-    int driver = 0;
-    ctx->cu->driver_get_version(&driver);
-    size_t used = (size_t)snprintf(buf, len, "CUDA driver %d.%d", driver / 1000,
-                                   driver % 1000 / 10);
-    const xconv_nvrtc_api *nvrtc = xconv_nvrtc_load(NULL);
-    int major = 0, minor = 0;
-    if (nvrtc && nvrtc->version(&major, &minor) == NVRTC_SUCCESS && used < len)
-        used += (size_t)snprintf(buf + used, len - used, ", NVRTC %d.%d", major, minor);
-    const xconv_cublas_api *blas = xconv_cublas_load(NULL);
-    int v[3] = {0, 0, 0};
-    if (blas && blas->get_property && blas->get_property(MAJOR_VERSION, &v[0]) == 0 &&
-        blas->get_property(MINOR_VERSION, &v[1]) == 0 &&
-        blas->get_property(PATCH_LEVEL, &v[2]) == 0)
-        append_version(buf, len, &used, "cuBLAS", (long)v[0] * 100000 + v[1] * 100 + v[2],
-                       100000);
-    const xconv_cudnn_api *dnn = xconv_cudnn_load(NULL);
-    long dv = dnn ? (long)dnn->get_version() : 0;
-    append_version(buf, len, &used, "cuDNN", dv, dv >= 90000 ? 10000 : 1000);
-}
-
-const char *xconv_cuda_find_choice(void *vctx, const xconv_problem *p)
-{
-    const cuda_ctx *ctx = vctx;
-    return ctx && !ctx->lost ? xconv_cudnn_find_choice(ctx->dnn, p) : NULL;
-}
-
-const char *xconv_cuda_last_find_choice(void *vctx)
-{
-    const cuda_ctx *ctx = vctx;
-    return ctx && !ctx->lost ? xconv_cudnn_last_find_choice(ctx->dnn) : NULL;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: MIT
+// The CUDA backend's internals shared by its files: backend_cuda.c (devices, contexts, buffers,
+// launches, timing), cuda_programs.c (NVRTC builds and modules) and cuda_libraries.c (cuBLAS,
+// the cuDNN rows, versions).
+#ifndef XCONV_CUDA_INTERNAL_H
+#define XCONV_CUDA_INTERNAL_H
+
+#include "../host/core/backend.h"
+#include "cuda_loader.h"
+#include "cudnn_conv.h"
+
+struct xconv_backend_buffer {
+    CUdeviceptr ptr;
+    size_t bytes;
+};
+
+// A kernel entry point looked up once per module, with its parameters' sizes when the driver
+// can tell them (nparams < 0: unknown).
+typedef struct cuda_function {
+    char name[128];
+    CUfunction fn;
+    int nparams;
+    size_t param_bytes[XCONV_MAX_ARGS];
+    struct cuda_function *next;
+} cuda_function;
+
+struct xconv_backend_program {
+    CUmodule module;
+    cuda_function *functions;
+    char *image;        // what the module was loaded from (CUBIN, or PTX with its NUL), for
+    size_t image_len;   // the compiled-kernel cache; NULL for a module loaded from it
+};
+
+typedef struct cuda_ctx {
+    const xconv_cu_api *cu;
+    CUdevice dev;
+    CUcontext pctx;            // the device's primary context, shared with cuBLAS and cuDNN
+    bool retained;
+    CUstream stream;
+    CUevent start, stop;       // the timer's marks
+    bool timing;               // start was recorded and stop not yet
+    bool lost;                 // a sticky error broke the context for good (see cuda_reset):
+                               // no slot calls the driver on it again but close
+    xconv_device_info info;
+    const xconv_cublas_api *blas_api;
+    cublasHandle_t blas;       // made on the first sgemm
+    xconv_cudnn *dnn;
+} cuda_ctx;
+
+// Whether r is one of the driver's sticky errors: a kernel faulted, and the context cannot be
+// used again (every later call fails the same way) until it is destroyed and made anew.
+bool cuda_sticky(CUresult r);
+
+// Fills err for a failed driver call: XCONV_ERR_OUT_OF_MEMORY for CUDA_ERROR_OUT_OF_MEMORY,
+// XCONV_ERR_DEVICE_LOST for a sticky error, else `status`, with "what: CUDA_ERROR_NAME
+// (description)". Returns the status set.
+xconv_status cuda_fail(xconv_error *err, xconv_status status, CUresult r, const char *what);
+
+// Returns from the calling function with XCONV_ERR_DEVICE when a driver call fails.
+#define CU_TRY(call, what)                                                     \
+    do {                                                                       \
+        CUresult try_r_ = (call);                                              \
+        if (try_r_ != CUDA_SUCCESS)                                            \
+            return cuda_fail(err, XCONV_ERR_DEVICE, try_r_, (what));           \
+    } while (0)
+
+// What every call on a context lost at a sticky error says.
+#define LOST_MESSAGE "the CUDA context cannot be recovered in this process after a sticky error"
+
+// Makes the context current on the calling thread (every slot starts with this). Returns
+// XCONV_ERR_DEVICE_LOST without a driver call when the context was lost for good.
+xconv_status cuda_make_current(cuda_ctx *ctx, xconv_error *err);
+
+// After a vendor library call failed with status st (cuBLAS and cuDNN report a kernel's fault
+// as a failed execution): returns XCONV_ERR_DEVICE_LOST when the stream now holds a sticky
+// error, with the driver's word added to err, else st.
+xconv_status cuda_vendor_failure(cuda_ctx *ctx, xconv_status st, xconv_error *err);
+
+// The program slots of the backend's table (cuda_programs.c).
+xconv_status cuda_program_build(void *vctx, const char *source, const char *options,
+                                xconv_backend_program **out, char **log,
+                                xconv_error *err);
+bool cuda_builds_concurrently(void *vctx);
+xconv_status cuda_program_binary(void *vctx, xconv_backend_program *prog, void **data,
+                                 size_t *len, xconv_error *err);
+xconv_status cuda_program_load(void *vctx, const void *data, size_t len,
+                               const char *options, xconv_backend_program **out,
+                               xconv_error *err);
+void cuda_compiler_id(void *vctx, char *buf, size_t len);
+void cuda_program_free(void *vctx, xconv_backend_program *prog);
+
+// The library slots of the backend's table (cuda_libraries.c).
+xconv_status cuda_sgemm(void *vctx, const xconv_gemm_args *g, xconv_error *err);
+bool cuda_vendor_conv_supports(void *vctx, const char *algo, const xconv_problem *p,
+                               size_t *workspace_bytes, char *reason, size_t reason_len);
+xconv_status cuda_vendor_conv(void *vctx, const char *algo, const xconv_problem *p,
+                              const xconv_vendor_conv_buffers *b, xconv_error *err);
+void cuda_libraries(void *vctx, char *buf, size_t len);
+
+#endif // XCONV_CUDA_INTERNAL_H

@@ -20,7 +20,7 @@ start=$(date +%s)
 # shellcheck source=checks.bash
 source "$here/checks.bash"
 
-# The probes' problem sizes (validate/behaviour_cases.c); the JSON check below confirms them.
+# The probes' problem sizes (cli/behaviour_cases.c); the JSON check below confirms them.
 shapes=(n=2,c=4,h=7,w=9,k=4,r=3,pad=1
         n=2,c=4,h=9,w=11,k=4,r=3,s=2,stride_h=2,pad=1,dil_w=2,groups=2
         n=2,c=6,h=5,w=7,k=4,r=1)

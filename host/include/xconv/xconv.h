@@ -1118,4 +1118,7 @@ void xconv_fft2d_destroy(xconv_fft2d *f);
 }
 #endif
 
+// Measuring: cases, results, find, checking helpers.
+#include <xconv/measure.h>
+
 #endif // XCONV_H

@@ -103,6 +103,7 @@ static int build_problem(const cli_options *opts, xconv_problem *p, xconv_npy *x
     static xconv_error err;
     *p = xconv_problem_default();
     unsigned seen = 0;
+    bool checked = false;  // the problem passed xconv_problem_check as it stands
     if (!opts->nshapes && !opts->nshape_files && !opts->input) {
         cli_error("give --shape SPEC, --shapes FILE or --input X.npy --weights W.npy");
         return CLI_USAGE;
@@ -141,14 +142,15 @@ static int build_problem(const cli_options *opts, xconv_problem *p, xconv_npy *x
             cli_print_error("--shape", &err);
             return CLI_USAGE;
         }
+        checked = true;  // xconv_shape_parse checked the whole problem
     }
     if (opts->bias && (seen & XCONV_KEY_BIAS) && p->epi.bias == 0) {
         cli_error("--bias %s is given but the shape says bias=0", opts->bias);
         return CLI_USAGE;
     }
-    if (opts->bias)
-        p->epi.bias = 1;
-    if (xconv_problem_check(p, &err) != XCONV_OK) {
+    if (opts->bias && !p->epi.bias)
+        p->epi.bias = 1, checked = false;
+    if (!checked && xconv_problem_check(p, &err) != XCONV_OK) {
         cli_print_error("shape", &err);
         return CLI_USAGE;
     }
@@ -229,9 +231,11 @@ static int find_first(const cli_options *opts, xconv_device *dev, xconv_cache *c
                       const xconv_problem *p)
 {
     static xconv_error err;
+    if (!cache || !opts->find_policy)  // the common case: nothing of find is touched
+        return 0;
     xconv_find_opts fopts;
     xconv_find_opts_default(&fopts);
-    if (!cache || !opts->find_policy || !xconv_find_mode_parse(opts->find_policy, &fopts.mode))
+    if (!xconv_find_mode_parse(opts->find_policy, &fopts.mode))
         return 0;
     xconv_find_record rec;
     bool stale = false;

@@ -111,11 +111,14 @@ static xconv_status try_variant(find_state *s, const xconv_variant *v, const xco
     if (tuned.direct_tiling[0] || tuned.gemm_tiles[0] || s->round[0]) {
         char note[sizeof r->note];
         memcpy(note, r->note, sizeof note);
-        snprintf(r->note, sizeof r->note, "%s%s%s%s%s%s; %.*s", s->round,
-                 s->round[0] && (tuned.direct_tiling[0] || tuned.gemm_tiles[0]) ? ", " : "",
-                 tuned.direct_tiling[0] || tuned.gemm_tiles[0] ? "tuning " : "",
-                 tuned.direct_tiling, tuned.direct_tiling[0] && tuned.gemm_tiles[0] ? " " : "",
-                 tuned.gemm_tiles, (int)sizeof r->note - 240, note);
+        // The run's own note goes last and is cut when the whole does not fit.
+        int len =
+            snprintf(r->note, sizeof r->note, "%s%s%s%s%s%s; %.*s", s->round,
+                     s->round[0] && (tuned.direct_tiling[0] || tuned.gemm_tiles[0]) ? ", " : "",
+                     tuned.direct_tiling[0] || tuned.gemm_tiles[0] ? "tuning " : "",
+                     tuned.direct_tiling, tuned.direct_tiling[0] && tuned.gemm_tiles[0] ? " " : "",
+                     tuned.gemm_tiles, (int)sizeof r->note - 240, note);
+        (void)len;
     }
     if (s->progress && s->progress(s->user, r))
         s->stop = true;

@@ -10,7 +10,8 @@ DEB_PACKAGES := cmake make gcc libc6-dev git ocl-icd-opencl-dev opencl-c-headers
                 pocl-opencl-icd mesa-opencl-icd libclblast-dev clinfo oclgrind python3 \
                 pkgconf libxml2-utils chromium clpeak libvkfft-dev \
                 python3-numpy python3-pytest python3-venv python3-pip python3-setuptools \
-                python3-wheel intel-opencl-icd clang-15 rocm-device-libs
+                python3-wheel intel-opencl-icd clang-15 rocm-device-libs \
+                libjansson-dev
 
 .PHONY: all deps build run test test-sanitize install clean
 

@@ -196,32 +196,36 @@ static void opencl_buffer_free(void *vctx, xconv_backend_buffer *buf)
     free(buf);
 }
 
-static xconv_status opencl_buffer_write(void *vctx, xconv_backend_buffer *buf, size_t offset,
-                                        size_t bytes, const void *src, xconv_error *err)
+// One blocking copy between host memory and buf: host to buf when write, else buf to host.
+static xconv_status opencl_buffer_copy(opencl_context *ctx, xconv_backend_buffer *buf,
+                                       size_t offset, size_t bytes, bool write, void *host,
+                                       xconv_error *err)
 {
-    opencl_context *ctx = vctx;
     if (bytes == 0)
         return XCONV_OK;
     cl_event ev;
-    cl_int rc = clEnqueueWriteBuffer(ctx->queue, buf->mem, CL_TRUE, offset, bytes, src, 0, NULL,
-                                     xconv_opencl_region_slot(ctx, &ev));
+    cl_event *slot = xconv_opencl_region_slot(ctx, &ev);
+    cl_int rc = write ? clEnqueueWriteBuffer(ctx->queue, buf->mem, CL_TRUE, offset, bytes, host,
+                                             0, NULL, slot)
+                      : clEnqueueReadBuffer(ctx->queue, buf->mem, CL_TRUE, offset, bytes, host, 0,
+                                            NULL, slot);
     if (rc == CL_SUCCESS)
         xconv_opencl_region_note(ctx, ev);
-    return rc == CL_SUCCESS ? XCONV_OK : xconv_opencl_fail_wait(err, rc, "clEnqueueWriteBuffer");
+    return rc == CL_SUCCESS ? XCONV_OK
+                            : xconv_opencl_fail_wait(err, rc, write ? "clEnqueueWriteBuffer"
+                                                                    : "clEnqueueReadBuffer");
+}
+
+static xconv_status opencl_buffer_write(void *vctx, xconv_backend_buffer *buf, size_t offset,
+                                        size_t bytes, const void *src, xconv_error *err)
+{
+    return opencl_buffer_copy(vctx, buf, offset, bytes, true, (void *)src, err);
 }
 
 static xconv_status opencl_buffer_read(void *vctx, xconv_backend_buffer *buf, size_t offset,
                                        size_t bytes, void *dst, xconv_error *err)
 {
-    opencl_context *ctx = vctx;
-    if (bytes == 0)
-        return XCONV_OK;
-    cl_event ev;
-    cl_int rc = clEnqueueReadBuffer(ctx->queue, buf->mem, CL_TRUE, offset, bytes, dst, 0, NULL,
-                                    xconv_opencl_region_slot(ctx, &ev));
-    if (rc == CL_SUCCESS)
-        xconv_opencl_region_note(ctx, ev);
-    return rc == CL_SUCCESS ? XCONV_OK : xconv_opencl_fail_wait(err, rc, "clEnqueueReadBuffer");
+    return opencl_buffer_copy(vctx, buf, offset, bytes, false, dst, err);
 }
 
 static xconv_status opencl_buffer_fill(void *vctx, xconv_backend_buffer *buf, size_t count,

@@ -256,11 +256,11 @@ static int store(const flag *f, const char *value, cli_options *opts)
         *(int *)(base + f->offset) = (int)v;
         return 0;
     }
-    case ARG_U64: {
+    case ARG_U64: {  // at most INT64_MAX: results files hold it as a JSON integer, read as int64
         if (*value == '-')
             break;
         unsigned long long v = strtoull(value, &end, 10);
-        if (errno || *end || end == value)
+        if (errno || *end || end == value || v > INT64_MAX)
             break;
         *(uint64_t *)(base + f->offset) = v;
         opts->seed_given = true;

@@ -21,7 +21,7 @@ typedef struct head_args {
 static void json_head(FILE *f, const void *ctx)
 {
     const head_args *a = ctx;
-    xconv_json_write_head(f, a->info, a->with_cmp);
+    xconv_json_write_head(f, a->info, a->with_cmp ? "parity" : NULL);
 }
 
 static void csv_head(FILE *f, const void *ctx)

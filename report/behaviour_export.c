@@ -40,13 +40,6 @@ static const char *kind_word(xconv_probe_kind kind)
                                                                               : "denormal";
 }
 
-// Returns an outcome as the data formats spell it.
-static const char *outcome_word(xconv_outcome o)
-{
-    return o == XCONV_OUTCOME_PASS ? "pass" : o == XCONV_OUTCOME_FAIL ? "fail"
-           : o == XCONV_OUTCOME_NOT_APPLICABLE ? "not_applicable" : "error";
-}
-
 // ---------------------------------------------------------------------------------------------
 // Blocks
 
@@ -118,7 +111,7 @@ static void write_probe(FILE *f, const xconv_behaviour_probe *p)
 static void write_shape_result(FILE *f, const xconv_behaviour_shape *s)
 {
     fprintf(f, "        {\"shape\": %d, \"outcome\": \"%s\", ", s->shape,
-            outcome_word(s->outcome));
+            xconv_outcome_word(s->outcome));
     num(f, "max_norm_err", s->max_norm_err);
     fputs(", ", f);
     num(f, "max_block_err", s->max_block_err);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Reads compile-check results files (`xconv compile --json`) back into records, for the report.
+// Reads compile-check results files (`xconv compile --json`) back into records, for the report,
+// through Jansson (json_read.h).
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -13,28 +14,27 @@
 #define COMPILE_MAX_BYTES (256u << 20)
 
 // Copies string member key of obj into buf ("" when absent or not a string).
-static void get_string(const xconv_json *obj, const char *key, char *buf, size_t len)
+static void get_string(const json_t *obj, const char *key, char *buf, size_t len)
 {
-    const xconv_json *v = xconv_json_get(obj, key);
-    snprintf(buf, len, "%s", v && v->type == XCONV_JSON_STRING ? v->string : "");
+    const char *s = json_string_value(json_object_get(obj, key));
+    snprintf(buf, len, "%s", s ? s : "");
 }
 
 // Returns number member key of obj, -1 when absent or null.
-static double get_number(const xconv_json *obj, const char *key)
+static double get_number(const json_t *obj, const char *key)
 {
-    const xconv_json *v = xconv_json_get(obj, key);
-    return v && v->type == XCONV_JSON_NUMBER ? v->number : -1;
+    const json_t *v = json_object_get(obj, key);
+    return json_is_number(v) ? json_number_value(v) : -1;
 }
 
 // Returns boolean member key of obj (false when absent).
-static bool get_bool(const xconv_json *obj, const char *key)
+static bool get_bool(const json_t *obj, const char *key)
 {
-    const xconv_json *v = xconv_json_get(obj, key);
-    return v && v->type == XCONV_JSON_BOOL && v->boolean;
+    return json_is_true(json_object_get(obj, key));
 }
 
 // Fills *r from record object o; returns false when its outcome is not one of ours.
-static bool read_record(const xconv_json *o, xconv_compile_record *r)
+static bool read_record(const json_t *o, xconv_compile_record *r)
 {
     memset(r, 0, sizeof *r);
     get_string(o, "target", r->target, sizeof r->target);
@@ -68,24 +68,24 @@ static bool read_record(const xconv_json *o, xconv_compile_record *r)
 }
 
 // Reads the records of root (a compile file's object) into *out.
-static xconv_status read_root(const xconv_json *root, const char *path, xconv_compile_file *out,
+static xconv_status read_root(const json_t *root, const char *path, xconv_compile_file *out,
                               xconv_error *err)
 {
     get_string(root, "version", out->info.tool_version, sizeof out->info.tool_version);
     get_string(root, "commit", out->info.commit, sizeof out->info.commit);
     get_string(root, "date", out->info.date, sizeof out->info.date);
     get_string(root, "command", out->info.command, sizeof out->info.command);
-    const xconv_json *recs = xconv_json_get(root, "records");
-    if (!recs || recs->type != XCONV_JSON_ARRAY)
+    const json_t *recs = json_object_get(root, "records");
+    if (!json_is_array(recs))
         return xconv_error_set(err, XCONV_ERR_PARSE, "%s: a compile file without \"records\"",
                                path);
-    out->recs = calloc((size_t)recs->count + 1, sizeof *out->recs);
+    out->recs = calloc(json_array_size(recs) + 1, sizeof *out->recs);
     if (!out->recs)
         return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for %s", path);
-    for (int i = 0; i < recs->count; i++)
-        if (recs->items[i].type != XCONV_JSON_OBJECT ||
-            !read_record(&recs->items[i], &out->recs[out->count++]))
-            return xconv_error_set(err, XCONV_ERR_PARSE, "%s: compile record %d has no target "
+    for (size_t i = 0; i < json_array_size(recs); i++)
+        if (!json_is_object(json_array_get(recs, i)) ||
+            !read_record(json_array_get(recs, i), &out->recs[out->count++]))
+            return xconv_error_set(err, XCONV_ERR_PARSE, "%s: compile record %zu has no target "
                                    "or an unknown outcome", path, i);
     return XCONV_OK;
 }
@@ -95,37 +95,15 @@ xconv_status xconv_compile_file_load(const char *path, xconv_compile_file *out,
 {
     memset(out, 0, sizeof *out);
     *is_compile = false;
-    struct stat sb;
-    FILE *f = xconv_file_open_regular(path, &sb);
-    if (!f && errno == EINVAL)
-        return XCONV_OK;  // not a regular file: the caller's other readers say what it is
-    if (!f)
-        return xconv_error_set(err, XCONV_ERR_IO, "cannot open '%s': %s", path,
-                               xconv_file_open_why(errno));
-    if ((uint64_t)sb.st_size > COMPILE_MAX_BYTES) {
-        fclose(f);  // not one of ours: the caller's other readers say what it is
-        return XCONV_OK;
-    }
-    size_t len = (size_t)sb.st_size;
-    char *text = malloc(len + 1);
-    bool failed = !text || fread(text, 1, len, f) != len || ferror(f);
-    fclose(f);
-    if (failed) {
-        free(text);
-        return xconv_error_set(err, XCONV_ERR_IO, "cannot read '%s'", path);
-    }
-    xconv_error parse_err;
-    xconv_json *root = xconv_json_parse(text, len, &parse_err);
-    free(text);
-    const xconv_json *kind = root ? xconv_json_get(root, "kind") : NULL;
-    xconv_status st = XCONV_OK;
-    if (kind && kind->type == XCONV_JSON_STRING && strcmp(kind->string, "compile") == 0) {
+    json_t *root;
+    xconv_status st = xconv_json_probe_path(path, COMPILE_MAX_BYTES, &root, err);
+    if (st == XCONV_OK && xconv_json_is_word(json_object_get(root, "kind"), "compile")) {
         *is_compile = true;
         st = read_root(root, path, out, err);
         if (st != XCONV_OK)
             xconv_compile_file_free(out);
     }
-    xconv_json_free(root);
+    json_decref(root);
     return st;
 }
 

@@ -62,20 +62,12 @@ static void json_record(FILE *f, const xconv_compile_record *r)
 int xconv_compile_records_write_json(FILE *f, const xconv_run_info *info,
                                      const xconv_compile_record *recs, int count)
 {
-    fputs("{\n  \"tool\": \"xconv\",\n  \"version\": ", f);
-    xconv_json_write_string(f, info->tool_version, sizeof info->tool_version);
-    fputs(",\n  \"commit\": ", f);
-    xconv_json_write_string(f, info->commit, sizeof info->commit);
-    fputs(",\n  \"date\": ", f);
-    xconv_json_write_string(f, info->date, sizeof info->date);
-    fputs(",\n  \"command\": ", f);
-    xconv_json_write_string(f, info->command, sizeof info->command);
-    fputs(",\n  \"kind\": \"compile\",\n  \"records\": [", f);
+    xconv_json_write_head(f, info, "compile");
     for (int i = 0; i < count; i++) {
         fputs(i ? ",\n    " : "\n    ", f);
         json_record(f, &recs[i]);
     }
-    fputs(count ? "\n  ]\n}\n" : "]\n}\n", f);
+    fputs(xconv_json_closing(count > 0), f);
     return ferror(f) ? -1 : 0;
 }
 

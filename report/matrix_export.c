@@ -40,18 +40,6 @@ static void string(FILE *f, const char *s, size_t max)
 
 #define STR(f, s) string(f, s, sizeof(s))
 
-// Returns the outcome as the data formats spell it.
-static const char *outcome_word(xconv_outcome outcome)
-{
-    switch (outcome) {
-    case XCONV_OUTCOME_PASS: return "pass";
-    case XCONV_OUTCOME_FAIL: return "fail";
-    case XCONV_OUTCOME_NOT_APPLICABLE: return "not_applicable";
-    case XCONV_OUTCOME_ERROR: return "error";
-    }
-    return "error";
-}
-
 // ---------------------------------------------------------------------------------------------
 // Blocks
 
@@ -149,7 +137,7 @@ void xconv_matrix_write_record(FILE *f, const xconv_matrix_record *m)
     key(f, "pass", false);
     fputs(r->outcome == XCONV_OUTCOME_PASS ? "true" : "false", f);
     key(f, "outcome", false);
-    fprintf(f, "\"%s\"", outcome_word(r->outcome));
+    fprintf(f, "\"%s\"", xconv_outcome_word(r->outcome));
     key(f, "note", false);
     STR(f, r->note);
     key(f, "floor_ms", false);
@@ -247,7 +235,7 @@ void xconv_matrix_write_csv_row(FILE *f, const xconv_matrix_record *m)
     for (size_t i = 0; i < sizeof numbers / sizeof numbers[0]; i++)
         csv_number(f, numbers[i]);
     fprintf(f, ",%" PRId64 ",%s,%s", r->worst_index,
-            r->outcome == XCONV_OUTCOME_PASS ? "true" : "false", outcome_word(r->outcome));
+            r->outcome == XCONV_OUTCOME_PASS ? "true" : "false", xconv_outcome_word(r->outcome));
     CSV_STR(f, r->note);
     csv_number(f, r->floor_ms);
     csv_number(f, r->floor_share);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The peaks file (docs/peaks.md): reading it through the strict JSON reader, finding and putting
+// The peaks file (docs/peaks.md): reading it through Jansson (json_read.h), finding and putting
 // a device's entry, writing it back.
 #include <errno.h>
 #include <math.h>
@@ -18,143 +18,109 @@
 // ---------------------------------------------------------------------------------------------
 // Reading
 
-// Fills err with "origin: byte N: where: what"; returns XCONV_ERR_PARSE.
-static xconv_status bad(xconv_error *err, const char *origin, const xconv_json *at,
-                        const char *where, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 5, 6)))
-#endif
-    ;
-
-static xconv_status bad(xconv_error *err, const char *origin, const xconv_json *at,
-                        const char *where, const char *fmt, ...)
-{
-    char msg[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    return xconv_error_set(err, XCONV_ERR_PARSE, "%s: byte %zu: %s: %s", origin,
-                           at ? at->offset : 0, where, msg);
-}
-
-// Copies string member key of obj into buf (len bytes); returns XCONV_OK (a missing key leaves
-// "" unless required) or an error naming where.
-static xconv_status get_string(const xconv_json *obj, const char *key, bool required, char *buf,
-                               size_t len, const char *origin, const char *where,
-                               xconv_error *err)
-{
-    const xconv_json *v = xconv_json_get(obj, key);
-    buf[0] = '\0';
-    if (!v && !required)
-        return XCONV_OK;
-    if (!v)
-        return bad(err, origin, obj, where, "lacks \"%s\"", key);
-    if (v->type != XCONV_JSON_STRING)
-        return bad(err, origin, v, where, "%s: wants a string, got %s", key,
-                   xconv_json_type_name(v->type));
-    if (v->length >= len)
-        return bad(err, origin, v, where, "%s: longer than %zu bytes", key, len - 1);
-    memcpy(buf, v->string, v->length + 1);
-    return XCONV_OK;
-}
-
 // Reads peak member key of obj into *out: a positive number, or null / missing for 0
-// (unknown); returns XCONV_OK or an error naming where.
-static xconv_status get_peak(const xconv_json *obj, const char *key, double *out,
-                             const char *origin, const char *where, xconv_error *err)
+// (unknown); returns XCONV_OK or an error naming where.key.
+static xconv_status get_peak(const json_t *obj, const char *key, double *out, const char *where,
+                             xconv_error *err)
 {
-    const xconv_json *v = xconv_json_get(obj, key);
+    double v = NAN;
+    xconv_status st = xconv_json_get_double(obj, key, false, true, where, &v, err);
     *out = 0;
-    if (!v || v->type == XCONV_JSON_NULL)
-        return XCONV_OK;
-    if (v->type != XCONV_JSON_NUMBER || !(v->number > 0))
-        return bad(err, origin, v, where, "%s: wants a positive number or null", key);
-    *out = v->number;
-    return XCONV_OK;
+    if (!st && json_object_get(obj, key) && !isnan(v) && !(v > 0))
+        st = xconv_error_set(err, XCONV_ERR_PARSE, "%s.%s: wants a positive number or null",
+                             where, key);
+    if (!st && v > 0)
+        *out = v;
+    return st;
 }
 
 // Reads devices[i] into *e; returns XCONV_OK or an error.
-static xconv_status read_entry(const xconv_json *obj, int i, xconv_peaks_entry *e,
-                               const char *origin, xconv_error *err)
+static xconv_status read_entry(const json_t *obj, size_t i, xconv_peaks_entry *e,
+                               xconv_error *err)
 {
     char where[48];
-    snprintf(where, sizeof where, "devices[%d]", i);
+    snprintf(where, sizeof where, "devices[%zu]", i);
     memset(e, 0, sizeof *e);
-    if (obj->type != XCONV_JSON_OBJECT)
-        return bad(err, origin, obj, where, "wants an object, got %s",
-                   xconv_json_type_name(obj->type));
-    xconv_status st = get_string(obj, "name", true, e->name, sizeof e->name, origin, where, err);
+    xconv_status st =
+        xconv_json_get_string(obj, "name", true, where, e->name, sizeof e->name, err);
     if (!st)
-        st = get_string(obj, "backend", true, e->backend, sizeof e->backend, origin, where, err);
+        st = xconv_json_get_string(obj, "backend", true, where, e->backend, sizeof e->backend,
+                                   err);
     if (!st)
-        st = get_string(obj, "driver", true, e->driver, sizeof e->driver, origin, where, err);
+        st = xconv_json_get_string(obj, "driver", true, where, e->driver, sizeof e->driver, err);
     if (!st)
-        st = get_string(obj, "platform", false, e->platform, sizeof e->platform, origin, where,
-                        err);
+        st = xconv_json_get_string(obj, "platform", false, where, e->platform,
+                                   sizeof e->platform, err);
     if (!st)
-        st = get_string(obj, "date", false, e->date, sizeof e->date, origin, where, err);
+        st = xconv_json_get_string(obj, "date", false, where, e->date, sizeof e->date, err);
     if (!st)
-        st = get_string(obj, "commit", false, e->commit, sizeof e->commit, origin, where, err);
+        st = xconv_json_get_string(obj, "commit", false, where, e->commit, sizeof e->commit,
+                                   err);
     if (!st)
-        st = get_peak(obj, "fp32_gflops", &e->fp32_gflops, origin, where, err);
+        st = get_peak(obj, "fp32_gflops", &e->fp32_gflops, where, err);
     if (!st)
-        st = get_peak(obj, "gbps", &e->gbps, origin, where, err);
+        st = get_peak(obj, "gbps", &e->gbps, where, err);
     if (!st)
-        st = get_peak(obj, "gbps_read", &e->gbps_read, origin, where, err);
+        st = get_peak(obj, "gbps_read", &e->gbps_read, where, err);
     return st;
 }
 
 // Checks root's kind and version and reads its devices into out; returns XCONV_OK or an error.
-static xconv_status read_tree(const xconv_json *root, const char *origin, xconv_peaks_file *out,
-                              xconv_error *err)
+static xconv_status read_tree(const json_t *root, xconv_peaks_file *out, xconv_error *err)
 {
-    if (root->type != XCONV_JSON_OBJECT)
-        return bad(err, origin, root, "top level", "wants an object");
-    const xconv_json *tool = xconv_json_get(root, "tool"), *kind = xconv_json_get(root, "kind");
-    if (!tool || tool->type != XCONV_JSON_STRING || strcmp(tool->string, "xconv") != 0 ||
-        !kind || kind->type != XCONV_JSON_STRING || strcmp(kind->string, "peaks") != 0)
-        return bad(err, origin, root, "top level",
+    if (!json_is_object(root))
+        return xconv_json_bad(err, "top level", "wants an object, got %s", xconv_json_type_name(root));
+    if (!xconv_json_is_word(json_object_get(root, "tool"), "xconv") ||
+        !xconv_json_is_word(json_object_get(root, "kind"), "peaks"))
+        return xconv_json_bad(err, "top level",
                    "not an xconv peaks file (it lacks \"tool\": \"xconv\", \"kind\": \"peaks\")");
-    const xconv_json *ver = xconv_json_get(root, "schema_version");
-    if (!ver || ver->type != XCONV_JSON_NUMBER || ver->number != floor(ver->number) ||
-        ver->number < 1)
-        return bad(err, origin, ver ? ver : root, "schema_version", "wants an integer >= 1");
-    if (ver->number > XCONV_PEAKS_FILE_VERSION)
-        return bad(err, origin, ver, "schema_version", "%g is newer than this xconv reads (%d)",
-                   ver->number, XCONV_PEAKS_FILE_VERSION);
-    const xconv_json *devices = xconv_json_get(root, "devices");
-    if (!devices || devices->type != XCONV_JSON_ARRAY)
-        return bad(err, origin, devices ? devices : root, "devices", "wants an array");
-    out->entries = calloc((size_t)devices->count + 1, sizeof *out->entries);
+    int64_t version = 0;
+    xconv_status st = xconv_json_get_int64(root, "schema_version", true, 1, INT64_MAX,
+                                           NULL, &version, err);
+    if (st)
+        return st;
+    if (version > XCONV_PEAKS_FILE_VERSION)
+        return xconv_json_bad(err, "schema_version", "%lld is newer than this xconv reads (%d)",
+                   (long long)version, XCONV_PEAKS_FILE_VERSION);
+    const json_t *devices;
+    if ((st = xconv_json_get_array(root, "devices", true, NULL, &devices, err)))
+        return st;
+    out->entries = calloc(json_array_size(devices) + 1, sizeof *out->entries);
     if (!out->entries)
         return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for the peaks");
-    for (int i = 0; i < devices->count; i++) {
+    for (size_t i = 0; i < json_array_size(devices); i++) {
         xconv_peaks_entry *e = &out->entries[i];
-        xconv_status st = read_entry(&devices->items[i], i, e, origin, err);
-        if (st)
+        if ((st = read_entry(json_array_get(devices, i), i, e, err)))
             return st;
         if (xconv_peaks_file_find(out, e->name, e->backend, e->driver))
-            return bad(err, origin, &devices->items[i], "devices", "[%d] repeats device \"%s\" "
-                       "(%s, driver %s)", i, e->name, e->backend, e->driver);
+            return xconv_json_bad(err, "devices", "[%zu] repeats device \"%s\" (%s, driver %s)", i,
+                       e->name, e->backend, e->driver);
         out->count++;
     }
     return XCONV_OK;
+}
+
+// Reads tree root (NULL: the parse failed, err says why) into out; returns XCONV_OK or an error
+// prefixed with origin (out empty).
+static xconv_status read_root(json_t *root, const char *origin, xconv_peaks_file *out,
+                              xconv_error *err)
+{
+    xconv_status st = root ? read_tree(root, out, err) : err->status;
+    json_decref(root);
+    if (st) {
+        xconv_peaks_file_free(out);
+        xconv_error_prefix(err, "%s", origin);
+    }
+    return st;
 }
 
 xconv_status xconv_peaks_file_parse(const char *text, size_t len, const char *origin,
                                     xconv_peaks_file *out, xconv_error *err)
 {
     memset(out, 0, sizeof *out);
-    origin = origin ? origin : "peaks";
-    xconv_json *root = xconv_json_parse(text, len, err);
-    if (!root)
-        return xconv_error_prefix(err, "%s", origin);
-    xconv_status st = read_tree(root, origin, out, err);
-    xconv_json_free(root);
-    if (st)
-        xconv_peaks_file_free(out);
-    return st;
+    xconv_error local;
+    err = err ? err : &local;
+    return read_root(xconv_json_parse(text, len, err), origin ? origin : "peaks", out, err);
 }
 
 xconv_status xconv_peaks_file_load(const char *path, xconv_peaks_file *out, xconv_error *err)
@@ -172,14 +138,11 @@ xconv_status xconv_peaks_file_load(const char *path, xconv_peaks_file *out, xcon
         return xconv_error_set(err, XCONV_ERR_IO, "'%s' is not a regular file under %u MiB",
                                path, PEAKS_FILE_MAX_BYTES >> 20);
     }
-    size_t len = (size_t)sb.st_size;
-    char *text = malloc(len + 1);
-    bool failed = !text || fread(text, 1, len, f) != len || ferror(f);
+    xconv_error local;
+    err = err ? err : &local;
+    json_t *root = xconv_json_read_file(f, (size_t)sb.st_size, PEAKS_FILE_MAX_BYTES, err);
     fclose(f);
-    xconv_status st = failed ? xconv_error_set(err, XCONV_ERR_IO, "cannot read '%s'", path)
-                             : xconv_peaks_file_parse(text, len, path, out, err);
-    free(text);
-    return st;
+    return read_root(root, path, out, err);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -84,6 +84,17 @@ void xconv_run_info_init(xconv_run_info *info, int argc, char **argv)
 // ---------------------------------------------------------------------------------------------
 // Outcomes
 
+const char *xconv_outcome_word(xconv_outcome outcome)
+{
+    switch (outcome) {
+    case XCONV_OUTCOME_PASS: return "pass";
+    case XCONV_OUTCOME_FAIL: return "fail";
+    case XCONV_OUTCOME_NOT_APPLICABLE: return "not_applicable";
+    case XCONV_OUTCOME_ERROR: return "error";
+    }
+    return "error";
+}
+
 void xconv_record_set_floor(xconv_record *r, const xconv_problem *p, double peak_gflops,
                             double peak_gbps)
 {

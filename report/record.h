@@ -67,6 +67,10 @@ typedef struct xconv_run_info {
 // Fills version, commit (build-time git hash) and the current date.
 void xconv_run_info_init(xconv_run_info *info, int argc, char **argv);
 
+// Returns the outcome as the data formats (JSON, CSV) spell it: "pass", "fail",
+// "not_applicable", "error".
+const char *xconv_outcome_word(xconv_outcome outcome);
+
 // Sets r's floor from the device's peaks (GFLOP/s and GB/s, 0 when unknown): floor_ms =
 // max(FLOPs / peak, minimum bytes / bandwidth) of problem p, and floor_share = floor_ms over r's
 // median when it has one; NAN for what is unknown.
@@ -122,11 +126,11 @@ void xconv_json_write_string(FILE *f, const char *s, size_t max);
 void xconv_csv_write_string(FILE *f, const char *s, size_t max);
 
 // The pieces of the JSON and CSV writers, for writers that stream records as they finish.
-// JSON: the head (run info, and "kind": "parity" when with_cmp, up to the records' opening
+// JSON: the head (run info, and "kind": KIND unless kind is NULL, up to the records' opening
 // bracket), one record (after its separator: `first` says whether it is the first one), and
 // the closing text, which depends on whether any record was written. CSV: the header row and
 // one row. with_cmp adds the comparison's fields (parity).
-void xconv_json_write_head(FILE *f, const xconv_run_info *info, bool with_cmp);
+void xconv_json_write_head(FILE *f, const xconv_run_info *info, const char *kind);
 void xconv_json_write_record(FILE *f, const xconv_record *rec, bool first, bool with_cmp);
 const char *xconv_json_closing(bool any_records);
 void xconv_csv_write_header(FILE *f, bool with_cmp);

@@ -83,18 +83,6 @@ static const record_field *field_at(size_t i)
     return i < FIELD_COUNT ? &fields[i] : &cmp_fields[i - FIELD_COUNT];
 }
 
-// Returns the outcome as the data formats spell it: "pass", "fail", "not_applicable", "error".
-static const char *outcome_word(xconv_outcome outcome)
-{
-    switch (outcome) {
-    case XCONV_OUTCOME_PASS: return "pass";
-    case XCONV_OUTCOME_FAIL: return "fail";
-    case XCONV_OUTCOME_NOT_APPLICABLE: return "not_applicable";
-    case XCONV_OUTCOME_ERROR: return "error";
-    }
-    return "error";
-}
-
 // Returns the address of field fd in rec.
 static const void *field_ptr(const xconv_record *rec, const record_field *fd)
 {
@@ -195,7 +183,7 @@ static void json_record(FILE *f, const xconv_record *rec, bool with_cmp)
         if (fd->kind == FIELD_STRING)
             xconv_json_write_string(f, field_ptr(rec, fd), fd->size);
         else if (fd->kind == FIELD_OUTCOME)
-            fprintf(f, "\"%s\"", outcome_word(rec->outcome));
+            fprintf(f, "\"%s\"", xconv_outcome_word(rec->outcome));
         else if (!write_number(f, rec, fd))
             fputs("null", f);
     }
@@ -211,7 +199,7 @@ static int finish(FILE *f)
     return 0;
 }
 
-void xconv_json_write_head(FILE *f, const xconv_run_info *info, bool with_cmp)
+void xconv_json_write_head(FILE *f, const xconv_run_info *info, const char *kind)
 {
     fputs("{\n  \"tool\": \"xconv\",\n  \"version\": ", f);
     xconv_json_write_string(f, info->tool_version, sizeof info->tool_version);
@@ -221,8 +209,8 @@ void xconv_json_write_head(FILE *f, const xconv_run_info *info, bool with_cmp)
     xconv_json_write_string(f, info->date, sizeof info->date);
     fputs(",\n  \"command\": ", f);
     xconv_json_write_string(f, info->command, sizeof info->command);
-    if (with_cmp)
-        fputs(",\n  \"kind\": \"parity\"", f);
+    if (kind)
+        fprintf(f, ",\n  \"kind\": \"%s\"", kind);
     fputs(",\n  \"records\": [", f);
 }
 
@@ -241,7 +229,7 @@ int xconv_records_write_json(FILE *f, const xconv_run_info *info, const xconv_re
                              int count)
 {
     bool with_cmp = any_comparison(recs, count);
-    xconv_json_write_head(f, info, with_cmp);
+    xconv_json_write_head(f, info, with_cmp ? "parity" : NULL);
     for (int i = 0; i < count && !ferror(f); i++)
         xconv_json_write_record(f, &recs[i], i == 0, with_cmp);
     fputs(xconv_json_closing(count > 0), f);
@@ -288,7 +276,7 @@ void xconv_csv_write_row(FILE *f, const xconv_record *rec, bool with_cmp)
         if (fd->kind == FIELD_STRING)
             xconv_csv_write_string(f, field_ptr(rec, fd), fd->size);
         else if (fd->kind == FIELD_OUTCOME)
-            fputs(outcome_word(rec->outcome), f);
+            fputs(xconv_outcome_word(rec->outcome), f);
         else
             write_number(f, rec, fd);
     }

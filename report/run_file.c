@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT
 // Loading a results file (bench/validate JSON or the matrix schema) into records, devices and
-// shapes, through the strict JSON reader.
+// shapes, through Jansson (json_read.h).
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -22,7 +23,7 @@
 
 typedef enum field_kind {
     F_STRING,   // char array; a longer string is refused
-    F_U64,      // uint64_t from an integer literal
+    F_U64,      // uint64_t from an integer literal, at most INT64_MAX (Jansson holds int64)
     F_INT,      // int from an integer literal
     F_I64,      // int64_t from an integer literal
     F_DOUBLE,   // double; null reads as NAN (or 0 with zero_null)
@@ -108,72 +109,8 @@ static const load_field run_fields[] = {
 // ---------------------------------------------------------------------------------------------
 // Errors
 
-typedef struct loader {
-    const char *origin;
-    const char *text;     // the JSON text, for exact integers
-    size_t len;
-    xconv_error *err;
-} loader;
-
-// Fills the error with "origin: byte N: where: what"; returns XCONV_ERR_PARSE.
-static xconv_status bad(const loader *ld, const xconv_json *at, const char *where,
-                        const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 4, 5)))
-#endif
-    ;
-
-static xconv_status bad(const loader *ld, const xconv_json *at, const char *where,
-                        const char *fmt, ...)
-{
-    char msg[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    return xconv_error_set(ld->err, XCONV_ERR_PARSE, "%s: byte %zu: %s: %s", ld->origin,
-                           at ? at->offset : 0, where, msg);
-}
-
 // ---------------------------------------------------------------------------------------------
 // Values
-
-// Reads the integer literal of number v exactly into *out (within [lo, hi] as long long, or
-// unsigned when is_unsigned); returns XCONV_OK or an error naming where.
-static xconv_status read_integer(const loader *ld, const xconv_json *v, const char *where,
-                                 bool is_unsigned, long long lo, long long hi, void *out,
-                                 size_t size)
-{
-    if (v->type != XCONV_JSON_NUMBER)
-        return bad(ld, v, where, "wants an integer, got %s", xconv_json_type_name(v->type));
-    const char *b = ld->text + v->offset, *e = b;
-    while (e < ld->text + ld->len && strchr("-0123456789.eE+", *e))
-        e++;
-    char buf[64];
-    size_t n = (size_t)(e - b);
-    if (n >= sizeof buf || memchr(b, '.', n) || memchr(b, 'e', n) || memchr(b, 'E', n))
-        return bad(ld, v, where, "wants an integer, got %.*s", (int)(n < 40 ? n : 40), b);
-    memcpy(buf, b, n);
-    buf[n] = '\0';
-    errno = 0;
-    if (is_unsigned) {
-        if (buf[0] == '-')
-            return bad(ld, v, where, "wants an integer of at least 0, got %s", buf);
-        unsigned long long u = strtoull(buf, NULL, 10);
-        if (errno == ERANGE)
-            return bad(ld, v, where, "%s is out of range", buf);
-        *(uint64_t *)out = u;
-        return XCONV_OK;
-    }
-    long long s = strtoll(buf, NULL, 10);
-    if (errno == ERANGE || s < lo || s > hi)
-        return bad(ld, v, where, "%s is out of range", buf);
-    if (size == sizeof(int))
-        *(int *)out = (int)s;
-    else
-        *(int64_t *)out = s;
-    return XCONV_OK;
-}
 
 // Returns the outcome named by word, or -1.
 static int outcome_from_word(const char *word)
@@ -188,70 +125,65 @@ static int outcome_from_word(const char *word)
     return -1;
 }
 
-// Stores value v of field fd into base; returns XCONV_OK or an error naming where.
-static xconv_status store(const loader *ld, const load_field *fd, const xconv_json *v,
-                          void *base, const char *where)
+// Reads member fd->name of obj, if present, into base (obj named where); returns XCONV_OK or an
+// error naming where.name.
+static xconv_status store(const load_field *fd, const json_t *obj, void *base, const char *where,
+                          xconv_error *err)
 {
     void *dst = (char *)base + fd->offset;
+    const json_t *v = json_object_get(obj, fd->name);
+    int64_t i = 0;
+    xconv_status st = XCONV_OK;
     switch (fd->kind) {
     case F_STRING:
-        if (v->type != XCONV_JSON_STRING)
-            return bad(ld, v, where, "wants a string, got %s", xconv_json_type_name(v->type));
-        if (v->length >= fd->size)
-            return bad(ld, v, where, "is %zu bytes, longer than the %zu this field holds",
-                       v->length, fd->size - 1);
-        memcpy(dst, v->string, v->length + 1);
-        return XCONV_OK;
+        return xconv_json_get_string(obj, fd->name, false, where, dst, fd->size, err);
     case F_U64:
-        return read_integer(ld, v, where, true, 0, 0, dst, sizeof(uint64_t));
-    case F_INT:
-        return read_integer(ld, v, where, false, INT_MIN, INT_MAX, dst, sizeof(int));
-    case F_I64:
-        return read_integer(ld, v, where, false, LLONG_MIN, LLONG_MAX, dst, sizeof(int64_t));
-    case F_DOUBLE:
-        if (v->type == XCONV_JSON_NULL) {
-            *(double *)dst = NAN;
-            return XCONV_OK;
-        }
-        if (v->type != XCONV_JSON_NUMBER)
-            return bad(ld, v, where, "wants a number or null, got %s",
-                       xconv_json_type_name(v->type));
-        *(double *)dst = v->number;
+        if ((st = xconv_json_get_int64(obj, fd->name, false, 0, INT64_MAX, where, &i, err)))
+            return st;
+        if (v)
+            *(uint64_t *)dst = (uint64_t)i;
         return XCONV_OK;
+    case F_INT:
+        if ((st = xconv_json_get_int64(obj, fd->name, false, INT_MIN, INT_MAX, where, &i, err)))
+            return st;
+        if (v)
+            *(int *)dst = (int)i;
+        return XCONV_OK;
+    case F_I64:
+        return xconv_json_get_int64(obj, fd->name, false, INT64_MIN, INT64_MAX, where, dst, err);
+    case F_DOUBLE:
+        return xconv_json_get_double(obj, fd->name, false, true, where, dst, err);
     case F_OUTCOME: {
-        int o = v->type == XCONV_JSON_STRING ? outcome_from_word(v->string) : -1;
-        if (o < 0)
-            return bad(ld, v, where, "wants \"pass\", \"fail\", \"not_applicable\" or \"error\"");
-        *(xconv_outcome *)dst = (xconv_outcome)o;
+        int o = json_is_string(v) ? outcome_from_word(json_string_value(v)) : -1;
+        if (v && o < 0)
+            return xconv_error_set(err, XCONV_ERR_PARSE, "%s.%s: wants \"pass\", \"fail\", "
+                                   "\"not_applicable\" or \"error\"", where, fd->name);
+        if (v)
+            *(xconv_outcome *)dst = (xconv_outcome)o;
         return XCONV_OK;
     }
     case F_PICK:
-        if (v->type != XCONV_JSON_BOOL && v->type != XCONV_JSON_NULL)
-            return bad(ld, v, where, "wants true, false or null, got %s",
-                       xconv_json_type_name(v->type));
-        *(int *)dst = v->type == XCONV_JSON_NULL ? -1 : v->boolean;
+        if (v && !json_is_boolean(v) && !json_is_null(v))
+            return xconv_error_set(err, XCONV_ERR_PARSE, "%s.%s: wants true, false or null, "
+                                   "got %s", where, fd->name, xconv_json_type_name(v));
+        if (v)
+            *(int *)dst = json_is_null(v) ? -1 : json_is_true(v);
         return XCONV_OK;
     }
     return XCONV_OK;
 }
 
-// Reads the fields of object obj into base (prefix names it in messages: "records[3]");
+// Reads the fields of object obj into base (where names it in messages: "records[3]");
 // returns XCONV_OK or an error for a required field missing or a value of the wrong kind.
-static xconv_status load_fields(const loader *ld, const xconv_json *obj, const load_field *fields,
-                                int nfields, void *base, const char *prefix)
+static xconv_status load_fields(const json_t *obj, const load_field *fields, int nfields,
+                                void *base, const char *where, xconv_error *err)
 {
-    if (obj->type != XCONV_JSON_OBJECT)
-        return bad(ld, obj, prefix, "wants an object, got %s", xconv_json_type_name(obj->type));
+    if (!json_is_object(obj))
+        return xconv_json_bad(err, where, "wants an object, got %s", xconv_json_type_name(obj));
     for (int i = 0; i < nfields; i++) {
-        char where[160];
-        snprintf(where, sizeof where, "%s.%s", prefix, fields[i].name);
-        const xconv_json *v = xconv_json_get(obj, fields[i].name);
-        if (!v) {
-            if (fields[i].required)
-                return bad(ld, obj, prefix, "lacks \"%s\"", fields[i].name);
-            continue;
-        }
-        xconv_status st = store(ld, &fields[i], v, base, where);
+        if (fields[i].required && !json_object_get(obj, fields[i].name))
+            return xconv_json_bad(err, where, "lacks \"%s\"", fields[i].name);
+        xconv_status st = store(&fields[i], obj, base, where, err);
         if (st)
             return st;
     }
@@ -261,40 +193,28 @@ static xconv_status load_fields(const loader *ld, const xconv_json *obj, const l
 // ---------------------------------------------------------------------------------------------
 // The blocks
 
-// Returns the array member key of root (NULL when absent and not required) through *arr;
-// returns XCONV_OK or an error when it is missing but required or not an array.
-static xconv_status get_array(const loader *ld, const xconv_json *root, const char *key,
-                              bool required, const xconv_json **arr)
-{
-    *arr = xconv_json_get(root, key);
-    if (!*arr)
-        return required ? bad(ld, root, "top level", "lacks \"%s\"", key) : XCONV_OK;
-    if ((*arr)->type != XCONV_JSON_ARRAY)
-        return bad(ld, *arr, key, "wants an array, got %s", xconv_json_type_name((*arr)->type));
-    return XCONV_OK;
-}
-
 // Reads the "devices" array into run->devices; returns XCONV_OK or an error.
-static xconv_status load_devices(const loader *ld, const xconv_json *arr, xconv_run_file *run)
+static xconv_status load_devices(const json_t *arr, xconv_run_file *run, xconv_error *err)
 {
-    run->devices = calloc((size_t)arr->count + 1, sizeof *run->devices);
+    size_t n = json_array_size(arr);
+    run->devices = calloc(n + 1, sizeof *run->devices);
     if (!run->devices)
-        return xconv_error_set(ld->err, XCONV_ERR_OUT_OF_MEMORY, "no memory for the devices");
-    for (int i = 0; i < arr->count; i++) {
+        return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for the devices");
+    for (size_t i = 0; i < n; i++) {
         char where[64];
-        snprintf(where, sizeof where, "devices[%d]", i);
+        snprintf(where, sizeof where, "devices[%zu]", i);
+        const json_t *item = json_array_get(arr, i);
         xconv_matrix_device *d = &run->devices[i];
-        xconv_status st = load_fields(ld, &arr->items[i], device_fields, COUNT(device_fields), d,
-                                      where);
+        xconv_status st = load_fields(item, device_fields, COUNT(device_fields), d, where, err);
         if (st)
             return st;
         if (xconv_run_file_device(run, d->id))  // searches the devices before this one
-            return bad(ld, &arr->items[i], where, "id \"%s\" appears twice", d->id);
+            return xconv_json_bad(err, where, "id \"%s\" appears twice", d->id);
         run->ndevices++;
-        const xconv_json *peaks = xconv_json_get(&arr->items[i], "peaks");
-        if (peaks && peaks->type != XCONV_JSON_NULL) {
-            snprintf(where, sizeof where, "devices[%d].peaks", i);
-            if ((st = load_fields(ld, peaks, peak_fields, COUNT(peak_fields), d, where)))
+        const json_t *peaks = json_object_get(item, "peaks");
+        if (peaks && !json_is_null(peaks)) {
+            snprintf(where, sizeof where, "devices[%zu].peaks", i);
+            if ((st = load_fields(peaks, peak_fields, COUNT(peak_fields), d, where, err)))
                 return st;
         }
         // Unknown peaks read as 0 (null in the file).
@@ -307,34 +227,34 @@ static xconv_status load_devices(const loader *ld, const xconv_json *arr, xconv_
 }
 
 // Reads the "shapes" array into run->shapes; returns XCONV_OK or an error.
-static xconv_status load_shapes(const loader *ld, const xconv_json *arr, xconv_run_file *run)
+static xconv_status load_shapes(const json_t *arr, xconv_run_file *run, xconv_error *err)
 {
-    run->shapes = calloc((size_t)arr->count + 1, sizeof *run->shapes);
+    size_t n = json_array_size(arr);
+    run->shapes = calloc(n + 1, sizeof *run->shapes);
     if (!run->shapes)
-        return xconv_error_set(ld->err, XCONV_ERR_OUT_OF_MEMORY, "no memory for the shapes");
-    for (int i = 0; i < arr->count; i++) {
+        return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for the shapes");
+    for (size_t i = 0; i < n; i++) {
         char where[64];
-        snprintf(where, sizeof where, "shapes[%d]", i);
+        snprintf(where, sizeof where, "shapes[%zu]", i);
         xconv_matrix_shape *s = &run->shapes[i];
         s->weight = 1;
-        xconv_status st = load_fields(ld, &arr->items[i], shape_fields, COUNT(shape_fields), s,
-                                      where);
+        xconv_status st = load_fields(json_array_get(arr, i), shape_fields, COUNT(shape_fields),
+                                      s, where, err);
         if (st)
             return st;
         if (!(s->weight > 0))
-            return bad(ld, xconv_json_get(&arr->items[i], "weight"), where,
-                       "weight must be a positive number");
+            return xconv_json_bad(err, where, "weight must be a positive number");
         run->nshapes++;
     }
     return XCONV_OK;
 }
 
 // Reads one record (index i) into *r; returns XCONV_OK or an error.
-static xconv_status load_record(const loader *ld, const xconv_json *obj, int i,
-                                xconv_matrix_record *r)
+static xconv_status load_record(const json_t *obj, size_t i, xconv_matrix_record *r,
+                                xconv_error *err)
 {
     char where[64];
-    snprintf(where, sizeof where, "records[%d]", i);
+    snprintf(where, sizeof where, "records[%zu]", i);
     memset(r, 0, sizeof *r);
     double *nan_fields[] = {&r->rec.median_ms, &r->rec.min_ms,       &r->rec.max_ms,
                             &r->rec.compile_ms, &r->rec.gflops,      &r->rec.gbps,
@@ -344,20 +264,20 @@ static xconv_status load_record(const loader *ld, const xconv_json *obj, int i,
         *nan_fields[k] = NAN;
     r->rec.worst_index = -1;
     r->auto_pick = -1;
-    xconv_status st = load_fields(ld, obj, record_fields, COUNT(record_fields), r, where);
+    xconv_status st = load_fields(obj, record_fields, COUNT(record_fields), r, where, err);
     if (st)
         return st;
-    const xconv_json *pass = xconv_json_get(obj, "pass");
-    if (pass && (pass->type != XCONV_JSON_BOOL ||
-                 pass->boolean != (r->rec.outcome == XCONV_OUTCOME_PASS)))
-        return bad(ld, pass, where, "\"pass\" disagrees with \"outcome\" \"%s\"",
+    const json_t *pass = json_object_get(obj, "pass");
+    if (pass && (!json_is_boolean(pass) ||
+                 json_is_true(pass) != (r->rec.outcome == XCONV_OUTCOME_PASS)))
+        return xconv_json_bad(err, where, "\"pass\" disagrees with \"outcome\" \"%s\"",
                    xconv_outcome_name(r->rec.outcome));
     return XCONV_OK;
 }
 
 // Adds a device for every device id the records name that run lacks (files before the matrix
 // schema carry none); returns XCONV_OK or an out-of-memory error.
-static xconv_status derive_devices(const loader *ld, xconv_run_file *run)
+static xconv_status derive_devices(xconv_run_file *run, xconv_error *err)
 {
     for (int i = 0; i < run->count; i++) {
         const xconv_record *r = &run->recs[i].rec;
@@ -366,7 +286,7 @@ static xconv_status derive_devices(const loader *ld, xconv_run_file *run)
         xconv_matrix_device *grown =
             realloc(run->devices, (size_t)(run->ndevices + 1) * sizeof *grown);
         if (!grown)
-            return xconv_error_set(ld->err, XCONV_ERR_OUT_OF_MEMORY, "no memory for devices");
+            return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for devices");
         run->devices = grown;
         xconv_matrix_device *d = &run->devices[run->ndevices++];
         memset(d, 0, sizeof *d);
@@ -387,73 +307,83 @@ static xconv_status derive_devices(const loader *ld, xconv_run_file *run)
 
 // Checks what kind of file root is and reads its schema version into run; returns XCONV_OK or
 // an error for another tool's JSON, parity or devices output, or a newer schema.
-static xconv_status check_kind(const loader *ld, const xconv_json *root, xconv_run_file *run)
+static xconv_status check_kind(const json_t *root, xconv_run_file *run, xconv_error *err)
 {
-    if (root->type != XCONV_JSON_OBJECT)
-        return bad(ld, root, "top level", "wants an object, got %s",
-                   xconv_json_type_name(root->type));
-    const xconv_json *tool = xconv_json_get(root, "tool");
-    if (!tool || tool->type != XCONV_JSON_STRING || strcmp(tool->string, "xconv") != 0)
-        return bad(ld, tool ? tool : root, "top level",
-                   "not an xconv results file (it lacks \"tool\": \"xconv\"; xconv devices "
-                   "--json output is not one)");
-    const xconv_json *kind = xconv_json_get(root, "kind");
-    if (kind && (kind->type != XCONV_JSON_STRING || strcmp(kind->string, "matrix") != 0))
-        return bad(ld, kind, "kind", "%s%s%s: only bench, validate and matrix files hold "
-                   "records of this form", kind->type == XCONV_JSON_STRING ? "\"" : "",
-                   kind->type == XCONV_JSON_STRING ? kind->string : "not a string",
-                   kind->type == XCONV_JSON_STRING ? "\"" : "");
-    const xconv_json *ver = xconv_json_get(root, "schema_version");
-    run->schema_version = 0;
-    if (ver) {
-        xconv_status st = read_integer(ld, ver, "schema_version", false, 1, INT_MAX,
-                                       &run->schema_version, sizeof(int));
-        if (st)
-            return st;
-        if (run->schema_version > XCONV_MATRIX_SCHEMA_VERSION)
-            return bad(ld, ver, "schema_version", "%d is newer than this xconv reads (%d)",
-                       run->schema_version, XCONV_MATRIX_SCHEMA_VERSION);
-    }
-    return XCONV_OK;
+    if (!json_is_object(root))
+        return xconv_json_bad(err, "top level", "wants an object, got %s", xconv_json_type_name(root));
+    if (!xconv_json_is_word(json_object_get(root, "tool"), "xconv"))
+        return xconv_json_bad(err, "top level", "not an xconv results file (it lacks \"tool\": \"xconv\"; "
+                   "xconv devices --json output is not one)");
+    const json_t *kind = json_object_get(root, "kind");
+    if (kind && !xconv_json_is_word(kind, "matrix"))
+        return xconv_json_bad(err, "kind", "%s%s%s: only bench, validate and matrix files hold "
+                   "records of this form", json_is_string(kind) ? "\"" : "",
+                   json_is_string(kind) ? json_string_value(kind) : "not a string",
+                   json_is_string(kind) ? "\"" : "");
+    int64_t version = 0;
+    xconv_status st = xconv_json_get_int64(root, "schema_version", false, 1, INT_MAX,
+                                           NULL, &version, err);
+    run->schema_version = (int)version;
+    if (!st && run->schema_version > XCONV_MATRIX_SCHEMA_VERSION)
+        st = xconv_json_bad(err, "schema_version", "%d is newer than this xconv reads (%d)",
+                 run->schema_version, XCONV_MATRIX_SCHEMA_VERSION);
+    return st;
 }
 
 // Fills run from the parsed tree root; returns XCONV_OK or an error.
-static xconv_status load_tree(const loader *ld, const xconv_json *root, xconv_run_file *run)
+static xconv_status load_tree(const json_t *root, xconv_run_file *run, xconv_error *err)
 {
-    xconv_status st = check_kind(ld, root, run);
+    xconv_status st = check_kind(root, run, err);
     if (!st)
-        st = load_fields(ld, root, run_fields, COUNT(run_fields), run, "top level");
-    const xconv_json *complete = xconv_json_get(root, "complete");
-    run->complete = complete && complete->type == XCONV_JSON_BOOL ? complete->boolean : -1;
-    if (!st && complete && complete->type != XCONV_JSON_BOOL)
-        st = bad(ld, complete, "complete", "wants a boolean, got %s",
-                 xconv_json_type_name(complete->type));
-    const xconv_json *devices = NULL, *shapes = NULL, *records = NULL;
+        st = load_fields(root, run_fields, COUNT(run_fields), run, NULL, err);
+    const json_t *complete = json_object_get(root, "complete");
+    run->complete = json_is_boolean(complete) ? json_is_true(complete) : -1;
+    bool unused;
     if (!st)
-        st = get_array(ld, root, "devices", run->schema_version >= 1, &devices);
+        st = xconv_json_get_bool(root, "complete", false, NULL, &unused, err);
+    const json_t *devices = NULL, *shapes = NULL, *records = NULL;
     if (!st)
-        st = get_array(ld, root, "shapes", false, &shapes);
+        st = xconv_json_get_array(root, "devices", run->schema_version >= 1, NULL,
+                                  &devices, err);
     if (!st)
-        st = get_array(ld, root, "records", true, &records);
+        st = xconv_json_get_array(root, "shapes", false, NULL, &shapes, err);
+    if (!st)
+        st = xconv_json_get_array(root, "records", true, NULL, &records, err);
     if (!st && devices)
-        st = load_devices(ld, devices, run);
+        st = load_devices(devices, run, err);
     if (!st && shapes)
-        st = load_shapes(ld, shapes, run);
+        st = load_shapes(shapes, run, err);
     if (st)
         return st;
-    run->recs = calloc((size_t)records->count + 1, sizeof *run->recs);
+    size_t n = json_array_size(records);
+    run->recs = calloc(n + 1, sizeof *run->recs);
     if (!run->recs)
-        return xconv_error_set(ld->err, XCONV_ERR_OUT_OF_MEMORY, "no memory for the records");
-    for (int i = 0; i < records->count; i++) {
+        return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for the records");
+    for (size_t i = 0; i < n; i++) {
         xconv_matrix_record *r = &run->recs[i];
-        if ((st = load_record(ld, &records->items[i], i, r)))
+        if ((st = load_record(json_array_get(records, i), i, r, err)))
             return st;
         run->count++;
         if (devices && !xconv_run_file_device(run, r->rec.device))
-            return bad(ld, &records->items[i], "records", "[%d] names device \"%s\", which "
-                       "\"devices\" lacks", i, r->rec.device);
+            return xconv_json_bad(err, "records", "[%zu] names device \"%s\", which \"devices\" lacks", i,
+                       r->rec.device);
     }
-    return derive_devices(ld, run);
+    return derive_devices(run, err);
+}
+
+// Reads tree root (NULL: the parse failed, err says why) into out; returns XCONV_OK or an error
+// prefixed with origin (out empty).
+static xconv_status read_root(json_t *root, const char *origin, xconv_run_file *out,
+                              xconv_error *err)
+{
+    xconv_status st = root ? load_tree(root, out, err) : err ? err->status : XCONV_ERR_PARSE;
+    json_decref(root);
+    if (st) {
+        xconv_run_file_free(out);
+        if (err)
+            xconv_error_prefix(err, "%s", origin);
+    }
+    return st;
 }
 
 xconv_status xconv_run_file_parse(const char *text, size_t len, const char *origin,
@@ -462,18 +392,9 @@ xconv_status xconv_run_file_parse(const char *text, size_t len, const char *orig
     if (!text || !out)
         return xconv_error_set(err, XCONV_ERR_INVALID, "no text or output given");
     memset(out, 0, sizeof *out);
-    loader ld = {.origin = origin ? origin : "results", .text = text, .len = len, .err = err};
-    xconv_json *root = xconv_json_parse(text, len, err);
-    if (!root) {
-        if (err)
-            xconv_error_prefix(err, "%s", ld.origin);
-        return err ? err->status : XCONV_ERR_PARSE;
-    }
-    xconv_status st = load_tree(&ld, root, out);
-    xconv_json_free(root);
-    if (st)
-        xconv_run_file_free(out);
-    return st;
+    xconv_error local;
+    err = err ? err : &local;
+    return read_root(xconv_json_parse(text, len, err), origin ? origin : "results", out, err);
 }
 
 xconv_status xconv_run_file_load(const char *path, xconv_run_file *out, xconv_error *err)
@@ -486,23 +407,11 @@ xconv_status xconv_run_file_load(const char *path, xconv_run_file *out, xconv_er
     if (!f)
         return xconv_error_set(err, XCONV_ERR_IO, "cannot open '%s': %s", path,
                                xconv_file_open_why(errno));
-    if ((uint64_t)sb.st_size > RUN_FILE_MAX_BYTES) {
-        fclose(f);
-        return xconv_error_set(err, XCONV_ERR_PARSE, "'%s' is larger than %u MiB", path,
-                               RUN_FILE_MAX_BYTES >> 20);
-    }
-    size_t len = (size_t)sb.st_size;
-    char *text = malloc(len + 1);
-    if (!text) {
-        fclose(f);
-        return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory to read '%s'", path);
-    }
-    bool failed = fread(text, 1, len, f) != len || ferror(f);
+    xconv_error local;
+    err = err ? err : &local;
+    json_t *root = xconv_json_read_file(f, (size_t)sb.st_size, RUN_FILE_MAX_BYTES, err);
     fclose(f);
-    xconv_status st = failed ? xconv_error_set(err, XCONV_ERR_IO, "cannot read '%s'", path)
-                             : xconv_run_file_parse(text, len, path, out, err);
-    free(text);
-    return st;
+    return read_root(root, path, out, err);
 }
 
 void xconv_run_file_free(xconv_run_file *run)

@@ -476,7 +476,7 @@ static void test_host_run(void)
         {"{\"tool\": \"xconv\", \"records\": []}", "not an xconv behaviour file"},
         {"{\"tool\": \"xconv\", \"kind\": \"behaviour\", \"schema_version\": 2}",
          "schema_version"},
-        {"[1,", "the input ends"},
+        {"[1,", "bad.json: byte 3 (line 1, column 3): ']' expected near end of file"},
     };
     for (int i = 0; i < 3; i++) {
         CHECK(xconv_behaviour_parse(bad[i][0], strlen(bad[i][0]), "bad.json", &back, &err) ==

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "../host/core/device.h"
-#include "../host/caches/program_cache.h"
+#include "../host/core/program_cache.h"
 #include "tests/check.h"
 
 // ---------------------------------------------------------------------------------------------

@@ -68,6 +68,7 @@ static void test_round_trip(void)
     text = write_text(&file, &len);
     CHECK(xconv_peaks_file_parse(text, len, "empty", &back, &err) == XCONV_OK && back.count == 0);
     free(text);
+    xconv_peaks_file_free(&back);
     CHECK(xconv_peaks_file_load("/nonexistent/xconv/peaks.json", &back, &err) == XCONV_OK &&
           back.count == 0);
     CHECK(xconv_peaks_file_load("/", &back, &err) == XCONV_ERR_IO);
@@ -99,8 +100,7 @@ static void test_refused(void)
     refused(text, "devices[0]: lacks \"driver\"");
     snprintf(text, sizeof text, "%s\"devices\": [{\"name\": \"A\", \"backend\": \"cuda\", "
              "\"driver\": \"1\", \"gbps\": -3}]}", head);
-    refused(text, "p.json: byte ");
-    refused(text, "devices[0]: gbps: wants a positive number or null");
+    refused(text, "p.json: devices[0].gbps: wants a positive number or null");
     snprintf(text, sizeof text, "%s\"devices\": [{\"name\": \"A\", \"backend\": \"cuda\", "
              "\"driver\": \"1\"}, {\"name\": \"A\", \"backend\": \"cuda\", \"driver\": \"1\"}]}",
              head);

@@ -505,7 +505,7 @@ static xconv_run_info stream_info;
 // The JSON file a record at a time, as a streaming writer makes it.
 static void json_pieces(FILE *f, const xconv_record *recs, int n, bool cmp)
 {
-    xconv_json_write_head(f, &stream_info, cmp);
+    xconv_json_write_head(f, &stream_info, cmp ? "parity" : NULL);
     for (int i = 0; i < n; i++)
         xconv_json_write_record(f, &recs[i], i == 0, cmp);
     fputs(xconv_json_closing(n > 0), f);

@@ -14,7 +14,8 @@
 #include "caches/cache.h"
 #include "core/device.h"
 #include "caches/find_db.h"
-#include "caches/program_cache.h"
+#include "caches/kernel_cache.h"
+#include "core/program_cache.h"
 
 // ---------------------------------------------------------------------------------------------
 // Hashing
@@ -344,4 +345,5 @@ void xconv_device_set_cache(xconv_device *dev, xconv_cache *cache)
     if (!dev)
         return;
     dev->cache = cache;
+    dev->store = cache ? &xconv_kernel_cache_store : NULL;
 }

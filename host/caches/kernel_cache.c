@@ -223,3 +223,9 @@ xconv_status xconv_cache_clear_kernels(xconv_cache *cache, int *removed, xconv_e
     closedir(d);
     return st;
 }
+
+const xconv_program_store xconv_kernel_cache_store = {
+    .usable = xconv_kernel_cache_usable,
+    .get = xconv_kernel_cache_get,
+    .put = xconv_kernel_cache_put,
+};

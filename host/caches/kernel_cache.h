@@ -7,6 +7,10 @@
 
 #include "core/device.h"
 
+// The store the core builds programs through on a device with a cache (device.h): the three
+// functions below.
+extern const xconv_program_store xconv_kernel_cache_store;
+
 // Returns true when dev has a cache attached that keeps kernels and its backend can store them.
 bool xconv_kernel_cache_usable(const xconv_device *dev);
 

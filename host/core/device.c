@@ -7,7 +7,7 @@
 
 #include "core/contract.h"
 #include "core/device.h"
-#include "caches/program_cache.h"
+#include "core/program_cache.h"
 
 // ---------------------------------------------------------------------------------------------
 // Backends

@@ -6,7 +6,21 @@
 
 #include "core/backend.h"
 
-typedef struct xconv_program xconv_program;  // host/caches/program_cache.h
+typedef struct xconv_program xconv_program;  // host/core/program_cache.h
+
+// Where built programs are kept between processes: the compiled-kernel cache on disk
+// (host/caches/kernel_cache.c) sets this table on a device given a cache, so that the core
+// builds through it without depending on the caches.
+typedef struct xconv_program_store {
+    // Whether dev's store keeps kernels now (and its backend can store them).
+    bool (*usable)(const xconv_device *dev);
+    // Loads the program of (source, text, options); XCONV_ERR_NOT_FOUND when it holds none.
+    xconv_status (*get)(xconv_device *dev, const char *source, const char *text,
+                        const char *options, xconv_backend_program **out);
+    // Stores a program just built; a failure to write is the store's warning, not an error.
+    void (*put)(xconv_device *dev, const char *source, const char *text, const char *options,
+                xconv_backend_program *prog);
+} xconv_program_store;
 
 // An open device. The core enqueues work on it through be and ctx.
 struct xconv_device {
@@ -22,6 +36,7 @@ struct xconv_device {
     char gone_msg[XCONV_ERROR_MSG_LEN];  // why, as every call on a gone device reports it
     int test_fault;             // XCONV_TEST_FAULT_* armed for the next plan run (tests only)
     xconv_cache *cache;         // compiled kernels and the find-db on disk (NULL: none)
+    const xconv_program_store *store;  // the cache's kernels, as the core builds through them
 };
 
 // A buffer of device memory, registered with its device.

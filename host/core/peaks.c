@@ -4,7 +4,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "caches/program_cache.h"
+#include "core/program_cache.h"
 
 #include "core/contract.h"
 

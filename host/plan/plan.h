@@ -6,7 +6,7 @@
 #ifndef XCONV_PLAN_H
 #define XCONV_PLAN_H
 
-#include "caches/program_cache.h"
+#include "core/program_cache.h"
 
 #define XCONV_MAX_REGIONS 16
 #define XCONV_REGION_ALIGN 256  // bytes: every region starts at a multiple of this
@@ -257,5 +257,9 @@ xconv_status xconv_plan_check(const xconv_plan *plan, xconv_error *err);
 // Returns XCONV_OK when every field of opts (NULL: the defaults) is in its range
 // (xconv_plan_options), else XCONV_ERR_INVALID naming the field.
 xconv_status xconv_plan_options_check(const xconv_plan_options *opts, xconv_error *err);
+
+// The kernel of the split-K reduce step (cl/splitk_reduce.cl), which stores a split plan's output:
+// the epilogue fuses into it (plan_epilogue.c) as into a convolution's store.
+#define XCONV_SPLITK_REDUCE_KERNEL "splitk_reduce"
 
 #endif // XCONV_PLAN_H

@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "plan/plan_epilogue.h"
-#include "families/gemm/plan_gemm.h"
 #include "plan/variant.h"
 #include "xconv_problem_fields.h"
 
@@ -50,10 +49,10 @@ const char *xconv_epilogue_describe(const xconv_problem *p, unsigned parts, char
 // ---------------------------------------------------------------------------------------------
 // The hook
 
-xconv_status xconv_step_fuse_epilogue(xconv_step *s, const xconv_problem *p, unsigned parts,
-                                      xconv_plan *plan, xconv_error *err)
+// Adds the defines of the epilogue's parts (bias and activation, pool) of p to step s.
+static xconv_status define_parts(xconv_step *s, const xconv_problem *p, unsigned parts,
+                                 xconv_error *err)
 {
-    parts &= xconv_epilogue_parts(p);
     xconv_status st = XCONV_OK;
 #define XCONV_DEFINE_FIELD(name, expr, meaning)                       \
     if (st == XCONV_OK)                                               \
@@ -65,6 +64,14 @@ xconv_status xconv_step_fuse_epilogue(xconv_step *s, const xconv_problem *p, uns
         XCONV_EPILOGUE_POOL_DEFINES(XCONV_DEFINE_FIELD)
     }
 #undef XCONV_DEFINE_FIELD
+    return st;
+}
+
+xconv_status xconv_step_fuse_epilogue(xconv_step *s, const xconv_problem *p, unsigned parts,
+                                      xconv_plan *plan, xconv_error *err)
+{
+    parts &= xconv_epilogue_parts(p);
+    xconv_status st = define_parts(s, p, parts, err);
     if (st == XCONV_OK && (parts & XCONV_FUSED_BIAS_ACT) && p->epi.bias)
         xconv_step_arg_buffer(s, XCONV_REF_BIAS);
     if (st == XCONV_OK)
@@ -115,16 +122,8 @@ static xconv_status add_epilogue_step(const xconv_device_info *info, const xconv
         return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for a step");
     xconv_step_set_1d(s, (size_t)count, local);
     xconv_status st = xconv_step_define_problem(s, p, err);
-#define XCONV_DEFINE_FIELD(name, expr, meaning)                       \
-    if (st == XCONV_OK)                                               \
-        st = xconv_step_define(s, #name, (long long)(expr), err);
-    if (parts & XCONV_FUSED_BIAS_ACT) {
-        XCONV_EPILOGUE_ACT_DEFINES(XCONV_DEFINE_FIELD)
-    }
-    if (parts & XCONV_FUSED_POOL) {
-        XCONV_EPILOGUE_POOL_DEFINES(XCONV_DEFINE_FIELD)
-    }
-#undef XCONV_DEFINE_FIELD
+    if (st == XCONV_OK)
+        st = define_parts(s, p, parts, err);
     *out = s;
     return st;
 }
@@ -189,7 +188,7 @@ xconv_status xconv_plan_epilogue(const xconv_device_info *info, const xconv_prob
                                "activation before it", name);
     // The step that stores the output: the convolution's, or under split-K the reduce's.
     const xconv_step *last = plan->nsteps > 0 ? xconv_plan_step(plan, plan->nsteps - 1) : NULL;
-    const char *store = last && last->kernel && strcmp(last->kernel, XCONV_GEMM_REDUCE_KERNEL) == 0
+    const char *store = last && last->kernel && strcmp(last->kernel, XCONV_SPLITK_REDUCE_KERNEL) == 0
                             ? "the split-K reduce's store"
                             : "the store";
     xconv_status st = XCONV_OK;

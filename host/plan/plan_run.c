@@ -3,6 +3,7 @@
 // once and enqueues the steps in order, resolving arguments from small arrays (no string
 // formatting, hashing or lookup on the launch path).
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/contract.h"
@@ -46,7 +47,25 @@ xconv_status xconv_plans_build(xconv_plan *const *plans, int nplans, int threads
         if (!plans[i])
             return xconv_error_set(err, XCONV_ERR_INVALID, "xconv_plans_build: plans[%d] is NULL",
                                    i);
-    return xconv_program_build_ahead(plans, nplans, threads, progress, user, stats, err);
+    int nrequests = 0;
+    for (int i = 0; i < nplans; i++)
+        nrequests += plans[i]->nsteps;
+    xconv_program_request *requests = malloc((size_t)(nrequests ? nrequests : 1) * sizeof *requests);
+    if (!requests)
+        return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "xconv_plans_build: no memory");
+    nrequests = 0;
+    for (int i = 0; i < nplans; i++)
+        for (int j = 0; j < plans[i]->nsteps; j++) {
+            const xconv_step *s = plans[i]->steps[j];
+            if (s->kind == XCONV_STEP_KERNEL)
+                requests[nrequests++] = (xconv_program_request){
+                    .dev = plans[i]->dev, .source = s->source, .defines = s->defines,
+                    .ndefines = s->ndefines};
+        }
+    xconv_status st = xconv_program_build_ahead(requests, nrequests, threads, progress, user,
+                                                stats, err);
+    free(requests);
+    return st;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -43,26 +43,15 @@ static geom geom_make(const xconv_problem *pr)
     return g;
 }
 
-// Sets [*lo, *hi) to the taps t in [0, taps) with 0 <= origin + t * dil < size.
-static void tap_range(int64_t origin, int64_t dil, int64_t size, int64_t taps, int64_t *lo,
-                      int64_t *hi)
+// Sets [*lo, *hi) to the indices i in [0, count) with 0 <= origin + i * step < size: the taps of
+// a window (step the dilation) or the outputs a tap reaches (step the stride) inside the image.
+static void inside_range(int64_t origin, int64_t step, int64_t size, int64_t count, int64_t *lo,
+                         int64_t *hi)
 {
-    int64_t l = origin < 0 ? (-origin + dil - 1) / dil : 0;
-    int64_t h = origin < size ? (size - 1 - origin) / dil + 1 : 0;
-    if (h > taps)
-        h = taps;
-    *lo = l;
-    *hi = h > l ? h : l;
-}
-
-// Sets [*lo, *hi) to the outputs o in [0, outs) with 0 <= o * stride + offset < size.
-static void out_range(int64_t offset, int64_t stride, int64_t size, int64_t outs, int64_t *lo,
-                      int64_t *hi)
-{
-    int64_t l = offset < 0 ? (-offset + stride - 1) / stride : 0;
-    int64_t h = offset < size ? (size - 1 - offset) / stride + 1 : 0;
-    if (h > outs)
-        h = outs;
+    int64_t l = origin < 0 ? (-origin + step - 1) / step : 0;
+    int64_t h = origin < size ? (size - 1 - origin) / step + 1 : 0;
+    if (h > count)
+        h = count;
     *lo = l;
     *hi = h > l ? h : l;
 }
@@ -110,7 +99,7 @@ static void conv_row(const geom *g, const float *x, const float *w, int64_t row,
     int64_t p = row % g->p, nk = row / g->p, k = nk % g->k, n = nk / g->k;
     int64_t c0 = (k / g->kg) * g->cg, h0 = p * g->stride_h - g->pad_h;
     int64_t r_lo, r_hi;
-    tap_range(h0, g->dil_h, g->h, g->r, &r_lo, &r_hi);
+    inside_range(h0, g->dil_h, g->h, g->r, &r_lo, &r_hi);
     double *acc = sc->acc, *nacc = sc->nacc;
     for (int64_t q = 0; q < g->q; q++)
         acc[q] = nacc[q] = 0.0;
@@ -168,8 +157,8 @@ static void *conv_worker(void *arg)
         atomic_store(&job->failed, 1);
     } else {
         for (int64_t s = 0; s < g->s; s++)
-            out_range(s * g->dil_w - g->pad_w, g->stride_w, g->w, g->q, &sc.q_lo[s],
-                      &sc.q_hi[s]);
+            inside_range(s * g->dil_w - g->pad_w, g->stride_w, g->w, g->q, &sc.q_lo[s],
+                         &sc.q_hi[s]);
         for (;;) {
             int64_t first = atomic_fetch_add(&job->next, job->chunk);
             if (first >= job->rows)
@@ -246,8 +235,8 @@ static double conv_element(const geom *gp, const float *x, const float *w, int64
     const geom g = *gp;
     int64_t h0 = p * g.stride_h - g.pad_h, w0 = q * g.stride_w - g.pad_w;
     int64_t c0 = (k / g.kg) * g.cg, r_lo, r_hi, s_lo, s_hi;
-    tap_range(h0, g.dil_h, g.h, g.r, &r_lo, &r_hi);
-    tap_range(w0, g.dil_w, g.w, g.s, &s_lo, &s_hi);
+    inside_range(h0, g.dil_h, g.h, g.r, &r_lo, &r_hi);
+    inside_range(w0, g.dil_w, g.w, g.s, &s_lo, &s_hi);
     double sum = 0.0, nsum = 0.0;
     for (int64_t c = 0; c < g.cg; c++) {
         const float *xc = x + (n * g.c + c0 + c) * g.h * g.w;

@@ -35,6 +35,8 @@ expect 2 "unknown variant 'nope'.*direct_naive" -- validate --variant nope
 expect 2 "unknown suite 'huge'" -- validate --suite huge
 expect 2 "--random 300: at most 256 shapes" -- validate --random 300
 expect 2 "bad value '-1' for --random" -- validate --random -1
+# Past int64_t: results files would hold a seed their reader (Jansson) refuses.
+expect 2 "bad value '9223372036854775808' for --seed" -- validate --seed 9223372036854775808
 expect 2 "give --shape" -- run
 expect 2 "--input and --weights go together" -- run --input "$tmp/x.npy"
 expect 0 "Usage: xconv validate" -- validate --help

@@ -420,7 +420,7 @@ xconv_status xconv_gemm_plan_reduce(const xconv_device_info *info, const xconv_p
         cols = cols / pq * yhw;
     }
     xconv_step *step = xconv_plan_add_step(plan, "split-K reduce", "splitk_reduce",
-                                           XCONV_GEMM_REDUCE_KERNEL);
+                                           XCONV_SPLITK_REDUCE_KERNEL);
     if (!step)
         return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for a step");
     const xconv_gemm_derived derived = {.part_ld = xconv_gemm_part_ld(L)}, *d = &derived;

@@ -53,8 +53,6 @@ typedef struct xconv_gemm_derived {
 // The most K slices a split-K product is divided into.
 #define XCONV_GEMM_SPLIT_MAX 16
 
-// The kernel of the split-K reduce step (cl/splitk_reduce.cl), which stores a split plan's output.
-#define XCONV_GEMM_REDUCE_KERNEL "splitk_reduce"
 
 // Work-items per work-group of t.
 size_t xconv_gemm_threads(const xconv_gemm_tiles *t);

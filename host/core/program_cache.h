@@ -38,12 +38,20 @@ xconv_status xconv_program_get(xconv_device *dev, const char *source,
                                const xconv_define *defines, int ndefines, xconv_program **out,
                                double *compile_ms, xconv_error *err);
 
-// Builds the programs of the kernel steps of plans that their devices do not hold yet, each
-// distinct one once, on up to `threads` worker threads (the public xconv_plans_build).
+// One program a caller will need: kernel source `source` built with `defines` on dev.
+typedef struct xconv_program_request {
+    xconv_device *dev;
+    const char *source;
+    const xconv_define *defines;
+    int ndefines;
+} xconv_program_request;
+
+// Builds the requested programs that their devices do not hold yet, each distinct one once, on
+// up to `threads` worker threads (for the public xconv_plans_build: the plans' kernel steps).
 // Returns XCONV_OK (a failed build is left to the prepare that needs it), or
 // XCONV_ERR_OUT_OF_MEMORY.
-xconv_status xconv_program_build_ahead(xconv_plan *const *plans, int nplans, int threads,
-                                       xconv_build_progress_fn progress, void *user,
+xconv_status xconv_program_build_ahead(const xconv_program_request *requests, int nrequests,
+                                       int threads, xconv_build_progress_fn progress, void *user,
                                        xconv_build_stats *stats, xconv_error *err);
 
 // Frees every program of dev's cache through its backend.

@@ -9,8 +9,7 @@
 #include <unistd.h>
 
 #include "core/clock.h"
-#include "caches/kernel_cache.h"
-#include "plan/plan.h"
+#include "core/program_cache.h"
 
 // ---------------------------------------------------------------------------------------------
 // Keys
@@ -59,14 +58,14 @@ static xconv_status build_raw(xconv_device *dev, xconv_program *e, double *ms, x
         return xconv_error_set(err, XCONV_ERR_INVALID, "%s: the defines pass %zu characters",
                                e->source, sizeof options);
     double t0 = xconv_now_ms();
-    bool on_disk = xconv_kernel_cache_usable(dev);
-    bool cached = on_disk &&
-                  xconv_kernel_cache_get(dev, e->source, text, options, &e->handle) == XCONV_OK;
+    const xconv_program_store *store = dev->store;
+    bool on_disk = store && store->usable(dev);
+    bool cached = on_disk && store->get(dev, e->source, text, options, &e->handle) == XCONV_OK;
     xconv_status st = XCONV_OK;
     if (!cached) {
         st = dev->be->program_build(dev->ctx, text, options, &e->handle, err);
         if (st == XCONV_OK && on_disk)
-            xconv_kernel_cache_put(dev, e->source, text, options, e->handle);
+            store->put(dev, e->source, text, options, e->handle);
     }
     *ms = xconv_now_ms() - t0;
     if (st != XCONV_OK)
@@ -207,49 +206,44 @@ static void *ahead_worker(void *arg)
 }
 
 // Returns true when dev's cache or the first n items hold (source, defines) already.
-static bool ahead_known(xconv_device *dev, const ahead_item *items, int n, const xconv_step *s)
+static bool ahead_known(const ahead_item *items, int n, const xconv_program_request *r)
 {
-    for (xconv_program *e = dev->programs; e; e = e->next)
-        if (e->handle && same_key(e, s->source, s->defines, s->ndefines))
+    for (xconv_program *e = r->dev->programs; e; e = e->next)
+        if (e->handle && same_key(e, r->source, r->defines, r->ndefines))
             return true;
     for (int i = 0; i < n; i++)
-        if (items[i].dev == dev && same_key(items[i].e, s->source, s->defines, s->ndefines))
+        if (items[i].dev == r->dev && same_key(items[i].e, r->source, r->defines, r->ndefines))
             return true;
     return false;
 }
 
-// Fills job->items with the distinct programs of plans' kernel steps that their devices (usable,
-// and able to build on several threads) do not hold built. Returns XCONV_OK or
+// Fills job->items with the distinct programs of the requests that their devices (usable, and
+// able to build on several threads) do not hold built. Returns XCONV_OK or
 // XCONV_ERR_OUT_OF_MEMORY.
-static xconv_status ahead_collect(xconv_plan *const *plans, int nplans, ahead_job *job,
-                                  xconv_error *err)
+static xconv_status ahead_collect(const xconv_program_request *requests, int nrequests,
+                                  ahead_job *job, xconv_error *err)
 {
     int cap = 0;
-    for (int p = 0; p < nplans; p++) {
-        xconv_plan *plan = plans[p];
+    for (int i = 0; i < nrequests; i++) {
+        const xconv_program_request *r = &requests[i];
         xconv_error scratch;
-        if (!plan || !plan->dev || xconv_device_usable(plan->dev, &scratch) != XCONV_OK ||
-            !plan->dev->be->builds_concurrently ||
-            !plan->dev->be->builds_concurrently(plan->dev->ctx))
+        if (!r->dev || xconv_device_usable(r->dev, &scratch) != XCONV_OK ||
+            !r->dev->be->builds_concurrently || !r->dev->be->builds_concurrently(r->dev->ctx))
             continue;  // a device that builds on one thread builds as its plans prepare
-        for (int i = 0; i < plan->nsteps; i++) {
-            const xconv_step *s = plan->steps[i];
-            if (s->kind != XCONV_STEP_KERNEL || !xconv_kernel_source(s->source) ||
-                strlen(s->source) >= XCONV_SOURCE_NAME_MAX ||
-                ahead_known(plan->dev, job->items, job->count, s))
-                continue;
-            if (job->count == cap) {
-                cap = cap ? 2 * cap : 64;
-                ahead_item *grown = realloc(job->items, (size_t)cap * sizeof *grown);
-                if (!grown)
-                    return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory");
-                job->items = grown;
-            }
-            xconv_program *e = entry_new(s->source, s->defines, s->ndefines);
-            if (!e)
+        if (!xconv_kernel_source(r->source) || strlen(r->source) >= XCONV_SOURCE_NAME_MAX ||
+            ahead_known(job->items, job->count, r))
+            continue;
+        if (job->count == cap) {
+            cap = cap ? 2 * cap : 64;
+            ahead_item *grown = realloc(job->items, (size_t)cap * sizeof *grown);
+            if (!grown)
                 return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory");
-            job->items[job->count++] = (ahead_item){.dev = plan->dev, .e = e};
+            job->items = grown;
         }
+        xconv_program *e = entry_new(r->source, r->defines, r->ndefines);
+        if (!e)
+            return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory");
+        job->items[job->count++] = (ahead_item){.dev = r->dev, .e = e};
     }
     return XCONV_OK;
 }
@@ -324,8 +318,8 @@ static void ahead_finish(ahead_job *job, xconv_build_stats *stats)
     }
 }
 
-xconv_status xconv_program_build_ahead(xconv_plan *const *plans, int nplans, int threads,
-                                       xconv_build_progress_fn progress, void *user,
+xconv_status xconv_program_build_ahead(const xconv_program_request *requests, int nrequests,
+                                       int threads, xconv_build_progress_fn progress, void *user,
                                        xconv_build_stats *stats, xconv_error *err)
 {
     double t0 = xconv_now_ms();
@@ -337,7 +331,7 @@ xconv_status xconv_program_build_ahead(xconv_plan *const *plans, int nplans, int
         threads = n > 0 ? (int)n : 1;
     }
     ahead_job job = {0};
-    xconv_status st = ahead_collect(plans, nplans, &job, err);
+    xconv_status st = ahead_collect(requests, nrequests, &job, err);
     job.total = job.count;
     if (st == XCONV_OK && job.count > 0) {
         pthread_mutex_init(&job.mutex, NULL);

@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Checks the folders' include arrows: no circle between folders, and no arrow running back up.
+
+Each folder of C sources has a layer (LAYERS, lowest first). A quoted #include from a file in one
+folder to a header in another is an arrow; it must go to a lower layer, or to a folder of the same
+layer that is not reached back (folders of one layer may use each other one way, such as one
+family's planner using another's). Prints every arrow that breaks the rule and exits 1, or prints
+the folder graph and exits 0. Usage: check_layers.py [ROOT] [--graph]
+"""
+import os
+import re
+import subprocess
+import sys
+
+# Lowest first. A folder not named here is an error, so that a new folder gets a place.
+LAYERS = [
+    ["common"],                                  # kernel headers: the dialect, parameter blocks
+    ["host/include/xconv"],                      # the public headers
+    ["host/core"],                               # problem, status, devices, buffers, programs
+    ["cl", "cuda"],                              # the backends, behind core/backend.h's table
+    ["host/caches"],                             # the cache on disk, kernels and the find-db
+    ["host/plan"],                               # the plan model, registry, auto, epilogues
+    ["host/families/gemm", "host/families/direct", "host/families/winograd",
+     "host/families/fft"],                       # each family's planner and variants
+    ["host/reference", "host/shapes"],           # the references; shapes, files and suites
+    ["host/measure", "host/api"],                # checking and timing; the public functions
+    ["report", "bench/peers"],                   # clients of the library: records and peers
+    ["cli"],                                     # the command-line tool
+]
+
+# Arrows that break the rule today, each with its reason; the list only shrinks.
+KNOWN = {
+    ("cl", "bench/peers"): "the VkFFT adapter runs on the backend's own context and queue, which "
+                           "no public call hands out yet",
+    ("cuda", "bench/peers"): "the same, for CUDA's context and stream",
+}
+
+# Folders whose files are not part of the layered build (tests reach anywhere on purpose).
+SKIP = ("tests/", "python/", "scripts/", "build", "docs/", "shared/")
+
+# Include roots the build passes (-I): host/, common/ and the project's root.
+ROOTS = ["host", "common", "."]
+
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+
+
+def layer_of(folder):
+    for rank, names in enumerate(LAYERS):
+        if folder in names:
+            return rank
+    return None
+
+
+def arrows(root):
+    files = subprocess.check_output(["git", "-C", root, "ls-files", "*.c", "*.h"],
+                                    text=True).split()
+    found = {}
+    for f in files:
+        if f.startswith(SKIP):
+            continue
+        with open(os.path.join(root, f), encoding="utf-8") as fh:
+            text = fh.read()
+        for name in INCLUDE.findall(text):
+            candidates = [os.path.normpath(os.path.join(os.path.dirname(f), name))]
+            candidates += [os.path.normpath(os.path.join(r, name)) for r in ROOTS]
+            target = next((c for c in candidates if os.path.isfile(os.path.join(root, c))), None)
+            if target is None or target.startswith(SKIP):
+                continue
+            a, b = os.path.dirname(f), os.path.dirname(target)
+            if a != b:
+                found.setdefault((a, b), []).append(f"{f} includes {target}")
+    return found
+
+
+def reaches(graph, start, goal):
+    seen, todo = set(), [start]
+    while todo:
+        node = todo.pop()
+        if node == goal:
+            return True
+        if node not in seen:
+            seen.add(node)
+            todo.extend(graph.get(node, ()))
+    return False
+
+
+def main():
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    root = args[0] if args else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    found = arrows(root)
+    graph = {}
+    for a, b in found:
+        graph.setdefault(a, set()).add(b)
+    problems = []
+    for (a, b), where in sorted(found.items()):
+        la, lb = layer_of(a), layer_of(b)
+        for folder, rank in ((a, la), (b, lb)):
+            if rank is None:
+                problems.append(f"{folder}: a folder without a layer (add it to LAYERS)")
+        if la is None or lb is None or (a, b) in KNOWN:
+            continue
+        if lb > la:
+            problems.append(f"{a} -> {b}: an arrow back up ({where[0]})")
+        elif lb == la and reaches(graph, b, a):
+            problems.append(f"{a} -> {b}: a circle ({where[0]})")
+    if "--graph" in sys.argv or not problems:
+        for a in sorted(graph):
+            print(f"{a} -> {', '.join(sorted(graph[a]))}")
+    for (a, b), why in KNOWN.items():
+        if (a, b) in found:
+            print(f"check_layers: known: {a} -> {b}: {why}")
+        else:
+            problems.append(f"{a} -> {b} is gone: take it out of KNOWN")
+    for p in sorted(set(problems)):
+        print(f"check_layers: {p}", file=sys.stderr)
+    print(f"check_layers: {len(found)} arrows between {len({a for a, _ in found} | {b for _, b in found})}"
+          f" folders, {len(set(problems))} problems")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

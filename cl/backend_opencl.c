@@ -269,28 +269,29 @@ static int source_first_line(void)
     return line;
 }
 
-// Fills err with a failed build's status and as much of the device's log as fits. Some
-// compilers (NVIDIA's, Oclgrind's) ignore #line, so the header says where the source begins.
+// Fills err with a failed build's status, a header and the start of the device's log; the
+// whole log goes to *whole (when whole is not NULL). Some compilers (NVIDIA's, Oclgrind's)
+// ignore #line, so the header says where the source begins.
 static xconv_status build_failure(cl_program prog, cl_device_id dev, cl_int rc,
-                                  const char *options, xconv_error *err)
+                                  const char *options, char **whole, xconv_error *err)
 {
-    const size_t room = XCONV_ERROR_MSG_LEN - 1024;  // leaves space for the header line
     char *log = prog ? build_log(prog, dev) : NULL;
-    bool cut = log && strlen(log) > room;
-    if (cut)
-        log[room] = '\0';
     xconv_error_set(err, XCONV_ERR_BUILD, "clBuildProgram failed: %s (%d) with options \"%s\"; "
-                    "build log (source line 1 is line %d where the log ignores #line):\n%s%s",
+                    "build log (source line 1 is line %d where the log ignores #line; the whole "
+                    "log: xconv_device_build_log):\n%s",
                     xconv_opencl_status_name(rc), (int)rc, options, source_first_line(),
-                    log && log[0] ? log : "(empty)", cut ? "\n... (build log truncated)" : "");
-    free(log);
+                    log && log[0] ? log : "(empty)");
+    if (whole)
+        *whole = log;
+    else
+        free(log);
     return XCONV_ERR_BUILD;
 }
 
 // Compiles text with options for the context's device; returns XCONV_OK and the program in
-// *out, or XCONV_ERR_BUILD with the log.
+// *out, or XCONV_ERR_BUILD with the log (the whole of it in *log, when log is not NULL).
 static xconv_status compile(opencl_context *ctx, const char *text, const char *options,
-                            cl_program *out, xconv_error *err)
+                            cl_program *out, char **log, xconv_error *err)
 {
     cl_int rc;
     cl_program prog = clCreateProgramWithSource(ctx->context, 1, &text, NULL, &rc);
@@ -298,7 +299,7 @@ static xconv_status compile(opencl_context *ctx, const char *text, const char *o
         return xconv_opencl_fail(err, rc, "clCreateProgramWithSource");
     rc = clBuildProgram(prog, 1, &ctx->device, options, NULL, NULL);
     if (rc != CL_SUCCESS) {
-        build_failure(prog, ctx->device, rc, options, err);
+        build_failure(prog, ctx->device, rc, options, log, err);
         clReleaseProgram(prog);
         return XCONV_ERR_BUILD;
     }
@@ -344,17 +345,20 @@ static char *full_options(const char *options)
 }
 
 static xconv_status opencl_program_build(void *vctx, const char *source, const char *options,
-                                         xconv_backend_program **out, xconv_error *err)
+                                         xconv_backend_program **out, char **log,
+                                         xconv_error *err)
 {
     opencl_context *ctx = vctx;
     *out = NULL;
+    if (log)
+        *log = NULL;
     if (!source)
         return xconv_error_set(err, XCONV_ERR_INVALID, "program_build: source is NULL");
     // #line 1 makes the compiler's log count lines from the caller's source.
     char *text = concat3(xconv_kernel_dialect(), "\n#line 1\n", source);
     char *full = full_options(options);
     xconv_backend_program *prog = text && full ? calloc(1, sizeof *prog) : NULL;
-    xconv_status st = prog ? compile(ctx, text, full, &prog->program, err)
+    xconv_status st = prog ? compile(ctx, text, full, &prog->program, log, err)
                            : xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "out of host memory");
     free(text);
     free(full);
@@ -757,8 +761,8 @@ static xconv_status enqueue_stamp(opencl_context *ctx, xconv_error *err)
 {
     if (!ctx->stamp_kernel) {
         if (!ctx->stamp_program) {
-            xconv_status st = compile(ctx, stamp_source, XCONV_OPENCL_BUILD_OPTIONS, &ctx->stamp_program,
-                                      err);
+            xconv_status st = compile(ctx, stamp_source, XCONV_OPENCL_BUILD_OPTIONS,
+                                      &ctx->stamp_program, NULL, err);
             if (st != XCONV_OK)
                 return st;
         }
@@ -866,6 +870,21 @@ static xconv_status opencl_finish(void *vctx, xconv_error *err)
 // ---------------------------------------------------------------------------------------------
 // The table
 
+static void opencl_native(void *vctx, xconv_native_device *out)
+{
+    const opencl_context *ctx = vctx;
+    out->context = ctx->context;
+    out->device = ctx->device;
+    out->queue = ctx->queue;
+}
+
+static void opencl_buffer_native(void *vctx, const xconv_backend_buffer *buf,
+                                 xconv_native_buffer *out)
+{
+    (void)vctx;
+    out->cl_mem = buf->mem;
+}
+
 static const xconv_backend_iface opencl_iface = {
     .kind = XCONV_BACKEND_OPENCL,
     .enumerate = xconv_opencl_enumerate,
@@ -888,6 +907,8 @@ static const xconv_backend_iface opencl_iface = {
     .timer_stop = opencl_timer_stop,
     .finish = opencl_finish,
     .reset = opencl_reset,
+    .native = opencl_native,
+    .buffer_native = opencl_buffer_native,
     .libraries = xconv_opencl_libraries,
     .sgemm = xconv_opencl_sgemm,
     .vendor_conv_supports = xconv_opencl_conv_supports,

@@ -111,7 +111,7 @@ double xconv_hist_median(const xconv_hist *h)
 xconv_status xconv_ieee_conv_f64(const xconv_problem *p, const float *x, const float *w,
                                  double *y64, double *norm64)
 {
-    xconv_error err;
+    xconv_error err = {0};
     if (xconv_problem_check(p, &err) != XCONV_OK)
         return XCONV_ERR_INVALID;
     int64_t P = xconv_problem_out_h(p), Q = xconv_problem_out_w(p);

@@ -375,7 +375,7 @@ static xconv_status run_shape(measure *m, int i, const xconv_problem *p, const c
             xconv_behaviour_shape *sh = &r->per_shape[i];
             float *y = ys + (size_t)s * (size_t)ny;
             int64_t block[2];
-            xconv_error run_err;
+            xconv_error run_err = {0};
             char kernels[16];
             xconv_status rs = run_variant(m, s, m->variants[v], p, x, w, y, y2, block, kernels,
                                           sizeof kernels, &run_err);
@@ -467,7 +467,7 @@ static xconv_status run_case(measure *m, const xconv_behaviour_case *c, xconv_er
             xconv_behaviour_probe *pr = &r->probes[k];
             int64_t block[2];
             char kernels[16];
-            xconv_error run_err;
+            xconv_error run_err = {0};
             xconv_status rs = run_variant(m, s, m->variants[v], &p, x, w, y, NULL, block,
                                           kernels, sizeof kernels, &run_err);
             if (rs != XCONV_OK) {

@@ -39,7 +39,7 @@ xconv_cache *cli_cache_open(const cli_options *opts, unsigned flags)
     char dir[4096];
     if (!cli_cache_folder(dir, sizeof dir))
         return NULL;
-    static xconv_error err;
+    xconv_error err = {0};
     xconv_cache *cache = xconv_cache_open(dir, flags, &err);
     // A folder the user named is expected to work: its failure is always said (once).
     if (!cache && (opts->verbose || getenv("XCONV_CACHE_DIR")))

@@ -85,9 +85,10 @@ int cli_shape_from_file(const char *path, xconv_problem *p, unsigned *seen);
 // message.
 int cli_shape_arg(const char *text, xconv_problem *p, char *name, size_t len);
 
-// Lists devices and resolves --device selectors (none: the default device; "all": every device)
-// into indices of list, each device once. Returns 0 or CLI_USAGE/CLI_FAILED after printing why.
-int cli_select_devices(const cli_options *opts, xconv_device_list *list, int *indices,
+// Lists devices into a new *devices (free it with xconv_devices_free, also after a failure) and
+// resolves --device selectors (none: the default device; "all": every device) into indices of
+// it, each device once. Returns 0 or CLI_USAGE/CLI_FAILED after printing why.
+int cli_select_devices(const cli_options *opts, xconv_devices **devices, int *indices,
                        int *count);
 
 // ---------------------------------------------------------------------------------------------

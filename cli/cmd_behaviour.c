@@ -20,7 +20,7 @@ static void show_progress(void *user, int done, int total, const char *what)
 
 // Fills indices with the devices --device names: every device for "all", else as
 // cli_select_devices. Returns 0 or an exit code after a message.
-static int select_stacks(const cli_options *opts, xconv_device_list *list, int *indices,
+static int select_stacks(const cli_options *opts, xconv_devices **list, int *indices,
                          int *count)
 {
     bool all = false;
@@ -39,9 +39,13 @@ static int select_stacks(const cli_options *opts, xconv_device_list *list, int *
             *count = kept;
         return rc;
     }
-    xconv_devices_list(list);
+    xconv_error err = {0};
+    if (!(*list = xconv_devices_enumerate(XCONV_BACKENDS_ALL, &err))) {
+        cli_print_error(NULL, &err);
+        return CLI_FAILED;
+    }
     *count = 0;
-    for (int i = 0; i < list->count && *count < CLI_MAX_LIST; i++)
+    for (int i = 0; i < xconv_devices_count(*list) && *count < CLI_MAX_LIST; i++)
         indices[(*count)++] = i;
     if (*count == 0) {
         fprintf(stderr, "xconv behaviour: --device all: no device found\n");
@@ -67,15 +71,15 @@ static int write_json(FILE *f, const void *ctx)
 }
 
 // Opens the selected devices into devs; returns 0 or CLI_FAILED after a message.
-static int open_devices(const xconv_device_list *list, const int *indices, int n,
+static int open_devices(const xconv_devices *list, const int *indices, int n,
                         xconv_device **devs)
 {
-    static xconv_error err;
+    xconv_error err = {0};
     for (int i = 0; i < n; i++) {
-        devs[i] = xconv_device_open_info(&list->devices[indices[i]], &err);
+        devs[i] = xconv_device_open_info(xconv_devices_info_at(list, indices[i]), &err);
         if (!devs[i]) {
             char label[320];
-            xconv_device_label(&list->devices[indices[i]], label, sizeof label);
+            xconv_device_label(xconv_devices_info_at(list, indices[i]), label, sizeof label);
             cli_print_error(label, &err);
             return CLI_FAILED;
         }
@@ -89,7 +93,7 @@ static int report(const cli_options *opts, xconv_device *const *devs, int ndevs,
                   const cli_shape *shapes, int nshapes, const xconv_variant *const *variants,
                   int nvariants, const cli_output *json)
 {
-    static xconv_error err;
+    xconv_error err = {0};
     xconv_problem *problems = calloc((size_t)nshapes + 1, sizeof *problems);
     const char **names = calloc((size_t)nshapes + 1, sizeof *names);
     if (!problems || !names) {
@@ -143,17 +147,17 @@ static int report(const cli_options *opts, xconv_device *const *devs, int ndevs,
 int cmd_behaviour(const cli_options *opts)
 {
     cli_shape *shapes = calloc(CLI_MAX_SHAPES, sizeof *shapes);
-    xconv_device_list *list = calloc(1, sizeof *list);
+    xconv_devices *list = NULL;
     const xconv_variant *variants[CLI_MAX_LIST];
     int nshapes = 0, nvariants = 0, indices[CLI_MAX_LIST], ndevs = 0;
-    int rc = shapes && list ? cli_collect_shapes(opts, "small", shapes, &nshapes) : CLI_FAILED;
+    int rc = shapes ? cli_collect_shapes(opts, "small", shapes, &nshapes) : CLI_FAILED;
     if (!rc)
         rc = pick_variants(opts, variants, &nvariants);
     cli_output json;  // checked before any work
     if (!rc && opts->json)
         rc = cli_output_check("--json", opts->json, false, &json);
     if (!rc)
-        rc = select_stacks(opts, list, indices, &ndevs);
+        rc = select_stacks(opts, &list, indices, &ndevs);
     xconv_device *devs[CLI_MAX_LIST] = {0};
     if (!rc)
         rc = open_devices(list, indices, ndevs, devs);
@@ -163,6 +167,6 @@ int cmd_behaviour(const cli_options *opts)
     for (int i = 0; i < ndevs; i++)
         xconv_device_close(devs[i]);
     free(shapes);
-    free(list);
+    xconv_devices_free(list);
     return rc;
 }

@@ -35,7 +35,7 @@ static bool reap_one(compile_run *run);
 int cli_collect_targets(const cli_options *opts, const xconv_target **out, int *count)
 {
     *count = 0;
-    static xconv_error err;
+    xconv_error err = {0};
     for (int i = 0; i < opts->ntargets; i++) {
         for (const char *item = opts->targets[i];;) {
             size_t len = strcspn(item, ",");
@@ -154,7 +154,7 @@ static void start_nvrtc(compile_run *run, vendor_job *j, const xconv_plan *plan,
 // Returns true when NVRTC compiles for t (a one-kernel probe), else false with why.
 static bool nvrtc_usable(xconv_device *dev, char *why, size_t len)
 {
-    static xconv_error err;
+    xconv_error err = {0};
     xconv_problem p;
     if (xconv_shape_parse("n=1,c=1,h=8,w=8,k=1,r=3", &p, &err) != XCONV_OK)
         return false;
@@ -185,7 +185,7 @@ static int plan_records(compile_run *run, xconv_device *dev, const xconv_target 
                         const xconv_variant *v, const cli_shape *s,
                         const xconv_plan_options *plan_opts, const char *auto_pick)
 {
-    static xconv_error err;
+    xconv_error err = {0};
     const char *name = xconv_variant_get_info(v)->name;
     xconv_plan *plan = xconv_plan_create(dev, &s->problem, name, plan_opts, &err);
     if (!plan) {
@@ -236,7 +236,7 @@ static int plan_records(compile_run *run, xconv_device *dev, const xconv_target 
 static const char *auto_pick(xconv_device *dev, const cli_shape *s,
                              const xconv_plan_options *plan_opts)
 {
-    static xconv_error err;
+    xconv_error err = {0};
     xconv_plan *plan = xconv_plan_create(dev, &s->problem, "auto", plan_opts, &err);
     if (!plan)
         return NULL;
@@ -259,7 +259,7 @@ static int target_records(compile_run *run, const xconv_target *t, const xconv_v
                           const xconv_plan_options *plan_opts)
 {
     char why[256];
-    static xconv_error err;
+    xconv_error err = {0};
     xconv_device *dev = xconv_device_open_target(t, &err);
     if (!dev)
         return -1;

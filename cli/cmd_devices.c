@@ -46,20 +46,25 @@ static void print_device_json(FILE *f, int index, const xconv_device_info *d)
     fprintf(f, "}");
 }
 
-static void print_devices_json(const xconv_device_list *list, const int *index_of)
+// Prints the devices shown (count of them, indices into devs) and every backend of all that
+// listed none, with why.
+static void print_devices_json(const xconv_devices *devs, const int *shown, int count,
+                               const xconv_devices *all)
 {
     printf("{\n  \"devices\": [\n");
-    for (int i = 0; i < list->count; i++) {
-        print_device_json(stdout, index_of[i], &list->devices[i]);
-        printf("%s\n", i + 1 < list->count ? "," : "");
+    for (int i = 0; i < count; i++) {
+        print_device_json(stdout, shown[i], xconv_devices_info_at(devs, shown[i]));
+        printf("%s\n", i + 1 < count ? "," : "");
     }
     printf("  ],\n  \"unavailable\": {");
     int n = 0;
     for (int k = 0; k < XCONV_BACKEND_COUNT; k++) {
-        if (list->backend_status[k] == XCONV_OK)
+        char reason[512];
+        if (xconv_devices_backend_status(all, (xconv_backend_kind)k, reason, sizeof reason) ==
+            XCONV_OK)
             continue;
         printf("%s\"%s\": ", n++ ? ", " : "", xconv_backend_name((xconv_backend_kind)k));
-        json_string(stdout, list->backend_reason[k]);
+        json_string(stdout, reason);
     }
     printf("}\n}\n");
 }
@@ -93,40 +98,41 @@ static void print_device_text(int index, const xconv_device_info *d)
 }
 
 // Prints each backend's advice, one "opencl: ..." line per line of it.
-static void print_advice(const xconv_device_list *list)
+static void print_advice(const xconv_devices *all)
 {
-    for (int k = 0; k < XCONV_BACKEND_COUNT; k++)
-        for (const char *line = list->backend_advice[k]; *line;) {
+    for (int k = 0; k < XCONV_BACKEND_COUNT; k++) {
+        char advice[1024];
+        if (xconv_devices_backend_advice(all, (xconv_backend_kind)k, advice, sizeof advice) < 1)
+            continue;
+        for (const char *line = advice; *line;) {
             size_t n = strcspn(line, "\n");
             printf("%s: %.*s\n", xconv_backend_name((xconv_backend_kind)k), (int)n, line);
             line += n + (line[n] == '\n');
         }
+    }
 }
 
-// Keeps only the devices --device selects in *list (in the order given, each once; indices
-// keep the full list's numbers in index_of). Returns 0, or the exit code after a message.
-static int filter_devices(const cli_options *opts, xconv_device_list *list, int *index_of)
+// Fills shown with the devices --device selects in *devs (in the order given, each once; none
+// given: every device of all, *devs NULL). Returns 0, or the exit code after a message.
+static int select_shown(const cli_options *opts, const xconv_devices *all, xconv_devices **devs,
+                        int *shown, int *count)
 {
-    for (int i = 0; i < list->count; i++)
-        index_of[i] = i;
-    if (!opts->ndevices)
+    *count = 0;
+    if (!opts->ndevices) {
+        for (int i = 0; i < xconv_devices_count(all) && *count < CLI_MAX_LIST; i++)
+            shown[(*count)++] = i;
         return 0;
-    static xconv_device_list all;
-    int indices[CLI_MAX_LIST], count = 0;
-    int rc = cli_select_devices(opts, &all, indices, &count);
-    if (rc)
-        return rc;
-    list->count = 0;
-    for (int i = 0; i < count; i++) {
+    }
+    int indices[CLI_MAX_LIST], n = 0;
+    int rc = cli_select_devices(opts, devs, indices, &n);
+    for (int i = 0; !rc && i < n; i++) {
         bool seen = false;
         for (int j = 0; j < i; j++)
             seen = seen || indices[j] == indices[i];
-        if (!seen) {
-            index_of[list->count] = indices[i];
-            list->devices[list->count++] = all.devices[indices[i]];
-        }
+        if (!seen)
+            shown[(*count)++] = indices[i];
     }
-    return 0;
+    return rc;
 }
 
 int cmd_devices(const cli_options *opts)
@@ -135,30 +141,38 @@ int cmd_devices(const cli_options *opts)
         cli_print_targets(stdout, false);
         return CLI_OK;
     }
-    static xconv_device_list list;
-    int index_of[XCONV_MAX_DEVICES];
-    xconv_devices_list(&list);
-    int rc = filter_devices(opts, &list, index_of);
-    if (rc)
-        return rc;
-    if (opts->json_stdout) {
-        print_devices_json(&list, index_of);
-    } else {
-        for (int i = 0; i < list.count; i++)
-            print_device_text(index_of[i], &list.devices[i]);
-        for (int k = 0; k < XCONV_BACKEND_COUNT && !opts->ndevices; k++)
-            if (list.backend_status[k] != XCONV_OK)
-                printf("%s: unavailable (%s)\n", xconv_backend_name((xconv_backend_kind)k),
-                       list.backend_reason[k]);
-        if (!opts->ndevices)
-            print_advice(&list);
-    }
-    if (list.count == 0) {
-        cli_error("no device found: install an OpenCL driver (Debian: pocl-opencl-icd for the "
-                  "CPU) or an NVIDIA driver for CUDA");
+    xconv_error err = {0};
+    xconv_devices *all = xconv_devices_enumerate(XCONV_BACKENDS_ALL, &err), *picked = NULL;
+    if (!all) {
+        cli_print_error(NULL, &err);
         return CLI_FAILED;
     }
-    return CLI_OK;
+    int shown[CLI_MAX_LIST], count = 0;
+    int rc = select_shown(opts, all, &picked, shown, &count);
+    const xconv_devices *devs = picked ? picked : all;
+    if (!rc && opts->json_stdout) {
+        print_devices_json(devs, shown, count, all);
+    } else if (!rc) {
+        for (int i = 0; i < count; i++)
+            print_device_text(shown[i], xconv_devices_info_at(devs, shown[i]));
+        for (int k = 0; k < XCONV_BACKEND_COUNT && !opts->ndevices; k++) {
+            char reason[512];
+            if (xconv_devices_backend_status(all, (xconv_backend_kind)k, reason,
+                                             sizeof reason) != XCONV_OK)
+                printf("%s: unavailable (%s)\n", xconv_backend_name((xconv_backend_kind)k),
+                       reason);
+        }
+        if (!opts->ndevices)
+            print_advice(all);
+    }
+    if (!rc && count == 0) {
+        cli_error("no device found: install an OpenCL driver (Debian: pocl-opencl-icd for the "
+                  "CPU) or an NVIDIA driver for CUDA");
+        rc = CLI_FAILED;
+    }
+    xconv_devices_free(picked);
+    xconv_devices_free(all);
+    return rc;
 }
 
 int cmd_variants(const cli_options *opts)

@@ -22,7 +22,7 @@ static const char *epilogue_line(const xconv_problem *p, unsigned fused)
 // Prints step i of plan: what it runs, its geometry and its defines.
 static void print_step(const xconv_plan *plan, int i)
 {
-    static xconv_error err;
+    xconv_error err = {0};
     xconv_plan_step_info s;
     if (xconv_plan_step_get_info(plan, i, &s, &err) != XCONV_OK)
         return;
@@ -34,8 +34,9 @@ static void print_step(const xconv_plan *plan, int i)
            "bytes\n",
            i, s.label, s.source, s.kernel, s.global[0], s.global[1], s.global[2], s.local[0],
            s.local[1], s.local[2], s.local_mem_bytes);
-    if (s.options[0])
-        printf("          defines: %s\n", s.options);
+    char options[4096];
+    if (xconv_plan_step_options(plan, i, options, sizeof options) > 0)
+        printf("          defines: %s\n", options);
 }
 
 // Prints the plan's workspace and its regions.
@@ -103,7 +104,7 @@ static void print_floor(const xconv_problem *p, const cli_peaks *peaks)
 void cli_print_plan(xconv_device *dev, const char *name, const xconv_problem *p,
                     const xconv_plan_options *opts, const cli_peaks *peaks)
 {
-    static xconv_error err;
+    xconv_error err = {0};
     char label[320], spec[256];
     const xconv_device_info *info = xconv_device_get_info(dev);
     xconv_device_label(info, label, sizeof label);
@@ -144,7 +145,7 @@ static int explain_targets(const cli_options *opts, const cli_shape *shapes, int
         cli_error("give --target or --device, not both");
         return CLI_USAGE;
     }
-    static xconv_error err;
+    xconv_error err = {0};
     for (int t = 0; t < ntargets; t++) {
         xconv_device *dev = xconv_device_open_target(targets[t], &err);
         if (!dev) {
@@ -185,18 +186,22 @@ int cmd_explain(const cli_options *opts)
         return CLI_USAGE;
     if (opts->ntargets > 0)
         return explain_targets(opts, shapes, nshapes, names, nvariants, &plan_opts);
-    xconv_device_list list;
+    xconv_devices *list = NULL;
     int indices[CLI_MAX_LIST], ndevices = 0;
     int rc = cli_select_devices(opts, &list, indices, &ndevices);
-    if (rc)
+    if (rc) {
+        xconv_devices_free(list);
         return rc;
+    }
     static cli_peaks_source peaks_src;
-    if ((rc = cli_peaks_open(opts, &peaks_src)))
+    if ((rc = cli_peaks_open(opts, &peaks_src))) {
+        xconv_devices_free(list);
         return rc;
-    static xconv_error err;
+    }
+    xconv_error err = {0};
     xconv_cache *cache = cli_cache_open(opts, flags);
     for (int d = 0; d < ndevices && rc == CLI_OK; d++) {
-        xconv_device *dev = xconv_device_open_info(&list.devices[indices[d]], &err);
+        xconv_device *dev = xconv_device_open_info(xconv_devices_info_at(list, indices[d]), &err);
         if (!dev) {
             cli_print_error("device", &err);
             rc = CLI_FAILED;
@@ -212,5 +217,6 @@ int cmd_explain(const cli_options *opts)
     }
     cli_cache_close(cache);
     cli_peaks_close(&peaks_src);
+    xconv_devices_free(list);
     return rc;
 }

@@ -100,7 +100,7 @@ static long long option_value(const char *options, const char *name)
 static int add_planned(xconv_device *dev, const xconv_named_shape *shape, const char *variant,
                        fft_size *sizes, int count)
 {
-    static xconv_error err;
+    xconv_error err = {0};
     xconv_problem p;
     if (xconv_shape_parse(shape->spec, &p, &err) != XCONV_OK)
         return count;
@@ -108,12 +108,14 @@ static int add_planned(xconv_device *dev, const xconv_named_shape *shape, const 
     long long lh = -1, lw = -1, batch = -1, channels = -1;
     for (int i = 0; plan && i < xconv_plan_step_count(plan); i++) {
         xconv_plan_step_info s;
+        char options[4096];
         if (xconv_plan_step_get_info(plan, i, &s, &err) == XCONV_OK &&
-            strcmp(s.label, "input transform") == 0) {
-            lh = option_value(s.options, "XC_FFT_LH");
-            lw = option_value(s.options, "XC_FFT_LW");
-            batch = option_value(s.options, "XC_FFT_BATCH");
-            channels = option_value(s.options, "XC_C");
+            strcmp(s.label, "input transform") == 0 &&
+            xconv_plan_step_options(plan, i, options, sizeof options) > 0) {
+            lh = option_value(options, "XC_FFT_LH");
+            lw = option_value(options, "XC_FFT_LW");
+            batch = option_value(options, "XC_FFT_BATCH");
+            channels = option_value(options, "XC_C");
             break;
         }
     }
@@ -488,7 +490,7 @@ static xconv_status bench_vkfft(fft_case *c, xconv_vkfft *v, int inverse, bool c
 static void bench_size(xconv_device *dev, const fft_size *s, const cli_options *opts,
                        xconv_record_list *list)
 {
-    static xconv_error err;
+    xconv_error err = {0};
     fft_case c;
     xconv_status st = case_init(&c, dev, s, opts->seed, &err);
     xconv_plan_options plan_opts;
@@ -574,14 +576,14 @@ int cmd_bench_fft(const cli_options *opts)
                         "--suite, --random, --variant and --gemm\n");
         return CLI_USAGE;
     }
-    xconv_device_list *devices = calloc(1, sizeof *devices);
+    xconv_devices *devices = NULL;
     int indices[CLI_MAX_LIST], ndevices = 0;
-    int rc = devices ? cli_select_devices(opts, devices, indices, &ndevices) : CLI_FAILED;
+    int rc = cli_select_devices(opts, &devices, indices, &ndevices);
     xconv_record_list list;
     xconv_record_list_init(&list, opts->argc, opts->argv);
-    static xconv_error err;
+    xconv_error err = {0};
     for (int d = 0; !rc && d < ndevices; d++) {
-        const xconv_device_info *info = &devices->devices[indices[d]];
+        const xconv_device_info *info = xconv_devices_info_at(devices, indices[d]);
         xconv_device *dev = xconv_device_open_info(info, &err);
         if (!dev) {
             cli_print_error(info->name, &err);
@@ -616,6 +618,6 @@ int cmd_bench_fft(const cli_options *opts)
                failed);
     }
     xconv_record_list_free(&list);
-    free(devices);
+    xconv_devices_free(devices);
     return rc ? rc : failed ? CLI_FAILED : CLI_OK;
 }

@@ -75,12 +75,12 @@ static bool progress(void *user, const xconv_result *res)
 // --list and --clear
 
 // Writes into buf whether rec is fresh for a device of list with its backend and name.
-static void record_state(const xconv_find_record *rec, const xconv_device_list *list, char *buf,
+static void record_state(const xconv_find_record *rec, const xconv_devices *list, char *buf,
                          size_t len)
 {
     snprintf(buf, len, "no such device");
-    for (int i = 0; i < list->count; i++) {
-        const xconv_device_info *d = &list->devices[i];
+    for (int i = 0; i < xconv_devices_count(list); i++) {
+        const xconv_device_info *d = xconv_devices_info_at(list, i);
         if (strcmp(xconv_backend_name(d->backend), rec->backend) || strcmp(d->name, rec->device))
             continue;
         if (xconv_find_record_fresh(rec, d)) {
@@ -96,16 +96,16 @@ static void record_state(const xconv_find_record *rec, const xconv_device_list *
 // Prints every record of the find-db with its state for the devices present.
 static int list_db(const cli_options *opts, xconv_cache *cache)
 {
-    static xconv_error err;
+    xconv_error err = {0};
     xconv_find_record *recs = NULL;
     int count = 0;
     if (xconv_find_db_list(cache, &recs, &count, &err) != XCONV_OK) {
         cli_print_error("find --list", &err);
         return CLI_FAILED;
     }
-    xconv_device_list *list = calloc(1, sizeof *list);
+    xconv_devices *list = NULL;
     if (list)
-        xconv_devices_list(list);
+        list = xconv_devices_enumerate(XCONV_BACKENDS_ALL, NULL);
     printf("%d record%s in %s/find.db\n", count, cli_plural(count), xconv_cache_dir(cache));
     for (int i = 0; i < count; i++) {
         const xconv_find_record *r = &recs[i];
@@ -123,7 +123,7 @@ static int list_db(const cli_options *opts, xconv_cache *cache)
         if (opts->verbose)
             print_ranking(r);
     }
-    free(list);
+    xconv_devices_free(list);
     xconv_find_records_free(recs, count);
     return CLI_OK;
 }
@@ -131,19 +131,20 @@ static int list_db(const cli_options *opts, xconv_cache *cache)
 // Removes the records of the --device devices (none: all of them).
 static int clear_db(const cli_options *opts, xconv_cache *cache)
 {
-    static xconv_error err;
+    xconv_error err = {0};
     int total = 0, removed = 0, rc = CLI_OK;
     if (!opts->ndevices) {
         if (xconv_find_db_clear(cache, NULL, &total, &err) != XCONV_OK)
             rc = CLI_FAILED;
     } else {
-        xconv_device_list *list = calloc(1, sizeof *list);
+        xconv_devices *list = NULL;
         int indices[CLI_MAX_LIST], n = 0;
-        rc = list ? cli_select_devices(opts, list, indices, &n) : CLI_FAILED;
+        rc = cli_select_devices(opts, &list, indices, &n);
         for (int i = 0; rc == CLI_OK && i < n; i++, total += removed)
-            if (xconv_find_db_clear(cache, list->devices[indices[i]].name, &removed, &err))
+            if (xconv_find_db_clear(cache, xconv_devices_info_at(list, indices[i])->name,
+                                    &removed, &err))
                 rc = CLI_FAILED;
-        free(list);
+        xconv_devices_free(list);
     }
     if (rc == CLI_FAILED && err.msg[0])
         cli_print_error("find --clear", &err);
@@ -156,7 +157,7 @@ static int clear_db(const cli_options *opts, xconv_cache *cache)
 // Removes the compiled kernels.
 static int clear_kernels(xconv_cache *cache)
 {
-    static xconv_error err;
+    xconv_error err = {0};
     int removed = 0;
     if (xconv_cache_clear_kernels(cache, &removed, &err) != XCONV_OK) {
         cli_print_error("find --clear-kernels", &err);
@@ -175,7 +176,7 @@ static int clear_kernels(xconv_cache *cache)
 static bool keep_record(const cli_options *opts, xconv_cache *cache, const xconv_device *dev,
                         const xconv_problem *p, xconv_find_mode mode, bool say)
 {
-    static xconv_error err;
+    xconv_error err = {0};
     xconv_find_record rec;
     bool stale = false;
     if (opts->force ||
@@ -200,7 +201,7 @@ static int find_shape(find_context *ctx, const xconv_find_opts *fopts, xconv_dev
                       xconv_cache *cache, const cli_shape *shape)
 {
     const cli_options *opts = ctx->opts;
-    static xconv_error err;
+    xconv_error err = {0};
     char spec[256];
     xconv_shape_format(&shape->problem, spec, sizeof spec);
     printf("%s%s%s\n", shape->name, shape->name[0] ? " " : "", spec);
@@ -304,9 +305,9 @@ static int find_all(const cli_options *opts, xconv_cache *cache)
 {
     xconv_find_opts fopts;
     cli_shape *shapes = calloc(CLI_MAX_SHAPES, sizeof *shapes);
-    xconv_device_list *list = calloc(1, sizeof *list);
+    xconv_devices *list = NULL;
     int nshapes = 0, indices[CLI_MAX_LIST], ndevices = 0;
-    int rc = shapes && list ? find_options(opts, &fopts) : CLI_FAILED;
+    int rc = shapes ? find_options(opts, &fopts) : CLI_FAILED;
     if (!rc)
         rc = cli_collect_shapes(opts, NULL, shapes, &nshapes);
     if (!rc && nshapes == 0) {
@@ -315,7 +316,7 @@ static int find_all(const cli_options *opts, xconv_cache *cache)
         rc = CLI_USAGE;
     }
     if (!rc)
-        rc = cli_select_devices(opts, list, indices, &ndevices);
+        rc = cli_select_devices(opts, &list, indices, &ndevices);
     cli_output json, csv;  // checked before any work
     if (!rc)
         rc = cli_records_outputs_check(opts, &json, &csv);
@@ -326,15 +327,15 @@ static int find_all(const cli_options *opts, xconv_cache *cache)
         ctx.sink = cli_record_sink_open(opts->json ? &json : NULL, opts->csv ? &csv : NULL,
                                         &info, false, &rc);
     cli_interrupt_install();
-    static xconv_error err;
+    xconv_error err = {0};
     int failed = 0, done = 0;
     cli_build_totals totals;
     cli_build_totals_start(&totals);
     fopts.measure.totals = &totals.runs;
     for (int d = 0; !rc && d < ndevices && !cli_interrupted(); d++) {
         char label[320];
-        xconv_device_label(&list->devices[indices[d]], label, sizeof label);
-        xconv_device *dev = xconv_device_open_info(&list->devices[indices[d]], &err);
+        xconv_device_label(xconv_devices_info_at(list, indices[d]), label, sizeof label);
+        xconv_device *dev = xconv_device_open_info(xconv_devices_info_at(list, indices[d]), &err);
         if (!dev) {
             cli_print_error(label, &err);
             failed++;
@@ -359,7 +360,7 @@ static int find_all(const cli_options *opts, xconv_cache *cache)
         cli_build_totals_print(stderr, &totals);
     }
     free(shapes);
-    free(list);
+    xconv_devices_free(list);
     int sig = cli_interrupted();
     if (sig) {
         cli_error("stopped by %s: %d of %d shape finds did not finish%s",
@@ -385,7 +386,7 @@ int cmd_find(const cli_options *opts)
         return CLI_USAGE;
     }
     char dir[4096];
-    static xconv_error err;
+    xconv_error err = {0};
     xconv_cache *cache = cli_cache_folder(dir, sizeof dir) ? xconv_cache_open(dir, flags, &err)
                                                             : NULL;
     if (!cache) {

@@ -44,7 +44,7 @@ static bool parse_size(const char *text, gemm_size *s)
 // Images in one im2col_gemm pass of p on dev: its workspace's columns over one image's.
 static int64_t im2col_images(xconv_device *dev, const xconv_problem *p)
 {
-    static xconv_error err;
+    xconv_error err = {0};
     xconv_plan *plan = xconv_plan_create(dev, p, "im2col_gemm", NULL, &err);
     size_t image = (size_t)(p->c * p->r * p->s * xconv_problem_out_h(p) *
                             xconv_problem_out_w(p)) * sizeof(float);
@@ -60,7 +60,7 @@ static int standard_sizes(xconv_device *dev, gemm_size *sizes)
     const xconv_device_info *info = xconv_device_get_info(dev);
     int count = 0, nshapes = 0;
     const xconv_named_shape *shapes = xconv_suite_find("standard", &nshapes);
-    static xconv_error err;
+    xconv_error err = {0};
     for (int i = 0; i < nshapes && count < MAX_SIZES - 2; i++) {
         xconv_problem p;
         if (xconv_shape_parse(shapes[i].spec, &p, &err) != XCONV_OK)
@@ -274,7 +274,7 @@ static const char *vendor_name(const xconv_device_info *info)
 static void bench_size(xconv_device *dev, const char *libraries, const gemm_size *s,
                        const cli_options *opts, cli_stream *out)
 {
-    static xconv_error err;
+    xconv_error err = {0};
     const xconv_device_info *info = xconv_device_get_info(dev);
     char label[320];
     xconv_device_label(info, label, sizeof label);
@@ -347,7 +347,7 @@ static void print_ratios(FILE *f, const xconv_record_list *list)
 
 // Widens the run's table for the sizes and devices to come and returns the records expected
 // (two a size: ours and the vendor's).
-static int plan_run(const xconv_device_list *devices, const int *indices, int ndevices,
+static int plan_run(const xconv_devices *devices, const int *indices, int ndevices,
                     bool standard, cli_stream *out)
 {
     int nshapes = 0;
@@ -355,7 +355,7 @@ static int plan_run(const xconv_device_list *devices, const int *indices, int nd
     int sizes = standard ? nshapes + 2 : 1;
     xconv_record r;
     for (int d = 0; out && d < ndevices; d++) {
-        const xconv_device_info *info = &devices->devices[indices[d]];
+        const xconv_device_info *info = xconv_devices_info_at(devices, indices[d]);
         xconv_record_clear(&r);
         xconv_device_label(info, r.device, sizeof r.device);
         snprintf(r.backend, sizeof r.backend, "%s", xconv_backend_name(info->backend));
@@ -380,21 +380,21 @@ int cmd_bench_gemm(const cli_options *opts)
                   "--variant");
         return CLI_USAGE;
     }
-    xconv_device_list *devices = calloc(1, sizeof *devices);
+    xconv_devices *devices = NULL;
     int indices[CLI_MAX_LIST], ndevices = 0;
-    int rc = devices ? cli_select_devices(opts, devices, indices, &ndevices) : CLI_FAILED;
+    int rc = cli_select_devices(opts, &devices, indices, &ndevices);
     cli_stream out;
     if (!rc)
         rc = cli_stream_open(&out, opts, plan_run(devices, indices, ndevices, standard, NULL),
                              true, false, true);
     if (rc) {
-        free(devices);
+        xconv_devices_free(devices);
         return rc;
     }
     plan_run(devices, indices, ndevices, standard, &out);
-    static xconv_error err;
+    xconv_error err = {0};
     for (int d = 0; !rc && d < ndevices && !cli_stream_stopping(&out); d++) {
-        const xconv_device_info *info = &devices->devices[indices[d]];
+        const xconv_device_info *info = xconv_devices_info_at(devices, indices[d]);
         xconv_device *dev = xconv_device_open_info(info, &err);
         if (!dev) {
             cli_print_error(info->name, &err);
@@ -423,6 +423,6 @@ int cmd_bench_gemm(const cli_options *opts)
         print_ratios(out.out, &out.list);
     if (!rc && !standard)
         rc = cli_stream_require_run(&out);
-    free(devices);
+    xconv_devices_free(devices);
     return cli_stream_close(&out, rc);
 }

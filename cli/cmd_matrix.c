@@ -23,7 +23,7 @@ typedef struct matrix_job {
     int nruns;
     const xconv_variant *asked[CLI_MAX_LIST];  // --variant (none: every variant)
     int nasked;
-    xconv_device_list *list;
+    xconv_devices *list;
     int devices[CLI_MAX_LIST];    // indices into list
     int ndevices;
     cli_peaks_source peaks;
@@ -161,7 +161,7 @@ static int make_head(matrix_job *job)
     if (!run->devices || !run->shapes)
         return CLI_FAILED;
     for (int d = 0; d < job->ndevices; d++) {
-        const xconv_device_info *info = &job->list->devices[job->devices[d]];
+        const xconv_device_info *info = xconv_devices_info_at(job->list, job->devices[d]);
         xconv_matrix_device *md = &run->devices[run->ndevices++];
         xconv_device_label(info, md->id, sizeof md->id);
         snprintf(md->name, sizeof md->name, "%s", info->name);
@@ -280,7 +280,7 @@ static void add_errors(matrix_job *job, const char *label, const xconv_device_in
 static const char *auto_pick(xconv_device *dev, const xconv_problem *p,
                              const xconv_plan_options *plan_opts, bool *known)
 {
-    static xconv_error err;
+    xconv_error err = {0};
     xconv_plan *plan = xconv_plan_create(dev, p, "auto", plan_opts, &err);
     *known = plan || err.status == XCONV_ERR_NOT_APPLICABLE;
     const char *name = plan ? xconv_variant_get_info(xconv_plan_variant(plan))->name : "";
@@ -295,7 +295,7 @@ static const char *auto_pick(xconv_device *dev, const xconv_problem *p,
 static int run_shape(matrix_job *job, xconv_device *dev, const char *label,
                       const cli_peaks *peaks, const cli_shape *s, int v0, int index)
 {
-    static xconv_error err;
+    xconv_error err = {0};
     const xconv_variant *const *variants = job->variants;
     int nvariants = job->nvariants;
     const xconv_device_info *info = xconv_device_get_info(dev);
@@ -347,9 +347,9 @@ static int run_shape(matrix_job *job, xconv_device *dev, const char *label,
 // variant. Returns the cell after the last one run when the device was lost for good, else -1.
 static int run_cells(matrix_job *job, int first)
 {
-    static xconv_error err;
+    xconv_error err = {0};
     int d = job->device, nv = job->nvariants, local = first - job->base;
-    const xconv_device_info *info = &job->list->devices[job->devices[d]];
+    const xconv_device_info *info = xconv_devices_info_at(job->list, job->devices[d]);
     const xconv_matrix_device *md = &job->run.devices[d];
     cli_peaks peaks = {.gflops = md->peak_gflops, .gbps = md->peak_gbps};
     xconv_device *dev = xconv_device_open_info(info, &err);
@@ -409,9 +409,9 @@ static void worker_record(void *user, int index, const void *rec)
 static void worker_died(void *user, int index, const char *why)
 {
     matrix_job *job = user;
-    static xconv_error err;
+    xconv_error err = {0};
     int local = index - job->base;
-    const xconv_device_info *info = &job->list->devices[job->devices[job->device]];
+    const xconv_device_info *info = xconv_devices_info_at(job->list, job->devices[job->device]);
     xconv_error_set(&err, XCONV_ERR_DEVICE_LOST, "%s", why);
     add_errors(job, job->run.devices[job->device].id, info,
                &job->shapes[job->runs[local / job->nvariants]],
@@ -425,7 +425,7 @@ static void run_device(matrix_job *job, int d, int base)
 {
     job->device = d;
     job->base = base;
-    job->nvariants = variants_for(job, job->list->devices[job->devices[d]].backend,
+    job->nvariants = variants_for(job, xconv_devices_info_at(job->list, job->devices[d])->backend,
                                   job->variants);
     if (job->worker.active) {
         job->sent = job->worker.first;
@@ -457,8 +457,7 @@ static int collect(matrix_job *job, const cli_options *opts)
     }
     job->shapes = calloc(CLI_MAX_SHAPES, sizeof *job->shapes);
     job->runs = calloc(CLI_MAX_SHAPES, sizeof *job->runs);
-    job->list = calloc(1, sizeof *job->list);
-    if (!job->shapes || !job->runs || !job->list)
+    if (!job->shapes || !job->runs)
         return CLI_FAILED;
     int rc = cli_collect_shapes(opts, "standard", job->shapes, &job->nshapes);
     if (!rc)
@@ -468,7 +467,7 @@ static int collect(matrix_job *job, const cli_options *opts)
     if (!rc)
         rc = check_families(opts);
     if (!rc)
-        rc = cli_select_devices(opts, job->list, job->devices, &job->ndevices);
+        rc = cli_select_devices(opts, &job->list, job->devices, &job->ndevices);
     if (!rc)
         rc = cli_peaks_open(opts, &job->peaks);
     if (rc)
@@ -514,7 +513,7 @@ static void job_free(matrix_job *job)
 {
     free(job->shapes);
     free(job->runs);
-    free(job->list);
+    xconv_devices_free(job->list);
     cli_peaks_close(&job->peaks);
     xconv_run_file_free(&job->run);
     cli_cache_close(job->cache);
@@ -538,9 +537,10 @@ int cmd_matrix(const cli_options *opts)
         int base = 0;
         if (job.worker.device >= job.ndevices)
             rc = CLI_USAGE;
-        for (int d = 0; !rc && d < job.worker.device; d++)
-            base += job.nruns * variants_for(&job, job.list->devices[job.devices[d]].backend,
-                                             job.variants);
+        for (int d = 0; !rc && d < job.worker.device; d++) {
+            xconv_backend_kind be = xconv_devices_info_at(job.list, job.devices[d])->backend;
+            base += job.nruns * variants_for(&job, be, job.variants);
+        }
         if (!rc)
             run_device(&job, job.worker.device, base);
         job_free(&job);
@@ -556,7 +556,8 @@ int cmd_matrix(const cli_options *opts)
     double work = 0;
     for (int d = 0; d < job.ndevices; d++) {
         const xconv_variant *variants[CLI_MAX_LIST];
-        int nv = variants_for(&job, job.list->devices[job.devices[d]].backend, variants);
+        int nv = variants_for(&job, xconv_devices_info_at(job.list, job.devices[d])->backend,
+                              variants);
         cells += nv * job.nruns;
         for (int k = 0; k < job.nruns; k++)
             work += nv * cell_work(&job.shapes[job.runs[k]]);

@@ -56,10 +56,10 @@ static void link_pair(xconv_record *a, xconv_record *b)
 // Running
 
 // Finds the OpenCL device whose name matches a CUDA device's; -1 when none does.
-static int opencl_twin(const xconv_device_list *list, const xconv_device_info *cuda)
+static int opencl_twin(const xconv_devices *list, const xconv_device_info *cuda)
 {
-    for (int i = 0; i < list->count; i++) {
-        const xconv_device_info *d = &list->devices[i];
+    for (int i = 0; i < xconv_devices_count(list); i++) {
+        const xconv_device_info *d = xconv_devices_info_at(list, i);
         if (d->backend == XCONV_BACKEND_OPENCL && d->is_gpu &&
             (strstr(d->name, cuda->name) || strstr(cuda->name, d->name)))
             return i;
@@ -72,7 +72,7 @@ static void run_pair(xconv_device *ocl, xconv_device *cuda, const cli_shape *sha
                      const xconv_variant *const *variants, int nvariants,
                      const xconv_case_options *hopts, cli_stream *out)
 {
-    static xconv_error err;
+    xconv_error err = {0};
     char spec[256], label[320];
     xconv_shape_format(&shape->problem, spec, sizeof spec);
     const char *name = shape->name[0] ? shape->name : spec;
@@ -124,10 +124,10 @@ static void run_pair(xconv_device *ocl, xconv_device *cuda, const cli_shape *sha
 int cmd_parity(const cli_options *opts)
 {
     cli_shape *shapes = calloc(CLI_MAX_SHAPES, sizeof *shapes);
-    xconv_device_list *list = calloc(1, sizeof *list);
+    xconv_devices *list = NULL;
     const xconv_variant *variants[CLI_MAX_LIST];
     int nshapes = 0, nvariants = 0;
-    int rc = shapes && list ? cli_collect_shapes(opts, "small", shapes, &nshapes) : CLI_FAILED;
+    int rc = shapes ? cli_collect_shapes(opts, "small", shapes, &nshapes) : CLI_FAILED;
     if (!rc)
         rc = cli_collect_variants(opts, false, variants, &nvariants);
     // None asked for: every variant that runs on both backends.
@@ -139,32 +139,35 @@ int cmd_parity(const cli_options *opts)
             variants[nvariants++] = xconv_variant_at(i);
     int cuda_index = -1, ocl_index = -1;
     if (!rc) {
-        xconv_devices_list(list);
-        static xconv_error err;
+        list = xconv_devices_enumerate(XCONV_BACKENDS_ALL, NULL);
+        xconv_error err = {0};
         for (int i = 0; i < opts->ndevices; i++) {
-            int index = xconv_device_select(list, opts->devices[i], &err);
+            int index = xconv_devices_select(list, opts->devices[i], &err);
             if (index < 0) {
                 cli_print_error("--device", &err);
                 rc = CLI_USAGE;
                 break;
             }
-            if (list->devices[index].backend == XCONV_BACKEND_CUDA)
+            if (xconv_devices_info_at(list, index)->backend == XCONV_BACKEND_CUDA)
                 cuda_index = index;
             else
                 ocl_index = index;
         }
-        for (int i = 0; !rc && cuda_index < 0 && i < list->count; i++)
-            if (list->devices[i].backend == XCONV_BACKEND_CUDA)
+        for (int i = 0; !rc && cuda_index < 0 && i < xconv_devices_count(list); i++)
+            if (xconv_devices_info_at(list, i)->backend == XCONV_BACKEND_CUDA)
                 cuda_index = i;
         if (!rc && cuda_index < 0) {
-            cli_error("--parity: no CUDA device (%s)", list->backend_reason[XCONV_BACKEND_CUDA]);
+            char reason[512];
+            xconv_devices_backend_status(list, XCONV_BACKEND_CUDA, reason, sizeof reason);
+            cli_error("--parity: no CUDA device (%s)", reason);
             rc = CLI_FAILED;
         }
         if (!rc && ocl_index < 0)
-            ocl_index = opencl_twin(list, &list->devices[cuda_index]);
+            ocl_index = opencl_twin(list, xconv_devices_info_at(list, cuda_index));
         if (!rc && ocl_index < 0) {
             cli_error("--parity: no OpenCL device named like %s (is NVIDIA's OpenCL ICD "
-                      "registered? see docs/gpu_host.md)", list->devices[cuda_index].name);
+                      "registered? see docs/gpu_host.md)",
+                      xconv_devices_info_at(list, cuda_index)->name);
             rc = CLI_FAILED;
         }
     }
@@ -173,12 +176,13 @@ int cmd_parity(const cli_options *opts)
         rc = cli_stream_open(&out, opts, 2 * nshapes * nvariants, true, true, false);
     if (rc) {
         free(shapes);
-        free(list);
+        xconv_devices_free(list);
         return rc;
     }
-    static xconv_error err;
-    xconv_device *ocl = xconv_device_open_info(&list->devices[ocl_index], &err);
-    xconv_device *cuda = ocl ? xconv_device_open_info(&list->devices[cuda_index], &err) : NULL;
+    xconv_error err = {0};
+    xconv_device *ocl = xconv_device_open_info(xconv_devices_info_at(list, ocl_index), &err);
+    xconv_device *cuda =
+        ocl ? xconv_device_open_info(xconv_devices_info_at(list, cuda_index), &err) : NULL;
     if (!cuda) {
         cli_print_error("device", &err);
         rc = CLI_FAILED;
@@ -204,7 +208,7 @@ int cmd_parity(const cli_options *opts)
     if (!rc)
         fprintf(out.out, "%d parity rows: %d differ or failed\n", out.list.count / 2, failed);
     free(shapes);
-    free(list);
+    xconv_devices_free(list);
     rc = cli_stream_close(&out, rc);
     return rc ? rc : failed ? CLI_FAILED : CLI_OK;
 }

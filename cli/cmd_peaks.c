@@ -64,7 +64,7 @@ static void print_peaks(const char *label, const xconv_peaks *p)
 static int measure_device(const xconv_device_info *info, int repeat, const xconv_run_info *run,
                           xconv_peaks_entry *e)
 {
-    static xconv_error err;
+    xconv_error err = {0};
     char label[320];
     xconv_device_label(info, label, sizeof label);
     xconv_device *dev = xconv_device_open_info(info, &err);
@@ -99,7 +99,7 @@ int cmd_peaks(const cli_options *opts)
                         "give --peaks-file FILE\n");
         return CLI_USAGE;
     }
-    static xconv_error err;
+    xconv_error err = {0};
     static xconv_peaks_file file;
     if (xconv_peaks_file_load(path, &file, &err) != XCONV_OK) {  // kept, never overwritten
         cli_print_error("peaks file", &err);
@@ -110,10 +110,11 @@ int cmd_peaks(const cli_options *opts)
         xconv_peaks_file_free(&file);
         return CLI_USAGE;
     }
-    static xconv_device_list list;
+    xconv_devices *list = NULL;
     int indices[CLI_MAX_LIST], ndevices = 0;
     int rc = cli_select_devices(opts, &list, indices, &ndevices);
     if (rc) {
+        xconv_devices_free(list);
         xconv_peaks_file_free(&file);
         return rc;
     }
@@ -123,7 +124,7 @@ int cmd_peaks(const cli_options *opts)
     int measured = 0;
     for (int d = 0; d < ndevices; d++) {
         xconv_peaks_entry e;
-        if (measure_device(&list.devices[indices[d]], opts->repeat, &run, &e)) {
+        if (measure_device(xconv_devices_info_at(list, indices[d]), opts->repeat, &run, &e)) {
             rc = CLI_FAILED;
             continue;
         }
@@ -139,6 +140,7 @@ int cmd_peaks(const cli_options *opts)
     else if (measured)
         printf("stored in %s%s\n", path,
                getenv("XCONV_PEAKS") ? " (XCONV_PEAKS is set: it overrides them for floors)" : "");
+    xconv_devices_free(list);
     xconv_peaks_file_free(&file);
     return rc;
 }

@@ -9,23 +9,57 @@
 
 // The devices of the command line, open, with the cache attached.
 typedef struct open_devices {
-    xconv_device_list list;
+    xconv_devices *list;  // what --device selected in
     xconv_device *devs[CLI_MAX_LIST];
     char labels[CLI_MAX_LIST][320];
     int count;
 } open_devices;
 
-// Opens every device --device selects with cache attached; returns 0 or the exit code after a
-// message.
+// Opens the CUDA target profiles --target names, with cache attached: their kernels are
+// compiled through NVRTC without a GPU. Returns 0 or the exit code after a message.
+static int open_targets(const cli_options *opts, xconv_cache *cache, open_devices *d)
+{
+    const xconv_target *targets[CLI_MAX_LIST];
+    int n = 0;
+    int rc = cli_collect_targets(opts, targets, &n);
+    xconv_error err = {0};
+    for (int i = 0; !rc && i < n && d->count < CLI_MAX_LIST; i++) {
+        if (targets[i]->info.backend != XCONV_BACKEND_CUDA) {
+            cli_error("--target %s: precompile compiles only CUDA profiles (sm_90), through "
+                      "NVRTC; xconv compile checks the others with their vendors' compilers",
+                      targets[i]->name);
+            return CLI_USAGE;
+        }
+        xconv_device *dev = xconv_device_open_target(targets[i], &err);
+        if (!dev) {
+            cli_print_error(targets[i]->name, &err);
+            return CLI_FAILED;
+        }
+        snprintf(d->labels[d->count], sizeof d->labels[0], "%s (%s, no GPU)", targets[i]->name,
+                 targets[i]->product);
+        xconv_device_set_cache(dev, cache);
+        d->devs[d->count++] = dev;
+    }
+    return rc;
+}
+
+// Opens every device --device selects (none when only --target is given) and every --target
+// profile, with cache attached; returns 0 or the exit code after a message.
 static int open_all(const cli_options *opts, xconv_cache *cache, open_devices *d)
 {
+    if (opts->ntargets > 0) {
+        int rc = open_targets(opts, cache, d);
+        if (rc || opts->ndevices == 0)
+            return rc;
+    }
     int indices[CLI_MAX_LIST], n = 0;
     int rc = cli_select_devices(opts, &d->list, indices, &n);
-    static xconv_error err;
-    for (int i = 0; !rc && i < n; i++) {
-        xconv_device_label(&d->list.devices[indices[i]], d->labels[d->count],
+    xconv_error err = {0};
+    for (int i = 0; !rc && i < n && d->count < CLI_MAX_LIST; i++) {
+        xconv_device_label(xconv_devices_info_at(d->list, indices[i]), d->labels[d->count],
                            sizeof d->labels[0]);
-        xconv_device *dev = xconv_device_open_info(&d->list.devices[indices[i]], &err);
+        const xconv_device_info *info = xconv_devices_info_at(d->list, indices[i]);
+        xconv_device *dev = xconv_device_open_info(info, &err);
         if (!dev) {
             cli_print_error(d->labels[d->count], &err);
             rc = CLI_FAILED;
@@ -43,6 +77,8 @@ static void close_all(open_devices *d)
     for (int i = 0; i < d->count; i++)
         xconv_device_close(d->devs[i]);
     d->count = 0;
+    xconv_devices_free(d->list);
+    d->list = NULL;
 }
 
 // Fills variants with those asked for on a device of `backend` (NULL: auto), or every variant of
@@ -83,15 +119,15 @@ static int build_all(const cli_options *opts, xconv_cache *cache, open_devices *
     printf("%d programs built or loaded for %d shape(s) on %d device(s)\n", totals.built,
            nshapes, d->count);
     if (totals.failed)
-        fprintf(stderr, "xconv precompile: %d programs failed to build (validate says why)\n",
-                totals.failed);
+        fprintf(stderr, "xconv precompile: %d programs failed to build (%s says why)\n",
+                totals.failed, opts->ntargets ? "xconv compile --target" : "validate");
     return totals.failed ? CLI_FAILED : CLI_OK;
 }
 
 // Moves a bundle in or out; returns the exit code.
 static int bundle(const cli_options *opts, xconv_cache *cache, open_devices *d)
 {
-    static xconv_error err;
+    xconv_error err = {0};
     int n = 0;
     if (opts->import) {
         if (xconv_cache_import_kernels(cache, d->devs, d->count, opts->import, &n, &err)) {

@@ -30,7 +30,7 @@ typedef struct loaded {
 // after a message.
 static int load_runs(const cli_options *opts, loaded *in, xconv_run_file *base)
 {
-    static xconv_error err;
+    xconv_error err = {0};
     for (int i = 0; i < opts->nfiles; i++) {
         bool is_behaviour = false;
         if (xconv_behaviour_load(opts->files[i], &in->behaviour[in->nbehaviour], &is_behaviour,
@@ -94,7 +94,7 @@ static void loaded_free(loaded *in)
 // Reads --peaks into peaks; returns 0 or CLI_USAGE after a message.
 static int read_peaks(const cli_options *opts, xconv_report_peaks *peaks)
 {
-    static xconv_error err;
+    xconv_error err = {0};
     for (int i = 0; i < opts->npeaks; i++)
         if (xconv_report_peaks_parse(opts->peaks[i], &peaks[i], &err) != XCONV_OK) {
             cli_print_error("--peaks", &err);
@@ -107,7 +107,7 @@ static int read_peaks(const cli_options *opts, xconv_report_peaks *peaks)
 // name); returns 0 or CLI_USAGE after a message.
 static int read_weights(const cli_options *opts, xconv_matrix_shape **weights, int *count)
 {
-    static xconv_error err;
+    xconv_error err = {0};
     *weights = NULL;
     *count = 0;
     for (int i = 0; i < opts->nshape_files; i++) {
@@ -265,7 +265,7 @@ int cmd_report(const cli_options *opts)
         rc = read_weights(opts, &weights, &nweights);
     xconv_report *report = NULL;
     if (!rc) {
-        static xconv_error err;
+        xconv_error err = {0};
         xconv_report_opts ropts = {.peaks = peaks, .npeaks = npeaks, .measured = &measured.file,
                                    .weights = weights, .nweights = nweights,
                                    .margin = opts->margin / 100,

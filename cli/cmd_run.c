@@ -32,7 +32,7 @@ static int take_dim(int64_t *field, int64_t value, unsigned seen, unsigned key,
 // Reads a 4-D float32 .npy file; returns 0 or CLI_USAGE after a message.
 static int read_4d(const char *path, const char *what, xconv_npy *npy)
 {
-    static xconv_error err;
+    xconv_error err = {0};
     if (xconv_npy_read(path, npy, &err) != XCONV_OK) {
         cli_print_error(what, &err);
         return CLI_USAGE;
@@ -100,7 +100,7 @@ static int take_files(const cli_options *opts, unsigned seen, const xconv_npy *x
 // Builds the problem from --shape, --input and --weights; returns 0 or CLI_USAGE.
 static int build_problem(const cli_options *opts, xconv_problem *p, xconv_npy *x, xconv_npy *w)
 {
-    static xconv_error err;
+    xconv_error err = {0};
     *p = xconv_problem_default();
     unsigned seen = 0;
     bool checked = false;  // the problem passed xconv_problem_check as it stands
@@ -161,7 +161,7 @@ static int build_problem(const cli_options *opts, xconv_problem *p, xconv_npy *x
 // message.
 static int read_bias(const char *path, const xconv_problem *p, xconv_npy *bias)
 {
-    static xconv_error err;
+    xconv_error err = {0};
     if (xconv_npy_read(path, bias, &err) != XCONV_OK) {
         cli_print_error("--bias", &err);
         return CLI_USAGE;
@@ -230,7 +230,7 @@ static const char *variant_name(const cli_options *opts)
 static int find_first(const cli_options *opts, xconv_device *dev, xconv_cache *cache,
                       const xconv_problem *p)
 {
-    static xconv_error err;
+    xconv_error err = {0};
     if (!cache || !opts->find_policy)  // the common case: nothing of find is touched
         return 0;
     xconv_find_opts fopts;
@@ -265,20 +265,21 @@ static int find_first(const cli_options *opts, xconv_device *dev, xconv_cache *c
 // Opens the device --device selects into *dev and writes its label; returns 0 or an exit code.
 static int open_device(const cli_options *opts, xconv_device **dev, char *label, size_t len)
 {
-    static xconv_error err;
-    static xconv_device_list list;
+    xconv_error err = {0};
+    xconv_devices *list = NULL;
     int index, count;
     if (opts->ndevices > 1) {
         cli_error("one --device at a time");
         return CLI_USAGE;
     }
     int rc = cli_select_devices(opts, &list, &index, &count);
+    if (!rc && !(*dev = xconv_device_open_info(xconv_devices_info_at(list, index), &err))) {
+        cli_print_error("device", &err);
+        rc = CLI_FAILED;
+    }
+    xconv_devices_free(list);
     if (rc)
         return rc;
-    if (!(*dev = xconv_device_open_info(&list.devices[index], &err))) {
-        cli_print_error("device", &err);
-        return CLI_FAILED;
-    }
     xconv_device_label(xconv_device_get_info(*dev), label, len);
     return 0;
 }
@@ -294,7 +295,7 @@ typedef struct npy_out {
 static int write_npy(FILE *f, const void *ctx)
 {
     const npy_out *o = ctx;
-    static xconv_error err;
+    xconv_error err = {0};
     return xconv_npy_write_stream_dtype(f, o->y, 4, o->shape, o->dtype, &err) == XCONV_OK ? 0
                                                                                           : -1;
 }
@@ -303,7 +304,7 @@ static int write_npy(FILE *f, const void *ctx)
 // among its rules); *host is set when it runs on the host. Returns 0 or an exit code.
 static int check_variant(const char *name, const xconv_problem *p, bool *host)
 {
-    static xconv_error err;
+    xconv_error err = {0};
     const xconv_variant *v = strcmp(name, "auto") ? xconv_variant_find(name, &err) : NULL;
     *host = v && xconv_variant_get_info(v)->backends == 0;
     char reason[512] = "";
@@ -319,7 +320,7 @@ static int check_variant(const char *name, const xconv_problem *p, bool *host)
 static int run_problem(const cli_options *opts, const xconv_problem *p, const float *file_x,
                        const float *file_w, const float *file_bias, const cli_output *out)
 {
-    static xconv_error err;
+    xconv_error err = {0};
     const char *name = variant_name(opts);
     if (!name)
         return CLI_USAGE;

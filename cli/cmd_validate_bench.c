@@ -73,7 +73,7 @@ static void add_setup_errors(cli_stream *out, const xconv_variant *const *varian
 typedef struct matrix_run {
     const cli_options *opts;
     xconv_case_options hopts;
-    const xconv_device_list *devices;
+    const xconv_devices *devices;
     const int *indices;           // the devices run, into devices
     const cli_shape *shapes;
     int nshapes;
@@ -157,7 +157,8 @@ static int run_pass(matrix_run *m, xconv_case *c, const cli_shape *s, int v, int
     }
     if (m->hopts.repeat > 0) {  // bench: the roofline floor at the device's peaks
         cli_peaks peaks = {0};
-        cli_peaks_lookup(m->peaks, &m->devices->devices[m->indices[m->device]], &peaks);
+        cli_peaks_lookup(m->peaks, xconv_devices_info_at(m->devices, m->indices[m->device]),
+                         &peaks);
         xconv_record_set_floor(r, &s->problem, peaks.gflops, peaks.gbps);
     }
     int outcome = (int)r->outcome;
@@ -200,9 +201,9 @@ static bool run_case(matrix_run *m, xconv_case *c, const cli_shape *s, int v, in
 // run when the device was lost for good (the rest must run in a new process), else -1.
 static int run_cases(matrix_run *m, int base, int first)
 {
-    static xconv_error err;
+    xconv_error err = {0};
     char spec[256];
-    const xconv_device_info *info = &m->devices->devices[m->indices[m->device]];
+    const xconv_device_info *info = xconv_devices_info_at(m->devices, m->indices[m->device]);
     int nv = m->nvariants;
     xconv_device *dev = xconv_device_open_info(info, &err);
     if (!dev) {
@@ -295,12 +296,12 @@ static void worker_record(void *user, int index, const void *rec)
 static void worker_died(void *user, int index, const char *why)
 {
     matrix_run *m = user;
-    static xconv_error err;
+    xconv_error err = {0};
     int local = index - m->base;
     xconv_error_set(&err, XCONV_ERR_DEVICE_LOST, "%s", why);
     int first = m->out->list.count;
     add_setup_errors(m->out, m->variants + local % m->nvariants, 1,
-                     &m->devices->devices[m->indices[m->device]], m->hopts.seed,
+                     xconv_devices_info_at(m->devices, m->indices[m->device]), m->hopts.seed,
                      &m->shapes[local / m->nvariants], &err);
     cli_stream_emit(m->out, first);
 }
@@ -310,7 +311,7 @@ static void worker_died(void *user, int index, const char *why)
 // A worker runs its own device's cases from the one it was given.
 static void run_device(matrix_run *m, int d, int base)
 {
-    const xconv_device_info *info = &m->devices->devices[m->indices[d]];
+    const xconv_device_info *info = xconv_devices_info_at(m->devices, m->indices[d]);
     m->device = d;
     m->base = base;
     xconv_device_label(info, m->label, sizeof m->label);
@@ -331,14 +332,14 @@ static void run_device(matrix_run *m, int d, int base)
 }
 
 // Counts the cases of the run and widens the table for every name it will show.
-static int plan_run(const xconv_device_list *devices, const int *indices, int ndevices,
+static int plan_run(const xconv_devices *devices, const int *indices, int ndevices,
                     const cli_shape *shapes, int nshapes, const xconv_variant *const *asked,
                     int nasked, bool both, cli_stream *out)
 {
     int total = 0;
     xconv_record r;
     for (int d = 0; d < ndevices; d++) {
-        const xconv_device_info *info = &devices->devices[indices[d]];
+        const xconv_device_info *info = xconv_devices_info_at(devices, indices[d]);
         const xconv_variant *variants[CLI_MAX_LIST];
         int nvariants = variants_for(asked, nasked, info->backend, variants);
         total += nshapes * nvariants;
@@ -381,7 +382,7 @@ static int run_worker(matrix_run *m, int ndevices)
     int base = 0;
     for (int d = 0; d < m->worker.device; d++)
         base += m->nshapes * variants_for(m->asked, m->nasked,
-                                          m->devices->devices[m->indices[d]].backend,
+                                          xconv_devices_info_at(m->devices, m->indices[d])->backend,
                                           m->variants);
     run_device(m, m->worker.device, base);
     xconv_record_list_free(&out.list);
@@ -409,10 +410,10 @@ static int run_matrix(const cli_options *opts, bool timing)
         rc = cli_worker_init(&m.worker);
     if (!rc)
         rc = cli_test_fault_check();
-    xconv_device_list *devices = calloc(1, sizeof *devices);
+    xconv_devices *devices = NULL;
     int indices[CLI_MAX_LIST], ndevices = 0;
     if (!rc)
-        rc = devices ? cli_select_devices(opts, devices, indices, &ndevices) : CLI_FAILED;
+        rc = cli_select_devices(opts, &devices, indices, &ndevices);
     static cli_peaks_source peaks_src;  // bench's floors
     if (!rc && timing)
         rc = cli_peaks_open(opts, &peaks_src);
@@ -425,7 +426,7 @@ static int run_matrix(const cli_options *opts, bool timing)
     if (rc) {
         cli_peaks_close(&peaks_src);
         free(shapes);
-        free(devices);
+        xconv_devices_free(devices);
         return rc;
     }
     m.opts = opts;
@@ -449,7 +450,7 @@ static int run_matrix(const cli_options *opts, bool timing)
         cli_cache_close(m.cache);
         cli_peaks_close(&peaks_src);
         free(shapes);
-        free(devices);
+        xconv_devices_free(devices);
         return rc;
     }
     plan_run(devices, indices, ndevices, shapes, nshapes, asked, m.nasked, m.both, &out);
@@ -462,7 +463,7 @@ static int run_matrix(const cli_options *opts, bool timing)
     cli_peaks_close(&peaks_src);
     rc = m.nasked ? cli_stream_require_run(&out) : 0;
     free(shapes);
-    free(devices);
+    xconv_devices_free(devices);
     rc = cli_stream_close(&out, rc);
     cli_build_totals_print(stderr, &m.totals);
     return rc;

@@ -59,7 +59,8 @@ static const command commands[] = {
      "time the variants for shapes and keep the fastest in the find-db, for auto"},
     {"precompile", cmd_precompile,
      "precompile [--suite NAME | --shape SPEC | --shapes FILE ...] [--variant V ...] "
-     "[--device D ...] [--build-threads N] [--export BUNDLE] | --import BUNDLE [--device D ...]",
+     "[--device D ... | --target sm_90] [--build-threads N] [--export BUNDLE] | --import BUNDLE "
+     "[--device D ... | --target sm_90]",
      "build the programs of shapes into the cache ahead of time; move them as one bundle file"},
 };
 

@@ -75,6 +75,9 @@ static const flag flags[] = {
     {"--target", "compile", ARG_LIST, FIELD(targets), FIELD(ntargets),
      "NAME    a target profile (repeatable or comma-separated; default gfx90a, gfx1030, dg2, "
      "pvc and, with NVRTC, sm_90)"},
+    {"--target", "precompile", ARG_LIST, FIELD(targets), FIELD(ntargets),
+     "NAME    a CUDA target profile (sm_90) instead of a device: its kernels compiled through "
+     "NVRTC without a GPU, for --export to bundle them for its devices"},
     {"--targets", "devices", ARG_NONE, FIELD(list_targets), 0,
      "        list the target profiles (GPUs described from their vendors' documents)"},
     {"--list-targets", "compile", ARG_NONE, FIELD(list_targets), 0,
@@ -159,7 +162,8 @@ static const flag flags[] = {
      "N       build the run's programs ahead on N threads before any case runs (default: the "
      "host's cores; 0: each when its case runs)"},
     {"--export", "precompile", ARG_STRING, FIELD(export_path), 0,
-     "FILE    write the cache's compiled kernels of the --device devices into one bundle file"},
+     "FILE    write the cache's compiled kernels of the --device devices (or --target "
+     "profiles) into one bundle file"},
     {"--import", "precompile", ARG_STRING, FIELD(import), 0,
      "FILE    check a bundle file whole and store its kernels in the cache (a damaged, stale "
      "or foreign bundle is refused, nothing stored)"},

@@ -27,7 +27,7 @@ static int read_env(cli_peaks_source *src)
         return 0;
     char copy[4096];
     snprintf(copy, sizeof copy, "%s", env);
-    static xconv_error err;
+    xconv_error err = {0};
     for (char *save = NULL, *entry = strtok_r(copy, ";", &save); entry;
          entry = strtok_r(NULL, ";", &save)) {
         if (src->nenv == CLI_MAX_LIST) {
@@ -51,7 +51,7 @@ int cli_peaks_open(const cli_options *opts, cli_peaks_source *src)
     if (rc)
         return rc;
     cli_peaks_path(opts, src->path, sizeof src->path);
-    static xconv_error err;
+    xconv_error err = {0};
     if (src->path[0] && xconv_peaks_file_load(src->path, &src->file, &err) != XCONV_OK) {
         cli_print_error("peaks file", &err);
         fprintf(stderr, "xconv: run xconv peaks again to remake it, remove it, or give "

@@ -210,7 +210,7 @@ void cli_prebuild(const cli_options *opts, xconv_device *dev, xconv_cache *cache
         build_in_helpers(dev, label, threads, problems, nproblems, variants, nvariants, t);
     build_line line = {.label = label, .tty = isatty(fileno(stderr)), .tenth = -1};
     xconv_build_stats stats;
-    static xconv_error err;
+    xconv_error err = {0};
     xconv_status st = xconv_prebuild(dev, problems, nproblems, own, n, with_auto, plan,
                                      opts->build_threads, show, &line, &stats, &err);
     free(own);

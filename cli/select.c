@@ -13,7 +13,7 @@
 // printing why.
 static int collect_file(const char *path, cli_shape *shapes, int *count)
 {
-    static xconv_error err;
+    xconv_error err = {0};
     xconv_shape_entry *entries = NULL;
     int n = 0;
     if (xconv_shapes_read(path, &entries, &n, &err) != XCONV_OK) {
@@ -52,7 +52,7 @@ static int collect_random(const cli_options *opts, cli_shape *shapes, int *count
         cli_error("--random %d: at most %d shapes in all", opts->random, CLI_MAX_SHAPES);
         return CLI_USAGE;
     }
-    static xconv_error err;
+    xconv_error err = {0};
     for (int i = 0; i < opts->random; i++) {
         cli_shape *s = &shapes[(*count)++];
         snprintf(s->name, sizeof s->name, "rand%d", i);
@@ -76,7 +76,7 @@ static int collect_random(const cli_options *opts, cli_shape *shapes, int *count
 // after a message for a bad name or a pair a shape cannot take.
 static int apply_types(const cli_options *opts, cli_shape *shapes, int count)
 {
-    static xconv_error err;
+    xconv_error err = {0};
     char keys[96];
     snprintf(keys, sizeof keys, "%s%s%s%s%s", opts->dtype ? "dtype=" : "",
              opts->dtype ? opts->dtype : "", opts->dtype && opts->math ? "," : "",
@@ -100,7 +100,7 @@ int cli_collect_shapes(const cli_options *opts, const char *default_suite, cli_s
     if (nsuites == 0 && opts->nshapes == 0 && opts->nshape_files == 0 && opts->random == 0 &&
         default_suite)
         suites[nsuites++] = default_suite;
-    static xconv_error err;
+    xconv_error err = {0};
     for (int i = 0; i < nsuites; i++) {
         int n = 0;
         const xconv_named_shape *suite = xconv_suite_find(suites[i], &n);
@@ -142,7 +142,7 @@ int cli_collect_shapes(const cli_options *opts, const char *default_suite, cli_s
 
 int cli_shape_arg(const char *text, xconv_problem *p, char *name, size_t len)
 {
-    static xconv_error err;
+    xconv_error err = {0};
     name[0] = '\0';
     xconv_status st = strchr(text, '=') ? xconv_shape_parse(text, p, &err)
                                         : xconv_shape_parse_benchdnn(text, p, name, len, &err);
@@ -155,7 +155,7 @@ int cli_shape_arg(const char *text, xconv_problem *p, char *name, size_t len)
 
 int cli_shape_from_file(const char *path, xconv_problem *p, unsigned *seen)
 {
-    static xconv_error err;
+    xconv_error err = {0};
     xconv_shape_entry *entries = NULL;
     int n = 0;
     if (xconv_shapes_read(path, &entries, &n, &err) != XCONV_OK) {
@@ -175,7 +175,7 @@ int cli_collect_variants(const cli_options *opts, bool allow_auto,
                          const xconv_variant **variants, int *count)
 {
     *count = 0;
-    static xconv_error err;
+    xconv_error err = {0};
     for (int i = 0; i < opts->nvariants; i++) {
         const char *item = opts->variants[i];
         for (;;) {
@@ -405,31 +405,36 @@ static void add_device(int *indices, int *count, int index)
         indices[(*count)++] = index;
 }
 
-int cli_select_devices(const cli_options *opts, xconv_device_list *list, int *indices,
+int cli_select_devices(const cli_options *opts, xconv_devices **devices, int *indices,
                        int *count)
 {
     *count = 0;
-    static xconv_error err;
+    xconv_error err = {0};
     int nsel = opts->ndevices ? opts->ndevices : 1;
     // The library reads no environment: XCONV_DEVICE is the CLI's default selector.
     unsigned backends = 0;
     for (int i = 0; i < nsel; i++)
         backends |= backends_named(opts->ndevices ? opts->devices[i] : getenv("XCONV_DEVICE"));
-    xconv_devices_list_backends(list, backends);  // only those named: starting one costs
+    // Only those named: starting one costs.
+    xconv_devices *list = *devices = xconv_devices_enumerate(backends, &err);
+    if (!list) {
+        cli_print_error(NULL, &err);
+        return CLI_FAILED;
+    }
     for (int i = 0; i < nsel; i++) {
         const char *sel = opts->ndevices ? opts->devices[i] : getenv("XCONV_DEVICE");
-        if (sel && strcmp(sel, "all") == 0 && list->count > 0) {  // every device listed
-            for (int d = 0; d < list->count; d++)
+        if (sel && strcmp(sel, "all") == 0 && xconv_devices_count(list) > 0) {  // every device
+            for (int d = 0; d < xconv_devices_count(list); d++)
                 add_device(indices, count, d);
             continue;
         }
-        int index = xconv_device_select(list, sel, &err);
+        int index = xconv_devices_select(list, sel, &err);
         if (index < 0) {
             cli_print_error(opts->ndevices ? "--device" : sel && *sel ? "XCONV_DEVICE" : NULL,
                             &err);
             // No device at all: advice on drivers. A selector naming one backend listed only
             // that one, so the others' drivers may well be there: its reason above says why.
-            if (list->count == 0 && backends == ~0u) {
+            if (xconv_devices_count(list) == 0 && backends == ~0u) {
                 cli_error("no device: install an OpenCL driver (Debian: pocl-opencl-icd for the "
                           "CPU) or an NVIDIA driver for CUDA");
                 return CLI_FAILED;

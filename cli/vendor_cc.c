@@ -181,7 +181,7 @@ int vendor_job_start_nvrtc(vendor_job *job, const xconv_plan *plan, int step)
     pid_t pid = fork();
     if (pid == 0) {  // the child compiles in its own process, then writes NVRTC's log
         char *log = NULL;
-        static xconv_error err;
+        xconv_error err = {0};
         xconv_status st = xconv_plan_step_nvrtc_report(plan, step, &log, &err);
         FILE *f = fopen(path, "w");
         if (f) {

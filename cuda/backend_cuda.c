@@ -9,7 +9,6 @@
 
 #include "../host/core/backend.h"
 #include "cuda_loader.h"
-#include "cuda_native.h"
 #include "cudnn_conv.h"
 #include "nvrtc_compile.h"
 
@@ -461,16 +460,25 @@ static xconv_status load_module(cuda_ctx *ctx, const xconv_nvrtc_image *img, CUm
 }
 
 static xconv_status cuda_program_build(void *vctx, const char *source, const char *options,
-                                       xconv_backend_program **out, xconv_error *err)
+                                       xconv_backend_program **out, char **log,
+                                       xconv_error *err)
 {
     cuda_ctx *ctx = vctx;
     options = options ? options : "";
     *out = NULL;
+    if (log)
+        *log = NULL;
     xconv_nvrtc_image img;
     xconv_status st = xconv_nvrtc_compile(source, options, ctx->info.cc_major,
                                           ctx->info.cc_minor, true, &img, err);
-    if (st != XCONV_OK)
+    if (st != XCONV_OK) {
+        if (log) {  // the whole log of a failed build, which the message only begins
+            *log = img.log;
+            img.log = NULL;
+        }
+        xconv_nvrtc_image_free(&img);
         return st;
+    }
     CUmodule module = NULL;
     st = make_current(ctx, err);
     if (st == XCONV_OK)
@@ -554,12 +562,7 @@ static xconv_status cuda_program_load(void *vctx, const void *data, size_t len,
 static void cuda_compiler_id(void *vctx, char *buf, size_t len)
 {
     (void)vctx;
-    const xconv_nvrtc_api *nv = xconv_nvrtc_load(NULL);
-    int major = 0, minor = 0;
-    if (nv && nv->version)
-        nv->version(&major, &minor);
-    snprintf(buf, len, "nvrtc %d.%d (%s) %s", major, minor, nv ? nv->library : "none",
-             xconv_nvrtc_fixed_flags());
+    xconv_nvrtc_compiler_id(buf, len);
 }
 
 static void cuda_program_free(void *vctx, xconv_backend_program *prog)
@@ -943,7 +946,7 @@ static bool cuda_vendor_conv_supports(void *vctx, const char *algo, const xconv_
                                       size_t *workspace_bytes, char *reason, size_t reason_len)
 {
     cuda_ctx *ctx = vctx;
-    xconv_error err;
+    xconv_error err = {0};
     if (make_current(ctx, &err) != XCONV_OK) {
         snprintf(reason, reason_len, "%s", err.msg);
         if (workspace_bytes)
@@ -1020,19 +1023,21 @@ const char *xconv_cuda_last_find_choice(void *vctx)
 }
 
 // ---------------------------------------------------------------------------------------------
-// Handles for other libraries on the same stream (cuda/cuda_native.h)
+// Handles for other libraries on the same stream (xconv/native.h)
 
-void xconv_cuda_native(const void *vctx, CUcontext *context, CUdevice *device, CUstream *stream)
+static void cuda_native(void *vctx, xconv_native_device *out)
 {
     const cuda_ctx *ctx = vctx;
-    *context = ctx->pctx;
-    *device = ctx->dev;
-    *stream = ctx->stream;
+    out->context = ctx->pctx;
+    out->cuda_device = (int)ctx->dev;
+    out->queue = ctx->stream;
 }
 
-CUdeviceptr xconv_cuda_buffer_ptr(const xconv_backend_buffer *buf)
+static void cuda_buffer_native(void *vctx, const xconv_backend_buffer *buf,
+                               xconv_native_buffer *out)
 {
-    return buf->ptr;
+    (void)vctx;
+    out->cu_deviceptr = (uint64_t)buf->ptr;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1059,6 +1064,8 @@ static const xconv_backend_iface cuda_backend = {
     .timer_stop = cuda_timer_stop,
     .finish = cuda_finish,
     .reset = cuda_reset,
+    .native = cuda_native,
+    .buffer_native = cuda_buffer_native,
     .libraries = cuda_libraries,
     .sgemm = cuda_sgemm,
     .vendor_conv_supports = cuda_vendor_conv_supports,

@@ -156,7 +156,7 @@ static bool ensure_handle(xconv_cudnn *dnn)
     if (dnn->tried)
         return dnn->handle != NULL;
     dnn->tried = true;
-    xconv_error err;
+    xconv_error err = {0};
     const xconv_cudnn_api *api = xconv_cudnn_load(&err);
     if (!api) {
         copy_text(dnn->unavailable, sizeof dnn->unavailable, err.msg);

@@ -19,6 +19,16 @@ const char *xconv_nvrtc_fixed_flags(void)
     return "--std=c++17 --fmad=false";
 }
 
+void xconv_nvrtc_compiler_id(char *buf, size_t len)
+{
+    const xconv_nvrtc_api *nv = xconv_nvrtc_load(NULL);
+    int major = 0, minor = 0;
+    if (nv && nv->version)
+        nv->version(&major, &minor);
+    snprintf(buf, len, "nvrtc %d.%d (%s) %s", major, minor, nv ? nv->library : "none",
+             xconv_nvrtc_fixed_flags());
+}
+
 // ---------------------------------------------------------------------------------------------
 // Options
 
@@ -100,9 +110,10 @@ static char *with_prelude(const char *source)
     return text;
 }
 
-// Fills err with XCONV_ERR_BUILD, NVRTC's result, the options and the log.
+// Fills err with XCONV_ERR_BUILD, NVRTC's result, the options and the start of the log; the
+// whole log goes to *whole.
 static xconv_status build_error(const xconv_nvrtc_api *nv, nvrtcProgram prog, nvrtcResult r,
-                                const char **argv, int argc, xconv_error *err)
+                                const char **argv, int argc, char **whole, xconv_error *err)
 {
     char opts[2048] = "";
     size_t used = 0;
@@ -117,7 +128,7 @@ static xconv_status build_error(const xconv_nvrtc_api *nv, nvrtcProgram prog, nv
         log[0] = '\0';
     xconv_error_set(err, XCONV_ERR_BUILD, "NVRTC (%s) failed: %s\noptions: %s\n%s",
                     nv->library, nv->get_error_string(r), opts, log ? log : "(no log)");
-    free(log);
+    *whole = log;  // the message holds its start
     return XCONV_ERR_BUILD;
 }
 
@@ -172,7 +183,7 @@ static xconv_status run_nvrtc(const xconv_nvrtc_api *nv, const char *text, const
         return xconv_error_set(err, XCONV_ERR_BUILD, "nvrtcCreateProgram: %s",
                                nv->get_error_string(r));
     r = nv->compile_program(prog, argc, argv);
-    xconv_status st = r != NVRTC_SUCCESS ? build_error(nv, prog, r, argv, argc, err)
+    xconv_status st = r != NVRTC_SUCCESS ? build_error(nv, prog, r, argv, argc, &out->log, err)
                                          : take_image(nv, prog, cubin, out, err);
     nv->destroy_program(&prog);
     return st;
@@ -217,7 +228,8 @@ void xconv_nvrtc_image_free(xconv_nvrtc_image *img)
     if (img->data != img->ptx)
         free(img->data);
     free(img->ptx);
-    img->data = img->ptx = NULL;
+    free(img->log);
+    img->data = img->ptx = img->log = NULL;
     img->len = img->ptx_len = 0;
 }
 
@@ -229,6 +241,8 @@ xconv_status xconv_nvrtc_compile_ptx(const char *source, const char *options, in
     xconv_status st = xconv_nvrtc_compile(source, options, cc_major, cc_minor, false, &img, err);
     *ptx_out = st == XCONV_OK ? img.ptx : NULL;  // data == ptx: nothing else to free
     *ptx_len = st == XCONV_OK ? img.ptx_len : 0;
+    if (st != XCONV_OK)
+        xconv_nvrtc_image_free(&img);  // a failed build's log
     return st;
 }
 

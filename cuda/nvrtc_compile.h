@@ -17,6 +17,7 @@ typedef struct xconv_nvrtc_image {
     char *ptx;        // the PTX of the same compilation, NUL-terminated, malloc'd
     size_t ptx_len;   // its length without the NUL
     char arch[32];    // the --gpu-architecture value used ("sm_90", "compute_89")
+    char *log;        // after XCONV_ERR_BUILD: NVRTC's whole log, malloc'd (else NULL)
 } xconv_nvrtc_image;
 
 // Compiles `source` (a cl/*.cl text; xconv_kernel_dialect() and "#line 1" are prepended) with
@@ -31,7 +32,7 @@ xconv_status xconv_nvrtc_compile(const char *source, const char *options, int cc
                                  int cc_minor, bool want_cubin, xconv_nvrtc_image *out,
                                  xconv_error *err);
 
-// Frees what xconv_nvrtc_compile filled; a zeroed image is fine.
+// Frees what xconv_nvrtc_compile filled (a failed build's log too); a zeroed image is fine.
 void xconv_nvrtc_image_free(xconv_nvrtc_image *img);
 
 // Like xconv_nvrtc_compile, but always returns PTX: *ptx_out (malloc'd, NUL-terminated, free
@@ -50,5 +51,10 @@ xconv_status xconv_nvrtc_report(const char *source, const char *options, int cc_
 // Returns the NVRTC flags every kernel gets, space-separated, for logs and docs ("--std=c++17
 // --fmad=false"); the architecture flag and the defines are added per build.
 const char *xconv_nvrtc_fixed_flags(void);
+
+// Writes what names the compiler of every CUDA image into buf, for the keys of stored images:
+// NVRTC's version, its library and the fixed flags ("nvrtc 13.0 (libnvrtc.so.13) --std=c++17
+// --fmad=false"); "nvrtc 0.0 (none) ..." when NVRTC cannot be loaded.
+void xconv_nvrtc_compiler_id(char *buf, size_t len);
 
 #endif // XCONV_NVRTC_COMPILE_H

@@ -17,8 +17,7 @@
 
 #include "../bench/peers/vkfft.h"
 #include "cuda_loader.h"
-#include "cuda_native.h"
-#include "../host/core/device.h"
+#include <xconv/xconv.h>
 
 // ---------------------------------------------------------------------------------------------
 // The calls VkFFT makes, through the loaded tables
@@ -232,10 +231,17 @@ void *xconv_vkfft_cuda_create(xconv_device *dev, int64_t lh, int64_t lw, int64_t
         xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for a VkFFT application");
         return NULL;
     }
-    CUstream stream;
-    xconv_cuda_native(dev->ctx, &a->context, &a->device, &stream);
-    a->stream = (cudaStream_t)stream;
-    a->buffer = (void *)(uintptr_t)xconv_cuda_buffer_ptr(xconv_buffer_handle(buf));
+    xconv_native_device nd;
+    xconv_native_buffer nb;
+    if (xconv_device_native(dev, &nd, err) != XCONV_OK ||
+        xconv_buffer_native(buf, &nb, err) != XCONV_OK) {
+        free(a);
+        return NULL;
+    }
+    a->context = (CUcontext)nd.context;
+    a->device = (CUdevice)nd.cuda_device;
+    a->stream = (cudaStream_t)nd.queue;
+    a->buffer = (void *)(uintptr_t)nb.cu_deviceptr;
     a->bytes = xconv_vkfft_buffer_bytes(lh, lw, batch);
     if (make_current(a, err) != XCONV_OK) {
         free(a);
@@ -279,7 +285,7 @@ void xconv_vkfft_cuda_destroy(void *app)
     vk_app *a = app;
     if (!a)
         return;
-    xconv_error ignored;
+    xconv_error ignored = {0};
     if (make_current(a, &ignored) == XCONV_OK)
         deleteVkFFT(&a->app);
     free(a);

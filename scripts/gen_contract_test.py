@@ -58,8 +58,9 @@ ARGS = {
     "xconv_shape_entry * shapes": ("NULL", [], set()),
     "xconv_backend_kind kind": ("XCONV_BACKEND_OPENCL", ["(xconv_backend_kind)99",
                                                          "(xconv_backend_kind)-1"], set()),
-    "xconv_device_list * list": ("fx.list", [], set()),
-    "const xconv_device_list * list": ("fx.list", [], set()),
+    "xconv_devices * devs": ("fx.list", [], set()),
+    "const xconv_devices * devs": ("fx.list", [], set()),
+    "xconv_devices_backend_status:reason": ("(char[512]){0}", [], set()),
     "unsigned backends": ("0", [], set()),
     "const char * selector": ('"opencl:0"', ['"no such device"', '"opencl:99"'], {"nullable"}),
     "xconv_device * dev": ("fx.dev", [], {"dev"}),
@@ -167,6 +168,8 @@ ARGS = {
     "xconv_timing * out": ("&(xconv_timing){0}", [], set()),
     "double * samples": ("(double[4]){0}", [], {"nullable"}),
     "xconv_peaks * out": ("&(xconv_peaks){0}", [], set()),
+    "xconv_native_device * out": ("&(xconv_native_device){0}", [], set()),
+    "xconv_native_buffer * out": ("&(xconv_native_buffer){0}", [], set()),
     "int64_t m": ("8", ["0", "-1", "INT64_MAX"], set()),
     "int64_t n": ("8", ["0", "-1", "INT64_MAX"], set()),
     "int64_t k": ("8", ["0", "-1", "INT64_MAX"], set()),
@@ -246,6 +249,7 @@ EXPECT = {
     "xconv_gemm_summary": "empty",
     "xconv_fft2d_summary": "empty",
     "xconv_plan_step_count": "zero",
+    "xconv_devices_count": "zero",
     "xconv_plan_region_count": "zero",
     "xconv_variant_tunings": "zero",
     "xconv_reference_forward_element": "nan",
@@ -270,6 +274,7 @@ FREE = {
     "xconv_plan *": "xconv_plan_destroy", "xconv_gemm *": "xconv_gemm_destroy",
     "xconv_fft2d *": "xconv_fft2d_destroy", "xconv_cache *": "xconv_cache_close",
     "xconv_case *": "xconv_case_destroy",
+    "xconv_devices *": "xconv_devices_free",
 }
 
 # Functions that free what they are given: called with NULL (and bad counts) only.
@@ -280,9 +285,29 @@ FREEING = re.compile(r"_(destroy|close|free)$")
 # Parsing the header
 
 
+def read_with_includes(path, seen=None):
+    """Returns the text of the header at path with each `#include <xconv/NAME.h>` replaced by
+    that header's text (once: later includes of the same header are dropped), so that the
+    umbrella header yields the declarations of every topic's header."""
+    seen = set() if seen is None else seen
+    path = os.path.realpath(path)
+    if path in seen:
+        return ""
+    seen.add(path)
+    root = os.path.dirname(os.path.dirname(path))  # the folder holding xconv/
+
+    def expand(m):
+        return read_with_includes(os.path.join(root, m.group(1)), seen)
+
+    return re.sub(r'^\s*#\s*include\s*<(xconv/\w+\.h)>[^\n]*$', expand, open(path).read(),
+                  flags=re.M)
+
+
 def parse(path):
-    """Returns [(return type, name, [(type, name)])] of every function the header declares."""
-    s = open(path).read()
+    """Returns [(return type, name, [(type, name)])] of every function the header declares,
+    itself or through the xconv/ headers it includes."""
+    s = read_with_includes(path)
+    s = re.sub(r"#ifdef __cplusplus\s*\}\s*#endif", "", s)  # each header closes its extern "C"
     s = re.sub(r"//[^\n]*", "", s)
     s = re.sub(r"/\*.*?\*/", "", s, flags=re.S)
     s = re.sub(r"^\s*#[^\n]*", "", s, flags=re.M)

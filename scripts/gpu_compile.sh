@@ -7,7 +7,8 @@
 # Usage: scripts/gpu_compile.sh OUTDIR XCONV LABEL [SECONDS [STEP...]]
 #   LABEL names the files (matrix_gpu_LABEL.json, ...); SECONDS caps each command (default 540):
 #   a matrix cut short keeps the cells it finished (its files are streamed). STEPs: run,
-#   matrix_gpu, matrix_gpu_warm, find, matrix_pocl, bundle (default all, in that order).
+#   matrix_gpu, matrix_gpu_warm, find, matrix_pocl, bundle (default all, in that order), and
+#   bundle_sm90 (XCONV_SM90_BUNDLE: a bundle made by precompile --target sm_90 without a GPU).
 set -u
 out=${1:?usage: gpu_compile.sh OUTDIR XCONV LABEL [SECONDS]}
 x=${2:?}
@@ -78,6 +79,22 @@ for step in $steps; do
         XCONV_CACHE_DIR="/tmp/xc-$label-bundle_run" "$x" precompile --device cuda:0 \
             --import "/tmp/$label.bundle" >>"$log" 2>&1
         warm bundle_run "$x" run --device cuda:0 --shape n=7,c=22,h=35,w=39,k=44,r=3,pad=1 ;;
+    bundle_sm90)
+        # A bundle made without a GPU (precompile --target sm_90 --suite standard --export),
+        # $XCONV_SM90_BUNDLE, imported into a fresh cache: the standard matrix on cuda:0 then
+        # compiles nothing (the programs stored stay those imported).
+        rm -rf "/tmp/xc-$label-sm90"
+        XCONV_CACHE_DIR="/tmp/xc-$label-sm90" "$x" precompile --device cuda:0 \
+            --import "${XCONV_SM90_BUNDLE:?the sm_90 bundle}" 2>&1 | tee -a "$log"
+        imported=$(ls "/tmp/xc-$label-sm90/kernels" | wc -l)
+        (cd "/tmp/xc-$label-sm90/kernels" && md5sum ./* >"/tmp/$label-sm90.md5")
+        warm sm90 "$x" matrix --suite standard --device cuda:0 \
+            --json "$out/matrix_cuda_sm90_bundle_$label.json"
+        changed=$(cd "/tmp/xc-$label-sm90/kernels" && md5sum -c --quiet "/tmp/$label-sm90.md5" \
+                  2>/dev/null | wc -l)
+        printf '%s sm90 bundle: %d programs imported, %d stored after the matrix, %d changed\n' \
+            "$label" "$imported" "$(ls "/tmp/xc-$label-sm90/kernels" | wc -l)" "$changed" |
+            tee -a "$log" ;;
     esac
 done
 echo "done: $label" | tee -a "$log"

@@ -30,7 +30,7 @@ static double max_error(const xconv_problem *p, const float *x, const float *w, 
 {
     size_t n = (size_t)xconv_problem_y_elems(p);
     double *ref = malloc(n * sizeof *ref), *norm = malloc(n * sizeof *norm), worst = 0;
-    xconv_error err;
+    xconv_error err = {0};
     if (xconv_reference_conv(p, x, w, ref, norm, 1, &err) != XCONV_OK)
         worst = INFINITY;
     for (size_t i = 0; i < n && isfinite(worst); i++) {
@@ -45,7 +45,7 @@ static double max_error(const xconv_problem *p, const float *x, const float *w, 
 static xconv_problem shape(const char *spec)
 {
     xconv_problem p;
-    xconv_error err;
+    xconv_error err = {0};
     CHECK_MSG(xconv_shape_parse(spec, &p, &err) == XCONV_OK, "%s", err.msg);
     return p;
 }
@@ -65,7 +65,7 @@ static void test_registry(void)
         seen_naive = seen_naive || strcmp(info->name, "direct_naive") == 0;
     }
     CHECK(seen_naive);
-    xconv_error err;
+    xconv_error err = {0};
     CHECK(xconv_variant_find("no_such", &err) == NULL && err.status == XCONV_ERR_NOT_FOUND);
     CHECK_CONTAINS(err.msg, "direct_naive");
     const xconv_variant *ref = xconv_variant_find("cpu_ref", &err);
@@ -80,12 +80,14 @@ static void test_registry(void)
 
 static void test_devices(xconv_device *dev)
 {
-    static xconv_device_list list;
-    CHECK(xconv_devices_list(&list) == XCONV_OK && list.count > 0);
-    xconv_error err;
-    CHECK(xconv_device_select(&list, "no such device at all", &err) < 0);
+    xconv_error err = {0};
+    xconv_devices *list = xconv_devices_enumerate(XCONV_BACKENDS_ALL, &err);
+    CHECK(list && xconv_devices_count(list) > 0);
+    CHECK(xconv_devices_select(list, "no such device at all", &err) < 0);
     CHECK(err.status == XCONV_ERR_NOT_FOUND);
-    CHECK(xconv_device_select(&list, "opencl:0", &err) >= 0);
+    CHECK(xconv_devices_select(list, "opencl:0", &err) >= 0);
+    CHECK(xconv_devices_info_at(list, -1) == NULL);
+    CHECK(xconv_devices_info_at(list, xconv_devices_count(list)) == NULL);
     const xconv_device_info *info = xconv_device_get_info(dev);
     char label[320];
     xconv_device_label(info, label, sizeof label);
@@ -93,20 +95,31 @@ static void test_devices(xconv_device *dev)
     CHECK(xconv_device_open("no such device at all", &err) == NULL);
     CHECK_CONTAINS(err.msg, "matches no device");
 
+    CHECK_CONTAINS(err.msg, "opencl:0");  // the valid choices
+
     // Listing OpenCL alone gives its devices in the same order, the rest "not listed".
-    static xconv_device_list only;
-    CHECK(xconv_devices_list_backends(&only, XCONV_BACKEND_BIT(XCONV_BACKEND_OPENCL)) ==
-          XCONV_OK);
+    xconv_devices *only =
+        xconv_devices_enumerate(XCONV_BACKEND_BIT(XCONV_BACKEND_OPENCL), &err);
     int opencl = 0;
-    for (int i = 0; i < list.count; i++)
-        opencl += list.devices[i].backend == XCONV_BACKEND_OPENCL;
-    CHECK(only.count == opencl && opencl > 0);
-    CHECK(strcmp(only.devices[0].name, list.devices[0].name) == 0);
-    CHECK(only.devices[0].preferred_multiple == list.devices[0].preferred_multiple);
-    CHECK(only.backend_status[XCONV_BACKEND_CUDA] == XCONV_ERR_UNAVAILABLE);
-    CHECK(strcmp(only.backend_reason[XCONV_BACKEND_CUDA], "not listed") == 0);
-    CHECK(xconv_device_select(&only, "opencl:0", &err) == 0);
-    CHECK(xconv_devices_list_backends(&only, 0) == XCONV_OK && only.count == 0);
+    for (int i = 0; i < xconv_devices_count(list); i++)
+        opencl += xconv_devices_info_at(list, i)->backend == XCONV_BACKEND_OPENCL;
+    CHECK(xconv_devices_count(only) == opencl && opencl > 0);
+    const xconv_device_info *a = xconv_devices_info_at(only, 0);
+    const xconv_device_info *b = xconv_devices_info_at(list, 0);
+    CHECK(a && b && strcmp(a->name, b->name) == 0);
+    CHECK(a && b && a->preferred_multiple == b->preferred_multiple);
+    char reason[512];
+    CHECK(xconv_devices_backend_status(only, XCONV_BACKEND_CUDA, reason, sizeof reason) ==
+          XCONV_ERR_UNAVAILABLE);
+    CHECK(strcmp(reason, "not listed") == 0);
+    CHECK(xconv_devices_backend_status(only, XCONV_BACKEND_OPENCL, reason, sizeof reason) ==
+          XCONV_OK);
+    CHECK(xconv_devices_select(only, "opencl:0", &err) == 0);
+    xconv_devices_free(only);
+    only = xconv_devices_enumerate(0, &err);
+    CHECK(only && xconv_devices_count(only) == 0);
+    xconv_devices_free(only);
+    xconv_devices_free(list);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -114,7 +127,7 @@ static void test_devices(xconv_device *dev)
 
 static void test_buffers(xconv_device *dev)
 {
-    xconv_error err;
+    xconv_error err = {0};
     float in[8] = {1, 2, 3, 4, 5, 6, 7, 8}, out[8];
     xconv_buffer *b = xconv_buffer_create(dev, sizeof in, &err);
     CHECK(b && xconv_buffer_size(b) == sizeof in);
@@ -140,7 +153,7 @@ static void test_buffers(xconv_device *dev)
 static void check_plan_run(xconv_device *dev, const char *spec, const char *variant)
 {
     xconv_problem p = shape(spec);
-    xconv_error err;
+    xconv_error err = {0};
     xconv_plan *plan = xconv_plan_create(dev, &p, variant, NULL, &err);
     CHECK_MSG(plan != NULL, "%s %s: %s", variant, spec, err.msg);
     if (!plan)
@@ -190,7 +203,7 @@ static void test_plans(xconv_device *dev)
     check_plan_run(dev, "n=2,c=8,h=9,w=9,k=8,r=3,pad=1", "implicit_precomp");
     check_plan_run(dev, "n=2,c=8,h=6,w=6,k=4,r=1", "auto");
 
-    xconv_error err;
+    xconv_error err = {0};
     xconv_problem p = shape("n=2,c=8,h=6,w=6,k=4,r=1");
     // The rule (host/plan/variant_auto.c): on a CPU direct_const, 1x1 problems too; on a GPU
     // gemm_1x1 for 1x1 and direct_regblock for a product this small.
@@ -205,7 +218,10 @@ static void test_plans(xconv_device *dev)
     CHECK(plan && strcmp(xconv_variant_get_info(xconv_plan_variant(plan))->name, want) == 0);
     xconv_plan_step_info info;
     CHECK(plan && xconv_plan_step_get_info(plan, 0, &info, &err) == XCONV_OK);
-    CHECK(plan && strcmp(info.source, want) == 0 && strstr(info.options, "-DXC_N=2"));
+    char options[1024];
+    CHECK(plan && strcmp(info.source, want) == 0 &&
+          xconv_plan_step_options(plan, 0, options, sizeof options) > 0 &&
+          strstr(options, "-DXC_N=2"));
     xconv_plan_destroy(plan);
     plan = xconv_plan_create(dev, &p, "im2col_gemm", NULL, &err);
     const char *name = NULL;
@@ -239,7 +255,7 @@ static void test_convolve(xconv_device *dev)
     float *x = malloc(xn * 4), *w = malloc(wn * 4), *y = malloc(yn * 4), *h = malloc(yn * 4);
     fill(x, xn, 3);
     fill(w, wn, 4);
-    xconv_error err;
+    xconv_error err = {0};
     CHECK(xconv_convolve(dev, &p, "auto", x, w, y, &err) == XCONV_OK);
     CHECK(max_error(&p, x, w, y) <= 1e-5);
     CHECK(xconv_convolve(NULL, &p, "cpu_ref", x, w, h, &err) == XCONV_OK);
@@ -272,7 +288,7 @@ static xconv_status enqueue_gemm(void *user, int run, xconv_error *err)
 static void test_gemm(xconv_device *dev)
 {
     enum { M = 37, N = 29, K = 19 };
-    xconv_error err;
+    xconv_error err = {0};
     float a[M * K], b[K * N], c[M * N];
     fill(a, M * K, 5);
     fill(b, K * N, 6);
@@ -323,7 +339,7 @@ static void *thread_main(void *arg)
 {
     static const char *const variants[] = {"direct_tiled", "implicit_gemm", "auto"};
     double *worst = arg;
-    xconv_error err;
+    xconv_error err = {0};
     xconv_device *dev = xconv_device_open("opencl:0", &err);
     *worst = dev ? 0 : INFINITY;
     xconv_problem p = shape("n=2,c=5,h=11,w=9,k=7,r=3,pad=1");
@@ -349,7 +365,7 @@ static void *thread_main(void *arg)
 // output, and a buffer of another device is refused by name.
 static void test_contract(xconv_device *dev)
 {
-    xconv_error err;
+    xconv_error err = {0};
     xconv_problem p = shape("n=1,c=2,h=6,w=6,k=2,r=3");
     CHECK(xconv_plan_create(dev, &p, "no such variant", NULL, &err) == NULL);
     CHECK(err.status == XCONV_ERR_NOT_FOUND);
@@ -397,7 +413,7 @@ static void test_threads(void)
 int main(void)
 {
     test_registry();
-    xconv_error err;
+    xconv_error err = {0};
     xconv_device *dev = xconv_device_open("opencl:0", &err);
     if (!dev) {
         printf("SKIP: no OpenCL device (%s)\n", err.msg);

@@ -59,7 +59,7 @@ static void test_info(const xconv_device_info *info, int index)
 
 static void test_buffers(void *ctx, const xconv_device_info *info)
 {
-    xconv_error err;
+    xconv_error err = {0};
     enum { N = 1000 };
     float in[N], out[N];
     fill_random(in, N, 1);
@@ -137,9 +137,9 @@ static const char broken_source[] =
 // Builds source with options; returns the program or NULL after a failed check.
 static xconv_backend_program *build(void *ctx, const char *source, const char *options)
 {
-    xconv_error err;
+    xconv_error err = {0};
     xconv_backend_program *prog = NULL;
-    xconv_status st = be->program_build(ctx, source, options, &prog, &err);
+    xconv_status st = be->program_build(ctx, source, options, &prog, NULL, &err);
     CHECK_MSG(st == XCONV_OK && prog, "%s: %s", be_name, err.msg);
     return st == XCONV_OK ? prog : NULL;
 }
@@ -149,7 +149,7 @@ static xconv_backend_program *build(void *ctx, const char *source, const char *o
 static void test_axpb(void *ctx, xconv_backend_buffer *bx, xconv_backend_buffer *by,
                       const float *x, float *y, int N)
 {
-    xconv_error err;
+    xconv_error err = {0};
     xconv_backend_program *prog = build(ctx, axpb_source, "-DXC_BIAS=3");
     xconv_backend_program *other = build(ctx, axpb_source, "-DXC_BIAS=4");
     if (!prog || !other)
@@ -212,7 +212,7 @@ static void test_axpb(void *ctx, xconv_backend_buffer *bx, xconv_backend_buffer 
 
 static void test_ids(void *ctx, xconv_backend_buffer *by, float *y)
 {
-    xconv_error err;
+    xconv_error err = {0};
     enum { W = 96, H = 40 };
     xconv_backend_program *prog = build(ctx, ids_source, "");
     if (!prog)
@@ -235,7 +235,7 @@ static void test_ids(void *ctx, xconv_backend_buffer *by, float *y)
 // region): the kernel sees the four floats there.
 static void test_constant(void *ctx, xconv_backend_buffer *by, float *y)
 {
-    xconv_error err;
+    xconv_error err = {0};
     enum { OFFSET = 256 };  // bytes: where a second workspace region would start
     float coef[OFFSET / 4 + 4];
     for (int i = 0; i < OFFSET / 4 + 4; i++)
@@ -270,9 +270,9 @@ static void test_constant(void *ctx, xconv_backend_buffer *by, float *y)
 // A failing build returns XCONV_ERR_BUILD with the compiler's log and the options.
 static void test_broken(void *ctx)
 {
-    xconv_error err;
+    xconv_error err = {0};
     xconv_backend_program *broken = NULL;
-    xconv_status st = be->program_build(ctx, broken_source, "-DXC_UNUSED=1", &broken, &err);
+    xconv_status st = be->program_build(ctx, broken_source, "-DXC_UNUSED=1", &broken, NULL, &err);
     CHECK(st == XCONV_ERR_BUILD && broken == NULL);
     CHECK_CONTAINS(err.msg, "undefined_thing");
     CHECK_CONTAINS(err.msg, "-DXC_UNUSED=1");
@@ -283,7 +283,7 @@ static void test_broken(void *ctx)
 static void test_binary(void *ctx, xconv_backend_buffer *bx, xconv_backend_buffer *by,
                         const float *x, float *y, int N)
 {
-    xconv_error err;
+    xconv_error err = {0};
     CHECK(!be->program_binary == !be->program_load);
     if (!be->program_binary)
         return;
@@ -327,7 +327,7 @@ static void test_binary(void *ctx, xconv_backend_buffer *bx, xconv_backend_buffe
 
 static void test_programs(void *ctx)
 {
-    xconv_error err;
+    xconv_error err = {0};
     enum { N = 4096 };
     static float x[N], y[N];
     fill_random(x, N, 2);
@@ -350,7 +350,7 @@ static void test_programs(void *ctx)
 // C[b] = A[b] B[b] on the device with the given A stride, compared with the host in double.
 static void test_sgemm(void *ctx, size_t a_stride_mats)
 {
-    xconv_error err;
+    xconv_error err = {0};
     enum { M = 13, NN = 9, K = 17, BATCH = 3, LDA = K + 3, LDB = NN + 1, LDC = NN + 2, OFF = 5 };
     size_t a_stride = a_stride_mats * M * LDA, b_stride = K * LDB, c_stride = M * LDC + 1;
     size_t a_len = OFF + (a_stride_mats ? BATCH : 1) * M * LDA;
@@ -412,7 +412,7 @@ static void test_device(const xconv_device_info *info)
     printf("%s:%d %s (%s, %s): %d units, preferred multiple %zu\n", be_name, info->backend_index,
            info->name, info->platform, info->driver, info->compute_units,
            info->preferred_multiple);
-    xconv_error err;
+    xconv_error err = {0};
     void *ctx = NULL;
     xconv_status st = be->open(info->backend_index, &ctx, &err);
     CHECK_MSG(st == XCONV_OK, "%s", err.msg);

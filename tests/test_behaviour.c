@@ -17,7 +17,7 @@
 static xconv_problem shape(const char *spec)
 {
     xconv_problem p;
-    xconv_error err;
+    xconv_error err = {0};
     if (xconv_shape_parse(spec, &p, &err) != XCONV_OK)
         fprintf(stderr, "bad spec %s: %s\n", spec, err.msg);
     return p;
@@ -404,7 +404,7 @@ static void test_host_run(void)
     xconv_behaviour_opts_default(&opts);
     opts.host_threads = 1;
     xconv_behaviour_run run;
-    xconv_error err;
+    xconv_error err = {0};
     CHECK(xconv_behaviour_measure(NULL, 0, shapes, names, 2, &ref, 1, &opts, &run, &err) ==
           XCONV_OK);
     CHECK(run.nstacks == 1 && strcmp(run.stacks[0].id, "host") == 0);

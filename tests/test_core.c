@@ -74,12 +74,19 @@ static xconv_status stub_fill(void *ctx, xconv_backend_buffer *buf, size_t count
     return XCONV_OK;
 }
 
+// Builds anything, but a define XC_FAIL fails the build with a log longer than a message holds.
 static xconv_status stub_build(void *ctx, const char *source, const char *options,
-                               xconv_backend_program **out, xconv_error *err)
+                               xconv_backend_program **out, char **log, xconv_error *err)
 {
     (void)ctx;
-    (void)err;
     CHECK(source != NULL && strstr(source, "XC_KERNEL") != NULL);  // the embedded kernel text
+    if (strstr(options, "XC_FAIL")) {
+        if (log && (*log = malloc(2001)) != NULL) {
+            memset(*log, 'e', 2000);
+            (*log)[2000] = '\0';
+        }
+        return xconv_error_set(err, XCONV_ERR_BUILD, "stub build failed");
+    }
     *out = calloc(1, sizeof **out);
     snprintf((*out)->options, sizeof (*out)->options, "%s", options);
     builds++;
@@ -225,6 +232,17 @@ static void test_program_cache(void)
     char options[16];
     CHECK(xconv_defines_format(renamed, 2, options, sizeof options) == 17);  // snprintf-style
     CHECK(strcmp(options, "-DXC_A=1 -DXC_C") == 0);
+
+    // A failed build's whole log, past what a message holds, comes from the device.
+    char log[4096];
+    CHECK(xconv_device_build_log(dev, log, sizeof log) == 0 && log[0] == '\0');
+    xconv_define failing[1] = {{"XC_FAIL", 1}};
+    CHECK(xconv_program_get(dev, "direct_naive", failing, 1, &prog, NULL, &err) ==
+          XCONV_ERR_BUILD);
+    CHECK(xconv_device_build_log(dev, log, sizeof log) == 2000 && strlen(log) == 2000);
+    CHECK(xconv_device_build_log(dev, options, sizeof options) == 2000);  // cut to fit
+    CHECK(strlen(options) == sizeof options - 1);
+    CHECK(xconv_device_build_log(NULL, log, sizeof log) == -1);
     xconv_device_close(dev);
     CHECK_MSG(program_frees == 5, "%d of 5 programs freed by close", program_frees);
 }

@@ -152,9 +152,9 @@ static const char broken_source[] =
 // device's threads.
 static void test_axpb(void *ctx, xconv_backend_buffer *bx, xconv_backend_buffer *by, int N)
 {
-    xconv_error err;
+    xconv_error err = {0};
     xconv_backend_program *prog = NULL;
-    xconv_status st = be->program_build(ctx, axpb_source, "-DXC_BIAS=3", &prog, &err);
+    xconv_status st = be->program_build(ctx, axpb_source, "-DXC_BIAS=3", &prog, NULL, &err);
     CHECK_MSG(st == XCONV_OK, "%s", err.msg);
     if (st != XCONV_OK)
         return;
@@ -175,13 +175,13 @@ static void test_axpb(void *ctx, xconv_backend_buffer *bx, xconv_backend_buffer 
 // A constant argument larger than its __constant__ symbol, or naming a symbol the module lacks.
 static void test_constant(void *ctx, xconv_backend_buffer *by)
 {
-    xconv_error err;
+    xconv_error err = {0};
     float coef[8] = {1.0f, -1.0f, 0.5f, 2.0f, 9.0f, 9.0f, 9.0f, 9.0f};
     xconv_backend_buffer *bc = NULL;
     CHECK(be->buffer_alloc(ctx, sizeof coef, &bc, &err) == XCONV_OK);
     CHECK(be->buffer_write(ctx, bc, 0, sizeof coef, coef, &err) == XCONV_OK);
     xconv_backend_program *weigh = NULL;
-    xconv_status st = be->program_build(ctx, weigh_source, "", &weigh, &err);
+    xconv_status st = be->program_build(ctx, weigh_source, "", &weigh, NULL, &err);
     CHECK_MSG(st == XCONV_OK, "%s", err.msg);
     if (st == XCONV_OK) {
         xconv_arg wargs[] = {XCONV_ARG_BUF(by), XCONV_ARG_CONST(bc, sizeof coef, "coef")};
@@ -202,7 +202,7 @@ static void test_constant(void *ctx, xconv_backend_buffer *by)
 // would differ.
 static void test_contraction(void *ctx)
 {
-    xconv_error err;
+    xconv_error err = {0};
     enum { N = 4096 };
     static float a[N], b[N], c[N], y[N];
     fill_random(a, N, 7);
@@ -220,7 +220,7 @@ static void test_contraction(void *ctx)
     CHECK(be->buffer_write(ctx, bufs[1], 0, sizeof b, b, &err) == XCONV_OK);
     CHECK(be->buffer_write(ctx, bufs[2], 0, sizeof c, c, &err) == XCONV_OK);
     xconv_backend_program *prog = NULL;
-    xconv_status st = be->program_build(ctx, contract_source, "", &prog, &err);
+    xconv_status st = be->program_build(ctx, contract_source, "", &prog, NULL, &err);
     CHECK_MSG(st == XCONV_OK, "%s", err.msg);
     if (st == XCONV_OK) {
         xconv_arg args[] = {XCONV_ARG_BUF(bufs[0]), XCONV_ARG_BUF(bufs[1]),
@@ -246,7 +246,7 @@ static void test_contraction(void *ctx)
 
 static void test_programs(void *ctx)
 {
-    xconv_error err;
+    xconv_error err = {0};
     enum { N = 4096 };
     xconv_backend_buffer *bx = NULL, *by = NULL;
     CHECK(be->buffer_alloc(ctx, N * 4, &bx, &err) == XCONV_OK);
@@ -256,7 +256,7 @@ static void test_programs(void *ctx)
     test_contraction(ctx);
 
     xconv_backend_program *broken = NULL;
-    xconv_status st = be->program_build(ctx, broken_source, "-DXC_UNUSED=1", &broken, &err);
+    xconv_status st = be->program_build(ctx, broken_source, "-DXC_UNUSED=1", &broken, NULL, &err);
     CHECK(st == XCONV_ERR_BUILD && broken == NULL);
     CHECK_CONTAINS(err.msg, "(2): error");  // #line 1: the log counts lines of our source
     be->buffer_free(ctx, bx);
@@ -269,7 +269,7 @@ static void test_programs(void *ctx)
 // cuBLAS's own refusals: a leading dimension under the columns, a batch past the buffer.
 static void test_sgemm(void *ctx)
 {
-    xconv_error err;
+    xconv_error err = {0};
     enum { M = 13, NN = 9, K = 17, BATCH = 3, LDA = K + 3, LDB = NN + 1, LDC = NN + 2 };
     size_t a_len = M * LDA, b_len = BATCH * K * LDB, c_len = BATCH * M * LDC;
     xconv_backend_buffer *ba = NULL, *bb = NULL, *bc = NULL;
@@ -303,7 +303,7 @@ static bool test_cudnn_algo(void *ctx, const char *algo, const xconv_problem *p,
                             const float *x, const float *w, const double *ref,
                             const double *norm, size_t nx, size_t nw, size_t ny)
 {
-    xconv_error err;
+    xconv_error err = {0};
     size_t ws = 0;
     char reason[512] = "";
     if (!be->vendor_conv_supports(ctx, algo, p, &ws, reason, sizeof reason)) {
@@ -393,7 +393,7 @@ static bool test_cudnn_problem(void *ctx, const xconv_problem *p, const char *la
 // (printed, not failed).
 static void test_cudnn_fused(void *ctx, const char *spec)
 {
-    xconv_error err;
+    xconv_error err = {0};
     xconv_problem p;
     CHECK_MSG(xconv_shape_parse(spec, &p, &err) == XCONV_OK, "%s", err.msg);
     const char *algo = "cudnn_fused_bias_act_pool";
@@ -478,7 +478,7 @@ static void test_cudnn(void *ctx)
 
 static void test_variants(const xconv_device_info *info)
 {
-    xconv_error err;
+    xconv_error err = {0};
     xconv_device *dev = xconv_device_open_info(info, &err);
     CHECK_MSG(dev != NULL, "%s", err.msg);
     if (!dev)
@@ -524,7 +524,7 @@ static void test_variants(const xconv_device_info *info)
 static void test_device(const xconv_device_info *info)
 {
     printf("testing cuda:%d %s\n", info->backend_index, info->name);
-    xconv_error err;
+    xconv_error err = {0};
     void *ctx = NULL;
     xconv_status st = be->open(info->backend_index, &ctx, &err);
     CHECK_MSG(st == XCONV_OK, "%s", err.msg);

@@ -27,7 +27,7 @@ int main(void)
 // Runs variant `name` on case c; returns the record's outcome (printed with its note).
 static xconv_outcome run_variant(xconv_case *c, const char *name, xconv_result *rec)
 {
-    xconv_error err;
+    xconv_error err = {0};
     const xconv_variant *v = xconv_variant_find(name, &err);
     xconv_status st = v ? xconv_case_run(c, v, rec, &err) : err.status;
     CHECK_MSG(st == XCONV_OK, "%s: %s", name, err.msg);
@@ -61,22 +61,21 @@ static xconv_status launch_fault(xconv_device *dev, const xconv_problem *p, xcon
 
 int main(void)
 {
-    xconv_device_list list;
-    xconv_devices_list(&list);
-    int index = -1;
-    for (int i = 0; i < list.count && index < 0; i++)
-        if (list.devices[i].backend == XCONV_BACKEND_CUDA)
-            index = i;
-    if (index < 0) {
-        printf("SKIP: no CUDA device (%s)\n", list.backend_reason[XCONV_BACKEND_CUDA]);
+    xconv_error err = {0};
+    xconv_devices *list = xconv_devices_enumerate(XCONV_BACKEND_BIT(XCONV_BACKEND_CUDA), &err);
+    if (xconv_devices_count(list) == 0) {
+        char reason[512] = "";
+        xconv_devices_backend_status(list, XCONV_BACKEND_CUDA, reason, sizeof reason);
+        printf("SKIP: no CUDA device (%s)\n", reason);
+        xconv_devices_free(list);
         return CHECK_SKIP_CODE;
     }
-    xconv_error err;
-    xconv_device *dev = xconv_device_open_info(&list.devices[index], &err);
+    xconv_device *dev = xconv_device_open_info(xconv_devices_info_at(list, 0), &err);
+    xconv_devices_free(list);
     CHECK_MSG(dev != NULL, "%s", err.msg);
     if (!dev)
         return check_summary("test_cuda_fault");
-    printf("on %s\n", list.devices[index].name);
+    printf("on %s\n", xconv_device_get_info(dev)->name);
     xconv_problem p;
     CHECK(xconv_shape_parse("n=2,c=8,h=16,w=16,k=16,r=3,pad=1", &p, &err) == XCONV_OK);
     xconv_case_options opts;

@@ -65,7 +65,7 @@ static void inject(xconv_device *dev)
 // Runs variant `name` on case c; returns its record's outcome (the note printed when not pass).
 static xconv_outcome run_variant(xconv_case *c, const char *name, xconv_result *rec)
 {
-    xconv_error err;
+    xconv_error err = {0};
     const xconv_variant *v = xconv_variant_find(name, &err);
     CHECK_MSG(v != NULL, "%s", err.msg);
     if (!v)
@@ -81,7 +81,7 @@ static xconv_outcome run_variant(xconv_case *c, const char *name, xconv_result *
 // rebuilt; the next variants on the same case (whose inputs were lost) and a new case pass.
 static void test_fault_in_a_case(xconv_device *dev, const xconv_problem *p)
 {
-    xconv_error err;
+    xconv_error err = {0};
     xconv_case_options opts;
     xconv_case_options_default(&opts);
     xconv_case *c = xconv_case_create(dev, p, "plain", &opts, &err);
@@ -124,7 +124,7 @@ static void test_fault_in_a_case(xconv_device *dev, const xconv_problem *p)
 // is fine); a plan made before runs afterwards on new buffers and matches the host reference.
 static void test_fault_through_the_api(xconv_device *dev, const xconv_problem *p)
 {
-    xconv_error err;
+    xconv_error err = {0};
     size_t xn = (size_t)xconv_problem_x_elems(p), wn = (size_t)xconv_problem_w_elems(p);
     size_t yn = (size_t)xconv_problem_y_elems(p);
     float *x = malloc(xn * sizeof *x), *w = malloc(wn * sizeof *w), *y = malloc(yn * sizeof *y);
@@ -195,7 +195,7 @@ static void test_fault_through_the_api(xconv_device *dev, const xconv_problem *p
 // without reaching the backend; destroying what was made before and closing are safe.
 static void test_lost_for_good(const xconv_device_info *info, const xconv_problem *p)
 {
-    xconv_error err;
+    xconv_error err = {0};
     xconv_device *dev = xconv_device_open_info(info, &err);
     CHECK_MSG(dev != NULL, "%s", err.msg);
     if (!dev)
@@ -256,22 +256,21 @@ static void test_lost_for_good(const xconv_device_info *info, const xconv_proble
 
 int main(void)
 {
-    xconv_device_list list;
-    xconv_devices_list(&list);
-    int index = -1;
-    for (int i = 0; i < list.count && index < 0; i++)
-        if (list.devices[i].backend == XCONV_BACKEND_OPENCL)
-            index = i;
-    if (index < 0) {
+    xconv_error err = {0};
+    xconv_devices *list =
+        xconv_devices_enumerate(XCONV_BACKEND_BIT(XCONV_BACKEND_OPENCL), &err);
+    if (xconv_devices_count(list) == 0) {
         printf("SKIP: no OpenCL device (install pocl-opencl-icd)\n");
+        xconv_devices_free(list);
         return CHECK_SKIP_CODE;
     }
-    xconv_error err;
-    xconv_device *dev = xconv_device_open_info(&list.devices[index], &err);
+    xconv_device_info info = *xconv_devices_info_at(list, 0);
+    xconv_devices_free(list);
+    xconv_device *dev = xconv_device_open_info(&info, &err);
     CHECK_MSG(dev != NULL, "%s", err.msg);
     if (!dev)
         return check_summary("test_device_lost");
-    printf("on %s\n", list.devices[index].name);
+    printf("on %s\n", xconv_device_get_info(dev)->name);
     inject(dev);
     xconv_problem p;
     CHECK(xconv_shape_parse("n=2,c=4,h=12,w=10,k=6,r=3,pad=1", &p, &err) == XCONV_OK);
@@ -279,6 +278,6 @@ int main(void)
     test_fault_through_the_api(dev, &p);
     dev->be = real;
     xconv_device_close(dev);
-    test_lost_for_good(&list.devices[index], &p);
+    test_lost_for_good(&info, &p);
     return check_summary("test_device_lost");
 }

@@ -115,7 +115,7 @@ static void test_arrays(void)
 
 static void test_spec(void)
 {
-    xconv_error err;
+    xconv_error err = {0};
     xconv_problem p;
     CHECK(xconv_shape_parse("n=1,c=2,h=8,w=8,k=4,r=3", &p, &err) == XCONV_OK);
     CHECK(p.dtype == XCONV_DTYPE_F32 && p.math == XCONV_MATH_F32);  // strict fp32 by default
@@ -156,7 +156,7 @@ static void test_spec(void)
 // refuses dtype=f16 instead of running fp32.
 static void test_refusals(void)
 {
-    xconv_error err;
+    xconv_error err = {0};
     xconv_problem p;
     char reason[512];
     CHECK(xconv_shape_parse("n=1,c=2,h=8,w=8,k=4,r=3,math=tf32", &p, &err) == XCONV_OK);

@@ -34,7 +34,7 @@ typedef struct inputs {
 static inputs make_inputs(const char *spec)
 {
     inputs in = {0};
-    xconv_error err;
+    xconv_error err = {0};
     CHECK_MSG(xconv_shape_parse(spec, &in.p, &err) == XCONV_OK, "%s", err.msg);
     size_t nx = (size_t)xconv_problem_x_elems(&in.p), nw = (size_t)xconv_problem_w_elems(&in.p);
     in.ny = (size_t)xconv_problem_y_elems(&in.p);
@@ -75,7 +75,7 @@ static double max_error(const inputs *in, const float *y)
 {
     double *ref = malloc(in->ny * sizeof *ref), *scale = malloc(in->ny * sizeof *scale);
     double worst = 0;
-    xconv_error err;
+    xconv_error err = {0};
     if (xconv_reference_forward(&in->p, in->x, in->w, in->bias, ref, scale, 0, &err) != XCONV_OK)
         worst = INFINITY;
     for (size_t i = 0; i < in->ny && isfinite(worst); i++) {
@@ -115,7 +115,7 @@ static void test_fused_equals_unfused(xconv_device *dev)
         inputs in = make_inputs(specs[s]);
         float *fused_y = malloc(in.ny * sizeof(float)), *unfused_y = malloc(in.ny * 4);
         for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++) {
-            xconv_error err;
+            xconv_error err = {0};
             unsigned fused = 0, none = 0;
             xconv_status st = run_mode(dev, &in, variants[v], XCONV_EPILOGUE_AUTO, fused_y,
                                        &fused, &err);
@@ -165,7 +165,7 @@ static void test_what_fuses(xconv_device *dev)
         {"n=2,c=8,h=16,w=16,k=16,r=3,pad=1,pool=3,pool_stride=2", "implicit_gemm", 0},
         {"n=2,c=8,h=16,w=16,k=16,r=3,pad=1", "direct_const", 0},
     };
-    xconv_error err;
+    xconv_error err = {0};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         xconv_problem p;
         CHECK(xconv_shape_parse(cases[i].spec, &p, &err) == XCONV_OK);
@@ -210,7 +210,7 @@ static void test_what_fuses(xconv_device *dev)
 static void test_buffers(xconv_device *dev)
 {
     inputs in = make_inputs("n=2,c=4,h=12,w=12,k=6,r=3,pad=1,bias=1,act=relu,pool=2");
-    xconv_error err;
+    xconv_error err = {0};
     xconv_plan_options opts;
     xconv_plan_options_default(&opts);
     opts.epilogue = XCONV_EPILOGUE_UNFUSED;
@@ -265,7 +265,7 @@ static void test_buffers(xconv_device *dev)
 
 int main(void)
 {
-    xconv_error err;
+    xconv_error err = {0};
     xconv_device *dev = xconv_device_open("opencl:0", &err);
     if (!dev) {
         printf("SKIP: no OpenCL device (%s)\n", err.msg);

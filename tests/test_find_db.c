@@ -65,7 +65,7 @@ static xconv_cache *fresh_cache(unsigned flags)
 {
     snprintf(folder, sizeof folder, "/tmp/xconv_test_find_db.XXXXXX");
     CHECK(mkdtemp(folder) != NULL);
-    xconv_error err;
+    xconv_error err = {0};
     xconv_cache *cache = xconv_cache_open(folder, flags, &err);
     CHECK_MSG(cache != NULL, "%s", err.msg);
     return cache;
@@ -82,7 +82,7 @@ static void remove_folder(void)
 static xconv_problem shape(const char *spec)
 {
     xconv_problem p;
-    xconv_error err;
+    xconv_error err = {0};
     CHECK(xconv_shape_parse(spec, &p, &err) == XCONV_OK);
     return p;
 }
@@ -224,26 +224,39 @@ static xconv_auto_info choose(xconv_device *dev, const char *spec)
 {
     xconv_problem p = shape(spec);
     xconv_auto_info info;
-    xconv_error err;
+    xconv_error err = {0};
     xconv_status st = xconv_auto_choose(dev, &p, NULL, &info, &err);
     CHECK_MSG(st == XCONV_OK, "%s", err.msg);
     return info;
 }
 
-// The rules on a GPU: Winograd for wide 3x3 stride-1 layers, tiled FFT for wide ones with larger
-// filters, the implicit GEMM for other wide ones, direct_regblock for narrow ones.
+// The rules on a GPU (an H100-like description, 132 units, 48 KiB of local memory): Winograd
+// F(4x4,3x3) for wide 3x3 stride-1 layers with >= 2e7 FLOPs a unit and F(2x2,3x3) from a
+// quarter of that, tiled FFT for busy wide ones with larger filters, implicit_precomp for other
+// busy wide ones whose offset table takes at most 1/8 of local memory, gemm_1x1 for wide 1x1
+// layers with >= 128 filters and planes of whole float4s, the implicit GEMM for the other wide
+// ones, direct_regblock for narrow or small ones.
 static void test_auto_gpu_rules(void)
 {
     xconv_device dev = {.info = gpu_info()};
     static const struct {
         const char *spec, *variant;
     } want[] = {
-        {"n=8,c=64,h=56,w=56,k=64,r=3,pad=1", "winograd_f43"},
-        {"n=8,c=64,h=32,w=32,k=64,r=5,pad=2", "fft_tiled"},
+        {"n=32,c=64,h=56,w=56,k=64,r=3,pad=1", "winograd_f43"},        // 5.6e7 FLOPs a unit
+        {"n=8,c=64,h=56,w=56,k=64,r=3,pad=1", "winograd_f23"},         // 1.4e7
+        {"n=1,c=64,h=56,w=56,k=64,r=3,pad=1", "implicit_gemm"},        // 1.8e6
+        {"n=32,c=64,h=32,w=32,k=64,r=5,pad=2", "fft_tiled"},
         {"n=8,c=64,h=64,w=64,k=64,r=11,pad=5", "fft_tiled"},
-        {"n=8,c=64,h=56,w=56,k=64,r=3,stride=2,pad=1", "implicit_precomp"},
-        {"n=8,c=64,h=56,w=56,k=64,r=3,dil=2,pad=2", "implicit_precomp"},
+        {"n=1,c=96,h=27,w=27,k=256,r=5,pad=2,groups=2", "implicit_gemm"},  // 3.4e6
+        {"n=32,c=3,h=224,w=224,k=64,r=7,stride=2,pad=3", "implicit_precomp"},  // 1176 bytes
+        {"n=32,c=64,h=56,w=56,k=64,r=3,dil=2,pad=2", "implicit_precomp"},      // 4608 bytes
+        {"n=32,c=256,h=28,w=28,k=256,r=3,stride=2,pad=1", "implicit_gemm"},    // 18432 bytes
+        {"n=1,c=128,h=56,w=56,k=128,r=3,stride=2,pad=1", "implicit_gemm"},     // 1.8e6
         {"n=8,c=64,h=56,w=56,k=256,r=1", "gemm_1x1"},
+        {"n=32,c=256,h=56,w=56,k=64,r=1", "implicit_gemm"},      // 64 filters
+        {"n=32,c=512,h=7,w=7,k=2048,r=1", "implicit_gemm"},      // 49-float planes
+        {"n=32,c=256,h=56,w=56,k=512,r=1,stride=2", "implicit_gemm"},
+        {"n=1,c=144,h=28,w=28,k=32,r=1", "direct_regblock"},     // 7.2e6 FLOPs: small
         {"n=100,c=1,h=48,w=48,k=6,r=5", "direct_regblock"},
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
@@ -283,7 +296,7 @@ static void test_auto(void)
 {
     const char *spec = "n=2,c=3,h=9,w=11,k=4,r=3,pad=1";
     xconv_device dev = {.info = cpu_info()};
-    xconv_error err;
+    xconv_error err = {0};
 
     // No cache: the rules (a CPU: direct_const).
     xconv_auto_info a = choose(&dev, spec);
@@ -387,7 +400,7 @@ static void test_corrupted(void)
     xconv_device dev = {.info = cpu_info(), .cache = cache};
     const char *spec = "n=2,c=3,h=9,w=11,k=4,r=3,pad=1";
     xconv_problem p = shape(spec);
-    xconv_error err;
+    xconv_error err = {0};
     char warnings[4096];
 
     // Garbage: reported and set aside, never a crash; auto uses the rules.
@@ -450,7 +463,7 @@ enum { WRITERS = 4, RECORDS_EACH = 20 };
 // would); a reader child looks up in a loop and must never see a corrupted file.
 static int child(int id)
 {
-    xconv_error err;
+    xconv_error err = {0};
     xconv_cache *cache = xconv_cache_open(folder, 0, &err);
     if (!cache)
         return 2;
@@ -497,7 +510,7 @@ static void test_concurrent(void)
     }
     xconv_find_record *all = NULL;
     int count = 0;
-    xconv_error err;
+    xconv_error err = {0};
     CHECK(xconv_find_db_list(cache, &all, &count, &err) == XCONV_OK);
     CHECK_MSG(count == WRITERS * RECORDS_EACH, "%d records of %d", count,
               WRITERS * RECORDS_EACH);
@@ -522,7 +535,7 @@ static void test_default_dir(void)
     CHECK(!xconv_cache_default_dir(NULL, NULL, NULL, buf, sizeof buf));
     CHECK(!xconv_cache_default_dir(NULL, "/a-long-folder-name", NULL, buf, 8));
 
-    xconv_error err;
+    xconv_error err = {0};
     CHECK(xconv_cache_open_default("none", NULL, NULL, 0, &err) == NULL);
     CHECK(err.status == XCONV_ERR_NOT_FOUND);
     CHECK_CONTAINS(err.msg, "XCONV_CACHE_DIR is 'none'");

@@ -22,7 +22,7 @@ static const char spec[] = "n=2,c=3,h=9,w=11,k=4,r=3,pad=1";
 // Opens the OpenCL device with cache attached; NULL (after a failed check) when it cannot.
 static xconv_device *open_with(xconv_cache *cache)
 {
-    xconv_error err;
+    xconv_error err = {0};
     xconv_device *dev = xconv_device_open_info(&device_info, &err);
     CHECK_MSG(dev != NULL, "%s", err.msg);
     if (dev)
@@ -33,7 +33,7 @@ static xconv_device *open_with(xconv_cache *cache)
 // Plans direct_naive for the test shape on dev, prepares it and runs it on fixed inputs into y.
 static void run_once(xconv_device *dev, float *y)
 {
-    xconv_error err;
+    xconv_error err = {0};
     xconv_problem p;
     CHECK(xconv_shape_parse(spec, &p, &err) == XCONV_OK);
     float x[2 * 3 * 9 * 11], w[4 * 3 * 3 * 3];
@@ -56,7 +56,7 @@ static xconv_cache_stats stats(xconv_cache *cache)
 // Writes the path of the stored binary of direct_naive's program for the test shape on dev.
 static bool binary_path(xconv_device *dev, char *path, size_t len)
 {
-    xconv_error err;
+    xconv_error err = {0};
     xconv_problem p;
     xconv_shape_parse(spec, &p, &err);
     xconv_plan *plan = xconv_plan_create(dev, &p, "direct_naive", NULL, &err);
@@ -125,7 +125,7 @@ static void test_device(const xconv_device_info *info)
     printf("%s\n", label);
     snprintf(folder, sizeof folder, "/tmp/xconv_test_kernel_cache.XXXXXX");
     CHECK(mkdtemp(folder) != NULL);
-    xconv_error err;
+    xconv_error err = {0};
     xconv_cache *cache = xconv_cache_open(folder, 0, &err);
     CHECK_MSG(cache != NULL, "%s", err.msg);
     if (!cache)
@@ -216,22 +216,25 @@ static void test_device(const xconv_device_info *info)
 
 int main(void)
 {
-    static xconv_device_list list;
-    xconv_devices_list(&list);
+    xconv_error err = {0};
+    xconv_devices *list = xconv_devices_enumerate(XCONV_BACKENDS_ALL, &err);
     int tested = 0;
     for (int kind = 0; kind < XCONV_BACKEND_COUNT; kind++) {
-        int index = -1;
-        for (int i = 0; i < list.count && index < 0; i++)
-            if ((int)list.devices[i].backend == kind)
-                index = i;
-        if (index >= 0) {
-            test_device(&list.devices[index]);
+        const xconv_device_info *info = NULL;
+        for (int i = 0; i < xconv_devices_count(list) && !info; i++)
+            if ((int)xconv_devices_info_at(list, i)->backend == kind)
+                info = xconv_devices_info_at(list, i);
+        if (info) {
+            test_device(info);
             tested++;
         } else {
+            char reason[512] = "";
+            xconv_devices_backend_status(list, (xconv_backend_kind)kind, reason, sizeof reason);
             printf("%s: no device (%s); its checks skipped\n",
-                   xconv_backend_name((xconv_backend_kind)kind), list.backend_reason[kind]);
+                   xconv_backend_name((xconv_backend_kind)kind), reason);
         }
     }
+    xconv_devices_free(list);
     if (!tested) {
         printf("SKIP: no device\n");
         return CHECK_SKIP_CODE;

@@ -326,7 +326,7 @@ static void test_read_fuzz(void)
         }
         write_bytes(path, bad, len);
         xconv_npy a;
-        xconv_error err;
+        xconv_error err = {0};
         xconv_status st = xconv_npy_read(path, &a, &err);
         CHECK(st == XCONV_OK || st == XCONV_ERR_PARSE);
         CHECK(st != XCONV_OK || (a.data && a.count >= 0));
@@ -429,7 +429,7 @@ static void test_half_files(void)
         const char *path = tmp_path("half.npy");
         write_bytes(path, buf, len + 6);
         xconv_npy a;
-        xconv_error err;
+        xconv_error err = {0};
         CHECK_MSG(xconv_npy_read(path, &a, &err) == XCONV_OK, "%s", err.msg);
         CHECK(a.dtype == cases[c].dtype && a.count == 3);
         for (int i = 0; a.data && i < 3; i++)
@@ -447,7 +447,7 @@ static void test_half_files(void)
     for (int64_t dtype = XCONV_DTYPE_F32; dtype <= XCONV_DTYPE_BF16; dtype++) {
         const char *path = tmp_path("written.npy");
         FILE *f = fopen(path, "wb");
-        xconv_error err;
+        xconv_error err = {0};
         CHECK(f && xconv_npy_write_stream_dtype(f, values, 2, shape, dtype, &err) == XCONV_OK);
         if (f)
             fclose(f);

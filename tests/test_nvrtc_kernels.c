@@ -92,7 +92,7 @@ static void check_entry(const char *label, const char *kernel, const char *ptx)
 static bool compile_and_check(const char *label, const char *source, const char *kernel,
                               const char *options, bool cubin, bool needs_ok)
 {
-    xconv_error err;
+    xconv_error err = {0};
     xconv_nvrtc_image img;
     xconv_status st = xconv_nvrtc_compile(source, options, CC_MAJOR, CC_MINOR, cubin, &img,
                                           &err);
@@ -176,7 +176,7 @@ static void test_dialect(void)
     compile_and_check("dialect (every macro)", dialect_source, "every_macro", "", true, false);
 
     // --fmad=false: a * b + c stays two roundings; only XC_FMA fuses (as FP_CONTRACT OFF).
-    xconv_error err;
+    xconv_error err = {0};
     char *ptx = NULL;
     size_t len = 0;
     CHECK(xconv_nvrtc_compile_ptx(contract_source, "", CC_MAJOR, CC_MINOR, &ptx, &len, &err) ==
@@ -334,7 +334,7 @@ static int test_variant(const xconv_variant *v, xconv_device *dev,
     int nseen = 0;
     for (int s = 0; s < shapes; s++) {
         const xconv_named_shape *shape = &suite[s];
-        xconv_error err;
+        xconv_error err = {0};
         xconv_problem p;
         CHECK_MSG(xconv_shape_parse(shape->spec, &p, &err) == XCONV_OK, "%s", err.msg);
         xconv_plan *plan = NULL;
@@ -436,7 +436,7 @@ static void test_winograd_targets(void)
     xconv_device dev = synthetic_h100();
     printf("  the Winograd variants on the measured 3x3 and 5x5 layers:\n");
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        xconv_error err;
+        xconv_error err = {0};
         const xconv_variant *v = xconv_variant_find(names[i], &err);
         CHECK_MSG(v != NULL, "%s", err.msg);
         if (!v)
@@ -454,7 +454,7 @@ static void test_winograd_targets(void)
 static void test_flat_k_tail(void)
 {
     xconv_device dev = synthetic_h100();
-    xconv_error err;
+    xconv_error err = {0};
     xconv_problem p;
     CHECK(xconv_shape_parse("n=64,c=3,h=100,w=100,k=32,r=3,pad=1", &p, &err) == XCONV_OK);
     const xconv_variant *v = xconv_variant_find("direct_regblock", &err);
@@ -505,7 +505,7 @@ static void test_split_plans(void)
     int split_plans = 0, before = programs_compiled, nseen = 0;
     uint64_t seen[128];  // FNV-1a of each compiled step's source and options: each once
     for (size_t c = 0; c < sizeof tiles / sizeof tiles[0]; c++) {
-        xconv_error err;
+        xconv_error err = {0};
         xconv_problem p;
         const char *spec = specs[spec_of[c]];
         CHECK(xconv_shape_parse(spec, &p, &err) == XCONV_OK);
@@ -577,7 +577,7 @@ static void test_reduced_storage(void)
                 bool named = false;
                 for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
                     named = named || strcmp(suite[j].name, names[k]) == 0;
-                xconv_error err;
+                xconv_error err = {0};
                 xconv_problem p;
                 if (!named || xconv_shape_parse(suite[j].spec, &p, &err) != XCONV_OK ||
                     !(v->dtypes & XCONV_DTYPE_BIT(dtype)))
@@ -630,7 +630,7 @@ static void test_reduced_storage(void)
 
 int main(void)
 {
-    xconv_error err;
+    xconv_error err = {0};
     const xconv_nvrtc_api *nv = xconv_nvrtc_load(&err);
     if (!nv) {
         printf("SKIP: NVRTC cannot be loaded (%s)\n", err.msg);

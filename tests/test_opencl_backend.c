@@ -93,14 +93,14 @@ static const char broken_source[] =
 // What ends a region of launches, and of a CLBlast call; what a failed build reports.
 static void test_regions(void *ctx)
 {
-    xconv_error err;
+    xconv_error err = {0};
     enum { N = 4096 };
     xconv_backend_buffer *bx = NULL, *by = NULL;
     CHECK(be->buffer_alloc(ctx, N * 4, &bx, &err) == XCONV_OK);
     CHECK(be->buffer_alloc(ctx, N * 4, &by, &err) == XCONV_OK);
     CHECK(be->buffer_fill(ctx, bx, N, 1.0f, &err) == XCONV_OK);
     xconv_backend_program *prog = NULL;
-    xconv_status st = be->program_build(ctx, axpb_source, "", &prog, &err);
+    xconv_status st = be->program_build(ctx, axpb_source, "", &prog, NULL, &err);
     CHECK_MSG(st == XCONV_OK, "%s", err.msg);
     xconv_arg args[] = {XCONV_ARG_BUF(bx), XCONV_ARG_BUF(by), XCONV_ARG_I32(N),
                         XCONV_ARG_F32(2.0f)};
@@ -126,7 +126,7 @@ static void test_regions(void *ctx)
     be->buffer_free(ctx, by);
 
     xconv_backend_program *broken = NULL;
-    st = be->program_build(ctx, broken_source, "-DXC_UNUSED=1", &broken, &err);
+    st = be->program_build(ctx, broken_source, "-DXC_UNUSED=1", &broken, NULL, &err);
     CHECK(st == XCONV_ERR_BUILD && broken == NULL);
     // #line 1 makes PoCL's log count lines of our source; NVIDIA and Oclgrind count lines of
     // the compiled text, and the header gives the offset.
@@ -134,6 +134,13 @@ static void test_regions(void *ctx)
         printf("note: this compiler's log ignores #line (no \":2:\" in it):\n%s\n", err.msg);
     CHECK_CONTAINS(err.msg, "source line 1 is line ");
     CHECK_CONTAINS(err.msg, "-DXC_UNUSED=1 -cl-std=CL1.2");
+
+    // The whole log comes back on its own, when asked for.
+    char *log = NULL;
+    st = be->program_build(ctx, broken_source, "", &broken, &log, &err);
+    CHECK(st == XCONV_ERR_BUILD && broken == NULL);
+    CHECK_MSG(log && log[0], "log: '%s'", log ? log : "(NULL)");
+    free(log);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -142,7 +149,7 @@ static void test_regions(void *ctx)
 // clblast_convgemm on p compared with the host's naive convolution.
 static void test_convgemm(void *ctx, xconv_problem p)
 {
-    xconv_error err;
+    xconv_error err = {0};
     int64_t P = out_size(p.h, p.pad_h, p.dil_h, p.r, p.stride_h);
     int64_t Q = out_size(p.w, p.pad_w, p.dil_w, p.s, p.stride_w);
     size_t nx = (size_t)(p.n * p.c * p.h * p.w), nw = (size_t)(p.k * p.c * p.r * p.s);
@@ -220,7 +227,7 @@ static void test_device(const xconv_device_info *info)
     CHECK(info->fp32_config & XCONV_FP_ROUND_TO_NEAREST);
     CHECK(info->fp32_config & XCONV_FP_INF_NAN);
     CHECK_CONTAINS(info->build_flags, "-cl-std=CL1.2; #pragma OPENCL FP_CONTRACT OFF");
-    xconv_error err;
+    xconv_error err = {0};
     void *ctx = NULL;
     xconv_status st = be->open(info->backend_index, &ctx, &err);
     CHECK_MSG(st == XCONV_OK, "%s", err.msg);

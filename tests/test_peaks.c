@@ -20,7 +20,7 @@ static void check_timing(const char *what, const xconv_timing *t, int repeat)
 
 int main(void)
 {
-    static xconv_error err;
+    xconv_error err = {0};
     xconv_peaks peaks;
     CHECK(xconv_peaks_measure(NULL, 3, &peaks, &err) == XCONV_ERR_INVALID);
     xconv_device *dev = xconv_device_open("opencl:0", &err);

@@ -116,7 +116,7 @@ static void test_write_error(void)
     if (!f)
         return;
     xconv_peaks_file file = {0};
-    xconv_error err;
+    xconv_error err = {0};
     xconv_peaks_entry a = entry("A", "cuda", "1", 1);
     xconv_peaks_file_put(&file, &a, &err);
     CHECK(xconv_peaks_file_write(f, &file) == -1);

@@ -63,7 +63,7 @@ static xconv_device_info small_gpu_info(void)
 static xconv_problem parse(const char *spec)
 {
     xconv_problem p;
-    xconv_error err;
+    xconv_error err = {0};
     CHECK_MSG(xconv_shape_parse(spec, &p, &err) == XCONV_OK, "%s: %s", spec, err.msg);
     return p;
 }
@@ -151,7 +151,7 @@ static void test_defines(void)
                                     .tiles_h = 3, .tiles_w = 2, .out_h = 20, .out_w = 16,
                                     .planes = 4, .pitch = 21, .threads = 128,
                                     .inline_passes = 1, .batch = 600};
-    xconv_error err;
+    xconv_error err = {0};
     CHECK(xconv_fft_define_transform(s, &t, &err) == XCONV_OK && s->ndefines == 13);
     static const struct {
         const char *name;
@@ -185,7 +185,7 @@ static void check_refused(xconv_fft_kind kind, const xconv_device_info *info, co
 {
     xconv_problem p = parse(spec);
     xconv_fft_choice c;
-    xconv_error err;
+    xconv_error err = {0};
     xconv_status st = xconv_fft_choose(kind, info, &p, opts, &c, &err);
     CHECK_MSG(st == XCONV_ERR_NOT_APPLICABLE, "%s %s: status %d", kind_name(kind), spec, st);
     if (st == XCONV_ERR_NOT_APPLICABLE)
@@ -362,7 +362,7 @@ static xconv_status plan_and_check(xconv_fft_kind kind, const xconv_device_info 
     CHECK(v != NULL);
     xconv_status st = xconv_fft_choose(kind, info, p, opts, c, err);
     xconv_plan *plan = NULL;
-    xconv_error perr;
+    xconv_error perr = {0};
     xconv_status pst = v ? xconv_variant_plan(v, &dev, p, opts, &plan, &perr) : st;
     CHECK_MSG(st == pst, "%s: choose %d, plan %d", label, st, pst);
     if (st == XCONV_OK && plan) {
@@ -388,7 +388,7 @@ static void test_suites_fit(const xconv_device_info *info)
                           (p.r > 1 || p.s > 1);
             for (int k = 0; k < 2; k++) {
                 xconv_fft_choice c;
-                xconv_error err;
+                xconv_error err = {0};
                 char label[400];
                 snprintf(label, sizeof label, "%s %s on %s", kind_name((xconv_fft_kind)k),
                          shapes[i].name, info->name);
@@ -423,7 +423,7 @@ static void test_chunks(void)
     xconv_device_info gpu = gpu_info();
     xconv_problem p = parse("n=10,c=4,h=20,w=20,k=8,r=3,pad=1");
     xconv_fft_choice c;
-    xconv_error err;
+    xconv_error err = {0};
     CHECK(plan_and_check(XCONV_FFT_WHOLE, &gpu, &p, NULL, "fft", &c, &err) == XCONV_OK);
     CHECK(c.chunk == 10 && c.passes == 1 && c.lh == 24);
     // Room for the filter spectra and five images: passes of 4, 4, 2 (an even number of
@@ -475,7 +475,7 @@ static void test_targets(void)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         xconv_problem p = parse(cases[i].spec);
         xconv_fft_choice c;
-        xconv_error err;
+        xconv_error err = {0};
         xconv_status st = plan_and_check(cases[i].kind, &gpu, &p, NULL, cases[i].spec, &c, &err);
         CHECK_MSG(st == XCONV_OK, "%s: %s", cases[i].spec, err.msg);
         if (st != XCONV_OK)
@@ -501,13 +501,8 @@ static void test_targets(void)
 // Opens the first OpenCL device, or returns NULL (the run tests are then skipped).
 static xconv_device *open_device(void)
 {
-    static xconv_device_list list;
-    xconv_error err;
-    xconv_devices_list(&list);
-    for (int i = 0; i < list.count; i++)
-        if (list.devices[i].backend == XCONV_BACKEND_OPENCL)
-            return xconv_device_open_info(&list.devices[i], &err);
-    return NULL;
+    xconv_error err = {0};
+    return xconv_device_open("opencl:0", &err);
 }
 
 // The inputs, output and float64 reference of one problem.
@@ -526,7 +521,7 @@ static bool case_init(run_case *rc, const char *spec)
     rc->yn = (size_t)xconv_problem_y_elems(&rc->p);
     rc->x = malloc(xn * 4), rc->w = malloc(wn * 4), rc->y = malloc(rc->yn * 4);
     rc->ref = malloc(rc->yn * 8), rc->norm = malloc(rc->yn * 8), rc->block = malloc(rc->yn * 8);
-    xconv_error err;
+    xconv_error err = {0};
     if (!rc->x || !rc->w || !rc->y || !rc->ref || !rc->norm || !rc->block)
         return false;
     xconv_random_fill(rc->x, xn, 11, 1);
@@ -544,7 +539,7 @@ static void case_free(run_case *rc)
 static bool check_run(xconv_device *dev, run_case *rc, const char *name,
                       const xconv_plan_options *opts, const char *what)
 {
-    xconv_error err;
+    xconv_error err = {0};
     xconv_plan *plan = xconv_plan_create(dev, &rc->p, name, opts, &err);
     CHECK_MSG(plan != NULL, "%s %s: %s", name, what, err.msg);
     if (!plan)
@@ -632,7 +627,7 @@ static void test_chunked_runs(xconv_device *dev)
 static void test_planes(xconv_device *dev)
 {
     const int64_t lh = 12, lw = 10, batch = 3;
-    xconv_error err;
+    xconv_error err = {0};
     xconv_fft2d *f = xconv_fft2d_create(dev, lh, lw, batch, NULL, &err);
     CHECK_MSG(f != NULL, "%s", err.msg);
     if (!f)
@@ -705,7 +700,7 @@ static bool check_nvrtc(xconv_fft_kind kind, const char *spec, bool out_of_line)
 {
     xconv_device dev = {.info = gpu_info()};
     xconv_problem p = parse(spec);
-    xconv_error err;
+    xconv_error err = {0};
     xconv_plan *plan = NULL;
     const xconv_variant *v = xconv_variant_find(kind_name(kind), &err);
     CHECK(v && xconv_variant_plan(v, &dev, &p, NULL, &plan, &err) == XCONV_OK);

@@ -127,7 +127,7 @@ static void test_suites_fit(const xconv_device_info *info)
         const xconv_named_shape *shapes = xconv_suite_find(suites[s], &count);
         for (int i = 0; i < count; i++) {
             xconv_problem p;
-            xconv_error err;
+            xconv_error err = {0};
             CHECK(xconv_shape_parse(shapes[i].spec, &p, &err) == XCONV_OK);
             for (size_t v = 0; v < sizeof gemm_names / sizeof gemm_names[0]; v++) {
                 const xconv_variant *var = xconv_variant_find(gemm_names[v], &err);
@@ -157,7 +157,7 @@ static xconv_gemm_tiles choose(const xconv_device_info *info, int64_t m, int64_t
     xconv_gemm_layout L = {.mode = XCONV_GEMM_B_MEMORY, .m = m, .n = n, .k = k, .lda = k,
                            .ldb = n, .ldc = n, .seg = n, .groups = 1};
     xconv_gemm_tiles t = {0};
-    xconv_error err;
+    xconv_error err = {0};
     CHECK_MSG(xconv_gemm_choose_tiles(info, &L, NULL, &t, &err) == XCONV_OK,
               "no tiles for %lldx%lldx%lld on %s", (long long)m, (long long)n, (long long)k,
               info->name);
@@ -186,7 +186,7 @@ static void test_tile_choices(void)
     none.local_mem_bytes = 256;
     xconv_gemm_layout L = {.mode = XCONV_GEMM_B_MEMORY, .m = 64, .n = 64, .k = 64, .lda = 64,
                            .ldb = 64, .ldc = 64, .seg = 64, .groups = 1};
-    xconv_error err;
+    xconv_error err = {0};
     CHECK(xconv_gemm_choose_tiles(&none, &L, NULL, &t, &err) == XCONV_ERR_NOT_APPLICABLE);
     CHECK_CONTAINS(err.msg, "no GEMM tiles fit");
     // Forced tiles replace the choice, and are refused when malformed or too large.
@@ -212,7 +212,7 @@ static int choose_split(const xconv_device_info *info, int64_t m, int64_t n, int
 {
     xconv_gemm_layout L = {.mode = XCONV_GEMM_B_MEMORY, .m = m, .n = n, .k = k, .lda = k,
                            .ldb = n, .ldc = n, .seg = n, .groups = 1};
-    xconv_error err;
+    xconv_error err = {0};
     xconv_status st = xconv_gemm_choose(info, &L, opts, t, &err);
     CHECK_MSG(st == XCONV_OK, "%lldx%lldx%lld on %s: %s", (long long)m, (long long)n,
               (long long)k, info->name, err.msg);
@@ -265,7 +265,7 @@ static void test_split_choices(void)
     CHECK(choose_split(&gpu, 40, 40, 100, &opts, &t) == 3 && t.tile_m == 64 && t.tile_n == 32);
     xconv_gemm_layout L = {.mode = XCONV_GEMM_B_MEMORY, .m = 40, .n = 40, .k = 100, .lda = 100,
                            .ldb = 40, .ldc = 40, .seg = 40, .groups = 1};
-    xconv_error err;
+    xconv_error err = {0};
     opts.gemm_split_k = 2;
     CHECK(xconv_gemm_choose(&gpu, &L, &opts, &t, &err) == XCONV_ERR_INVALID);
     CHECK_CONTAINS(err.msg, "split");
@@ -279,7 +279,7 @@ static void test_split_plan(void)
 {
     xconv_device dev = {.info = gpu_info()};
     xconv_problem p;
-    xconv_error err;
+    xconv_error err = {0};
     CHECK(xconv_shape_parse("n=50,c=2048,h=7,w=7,k=512,r=1", &p, &err) == XCONV_OK);
     for (size_t v = 0; v < sizeof gemm_names / sizeof gemm_names[0]; v++) {
         const xconv_variant *var = xconv_variant_find(gemm_names[v], &err);
@@ -337,7 +337,7 @@ static void test_split_epilogue(void)
 {
     xconv_device dev = {.info = gpu_info()};
     xconv_problem p, bare, pooled;
-    xconv_error err;
+    xconv_error err = {0};
     CHECK(xconv_shape_parse("n=50,c=2048,h=7,w=7,k=512,r=1,bias=1,act=relu", &p, &err) ==
           XCONV_OK);
     CHECK(xconv_shape_parse("n=50,c=2048,h=7,w=7,k=512,r=1", &bare, &err) == XCONV_OK);
@@ -392,7 +392,7 @@ static void test_tunings(void)
 {
     xconv_device dev = {.info = gpu_info()};
     xconv_problem p;
-    xconv_error err;
+    xconv_error err = {0};
     CHECK(xconv_shape_parse("n=50,c=2048,h=7,w=7,k=512,r=1", &p, &err) == XCONV_OK);
     xconv_tuning tunings[64];
     for (size_t v = 0; v < sizeof gemm_names / sizeof gemm_names[0]; v++) {
@@ -447,7 +447,7 @@ static void test_chunks(void)
 {
     xconv_device dev = {.info = gpu_info()};
     xconv_problem p;
-    xconv_error err;
+    xconv_error err = {0};
     CHECK(xconv_shape_parse("n=8,c=16,h=32,w=32,k=8,r=3,pad=1", &p, &err) == XCONV_OK);
     size_t image_bytes = 16 * 9 * 32 * 32 * sizeof(float);
     dev.info.max_alloc_bytes = 3 * image_bytes + 100;  // three images a pass: 3, 3, 2
@@ -501,13 +501,8 @@ static void test_chunks(void)
 // Opens the default OpenCL device, or returns NULL (the run tests are then skipped).
 static xconv_device *open_device(void)
 {
-    static xconv_device_list list;
-    xconv_error err;
-    xconv_devices_list(&list);
-    for (int i = 0; i < list.count; i++)
-        if (list.devices[i].backend == XCONV_BACKEND_OPENCL)
-            return xconv_device_open_info(&list.devices[i], &err);
-    return NULL;
+    xconv_error err = {0};
+    return xconv_device_open("opencl:0", &err);
 }
 
 // Runs variant `name` for spec on dev under opts and checks every element against float64.
@@ -515,7 +510,7 @@ static void check_variant_run(xconv_device *dev, const char *name, const char *s
                               const xconv_plan_options *opts)
 {
     xconv_problem p;
-    xconv_error err;
+    xconv_error err = {0};
     CHECK(xconv_shape_parse(spec, &p, &err) == XCONV_OK);
     size_t xn = (size_t)xconv_problem_x_elems(&p), wn = (size_t)xconv_problem_w_elems(&p);
     size_t yn = (size_t)xconv_problem_y_elems(&p);
@@ -545,7 +540,7 @@ static void test_chunked_run(xconv_device *dev)
     size_t image_bytes = 3 * 9 * 7 * 6 * sizeof(float);
     dev->info.max_alloc_bytes = 2 * image_bytes + 100;  // x (8580 bytes) still fits
     xconv_problem p;
-    xconv_error err;
+    xconv_error err = {0};
     CHECK(xconv_shape_parse(spec, &p, &err) == XCONV_OK);
     xconv_plan *plan = xconv_plan_create(dev, &p, "im2col_gemm", NULL, &err);
     CHECK_MSG(plan && steps_of(plan, "im2col") == 3, "%d steps", plan ? plan->nsteps : 0);
@@ -564,7 +559,7 @@ static void test_chunked_run(xconv_device *dev)
 static void test_split_deterministic(xconv_device *dev)
 {
     xconv_problem p;
-    xconv_error err;
+    xconv_error err = {0};
     CHECK(xconv_shape_parse("n=2,c=40,h=9,w=9,k=24,r=3,pad=1", &p, &err) == XCONV_OK);
     size_t xn = (size_t)xconv_problem_x_elems(&p), wn = (size_t)xconv_problem_w_elems(&p);
     size_t yn = (size_t)xconv_problem_y_elems(&p);
@@ -586,7 +581,7 @@ static void test_split_deterministic(xconv_device *dev)
 static void check_sgemm_run(xconv_device *dev, int64_t m, int64_t n, int64_t k,
                             const xconv_plan_options *opts)
 {
-    xconv_error err;
+    xconv_error err = {0};
     xconv_gemm *g = xconv_gemm_create(dev, m, n, k, "xconv", opts, &err);
     CHECK_MSG(g != NULL, "%s", err.msg);
     if (!g)
@@ -664,7 +659,7 @@ static bool check_ptx(const char *label, const xconv_plan *plan)
     char options[4096];
     xconv_step_options(step, options, sizeof options);
     xconv_nvrtc_image img;
-    xconv_error err;
+    xconv_error err = {0};
     xconv_status st = xconv_nvrtc_compile(xconv_kernel_source(step->source), options, 9, 0,
                                           false, &img, &err);
     if (st == XCONV_ERR_UNAVAILABLE)
@@ -682,7 +677,7 @@ static void test_nvrtc(void)
     xconv_device dev = {.info = gpu_info()};
     dev.info.backend = XCONV_BACKEND_CUDA;
     xconv_plan *plan = NULL;
-    xconv_error err;
+    xconv_error err = {0};
     CHECK(xconv_sgemm_plan(&dev, 4096, 4096, 4096, NULL, &plan, &err) == XCONV_OK);
     bool present = plan && check_ptx("sgemm 4096^3", plan);
     xconv_plan_destroy(plan);

@@ -45,9 +45,9 @@ static void stub_free(void *ctx, xconv_backend_buffer *buf)
 }
 
 static xconv_status stub_build(void *ctx, const char *source, const char *options,
-                               xconv_backend_program **out, xconv_error *err)
+                               xconv_backend_program **out, char **log, xconv_error *err)
 {
-    (void)ctx, (void)source, (void)options, (void)err;
+    (void)ctx, (void)source, (void)options, (void)log, (void)err;
     *out = calloc(1, sizeof **out);
     (*out)->id = ++builds;
     return XCONV_OK;
@@ -126,7 +126,7 @@ static xconv_device *stub_device(void)
 static xconv_problem small_problem(void)
 {
     xconv_problem p;
-    xconv_error err;
+    xconv_error err = {0};
     CHECK(xconv_shape_parse("n=2,c=4,h=8,w=8,k=4,r=3,pad=1", &p, &err) == XCONV_OK);
     return p;
 }
@@ -310,11 +310,17 @@ static void test_runner(void)
     xconv_plan_step_info info;
     CHECK(xconv_plan_step_count(plan) == 5);
     CHECK(xconv_plan_step_get_info(plan, 2, &info, &err) == XCONV_OK);
-    CHECK(strcmp(info.source, "direct_naive") == 0 && strcmp(info.options, "-DXC_VALUE=2") == 0);
+    CHECK(strcmp(info.source, "direct_naive") == 0);
+    char options[64], cut[5];  // the defines into the caller's buffer, cut to fit
+    CHECK(xconv_plan_step_options(plan, 2, options, sizeof options) == 12);
+    CHECK(strcmp(options, "-DXC_VALUE=2") == 0);
+    CHECK(xconv_plan_step_options(plan, 2, cut, sizeof cut) == 12 && strcmp(cut, "-DXC") == 0);
     CHECK(info.global[0] == 64 && info.dims == 1);
     CHECK(xconv_plan_step_get_info(plan, 4, &info, &err) == XCONV_OK);
     CHECK(info.source == NULL && strcmp(info.kernel, "stub_algo") == 0);
+    CHECK(xconv_plan_step_options(plan, 4, options, sizeof options) == 0 && options[0] == '\0');
     CHECK(xconv_plan_step_get_info(plan, 5, &info, &err) == XCONV_ERR_INVALID);
+    CHECK(xconv_plan_step_options(plan, 5, options, sizeof options) == -1);
     xconv_plan_destroy(plan);
     xconv_device_close(dev);
 }
@@ -346,11 +352,13 @@ static void test_variant_plan(void)
         CHECK(strcmp(xconv_variant_get_info(xconv_plan_variant(plan))->name,
                      "direct_regblock") == 0);
     xconv_plan_destroy(plan);
-    // On a GPU, a 1x1 problem takes gemm_1x1, a wide 3x3 stride-1 product winograd_f43, a wide
-    // strided one implicit_precomp.
+    // On a GPU (the stub says no compute units: all FLOPs count as one unit's), a wide 1x1
+    // problem with 128 filters takes gemm_1x1, a small one direct_regblock, a wide 3x3 stride-1
+    // product winograd_f43, a wide strided one implicit_precomp.
     const struct {
         const char *spec, *variant;
-    } cases[] = {{"n=2,c=64,h=8,w=8,k=32,r=1", "gemm_1x1"},
+    } cases[] = {{"n=8,c=64,h=32,w=32,k=128,r=1", "gemm_1x1"},
+                 {"n=2,c=64,h=8,w=8,k=32,r=1", "direct_regblock"},
                  {"n=8,c=64,h=32,w=32,k=64,r=3,pad=1", "winograd_f43"},
                  {"n=8,c=64,h=64,w=64,k=64,r=3,stride=2,pad=1", "implicit_precomp"},
                  {"n=8,c=1,h=32,w=32,k=6,r=5", "direct_regblock"}};

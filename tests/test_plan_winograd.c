@@ -79,7 +79,7 @@ static const char *const shapes[] = {
 static xconv_problem parse(const char *spec)
 {
     xconv_problem p;
-    xconv_error err;
+    xconv_error err = {0};
     CHECK_MSG(xconv_shape_parse(spec, &p, &err) == XCONV_OK, "%s: %s", spec, err.msg);
     return p;
 }
@@ -143,7 +143,7 @@ static void test_applicability(void)
 static void test_workspace(void)
 {
     xconv_device_info gpu = gpu_info();
-    xconv_error err;
+    xconv_error err = {0};
     xconv_wino_nonfused nf;
     // res3x3 under F(2x2,3x3): 7x7 tiles per image, 32 images, 16 positions.
     xconv_problem p = parse(shapes[1]);
@@ -215,7 +215,7 @@ static void check_nonfused(const xconv_device_info *info, const xconv_problem *p
                            const char *spec)
 {
     xconv_wino_nonfused nf;
-    xconv_error err;
+    xconv_error err = {0};
     if (xconv_wino_plan_nonfused(info, p, m, NULL, &nf, &err) != XCONV_OK) {
         CHECK_MSG(false, "F(%d,%lld) on %s (%s): %s", m, (long long)p->r, spec, info->name,
                   err.msg);
@@ -246,7 +246,7 @@ static void check_fused(const xconv_device_info *info, const xconv_problem *p, i
                         const char *spec)
 {
     xconv_wino_fused fu;
-    xconv_error err;
+    xconv_error err = {0};
     if (xconv_wino_plan_fused(info, p, m, NULL, &fu, &err) != XCONV_OK) {
         CHECK_MSG(false, "fused F(%d,%lld) on %s (%s): %s", m, (long long)p->r, spec, info->name,
                   err.msg);
@@ -302,7 +302,7 @@ static void test_limits(const xconv_device_info *info)
 static void test_gpu_choices(void)
 {
     xconv_device_info gpu = gpu_info();
-    xconv_error err;
+    xconv_error err = {0};
     xconv_wino_fused fu;
     xconv_wino_nonfused nf;
     xconv_problem p = parse(shapes[0]);
@@ -322,7 +322,7 @@ static void test_registers(void)
     CHECK(xconv_wino_register_budget(&gpu) == 65536);
     CHECK(xconv_wino_register_budget(&unknown) == 32768);
     xconv_problem p = parse(shapes[0]);
-    xconv_error err;
+    xconv_error err = {0};
     xconv_wino_fused fu;
     const xconv_device_info *infos[] = {&gpu, &unknown, &small};
     size_t used[3] = {0};
@@ -350,7 +350,7 @@ static void test_forced(void)
     xconv_problem p = parse("n=5,c=6,h=9,w=11,k=10,r=3,pad=1");
     xconv_plan_options opts;
     xconv_plan_options_default(&opts);
-    xconv_error err;
+    xconv_error err = {0};
     xconv_wino_fused fu;
     opts.winograd_fused = "16,8,4,4,2";
     CHECK(xconv_wino_plan_fused(&cpu, &p, 4, &opts, &fu, &err) == XCONV_OK);
@@ -403,7 +403,7 @@ static int wino_split(const xconv_device_info *info, const char *spec, int m,
                       const xconv_plan_options *opts, xconv_wino_nonfused *nf)
 {
     xconv_problem p = parse(spec);
-    xconv_error err;
+    xconv_error err = {0};
     xconv_status st = xconv_wino_plan_nonfused(info, &p, m, opts, nf, &err);
     CHECK_MSG(st == XCONV_OK, "F(%d) of %s: %s", m, spec, err.msg);
     return st == XCONV_OK ? nf->gemm.split_k : 0;
@@ -457,7 +457,7 @@ static void test_split(void)
     opts.winograd_chunk = 0;
     opts.gemm_split_k = 16;
     xconv_problem p = parse(late);
-    xconv_error err;
+    xconv_error err = {0};
     CHECK(xconv_wino_plan_nonfused(&small, &p, 2, &opts, &nf, &err) == XCONV_ERR_NOT_APPLICABLE);
     CHECK_CONTAINS(err.msg, "partials");
 }
@@ -473,7 +473,7 @@ static void test_split(void)
 static void test_defines(void)
 {
     xconv_device_info gpu = gpu_info();
-    xconv_error err;
+    xconv_error err = {0};
     xconv_problem p = parse("n=3,c=5,h=17,w=23,k=7,r=3,pad=1");
     xconv_wino_nonfused nf;
     CHECK(xconv_wino_plan_nonfused(&gpu, &p, 4, NULL, &nf, &err) == XCONV_OK);
@@ -520,7 +520,7 @@ static bool compile_step(const char *label, const xconv_problem *p, const char *
 #undef PROBLEM_DEFINE
     snprintf(options + used, sizeof options - used, "%s", step);
     xconv_nvrtc_image img;
-    xconv_error err;
+    xconv_error err = {0};
     xconv_status st = xconv_nvrtc_compile(xconv_kernel_source(stem), options, 9, 0, true, &img,
                                           &err);
     if (st == XCONV_ERR_UNAVAILABLE)
@@ -549,7 +549,7 @@ static void test_nvrtc(void)
     int compiled = 0;
     for (size_t i = 0; i < sizeof plans / sizeof plans[0]; i++) {
         xconv_problem p = parse(plans[i].spec);
-        xconv_error err;
+        xconv_error err = {0};
         xconv_wino_nonfused nf;
         xconv_wino_fused fu;
         CHECK(xconv_wino_plan_nonfused(&gpu, &p, plans[i].m, NULL, &nf, &err) == XCONV_OK);

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Tests of the convolution descriptor: defaults, output sizes, counts, work and every check rule.
+#include <string.h>
+
 #include "check.h"
 #include <xconv/xconv.h>
 
@@ -35,6 +37,40 @@ static void test_default(void)
     CHECK(p.n == 0 && p.c == 0 && p.h == 0 && p.w == 0 && p.k == 0 && p.r == 0 && p.s == 0);
     CHECK(p.stride_h == 1 && p.stride_w == 1 && p.dil_h == 1 && p.dil_w == 1);
     CHECK(p.pad_h == 0 && p.pad_w == 0 && p.groups == 1);
+}
+
+// The SPEC's defaults that depend on another key (s = r, a pool's stride = its window) come
+// from one rule, xconv_problem_complete, which the SPEC parser applies too.
+static void test_complete(void)
+{
+    xconv_problem p = xconv_problem_default();
+    p.n = 1, p.c = 2, p.h = 9, p.w = 9, p.k = 3, p.r = 5;
+    p.epi.pool_h = 2, p.epi.pool_w = 3;
+    expect_invalid(&p, "s must be at least 1 (got 0); xconv_problem_complete", NULL);
+    xconv_problem_complete(&p);
+    CHECK(p.s == 5 && p.epi.pool_stride_h == 2 && p.epi.pool_stride_w == 3);
+    xconv_error err = {0};
+    CHECK_MSG(xconv_problem_check(&p, &err) == XCONV_OK, "%s", err.msg);
+
+    xconv_problem spec;
+    CHECK(xconv_shape_parse("n=1,c=2,h=9,w=9,k=3,r=5,pool_h=2,pool_w=3", &spec, &err) ==
+          XCONV_OK);
+    CHECK(memcmp(&spec, &p, sizeof p) == 0);  // the same problem as the SPEC's
+
+    xconv_problem set = p;  // fields already set stay
+    set.s = 1, set.epi.pool_stride_h = 1;
+    xconv_problem_complete(&set);
+    CHECK(set.s == 1 && set.epi.pool_stride_h == 1 && set.epi.pool_stride_w == 3);
+
+    xconv_problem none = xconv_problem_default();  // no pool: its strides stay 0
+    none.r = 3;
+    xconv_problem_complete(&none);
+    CHECK(none.s == 3 && none.epi.pool_stride_h == 0 && !xconv_problem_has_epilogue(&none));
+
+    // An explicit s=0 in a SPEC is still refused, not taken as "as r".
+    CHECK(xconv_shape_parse("n=1,c=2,h=9,w=9,k=3,r=5,s=0", &spec, &err) == XCONV_ERR_INVALID);
+    CHECK_CONTAINS(err.msg, "s must be at least 1");
+    xconv_problem_complete(NULL);  // ignored
 }
 
 static void test_out_sizes(void)
@@ -330,6 +366,7 @@ static void test_check_epilogue(void)
 int main(void)
 {
     test_default();
+    test_complete();
     test_out_sizes();
     test_counts();
     test_check_ok();

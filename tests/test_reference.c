@@ -498,7 +498,7 @@ static void test_thresholds(void)
     CHECK(xconv_threshold_for_family(NULL) == 1e-5);
     // Variants with their own threshold (measured over their error block), and the rest by
     // their accuracy family: cuDNN's FFT rows keep the family's.
-    xconv_error err;
+    xconv_error err = {0};
     static const struct {
         const char *variant;
         double threshold;

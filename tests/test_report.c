@@ -184,7 +184,7 @@ static void test_model(void)
     xconv_peaks_entry e = {.fp32_gflops = 300, .gbps = 30};
     snprintf(e.name, sizeof e.name, "Test Device");
     snprintf(e.backend, sizeof e.backend, "opencl");
-    xconv_error perr;
+    xconv_error perr = {0};
     CHECK(xconv_peaks_file_put(&measured, &e, &perr) == XCONV_OK);
     xconv_report_peaks env = {"", 400, 40, "XCONV_PEAKS"};
     xconv_report_opts mopts = {.measured = &measured, .margin = 0.05};

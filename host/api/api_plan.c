@@ -111,17 +111,22 @@ xconv_status xconv_plan_step_get_info(const xconv_plan *plan, int step, xconv_pl
         return xconv_error_set(err, XCONV_ERR_INVALID, "the plan has no step %d (it has %d)",
                                step, plan->nsteps);
     const xconv_step *s = plan->steps[step];
-    static _Thread_local char options[4096];  // the one string each thread's info points at
-    xconv_step_options(s, options, sizeof options);
     *out = (xconv_plan_step_info){
         .label = s->label, .source = s->kind == XCONV_STEP_KERNEL ? s->source : NULL,
         .kernel = s->kind == XCONV_STEP_KERNEL ? s->kernel
                   : s->kind == XCONV_STEP_VENDOR_CONV ? s->vendor_algo : "sgemm",
-        .dims = s->dims, .local_mem_bytes = s->local_mem_bytes, .options = options,
+        .dims = s->dims, .local_mem_bytes = s->local_mem_bytes,
     };
     memcpy(out->global, s->global, sizeof out->global);
     memcpy(out->local, s->local, sizeof out->local);
     return XCONV_OK;
+}
+
+int xconv_plan_step_options(const xconv_plan *plan, int step, char *buf, size_t len)
+{
+    if (!plan || !buf || step < 0 || step >= plan->nsteps)
+        return -1;
+    return xconv_step_options(plan->steps[step], buf, len);
 }
 
 xconv_status xconv_plan_step_build_input(const xconv_plan *plan, int step, char **text,
@@ -296,7 +301,7 @@ xconv_status xconv_forward(xconv_device *dev, const xconv_problem *p, const char
                            const xconv_plan_options *opts, const float *x, const float *w,
                            const float *bias, float *y, xconv_error *err)
 {
-    xconv_error local;
+    xconv_error local = {0};
     if (!err)
         err = &local;
     if (XCONV_NULL_ARG(err, p) || XCONV_NULL_ARG(err, variant) || XCONV_NULL_ARG(err, x) ||
@@ -320,7 +325,7 @@ xconv_status xconv_forward(xconv_device *dev, const xconv_problem *p, const char
 xconv_status xconv_plan_forward(xconv_plan *plan, const float *x, const float *w,
                                 const float *bias, float *y, xconv_error *err)
 {
-    xconv_error local;
+    xconv_error local = {0};
     if (!err)
         err = &local;
     if (XCONV_NULL_ARG(err, plan) || XCONV_NULL_ARG(err, x) || XCONV_NULL_ARG(err, w) ||

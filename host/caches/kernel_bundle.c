@@ -11,6 +11,7 @@
 #include "caches/cache.h"
 #include "core/contract.h"
 #include "caches/kernel_cache.h"
+#include "core/program_cache.h"
 
 #define BUNDLE_MAGIC "xconv-kernel-bundle "
 #define BUNDLE_FORMAT 1
@@ -131,7 +132,7 @@ static int list_binaries(const char *folder, char (**names)[NAME_LEN + 1])
             }
             *names = grown;
         }
-        snprintf((*names)[n++], NAME_LEN + 1, "%s", e->d_name);
+        memcpy((*names)[n++], e->d_name, NAME_LEN + 1);  // binary_name: NAME_LEN and its NUL
     }
     closedir(d);
     if (n > 1)  // qsort of an empty list would be handed NULL
@@ -148,7 +149,7 @@ static bool add_entry(bytes *b, const char *folder, const char *name, xconv_devi
     snprintf(path, sizeof path, "%s/%s", folder, name);
     char *data = NULL;
     size_t len = 0, klen = 0;
-    xconv_error err;
+    xconv_error err = {0};
     bool ok = xconv_file_read(path, BUNDLE_MAX, &data, &len, NULL, &err) == XCONV_OK &&
               xconv_kernel_file_check(data, len, &klen) &&
               (ndevs == 0 || device_of(devs, ndevs, data, klen) >= 0);
@@ -323,8 +324,54 @@ static bool read_entry(const char **p, const char *end, entry *e)
     return true;
 }
 
-// Checks entry e: a whole stored file, named by its key's hash, for one of devs. Returns XCONV_OK
-// or XCONV_ERR_INVALID with why.
+// Writes into buf (len bytes) the devices of devs as their binaries' keys name them, for a
+// message: "'sm_90' driver any compiler 'nvrtc 13.0 ...'; ...", or "none".
+static void describe_devices(xconv_device *const *devs, int ndevs, char *buf, size_t len)
+{
+    char prefix[4096], device[256], driver[128], compiler[256];
+    size_t used = 0;
+    snprintf(buf, len, "none");
+    for (int d = 0; d < ndevs && used < len; d++) {
+        size_t n = device_prefix(devs[d], prefix, sizeof prefix);
+        key_line(prefix, n, "device", device, sizeof device);
+        key_line(prefix, n, "driver", driver, sizeof driver);
+        key_line(prefix, n, "compiler", compiler, sizeof compiler);
+        used += (size_t)snprintf(buf + used, len - used, "%s'%s' driver %s compiler '%s'",
+                                 d ? "; " : "", device, driver, compiler);
+    }
+}
+
+// Checks that key (klen bytes, for device dev) is the key dev looks up for its source and
+// options with this xconv's kernel text: a bundle's entry for other text would never be used.
+// Returns XCONV_OK or XCONV_ERR_INVALID naming the source.
+static xconv_status check_text(const char *name, const char *key, size_t klen,
+                               const xconv_device *dev, xconv_error *err)
+{
+    char source[64], options[4096], hash[32];
+    key_line(key, klen, "source", source, sizeof source);
+    key_line(key, klen, "options", options, sizeof options);
+    key_line(key, klen, "source_hash", hash, sizeof hash);
+    const char *text = xconv_kernel_source(source);
+    if (!text)
+        return xconv_error_set(err, XCONV_ERR_INVALID, "stale: kernel %s is of source %s, "
+                               "which this xconv does not have", name, source);
+    char *own = malloc(klen + 4096);
+    if (!own)
+        return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory");
+    bool same = xconv_kernel_cache_key(dev, source, text, options, own, klen + 4096) &&
+                strlen(own) == klen && memcmp(own, key, klen) == 0;
+    char mine[32];
+    key_line(own, strlen(own), "source_hash", mine, sizeof mine);
+    free(own);
+    if (same)
+        return XCONV_OK;
+    return xconv_error_set(err, XCONV_ERR_INVALID, "stale: kernel %s was compiled from other "
+                           "text of %s.cl (source_hash %s; this xconv's is %s)", name, source,
+                           hash, mine);
+}
+
+// Checks entry e: a whole stored file, named by its key's hash, for one of devs, of this xconv's
+// kernel text. Returns XCONV_OK or XCONV_ERR_INVALID with why.
 static xconv_status check_entry(const entry *e, xconv_device *const *devs, int ndevs,
                                 xconv_error *err)
 {
@@ -340,17 +387,21 @@ static xconv_status check_entry(const entry *e, xconv_device *const *devs, int n
     char name[NAME_LEN + 1];
     snprintf(name, sizeof name, "%016" PRIx64 ".bin", xconv_hash64(key, klen, XCONV_HASH_SEED));
     xconv_status st = XCONV_OK;
+    int d = -1;
     if (strcmp(name, e->name) != 0) {
         st = xconv_error_set(err, XCONV_ERR_INVALID, "damaged: kernel %s is named for another "
                              "key", e->name);
-    } else if (device_of(devs, ndevs, key, klen) < 0) {
-        char device[256], driver[128], compiler[256];
+    } else if ((d = device_of(devs, ndevs, key, klen)) < 0) {
+        char device[256], driver[128], compiler[256], given[1024];
         key_line(key, klen, "device", device, sizeof device);
         key_line(key, klen, "driver", driver, sizeof driver);
         key_line(key, klen, "compiler", compiler, sizeof compiler);
+        describe_devices(devs, ndevs, given, sizeof given);
         st = xconv_error_set(err, XCONV_ERR_INVALID, "foreign: it holds kernels for device "
-                             "'%s', driver %s, compiler '%s', which no device given here has",
-                             device, driver, compiler);
+                             "'%s', driver %s, compiler '%s', which no device given here has "
+                             "(given: %s)", device, driver, compiler, given);
+    } else {
+        st = check_text(e->name, key, klen, devs[d], err);
     }
     free(key);
     return st;

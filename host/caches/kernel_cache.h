@@ -26,6 +26,14 @@ xconv_status xconv_kernel_cache_get(xconv_device *dev, const char *source, const
 void xconv_kernel_cache_put(xconv_device *dev, const char *source, const char *text,
                             const char *options, xconv_backend_program *prog);
 
+// Compiles (source, text, options) for dev, a CUDA target profile (no GPU, no driver), through
+// NVRTC for its architecture and stores the image in dev's cache under the key every device of
+// that architecture looks up; a whole stored file of that key is kept as it is. Returns XCONV_OK,
+// XCONV_ERR_BUILD with NVRTC's log, XCONV_ERR_UNAVAILABLE without NVRTC, XCONV_ERR_IO, or
+// XCONV_ERR_INVALID for a device that is not such a profile with such a cache.
+xconv_status xconv_kernel_cache_compile(xconv_device *dev, const char *source, const char *text,
+                                        const char *options, xconv_error *err);
+
 // Writes into buf (len bytes) the key a stored binary of (source, text, options) on dev has:
 // the text of its header's key lines. Returns false when it does not fit. (For tests.)
 bool xconv_kernel_cache_key(const xconv_device *dev, const char *source, const char *text,

@@ -124,9 +124,10 @@ typedef struct xconv_backend_iface {
 
     // Builds `source` (the dialect header is prepended by the backend) with `options`, a string
     // of "-DNAME=VALUE" defines. No cache: the core keeps one. A failed build returns
-    // XCONV_ERR_BUILD with the compiler's log in the message.
+    // XCONV_ERR_BUILD with the start of the compiler's log in the message and, when log is not
+    // NULL, the whole log in *log (malloc'd, the caller frees it; NULL when there is none).
     xconv_status (*program_build)(void *ctx, const char *source, const char *options,
-                                  xconv_backend_program **out, xconv_error *err);
+                                  xconv_backend_program **out, char **log, xconv_error *err);
 
     // Optional: returns true when program_build (and program_load) may run on several threads
     // at once for this context, while no launch is enqueued. NULL: builds run one at a time on
@@ -176,6 +177,13 @@ typedef struct xconv_backend_iface {
     // cannot be used again (the core tries again before the next call). NULL: a lost context
     // stays lost.
     xconv_status (*reset)(void *ctx, xconv_error *err);
+
+    // Optional: fills the context's native handles (xconv/native.h; backend set by the core).
+    // NULL: the backend gives none (xconv_device_native answers XCONV_ERR_UNAVAILABLE).
+    void (*native)(void *ctx, xconv_native_device *out);
+
+    // Optional with native: fills a buffer's native handle.
+    void (*buffer_native)(void *ctx, const xconv_backend_buffer *buf, xconv_native_buffer *out);
 
     // Optional: writes the versions of the software under the backend ("OpenCL 3.0 PoCL 3.1,
     // CLBlast 1.5.3"; "CUDA driver 12.8, NVRTC 12.9, cuBLAS 12.9.1, cuDNN 9.19.0") into buf,

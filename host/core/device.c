@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Device listing across backends, selection by index or name, opening and closing.
-#include <ctype.h>
+// Backends by kind, device labels, opening and closing devices.
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,82 +37,6 @@ const xconv_backend_iface *xconv_backend_get(xconv_backend_kind kind)
     }
 }
 
-// ---------------------------------------------------------------------------------------------
-// Listing
-
-xconv_status xconv_devices_list(xconv_device_list *list)
-{
-    return xconv_devices_list_backends(list, ~0u);
-}
-
-xconv_status xconv_devices_list_backends(xconv_device_list *list, unsigned backends)
-{
-    if (!list)
-        return XCONV_ERR_INVALID;
-    memset(list, 0, sizeof *list);
-    for (int kind = 0; kind < XCONV_BACKEND_COUNT; kind++) {
-        const xconv_backend_iface *be = xconv_backend_get((xconv_backend_kind)kind);
-        if (!(backends & XCONV_BACKEND_BIT(kind))) {
-            list->backend_status[kind] = XCONV_ERR_UNAVAILABLE;
-            snprintf(list->backend_reason[kind], sizeof list->backend_reason[kind],
-                     "not listed");
-            continue;
-        }
-        if (!be) {
-            list->backend_status[kind] = XCONV_ERR_UNAVAILABLE;
-            snprintf(list->backend_reason[kind], sizeof list->backend_reason[kind],
-                     "not built in (configure with -DXCONV_%s=ON)",
-                     kind == XCONV_BACKEND_CUDA ? "CUDA" : "OPENCL");
-            continue;
-        }
-        xconv_error err;  // one message per backend, copied out below
-        int count = 0;
-        int room = XCONV_MAX_DEVICES - list->count;
-        xconv_status st = be->enumerate(list->devices + list->count, room, &count, &err);
-        list->backend_status[kind] = st;
-        if (be->advice)
-            be->advice(list->backend_advice[kind], sizeof list->backend_advice[kind]);
-        if (st != XCONV_OK) {
-            snprintf(list->backend_reason[kind], sizeof list->backend_reason[kind], "%.*s",
-                     (int)sizeof list->backend_reason[kind] - 1, err.msg);
-            continue;
-        }
-        if (count == 0)
-            snprintf(list->backend_reason[kind], sizeof list->backend_reason[kind],
-                     "no devices");
-        list->count += count < room ? count : room;
-    }
-    return XCONV_OK;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Selection
-
-static bool contains_nocase(const char *haystack, const char *needle)
-{
-    size_t n = strlen(needle);
-    for (const char *h = haystack; *h; h++) {
-        size_t i = 0;
-        while (i < n && h[i] && tolower((unsigned char)h[i]) == tolower((unsigned char)needle[i]))
-            i++;
-        if (i == n)
-            return true;
-    }
-    return n == 0;
-}
-
-static bool parse_index(const char *s, int *out)
-{
-    char *end = NULL;
-    if (!*s || !isdigit((unsigned char)*s))
-        return false;
-    long v = strtol(s, &end, 10);
-    if (*end || v < 0 || v > 1000000)
-        return false;
-    *out = (int)v;
-    return true;
-}
-
 void xconv_device_label(const xconv_device_info *info, char *buf, size_t len)
 {
     if (!buf || len == 0)
@@ -125,78 +49,30 @@ void xconv_device_label(const xconv_device_info *info, char *buf, size_t len)
              info->name);
 }
 
-// Writes the valid choices into the error message.
-static int selection_error(const xconv_device_list *list, const char *selector,
-                           const char *why, xconv_error *err)
+// ---------------------------------------------------------------------------------------------
+// The last failed build's log
+
+// Guards every device's build_log: builds of one device may run on several threads. Taken only
+// to swap or copy a log, never around a build.
+static pthread_mutex_t build_log_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void xconv_device_keep_build_log(xconv_device *dev, char *log)
 {
-    char choices[4096] = "";
-    size_t used = 0;
-    for (int i = 0; i < list->count && used < sizeof choices; i++) {
-        char label[320];
-        xconv_device_label(&list->devices[i], label, sizeof label);
-        used += (size_t)snprintf(choices + used, sizeof choices - used, "\n  %d  %s", i, label);
-    }
-    for (int k = 0; k < XCONV_BACKEND_COUNT && used < sizeof choices; k++)
-        if (list->backend_status[k] != XCONV_OK)
-            used += (size_t)snprintf(choices + used, sizeof choices - used,
-                                     "\n  (%s: unavailable: %s)",
-                                     xconv_backend_name((xconv_backend_kind)k),
-                                     list->backend_reason[k]);
-    for (int k = 0; k < XCONV_BACKEND_COUNT; k++)
-        for (const char *line = list->backend_advice[k]; *line && used < sizeof choices;) {
-            int n = (int)strcspn(line, "\n");
-            used += (size_t)snprintf(choices + used, sizeof choices - used, "\n  (%s: %.*s)",
-                                     xconv_backend_name((xconv_backend_kind)k), n, line);
-            line += n + (line[n] == '\n');
-        }
-    return xconv_error_set(err, XCONV_ERR_NOT_FOUND, "device '%s' %s; devices:%s%s", selector,
-                           why, list->count ? "" : " none", choices);
+    pthread_mutex_lock(&build_log_lock);
+    char *old = dev->build_log;
+    dev->build_log = log;
+    pthread_mutex_unlock(&build_log_lock);
+    free(old);
 }
 
-int xconv_device_select(const xconv_device_list *list, const char *selector, xconv_error *err)
+int xconv_device_build_log(const xconv_device *dev, char *buf, size_t len)
 {
-    if (XCONV_NULL_ARG(err, list))
-        return XCONV_ERR_INVALID;
-    if (!selector || !*selector) {
-        for (int i = 0; i < list->count; i++)
-            if (list->devices[i].is_gpu)
-                return i;
-        for (int i = 0; i < list->count; i++)
-            if (list->devices[i].is_cpu)
-                return i;
-        if (list->count > 0)
-            return 0;
-        return selection_error(list, "(default)", "cannot be chosen: no device found", err);
-    }
-    int index;
-    if (parse_index(selector, &index)) {
-        if (index < list->count)
-            return index;
-        return selection_error(list, selector, "is past the last device", err);
-    }
-    const char *colon = strchr(selector, ':');
-    if (colon) {
-        for (int kind = 0; kind < XCONV_BACKEND_COUNT; kind++) {
-            const char *name = xconv_backend_name((xconv_backend_kind)kind);
-            if (strlen(name) != (size_t)(colon - selector) ||
-                strncmp(selector, name, strlen(name)) != 0)
-                continue;
-            if (!parse_index(colon + 1, &index))
-                return selection_error(list, selector, "has no valid index after ':'", err);
-            for (int i = 0; i < list->count; i++)
-                if ((int)list->devices[i].backend == kind &&
-                    list->devices[i].backend_index == index)
-                    return i;
-            return selection_error(list, selector, "does not exist", err);
-        }
-    }
-    for (int i = 0; i < list->count; i++) {
-        const xconv_device_info *d = &list->devices[i];
-        if (contains_nocase(d->name, selector) || contains_nocase(d->platform, selector) ||
-            contains_nocase(d->vendor, selector) || contains_nocase(d->version, selector))
-            return i;
-    }
-    return selection_error(list, selector, "matches no device", err);
+    if (!dev || !buf)
+        return -1;
+    pthread_mutex_lock(&build_log_lock);
+    int n = snprintf(buf, len, "%s", dev->build_log ? dev->build_log : "");
+    pthread_mutex_unlock(&build_log_lock);
+    return n;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -230,15 +106,13 @@ xconv_device *xconv_device_open_info(const xconv_device_info *info, xconv_error 
 
 xconv_device *xconv_device_open(const char *selector, xconv_error *err)
 {
-    xconv_device_list *list = malloc(sizeof *list);
-    if (!list) {
-        xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "out of host memory");
+    xconv_devices *list = xconv_devices_enumerate(XCONV_BACKENDS_ALL, err);
+    if (!list)
         return NULL;
-    }
-    xconv_devices_list(list);
-    int index = xconv_device_select(list, selector, err);
-    xconv_device *dev = index >= 0 ? xconv_device_open_info(&list->devices[index], err) : NULL;
-    free(list);
+    int index = xconv_devices_select(list, selector, err);
+    xconv_device *dev =
+        index >= 0 ? xconv_device_open_info(xconv_devices_info_at(list, index), err) : NULL;
+    xconv_devices_free(list);
     return dev;
 }
 
@@ -246,7 +120,7 @@ void xconv_device_close(xconv_device *dev)
 {
     if (!dev)
         return;
-    xconv_error ignored;
+    xconv_error ignored = {0};
     if (!dev->be) {  // a target profile: nothing was built or allocated
         free(dev);
         return;
@@ -257,6 +131,7 @@ void xconv_device_close(xconv_device *dev)
         xconv_buffer_destroy(dev->buffers);
     xconv_program_cache_free(dev);
     dev->be->close(dev->ctx);
+    free(dev->build_log);
     free(dev);
 }
 
@@ -327,7 +202,7 @@ static void mark_gone(xconv_device *dev, const char *fault, const char *why)
 {
     dev->gone = true;
     snprintf(dev->gone_msg, sizeof dev->gone_msg,
-             "device lost for good at a fault (%.300s): %.300s; every call on it fails now "
+             "device lost for good at a fault (%.150s): %.200s; every call on it fails now "
              "(close it; a new process can open it again)", fault, why);
 }
 
@@ -344,7 +219,7 @@ xconv_status xconv_device_fault(xconv_device *dev, xconv_status st, xconv_error 
     }
     xconv_program_cache_drop(dev);
     dev->lost = true;
-    xconv_error why;
+    xconv_error why = {0};
     xconv_status rebuilt = rebuild(dev, &why);
     if (rebuilt == XCONV_OK) {
         xconv_error_prefix(err, "device lost, its context rebuilt (buffers made before are "

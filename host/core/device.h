@@ -20,6 +20,11 @@ typedef struct xconv_program_store {
     // Stores a program just built; a failure to write is the store's warning, not an error.
     void (*put)(xconv_device *dev, const char *source, const char *text, const char *options,
                 xconv_backend_program *prog);
+    // Whether dev, a target profile without a backend, compiles into the store (NVRTC for a
+    // CUDA architecture), and that compile, stored under the key its devices look up.
+    bool (*compiles)(const xconv_device *dev);
+    xconv_status (*compile)(xconv_device *dev, const char *source, const char *text,
+                            const char *options, xconv_error *err);
 } xconv_program_store;
 
 // An open device. The core enqueues work on it through be and ctx.
@@ -37,6 +42,7 @@ struct xconv_device {
     int test_fault;             // XCONV_TEST_FAULT_* armed for the next plan run (tests only)
     xconv_cache *cache;         // compiled kernels and the find-db on disk (NULL: none)
     const xconv_program_store *store;  // the cache's kernels, as the core builds through them
+    char *build_log;            // the whole log of the last failed build (malloc'd, or NULL)
 };
 
 // A buffer of device memory, registered with its device.
@@ -72,5 +78,9 @@ xconv_status xconv_device_fault(xconv_device *dev, xconv_status st, xconv_error 
 // (XCONV_ERR_DEVICE_LOST when it fails again). A gone device returns XCONV_ERR_DEVICE_LOST
 // with its reason at once.
 xconv_status xconv_device_usable(xconv_device *dev, xconv_error *err);
+
+// Keeps log (malloc'd; taken, NULL is fine) as dev's last failed build's log, freeing the one
+// before; safe from several threads building for dev at once.
+void xconv_device_keep_build_log(xconv_device *dev, char *log);
 
 #endif // XCONV_DEVICE_H

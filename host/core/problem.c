@@ -67,6 +67,18 @@ xconv_problem xconv_problem_default(void)
     return (xconv_problem){.stride_h = 1, .stride_w = 1, .dil_h = 1, .dil_w = 1, .groups = 1};
 }
 
+void xconv_problem_complete(xconv_problem *p)
+{
+    if (!p)
+        return;
+    if (p->s == 0)
+        p->s = p->r;
+    if (p->epi.pool_stride_h == 0)
+        p->epi.pool_stride_h = p->epi.pool_h;
+    if (p->epi.pool_stride_w == 0)
+        p->epi.pool_stride_w = p->epi.pool_w;
+}
+
 int64_t xconv_problem_out_h(const xconv_problem *p)
 {
     if (!p)
@@ -234,6 +246,9 @@ static xconv_status check_fields(const xconv_problem *p, xconv_error *err)
                            {"dil_h", p->dil_h}, {"dil_w", p->dil_w}, {"groups", p->groups}};
     const field pads[] = {{"pad_h", p->pad_h}, {"pad_w", p->pad_w}};
     xconv_status st;
+    if (p->s == 0 && p->r > 0)
+        return xconv_error_set(err, XCONV_ERR_INVALID, "s must be at least 1 (got 0); "
+                               "xconv_problem_complete sets it to r as a SPEC does");
     if ((st = check_min(sizes, 7, 1, "must be at least 1", err)) ||
         (st = check_min(steps, 5, 1, "must be at least 1", err)) ||
         (st = check_min(pads, 2, 0, "must not be negative", err)))
@@ -285,7 +300,9 @@ static xconv_status check_pool_axis(const char *axis, const char *suffix, int64_
     if (stride < 1)
         return xconv_error_set(err, XCONV_ERR_INVALID,
                                "pool_stride_%s must be at least 1 with a pool window (got %"
-                               PRId64 ")", suffix, stride);
+                               PRId64 ")%s", suffix, stride,
+                               stride == 0 ? "; xconv_problem_complete sets it to the window "
+                                             "as a SPEC does" : "");
     if (pad >= window)
         return xconv_error_set(err, XCONV_ERR_INVALID,
                                "pool_pad_%s=%" PRId64 " must be less than the pool window "

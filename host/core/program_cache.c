@@ -59,11 +59,25 @@ static xconv_status build_raw(xconv_device *dev, xconv_program *e, double *ms, x
                                e->source, sizeof options);
     double t0 = xconv_now_ms();
     const xconv_program_store *store = dev->store;
+    if (!dev->be) {  // a CUDA target profile: compiled into its store only, never loaded
+        xconv_status st = store && store->compiles(dev)
+                              ? store->compile(dev, e->source, text, options, err)
+                              : xconv_error_set(err, XCONV_ERR_INVALID,
+                                                "%s: a target profile compiles only into a cache",
+                                                e->source);
+        *ms = xconv_now_ms() - t0;
+        return st;
+    }
     bool on_disk = store && store->usable(dev);
     bool cached = on_disk && store->get(dev, e->source, text, options, &e->handle) == XCONV_OK;
     xconv_status st = XCONV_OK;
     if (!cached) {
-        st = dev->be->program_build(dev->ctx, text, options, &e->handle, err);
+        char *log = NULL;
+        st = dev->be->program_build(dev->ctx, text, options, &e->handle, &log, err);
+        if (st == XCONV_ERR_BUILD)
+            xconv_device_keep_build_log(dev, log);  // takes it
+        else
+            free(log);
         if (st == XCONV_OK && on_disk)
             store->put(dev, e->source, text, options, e->handle);
     }
@@ -186,7 +200,7 @@ typedef struct ahead_job {
 static void *ahead_worker(void *arg)
 {
     ahead_job *job = arg;
-    xconv_error *err = malloc(sizeof *err);  // messages are dropped: a prepare reports them
+    xconv_error *err = calloc(1, sizeof *err);  // messages are dropped: a prepare reports them
     for (;;) {
         pthread_mutex_lock(&job->mutex);
         int i = job->next < job->count ? job->next++ : -1;
@@ -203,6 +217,13 @@ static void *ahead_worker(void *arg)
     }
     free(err);
     return NULL;
+}
+
+// Returns true when dev is a CUDA target profile whose programs are compiled into its cache
+// (through NVRTC, without a GPU), to be exported as a bundle for its devices.
+static bool compiles_to_cache(const xconv_device *dev)
+{
+    return !dev->be && dev->store && dev->store->compiles(dev);
 }
 
 // Returns true when dev's cache or the first n items hold (source, defines) already.
@@ -227,8 +248,11 @@ static xconv_status ahead_collect(const xconv_program_request *requests, int nre
     for (int i = 0; i < nrequests; i++) {
         const xconv_program_request *r = &requests[i];
         xconv_error scratch;
-        if (!r->dev || xconv_device_usable(r->dev, &scratch) != XCONV_OK ||
-            !r->dev->be->builds_concurrently || !r->dev->be->builds_concurrently(r->dev->ctx))
+        if (!r->dev)
+            continue;
+        if (!compiles_to_cache(r->dev) &&
+            (xconv_device_usable(r->dev, &scratch) != XCONV_OK ||
+             !r->dev->be->builds_concurrently || !r->dev->be->builds_concurrently(r->dev->ctx)))
             continue;  // a device that builds on one thread builds as its plans prepare
         if (!xconv_kernel_source(r->source) || strlen(r->source) >= XCONV_SOURCE_NAME_MAX ||
             ahead_known(job->items, job->count, r))
@@ -303,8 +327,14 @@ static void ahead_finish(ahead_job *job, xconv_build_stats *stats)
             continue;
         }
         stats->compile_ms += it->ms;
+        if (!it->dev->be) {  // compiled into the profile's cache: nothing to link
+            stats->failed += it->st != XCONV_OK;
+            stats->built += it->st == XCONV_OK;
+            free(it->e);
+            continue;
+        }
         if (it->st != XCONV_OK) {
-            xconv_error scratch;
+            xconv_error scratch = {0};
             xconv_error_set(&scratch, it->st, "building %s.cl ahead", it->e->source);
             xconv_device_fault(it->dev, it->st, &scratch);
             stats->failed++;

@@ -24,6 +24,12 @@ const char *xconv_status_to_string(xconv_status status)
     return "unknown status";
 }
 
+// Ends a message cut to fit msg with "...".
+static void mark_cut(xconv_error *err)
+{
+    memcpy(err->msg + sizeof err->msg - 4, "...", 4);
+}
+
 xconv_status xconv_error_set(xconv_error *err, xconv_status status, const char *fmt, ...)
 {
     if (err && !fmt) {
@@ -32,8 +38,10 @@ xconv_status xconv_error_set(xconv_error *err, xconv_status status, const char *
     } else if (err) {
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        int n = vsnprintf(err->msg, sizeof err->msg, fmt, ap);
         va_end(ap);
+        if (n >= (int)sizeof err->msg)
+            mark_cut(err);
         err->status = status;
     }
     return status;
@@ -50,6 +58,9 @@ xconv_status xconv_error_prefix(xconv_error *err, const char *fmt, ...)
     va_end(ap);
     size_t plen = strlen(prefix);
     size_t mlen = strnlen(err->msg, sizeof err->msg - 1);
+    bool cut = plen + 2 + mlen >= sizeof err->msg;
+    if (plen > sizeof err->msg / 2)  // the prefix keeps room for the message's start
+        plen = sizeof err->msg / 2;
     if (plen + 2 + mlen >= sizeof err->msg)
         mlen = sizeof err->msg - plen - 3;
     memmove(err->msg + plen + 2, err->msg, mlen);
@@ -57,6 +68,8 @@ xconv_status xconv_error_prefix(xconv_error *err, const char *fmt, ...)
     err->msg[plen] = ':';
     err->msg[plen + 1] = ' ';
     err->msg[plen + 2 + mlen] = '\0';
+    if (cut)
+        mark_cut(err);
     return err->status;
 }
 

@@ -188,7 +188,7 @@ static xconv_status check_host_memory(const xconv_problem *p, bool host_referenc
 xconv_case *xconv_case_create(xconv_device *dev, const xconv_problem *p, const char *shape_name,
                               const xconv_case_options *opts, xconv_error *err)
 {
-    xconv_error local;
+    xconv_error local = {0};
     if (!err)
         err = &local;
     if (XCONV_NULL_ARG(err, p) || XCONV_NULL_ARG(err, opts))
@@ -249,7 +249,7 @@ xconv_case *xconv_case_create(xconv_device *dev, const xconv_problem *p, const c
 
 xconv_status xconv_case_set_bias(xconv_case *c, const float *bias, xconv_error *err)
 {
-    xconv_error local;
+    xconv_error local = {0};
     if (!err)
         err = &local;
     if (XCONV_NULL_ARG(err, c) || XCONV_NULL_ARG(err, bias))

@@ -82,7 +82,7 @@ static void result_check(xconv_case *c, xconv_result *rec)
     if (isnan(rec->max_norm_err) || elem.max_norm_err > rec->max_norm_err)
         rec->max_norm_err = elem.max_norm_err;
     res = elem;
-    xconv_error block_err;
+    xconv_error block_err = {0};
     if ((rec->error_block_h > 1 || rec->error_block_w > 1) &&
         measure_compare_output_blocked(c, rec->error_block_h, rec->error_block_w, &res,
                                        &block_err) != XCONV_OK)
@@ -130,7 +130,7 @@ static xconv_status case_run(xconv_case *c, const xconv_variant *variant, const 
     result_init(c, v, rec);
     c->last_fused = 0;
     // A device lost for good takes no more work: the record says why.
-    xconv_error run_err;  // the variant's own failure goes into the record, not to the caller
+    xconv_error run_err = {0};  // the variant's own failure goes into the record, not to the caller
     if (v->backends && c->dev && xconv_device_lost(c->dev)) {
         result_outcome(rec, xconv_device_wait(c->dev, &run_err), &run_err);
         return XCONV_OK;
@@ -249,7 +249,7 @@ xconv_status xconv_prebuild(xconv_device *dev, const xconv_problem *const *probl
                             xconv_build_progress_fn progress, void *user, xconv_build_stats *stats,
                             xconv_error *err)
 {
-    xconv_error local;
+    xconv_error local = {0};
     if (!err)
         err = &local;
     if (XCONV_NULL_ARG(err, dev) || XCONV_NULL_ARG(err, problems) || XCONV_NULL_ARG(err, variants))
@@ -283,7 +283,7 @@ xconv_status xconv_prebuild(xconv_device *dev, const xconv_problem *const *probl
 xconv_status xconv_case_run(xconv_case *c, const xconv_variant *v, xconv_result *out,
                             xconv_error *err)
 {
-    xconv_error local;
+    xconv_error local = {0};
     if (!err)
         err = &local;
     if (XCONV_NULL_ARG(err, c) || XCONV_NULL_ARG(err, v) || XCONV_NULL_ARG(err, out))
@@ -293,13 +293,13 @@ xconv_status xconv_case_run(xconv_case *c, const xconv_variant *v, xconv_result 
 
 xconv_status xconv_case_run_auto(xconv_case *c, xconv_result *out, xconv_error *err)
 {
-    xconv_error local;
+    xconv_error local = {0};
     if (!err)
         err = &local;
     if (XCONV_NULL_ARG(err, c) || XCONV_NULL_ARG(err, out))
         return XCONV_ERR_INVALID;
     xconv_result *rec = out;
-    static _Thread_local xconv_error why;  // auto's own refusal goes into the record
+    xconv_error why = {0};  // auto's own refusal goes into the record
     static const xconv_variant_info auto_row = {
         .name = "auto", .family = "auto", .accuracy = "direct", .notes = "", .backends = 1
     };

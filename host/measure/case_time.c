@@ -186,7 +186,7 @@ xconv_status xconv_result_time(xconv_device *dev, xconv_enqueue_fn enqueue, void
                                int repeat, double flops, double bytes, xconv_result *out,
                                xconv_error *err)
 {
-    xconv_error local;
+    xconv_error local = {0};
     if (!err)
         err = &local;
     if (XCONV_NULL_ARG(err, dev) || XCONV_NULL_ARG(err, enqueue) || XCONV_NULL_ARG(err, out))

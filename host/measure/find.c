@@ -78,7 +78,7 @@ typedef struct find_state {
 static uint64_t workspace_of(const find_state *s, const xconv_variant *v,
                              const xconv_plan_options *o)
 {
-    static _Thread_local xconv_error ignored;
+    xconv_error ignored = {0};
     xconv_plan *plan = xconv_plan_create(s->dev, s->p, xconv_variant_get_info(v)->name, o,
                                          &ignored);
     uint64_t bytes = plan ? xconv_plan_workspace_size(plan) : 0;

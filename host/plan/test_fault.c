@@ -23,7 +23,7 @@ static xconv_status launch_fault(xconv_device *dev, xconv_buffer *y, xconv_error
     xconv_status st = xconv_device_usable(dev, err);
     if (st == XCONV_OK)
         st = xconv_device_fault(dev, dev->be->program_build(dev->ctx, fault_source, "", &prog,
-                                                            err), err);
+                                                            NULL, err), err);
     if (st == XCONV_OK) {
         xconv_arg args[] = {XCONV_ARG_BUF(xconv_buffer_handle(y)), XCONV_ARG_I32(8)};
         xconv_launch l = {.kernel = "xc_test_fault", .dims = 1, .global = {256, 1, 1},

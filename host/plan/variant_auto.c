@@ -20,18 +20,32 @@ enum { ON_CPU = 1u << 0, ON_GPU = 1u << 1, ON_ANY = ON_CPU | ON_GPU };
 typedef struct auto_rule {
     const char *variant;
     unsigned on;                              // ON_CPU, ON_GPU or ON_ANY
-    bool (*when)(const xconv_problem *p);     // NULL: every problem
+    bool (*when)(const xconv_device_info *dev, const xconv_problem *p);  // NULL: every problem
     const char *why;                          // what explain says about the choice
 } auto_rule;
 
-// On GPUs implicit_precomp takes products at least this wide (output channels per group and
-// taps per output) and this large; the rest take direct_regblock. On the H100 the GEMM ran
-// fastest on vgg3x3, stem7x7s2, conv5x5, dil3x3d2 and res3x3 and direct_regblock on ece408_c1
-// and ece408_c2 (6 and 16 output channels): bench/results' H100 records of 6a04005 (CUDA, every
-// variant) and 0a9177f (the direct family).
+// On GPUs the GEMM-based and transform variants take products at least this wide (output
+// channels per group and taps per output) and this large; the rest take direct_regblock. On the
+// H100 the GEMM ran fastest on vgg3x3, stem7x7s2, conv5x5, dil3x3d2 and res3x3 and
+// direct_regblock on ece408_c1 and ece408_c2 (6 and 16 output channels): bench/results' H100
+// records of 6a04005 (CUDA, every variant) and 0a9177f (the direct family).
 #define AUTO_GEMM_MIN_KG 32
 #define AUTO_GEMM_MIN_TAPS 64
 #define AUTO_GEMM_MIN_FLOPS 1e8
+
+// A plan of several steps (Winograd's and the FFT's transforms, implicit_precomp's table) pays
+// a launch and a pass through memory a step, which its savings repay only on a layer with at
+// least this many FLOPs per compute unit of the device (on the H100's units, about 40 us of
+// one unit's fp32 peak). In the H100 records ResNet-50's layers at batch 32 have 5.6e7 a unit
+// and went to Winograd F(4x4,3x3) and implicit_precomp; the same layers at batch 1 (1.8e6 to
+// 7.0e6) ran fastest as one implicit GEMM or F(2x2,3x3).
+#define AUTO_BUSY_FLOPS_PER_UNIT 2e7
+
+// implicit_precomp's offset table (two ints a row of B, a row per input channel and tap) is
+// copied into local memory beside the GEMM's tiles; it repays that where it takes at most this
+// share of the device's local memory (1/8: 768 rows in 48 KiB). In the H100 records it ran
+// ahead of implicit_gemm with 147 and 363 rows (stem7x7s2, alex11x11s4) and behind from 1152.
+#define AUTO_TABLE_LOCAL_SHARE 8
 
 // A 1x1, stride-1, unpadded problem: one SGEMM over channels.
 static bool pointwise(const xconv_problem *p)
@@ -41,65 +55,128 @@ static bool pointwise(const xconv_problem *p)
 }
 
 // A product wide and large enough for the implicit GEMM's tiles on a GPU.
-static bool wide(const xconv_problem *p)
+static bool wide(const xconv_device_info *dev, const xconv_problem *p)
 {
+    (void)dev;
     return p->k / p->groups >= AUTO_GEMM_MIN_KG &&
            p->c / p->groups * p->r * p->s >= AUTO_GEMM_MIN_TAPS &&
            xconv_problem_flops(p) >= AUTO_GEMM_MIN_FLOPS;
 }
 
-// A wide product (above) whose filter suits a transform: 3x3 or 5x5 (Winograd) or at least 5x5
-// (tiled FFT convolution), stride 1 and dilation 1. On the H100 winograd_f43 ran fastest of ours
-// on vgg3x3, res3x3 and ResNet-50's 3x3 layers at batch 50, and fft_tiled on conv5x5 and
-// big11x11 (bench/results/2026-11-23-h100-8acfa3b-bench_winograd_cuda.json, _bench_fft.json).
-// On the H100 host's CPU (PoCL, 8 cores) the fused Winograd variants ran fastest on the cut
-// vgg3x3 (F(4x4,3x3)), res3x3 (F(2x2,3x3): a 14x14 output has few 4x4 tiles) and conv5x5
-// (F(2x2,5x5)), fft_tiled on big11x11 (bench/results/2026-11-23-h100-8d14d95-matrix_pocl_host8.json).
+// Returns p's FLOPs per compute unit of dev (all of them where dev does not say its units).
+static double flops_per_unit(const xconv_device_info *dev, const xconv_problem *p)
+{
+    return xconv_problem_flops(p) / (dev->compute_units > 0 ? dev->compute_units : 1);
+}
+
+// Returns the bytes of implicit_precomp's offset table for p (before rounding to K steps).
+static int64_t table_bytes(const xconv_problem *p)
+{
+    return 2 * (int64_t)sizeof(int32_t) * (p->c / p->groups) * p->r * p->s;
+}
+
+// Whether p is a wide product (above) with a 1x1 filter: every row of the implicit GEMM's B is
+// one input channel, so a table has nothing to precompute.
+static bool wide_1x1(const xconv_device_info *dev, const xconv_problem *p)
+{
+    return wide(dev, p) && p->r == 1 && p->s == 1;
+}
+
+// gemm_1x1 takes pointwise products with at least this many filters a group: each row of B
+// read from memory then serves two 64-row tiles of filters or more. In the H100 records of
+// ResNet-50 at batch 32 it ran 1-4% ahead of implicit_gemm with 128 to 1024 filters and 5-7%
+// behind with 64.
+#define AUTO_GEMM_1X1_MIN_KG 128
+
+// Whether p is a wide pointwise product (above) with AUTO_GEMM_1X1_MIN_KG filters a group or
+// more, whose input planes are whole float4s, so that gemm_1x1 reads B in vectors (the GEMM
+// planner's condition for fp32 B from memory).
+static bool wide_pointwise_vectors(const xconv_device_info *dev, const xconv_problem *p)
+{
+    return wide(dev, p) && pointwise(p) && p->k / p->groups >= AUTO_GEMM_1X1_MIN_KG &&
+           p->dtype == XCONV_DTYPE_F32 && p->h * p->w % 4 == 0;
+}
+
+// Whether p is a wide product with enough work per compute unit for a plan of several steps.
+static bool wide_busy(const xconv_device_info *dev, const xconv_problem *p)
+{
+    return wide(dev, p) && flops_per_unit(dev, p) >= AUTO_BUSY_FLOPS_PER_UNIT;
+}
+
+// Whether p is a wide busy product whose offset table fits its share of local memory.
+static bool wide_busy_small_table(const xconv_device_info *dev, const xconv_problem *p)
+{
+    return wide_busy(dev, p) &&
+           (uint64_t)table_bytes(p) * AUTO_TABLE_LOCAL_SHARE <= dev->local_mem_bytes;
+}
 
 // Whether p is a wide product (above) at stride 1 and dilation 1.
-static bool wide_stride1(const xconv_problem *p)
+static bool wide_stride1(const xconv_device_info *dev, const xconv_problem *p)
 {
-    return wide(p) && p->stride_h == 1 && p->stride_w == 1 && p->dil_h == 1 && p->dil_w == 1;
+    return wide(dev, p) && p->stride_h == 1 && p->stride_w == 1 && p->dil_h == 1 &&
+           p->dil_w == 1;
 }
 
 // Whether p is a wide stride-1 product with a 3x3 filter.
-static bool wide_3x3(const xconv_problem *p)
+static bool wide_3x3(const xconv_device_info *dev, const xconv_problem *p)
 {
-    return wide_stride1(p) && p->r == 3 && p->s == 3;
+    return wide_stride1(dev, p) && p->r == 3 && p->s == 3;
+}
+
+// Whether p is a wide busy stride-1 3x3 product.
+static bool wide_3x3_busy(const xconv_device_info *dev, const xconv_problem *p)
+{
+    return wide_3x3(dev, p) && flops_per_unit(dev, p) >= AUTO_BUSY_FLOPS_PER_UNIT;
+}
+
+// Whether p is a wide stride-1 3x3 product with a quarter of the busy work a unit: F(2x2,3x3)
+// makes a GEMM column of each 2x2 output tile, four times the columns of F(4x4,3x3), so its
+// products fill the units at a quarter of the work.
+static bool wide_3x3_quarter_busy(const xconv_device_info *dev, const xconv_problem *p)
+{
+    return wide_3x3(dev, p) && flops_per_unit(dev, p) >= AUTO_BUSY_FLOPS_PER_UNIT / 4;
 }
 
 // On CPUs F(4x4,3x3) takes outputs at least this wide; narrower ones take F(2x2,3x3).
 #define AUTO_CPU_F43_MIN_OUT_W 28
 
 // Whether p is a wide stride-1 3x3 product whose output is wide enough for 4x4 tiles on a CPU.
-static bool wide_3x3_wide_out(const xconv_problem *p)
+static bool wide_3x3_wide_out(const xconv_device_info *dev, const xconv_problem *p)
 {
-    return wide_3x3(p) && xconv_problem_out_w(p) >= AUTO_CPU_F43_MIN_OUT_W;
+    return wide_3x3(dev, p) && xconv_problem_out_w(p) >= AUTO_CPU_F43_MIN_OUT_W;
 }
 
 // Whether p is a wide stride-1 product with a 5x5 filter.
-static bool wide_5x5(const xconv_problem *p)
+static bool wide_5x5(const xconv_device_info *dev, const xconv_problem *p)
 {
-    return wide_stride1(p) && p->r == 5 && p->s == 5;
+    return wide_stride1(dev, p) && p->r == 5 && p->s == 5;
 }
 
 // Whether p is a wide stride-1 product with a filter of at least 7x7 in both directions.
-static bool wide_7x7_up(const xconv_problem *p)
+static bool wide_7x7_up(const xconv_device_info *dev, const xconv_problem *p)
 {
-    return wide_stride1(p) && p->r >= 7 && p->s >= 7;
+    return wide_stride1(dev, p) && p->r >= 7 && p->s >= 7;
 }
 
-// Whether p is a wide stride-1 product with a filter of at least 5x5.
-static bool wide_5x5_up(const xconv_problem *p)
+// Whether p is a wide busy stride-1 product with a filter of at least 5x5.
+static bool wide_5x5_up_busy(const xconv_device_info *dev, const xconv_problem *p)
 {
-    return wide_stride1(p) && p->r >= 5 && p->s >= 5;
+    return wide_stride1(dev, p) && p->r >= 5 && p->s >= 5 &&
+           flops_per_unit(dev, p) >= AUTO_BUSY_FLOPS_PER_UNIT;
 }
 
-// On PoCL direct_const (vector columns, filters as constant offsets) ran fastest of the direct
-// family on every small-suite shape and on the 8 cut standard shapes it applies to
+// On CPUs (the H100 host's CPU through PoCL, 8 cores): the fused Winograd variants ran fastest
+// on the cut vgg3x3 (F(4x4,3x3)), res3x3 (F(2x2,3x3): a 14x14 output has few 4x4 tiles) and
+// conv5x5 (F(2x2,5x5)), fft_tiled on big11x11
+// (bench/results/2026-11-23-h100-8d14d95-matrix_pocl_host8.json). On PoCL direct_const (vector
+// columns, filters as constant offsets) ran fastest of the direct family on every small-suite
+// shape and on the 8 cut standard shapes it applies to
 // (bench/results/2026-11-22-pocl2core-0a9177f-bench_*.json); where the filters pass constant
-// memory (res3x3) im2col_gemm ran ahead of the direct kernels in a comparison of every variant
-// (the records of record hold the direct family only). docs/find.md has the table.
+// memory (res3x3) im2col_gemm ran ahead of the direct kernels.
+// On GPUs (the H100 through CUDA and NVIDIA's OpenCL): the records every line's choice comes
+// from are those scripts/auto_rules_check.py reads, every variant on the standard suite,
+// ResNet-50's layers at batch 32, the small suite and ten network layers at batch 1;
+// docs/find.md has the table with each line's evidence.
 static const auto_rule rules[] = {
     {"winograd_f43_fused", ON_CPU, wide_3x3_wide_out,
      "a wide 3x3 stride-1 layer with outputs >= 28 wide on a CPU: fused Winograd F(4x4,3x3)"},
@@ -113,19 +190,46 @@ static const auto_rule rules[] = {
      "on a CPU the filters in constant memory run fastest where they fit"},
     {"im2col_gemm", ON_CPU, NULL,
      "on a CPU, with the filters too large for constant memory, im2col and our SGEMM"},
-    {"gemm_1x1", ON_GPU, pointwise,
-     "a 1x1 stride-1 unpadded problem on a GPU is one SGEMM over channels"},
-    {"winograd_f43", ON_GPU, wide_3x3,
-     "a wide 3x3 stride-1 layer on a GPU: Winograd F(4x4,3x3) (error checked over 4x4 blocks)"},
-    {"fft_tiled", ON_GPU, wide_5x5_up,
-     "a wide stride-1 layer with a 5x5 or larger filter on a GPU: tiled FFT convolution"},
-    {"implicit_precomp", ON_GPU, wide,
-     "a wide product on a GPU (>= 32 filters a group, 64 taps, 1e8 FLOPs): implicit GEMM"},
+    {"gemm_1x1", ON_GPU, wide_pointwise_vectors,
+     "a wide 1x1 stride-1 unpadded layer with >= 128 filters a group and input planes of whole "
+     "float4s on a GPU: one SGEMM over channels, B read in vectors"},
+    {"implicit_gemm", ON_GPU, wide_1x1,
+     "a wide 1x1 layer on a GPU, strided, padded, with < 128 filters a group or planes not "
+     "whole float4s: the implicit GEMM (a 1x1 filter leaves a table nothing to precompute)"},
+    {"winograd_f43", ON_GPU, wide_3x3_busy,
+     "a wide 3x3 stride-1 layer with >= 2e7 FLOPs a compute unit on a GPU: Winograd F(4x4,3x3) "
+     "(error checked over 4x4 blocks)"},
+    {"winograd_f23", ON_GPU, wide_3x3_quarter_busy,
+     "a wide 3x3 stride-1 layer with 5e6 to 2e7 FLOPs a compute unit on a GPU: Winograd "
+     "F(2x2,3x3), whose GEMMs have 4x the columns of F(4x4,3x3)'s"},
+    {"fft_tiled", ON_GPU, wide_5x5_up_busy,
+     "a wide stride-1 layer with a 5x5 or larger filter and >= 2e7 FLOPs a compute unit on a "
+     "GPU: tiled FFT convolution"},
+    {"implicit_precomp", ON_GPU, wide_busy_small_table,
+     "a wide layer with >= 2e7 FLOPs a compute unit and an offset table of at most 1/8 of local "
+     "memory on a GPU: implicit GEMM reading the table"},
+    {"implicit_gemm", ON_GPU, wide_busy,
+     "a wide layer with >= 2e7 FLOPs a compute unit on a GPU whose offset table would take more "
+     "than 1/8 of local memory: the implicit GEMM, decoding each row's channel and tap itself"},
+    {"implicit_gemm", ON_GPU, wide,
+     "a wide layer with < 2e7 FLOPs a compute unit on a GPU: one implicit GEMM, one launch "
+     "(Winograd's, the FFT's and implicit_precomp's plans take several)"},
     {"direct_regblock", ON_GPU, NULL,
-     "a narrow product on a GPU: register-blocked direct convolution"},
+     "a narrow or small product on a GPU (< 32 filters a group, < 64 taps or < 1e8 FLOPs): "
+     "register-blocked direct convolution"},
     {"implicit_precomp", ON_GPU, NULL, "on a GPU, where direct_regblock does not plan"},
     {"direct_naive", ON_ANY, NULL, "the baseline, where nothing else plans"},
 };
+
+// Writes the problem's features the GPU lines read into buf (len bytes): FLOPs per compute
+// unit and the offset table's bytes beside local memory.
+static void gpu_features(const xconv_device_info *dev, const xconv_problem *p, char *buf,
+                         size_t len)
+{
+    snprintf(buf, len, " [%.3g FLOPs a compute unit of %d; offset table %lld of %llu local "
+             "bytes]", flops_per_unit(dev, p), dev->compute_units, (long long)table_bytes(p),
+             (unsigned long long)dev->local_mem_bytes);
+}
 
 // Families whose variants auto never chooses: references, and the vendors' libraries.
 static const char *const not_chosen[] = {"reference", "peer"};
@@ -170,16 +274,19 @@ static xconv_status from_rules(xconv_device *dev, const xconv_problem *p,
     for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
         const auto_rule *r = &rules[i];
         const xconv_variant *v = xconv_variant_find(r->variant, NULL);
-        if (!(r->on & kind) || (r->when && !r->when(p)) || !v)
+        if (!(r->on & kind) || (r->when && !r->when(&dev->info, p)) || !v)
             continue;
         st = xconv_variant_plan(v, dev, p, opts, plan, err);
         if (st == XCONV_ERR_NOT_APPLICABLE)
             continue;
         if (st == XCONV_OK) {
+            char features[128] = "";
+            if (kind == ON_GPU)
+                gpu_features(&dev->info, p, features, sizeof features);
             info->variant = v;
             info->source = XCONV_AUTO_RULES;
-            snprintf(info->why, sizeof info->why, "rules, line %zu: %s%s", i + 1, r->why,
-                     db_note);
+            snprintf(info->why, sizeof info->why, "rules, line %zu: %s%s%s", i + 1, r->why,
+                     features, db_note);
         }
         break;
     }
@@ -212,7 +319,7 @@ static void db_why(const xconv_find_record *rec, int at, int passing, bool stale
 static void from_db(xconv_device *dev, const xconv_problem *p, const xconv_plan_options *opts,
                     xconv_auto_info *info, xconv_plan **plan)
 {
-    static _Thread_local xconv_error err;  // what does not plan falls back, unreported
+    xconv_error err = {0};  // what does not plan falls back, unreported
     xconv_cache *cache = dev->cache;
     xconv_find_record rec;
     bool stale = false;

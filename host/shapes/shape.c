@@ -300,8 +300,13 @@ xconv_status xconv_shape_parse(const char *spec, xconv_problem *p, xconv_error *
             return xconv_error_set(err, XCONV_ERR_PARSE,
                                    "shape '%s': %s is required (a shape names n, c, h, w, k "
                                    "and r)", spec, keys[i].name);
-    if (!(seen & XCONV_KEY_S))
-        q.s = q.r;
+    // The SPEC's derived defaults (s = r, ...); a key given as 0 stays, for the check to refuse.
+    xconv_problem given = q;
+    xconv_problem_complete(&q);
+    if (seen & XCONV_KEY_S)
+        q.s = given.s;
+    if (seen & XCONV_KEY_POOL_STRIDE)
+        q.epi = given.epi;
     if ((st = xconv_problem_check(&q, err))) {
         xconv_error_prefix(err, "shape '%s'", spec);
         return st;

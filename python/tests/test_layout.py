@@ -18,7 +18,6 @@ MIRRORS = {
     _lib.CEpilogue: "xconv_epilogue",
     _lib.CProblem: "xconv_problem",
     _lib.CDeviceInfo: "xconv_device_info",
-    _lib.CDeviceList: "xconv_device_list",
     _lib.CVariantInfo: "xconv_variant_info",
     _lib.CTuning: "xconv_tuning",
     _lib.CAutoInfo: "xconv_auto_info",

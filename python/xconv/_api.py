@@ -11,7 +11,7 @@ from typing import List, Optional, Tuple
 import numpy as np
 
 from . import _lib
-from ._lib import CAutoInfo, CDeviceInfo, CDeviceList, CError, CProblem, CStepInfo
+from ._lib import CAutoInfo, CDeviceInfo, CError, CProblem, CStepInfo
 
 # ---------------------------------------------------------------------------------------------
 # Errors
@@ -97,18 +97,37 @@ def _device_info(index: int, c: CDeviceInfo) -> DeviceInfo:
                       fp64=c.fp64)
 
 
-def _list() -> CDeviceList:
-    """Returns every backend's devices (a large structure: kept on the heap)."""
-    devs = CDeviceList()
-    _lib.lib().xconv_devices_list(ctypes.byref(devs))
-    return devs
+class _List:
+    """A snapshot of every backend's devices (xconv_devices_enumerate), freed with the object."""
+
+    def __init__(self):
+        lib, err = _lib.lib(), CError()
+        self.lib = lib
+        self.handle = lib.xconv_devices_enumerate(0xFFFFFFFF, ctypes.byref(err))
+        if not self.handle:
+            _raise(err)
+
+    def __del__(self):
+        if getattr(self, "handle", None):
+            self.lib.xconv_devices_free(self.handle)
+
+    def count(self) -> int:
+        return self.lib.xconv_devices_count(self.handle)
+
+    def at(self, index: int):
+        return self.lib.xconv_devices_info_at(self.handle, index).contents
+
+
+def _list() -> _List:
+    """Returns every backend's devices."""
+    return _List()
 
 
 def devices() -> List[DeviceInfo]:
     """Returns every device of every backend built into the library, in the order the command
     line's `xconv devices` lists them."""
     devs = _list()
-    return [_device_info(i, devs.devices[i]) for i in range(devs.count)]
+    return [_device_info(i, devs.at(i)) for i in range(devs.count())]
 
 
 class _OpenDevice:
@@ -153,14 +172,14 @@ def _device(device) -> _OpenDevice:
             return _open[sel]
         devs = _list()
         err = CError()
-        index = lib.xconv_device_select(ctypes.byref(devs), sel.encode(), ctypes.byref(err))
+        index = lib.xconv_devices_select(devs.handle, sel.encode(), ctypes.byref(err))
         if index < 0:
             _raise(err)
-        info = _device_info(index, devs.devices[index])
+        info = _device_info(index, devs.at(index))
         if info.selector in _open:  # the same device under another selector
             _open[sel] = _open[info.selector]
             return _open[sel]
-        handle = lib.xconv_device_open_info(ctypes.byref(devs.devices[index]), ctypes.byref(err))
+        handle = lib.xconv_device_open_info(ctypes.byref(devs.at(index)), ctypes.byref(err))
         if not handle:
             _raise(err)
         cache_err = CError()
@@ -395,9 +414,12 @@ def _steps(lib, plan) -> List[Step]:
         s, err = CStepInfo(), CError()
         if lib.xconv_plan_step_get_info(plan, i, ctypes.byref(s), ctypes.byref(err)) != 0:
             _raise(err)
+        options = ctypes.create_string_buffer(4096)
+        if lib.xconv_plan_step_options(plan, i, options, ctypes.sizeof(options)) < 0:
+            options.value = b""
         steps.append(Step(_text(s.label), _text(s.kernel), _text(s.source),
                           tuple(s.global_[:s.dims]), tuple(s.local[:s.dims]),
-                          s.local_mem_bytes, _text(s.options) or ""))
+                          s.local_mem_bytes, _text(options.value) or ""))
     return steps
 
 

@@ -10,8 +10,7 @@ import subprocess
 # ---------------------------------------------------------------------------------------------
 # The C structures the package reads and fills (their layout is <xconv/xconv.h>'s)
 
-ERROR_MSG_LEN = 16384
-MAX_DEVICES = 64
+ERROR_MSG_LEN = 512
 BACKEND_COUNT = 2
 
 
@@ -51,13 +50,6 @@ class CDeviceInfo(ctypes.Structure):
     ]
 
 
-class CDeviceList(ctypes.Structure):
-    _fields_ = [
-        ("devices", CDeviceInfo * MAX_DEVICES), ("count", ctypes.c_int),
-        ("backend_status", ctypes.c_int * BACKEND_COUNT),
-        ("backend_reason", (ctypes.c_char * 512) * BACKEND_COUNT),
-        ("backend_advice", (ctypes.c_char * 1024) * BACKEND_COUNT),
-    ]
 
 
 class CVariantInfo(ctypes.Structure):
@@ -80,7 +72,7 @@ class CStepInfo(ctypes.Structure):
     _fields_ = [("label", ctypes.c_char_p), ("source", ctypes.c_char_p),
                 ("kernel", ctypes.c_char_p), ("dims", ctypes.c_int),
                 ("global_", ctypes.c_size_t * 3), ("local", ctypes.c_size_t * 3),
-                ("local_mem_bytes", ctypes.c_size_t), ("options", ctypes.c_char_p)]
+                ("local_mem_bytes", ctypes.c_size_t)]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -164,8 +156,11 @@ _SIGNATURES = {
     "xconv_problem_y_elems": (_I64, [_PROB]),
     "xconv_shape_parse": (ctypes.c_int, [_S, _PROB, _E]),
     "xconv_shape_format": (ctypes.c_int, [_PROB, _S, ctypes.c_size_t]),
-    "xconv_devices_list": (ctypes.c_int, [ctypes.POINTER(CDeviceList)]),
-    "xconv_device_select": (ctypes.c_int, [ctypes.POINTER(CDeviceList), _S, _E]),
+    "xconv_devices_enumerate": (_P, [ctypes.c_uint, _E]),
+    "xconv_devices_free": (None, [_P]),
+    "xconv_devices_count": (ctypes.c_int, [_P]),
+    "xconv_devices_info_at": (ctypes.POINTER(CDeviceInfo), [_P, ctypes.c_int]),
+    "xconv_devices_select": (ctypes.c_int, [_P, _S, _E]),
     "xconv_device_open_info": (_P, [ctypes.POINTER(CDeviceInfo), _E]),
     "xconv_device_close": (None, [_P]),
     "xconv_device_get_info": (ctypes.POINTER(CDeviceInfo), [_P]),
@@ -193,6 +188,8 @@ _SIGNATURES = {
     "xconv_plan_step_count": (ctypes.c_int, [_P]),
     "xconv_plan_step_get_info": (ctypes.c_int, [_P, ctypes.c_int, ctypes.POINTER(CStepInfo),
                                                 _E]),
+    "xconv_plan_step_options": (ctypes.c_int, [_P, ctypes.c_int, ctypes.c_char_p,
+                                               ctypes.c_size_t]),
 }
 
 _lib = None

@@ -57,31 +57,7 @@ refused() {
 # remake OUT EDIT: rewrites the bundle with EDIT (python on head, entries) and its checksums
 # made right again, so that only the edited field is wrong.
 remake() {
-    python3 - "$b" "$1" "$2" <<'PY'
-import sys
-def fnv(data):
-    h = 0xcbf29ce484222325
-    for x in data:
-        h = ((h ^ x) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
-    return h
-data = open(sys.argv[1], "rb").read()
-body = data[: data.rindex(b"sum=")]
-head, rest = body.split(b"\n\n", 1)
-entries = []
-while rest:
-    line, rest = rest.split(b"\n", 1)
-    _, name, size = line.split(b" ")
-    entries.append([name, rest[: int(size)]])
-    rest = rest[int(size) + 1:]
-def reentry(e, key_edit):
-    key, tail = e[1].split(b"\nbytes=", 1)
-    key = key_edit(key + b"\n")
-    e[0] = b"%016x.bin" % fnv(key)
-    e[1] = key + b"bytes=" + tail
-exec(sys.argv[3])
-out = head + b"\n\n" + b"".join(b"file %s %d\n%s\n" % (n, len(d), d) for n, d in entries)
-open(sys.argv[2], "wb").write(out + b"sum=%016x\n" % fnv(out))
-PY
+    python3 "$(dirname "${BASH_SOURCE[0]}")/bundle_remake.py" "$b" "$1" "$2"
 }
 remake "$tmp/same.bundle" "pass"
 check "a bundle remade unchanged is identical" cmp "$b" "$tmp/same.bundle"

@@ -728,7 +728,7 @@ static xconv_status choose_for_epilogue(const xconv_device_info *info, const xco
 {
     const char *why = p->epi.pool_h ? pool_refusal(p) : NULL;
     if (p->epi.pool_h && !why) {
-        xconv_error pooled_err;
+        xconv_error pooled_err = {0};
         xconv_status st = choose(info, p, kind, forced, (int)p->epi.pool_h, (int)p->epi.pool_w,
                                  t, &pooled_err);
         if (st == XCONV_OK || st == XCONV_ERR_PARSE)

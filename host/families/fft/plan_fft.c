@@ -427,7 +427,7 @@ xconv_status xconv_fft_choose(xconv_fft_kind kind, const xconv_device_info *info
 bool xconv_fft_applies(xconv_fft_kind kind, const xconv_device_info *info,
                        const xconv_problem *p, char *reason, size_t len)
 {
-    xconv_error err;
+    xconv_error err = {0};
     xconv_fft_choice c;
     xconv_status st = xconv_fft_choose(kind, info, p, NULL, &c, &err);
     if (st != XCONV_OK && reason && len)

@@ -431,7 +431,7 @@ static bool planned_gemm(const xconv_plan *plan, xconv_gemm_tiles *t, int *split
 static int gemm_tunings(const xconv_variant *v, xconv_device *dev, const xconv_problem *p,
                         xconv_tuning *out, int max)
 {
-    static _Thread_local xconv_error err;  // refusals are expected and not reported
+    xconv_error err = {0};  // refusals are expected and not reported
     xconv_plan *plan = NULL;
     xconv_gemm_tiles own, list[GEMM_TUNINGS_MAX];
     int own_split = 1, splits[GEMM_TUNINGS_MAX];

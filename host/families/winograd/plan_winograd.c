@@ -584,7 +584,7 @@ xconv_status xconv_wino_plan_fused(const xconv_device_info *info, const xconv_pr
 bool xconv_wino_applies(const xconv_device_info *info, const xconv_problem *p,
                         const xconv_wino_algo *a, char *reason, size_t len)
 {
-    xconv_error err;
+    xconv_error err = {0};
     xconv_status st = check_shape(p, a->m, a->r, &err);
     if (st == XCONV_OK && a->fused) {
         xconv_wino_fused plan;

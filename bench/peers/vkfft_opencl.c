@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: MIT
 // VkFFT's OpenCL backend on an open xconv device: one application on the device's context and
-// in-order queue, in place on one of our buffers (bench/peers/vkfft.h). Not part of the library: CMake
-// builds it into xconv_vkfft where it finds vkFFT.h.
+// in-order queue (xconv_device_native), in place on one of our buffers (vkfft.h). Not part of
+// the library, a client of its public headers: CMake builds it into xconv_vkfft where it finds
+// vkFFT.h.
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "../bench/peers/vkfft.h"
-#include "../host/core/device.h"
-#include "opencl_internal.h"
+#include <CL/cl.h>
+#include <xconv/xconv.h>
 
-#include "../bench/peers/vkfft_capture.h"
+#include "vkfft.h"
+
+#include "vkfft_capture.h"
 #define VKFFT_BACKEND 3
 #include <vkFFT.h>
 #undef printf
@@ -34,16 +36,20 @@ static xconv_status vk_fail(xconv_error *err, VkFFTResult r, const char *what)
 void *xconv_vkfft_opencl_create(xconv_device *dev, int64_t lh, int64_t lw, int64_t batch,
                                 xconv_buffer *buf, xconv_error *err)
 {
-    const opencl_context *ctx = dev->ctx;
+    xconv_native_device nd;
+    xconv_native_buffer nb;
+    if (xconv_device_native(dev, &nd, err) != XCONV_OK ||
+        xconv_buffer_native(buf, &nb, err) != XCONV_OK)
+        return NULL;
     vk_app *a = calloc(1, sizeof *a);
     if (!a) {
         xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for a VkFFT application");
         return NULL;
     }
-    a->device = ctx->device;
-    a->context = ctx->context;
-    a->queue = ctx->queue;
-    a->mem = xconv_buffer_handle(buf)->mem;
+    a->device = (cl_device_id)nd.device;
+    a->context = (cl_context)nd.context;
+    a->queue = (cl_command_queue)nd.queue;
+    a->mem = (cl_mem)nb.cl_mem;
     a->bytes = xconv_vkfft_buffer_bytes(lh, lw, batch);
     VkFFTConfiguration cfg = {0};
     cfg.FFTdim = 2;

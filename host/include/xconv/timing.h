@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: MIT
+// Timing on the device: the measuring primitive (device events around enqueued work) and
+// the device's peaks measured with xconv's own micro-kernels.
+#ifndef XCONV_PUBLIC_TIMING_H
+#define XCONV_PUBLIC_TIMING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <xconv/core.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
+// ---------------------------------------------------------------------------------------------
+// Measuring (the one primitive bench, parity and the GEMM comparison use)
+
+// Enqueues run number `run` of the work being measured (asynchronously); returns a status.
+typedef xconv_status (*xconv_enqueue_fn)(void *user, int run, xconv_error *err);
+
+// What xconv_device_measure found: device time per run in milliseconds.
+typedef struct xconv_timing {
+    int warmup, repeat;
+    double median_ms, min_ms, max_ms;
+} xconv_timing;
+
+// Calls enqueue(user, i) `warmup` times untimed, waits, then `repeat` times (i counting on from
+// warmup) each between two marks in the device's queue, and fills *out with the median, min
+// and max of the marks' times (device events, not a host clock); samples (when not NULL) gets
+// the repeat times in run order. Returns XCONV_ERR_INVALID for repeat < 1, or the first
+// failure of enqueue or the device.
+xconv_status xconv_device_measure(xconv_device *dev, xconv_enqueue_fn enqueue, void *user,
+                                  int warmup, int repeat, xconv_timing *out, double *samples,
+                                  xconv_error *err);
+
+// ---------------------------------------------------------------------------------------------
+// Peaks: the device's limits, measured with xconv's own micro-kernels (cl/peak_*.cl)
+
+// What xconv_peaks_measure found. Each figure comes from the fastest of the timed runs.
+typedef struct xconv_peaks {
+    double fp32_gflops;        // fp32 FMA throughput, GFLOP/s (an FMA counts 2 FLOPs)
+    double gbps;               // copy bandwidth: bytes read plus bytes written over time, GB/s
+    double gbps_read;          // read-only bandwidth, GB/s
+    xconv_timing fma, copy, read;  // the timings of the three micro-kernels
+    double fma_flops;          // FLOPs of one FMA run
+    double copy_bytes;         // bytes one copy run moves (read + written)
+    double read_bytes;         // bytes one read run reads
+    size_t fma_items;          // work-items of the FMA kernel
+    int fma_iters;             // its iterations per work-item (calibrated to a run of ~20 ms)
+    size_t work_group;         // work-group size of all three
+    int fma_lanes;             // lanes of each FMA chain: the device's native float vector
+                               // width on OpenCL devices that have one (CPUs), else 1
+} xconv_peaks;
+
+// Measures dev's fp32 FMA throughput and its memory bandwidth (a copy, and reads alone) with
+// xconv's own kernels, sized from the device's limits (compute units, work-group size, memory,
+// cache) and timed with xconv_device_measure: 2 warm-up and `repeat` timed runs each. Fills
+// *out and returns XCONV_OK, XCONV_ERR_INVALID for repeat < 1, or the first failure (a build,
+// an allocation past the device's memory, a launch).
+xconv_status xconv_peaks_measure(xconv_device *dev, int repeat, xconv_peaks *out,
+                                 xconv_error *err);
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif // XCONV_PUBLIC_TIMING_H

@@ -92,6 +92,14 @@ int cli_select_devices(const cli_options *opts, xconv_devices **devices, int *in
                        int *count);
 
 // ---------------------------------------------------------------------------------------------
+// Measuring into records (case_record.c)
+
+// Runs variant v (NULL: "auto") on case c (<xconv/measure.h>) and writes its result into *rec,
+// cleared first (no floor, no comparison); returns what xconv_case_run returns.
+xconv_status cli_case_run(xconv_case *c, const xconv_variant *v, xconv_record *rec,
+                          xconv_error *err);
+
+// ---------------------------------------------------------------------------------------------
 // Peaks for floors (cli/peaks.c): XCONV_PEAKS, else the peaks file of `xconv peaks`
 
 // A device's peaks and where they came from.

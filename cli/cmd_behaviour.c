@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "../report/behaviour.h"
-#include "../validate/behaviour_run.h"
+#include "behaviour_run.h"
 #include "cli.h"
 #include "output.h"
 

@@ -3,7 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../validate/thresholds.h"
 #include "cli.h"
 
 // Returns which parts of p's epilogue the plan fuses, in words (a static buffer).

@@ -8,7 +8,6 @@
 
 #include "../bench/peers/dft_ref.h"
 #include "../bench/peers/vkfft.h"
-#include "../validate/reference.h"
 #include "cli.h"
 #include "stream.h"
 
@@ -362,19 +361,18 @@ static xconv_status enqueue_run(void *user, int run, xconv_error *err)
 static xconv_status time_runs(fft_impl *t, const cli_options *opts, xconv_record *r,
                               xconv_error *err)
 {
-    xconv_timing timing;
-    xconv_status st = xconv_device_measure(t->c->dev, enqueue_run, t, opts->warmup, opts->repeat,
-                                           &timing, NULL, err);
+    const fft_size *s = &t->c->size;
+    double points = (double)(s->lh * s->lw);
+    double flops = 2.5 * points * log2(points) * (double)s->batch;
+    double bytes = 4.0 * (double)(t->c->plane_n + t->c->spec_n);
+    xconv_result timing;
+    xconv_status st = xconv_result_time(t->c->dev, enqueue_run, t, opts->warmup, opts->repeat,
+                                        flops, bytes, &timing, err);
     if (st != XCONV_OK)
         return st;
-    const fft_size *s = &t->c->size;
-    double points = (double)(s->lh * s->lw), seconds = timing.median_ms * 1e-3;
-    r->median_ms = timing.median_ms;
-    r->min_ms = timing.min_ms;
-    r->max_ms = timing.max_ms;
-    r->repeat = opts->repeat;
-    r->gflops = seconds > 0 ? 2.5 * points * log2(points) * (double)s->batch / seconds * 1e-9 : 0;
-    r->gbps = seconds > 0 ? 4.0 * (double)(t->c->plane_n + t->c->spec_n) / seconds * 1e-9 : 0;
+    xconv_record_set_timing(r, &timing);
+    if (!(r->median_ms * 1e-3 > 0))  // no time: rates of 0 (the case's own say NaN)
+        r->gflops = r->gbps = 0;
     return XCONV_OK;
 }
 

@@ -7,7 +7,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../validate/find.h"
 #include "cli.h"
 #include "interrupt.h"
 #include "prebuild.h"
@@ -49,9 +48,12 @@ static void print_ranking(const xconv_find_record *rec)
 // Prints on stderr a line per run find makes (--verbose, failures and errors), else, on a
 // terminal, the run it is at over the last one, and appends the run's record to --json and --csv; returns true when
 // a signal asks the find to stop.
-static bool progress(void *user, const xconv_record *r)
+static bool progress(void *user, const xconv_result *res)
 {
     find_context *ctx = user;
+    xconv_record rec, *r = &rec;
+    xconv_record_clear(r);
+    xconv_record_from_result(r, res);
     const cli_options *opts = ctx->opts;
     if (ctx->sink && !ctx->sink_failed && cli_record_sink_add(ctx->sink, r, 1))
         ctx->sink_failed = true;
@@ -101,9 +103,7 @@ static int list_db(const cli_options *opts, xconv_cache *cache)
         cli_print_error("find --list", &err);
         return CLI_FAILED;
     }
-    xconv_devices *list = NULL;
-    if (list)
-        list = xconv_devices_enumerate(XCONV_BACKENDS_ALL, NULL);
+    xconv_devices *list = xconv_devices_enumerate(XCONV_BACKENDS_ALL, NULL);
     printf("%d record%s in %s/find.db\n", count, cli_plural(count), xconv_cache_dir(cache));
     for (int i = 0; i < count; i++) {
         const xconv_find_record *r = &recs[i];
@@ -205,7 +205,7 @@ static int find_shape(find_context *ctx, const xconv_find_opts *fopts, xconv_dev
     printf("%s%s%s\n", shape->name, shape->name[0] ? " " : "", spec);
     if (fopts->mode == XCONV_FIND_FAST) {
         xconv_auto_info info;
-        if (xconv_auto_choose(dev, &shape->problem, &fopts->harness.plan, &info, &err)) {
+        if (xconv_auto_choose(dev, &shape->problem, &fopts->measure.plan, &info, &err)) {
             cli_print_error("auto", &err);
             return CLI_FAILED;
         }
@@ -216,8 +216,8 @@ static int find_shape(find_context *ctx, const xconv_find_opts *fopts, xconv_dev
         return CLI_OK;
     xconv_find_record rec;
     xconv_find_summary sum;
-    xconv_status st = xconv_find_run(dev, &shape->problem, shape->name, fopts, &rec, NULL,
-                                     progress, ctx, &sum, &err);
+    xconv_status st = xconv_find_run(dev, &shape->problem, shape->name, fopts, &rec, progress,
+                                     ctx, &sum, &err);
     if (ctx->tty)
         fputs("\r\033[K", stderr);
     if (st == XCONV_OK && sum.stopped) {
@@ -256,10 +256,10 @@ static int find_options(const cli_options *opts, xconv_find_opts *fopts)
         fprintf(stderr, "xconv find: --repeat must be at least 1\n");
         return CLI_USAGE;
     }
-    fopts->harness.seed = opts->seed;
-    fopts->harness.repeat = opts->repeat;
-    fopts->harness.warmup = opts->warmup;
-    fopts->harness.host_ref_max_gflop = opts->host_ref_gflop;
+    fopts->measure.seed = opts->seed;
+    fopts->measure.repeat = opts->repeat;
+    fopts->measure.warmup = opts->warmup;
+    fopts->measure.host_ref_max_gflop = opts->host_ref_gflop;
     fopts->budget_s = opts->budget;
     if (opts->confirm < 0 || opts->confirm > 100) {
         fprintf(stderr, "xconv find: --confirm takes 0 to 100 rounds, not %d\n", opts->confirm);
@@ -272,7 +272,7 @@ static int find_options(const cli_options *opts, xconv_find_opts *fopts)
     }
     fopts->confirm_rounds = opts->confirm;
     fopts->confirm_within = opts->confirm_within;
-    cli_plan_options(&fopts->harness.plan);
+    cli_plan_options(&fopts->measure.plan);
     return 0;
 }
 
@@ -293,7 +293,7 @@ static void prebuild_find(const cli_options *opts, const xconv_find_opts *fopts,
     for (int i = 0; i < xconv_variant_count() && nv < CLI_MAX_LIST; i++)
         if (xconv_variant_auto_eligible(xconv_variant_at(i)))
             variants[nv++] = xconv_variant_at(i);
-    cli_prebuild(opts, dev, cache, label, problems, np, variants, nv, &fopts->harness.plan,
+    cli_prebuild(opts, dev, cache, label, problems, np, variants, nv, &fopts->measure.plan,
                  totals);
 }
 
@@ -329,7 +329,7 @@ static int find_all(const cli_options *opts, xconv_cache *cache)
     int failed = 0, done = 0;
     cli_build_totals totals;
     cli_build_totals_start(&totals);
-    fopts.harness.totals = &totals.runs;
+    fopts.measure.totals = &totals.runs;
     for (int d = 0; !rc && d < ndevices && !cli_interrupted(); d++) {
         char label[320];
         xconv_device_label(xconv_devices_info_at(list, indices[d]), label, sizeof label);

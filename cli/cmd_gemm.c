@@ -5,8 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../validate/reference.h"
-#include "../validate/thresholds.h"
 #include "cli.h"
 #include "stream.h"
 
@@ -223,21 +221,14 @@ static xconv_status case_time(gemm_case *g, xconv_gemm *plan, int warmup, int re
                               xconv_record *rec, xconv_error *err)
 {
     gemm_runs runs = {.g = g, .plan = plan};
-    xconv_timing timing;
-    xconv_status st =
-        xconv_device_measure(g->dev, enqueue_run, &runs, warmup, repeat, &timing, NULL, err);
-    if (st == XCONV_OK) {
-        const gemm_size *s = &g->size;
-        rec->median_ms = timing.median_ms;
-        rec->min_ms = timing.min_ms;
-        rec->max_ms = timing.max_ms;
-        rec->repeat = repeat;
-        double seconds = rec->median_ms * 1e-3;
-        double bytes = 4.0 * (double)(s->m * s->k + s->k * s->n + s->m * s->n);
-        rec->gflops = seconds > 0 ? 2.0 * (double)s->m * (double)s->n * s->k / seconds * 1e-9
-                                  : NAN;
-        rec->gbps = seconds > 0 ? bytes / seconds * 1e-9 : NAN;
-    }
+    const gemm_size *s = &g->size;
+    double flops = 2.0 * (double)s->m * (double)s->n * s->k;
+    double bytes = 4.0 * (double)(s->m * s->k + s->k * s->n + s->m * s->n);
+    xconv_result timing;
+    xconv_status st = xconv_result_time(g->dev, enqueue_run, &runs, warmup, repeat, flops, bytes,
+                                        &timing, err);
+    if (st == XCONV_OK)
+        xconv_record_set_timing(rec, &timing);
     return st;
 }
 

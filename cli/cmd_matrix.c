@@ -8,7 +8,6 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "../validate/harness.h"
 #include "cli.h"
 #include "isolate.h"
 #include "matrix_stream.h"
@@ -28,7 +27,7 @@ typedef struct matrix_job {
     int devices[CLI_MAX_LIST];    // indices into list
     int ndevices;
     cli_peaks_source peaks;
-    xconv_harness_opts hopts;
+    xconv_case_options hopts;
     xconv_run_file run;           // the head (devices, shapes) and the records so far
     int cap;
     cli_matrix_stream stream;
@@ -326,7 +325,7 @@ static int run_shape(matrix_job *job, xconv_device *dev, const char *label,
         xconv_plan_options plan = job->hopts.plan;
         plan.test_fault = fault;
         xconv_case_set_plan_options(c, &plan);
-        xconv_status st = xconv_case_run(c, variants[v], &m->rec, &err);
+        xconv_status st = cli_case_run(c, variants[v], &m->rec, &err);
         xconv_case_set_plan_options(c, &job->hopts.plan);
         bool lost = xconv_device_lost(dev);
         if (lost)
@@ -474,7 +473,7 @@ static int collect(matrix_job *job, const cli_options *opts)
     if (rc)
         return rc;
     distinct_shapes(job);
-    xconv_harness_opts_default(&job->hopts);
+    xconv_case_options_default(&job->hopts);
     job->hopts.seed = opts->seed;
     job->hopts.repeat = opts->repeat;
     job->hopts.warmup = opts->warmup;

@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../validate/harness.h"
 #include "cli.h"
 #include "stream.h"
 
@@ -71,7 +70,7 @@ static int opencl_twin(const xconv_devices *list, const xconv_device_info *cuda)
 // Runs each variant on shape through both devices, streaming a pair of records each.
 static void run_pair(xconv_device *ocl, xconv_device *cuda, const cli_shape *shape,
                      const xconv_variant *const *variants, int nvariants,
-                     const xconv_harness_opts *hopts, cli_stream *out)
+                     const xconv_case_options *hopts, cli_stream *out)
 {
     xconv_error err = {0};
     char spec[256], label[320];
@@ -97,8 +96,8 @@ static void run_pair(xconv_device *ocl, xconv_device *cuda, const cli_shape *sha
         if (!rc)
             break;
         ro = &out->list.recs[first];  // the list may have moved when it grew
-        if (xconv_case_run(a, variants[v], ro, &err) != XCONV_OK ||
-            xconv_case_run(b, variants[v], rc, &err) != XCONV_OK) {
+        if (cli_case_run(a, variants[v], ro, &err) != XCONV_OK ||
+            cli_case_run(b, variants[v], rc, &err) != XCONV_OK) {
             ro->outcome = XCONV_OUTCOME_ERROR;
             snprintf(ro->note, sizeof ro->note, "%.*s", (int)sizeof ro->note - 1, err.msg);
         }
@@ -188,8 +187,8 @@ int cmd_parity(const cli_options *opts)
         cli_print_error("device", &err);
         rc = CLI_FAILED;
     }
-    xconv_harness_opts hopts;
-    xconv_harness_opts_default(&hopts);
+    xconv_case_options hopts;
+    xconv_case_options_default(&hopts);
     hopts.seed = opts->seed;
     hopts.repeat = opts->repeat;
     hopts.warmup = opts->warmup;

@@ -2,13 +2,19 @@
 // `xconv run`: one convolution from a shape and/or .npy files, optionally written to .npy.
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
-#include "../validate/find.h"
-#include "../validate/harness.h"
-#include "../validate/npy.h"
-#include "../validate/reference.h"
+#include "npy.h"
 #include "cli.h"
 #include "output.h"
+
+// Returns the host's monotonic clock in milliseconds.
+static double wall_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
 
 // Checks that a dimension taken from a file agrees with a --shape key, then takes it.
 static int take_dim(int64_t *field, int64_t value, unsigned seen, unsigned key,
@@ -97,6 +103,7 @@ static int build_problem(const cli_options *opts, xconv_problem *p, xconv_npy *x
     xconv_error err = {0};
     *p = xconv_problem_default();
     unsigned seen = 0;
+    bool checked = false;  // the problem passed xconv_problem_check as it stands
     if (!opts->nshapes && !opts->nshape_files && !opts->input) {
         cli_error("give --shape SPEC, --shapes FILE or --input X.npy --weights W.npy");
         return CLI_USAGE;
@@ -135,14 +142,15 @@ static int build_problem(const cli_options *opts, xconv_problem *p, xconv_npy *x
             cli_print_error("--shape", &err);
             return CLI_USAGE;
         }
+        checked = true;  // xconv_shape_parse checked the whole problem
     }
     if (opts->bias && (seen & XCONV_KEY_BIAS) && p->epi.bias == 0) {
         cli_error("--bias %s is given but the shape says bias=0", opts->bias);
         return CLI_USAGE;
     }
-    if (opts->bias)
-        p->epi.bias = 1;
-    if (xconv_problem_check(p, &err) != XCONV_OK) {
+    if (opts->bias && !p->epi.bias)
+        p->epi.bias = 1, checked = false;
+    if (!checked && xconv_problem_check(p, &err) != XCONV_OK) {
         cli_print_error("shape", &err);
         return CLI_USAGE;
     }
@@ -223,9 +231,11 @@ static int find_first(const cli_options *opts, xconv_device *dev, xconv_cache *c
                       const xconv_problem *p)
 {
     xconv_error err = {0};
+    if (!cache || !opts->find_policy)  // the common case: nothing of find is touched
+        return 0;
     xconv_find_opts fopts;
     xconv_find_opts_default(&fopts);
-    if (!cache || !opts->find_policy || !xconv_find_mode_parse(opts->find_policy, &fopts.mode))
+    if (!xconv_find_mode_parse(opts->find_policy, &fopts.mode))
         return 0;
     xconv_find_record rec;
     bool stale = false;
@@ -235,10 +245,10 @@ static int find_first(const cli_options *opts, xconv_device *dev, xconv_cache *c
         if (!stale)
             return 0;
     }
-    fopts.harness.seed = opts->seed;
-    cli_plan_options(&fopts.harness.plan);
+    fopts.measure.seed = opts->seed;
+    cli_plan_options(&fopts.measure.plan);
     xconv_find_summary summary;
-    xconv_status st = xconv_find_run(dev, p, "", &fopts, &rec, NULL, NULL, NULL, &summary, &err);
+    xconv_status st = xconv_find_run(dev, p, "", &fopts, &rec, NULL, NULL, &summary, &err);
     if (st == XCONV_OK && rec.count > 0)
         st = xconv_find_db_store(cache, &rec, &err);
     if (st == XCONV_OK)
@@ -370,15 +380,23 @@ static int run_problem(const cli_options *opts, const xconv_problem *p, const fl
     const float *bias = file_bias ? file_bias : rb;
     int64_t y_n = xconv_problem_y_elems(p);
     float *y = malloc((size_t)y_n * sizeof(float));
-    double ms = 0;
     xconv_plan_options plan_opts;
     cli_plan_options(&plan_opts);
     cli_epilogue_mode(opts, false, &plan_opts, NULL);  // checked by cmd_run
-    const xconv_variant *chosen = NULL;
-    xconv_status st = y && (bias || !p->epi.bias)
-                          ? xconv_run_once(dev, name, p, &plan_opts, x, w, bias, y, &ms, &chosen,
-                                           &err)
-                          : xconv_error_set(&err, XCONV_ERR_OUT_OF_MEMORY, "no host memory");
+    // Planned once (auto asked once), then run on the host arrays: what xconv_forward does.
+    double t0 = wall_ms();
+    xconv_plan *plan = NULL;
+    xconv_status st = XCONV_OK;
+    if (!y || (p->epi.bias && !bias))
+        st = xconv_error_set(&err, XCONV_ERR_OUT_OF_MEMORY, "no host memory");
+    else if (!dev)
+        st = xconv_forward(NULL, p, name, &plan_opts, x, w, bias, y, &err);
+    else if (!(plan = xconv_plan_create(dev, p, name, &plan_opts, &err)))
+        st = err.status;
+    else
+        st = xconv_plan_forward(plan, x, w, bias, y, &err);
+    double ms = wall_ms() - t0;
+    const xconv_variant *chosen = plan ? xconv_plan_variant(plan) : v;
     char spec[256];
     xconv_shape_format(p, spec, sizeof spec);
     if (st != XCONV_OK) {
@@ -386,17 +404,19 @@ static int run_problem(const cli_options *opts, const xconv_problem *p, const fl
         // A variant that does not take the shape ran nothing: 1, as validate and bench exit.
         rc = st == XCONV_ERR_PARSE ? CLI_USAGE : CLI_FAILED;
     } else {
-        printf("%s on %s: %s -> y[%lld,%lld,%lld,%lld], %.3f ms wall (upload, build and run)\n",
+        printf("%s on %s: %s -> y[%lld,%lld,%lld,%lld], %.3f ms wall (upload, build, run and "
+               "read back)\n",
                chosen ? xconv_variant_get_info(chosen)->name : name, label, spec,
                (long long)p->n, (long long)p->k, (long long)xconv_problem_y_h(p),
                (long long)xconv_problem_y_w(p), ms);
         xconv_auto_info info;
-        if (!v && dev && xconv_auto_choose(dev, p, &plan_opts, &info, &err) == XCONV_OK)
+        if (xconv_plan_auto_info(plan, &info))
             printf("auto: %s\n", info.why);
         npy_out o = {y, {p->n, p->k, xconv_problem_y_h(p), xconv_problem_y_w(p)}, p->dtype};
         if (out && !(rc = cli_output_write(out, write_npy, &o)) && !out->to_stdout)
             printf("wrote %s\n", out->path);
     }
+    xconv_plan_destroy(plan);
     free(y);
     free(rx);
     free(rw);

@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../validate/harness.h"
 #include "cli.h"
 #include "interrupt.h"
 #include "isolate.h"
@@ -73,7 +72,7 @@ static void add_setup_errors(cli_stream *out, const xconv_variant *const *varian
 // What a run of validate or bench is made of, for its devices and their worker processes.
 typedef struct matrix_run {
     const cli_options *opts;
-    xconv_harness_opts hopts;
+    xconv_case_options hopts;
     const xconv_devices *devices;
     const int *indices;           // the devices run, into devices
     const cli_shape *shapes;
@@ -140,7 +139,7 @@ static int run_pass(matrix_run *m, xconv_case *c, const cli_shape *s, int v, int
     bool peer = variant && strcmp(xconv_variant_get_info(variant)->family, "peer") == 0;
     if (peer)
         cli_stderr_hold_begin(&hold);
-    xconv_status st = variant ? xconv_case_run(c, variant, r, err) : xconv_case_run_auto(c, r, err);
+    xconv_status st = cli_case_run(c, variant, r, err);
     char said[2048];
     cli_stderr_hold_end(&hold, said, sizeof said);
     if (said[0]) {
@@ -403,7 +402,7 @@ static int run_matrix(const cli_options *opts, bool timing)
     unsigned flags = 0;
     if (!rc)
         rc = cli_find_policy(opts, false, &flags);
-    xconv_harness_opts_default(&m.hopts);
+    xconv_case_options_default(&m.hopts);
     cli_plan_options(&m.hopts.plan);
     if (!rc)
         rc = cli_epilogue_mode(opts, true, &m.hopts.plan, &m.both);

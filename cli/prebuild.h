@@ -6,12 +6,13 @@
 
 #include <stdio.h>
 
-#include "../validate/harness.h"
+#include <xconv/xconv.h>
+
 #include "options.h"
 
 // A run's host time, for its closing line.
 typedef struct cli_build_totals {
-    xconv_harness_totals runs;   // what the variant runs counted (point hopts.totals here)
+    xconv_case_totals runs;   // what the variant runs counted (point hopts.totals here)
     double ahead_ms;             // wall time of the builds ahead
     int programs, built, failed; // programs built ahead, of all devices
     int threads;                 // the most worker threads one device's builds used

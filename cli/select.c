@@ -7,7 +7,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../validate/reference.h"
 #include "cli.h"
 
 // Appends the shapes of shape file path to shapes (*count so far); returns 0 or CLI_USAGE after

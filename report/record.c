@@ -84,17 +84,6 @@ void xconv_run_info_init(xconv_run_info *info, int argc, char **argv)
 // ---------------------------------------------------------------------------------------------
 // Outcomes
 
-const char *xconv_outcome_name(xconv_outcome outcome)
-{
-    switch (outcome) {
-    case XCONV_OUTCOME_PASS: return "pass";
-    case XCONV_OUTCOME_FAIL: return "FAIL";
-    case XCONV_OUTCOME_NOT_APPLICABLE: return "n/a";
-    case XCONV_OUTCOME_ERROR: return "error";
-    }
-    return "unknown";
-}
-
 const char *xconv_outcome_word(xconv_outcome outcome)
 {
     switch (outcome) {
@@ -141,6 +130,42 @@ xconv_record *xconv_record_list_add(xconv_record_list *list)
     xconv_record *r = &list->recs[list->count++];
     xconv_record_clear(r);
     return r;
+}
+
+void xconv_record_set_timing(xconv_record *r, const xconv_result *res)
+{
+    r->repeat = res->repeat;
+    r->median_ms = res->median_ms;
+    r->min_ms = res->min_ms;
+    r->max_ms = res->max_ms;
+    r->gflops = res->gflops;
+    r->gbps = res->gbps;
+}
+
+void xconv_record_from_result(xconv_record *r, const xconv_result *res)
+{
+    snprintf(r->device, sizeof r->device, "%s", res->device);
+    snprintf(r->backend, sizeof r->backend, "%s", res->backend);
+    snprintf(r->driver, sizeof r->driver, "%s", res->driver);
+    snprintf(r->libraries, sizeof r->libraries, "%s", res->libraries);
+    snprintf(r->variant, sizeof r->variant, "%s", res->variant);
+    snprintf(r->family, sizeof r->family, "%s", res->family);
+    snprintf(r->shape_name, sizeof r->shape_name, "%s", res->shape_name);
+    snprintf(r->shape, sizeof r->shape, "%s", res->shape);
+    snprintf(r->dtype, sizeof r->dtype, "%s", res->dtype);
+    snprintf(r->math, sizeof r->math, "%s", res->math);
+    snprintf(r->reference, sizeof r->reference, "%s", res->reference);
+    r->seed = res->seed;
+    xconv_record_set_timing(r, res);
+    r->compile_ms = res->compile_ms;
+    r->max_norm_err = res->max_norm_err;
+    r->error_block_h = res->error_block_h;
+    r->error_block_w = res->error_block_w;
+    r->max_block_err = res->max_block_err;
+    r->threshold = res->threshold;
+    r->worst_index = res->worst_index;
+    r->outcome = res->outcome;
+    snprintf(r->note, sizeof r->note, "%s", res->note);
 }
 
 void xconv_record_clear(xconv_record *r)

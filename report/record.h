@@ -8,13 +8,6 @@
 
 #include <xconv/xconv.h>
 
-typedef enum xconv_outcome {
-    XCONV_OUTCOME_PASS,           // ran, every element within threshold
-    XCONV_OUTCOME_FAIL,           // ran, wrong or unwritten elements
-    XCONV_OUTCOME_NOT_APPLICABLE, // the variant does not handle this shape/device (note says why)
-    XCONV_OUTCOME_ERROR,          // a build, allocation or runtime error (note says which)
-} xconv_outcome;
-
 // How a record's output compared bit for bit with another backend's run of the same variant on
 // the same inputs (`validate --parity`); present is false for every other record.
 typedef struct xconv_comparison {
@@ -74,9 +67,6 @@ typedef struct xconv_run_info {
 // Fills version, commit (build-time git hash) and the current date.
 void xconv_run_info_init(xconv_run_info *info, int argc, char **argv);
 
-// Returns "pass", "FAIL", "n/a", "error".
-const char *xconv_outcome_name(xconv_outcome outcome);
-
 // Returns the outcome as the data formats (JSON, CSV) spell it: "pass", "fail",
 // "not_applicable", "error".
 const char *xconv_outcome_word(xconv_outcome outcome);
@@ -98,6 +88,14 @@ typedef struct xconv_record_list {
 
 // Starts an empty list whose run info names the command line argv.
 void xconv_record_list_init(xconv_record_list *list, int argc, char **argv);
+
+// Copies what a measuring run found (<xconv/measure.h>) into r: every field but the floor and
+// the comparison, which stay as they were.
+void xconv_record_from_result(xconv_record *r, const xconv_result *res);
+
+// Copies the timing of res (xconv_result_time: repeat, median_ms, min_ms, max_ms, gflops, gbps)
+// into r.
+void xconv_record_set_timing(xconv_record *r, const xconv_result *res);
 
 // Fills *r with a record that says nothing yet: zeros, worst index -1, every measured value
 // NaN.

@@ -25,7 +25,7 @@ LAYERS = [
      "host/families/fft"],                       # each family's planner and variants
     ["host/reference", "host/shapes"],           # the references; shapes, files and suites
     ["host/measure", "host/api"],                # checking and timing; the public functions
-    ["validate", "report", "bench/peers"],       # clients of the library: records and peers
+    ["report", "bench/peers"],                   # clients of the library: records and peers
     ["cli"],                                     # the command-line tool
 ]
 

@@ -41,6 +41,11 @@ typedef struct contract_fx {
     xconv_buffer *planes, *spectra;
     const xconv_variant *v;
     xconv_find_record rec, bad_rec;
+    xconv_case_options copts, bad_copts;  // a host case's options (checked only, one thread)
+    xconv_case *kase;                // a host case of p
+    xconv_result result;
+    xconv_find_opts fopts;           // a short find: one timed run a variant, no confirm rounds
+    xconv_find_record find_out;      // what the last xconv_find_run filled (fx_find_rec)
     float hx[FX_FLOATS], hw[FX_FLOATS], hy[FX_FLOATS], hbias[64], hscale[FX_FLOATS];
     double dy[FX_FLOATS], dnorm[FX_FLOATS], dconv[FX_FLOATS];
     char text[256];
@@ -54,6 +59,22 @@ static xconv_status fx_enqueue_nothing(void *user, int run, xconv_error *err)
 {
     (void)user, (void)run, (void)err;
     return XCONV_OK;
+}
+
+// The progress callback of xconv_find_run: stops the find after its first run (the contract
+// needs a find that runs, not a whole one).
+static bool fx_stop_find(void *user, const xconv_result *res)
+{
+    (void)user, (void)res;
+    return true;
+}
+
+// Frees what the last xconv_find_run filled and returns the record for the next one.
+static xconv_find_record *fx_find_rec(void)
+{
+    xconv_find_record_free(&fx.find_out);
+    memset(&fx.find_out, 0, sizeof fx.find_out);
+    return &fx.find_out;
 }
 
 // Makes the host values, then (when an OpenCL device opens) the device objects.
@@ -85,6 +106,17 @@ static void fx_setup(void)
         fx.hx[i] = fx.hw[i] = (float)(i % 7) - 3.0f;
     fx.list = xconv_devices_enumerate(0, &fx.err);
     fx.v = xconv_variant_find("direct_naive", &fx.err);
+    xconv_case_options_default(&fx.copts);
+    fx.copts.host_threads = 1;
+    fx.bad_copts = fx.copts;
+    fx.bad_copts.repeat = -1;
+    fx.kase = xconv_case_create(NULL, &fx.p, "contract", &fx.copts, &fx.err);
+    CHECK(fx.kase != NULL);
+    xconv_find_opts_default(&fx.fopts);
+    fx.fopts.measure.repeat = 1;
+    fx.fopts.measure.warmup = 0;
+    fx.fopts.measure.host_threads = 1;
+    fx.fopts.confirm_rounds = 0;
     fx.bad_info.backend = (xconv_backend_kind)99;
     fx.bad_info.backend_index = 999;
     fx.cache = xconv_cache_open(fx.dir, 0, &fx.err);
@@ -123,6 +155,8 @@ static void fx_setup(void)
 static void fx_teardown(void)
 {
     xconv_device_set_cache(fx.dev, NULL);
+    xconv_case_destroy(fx.kase);
+    xconv_find_record_free(&fx.find_out);
     xconv_plan_destroy(fx.plan);
     xconv_gemm_destroy(fx.gemm);
     xconv_fft2d_destroy(fx.fft);

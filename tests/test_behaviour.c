@@ -9,9 +9,9 @@
 #include "../report/behaviour.h"
 #include "../report/report.h"
 #include "check.h"
-#include "validate/behaviour_check.h"
-#include "validate/behaviour_run.h"
-#include "validate/reference.h"
+#include "cli/behaviour_check.h"
+#include "cli/behaviour_run.h"
+#include "measure/check.h"
 
 // Returns the problem spec parses to (the test's own specs always parse).
 static xconv_problem shape(const char *spec)

@@ -7,9 +7,9 @@
 #include <string.h>
 
 #include "tests/check.h"
-#include "validate/reference.h"
+#include "measure/check.h"
 
-// The comparison element by element, as the measure is defined (validate/compare.c).
+// The comparison element by element, as the measure is defined (host/measure/compare.c).
 static void compare_plain(const float *y, const float *ref, const float *norm, int64_t count,
                           xconv_compare_result *out)
 {

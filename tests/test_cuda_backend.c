@@ -23,7 +23,6 @@ int main(void)
 
 #include "../host/core/backend.h"
 #include "cuda/cudnn_conv.h"
-#include "validate/harness.h"
 #include "../host/plan/variant.h"
 
 static const xconv_backend_iface *be;
@@ -488,8 +487,8 @@ static void test_variants(const xconv_device_info *info)
                                          "depthwise3x3", "pw1x1"};
     int count = xconv_variant_count(), nshapes = 0;
     const xconv_named_shape *suite = xconv_suite_find("small", &nshapes);
-    xconv_harness_opts opts;
-    xconv_harness_opts_default(&opts);
+    xconv_case_options opts;
+    xconv_case_options_default(&opts);
     printf("  variants on the small suite (pass / n/a / FAIL / error):\n");
     for (int si = 0; si < nshapes; si++) {
         bool wanted = false;
@@ -505,7 +504,7 @@ static void test_variants(const xconv_device_info *info)
             const char *name = xconv_variant_get_info(v)->name;
             if (!(xconv_variant_get_info(v)->backends & XCONV_BACKEND_BIT(XCONV_BACKEND_CUDA)))
                 continue;
-            static xconv_record rec;
+            static xconv_result rec;
             xconv_status st = xconv_case_run(c, v, &rec, &err);
             CHECK_MSG(st == XCONV_OK, "%s on %s: %s", name, suite[si].name, err.msg);
             bool ok = rec.outcome == XCONV_OUTCOME_PASS ||

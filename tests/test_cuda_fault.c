@@ -23,10 +23,9 @@ int main(void)
 #else
 
 #include "../host/core/device.h"
-#include "validate/harness.h"
 
 // Runs variant `name` on case c; returns the record's outcome (printed with its note).
-static xconv_outcome run_variant(xconv_case *c, const char *name, xconv_record *rec)
+static xconv_outcome run_variant(xconv_case *c, const char *name, xconv_result *rec)
 {
     xconv_error err = {0};
     const xconv_variant *v = xconv_variant_find(name, &err);
@@ -79,10 +78,10 @@ int main(void)
     printf("on %s\n", xconv_device_get_info(dev)->name);
     xconv_problem p;
     CHECK(xconv_shape_parse("n=2,c=8,h=16,w=16,k=16,r=3,pad=1", &p, &err) == XCONV_OK);
-    xconv_harness_opts opts;
-    xconv_harness_opts_default(&opts);
+    xconv_case_options opts;
+    xconv_case_options_default(&opts);
     opts.repeat = 3;
-    static xconv_record rec;
+    static xconv_result rec;
     xconv_case *c = xconv_case_create(dev, &p, "plain", &opts, &err);
     CHECK_MSG(c != NULL, "%s", err.msg);
     if (c) {

@@ -13,7 +13,6 @@
 
 #include "../host/core/device.h"
 #include "tests/check.h"
-#include "validate/harness.h"
 
 // ---------------------------------------------------------------------------------------------
 // The fault injector: the real table with chosen slots failing once
@@ -64,7 +63,7 @@ static void inject(xconv_device *dev)
 // Tests
 
 // Runs variant `name` on case c; returns its record's outcome (the note printed when not pass).
-static xconv_outcome run_variant(xconv_case *c, const char *name, xconv_record *rec)
+static xconv_outcome run_variant(xconv_case *c, const char *name, xconv_result *rec)
 {
     xconv_error err = {0};
     const xconv_variant *v = xconv_variant_find(name, &err);
@@ -83,13 +82,13 @@ static xconv_outcome run_variant(xconv_case *c, const char *name, xconv_record *
 static void test_fault_in_a_case(xconv_device *dev, const xconv_problem *p)
 {
     xconv_error err = {0};
-    xconv_harness_opts opts;
-    xconv_harness_opts_default(&opts);
+    xconv_case_options opts;
+    xconv_case_options_default(&opts);
     xconv_case *c = xconv_case_create(dev, p, "plain", &opts, &err);
     CHECK_MSG(c != NULL, "%s", err.msg);
     if (!c)
         return;
-    static xconv_record rec;
+    static xconv_result rec;
     CHECK(run_variant(c, "direct_tiled", &rec) == XCONV_OUTCOME_PASS);
     unsigned before = xconv_device_resets(dev);
 
@@ -201,11 +200,11 @@ static void test_lost_for_good(const xconv_device_info *info, const xconv_proble
     CHECK_MSG(dev != NULL, "%s", err.msg);
     if (!dev)
         return;
-    xconv_harness_opts opts;
-    xconv_harness_opts_default(&opts);
+    xconv_case_options opts;
+    xconv_case_options_default(&opts);
     xconv_case *c = xconv_case_create(dev, p, "plain", &opts, &err);
     CHECK_MSG(c != NULL, "%s", err.msg);
-    static xconv_record rec;
+    static xconv_result rec;
     if (c)
         CHECK(run_variant(c, "direct_naive", &rec) == XCONV_OUTCOME_PASS);
     xconv_plan_options po;

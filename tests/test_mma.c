@@ -16,8 +16,7 @@
 #include "../host/plan/variant.h"
 #include "families/gemm/plan_mma.h"
 #include "tests/check.h"
-#include "validate/reference.h"
-#include "validate/thresholds.h"
+#include "measure/check.h"
 #ifdef XCONV_HAVE_CUDA
 #include "cuda/cuda_loader.h"
 #include "cuda/nvrtc_compile.h"

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "validate/npy.h"
+#include "cli/npy.h"
 
 static char dir[64];
 

@@ -10,8 +10,7 @@
 
 #include "../host/families/gemm/plan_gemm.h"
 #include "tests/check.h"
-#include "validate/harness.h"
-#include "validate/reference.h"
+#include "measure/check.h"
 #include "../host/plan/variant.h"
 #ifdef XCONV_HAVE_CUDA
 #include "cuda/nvrtc_compile.h"
@@ -561,8 +560,7 @@ static void check_variant_run(xconv_device *dev, const char *name, const char *s
     if (x && w && y && ref && norm) {
         xconv_random_fill(x, xn, 7, 1);
         xconv_random_fill(w, wn, 7, 2);
-        double ms = 0;
-        xconv_status st = xconv_run_once(dev, name, &p, opts, x, w, NULL, y, &ms, NULL, &err);
+        xconv_status st = xconv_forward(dev, &p, name, opts, x, w, NULL, y, &err);
         CHECK_MSG(st == XCONV_OK, "%s %s: %s", name, spec, err.msg);
         CHECK(xconv_reference_conv(&p, x, w, ref, norm, 0, &err) == XCONV_OK);
         xconv_compare_result res;
@@ -611,12 +609,9 @@ static void test_split_deterministic(xconv_device *dev)
     xconv_plan_options opts;
     xconv_plan_options_default(&opts);
     opts.gemm_split_k = 4;
-    double ms = 0;
     for (size_t v = 0; v < 3; v++) {  // gemm_1x1 does not apply to a 3x3 filter
-        CHECK(xconv_run_once(dev, gemm_names[v], &p, &opts, x, w, NULL, y0, &ms, NULL, &err) ==
-              XCONV_OK);
-        CHECK(xconv_run_once(dev, gemm_names[v], &p, &opts, x, w, NULL, y1, &ms, NULL, &err) ==
-              XCONV_OK);
+        CHECK(xconv_forward(dev, &p, gemm_names[v], &opts, x, w, NULL, y0, &err) == XCONV_OK);
+        CHECK(xconv_forward(dev, &p, gemm_names[v], &opts, x, w, NULL, y1, &err) == XCONV_OK);
         CHECK_MSG(memcmp(y0, y1, yn * 4) == 0, "%s split 4: two runs differ", gemm_names[v]);
     }
     free(x), free(w), free(y0), free(y1);

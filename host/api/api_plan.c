@@ -266,26 +266,12 @@ static xconv_status download_tensor(xconv_buffer *buf, const xconv_problem *p, i
     return st;
 }
 
-xconv_status xconv_forward(xconv_device *dev, const xconv_problem *p, const char *variant,
-                           const xconv_plan_options *opts, const float *x, const float *w,
-                           const float *bias, float *y, xconv_error *err)
+// Runs plan on the host arrays: uploads x, w and the bias, runs, waits and reads y back.
+static xconv_status forward_plan(xconv_plan *plan, const float *x, const float *w,
+                                 const float *bias, float *y, xconv_error *err)
 {
-    xconv_error local = {0};
-    if (!err)
-        err = &local;
-    if (XCONV_NULL_ARG(err, p) || XCONV_NULL_ARG(err, variant) || XCONV_NULL_ARG(err, x) ||
-        XCONV_NULL_ARG(err, w) || XCONV_NULL_ARG(err, y))
-        return XCONV_ERR_INVALID;
-    if (p->epi.bias && !bias)
-        return xconv_error_set(err, XCONV_ERR_INVALID,
-                               "the problem adds a bias: give its K values");
-    if (!dev) {
-        xconv_status st = forward_host(p, variant, x, w, bias, y, err);
-        return st == XCONV_OK ? xconv_error_clear(err) : st;
-    }
-    xconv_plan *plan = xconv_plan_create(dev, p, variant, opts, err);
-    if (!plan)
-        return err->status;
+    xconv_device *dev = plan->dev;
+    const xconv_problem *p = &plan->problem;
     int64_t y_n = xconv_problem_y_elems(p);
     xconv_tensors t = {0};
     xconv_status st = upload_tensor(dev, p, xconv_problem_x_elems(p), x, &t.x, err);
@@ -308,7 +294,50 @@ xconv_status xconv_forward(xconv_device *dev, const xconv_problem *p, const char
     xconv_buffer_destroy(t.y);
     xconv_buffer_destroy(t.w);
     xconv_buffer_destroy(t.x);
+    return st;
+}
+
+xconv_status xconv_forward(xconv_device *dev, const xconv_problem *p, const char *variant,
+                           const xconv_plan_options *opts, const float *x, const float *w,
+                           const float *bias, float *y, xconv_error *err)
+{
+    xconv_error local = {0};
+    if (!err)
+        err = &local;
+    if (XCONV_NULL_ARG(err, p) || XCONV_NULL_ARG(err, variant) || XCONV_NULL_ARG(err, x) ||
+        XCONV_NULL_ARG(err, w) || XCONV_NULL_ARG(err, y))
+        return XCONV_ERR_INVALID;
+    if (p->epi.bias && !bias)
+        return xconv_error_set(err, XCONV_ERR_INVALID,
+                               "the problem adds a bias: give its K values");
+    if (!dev) {
+        xconv_status st = forward_host(p, variant, x, w, bias, y, err);
+        return st == XCONV_OK ? xconv_error_clear(err) : st;
+    }
+    xconv_plan *plan = xconv_plan_create(dev, p, variant, opts, err);
+    if (!plan)
+        return err->status;
+    xconv_status st = forward_plan(plan, x, w, bias, y, err);
     xconv_plan_destroy(plan);
+    return st == XCONV_OK ? xconv_error_clear(err) : st;
+}
+
+xconv_status xconv_plan_forward(xconv_plan *plan, const float *x, const float *w,
+                                const float *bias, float *y, xconv_error *err)
+{
+    xconv_error local = {0};
+    if (!err)
+        err = &local;
+    if (XCONV_NULL_ARG(err, plan) || XCONV_NULL_ARG(err, x) || XCONV_NULL_ARG(err, w) ||
+        XCONV_NULL_ARG(err, y))
+        return XCONV_ERR_INVALID;
+    if (plan->problem.epi.bias && !bias)
+        return xconv_error_set(err, XCONV_ERR_INVALID,
+                               "the problem adds a bias: give its K values");
+    if (!plan->dev)
+        return xconv_error_set(err, XCONV_ERR_INVALID,
+                               "xconv_plan_forward: the plan was made without a device");
+    xconv_status st = forward_plan(plan, x, w, bias, y, err);
     return st == XCONV_OK ? xconv_error_clear(err) : st;
 }
 

@@ -20,7 +20,7 @@ start=$(date +%s)
 # shellcheck source=checks.bash
 source "$here/checks.bash"
 
-# The probes' problem sizes (validate/behaviour_cases.c); the JSON check below confirms them.
+# The probes' problem sizes (cli/behaviour_cases.c); the JSON check below confirms them.
 shapes=(n=2,c=4,h=7,w=9,k=4,r=3,pad=1
         n=2,c=4,h=9,w=11,k=4,r=3,s=2,stride_h=2,pad=1,dil_w=2,groups=2
         n=2,c=6,h=5,w=7,k=4,r=1)
@@ -123,8 +123,10 @@ need(len(recs) == len(d["records"]), "one record per stack and variant")
 need(set(recs) == {(s, v) for s in stacks for v in variants},
      "a record per stack and OpenCL variant of the registry")
 
-# Variants that apply to none of these shapes (3x3 and 1x1 filters): F(2x2,5x5) takes 5x5 only.
-no_shape = {"winograd_f25", "winograd_f25_fused"}
+# Variants that apply to none of these shapes (3x3 and 1x1 filters): F(2x2,5x5) takes 5x5 only;
+# and implicit_mma, which needs NVIDIA tensor cores and a reduced math mode (none of these stacks
+# has the one, the probes ask strict fp32).
+no_shape = {"winograd_f25", "winograd_f25_fused", "implicit_mma"}
 # Denormal probes a Winograd algorithm with 6x6 tiles does not keep: its filter transform
 # scales denormal weights by fractions (1/6, 2/15, ...), rounding them on the coarse denormal
 # grid, and its output transform multiplies denormal products by up to 8.

@@ -25,4 +25,7 @@
 #include <xconv/raw_ops.h>
 #include <xconv/native.h>
 
+// Measuring: cases, results, find, checking helpers.
+#include <xconv/measure.h>
+
 #endif // XCONV_H

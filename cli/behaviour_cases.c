@@ -5,7 +5,6 @@
 #include <math.h>
 
 #include "behaviour_check.h"
-#include "reference.h"
 
 // The problems: a padded 3x3 (its corner taps lie on the padding for the edge outputs), groups
 // with stride, dilation and padding, and a 1x1 problem without padding (gemm_1x1 and its peers).

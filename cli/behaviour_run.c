@@ -9,8 +9,6 @@
 
 #include "behaviour_check.h"
 #include "behaviour_run.h"
-#include "reference.h"
-#include "thresholds.h"
 
 void xconv_behaviour_opts_default(xconv_behaviour_opts *opts)
 {
@@ -241,7 +239,7 @@ static void progress(measure *m, const char *what, int vi)
 // ---------------------------------------------------------------------------------------------
 // Accuracy, determinism and agreement on the shapes
 
-// Returns element i's normalised error, as validate/compare.c measures it.
+// Returns element i's normalised error, as host/measure/compare.c measures it.
 static double element_error(double y, double ref, double norm)
 {
     double diff = fabs(y - ref);

@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <unistd.h>
 
-#include "reference.h"
+#include "measure/check.h"
 
 // ---------------------------------------------------------------------------------------------
 // The generator
@@ -60,6 +60,8 @@ static void *fill_range(void *arg)
 
 void xconv_random_fill(float *out, size_t count, uint64_t seed, uint64_t stream)
 {
+    if (!out)
+        return;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     size_t n = count / FILL_RANGE_MIN;
     n = cores > 0 && n > (size_t)cores ? (size_t)cores : n;
@@ -83,7 +85,7 @@ void xconv_random_fill(float *out, size_t count, uint64_t seed, uint64_t stream)
 
 void xconv_sample_indices(const xconv_problem *p, int64_t *out, int count, uint64_t seed)
 {
-    int64_t total = xconv_problem_y_elems(p);
+    int64_t total = p && out ? xconv_problem_y_elems(p) : 0;
     if (count <= 0 || total <= 0)
         return;
     uint64_t base = stream_base(seed, 0x5A3B1E5ull);
@@ -96,6 +98,8 @@ void xconv_sample_indices(const xconv_problem *p, int64_t *out, int count, uint6
 
 void xconv_random_epilogue(uint64_t seed, int index, xconv_problem *p)
 {
+    if (!p || xconv_problem_out_h(p) < 1 || xconv_problem_out_w(p) < 1)
+        return;  // not a valid problem: left alone
     uint64_t base = stream_base(seed, 0xE91106Eull + (uint64_t)index);
     xconv_epilogue e = {0};
     e.bias = (int64_t)(draw64(base, 0) % 2);

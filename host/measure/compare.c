@@ -4,7 +4,7 @@
 #include <pthread.h>
 #include <unistd.h>
 
-#include "reference.h"
+#include "check.h"
 
 // The smallest scale an error is divided by, so a near-zero norm cannot overflow the quotient.
 #define COMPARE_TINY 1e-30
@@ -150,7 +150,8 @@ static void compare_whole(const float *y, const void *ref, const void *norm, boo
 void xconv_compare_full(const float *y, const double *ref, const double *norm, int64_t count,
                         xconv_compare_result *out)
 {
-    compare_whole(y, ref, norm, true, count, out);
+    if (y && ref && norm && out)
+        compare_whole(y, ref, norm, true, count, out);
 }
 
 void xconv_compare_full_f32(const float *y, const float *ref_f, const float *norm_f,
@@ -163,7 +164,8 @@ void xconv_compare_sampled(const xconv_problem *p, const float *x, const float *
                            const float *bias, const float *y, const int64_t *indices, int count,
                            xconv_compare_result *out)
 {
-    xconv_compare_sampled_scaled(p, x, w, bias, y, indices, count, NULL, out);
+    if (p && x && w && y && indices && out)
+        xconv_compare_sampled_scaled(p, x, w, bias, y, indices, count, NULL, out);
 }
 
 void xconv_compare_sampled_scaled(const xconv_problem *p, const float *x, const float *w,
@@ -190,6 +192,7 @@ void xconv_compare_sampled_scaled(const xconv_problem *p, const float *x, const 
 #define BLOCK_SCALE_BODY(T)                                                                  \
     int64_t P = xconv_problem_out_h(p), Q = xconv_problem_out_w(p);                          \
     int64_t bh = block_h > 1 ? block_h : 1, bw = block_w > 1 ? block_w : 1;                  \
+    bh = bh < P ? bh : (P > 1 ? P : 1), bw = bw < Q ? bw : (Q > 1 ? Q : 1);                  \
     int64_t planes = p->n * p->k;                                                            \
     for (int64_t plane = 0; plane < planes; plane++) {                                       \
         const T *s = scale + plane * P * Q;                                                  \
@@ -210,6 +213,8 @@ void xconv_compare_sampled_scaled(const xconv_problem *p, const float *x, const 
 void xconv_block_scale_f64(const xconv_problem *p, int64_t block_h, int64_t block_w,
                            const double *scale, double *out)
 {
+    if (!p || !scale || !out)
+        return;
     BLOCK_SCALE_BODY(double)
 }
 

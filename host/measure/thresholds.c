@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 // The thresholds table: how far from the float64 reference each variant family may land.
+#include <math.h>
 #include <string.h>
 
-#include "thresholds.h"
+#include "measure/check.h"
 
-// The error measure is |y - ref| / sum|x*w| per element (validate/compare.c), so it does not
+// The error measure is |y - ref| / sum|x*w| per element (host/measure/compare.c), so it does not
 // grow with the values' magnitude or with cancellation. Summing m float32 products in any order
 // (sequential, tiled, tree) has a worst-case error of about m * 2^-24 * sum|x*w|, and a typical
 // one near sqrt(m) * 2^-24: for the reduction sizes in the suites (m = C/groups * R * S up to a
@@ -75,10 +76,12 @@ double xconv_threshold_for_family(const char *family)
 
 double xconv_threshold_for_variant(const xconv_variant_info *v)
 {
-    for (size_t i = 0; v && i < sizeof variant_thresholds / sizeof variant_thresholds[0]; i++)
+    if (!v)
+        return NAN;
+    for (size_t i = 0; i < sizeof variant_thresholds / sizeof variant_thresholds[0]; i++)
         if (strcmp(v->name, variant_thresholds[i].variant) == 0)
             return variant_thresholds[i].threshold;
-    return xconv_threshold_for_family(v ? v->accuracy : NULL);
+    return xconv_threshold_for_family(v->accuracy);
 }
 
 // Reduced storage (dtype f16 or bf16, fp32 math). The harness rounds the random inputs to the

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Find on the harness: each eligible variant checked then timed, the contenders' tunings in
+// Find on a case: each eligible variant checked then timed, the contenders' tunings in
 // exhaustive mode within a time budget, one entry per variant (its best tuning) in the record.
 #include <math.h>
 #include <stdio.h>
@@ -7,7 +7,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "find.h"
+#include "core/contract.h"
+#include "measure/case.h"
 
 #define MAX_TUNINGS 64
 
@@ -23,6 +24,8 @@ const char *xconv_find_mode_name(xconv_find_mode mode)
 
 bool xconv_find_mode_parse(const char *name, xconv_find_mode *mode)
 {
+    if (!name || !mode)
+        return false;
     for (int m = XCONV_FIND_FAST; m <= XCONV_FIND_EXHAUSTIVE; m++) {
         if (strcmp(name, mode_names[m]) == 0) {
             *mode = (xconv_find_mode)m;
@@ -34,11 +37,13 @@ bool xconv_find_mode_parse(const char *name, xconv_find_mode *mode)
 
 void xconv_find_opts_default(xconv_find_opts *opts)
 {
+    if (!opts)
+        return;
     memset(opts, 0, sizeof *opts);
     opts->mode = XCONV_FIND_NORMAL;
-    xconv_harness_opts_default(&opts->harness);
-    opts->harness.repeat = 10;
-    opts->harness.warmup = 2;
+    xconv_case_options_default(&opts->measure);
+    opts->measure.repeat = 10;
+    opts->measure.warmup = 2;
     opts->budget_s = 60;
     opts->tune_within = 1.5;
     opts->confirm_rounds = 2;
@@ -62,7 +67,6 @@ typedef struct find_state {
     const xconv_problem *p;
     const xconv_find_opts *opts;
     xconv_case *c;
-    xconv_record_list *list;
     xconv_find_progress_fn progress;
     void *user;
     xconv_find_summary *summary;
@@ -83,11 +87,11 @@ static uint64_t workspace_of(const find_state *s, const xconv_variant *v,
 }
 
 // Runs v under tuning t (NULL: the planner's own) on the case and fills *e; *ran is false when
-// v did not apply. Returns XCONV_OK unless the harness failed.
+// v did not apply. Returns XCONV_OK unless the case failed.
 static xconv_status try_variant(find_state *s, const xconv_variant *v, const xconv_tuning *t,
                                 xconv_find_entry *e, bool *ran, xconv_error *err)
 {
-    xconv_plan_options o = s->opts->harness.plan;  // what the caller forced stays forced
+    xconv_plan_options o = s->opts->measure.plan;  // what the caller forced stays forced
     xconv_tuning tuned = {0};
     if (t) {
         tuned = *t;
@@ -98,24 +102,23 @@ static xconv_status try_variant(find_state *s, const xconv_variant *v, const xco
         xconv_tuning_apply(&tuned, &o);
     }
     xconv_case_set_plan_options(s->c, &o);
-    xconv_record local, *r = s->list ? xconv_record_list_add(s->list) : NULL;
-    if (!r)
-        r = &local;
+    xconv_result res, *r = &res;
     xconv_status st = xconv_case_run(s->c, v, r, err);
-    xconv_case_set_plan_options(s->c, &s->opts->harness.plan);
+    xconv_case_set_plan_options(s->c, &s->opts->measure.plan);
     *ran = st == XCONV_OK && r->outcome != XCONV_OUTCOME_NOT_APPLICABLE;
-    if (st != XCONV_OK && r != &local)
-        s->list->count--;
     if (st != XCONV_OK)
         return st;
     if (tuned.direct_tiling[0] || tuned.gemm_tiles[0] || s->round[0]) {
         char note[sizeof r->note];
-        snprintf(note, sizeof note, "%s", r->note);
-        snprintf(r->note, sizeof r->note, "%s%s%s%s%s%s; %.*s", s->round,
-                 s->round[0] && (tuned.direct_tiling[0] || tuned.gemm_tiles[0]) ? ", " : "",
-                 tuned.direct_tiling[0] || tuned.gemm_tiles[0] ? "tuning " : "",
-                 tuned.direct_tiling, tuned.direct_tiling[0] && tuned.gemm_tiles[0] ? " " : "",
-                 tuned.gemm_tiles, (int)sizeof r->note - 240, note);
+        memcpy(note, r->note, sizeof note);
+        // The run's own note goes last and is cut when the whole does not fit.
+        int len =
+            snprintf(r->note, sizeof r->note, "%s%s%s%s%s%s; %.*s", s->round,
+                     s->round[0] && (tuned.direct_tiling[0] || tuned.gemm_tiles[0]) ? ", " : "",
+                     tuned.direct_tiling[0] || tuned.gemm_tiles[0] ? "tuning " : "",
+                     tuned.direct_tiling, tuned.direct_tiling[0] && tuned.gemm_tiles[0] ? " " : "",
+                     tuned.gemm_tiles, (int)sizeof r->note - 240, note);
+        (void)len;
     }
     if (s->progress && s->progress(s->user, r))
         s->stop = true;
@@ -281,7 +284,7 @@ static xconv_status confirm_pass(find_state *s, xconv_find_record *rec, xconv_er
         for (int r = 1; r < samples; r++)
             all_passed &= !isnan(mine[r]);
         if (all_passed) {
-            entry->median_ms = xconv_times_median(mine, samples);
+            entry->median_ms = measure_times_median(mine, samples);
         } else {
             entry->passed = false;
             entry->median_ms = 0;
@@ -294,9 +297,15 @@ static xconv_status confirm_pass(find_state *s, xconv_find_record *rec, xconv_er
 
 xconv_status xconv_find_run(xconv_device *dev, const xconv_problem *p, const char *shape_name,
                             const xconv_find_opts *opts, xconv_find_record *rec,
-                            xconv_record_list *list, xconv_find_progress_fn progress, void *user,
+                            xconv_find_progress_fn progress, void *user,
                             xconv_find_summary *summary, xconv_error *err)
 {
+    xconv_error local_err;
+    if (!err)
+        err = &local_err;
+    if (XCONV_NULL_ARG(err, dev) || XCONV_NULL_ARG(err, p) || XCONV_NULL_ARG(err, opts) ||
+        XCONV_NULL_ARG(err, rec))
+        return XCONV_ERR_INVALID;
     xconv_find_summary local = {0};
     if (!summary)
         summary = &local;
@@ -304,13 +313,13 @@ xconv_status xconv_find_run(xconv_device *dev, const xconv_problem *p, const cha
     double start = now_s();
     xconv_find_record_key(xconv_device_get_info(dev), p, rec);
     snprintf(rec->mode, sizeof rec->mode, "%s", xconv_find_mode_name(opts->mode));
-    xconv_harness_opts hopts = opts->harness;
+    xconv_case_options hopts = opts->measure;
     if (hopts.repeat < 1)
         hopts.repeat = 1;
     xconv_case *c = xconv_case_create(dev, p, shape_name, &hopts, err);
     if (!c)
         return err->status;
-    find_state s = {.dev = dev, .p = p, .opts = opts, .c = c, .list = list,
+    find_state s = {.dev = dev, .p = p, .opts = opts, .c = c,
                     .progress = progress, .user = user, .summary = summary};
     xconv_status st = plain_pass(&s, rec, err);
     if (st == XCONV_OK && opts->mode == XCONV_FIND_EXHAUSTIVE && !s.stop)

@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "behaviour_check.h"
-#include "reference.h"
 
 // ---------------------------------------------------------------------------------------------
 // ULPs

@@ -6,20 +6,21 @@
 // With an epilogue (common/xconv_epilogue.h) the bias and activation are applied to the sum, and
 // with a pool a work-item computes one pooled output: every convolution output of its window,
 // whatever the window's stride and padding (overlapping windows compute theirs again).
-// No tile parameters: the problem's shape arrives as XC_* defines (common/xconv_problem_fields.h).
+// No tile parameters: the problem's shape arrives as XC_* defines (common/xconv_problem_fields.h);
+// the macros of this file are XD_*, the direct family's prefix (common/xconv_direct_block.h).
 // x, w and y are stored as XC_DATA (fp32, or fp16/bf16 under XC_DTYPE) and the sums are fp32.
 
 #include "xconv_epilogue.h"
 
 #if XC_POOL_H
-#define XC_Y_ELEMS (XC_N * XC_K * XC_Y_H * XC_Y_W)
+#define XD_Y_ELEMS (XC_N * XC_K * XC_Y_H * XC_Y_W)
 #else
-#define XC_Y_ELEMS (XC_N * XC_K * XC_P * XC_Q)
+#define XD_Y_ELEMS (XC_N * XC_K * XC_P * XC_Q)
 #endif
 
 // Declares acc, the convolution's output (n, k, p, q): the taps of its window in (c, r, s)
 // order, one XC_FMA each.
-#define DN_CONVOLVE(acc, n, k, p, q)                                                       \
+#define XD_CONVOLVE(acc, n, k, p, q)                                                       \
     const int c_first = ((k) / XC_KG) * XC_CG;  /* first input channel of k's group */    \
     float acc = 0.0f;                                                                      \
     for (int c = 0; c < XC_CG; c++) {                                                      \
@@ -41,8 +42,8 @@ XC_KERNEL void direct_naive(const XC_GLOBAL XC_DATA *XC_RESTRICT x,
                             const XC_GLOBAL XC_DATA *XC_RESTRICT w,
                             XC_GLOBAL XC_DATA *XC_RESTRICT y XC_EPI_BIAS_PARAM)
 {
-    const int index = XC_GLOBAL_ID(0);  // flat index of y, bound XC_Y_ELEMS
-    if (index >= XC_Y_ELEMS)
+    const int index = XC_GLOBAL_ID(0);  // flat index of y, bound XD_Y_ELEMS
+    if (index >= XD_Y_ELEMS)
         return;
 #if XC_POOL_H
     const int yq = index % XC_Y_W;
@@ -55,7 +56,7 @@ XC_KERNEL void direct_naive(const XC_GLOBAL XC_DATA *XC_RESTRICT x,
         for (int b = 0; b < XC_POOL_W; b++) {
             const int q = yq * XC_POOL_STRIDE_W - XC_POOL_PAD_W + b;
             if (p >= 0 && p < XC_P && q >= 0 && q < XC_Q) {
-                DN_CONVOLVE(acc, n, k, p, q)
+                XD_CONVOLVE(acc, n, k, p, q)
                 m = xc_epi_max(m, XC_EPI(acc, k));
             }
         }
@@ -66,7 +67,7 @@ XC_KERNEL void direct_naive(const XC_GLOBAL XC_DATA *XC_RESTRICT x,
     const int p = (index / XC_Q) % XC_P;
     const int k = (index / (XC_Q * XC_P)) % XC_K;
     const int n = index / (XC_Q * XC_P * XC_K);
-    DN_CONVOLVE(acc, n, k, p, q)
+    XD_CONVOLVE(acc, n, k, p, q)
     XC_ST(y, index, XC_EPI(acc, k));
 #endif
 }

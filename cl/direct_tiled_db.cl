@@ -1,117 +1,28 @@
 // SPDX-License-Identifier: MIT
-// direct_tiled_db: as direct_tiled (input tile + halo in local memory, XC_CHUNK_C channels at a
+// direct_tiled_db: as direct_tiled (input tile + halo in local memory, XD_CHUNK_C channels at a
 // time), with two tile buffers: while the work-group computes from one chunk it loads the next
 // into the other, so one barrier per chunk separates both the load and the reuse of a buffer.
 //
-// Work-item (tx, ty) computes XC_BLOCK_K output channels x XC_BLOCK_H consecutive rows x
-// XC_BLOCK_W columns, the columns consecutive (XC_STRIP_W=1) or XC_WG_W apart (XC_STRIP_W=0).
+// Work-item (tx, ty) computes XD_BLOCK_K output channels x XD_BLOCK_H consecutive rows x
+// XD_BLOCK_W columns, the columns consecutive (XD_STRIP_W=1) or XD_WG_W apart (XD_STRIP_W=0).
 // Filters are read from global memory at addresses shared by the whole work-group. The tuning
-// parameters, geometry and tile layout are the family's, in common/xconv_direct_block.h.
+// parameters, geometry and tile layout are the family's, in common/xconv_direct_block.h; the
+// body, shared with direct_tiled, is common/xconv_direct_tiled_body.h.
 // With an epilogue (common/xconv_epilogue.h) the store adds the bias, activates and, when the
 // planner gave whole pool windows to each work-item, pools.
-// The local array is used only inside the kernel function itself: PoCL (3.1, several threads)
-// gave wrong results when a __local pointer was passed to a helper function.
 
 #include "xconv_epilogue.h"
 #include "xconv_direct_block.h"
 
+#define XD_TILE_BUFFERS 2  // two tile buffers: one barrier per chunk, twice the local memory
+
 // ---------------------------------------------------------------------------------------------
 // The kernel
 
-XC_KERNEL XC_WORK_GROUP_SIZE(XC_WG_W, XC_WG_H, 1)
+XC_KERNEL XC_WORK_GROUP_SIZE(XD_WG_W, XD_WG_H, 1)
 void direct_tiled_db(const XC_GLOBAL XC_DATA *XC_RESTRICT x,
-                            const XC_GLOBAL XC_DATA *XC_RESTRICT w,
-                            XC_GLOBAL XC_DATA *XC_RESTRICT y XC_EPI_BIAS_PARAM)
+                     const XC_GLOBAL XC_DATA *XC_RESTRICT w,
+                     XC_GLOBAL XC_DATA *XC_RESTRICT y XC_EPI_BIAS_PARAM)
 {
-    XC_LOCAL float tiles[2 * XC_TILE_ELEMS];  // two chunks' input tiles
-    const int tx = XC_LOCAL_ID(0);  // column within the tile, < XC_WG_W
-    const int ty = XC_LOCAL_ID(1);  // row block within the tile, < XC_WG_H
-    const int lid = ty * XC_WG_W + tx;
-    int g = XC_GROUP_ID(0);  // flat (n, group, k-block, tile row, tile column)
-    const int tile_q = (g % XC_TILES_W) * XC_TILE_W;
-    g /= XC_TILES_W;
-    const int tile_p = (g % XC_TILES_H) * XC_TILE_H;
-    g /= XC_TILES_H;
-    const int kb = g % (XC_GROUPS * XC_KBLOCKS);
-    const int n = g / (XC_GROUPS * XC_KBLOCKS);
-    const int grp = kb / XC_KBLOCKS;
-    const int k0 = grp * XC_KG + (kb % XC_KBLOCKS) * XC_BLOCK_K;  // first output channel
-    const int k_end = grp * XC_KG + XC_KG;                         // past the group's last
-    float acc[XC_BLOCK_K][XC_BLOCK_H][XC_BLOCK_W];
-    for (int kk = 0; kk < XC_BLOCK_K; kk++)
-        for (int i = 0; i < XC_BLOCK_H; i++)
-            for (int j = 0; j < XC_BLOCK_W; j++)
-                acc[kk][i][j] = 0.0f;
-
-    const XC_GLOBAL XC_DATA *x_img = x + (n * XC_C + grp * XC_CG) * XC_H * XC_W;
-    const int ih0 = tile_p * XC_STRIDE_H - XC_PAD_H;  // the tile's top-left input
-    const int iw0 = tile_q * XC_STRIDE_W - XC_PAD_W;
-    for (int e = lid; e < XC_TILE_ELEMS; e += XC_WG_SIZE)  // chunk 0, into buffer 0
-        tiles[e] = xd_tile_element(x_img, 0, ih0, iw0, e);
-    for (int ci = 0; ci < XC_CHUNKS; ci++) {
-        const int c0 = ci * XC_CHUNK_C;
-        const int buf = (ci & 1) * XC_TILE_ELEMS;  // this chunk's buffer
-        // Chunk ci is loaded, and every work-item is done with chunk ci - 1, whose buffer the
-        // next load reuses.
-        XC_BARRIER();
-        if (ci + 1 < XC_CHUNKS) {
-            for (int e = lid; e < XC_TILE_ELEMS; e += XC_WG_SIZE)  // the next chunk
-                tiles[XC_TILE_ELEMS - buf + e] =
-                    xd_tile_element(x_img, c0 + XC_CHUNK_C, ih0, iw0, e);
-        }
-#pragma unroll
-        for (int cc = 0; cc < XC_CHUNK_C; cc++) {
-            // Channels past the group's last multiply zeros in the tile by the last channel's
-            // filters (finite values), so no test is needed.
-            const int c = XC_CG % XC_CHUNK_C == 0 ? c0 + cc : xd_min(c0 + cc, XC_CG - 1);
-#pragma unroll
-            for (int r = 0; r < XC_R; r++) {
-#pragma unroll
-                for (int s = 0; s < XC_S; s++) {
-                    float wv[XC_BLOCK_K];
-#pragma unroll
-                    for (int kk = 0; kk < XC_BLOCK_K; kk++)
-                        wv[kk] = XC_LD(w, (xd_min(k0 + kk, k_end - 1) * XC_CG + c) * XC_RS +
-                                              r * XC_S + s);
-#pragma unroll
-                    for (int i = 0; i < XC_BLOCK_H; i++) {
-                        const int row = cc * XC_IN_TILE_H + (ty * XC_BLOCK_H + i) * XC_STRIDE_H +
-                                        r * XC_DIL_H;
-#pragma unroll
-                        for (int j = 0; j < XC_BLOCK_W; j++) {
-                            const int col = (tx * XC_ITEM_STEP_W + j * XC_BLOCK_STEP_W) *
-                                                XC_STRIDE_W + s * XC_DIL_W;
-                            const float xv = tiles[buf + row * XC_IN_TILE_W + col];
-#pragma unroll
-                            for (int kk = 0; kk < XC_BLOCK_K; kk++)
-                                acc[kk][i][j] = XC_FMA(xv, wv[kk], acc[kk][i][j]);
-                        }
-                    }
-                }
-            }
-        }
-    }
-
-    const int p0 = tile_p + ty * XC_BLOCK_H;
-    const int q0 = tile_q + tx * XC_ITEM_STEP_W;
-    for (int kk = 0; kk < XC_BLOCK_K; kk++) {
-#if XC_POOL_H
-        const int k = k0 + kk;
-#define DT_VALUE(i, j) XC_EPI(acc[kk][i][j], k)
-        if (k < k_end) {
-            XD_POOL_STORE(y + (n * XC_K + k) * XC_Y_H * XC_Y_W, p0, q0, DT_VALUE)
-        }
-#else
-        for (int i = 0; i < XC_BLOCK_H; i++) {
-            const int p = p0 + i;
-            for (int j = 0; j < XC_BLOCK_W; j++) {
-                const int q = q0 + j * XC_BLOCK_STEP_W;
-                if (k0 + kk < k_end && p < XC_P && q < XC_Q)
-                    XC_ST(y, ((n * XC_K + k0 + kk) * XC_P + p) * XC_Q + q,
-                          XC_EPI(acc[kk][i][j], k0 + kk));
-            }
-        }
-#endif
-    }
+#include "xconv_direct_tiled_body.h"
 }
-

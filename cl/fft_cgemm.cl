@@ -18,27 +18,7 @@
 // Work-group ids: 0 indexes column blocks, 1 the group and row block (g * row blocks + block),
 // 2 the frequency.
 
-// ---------------------------------------------------------------------------------------------
-// Tuning parameters (host/families/fft/plan_fft.c)
-
-#ifndef XC_FFT_GEMM_TILE_M
-#define XC_FFT_GEMM_TILE_M 16  // output channels per work-group: 1..64
-#endif
-#ifndef XC_FFT_GEMM_TILE_N
-#define XC_FFT_GEMM_TILE_N 64  // spectrum columns per work-group: 16..256
-#endif
-#ifndef XC_FFT_GEMM_TILE_K
-#define XC_FFT_GEMM_TILE_K 8   // input channels per local-memory step: 1..16
-#endif
-#ifndef XC_FFT_GEMM_WPT_M
-#define XC_FFT_GEMM_WPT_M 4    // output channels per work-item: 1..8
-#endif
-#ifndef XC_FFT_GEMM_WPT_N
-#define XC_FFT_GEMM_WPT_N 4    // spectrum columns per work-item: 1..8
-#endif
-#ifndef XC_FFT_BATCH
-#define XC_FFT_BATCH XC_N      // spectrum columns per pass (the layouts' row length)
-#endif
+#include "xconv_fft_defaults.h"  // the family's parameters: XC_FFT_GEMM_* are this kernel's
 
 // ---------------------------------------------------------------------------------------------
 // Derived parameters

@@ -18,40 +18,12 @@
 // product into cross-correlation (the filter's flip), and the inverse FFT's normalisation is
 // folded in here once.
 
+#include "xconv_fft_defaults.h"
 #include "xconv_fft.h"
-
-// ---------------------------------------------------------------------------------------------
-// Parameters (host/families/fft/plan_fft.c)
-
-#ifndef XC_FFT_PLANES
-#define XC_FFT_PLANES 2     // real planes per work-group, even: 2..8
-#endif
-#ifndef XC_FFT_PITCH
-#define XC_FFT_PITCH XC_FFT_LW  // complex elements per local row (>= LW; padding spreads banks)
-#endif
-#ifndef XC_FFT_TILES_H
-#define XC_FFT_TILES_H 1    // overlap-save tiles per image along the height (1: whole image)
-#endif
-#ifndef XC_FFT_TILES_W
-#define XC_FFT_TILES_W 1
-#endif
-#ifndef XC_FFT_OUT_H
-#define XC_FFT_OUT_H XC_P   // output rows per tile (whole image: P; tiles: LH - R + 1)
-#endif
-#ifndef XC_FFT_OUT_W
-#define XC_FFT_OUT_W XC_Q
-#endif
-#ifndef XC_FFT_BATCH
-#define XC_FFT_BATCH (XC_N * XC_FFT_TILES_H * XC_FFT_TILES_W)  // spectrum columns per pass
-#endif
 
 // ---------------------------------------------------------------------------------------------
 // Derived parameters
 
-#define XC_FFT_TILES (XC_FFT_TILES_H * XC_FFT_TILES_W)  // tiles per image
-#define XC_FFT_PAIRS (XC_FFT_PLANES / 2)                // complex transforms per work-group
-#define XC_FFT_PLANE_STRIDE (XC_FFT_LH * XC_FFT_PITCH)  // local complex elements per pair
-#define XC_FFT_LOCAL (XC_FFT_PAIRS * XC_FFT_PLANE_STRIDE + XC_FFT_LH + XC_FFT_LW)
 #define XC_FFT_MIN(a, b) ((a) < (b) ? (a) : (b))
 // Frame rows that can hold input data: the whole padded image starts PAD_H rows down; a tile
 // can hold data anywhere.

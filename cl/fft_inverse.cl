@@ -22,40 +22,12 @@
 // whose windows it holds, each window's maximum taken in row-major order as cl/epilogue.cl does.
 
 #include "xconv_epilogue.h"
+#include "xconv_fft_defaults.h"
 #include "xconv_fft.h"
-
-// ---------------------------------------------------------------------------------------------
-// Parameters (host/families/fft/plan_fft.c; meanings as in cl/fft_forward.cl)
-
-#ifndef XC_FFT_PLANES
-#define XC_FFT_PLANES 2     // real planes per work-group, even: 2..8
-#endif
-#ifndef XC_FFT_PITCH
-#define XC_FFT_PITCH XC_FFT_LW  // complex elements per local row (>= LW)
-#endif
-#ifndef XC_FFT_TILES_H
-#define XC_FFT_TILES_H 1    // overlap-save tiles per image along the height (1: whole image)
-#endif
-#ifndef XC_FFT_TILES_W
-#define XC_FFT_TILES_W 1
-#endif
-#ifndef XC_FFT_OUT_H
-#define XC_FFT_OUT_H XC_P   // output rows per tile (whole image: P; tiles: LH - R + 1)
-#endif
-#ifndef XC_FFT_OUT_W
-#define XC_FFT_OUT_W XC_Q
-#endif
-#ifndef XC_FFT_BATCH
-#define XC_FFT_BATCH (XC_N * XC_FFT_TILES_H * XC_FFT_TILES_W)  // spectrum columns per pass
-#endif
 
 // ---------------------------------------------------------------------------------------------
 // Derived parameters
 
-#define XC_FFT_TILES (XC_FFT_TILES_H * XC_FFT_TILES_W)
-#define XC_FFT_PAIRS (XC_FFT_PLANES / 2)
-#define XC_FFT_PLANE_STRIDE (XC_FFT_LH * XC_FFT_PITCH)
-#define XC_FFT_LOCAL (XC_FFT_PAIRS * XC_FFT_PLANE_STRIDE + XC_FFT_LH + XC_FFT_LW)
 #define XC_FFT_ROWS_OUT (XC_FFT_OUT_H < XC_FFT_LH ? XC_FFT_OUT_H : XC_FFT_LH)  // rows kept
 
 #if XC_FFT_PLANES % 2 != 0 || XC_FFT_PITCH < XC_FFT_LW

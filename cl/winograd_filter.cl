@@ -31,13 +31,8 @@ XC_KERNEL void winograd_filter(const XC_GLOBAL float *XC_RESTRICT w,
     for (int i = 0; i < XC_R * XC_R; i++)
         g[i] = w[f * XC_R * XC_R + i];
     float t[XC_WINO_A * XC_R];  // G_INT g: alpha x r
-#pragma unroll
-    for (int j = 0; j < XC_R; j++)
-        XC_WINO_G_1D(t + j, XC_R, g + j, XC_R);
     float v[XC_WINO_AA];        // G_INT g G_INT^T: alpha x alpha
-#pragma unroll
-    for (int i = 0; i < XC_WINO_A; i++)
-        XC_WINO_G_1D(v + i * XC_WINO_A, 1, t + i * XC_R, 1);
+    XC_WINO_G_2D(v, g, t)
     const float scale[XC_WINO_AA] = XC_WINO_S2;
 #if XC_WINO_U_CK
     const int k = f / XC_CG;

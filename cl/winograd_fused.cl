@@ -23,12 +23,15 @@
 // for each position xi adds, channel by channel, V[c][xi] times each channel's U broadcast to
 // the WPT_K accumulators of a register block; the alpha^2 x K_BLOCK accumulators live in local
 // memory between blocks. The same sums in the same order as the other paths: the same bits.
+// The two paths are two algorithms (vector lanes in one work-item; work-groups through local
+// memory), so each keeps its own body; what they share is common/xconv_winograd.h's: the 2-D
+// transforms (XC_WINO_BT_2D, XC_WINO_AT_2D), the input tile loader and the tile store.
 
 // ---------------------------------------------------------------------------------------------
 // Tuning parameters (host/families/winograd/plan_winograd.c chooses them from the device's limits)
 
 #ifndef XC_WINO_M
-#define XC_WINO_M 2            // output tile side m of F(m x m, r x r): 2 or 4 with r 3, 2 with r 5
+#define XC_WINO_M 2            // output tile side m of F(m x m, r x r): 2, 4 (r 3); 2 (r 5)
 #endif
 #ifndef XC_WINO_TILE_BLOCK
 #define XC_WINO_TILE_BLOCK 32  // output tiles per work-group: 8..64
@@ -57,6 +60,9 @@
 
 #include "xconv_epilogue.h"
 #include "xconv_winograd.h"
+
+#define XC_WINO_K_BLOCKS ((XC_KG + XC_WINO_K_BLOCK - 1) / XC_WINO_K_BLOCK)  // per group
+#define XC_WINO_ALL_TILES (XC_N * XC_WINO_TILES)                             // of every image
 
 #if XC_WINO_VEC
 // =============================================================================================
@@ -90,8 +96,6 @@
 #error "winograd_fused.cl: XC_WINO_VEC must be 8 or 16"
 #endif
 #define XC_WINO_LANE_SPAN (XC_WINO_A - 1 + XC_WINO_VEC * XC_WINO_M)  // floats a row's loads read
-#define XC_WINO_K_BLOCKS ((XC_KG + XC_WINO_K_BLOCK - 1) / XC_WINO_K_BLOCK)  // per group
-#define XC_WINO_ALL_TILES (XC_N * XC_WINO_TILES)
 // The transforms' multiply-adds on whole vectors (their scalar coefficients broadcast).
 #undef XC_WINO_FMA
 #define XC_WINO_FMA(a, b, c) fma((XC_WINO_V)(a), (XC_WINO_V)(b), (XC_WINO_V)(c))
@@ -185,12 +189,7 @@ void winograd_fused(const XC_GLOBAL float *XC_RESTRICT x, const XC_GLOBAL float 
             for (int e = 0; e < XC_WINO_AA; e++)
                 dv[e] = XC_WINO_VLOAD(0, d[e]);
             }
-#pragma unroll
-            for (int j = 0; j < XC_WINO_A; j++)
-                XC_WINO_BT_1D(bd + j, XC_WINO_A, dv + j, XC_WINO_A);
-#pragma unroll
-            for (int i = 0; i < XC_WINO_A; i++)
-                XC_WINO_BT_1D(vin + cb * XC_WINO_AA + i * XC_WINO_A, 1, bd + i * XC_WINO_A, 1);
+            XC_WINO_BT_2D(vin + cb * XC_WINO_AA, dv, bd)
         }
         // Per position and register block: acc += V[c] * U[c] over the chunk's channels.
         for (int xi = 0; xi < XC_WINO_AA; xi++) {
@@ -223,12 +222,7 @@ void winograd_fused(const XC_GLOBAL float *XC_RESTRICT x, const XC_GLOBAL float 
         XC_WINO_V prod[XC_WINO_AA], am[XC_WINO_M * XC_WINO_A], yt[XC_WINO_M * XC_WINO_M];
         for (int xi = 0; xi < XC_WINO_AA; xi++)
             prod[xi] = acc[xi * XC_WINO_K_BLOCK + kk];
-#pragma unroll
-        for (int j = 0; j < XC_WINO_A; j++)
-            XC_WINO_AT_1D(am + j, XC_WINO_A, prod + j, XC_WINO_A);
-#pragma unroll
-        for (int i = 0; i < XC_WINO_M; i++)
-            XC_WINO_AT_1D(yt + i * XC_WINO_M, 1, am + i * XC_WINO_A, 1);
+        XC_WINO_AT_2D(yt, prod, am)
         float out[XC_WINO_M * XC_WINO_M][XC_WINO_VEC];
 #pragma unroll
         for (int e = 0; e < XC_WINO_M * XC_WINO_M; e++)
@@ -264,8 +258,6 @@ void winograd_fused(const XC_GLOBAL float *XC_RESTRICT x, const XC_GLOBAL float 
 #define XC_WINO_LOCAL_FLOAT4                                                                  \
     (((XC_WINO_STAGE_FLOATS > XC_WINO_X_FLOATS ? XC_WINO_STAGE_FLOATS : XC_WINO_X_FLOATS) + \
       3) / 4)
-#define XC_WINO_K_BLOCKS ((XC_KG + XC_WINO_K_BLOCK - 1) / XC_WINO_K_BLOCK)  // per group
-#define XC_WINO_ALL_TILES (XC_N * XC_WINO_TILES)
 
 #if XC_WINO_TILE_BLOCK % XC_WINO_WPT_T != 0 || XC_WINO_K_BLOCK % XC_WINO_WPT_K != 0
 #error "winograd_fused.cl: the blocks must be multiples of the work per item"
@@ -295,55 +287,18 @@ void winograd_fused(const XC_GLOBAL float *XC_RESTRICT x, const XC_GLOBAL float 
 #endif
 
 // ---------------------------------------------------------------------------------------------
-// Transforms of one tile (private arrays)
+// Tiles by flat number (the transforms themselves: common/xconv_winograd.h)
 
-// Loads the alpha x alpha input tile of flat tile t, channel c of group g (zeros outside the
-// image, and everywhere when !live) and writes V = B^T d B into vt.
-XC_FUNC void xc_wino_input_tile(const XC_GLOBAL float *XC_RESTRICT x, const int t, const int c,
+// Loads the input tile of flat tile t, channel c of the group whose first channel's plane of
+// image 0 is x_group (zeros everywhere when !live), and writes V = B^T d B into vt.
+XC_FUNC void xc_wino_group_tile(const XC_GLOBAL float *x_group, const int t, const int c,
                                 const bool live, float *vt)
 {
     const int n = live ? t / XC_WINO_TILES : 0;
     const int th = (t / XC_WINO_TILES_W) % XC_WINO_TILES_H;
     const int tw = t % XC_WINO_TILES_W;
-    const int ih0 = th * XC_WINO_M - XC_PAD_H;
-    const int iw0 = tw * XC_WINO_M - XC_PAD_W;
-    const XC_GLOBAL float *plane = x + (n * XC_C + (live ? c : 0)) * XC_H * XC_W;
-    float d[XC_WINO_AA];
-#pragma unroll
-    for (int i = 0; i < XC_WINO_A; i++) {
-        const bool row_in = live && (unsigned)(ih0 + i) < (unsigned)XC_H;
-#pragma unroll
-        for (int j = 0; j < XC_WINO_A; j++) {
-            const bool inside = row_in && (unsigned)(iw0 + j) < (unsigned)XC_W;
-            d[i * XC_WINO_A + j] = inside ? plane[(ih0 + i) * XC_W + iw0 + j] : 0.0f;
-        }
-    }
-    float bd[XC_WINO_AA];
-#pragma unroll
-    for (int j = 0; j < XC_WINO_A; j++)
-        XC_WINO_BT_1D(bd + j, XC_WINO_A, d + j, XC_WINO_A);
-#pragma unroll
-    for (int i = 0; i < XC_WINO_A; i++)
-        XC_WINO_BT_1D(vt + i * XC_WINO_A, 1, bd + i * XC_WINO_A, 1);
-}
-
-// Applies the output transform to the alpha^2 products of one tile and channel and stores the
-// inside part of the m x m result at flat tile t, output channel k of y.
-XC_FUNC void xc_wino_output_tile(XC_GLOBAL float *XC_RESTRICT y, const int t, const int k,
-                                 const float *prod XC_EPI_BIAS_FUNC_PARAM)
-{
-    const int n = t / XC_WINO_TILES;
-    const int p0 = ((t / XC_WINO_TILES_W) % XC_WINO_TILES_H) * XC_WINO_M;
-    const int q0 = (t % XC_WINO_TILES_W) * XC_WINO_M;
-    float am[XC_WINO_M * XC_WINO_A];
-#pragma unroll
-    for (int j = 0; j < XC_WINO_A; j++)
-        XC_WINO_AT_1D(am + j, XC_WINO_A, prod + j, XC_WINO_A);
-    float yt[XC_WINO_M * XC_WINO_M];
-#pragma unroll
-    for (int i = 0; i < XC_WINO_M; i++)
-        XC_WINO_AT_1D(yt + i * XC_WINO_M, 1, am + i * XC_WINO_A, 1);
-    xc_wino_store_tile(y, n, k, p0, q0, yt XC_EPI_BIAS_ARG);
+    const XC_GLOBAL float *plane = x_group + (n * XC_C + (live ? c : 0)) * XC_H * XC_W;
+    xc_wino_input_tile(plane, th * XC_WINO_M - XC_PAD_H, tw * XC_WINO_M - XC_PAD_W, live, vt);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -378,7 +333,7 @@ void winograd_fused(const XC_GLOBAL float *XC_RESTRICT x, const XC_GLOBAL float 
             const int cb = e / XC_WINO_TILE_BLOCK;  // channel in the chunk
             const bool live = tile0 + tb < XC_WINO_ALL_TILES && c0 + cb < XC_CG;
             float vt[XC_WINO_AA];
-            xc_wino_input_tile(x_group, tile0 + tb, c0 + cb, live, vt);
+            xc_wino_group_tile(x_group, tile0 + tb, c0 + cb, live, vt);
 #pragma unroll
             for (int p = 0; p < XC_WINO_AA; p++)
                 lds[(p * XC_WINO_C_CHUNK + cb) * XC_WINO_TILE_BLOCK + tb] = vt[p];
@@ -435,8 +390,11 @@ void winograd_fused(const XC_GLOBAL float *XC_RESTRICT x, const XC_GLOBAL float 
 #pragma unroll
             for (int p = 0; p < XC_WINO_AA; p++)
                 prod[p] = lds[(p * XC_WINO_THREADS_K + kt) * XC_WINO_X_LD + tb];
-            if (tile0 + tb < XC_WINO_ALL_TILES && k < XC_KG)
-                xc_wino_output_tile(y, tile0 + tb, g * XC_KG + k, prod XC_EPI_BIAS_ARG);
+            const int t = tile0 + tb;  // flat tile: image, tile row, tile column
+            if (t < XC_WINO_ALL_TILES && k < XC_KG)
+                xc_wino_output_tile(y, t / XC_WINO_TILES, g * XC_KG + k,
+                                    ((t / XC_WINO_TILES_W) % XC_WINO_TILES_H) * XC_WINO_M,
+                                    (t % XC_WINO_TILES_W) * XC_WINO_M, prod XC_EPI_BIAS_ARG);
         }
         XC_BARRIER();
     }

@@ -34,27 +34,9 @@ XC_KERNEL void winograd_input(const XC_GLOBAL float *XC_RESTRICT x,
     const int th = (t / XC_WINO_TILES_W) % XC_WINO_TILES_H;  // tile row
     const int tw = t % XC_WINO_TILES_W;                    // tile column
     const bool live = n < images;
-    const int ih0 = th * XC_WINO_M - XC_PAD_H;
-    const int iw0 = tw * XC_WINO_M - XC_PAD_W;
     const XC_GLOBAL float *plane = x + ((live ? n0 + n : 0) * XC_C + c) * XC_H * XC_W;
-    float d[XC_WINO_AA];
-#pragma unroll
-    for (int i = 0; i < XC_WINO_A; i++) {
-        const bool row_in = live && (unsigned)(ih0 + i) < (unsigned)XC_H;
-#pragma unroll
-        for (int j = 0; j < XC_WINO_A; j++) {
-            const bool inside = row_in && (unsigned)(iw0 + j) < (unsigned)XC_W;
-            d[i * XC_WINO_A + j] = inside ? plane[(ih0 + i) * XC_W + iw0 + j] : 0.0f;
-        }
-    }
-    float bd[XC_WINO_AA];  // B^T d, column by column
-#pragma unroll
-    for (int j = 0; j < XC_WINO_A; j++)
-        XC_WINO_BT_1D(bd + j, XC_WINO_A, d + j, XC_WINO_A);
-    float vt[XC_WINO_AA];  // (B^T d) B, row by row
-#pragma unroll
-    for (int i = 0; i < XC_WINO_A; i++)
-        XC_WINO_BT_1D(vt + i * XC_WINO_A, 1, bd + i * XC_WINO_A, 1);
+    float vt[XC_WINO_AA];  // B^T d B
+    xc_wino_input_tile(plane, th * XC_WINO_M - XC_PAD_H, tw * XC_WINO_M - XC_PAD_W, live, vt);
     XC_GLOBAL float *out = v + v_offset + c * XC_WINO_T_LD + t;
 #pragma unroll
     for (int xi = 0; xi < XC_WINO_AA; xi++)

@@ -36,13 +36,5 @@ XC_KERNEL void winograd_output(const XC_GLOBAL float *XC_RESTRICT mm, const int 
 #pragma unroll
     for (int xi = 0; xi < XC_WINO_AA; xi++)
         prod[xi] = src[xi * XC_K * XC_WINO_T_LD];
-    float am[XC_WINO_M * XC_WINO_A];  // A^T M, column by column: m x alpha
-#pragma unroll
-    for (int j = 0; j < XC_WINO_A; j++)
-        XC_WINO_AT_1D(am + j, XC_WINO_A, prod + j, XC_WINO_A);
-    float yt[XC_WINO_M * XC_WINO_M];  // (A^T M) A, row by row: m x m
-#pragma unroll
-    for (int i = 0; i < XC_WINO_M; i++)
-        XC_WINO_AT_1D(yt + i * XC_WINO_M, 1, am + i * XC_WINO_A, 1);
-    xc_wino_store_tile(y, n0 + n, k, th * XC_WINO_M, tw * XC_WINO_M, yt XC_EPI_BIAS_ARG);
+    xc_wino_output_tile(y, n0 + n, k, th * XC_WINO_M, tw * XC_WINO_M, prod XC_EPI_BIAS_ARG);
 }

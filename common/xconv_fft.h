@@ -2,8 +2,9 @@
 // The FFT family's shared kernel pieces: complex arithmetic, twiddle factors computed from
 // integers with a fixed polynomial, radix-2/3/4/5/8 butterflies, in-place mixed-radix passes
 // over lines of a 2-D array in local memory, and the digit-reversal map between frequencies
-// and positions. cl/fft_forward.cl and cl/fft_inverse.cl include it; cmake/embed_kernels.cmake
-// pastes it into their text at build time.
+// and positions. cl/fft_forward.cl and cl/fft_inverse.cl include it, after the family's
+// parameters (common/xconv_fft_defaults.h); cmake/embed_kernels.cmake pastes both into their
+// text at build time.
 //
 // A transform of length L = R0 * R1 * ... (each Ri in {2, 3, 4, 5, 8}) is done in place, one
 // pass per radix. Forward transforms use decimation in frequency (DIF): natural order in,
@@ -23,31 +24,9 @@
 #define XCONV_FFT_H
 
 // ---------------------------------------------------------------------------------------------
-// Transform sizes (set by host/families/fft/plan_fft.c; the defaults make the kernels compile alone)
-
-#ifndef XC_FFT_LH
-#define XC_FFT_LH 16         // transform height (rows): 2^a 3^b 5^c, up to 4096
-#endif
-#ifndef XC_FFT_RADIX_H
-#define XC_FFT_RADIX_H 0x44  // radices of the height's DIF passes, one hex digit each
-#endif
-#ifndef XC_FFT_LW
-#define XC_FFT_LW 16         // transform width (columns), as the height
-#endif
-#ifndef XC_FFT_RADIX_W
-#define XC_FFT_RADIX_W 0x44
-#endif
-#ifndef XC_FFT_THREADS
-#define XC_FFT_THREADS 64    // work-items per work-group (1-D): 32..256
-#endif
-#ifndef XC_FFT_INLINE
-#define XC_FFT_INLINE 1      // 1: passes inlined (radices constant); 0: one out-of-line pass
-#endif                       // function (PoCL 3.1: its LLVM 15 miscompiles or crashes on the
-                             // inlined passes)
+// Radix codes (the parameters: common/xconv_fft_defaults.h, which the kernels include first)
 
 #define XC_FFT_MAX_PASSES 8  // hex digits read from a radix code
-#define XC_FFT_COLS (XC_FFT_LW / 2 + 1)  // stored spectrum columns (Hermitian half)
-#define XC_FFT_FREQS (XC_FFT_LH * XC_FFT_COLS)  // stored frequencies per plane
 
 // Radix of pass i of a radix code (0 past the last pass).
 #define XC_FFT_RADIX(code, i) (((code) >> (4 * (i))) & 15)

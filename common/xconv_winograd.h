@@ -305,6 +305,52 @@
 #define XC_WINO_TILES (XC_WINO_TILES_H * XC_WINO_TILES_W)     // tiles per image
 
 // ---------------------------------------------------------------------------------------------
+// The 2-D transforms of one tile, on private arrays of any element type (float, or on CPUs a
+// vector of tiles, where cl/winograd_fused.cl redefines XC_WINO_FMA): the 1-D transform down
+// the columns into tmp, then along tmp's rows into out. Every kernel transforms through these,
+// so all of them round the same operations in the same order.
+
+// out = B^T in B (alpha x alpha); tmp: alpha x alpha.
+#define XC_WINO_BT_2D(out, in, tmp)                                                  \
+    _Pragma("unroll") for (int xc_wj = 0; xc_wj < XC_WINO_A; xc_wj++)               \
+        XC_WINO_BT_1D((tmp) + xc_wj, XC_WINO_A, (in) + xc_wj, XC_WINO_A);            \
+    _Pragma("unroll") for (int xc_wi = 0; xc_wi < XC_WINO_A; xc_wi++)               \
+        XC_WINO_BT_1D((out) + xc_wi * XC_WINO_A, 1, (tmp) + xc_wi * XC_WINO_A, 1);
+
+// out = A^T in A (m x m, from alpha x alpha); tmp: m x alpha.
+#define XC_WINO_AT_2D(out, in, tmp)                                                  \
+    _Pragma("unroll") for (int xc_wj = 0; xc_wj < XC_WINO_A; xc_wj++)               \
+        XC_WINO_AT_1D((tmp) + xc_wj, XC_WINO_A, (in) + xc_wj, XC_WINO_A);            \
+    _Pragma("unroll") for (int xc_wi = 0; xc_wi < XC_WINO_M; xc_wi++)               \
+        XC_WINO_AT_1D((out) + xc_wi * XC_WINO_M, 1, (tmp) + xc_wi * XC_WINO_A, 1);
+
+// out = G_INT in G_INT^T (alpha x alpha, from r x r); tmp: alpha x r. The scale comes after.
+#define XC_WINO_G_2D(out, in, tmp)                                                   \
+    _Pragma("unroll") for (int xc_wj = 0; xc_wj < XC_R; xc_wj++)                    \
+        XC_WINO_G_1D((tmp) + xc_wj, XC_R, (in) + xc_wj, XC_R);                       \
+    _Pragma("unroll") for (int xc_wi = 0; xc_wi < XC_WINO_A; xc_wi++)               \
+        XC_WINO_G_1D((out) + xc_wi * XC_WINO_A, 1, (tmp) + xc_wi * XC_R, 1);
+
+// Loads the alpha x alpha input tile whose top-left input is (ih0, iw0) of the H x W plane
+// (zeros outside it, and everywhere when !live) and writes V = B^T d B into vt.
+XC_FUNC void xc_wino_input_tile(const XC_GLOBAL float *plane, const int ih0, const int iw0,
+                                const bool live, float *vt)
+{
+    float d[XC_WINO_AA];
+#pragma unroll
+    for (int i = 0; i < XC_WINO_A; i++) {
+        const bool row_in = live && (unsigned)(ih0 + i) < (unsigned)XC_H;
+#pragma unroll
+        for (int j = 0; j < XC_WINO_A; j++) {
+            const bool inside = row_in && (unsigned)(iw0 + j) < (unsigned)XC_W;
+            d[i * XC_WINO_A + j] = inside ? plane[(ih0 + i) * XC_W + iw0 + j] : 0.0f;
+        }
+    }
+    float bd[XC_WINO_AA];  // B^T d, column by column
+    XC_WINO_BT_2D(vt, d, bd)
+}
+
+// ---------------------------------------------------------------------------------------------
 // The store: the one place where the output transforms write y, with the epilogue, for kernels
 // that include common/xconv_epilogue.h before this header (the kernel takes the bias as its last
 // parameter)
@@ -353,6 +399,18 @@ XC_FUNC void xc_wino_store_tile(XC_GLOBAL float *y, const int n, const int k, co
         }
     }
 #endif
+}
+
+// Applies the output transform to the alpha^2 products of one tile and channel (row-major) and
+// stores the tile of image n, output channel k, whose first output is (p0, q0), through
+// xc_wino_store_tile.
+XC_FUNC void xc_wino_output_tile(XC_GLOBAL float *y, const int n, const int k, const int p0,
+                                 const int q0, const float *prod XC_EPI_BIAS_FUNC_PARAM)
+{
+    float am[XC_WINO_M * XC_WINO_A];  // A^T M, column by column: m x alpha
+    float yt[XC_WINO_M * XC_WINO_M];  // (A^T M) A, row by row: m x m
+    XC_WINO_AT_2D(yt, prod, am)
+    xc_wino_store_tile(y, n, k, p0, q0, yt XC_EPI_BIAS_ARG);
 }
 #endif // XCONV_EPILOGUE_H
 #endif // XC_WINO_M

@@ -131,10 +131,10 @@ plan_key() {
     python3 - "$1" "$text" <<'EOF'
 import re, sys
 variant, text = sys.argv[1], sys.argv[2]
-d = dict(re.findall(r"-D(XC_\w+)=(-?\d+)", text))
-if "XC_WG_W" in d:
+d = dict(re.findall(r"-D(X[CD]_\w+)=(-?\d+)", text))
+if "XD_WG_W" in d:
     keys = "WG_W WG_H BLOCK_W BLOCK_H BLOCK_K STRIP_W FLAT UNROLL_C REPEAT VEC_Q".split()
-    print("XCONV_DIRECT_PLAN=%s:%s" % (variant, ",".join(d["XC_" + k] for k in keys)))
+    print("XCONV_DIRECT_PLAN=%s:%s" % (variant, ",".join(d["XD_" + k] for k in keys)))
 elif "XC_GEMM_TILE_M" in d:
     keys = "TILE_M TILE_N TILE_K WPT_M WPT_N VW PAD".split()
     split = d.get("XC_GEMM_SPLIT_K", "1")  # the split-K as the eighth field (1: none)

@@ -181,8 +181,8 @@ static void check_device(const xconv_device_info *info, const char *label)
             xconv_step_options(step, options, sizeof options);
             CHECK_CONTAINS(options, "-DXC_N=");  // the problem's defines first
             CHECK(strstr(options, "-DXC_N=") == options);
-            CHECK_CONTAINS(options, "-DXC_BLOCK_K=");
-            CHECK_CONTAINS(options, "-DXC_CHUNK_C=");
+            CHECK_CONTAINS(options, "-DXD_BLOCK_K=");
+            CHECK_CONTAINS(options, "-DXD_CHUNK_C=");
             // Arguments: x, w (a constant for direct_const), y.
             CHECK(step->nargs == 3 && step->args[0].ref == XCONV_REF_X &&
                   step->args[2].ref == XCONV_REF_Y);
@@ -278,7 +278,7 @@ static void test_cpu_vector_columns(void)
         char options[4096];
         xconv_step_options(xconv_plan_step(plan, 0), options, sizeof options);
         char expected[32];
-        snprintf(expected, sizeof expected, "-DXC_VEC_Q=%d", cases[i].vec_q);
+        snprintf(expected, sizeof expected, "-DXD_VEC_Q=%d", cases[i].vec_q);
         CHECK_CONTAINS(options, expected);
         CHECK_CONTAINS(plan->summary, "columns as one vector");
         xconv_plan_destroy(plan);

@@ -135,8 +135,8 @@ static void test_lengths(void)
 // ---------------------------------------------------------------------------------------------
 // Defines
 
-// The X-macro lists give one define per struct field, named as the kernels read them; a name
-// defined twice in one step is refused.
+// The X-macro list gives one define per field of the family's parameter block, named as the
+// kernels read them; a name defined twice in one step is refused.
 static void test_defines(void)
 {
     xconv_problem p = parse("n=1,c=1,h=8,w=8,k=1,r=3");
@@ -147,31 +147,27 @@ static void test_defines(void)
         xconv_plan_destroy(plan);
         return;
     }
-    xconv_fft_transform_params t = {.lh = 24, .radix_h = 0x38, .lw = 20, .radix_w = 0x54,
-                                    .tiles_h = 3, .tiles_w = 2, .out_h = 20, .out_w = 16,
-                                    .planes = 4, .pitch = 21, .threads = 128,
-                                    .inline_passes = 1, .batch = 600};
+    xconv_fft_params t = {.lh = 24, .radix_h = 0x38, .lw = 20, .radix_w = 0x54,
+                          .tiles_h = 3, .tiles_w = 2, .out_h = 20, .out_w = 16, .batch = 600,
+                          .planes = 4, .pitch = 21, .threads = 128, .inline_passes = 1,
+                          .gemm_tile_m = 16, .gemm_tile_n = 64, .gemm_tile_k = 8,
+                          .gemm_wpt_m = 4, .gemm_wpt_n = 2};
     xconv_error err = {0};
-    CHECK(xconv_fft_define_transform(s, &t, &err) == XCONV_OK && s->ndefines == 13);
+    CHECK(xconv_fft_define(s, &t, &err) == XCONV_OK && s->ndefines == 18);
     static const struct {
         const char *name;
         long long value;
     } want[] = {{"XC_FFT_LH", 24}, {"XC_FFT_RADIX_H", 0x38}, {"XC_FFT_LW", 20},
                 {"XC_FFT_RADIX_W", 0x54}, {"XC_FFT_TILES_H", 3}, {"XC_FFT_TILES_W", 2},
-                {"XC_FFT_OUT_H", 20}, {"XC_FFT_OUT_W", 16}, {"XC_FFT_PLANES", 4},
-                {"XC_FFT_PITCH", 21}, {"XC_FFT_THREADS", 128}, {"XC_FFT_INLINE", 1},
-                {"XC_FFT_BATCH", 600}};
-    for (int i = 0; i < 13; i++)
+                {"XC_FFT_OUT_H", 20}, {"XC_FFT_OUT_W", 16}, {"XC_FFT_BATCH", 600},
+                {"XC_FFT_PLANES", 4}, {"XC_FFT_PITCH", 21}, {"XC_FFT_THREADS", 128},
+                {"XC_FFT_INLINE", 1}, {"XC_FFT_GEMM_TILE_M", 16}, {"XC_FFT_GEMM_TILE_N", 64},
+                {"XC_FFT_GEMM_TILE_K", 8}, {"XC_FFT_GEMM_WPT_M", 4}, {"XC_FFT_GEMM_WPT_N", 2}};
+    for (int i = 0; i < 18; i++)
         CHECK_MSG(xconv_step_value(s, want[i].name, -1) == want[i].value, "%s=%lld",
                   want[i].name, xconv_step_value(s, want[i].name, -1));
-    xconv_fft_gemm_params g = {.tile_m = 16, .tile_n = 64, .tile_k = 8, .wpt_m = 4,
-                               .wpt_n = 4, .batch = 600};
-    CHECK(xconv_fft_define_gemm(s, &g, &err) == XCONV_ERR_INVALID);  // XC_FFT_BATCH again
-    CHECK_CONTAINS(err.msg, "XC_FFT_BATCH");
-    xconv_step *gs = xconv_plan_add_step(plan, "g", "fft_cgemm", "fft_cgemm");
-    CHECK(gs && xconv_fft_define_gemm(gs, &g, &err) == XCONV_OK && gs->ndefines == 6 &&
-          xconv_step_value(gs, "XC_FFT_GEMM_TILE_M", -1) == 16 &&
-          xconv_step_value(gs, "XC_FFT_GEMM_WPT_N", -1) == 4);
+    CHECK(xconv_fft_define(s, &t, &err) == XCONV_ERR_INVALID);  // XC_FFT_LH again
+    CHECK_CONTAINS(err.msg, "XC_FFT_LH");
     xconv_plan_destroy(plan);
 }
 
@@ -284,15 +280,20 @@ static void check_choice(const char *label, const xconv_problem *p, const xconv_
     CHECK(c->input_bytes == f8 * (size_t)p->c * (size_t)c->batch);
     CHECK(c->filter_bytes == f8 * (size_t)p->k * (size_t)(p->c / p->groups));
     CHECK(c->output_bytes == f8 * (size_t)p->k * (size_t)c->batch);
-    const xconv_fft_transform_params *ts[3] = {&c->filter, &c->input, &c->inverse};
-    for (int i = 0; i < 3; i++) {
+    const xconv_fft_params *ts[2] = {&c->params, &c->filter};
+    for (int i = 0; i < 2; i++) {
         CHECK(ts[i]->lh == c->lh && ts[i]->lw == c->lw && ts[i]->pitch >= ts[i]->lw);
         CHECK(ts[i]->radix_h == xconv_fft_radix_code(c->lh) &&
               ts[i]->radix_w == xconv_fft_radix_code(c->lw));
         CHECK(ts[i]->planes >= 2 && ts[i]->planes % 2 == 0 && ts[i]->batch == c->batch);
     }
-    CHECK(c->gemm.batch == c->batch && c->gemm.tile_m % c->gemm.wpt_m == 0 &&
-          c->gemm.tile_n % c->gemm.wpt_n == 0 && c->gemm.tile_k >= 1);
+    // The filter transform's block differs only in its work-groups.
+    xconv_fft_params f = c->filter;
+    f.planes = c->params.planes, f.threads = c->params.threads;
+    CHECK(memcmp(&f, &c->params, sizeof f) == 0);
+    const xconv_fft_params *g = &c->params;
+    CHECK(g->gemm_tile_m % g->gemm_wpt_m == 0 && g->gemm_tile_n % g->gemm_wpt_n == 0 &&
+          g->gemm_tile_k >= 1);
 }
 
 // Checks a plan's steps and regions against its choice and info's limits.
@@ -343,7 +344,7 @@ static void check_plan(const char *label, const xconv_device_info *info, const x
                   s->global[1] == (size_t)p->c);
         } else if (strcmp(s->label, "channel sum") == 0) {
             CHECK(s->global[2] == (size_t)c->freqs && s->nargs == 7 &&
-                  s->global[0] / s->local[0] * (size_t)c->gemm.tile_n >= (size_t)s->args[6].i);
+                  s->global[0] / s->local[0] * (size_t)c->params.gemm_tile_n >= (size_t)s->args[6].i);
         } else {
             CHECK(strcmp(s->label, "inverse transform") == 0 && s->global[1] == (size_t)p->k);
         }

@@ -153,7 +153,7 @@ every_kind() {
 }
 
 XCONV_DIRECT_PLAN=$vgg11_plan planned "VGG-11 at n=1 gets the H100's regblock plan" \
-    "-DXC_K=32 .*-DXC_BLOCK_K=11 .*-DXC_FLAT=1 .*-DXC_REPEAT=2" -- \
+    "-DXC_K=32 .*-DXD_BLOCK_K=11 .*-DXD_FLAT=1 .*-DXD_REPEAT=2" -- \
     --shape "$vgg11" --variant direct_regblock
 XCONV_DIRECT_PLAN=$vgg11_plan memcheck "VGG-11 layer 1, the H100's regblock plan" 1 -- \
     --shape "$vgg11" --variant direct_regblock

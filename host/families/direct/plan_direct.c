@@ -28,8 +28,8 @@
 // spread over several rows and images (more sectors per load), its filter loads are broadcasts.
 #define FLAT_INPUT_LOAD_COST 2.0
 // Relative cost of storing one output of a flat work-item, times how many more sectors than
-// needed a warp's store touches (columns XC_BLOCK_W floats apart, unless one vector store per
-// row covers them: cl/direct_regblock.cl, XC_STORE_VEC).
+// needed a warp's store touches (columns XD_BLOCK_W floats apart, unless one vector store per
+// row covers them: cl/direct_regblock.cl, XD_STORE_VEC).
 #define FLAT_STORE_COST 2.0
 // Most multiply-adds of one fully unrolled channel chunk (keeps compile times in seconds).
 #define UNROLL_MAX 4096
@@ -37,7 +37,7 @@
 // index arithmetic) and of one barrier, in units of one multiply-add of a work-item.
 #define STAGE_LOAD_COST 4.0
 #define BARRIER_COST 64.0
-// Vector columns (direct_const on CPUs, XC_VEC_Q): the widest vector used (float16 ran slower
+// Vector columns (direct_const on CPUs, XD_VEC_Q): the widest vector used (float16 ran slower
 // than float8 under PoCL on AVX-512: git: docs/direct_family.md), the tallest work-group (1x8 and
 // 1x32 ran slower than 1x2 and 1x4), the most vector accumulators of an item, the cost of one
 // lane loaded alone (where a tap's window crosses the input's edge) and the loop's own
@@ -106,7 +106,7 @@ static int input_extent(int outputs, int64_t stride, int64_t f, int64_t dil)
 
 // Whether flat regblock candidate t reads its input row segments as float2 pairs: blocks of even
 // width over unit-stride, undilated, unpadded columns that they tile exactly, in an input of even
-// width (cl/direct_regblock.cl, XC_ROW_VEC2).
+// width (cl/direct_regblock.cl, XD_ROW_VEC2).
 static bool flat_rows_paired(const xconv_problem *p, const xconv_direct_tiling *t)
 {
     return t->flat && t->block_w % 2 == 0 && p->pad_w == 0 && p->stride_w == 1 &&
@@ -115,7 +115,7 @@ static bool flat_rows_paired(const xconv_problem *p, const xconv_direct_tiling *
 
 // Floats a flat regblock work-group stages as zeros after the filters: what a group's last
 // k-block reads past the last output channel where block_k does not divide K/groups
-// (cl/direct_regblock.cl, XC_STAGE_PAD).
+// (cl/direct_regblock.cl, XD_STAGE_PAD).
 static int64_t flat_stage_pad(const xconv_problem *p, const xconv_direct_tiling *t)
 {
     int64_t kg = p->k / p->groups;
@@ -142,7 +142,7 @@ static size_t local_bytes(xconv_direct_kind kind, const xconv_problem *p,
 }
 
 // Values a work-item loads for one channel of its unrolled chunk loop: its block's input rows
-// (cl/direct_regblock.cl: XC_BLOCK_H x R rows of XC_BLOCK_W + S - 1 floats, strided wider) and
+// (cl/direct_regblock.cl: XD_BLOCK_H x R rows of XD_BLOCK_W + S - 1 floats, strided wider) and
 // its filter taps. A compiler may hoist every load of the unrolled body ahead of its
 // multiply-adds (AMD's does, spilling past 256 VGPRs), so a chunk's loads, with the
 // accumulators, must fit the registers a work-item holds.
@@ -247,7 +247,7 @@ static double scalar_cost_per_fma(xconv_direct_kind kind, const xconv_device_inf
     double per_fma = 1.0 + (in_loads + f_loads) / fmas;
     if (t->flat && kind == XCONV_DIRECT_REGBLOCK && !info->is_cpu) {
         // Rows of even width that tile the output row are stored as float4 or float2 pieces
-        // (XC_STORE_VEC): a warp's store then spreads over block_w / piece as many sectors.
+        // (XD_STORE_VEC): a warp's store then spreads over block_w / piece as many sectors.
         bool vector_store = t->block_w % 2 == 0 && Q % t->block_w == 0;
         double piece = t->block_w % 4 == 0 ? 4.0 : 2.0;
         double spread = vector_store ? t->block_w / piece : fmin(t->block_w, 8.0);
@@ -767,7 +767,7 @@ xconv_status xconv_direct_plan(const xconv_device_info *info, const xconv_proble
     if (kind == XCONV_DIRECT_CONST)
         xconv_step_arg_constant(step, XCONV_REF_W, -1,
                                 (size_t)xconv_problem_w_elems(p) * xconv_problem_elem_bytes(p),
-                                "xc_filter");
+                                "xd_filter");
     else
         xconv_step_arg_buffer(step, XCONV_REF_W);
     xconv_step_arg_buffer(step, XCONV_REF_Y);

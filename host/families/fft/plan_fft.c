@@ -84,19 +84,10 @@ static void radices_text(int code, char *buf, size_t len)
     if (st == XCONV_OK)                                               \
         st = xconv_step_define(s, #name, (long long)(expr), err);
 
-xconv_status xconv_fft_define_transform(xconv_step *s, const xconv_fft_transform_params *t,
-                                        xconv_error *err)
+xconv_status xconv_fft_define(xconv_step *s, const xconv_fft_params *t, xconv_error *err)
 {
     xconv_status st = XCONV_OK;
-    XCONV_FFT_TRANSFORM_DEFINES(XCONV_FFT_DEFINE)
-    return st;
-}
-
-xconv_status xconv_fft_define_gemm(xconv_step *s, const xconv_fft_gemm_params *t,
-                                   xconv_error *err)
-{
-    xconv_status st = XCONV_OK;
-    XCONV_FFT_GEMM_DEFINES(XCONV_FFT_DEFINE)
+    XCONV_FFT_DEFINES(XCONV_FFT_DEFINE)
     return st;
 }
 #undef XCONV_FFT_DEFINE
@@ -257,34 +248,40 @@ static int choose_threads(const xconv_device_info *info, int lh, int lw, int pai
     return want < 1 ? 1 : (int)want;
 }
 
-// The transform parameters of a step over `planes_max` planes at most.
-static xconv_fft_transform_params transform_params(const xconv_device_info *info,
-                                                   const xconv_fft_choice *plan,
-                                                   int64_t planes_max)
+// The parameters shared by every step: the choice's transform size, tiles and batch, the local
+// rows' pitch, and how the passes are compiled.
+static xconv_fft_params shared_params(const xconv_device_info *info, const xconv_fft_choice *plan)
 {
-    xconv_fft_transform_params t = {
+    xconv_fft_params t = {
         .lh = plan->lh, .radix_h = xconv_fft_radix_code(plan->lh),
         .lw = plan->lw, .radix_w = xconv_fft_radix_code(plan->lw),
         .tiles_h = plan->tiles_h, .tiles_w = plan->tiles_w,
         .out_h = plan->out_h, .out_w = plan->out_w,
-        .pitch = plan->lw, .batch = (int)plan->batch,
+        .batch = (int)plan->batch, .pitch = plan->lw,
     };
+    // PoCL 3.1 (LLVM 15) miscompiles the inlined passes, or crashes on them: CPUs get the
+    // out-of-line pass function, whose radix is then a run-time value.
+    t.inline_passes = !info->is_cpu;
+    return t;
+}
+
+// Sets t's planes and work-items per work-group for a transform step over `planes_max` planes
+// at most.
+static void transform_work(const xconv_device_info *info, xconv_fft_params *t,
+                           int64_t planes_max)
+{
     // GPUs: up to 4 pairs (8 planes: neighbouring work-items store 64-byte runs of spectra)
     // within half the local memory; CPUs: one pair.
     int pairs = 1;
     for (int want = info->is_cpu ? 1 : 4; want > 1; want /= 2) {
-        if (transform_local_bytes(t.lh, t.pitch, t.lw, want) <= info->local_mem_bytes / 2 &&
+        if (transform_local_bytes(t->lh, t->pitch, t->lw, want) <= info->local_mem_bytes / 2 &&
             2 * (want / 2) < planes_max) {
             pairs = want;
             break;
         }
     }
-    t.planes = 2 * pairs;
-    t.threads = choose_threads(info, t.lh, t.lw, pairs);
-    // PoCL 3.1 (LLVM 15) miscompiles the inlined passes, or crashes on them: CPUs get the
-    // out-of-line pass function, whose radix is then a run-time value.
-    t.inline_passes = !info->is_cpu;
-    return t;
+    t->planes = 2 * pairs;
+    t->threads = choose_threads(info, t->lh, t->lw, pairs);
 }
 
 static int next_pow2(int64_t v)
@@ -295,40 +292,39 @@ static int next_pow2(int64_t v)
     return p;
 }
 
-// 32-bit values a work-item of the channel sum g holds at once: its WPT_M x WPT_N complex sums
+// 32-bit values a work-item of t's channel sum holds at once: its WPT_M x WPT_N complex sums
 // and one channel's W and X fragments, two floats each.
-static int64_t gemm_registers(const xconv_fft_gemm_params *g)
+static int64_t gemm_registers(const xconv_fft_params *t)
 {
-    return 2 * ((int64_t)g->wpt_m * g->wpt_n + g->wpt_m + g->wpt_n);
+    return 2 * ((int64_t)t->gemm_wpt_m * t->gemm_wpt_n + t->gemm_wpt_m + t->gemm_wpt_n);
 }
 
-// The channel sum's tiles: every output channel of a group up to 32 per work-group, columns
-// up to 128, four by four complex sums per work-item, fewer (columns first) where those pass
-// the registers of a work-item (xconv_registers_fit).
-static xconv_fft_gemm_params gemm_params(const xconv_device_info *info, const xconv_problem *p,
-                                         int64_t batch)
+// Sets t's channel sum tiles: every output channel of a group up to 32 per work-group, columns
+// up to 128 (of t->batch), four by four complex sums per work-item, fewer (columns first) where
+// those pass the registers of a work-item (xconv_registers_fit).
+static void gemm_tiles(const xconv_device_info *info, const xconv_problem *p,
+                       xconv_fft_params *t)
 {
-    xconv_fft_gemm_params g = {.batch = (int)batch};
-    int64_t kg = p->k / p->groups, cg = p->c / p->groups;
-    g.tile_m = next_pow2(kg < 32 ? kg : 32);
-    g.wpt_m = g.tile_m < 4 ? g.tile_m : 4;
-    g.tile_n = next_pow2(batch < 128 ? batch : 128);
-    if (g.tile_n < 4)
-        g.tile_n = 4;
-    g.wpt_n = 4;
-    g.tile_k = (int)(cg < 8 ? cg : 8);
-    while (!xconv_registers_fit(info, gemm_registers(&g)) && (g.wpt_n > 1 || g.wpt_m > 1)) {
-        if (g.wpt_n >= g.wpt_m)
-            g.wpt_n /= 2;
+    int64_t kg = p->k / p->groups, cg = p->c / p->groups, batch = t->batch;
+    t->gemm_tile_m = next_pow2(kg < 32 ? kg : 32);
+    t->gemm_wpt_m = t->gemm_tile_m < 4 ? t->gemm_tile_m : 4;
+    t->gemm_tile_n = next_pow2(batch < 128 ? batch : 128);
+    if (t->gemm_tile_n < 4)
+        t->gemm_tile_n = 4;
+    t->gemm_wpt_n = 4;
+    t->gemm_tile_k = (int)(cg < 8 ? cg : 8);
+    while (!xconv_registers_fit(info, gemm_registers(t)) &&
+           (t->gemm_wpt_n > 1 || t->gemm_wpt_m > 1)) {
+        if (t->gemm_wpt_n >= t->gemm_wpt_m)
+            t->gemm_wpt_n /= 2;
         else
-            g.wpt_m /= 2;
+            t->gemm_wpt_m /= 2;
     }
     // Fewer work-items than the limits allow: narrow the column block.
-    while ((size_t)(g.tile_m / g.wpt_m) * (size_t)(g.tile_n / g.wpt_n) >
+    while ((size_t)(t->gemm_tile_m / t->gemm_wpt_m) * (size_t)(t->gemm_tile_n / t->gemm_wpt_n) >
                info->max_work_group_size &&
-           g.tile_n > g.wpt_n)
-        g.tile_n /= 2;
-    return g;
+           t->gemm_tile_n > t->gemm_wpt_n)
+        t->gemm_tile_n /= 2;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -431,10 +427,11 @@ xconv_status xconv_fft_choose(xconv_fft_kind kind, const xconv_device_info *info
     if (!fits_grid(c, why, sizeof why) || !choose_passes(info, opts, c, why, sizeof why))
         return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE, "%s: %s", name, why);
     c->filter_scale = (float)(1.0 / ((double)c->lh * (double)c->lw));
-    c->input = transform_params(info, c, c->batch);
-    c->inverse = c->input;
-    c->filter = transform_params(info, c, p->k * (p->c / p->groups));
-    c->gemm = gemm_params(info, p, c->batch);
+    c->params = shared_params(info, c);
+    transform_work(info, &c->params, c->batch);
+    gemm_tiles(info, p, &c->params);
+    c->filter = c->params;
+    transform_work(info, &c->filter, p->k * (p->c / p->groups));
     return XCONV_OK;
 }
 
@@ -454,7 +451,7 @@ bool xconv_fft_applies(xconv_fft_kind kind, const xconv_device_info *info,
 
 // Sets a transform step's geometry over `planes` planes: PLANES a work-group along dimension
 // 0, `rows` (channels) along dimension 1; and its local memory.
-static void transform_geometry(xconv_step *s, const xconv_fft_transform_params *t,
+static void transform_geometry(xconv_step *s, const xconv_fft_params *t,
                                int64_t planes, int64_t rows)
 {
     size_t global[3] = {(size_t)ceil_div(planes, t->planes) * (size_t)t->threads, (size_t)rows,
@@ -468,30 +465,29 @@ static void transform_geometry(xconv_step *s, const xconv_fft_transform_params *
 // dimension 0, groups x row blocks along 1, frequencies along 2; and its local memory.
 static void gemm_geometry(xconv_step *s, const xconv_fft_choice *c, int64_t columns)
 {
-    const xconv_fft_gemm_params *g = &c->gemm;
+    const xconv_fft_params *g = &c->params;
     const xconv_problem *p = &c->problem;
-    size_t tn = (size_t)(g->tile_n / g->wpt_n), tm = (size_t)(g->tile_m / g->wpt_m);
-    size_t global[3] = {(size_t)ceil_div(columns, g->tile_n) * tn,
-                        (size_t)(p->groups * ceil_div(p->k / p->groups, g->tile_m)) * tm,
+    size_t tn = (size_t)(g->gemm_tile_n / g->gemm_wpt_n);
+    size_t tm = (size_t)(g->gemm_tile_m / g->gemm_wpt_m);
+    size_t global[3] = {(size_t)ceil_div(columns, g->gemm_tile_n) * tn,
+                        (size_t)(p->groups * ceil_div(p->k / p->groups, g->gemm_tile_m)) * tm,
                         (size_t)c->freqs};
     size_t local[3] = {tn, tm, 1};
     xconv_step_set_3d(s, global, local);
-    s->local_mem_bytes = (size_t)g->tile_k * (size_t)(g->tile_m + g->tile_n) * 8;
+    s->local_mem_bytes = (size_t)g->gemm_tile_k * (size_t)(g->gemm_tile_m + g->gemm_tile_n) * 8;
 }
 
-// Appends a kernel step with p's defines and, for a transform step, t's (else the channel
-// sum's of c); returns it in *out, or the failure.
+// Appends a kernel step with the problem's defines and t's; returns it in *out, or the failure.
 static xconv_status add_step(xconv_plan *plan, const xconv_fft_choice *c, const char *label,
-                             const char *source, const char *kernel,
-                             const xconv_fft_transform_params *t, xconv_step **out,
-                             xconv_error *err)
+                             const char *source, const char *kernel, const xconv_fft_params *t,
+                             xconv_step **out, xconv_error *err)
 {
     xconv_step *s = *out = xconv_plan_add_step(plan, label, source, kernel);
     if (!s)
         return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for a step");
     xconv_status st = xconv_step_define_problem(s, &c->problem, err);
     if (st == XCONV_OK)
-        st = t ? xconv_fft_define_transform(s, t, err) : xconv_fft_define_gemm(s, &c->gemm, err);
+        st = xconv_fft_define(s, t, err);
     return st;
 }
 
@@ -528,16 +524,16 @@ static xconv_status add_pass(xconv_plan *plan, const xconv_fft_choice *c, const 
     const xconv_problem *p = &c->problem;
     int64_t columns = images * c->tiles_h * c->tiles_w;
     xconv_step *s;
-    xconv_status st = add_step(plan, c, "input transform", "fft_forward", "fft_input", &c->input,
-                               &s, err);
+    xconv_status st = add_step(plan, c, "input transform", "fft_forward", "fft_input",
+                               &c->params, &s, err);
     if (st != XCONV_OK)
         return st;
-    transform_geometry(s, &c->input, columns, p->c);
+    transform_geometry(s, &c->params, columns, p->c);
     xconv_step_arg_buffer(s, XCONV_REF_X);
     xconv_step_arg_region(s, plan, region[0]);
     xconv_step_arg_int(s, (int32_t)n0);
     xconv_step_arg_int(s, (int32_t)images);
-    st = add_step(plan, c, "channel sum", "fft_cgemm", "fft_cgemm", NULL, &s, err);
+    st = add_step(plan, c, "channel sum", "fft_cgemm", "fft_cgemm", &c->params, &s, err);
     if (st != XCONV_OK)
         return st;
     gemm_geometry(s, c, columns);
@@ -545,11 +541,11 @@ static xconv_status add_pass(xconv_plan *plan, const xconv_fft_choice *c, const 
     xconv_step_arg_region(s, plan, region[1]);
     xconv_step_arg_region(s, plan, region[2]);
     xconv_step_arg_int(s, (int32_t)columns);
-    st = add_step(plan, c, "inverse transform", "fft_inverse", "fft_output", &c->inverse, &s,
+    st = add_step(plan, c, "inverse transform", "fft_inverse", "fft_output", &c->params, &s,
                   err);
     if (st != XCONV_OK)
         return st;
-    transform_geometry(s, &c->inverse, columns, p->k);
+    transform_geometry(s, &c->params, columns, p->k);
     xconv_step_arg_region(s, plan, region[2]);
     xconv_step_arg_buffer(s, XCONV_REF_Y);
     xconv_step_arg_int(s, (int32_t)n0);
@@ -561,13 +557,13 @@ static xconv_status add_pass(xconv_plan *plan, const xconv_fft_choice *c, const 
 static void summarize(const xconv_fft_choice *c, xconv_plan *plan)
 {
     char rh[32], rw[32];
-    radices_text(c->input.radix_h, rh, sizeof rh);
-    radices_text(c->input.radix_w, rw, sizeof rw);
+    radices_text(c->params.radix_h, rh, sizeof rh);
+    radices_text(c->params.radix_w, rw, sizeof rw);
     xconv_plan_summarize(plan, "%dx%d transforms (radices %s by %s), %dx%d tiles of %dx%d "
                          "outputs, %d planes per work-group, %lld image%s per pass, "
                          "workspace %.1f MiB",
                          c->lh, c->lw, rh, rw, c->tiles_h, c->tiles_w, c->out_h, c->out_w,
-                         c->input.planes, (long long)c->chunk, c->chunk == 1 ? "" : "s",
+                         c->params.planes, (long long)c->chunk, c->chunk == 1 ? "" : "s",
                          plan->workspace_bytes / 1048576.0);
 }
 
@@ -642,15 +638,17 @@ xconv_status xconv_fft_plan_planes(const xconv_device_info *info, int64_t lh, in
     c.freqs = c.lh * (c.lw / 2 + 1);
     c.chunk = c.batch = batch;  // one pass over the caller's buffers: no workspace
     c.passes = 1;
-    c.input = transform_params(info, &c, batch);
+    c.params = shared_params(info, &c);
+    transform_work(info, &c.params, batch);
+    gemm_tiles(info, &p, &c.params);
     xconv_step *s;
     xconv_status st = inverse ? add_step(plan, &c, "inverse transform", "fft_inverse",
-                                         "fft_output", &c.input, &s, err)
+                                         "fft_output", &c.params, &s, err)
                               : add_step(plan, &c, "forward transform", "fft_forward",
-                                         "fft_input", &c.input, &s, err);
+                                         "fft_input", &c.params, &s, err);
     if (st != XCONV_OK)
         return st;
-    transform_geometry(s, &c.input, batch, 1);
+    transform_geometry(s, &c.params, batch, 1);
     if (inverse) {  // fft_output(spectra, offset, planes, n0, images)
         xconv_step_arg_buffer(s, XCONV_REF_X);
         xconv_step_arg_int(s, 0);
@@ -663,11 +661,11 @@ xconv_status xconv_fft_plan_planes(const xconv_device_info *info, int64_t lh, in
     xconv_step_arg_int(s, 0);
     xconv_step_arg_int(s, (int32_t)batch);
     char rh[32], rw[32];
-    radices_text(c.input.radix_h, rh, sizeof rh);
-    radices_text(c.input.radix_w, rw, sizeof rw);
+    radices_text(c.params.radix_h, rh, sizeof rh);
+    radices_text(c.params.radix_w, rw, sizeof rw);
     xconv_plan_summarize(plan, "%s of %lld planes of %dx%d (radices %s by %s), %d planes per "
                          "work-group of %d", inverse ? "C2R" : "R2C", (long long)batch, c.lh,
-                         c.lw, rh, rw, c.input.planes, c.input.threads);
+                         c.lw, rh, rw, c.params.planes, c.params.threads);
     return XCONV_OK;
 }
 

@@ -34,31 +34,26 @@ int xconv_fft_radix_code(int n);
 // ---------------------------------------------------------------------------------------------
 // Step parameters (their defines: common/xconv_fft_params.h)
 
-typedef struct xconv_fft_transform_params {
+// The family's one parameter block: every step of a plan gets all of it as defines, and each
+// kernel reads the fields of its own step.
+typedef struct xconv_fft_params {
     int lh, radix_h, lw, radix_w;  // transform size and radix codes
     int tiles_h, tiles_w;          // tiles per image (1 x 1: the whole image)
     int out_h, out_w;              // output rows and columns per tile
+    int batch;                     // spectrum columns per pass
+    // The transforms (fft_input, fft_filter, fft_output):
     int planes;                    // real planes per work-group (even)
     int pitch;                     // complex elements per local row
     int threads;                   // work-items per work-group
     int inline_passes;             // 1: passes inlined; 0 (CPUs): one out-of-line function
-    int batch;                     // spectrum columns per pass
-} xconv_fft_transform_params;
+    // The channel sum (fft_cgemm):
+    int gemm_tile_m, gemm_tile_n, gemm_tile_k;  // block of Y per work-group, channels per step
+    int gemm_wpt_m, gemm_wpt_n;                 // block per work-item
+} xconv_fft_params;
 
-typedef struct xconv_fft_gemm_params {
-    int tile_m, tile_n, tile_k;    // block of Y per work-group, input channels per step
-    int wpt_m, wpt_n;              // block per work-item
-    int batch;                     // spectrum columns per pass
-} xconv_fft_gemm_params;
-
-// Adds a transform step's defines (XCONV_FFT_TRANSFORM_DEFINES of t) to s; returns the first
-// failure of xconv_step_define.
-xconv_status xconv_fft_define_transform(xconv_step *s, const xconv_fft_transform_params *t,
-                                        xconv_error *err);
-
-// Adds the channel sum's defines (XCONV_FFT_GEMM_DEFINES of t) to s; returns the first failure.
-xconv_status xconv_fft_define_gemm(xconv_step *s, const xconv_fft_gemm_params *t,
-                                   xconv_error *err);
+// Adds a step's defines (XCONV_FFT_DEFINES of t) to s; returns the first failure of
+// xconv_step_define.
+xconv_status xconv_fft_define(xconv_step *s, const xconv_fft_params *t, xconv_error *err);
 
 // ---------------------------------------------------------------------------------------------
 // Choosing
@@ -82,8 +77,8 @@ typedef struct xconv_fft_choice {
     int64_t batch;             // spectrum columns per full pass: chunk * tiles
     float filter_scale;        // 1 / (lh * lw), the filter step's `scale` argument
     size_t input_bytes, filter_bytes, output_bytes;  // the three regions
-    xconv_fft_transform_params input, filter, inverse;
-    xconv_fft_gemm_params gemm;
+    xconv_fft_params params;   // the input transform, channel sum and inverse transform
+    xconv_fft_params filter;   // the filter transform: params with its own planes and threads
 } xconv_fft_choice;
 
 // Chooses kind's transform size, tiles, parameters and images per pass for p on info's device;

@@ -509,11 +509,12 @@ static void test_register_rule(void)
         xconv_error err;
         CHECK(plan_and_check((xconv_fft_kind)kind, &gpu, &p, NULL, spec, &a, &err) == XCONV_OK);
         CHECK(plan_and_check((xconv_fft_kind)kind, &few, &p, NULL, spec, &b, &err) == XCONV_OK);
-        CHECK(a.gemm.wpt_m == 4 && a.gemm.wpt_n == 4);
-        int values = 2 * (b.gemm.wpt_m * b.gemm.wpt_n + b.gemm.wpt_m + b.gemm.wpt_n);
-        CHECK_MSG(values + XCONV_REGISTERS_OTHER <= 64 && b.gemm.wpt_m * b.gemm.wpt_n >= 4,
-                  "%dx%d complex sums a work-item under 64 registers", b.gemm.wpt_m,
-                  b.gemm.wpt_n);
+        const xconv_fft_params *t = &b.params;
+        CHECK(a.params.gemm_wpt_m == 4 && a.params.gemm_wpt_n == 4);
+        int values = 2 * (t->gemm_wpt_m * t->gemm_wpt_n + t->gemm_wpt_m + t->gemm_wpt_n);
+        CHECK_MSG(values + XCONV_REGISTERS_OTHER <= 64 && t->gemm_wpt_m * t->gemm_wpt_n >= 4,
+                  "%dx%d complex sums a work-item under 64 registers", t->gemm_wpt_m,
+                  t->gemm_wpt_n);
     }
 }
 

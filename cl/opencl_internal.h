@@ -105,4 +105,48 @@ void xconv_opencl_region_note(opencl_context *ctx, cl_event ev);
 // since those caches hold references to the context's programs.
 void xconv_opencl_clblast_release(void);
 
+// ---------------------------------------------------------------------------------------------
+// Built programs and their kernel objects (cl/opencl_programs.c)
+
+// A kernel object created from a program, kept for the program's life.
+typedef struct opencl_kernel {
+    char *name;
+    cl_kernel kernel;
+    cl_uint nargs;
+    struct opencl_kernel *next;
+} opencl_kernel;
+
+// A built program and the kernel objects made from it.
+struct xconv_backend_program {
+    cl_program program;
+    opencl_kernel *kernels;
+};
+
+// The program slots of the backend's table: free, build (the whole log in *log on failure),
+// and the ones below.
+void xconv_opencl_program_free(void *vctx, xconv_backend_program *prog);
+xconv_status xconv_opencl_program_build(void *vctx, const char *source, const char *options,
+                                        xconv_backend_program **out, char **log, xconv_error *err);
+
+// OpenCL builds are thread-safe by the standard; Oclgrind's runtime crashes when two threads
+// build at once, so its programs are built one at a time.
+bool xconv_opencl_builds_concurrently(void *vctx);
+
+// The program's binary for the context's device (what clCreateProgramWithBinary takes).
+xconv_status xconv_opencl_program_binary(void *vctx, xconv_backend_program *prog, void **data,
+                                         size_t *len, xconv_error *err);
+
+// Makes a program from a binary of the context's device, built with the same options.
+xconv_status xconv_opencl_program_load(void *vctx, const void *data, size_t len,
+                                       const char *options, xconv_backend_program **out,
+                                       xconv_error *err);
+
+// The options every program gets beside its defines, for the keys of stored binaries.
+void xconv_opencl_compiler_id(void *vctx, char *buf, size_t len);
+
+// Compiles text with options for the context's device; returns XCONV_OK and the program in
+// *out, or XCONV_ERR_BUILD with the log (the whole of it in *log, when log is not NULL).
+xconv_status xconv_opencl_compile(opencl_context *ctx, const char *text, const char *options,
+                                  cl_program *out, char **log, xconv_error *err);
+
 #endif // XCONV_OPENCL_INTERNAL_H

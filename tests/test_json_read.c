@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Tests of the results-file loader (bench/run_file.c, over Jansson): refusals naming the field,
+// Tests of the results-file loader (report/run_file.c, over Jansson): refusals naming the field,
 // every results file of record, round trips through both writers, and truncated and garbled
 // inputs (which must be refused or read, never crash: run it under ASan too). The JSON layer
 // itself is tested in test_json_malformed.c.

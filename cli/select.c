@@ -9,17 +9,24 @@
 
 #include "cli.h"
 
+// Reads shape file path into *entries (*n of them); returns 0 or CLI_USAGE after printing why.
+static int read_shapes(const char *path, xconv_shape_entry **entries, int *n)
+{
+    xconv_error err = {0};
+    if (xconv_shapes_read(path, entries, n, &err) == XCONV_OK)
+        return 0;
+    cli_print_error("--shapes", &err);
+    return CLI_USAGE;
+}
+
 // Appends the shapes of shape file path to shapes (*count so far); returns 0 or CLI_USAGE after
 // printing why.
 static int collect_file(const char *path, cli_shape *shapes, int *count)
 {
-    xconv_error err = {0};
     xconv_shape_entry *entries = NULL;
     int n = 0;
-    if (xconv_shapes_read(path, &entries, &n, &err) != XCONV_OK) {
-        cli_print_error("--shapes", &err);
+    if (read_shapes(path, &entries, &n))
         return CLI_USAGE;
-    }
     if (*count + n > CLI_MAX_SHAPES) {
         if (*count)
             cli_error("--shapes %s holds %d shapes, and %d come before it: a run takes at most "
@@ -155,13 +162,10 @@ int cli_shape_arg(const char *text, xconv_problem *p, char *name, size_t len)
 
 int cli_shape_from_file(const char *path, xconv_problem *p, unsigned *seen)
 {
-    xconv_error err = {0};
     xconv_shape_entry *entries = NULL;
     int n = 0;
-    if (xconv_shapes_read(path, &entries, &n, &err) != XCONV_OK) {
-        cli_print_error("--shapes", &err);
+    if (read_shapes(path, &entries, &n))
         return CLI_USAGE;
-    }
     if (n != 1)
         cli_error("--shapes %s holds %d shapes; this command takes one", path, n);
     else

@@ -249,18 +249,28 @@ static long value_after(const char *block, const char *end, const char *key)
     return isdigit((unsigned char)*at) ? strtol(at, NULL, 10) : -1;
 }
 
+// Returns where log's report of job->kernel starts (its heading: format `heading` with the
+// kernel's name), or NULL with job failed and a note naming the tool that did not report it.
+static const char *kernel_block(vendor_job *job, const char *log, const char *heading,
+                                const char *tool)
+{
+    char key[128];
+    snprintf(key, sizeof key, heading, job->kernel);
+    const char *block = strstr(log, key);
+    if (!block) {
+        snprintf(job->note, sizeof job->note, "%s reported no resources of kernel %s", tool,
+                 job->kernel);
+        job->outcome = XCONV_COMPILE_FAILED;
+    }
+    return block;
+}
+
 // Reads clang's kernel-resource-usage remarks of job->kernel from log.
 static void read_amd(vendor_job *job, const char *log)
 {
-    char key[128];
-    snprintf(key, sizeof key, "Function Name: %s ", job->kernel);
-    const char *block = strstr(log, key);
-    if (!block) {
-        snprintf(job->note, sizeof job->note, "clang reported no resources of kernel %s",
-                 job->kernel);
-        job->outcome = XCONV_COMPILE_FAILED;
+    const char *block = kernel_block(job, log, "Function Name: %s ", "clang");
+    if (!block)
         return;
-    }
     const char *end = strstr(block + 1, "Function Name:");
     job->sgprs = (int)value_after(block, end, "SGPRs:");
     job->registers = (int)value_after(block, end, "VGPRs:");
@@ -394,15 +404,9 @@ static void read_intel(vendor_job *job, const char *log)
 // frame and shared memory.
 static void read_nvidia(vendor_job *job, const char *log)
 {
-    char key[128];
-    snprintf(key, sizeof key, "Function properties for %s\n", job->kernel);
-    const char *block = strstr(log, key);
-    if (!block) {
-        snprintf(job->note, sizeof job->note, "ptxas reported no resources of kernel %s",
-                 job->kernel);
-        job->outcome = XCONV_COMPILE_FAILED;
+    const char *block = kernel_block(job, log, "Function properties for %s\n", "ptxas");
+    if (!block)
         return;
-    }
     const char *end = strstr(block + 1, "Function properties for");
     const char *frame = strstr(block, "bytes stack frame");
     const char *spill = strstr(block, "bytes spill stores");

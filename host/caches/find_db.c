@@ -272,8 +272,7 @@ static const char *parse_entry(const char *s, size_t n, xconv_find_entry *e)
     return NULL;
 }
 
-// Appends entry e to r; false without memory.
-static bool append_entry(xconv_find_record *r, const xconv_find_entry *e)
+bool xconv_find_record_append(xconv_find_record *r, const xconv_find_entry *e)
 {
     xconv_find_entry *grown = realloc(r->entries, (size_t)(r->count + 1) * sizeof *grown);
     if (!grown)
@@ -316,7 +315,7 @@ static const char *parse_line(const char *s, size_t n, xconv_find_record *r)
             const char *why = parse_entry(eq + 1, vlen, &e);
             if (why)
                 return why;
-            if (!append_entry(r, &e))
+            if (!xconv_find_record_append(r, &e))
                 return "no memory";
         }
         for (size_t k = 0; k < nkeys; k++) {

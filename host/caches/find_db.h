@@ -19,6 +19,9 @@ int xconv_find_db_parse(const char *text, size_t len, xconv_find_record **recs, 
 // without memory.
 char *xconv_find_db_format(const xconv_find_record *recs, int count);
 
+// Appends a copy of entry e to r's entries; returns false without memory.
+bool xconv_find_record_append(xconv_find_record *r, const xconv_find_entry *e);
+
 // Copies src's key, entries included, into *dst (which owns its new entries); returns false
 // without memory.
 bool xconv_find_record_copy(xconv_find_record *dst, const xconv_find_record *src);

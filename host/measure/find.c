@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "caches/find_db.h"
 #include "core/contract.h"
 #include "measure/case.h"
 
@@ -139,17 +140,6 @@ static xconv_status try_variant(find_state *s, const xconv_variant *v, const xco
 // ---------------------------------------------------------------------------------------------
 // The passes
 
-// Appends e to rec's entries; returns false without memory.
-static bool add_entry(xconv_find_record *rec, const xconv_find_entry *e)
-{
-    xconv_find_entry *grown = realloc(rec->entries, (size_t)(rec->count + 1) * sizeof *grown);
-    if (!grown)
-        return false;
-    rec->entries = grown;
-    rec->entries[rec->count++] = *e;
-    return true;
-}
-
 // Times every eligible variant with its planner's plan into rec's entries.
 static xconv_status plain_pass(find_state *s, xconv_find_record *rec, xconv_error *err)
 {
@@ -162,7 +152,7 @@ static xconv_status plain_pass(find_state *s, xconv_find_record *rec, xconv_erro
         xconv_status st = try_variant(s, v, NULL, &e, &ran, err);
         if (st != XCONV_OK)
             return st;
-        if (ran && !add_entry(rec, &e))
+        if (ran && !xconv_find_record_append(rec, &e))
             return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for a ranking");
     }
     return XCONV_OK;

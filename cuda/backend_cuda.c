@@ -298,9 +298,7 @@ static xconv_status cuda_buffer_alloc(void *vctx, size_t bytes, xconv_backend_bu
                                "cannot allocate %zu bytes: the device's largest allocation is "
                                "%llu bytes", bytes,
                                (unsigned long long)ctx->info.max_alloc_bytes);
-    xconv_status st = cuda_make_current(ctx, err);
-    if (st != XCONV_OK)
-        return st;
+    CU_CURRENT(ctx);
     xconv_backend_buffer *buf = calloc(1, sizeof *buf);
     if (!buf)
         return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no host memory for a buffer");
@@ -344,9 +342,7 @@ static xconv_status cuda_buffer_write(void *vctx, xconv_backend_buffer *buf, siz
     cuda_ctx *ctx = vctx;
     if (bytes == 0)
         return XCONV_OK;
-    xconv_status st = cuda_make_current(ctx, err);
-    if (st != XCONV_OK)
-        return st;
+    CU_CURRENT(ctx);
     // Queued on the stream after earlier work, then waited for: a blocking copy in order.
     CU_TRY(ctx->cu->memcpy_htod_async(buf->ptr + offset, src, bytes, ctx->stream),
            "cuMemcpyHtoDAsync");
@@ -360,9 +356,7 @@ static xconv_status cuda_buffer_read(void *vctx, xconv_backend_buffer *buf, size
     cuda_ctx *ctx = vctx;
     if (bytes == 0)
         return XCONV_OK;
-    xconv_status st = cuda_make_current(ctx, err);
-    if (st != XCONV_OK)
-        return st;
+    CU_CURRENT(ctx);
     CU_TRY(ctx->cu->memcpy_dtoh_async(dst, buf->ptr + offset, bytes, ctx->stream),
            "cuMemcpyDtoHAsync");
     CU_TRY(ctx->cu->stream_synchronize(ctx->stream), "cuStreamSynchronize after a read");
@@ -375,9 +369,7 @@ static xconv_status cuda_buffer_fill(void *vctx, xconv_backend_buffer *buf, size
     cuda_ctx *ctx = vctx;
     if (count == 0)
         return XCONV_OK;
-    xconv_status st = cuda_make_current(ctx, err);
-    if (st != XCONV_OK)
-        return st;
+    CU_CURRENT(ctx);
     unsigned int bits;
     memcpy(&bits, &value, sizeof bits);
     CU_TRY(ctx->cu->memset_d32_async(buf->ptr, bits, count, ctx->stream), "cuMemsetD32Async");
@@ -603,9 +595,7 @@ static xconv_status cuda_launch(void *vctx, xconv_backend_program *prog, const x
 static xconv_status cuda_timer_start(void *vctx, xconv_error *err)
 {
     cuda_ctx *ctx = vctx;
-    xconv_status st = cuda_make_current(ctx, err);
-    if (st != XCONV_OK)
-        return st;
+    CU_CURRENT(ctx);
     CU_TRY(ctx->cu->event_record(ctx->start, ctx->stream), "cuEventRecord (start)");
     ctx->timing = true;
     return XCONV_OK;
@@ -620,9 +610,7 @@ static xconv_status cuda_timer_stop(void *vctx, double *ms, xconv_error *err)
     if (!ctx->timing)
         return xconv_error_set(err, XCONV_ERR_INVALID, "timer_stop without timer_start");
     ctx->timing = false;
-    xconv_status st = cuda_make_current(ctx, err);
-    if (st != XCONV_OK)
-        return st;
+    CU_CURRENT(ctx);
     float elapsed = 0.0f;
     CU_TRY(ctx->cu->event_record(ctx->stop, ctx->stream), "cuEventRecord (stop)");
     CU_TRY(ctx->cu->event_synchronize(ctx->stop), "cuEventSynchronize");
@@ -634,9 +622,7 @@ static xconv_status cuda_timer_stop(void *vctx, double *ms, xconv_error *err)
 static xconv_status cuda_finish(void *vctx, xconv_error *err)
 {
     cuda_ctx *ctx = vctx;
-    xconv_status st = cuda_make_current(ctx, err);
-    if (st != XCONV_OK)
-        return st;
+    CU_CURRENT(ctx);
     CU_TRY(ctx->cu->stream_synchronize(ctx->stream), "cuStreamSynchronize");
     return XCONV_OK;
 }

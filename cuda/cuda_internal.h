@@ -71,6 +71,15 @@ xconv_status cuda_fail(xconv_error *err, xconv_status status, CUresult r, const 
 // XCONV_ERR_DEVICE_LOST without a driver call when the context was lost for good.
 xconv_status cuda_make_current(cuda_ctx *ctx, xconv_error *err);
 
+// Returns from the calling function (which has an xconv_error *err) when ctx cannot be made
+// current.
+#define CU_CURRENT(ctx)                                                        \
+    do {                                                                       \
+        xconv_status current_st_ = cuda_make_current((ctx), err);              \
+        if (current_st_ != XCONV_OK)                                           \
+            return current_st_;                                                \
+    } while (0)
+
 // After a vendor library call failed with status st (cuBLAS and cuDNN report a kernel's fault
 // as a failed execution): returns XCONV_ERR_DEVICE_LOST when the stream now holds a sticky
 // error, with the driver's word added to err, else st.

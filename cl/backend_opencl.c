@@ -182,18 +182,20 @@ static void opencl_buffer_free(void *vctx, xconv_backend_buffer *buf)
     free(buf);
 }
 
-// One blocking copy between host memory and buf: host to buf when write, else buf to host.
+// One blocking copy between host memory and buf: from src into buf when dst is NULL (a write),
+// else from buf into dst (a read).
 static xconv_status opencl_buffer_copy(opencl_context *ctx, xconv_backend_buffer *buf,
-                                       size_t offset, size_t bytes, bool write, void *host,
+                                       size_t offset, size_t bytes, const void *src, void *dst,
                                        xconv_error *err)
 {
     if (bytes == 0)
         return XCONV_OK;
     cl_event ev;
     cl_event *slot = xconv_opencl_region_slot(ctx, &ev);
-    cl_int rc = write ? clEnqueueWriteBuffer(ctx->queue, buf->mem, CL_TRUE, offset, bytes, host,
+    bool write = dst == NULL;
+    cl_int rc = write ? clEnqueueWriteBuffer(ctx->queue, buf->mem, CL_TRUE, offset, bytes, src,
                                              0, NULL, slot)
-                      : clEnqueueReadBuffer(ctx->queue, buf->mem, CL_TRUE, offset, bytes, host, 0,
+                      : clEnqueueReadBuffer(ctx->queue, buf->mem, CL_TRUE, offset, bytes, dst, 0,
                                             NULL, slot);
     if (rc == CL_SUCCESS)
         xconv_opencl_region_note(ctx, ev);
@@ -205,13 +207,13 @@ static xconv_status opencl_buffer_copy(opencl_context *ctx, xconv_backend_buffer
 static xconv_status opencl_buffer_write(void *vctx, xconv_backend_buffer *buf, size_t offset,
                                         size_t bytes, const void *src, xconv_error *err)
 {
-    return opencl_buffer_copy(vctx, buf, offset, bytes, true, (void *)src, err);
+    return opencl_buffer_copy(vctx, buf, offset, bytes, src, NULL, err);
 }
 
 static xconv_status opencl_buffer_read(void *vctx, xconv_backend_buffer *buf, size_t offset,
                                        size_t bytes, void *dst, xconv_error *err)
 {
-    return opencl_buffer_copy(vctx, buf, offset, bytes, false, dst, err);
+    return opencl_buffer_copy(vctx, buf, offset, bytes, NULL, dst, err);
 }
 
 static xconv_status opencl_buffer_fill(void *vctx, xconv_backend_buffer *buf, size_t count,

@@ -34,6 +34,26 @@ xconv_status xconv_plan_prepare(xconv_plan *plan, double *compile_ms, xconv_erro
     return XCONV_OK;
 }
 
+// Returns a new array of the programs the kernel steps of plans need (*count of them), or NULL
+// without memory.
+static xconv_program_request *kernel_requests(xconv_plan *const *plans, int nplans, int *count)
+{
+    size_t steps = 1;
+    for (int i = 0; i < nplans; i++)
+        steps += (size_t)plans[i]->nsteps;
+    xconv_program_request *requests = malloc(steps * sizeof *requests);
+    *count = 0;
+    for (int i = 0; requests && i < nplans; i++)
+        for (int j = 0; j < plans[i]->nsteps; j++) {
+            const xconv_step *s = plans[i]->steps[j];
+            if (s->kind == XCONV_STEP_KERNEL)
+                requests[(*count)++] = (xconv_program_request){
+                    .dev = plans[i]->dev, .source = s->source, .defines = s->defines,
+                    .ndefines = s->ndefines};
+        }
+    return requests;
+}
+
 xconv_status xconv_plans_build(xconv_plan *const *plans, int nplans, int threads,
                                xconv_build_progress_fn progress, void *user,
                                xconv_build_stats *stats, xconv_error *err)
@@ -48,20 +68,9 @@ xconv_status xconv_plans_build(xconv_plan *const *plans, int nplans, int threads
             return xconv_error_set(err, XCONV_ERR_INVALID, "xconv_plans_build: plans[%d] is NULL",
                                    i);
     int nrequests = 0;
-    for (int i = 0; i < nplans; i++)
-        nrequests += plans[i]->nsteps;
-    xconv_program_request *requests = malloc((size_t)(nrequests ? nrequests : 1) * sizeof *requests);
+    xconv_program_request *requests = kernel_requests(plans, nplans, &nrequests);
     if (!requests)
         return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "xconv_plans_build: no memory");
-    nrequests = 0;
-    for (int i = 0; i < nplans; i++)
-        for (int j = 0; j < plans[i]->nsteps; j++) {
-            const xconv_step *s = plans[i]->steps[j];
-            if (s->kind == XCONV_STEP_KERNEL)
-                requests[nrequests++] = (xconv_program_request){
-                    .dev = plans[i]->dev, .source = s->source, .defines = s->defines,
-                    .ndefines = s->ndefines};
-        }
     xconv_status st = xconv_program_build_ahead(requests, nrequests, threads, progress, user,
                                                 stats, err);
     free(requests);

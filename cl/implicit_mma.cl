@@ -22,6 +22,13 @@
 // Local memory is double-buffered: the next step's words are loaded from global memory into
 // registers while the current step is multiplied, one barrier a step.
 //
+// Order of the reduction (XC_MMA_RSC). 0: k = (c, r, s) as the filters are stored; each element
+// of B finds its channel and filter tap by division. 1 (a group's channels a multiple of
+// TILE_K): k = (r, s, c), channels fastest, so a K step lies inside one filter tap: a work-item
+// finds the tap, its input position and the bounds once a step, and its B words are the same
+// position in consecutive channels (a fixed stride); A's words are the filters' channels at
+// that tap. Both operands are staged in the same order, so the product is unchanged.
+//
 // XC_MMA_PTX 0 replaces the mma instruction by an emulation through local memory (each lane
 // publishes its fragments; each rebuilds the 16 x k and k x 8 operands from the PTX layout and
 // sums its own four outputs with fp32 fmas): the tiling and fragment layouts can then be
@@ -53,6 +60,9 @@
 #endif
 #ifndef XC_MMA_PAD
 #define XC_MMA_PAD 4        // words of padding per local row (4: conflict-free fragment reads)
+#endif
+#ifndef XC_MMA_RSC
+#define XC_MMA_RSC 0        // 1: k walked as (r, s, c), one filter tap a K step (above)
 #endif
 
 // ---------------------------------------------------------------------------------------------
@@ -88,6 +98,9 @@
 #if XC_MMA_TILE_M % (16 * XC_MMA_WARPS_M) || XC_MMA_TILE_N % (8 * XC_MMA_WARPS_N) || \
     XC_MMA_KW % 8 || XC_MMA_TILE_K % XC_MMA_PACK
 #error "implicit_mma.cl: warp tiles of whole 16 x 8 tiles and K steps of whole 8-word slices"
+#endif
+#if XC_MMA_RSC && XC_CG % XC_MMA_TILE_K
+#error "implicit_mma.cl: XC_MMA_RSC needs a group's channels in whole K steps"
 #endif
 #if (XC_MMA_TILE_M * XC_MMA_KW) % XC_MMA_THREADS || XC_MMA_THREADS % XC_MMA_TILE_N || \
     XC_MMA_KW % XC_MMA_B_PASS
@@ -223,16 +236,37 @@ XC_FUNC unsigned int xc_mma_word_a(const XC_GLOBAL XC_MMA_SRC *w, const int row,
 #endif
 }
 
+// The word of channels [c, c + PACK) at filter tap rs (r * S + s) of row `row` (< M) of A, k
+// walked as (r, s, c): the filters stay (K, C, R, S) in memory.
+XC_FUNC unsigned int xc_mma_word_a_rsc(const XC_GLOBAL XC_MMA_SRC *w, const int row, const int c,
+                                       const int rs)
+{
+    const XC_GLOBAL XC_MMA_SRC *at = w + (row * XC_CG + c) * (XC_R * XC_S) + rs;
+#if XC_MMA_PACK == 1
+    return xc_mma_tf32(at[0]);
+#else
+    return (unsigned int)at[0] | (unsigned int)at[XC_R * XC_S] << 16;
+#endif
+}
+
 // Loads this work-item's words of rows [row0, row0 + TILE_M) x k [k0, k0 + TILE_K) of A.
 XC_FUNC void xc_mma_load_a(const XC_GLOBAL XC_MMA_SRC *w, const int row0, const int k0,
                            const int tid, unsigned int *regs)
 {
+#if XC_MMA_RSC
+    const int rs = k0 / XC_CG, c0 = k0 % XC_CG;  // the step's filter tap and first channel
+#endif
 #pragma unroll
     for (int i = 0; i < XC_MMA_A_LOADS; i++) {
         const int e = tid + i * XC_MMA_THREADS;                  // word of the block
         const int row = row0 + e / XC_MMA_KW;                    // row of A, bound M
+#if XC_MMA_RSC
+        const int c = c0 + (e % XC_MMA_KW) * XC_MMA_PACK;        // channel, bound CG
+        regs[i] = row < XC_MMA_GEMM_M ? xc_mma_word_a_rsc(w, row, c, rs) : 0u;
+#else
         const int k = k0 + (e % XC_MMA_KW) * XC_MMA_PACK;        // first k, bound K
         regs[i] = row < XC_MMA_GEMM_M ? xc_mma_word_a(w, row, k) : 0u;
+#endif
     }
 }
 
@@ -275,10 +309,38 @@ XC_FUNC unsigned int xc_mma_gather(const XC_GLOBAL XC_MMA_SRC *x, const xc_mma_c
 #endif
 }
 
+// Element (channel c + i * PASS * PACK + h of the tap's position) as the mma reads it, k
+// walked as (r, s, c): `at` is the step's first channel at the position.
+XC_FUNC unsigned int xc_mma_gather_rsc(const XC_GLOBAL XC_MMA_SRC *at, const int c)
+{
+    const XC_MMA_SRC v = at[c * (XC_H * XC_W)];
+#if XC_MMA_PACK == 1
+    return xc_mma_tf32(v);
+#else
+    return (unsigned int)v;
+#endif
+}
+
 // Loads this work-item's words of k [k0, k0 + TILE_K) of its column of B: word kw0 + i * PASS.
 XC_FUNC void xc_mma_load_b(const XC_GLOBAL XC_MMA_SRC *x, const xc_mma_col col, const int k0,
                            const int kw0, unsigned int *regs)
 {
+#if XC_MMA_RSC
+    // One filter tap a step: its input position, in the image or not, for every word.
+    const int rs = k0 / XC_CG, c0 = k0 % XC_CG;
+    const int ih = col.ih0 + rs / XC_S * XC_DIL_H, iw = col.iw0 + rs % XC_S * XC_DIL_W;
+    const bool inside = (unsigned)ih < (unsigned)XC_H && (unsigned)iw < (unsigned)XC_W;
+    const XC_GLOBAL XC_MMA_SRC *at = x + (inside ? col.offset + (c0 * XC_H + ih) * XC_W + iw : 0);
+#pragma unroll
+    for (int i = 0; i < XC_MMA_B_LOADS; i++) {
+        const int c = (kw0 + i * XC_MMA_B_PASS) * XC_MMA_PACK;  // channel past c0, bound TILE_K
+#if XC_MMA_PACK == 1
+        regs[i] = inside ? xc_mma_gather_rsc(at, c) : 0u;
+#else
+        regs[i] = inside ? xc_mma_gather_rsc(at, c) | xc_mma_gather_rsc(at, c + 1) << 16 : 0u;
+#endif
+    }
+#else
 #pragma unroll
     for (int i = 0; i < XC_MMA_B_LOADS; i++) {
         const int k = k0 + (kw0 + i * XC_MMA_B_PASS) * XC_MMA_PACK;  // first k, bound K
@@ -288,6 +350,7 @@ XC_FUNC void xc_mma_load_b(const XC_GLOBAL XC_MMA_SRC *x, const xc_mma_col col, 
         regs[i] = xc_mma_gather(x, col, k) | xc_mma_gather(x, col, k + 1) << 16;
 #endif
     }
+#endif
 }
 
 // Stores the loaded words into one local buffer: A rows, then B columns, k-contiguous.

@@ -23,9 +23,10 @@
 #endif
 
 // Shapes of every kind the kernel's edges meet: rows, columns and K not multiples of the tiles,
-// two row tiles (64 x 64, the device given many compute units), 128 x 128 tiles (given one),
+// two row tiles (64 x 128, the device given many compute units), 128 x 128 tiles (given one),
 // groups (one filter a group: 16-row tiles), stride, dilation, rectangular filters, a 1x1 filter,
-// and K below one K step.
+// K below one K step, and channels in whole K steps (k walked as (r, s, c)) on 32-row and
+// 128 x 128 tiles with stride, dilation and padding.
 static const char *const run_specs[] = {
     "n=2,c=5,h=7,w=9,k=20,r=3,pad=1",
     "n=1,c=8,h=10,w=10,k=70,r=3,stride=2,pad=1",
@@ -34,11 +35,13 @@ static const char *const run_specs[] = {
     "n=1,c=3,h=9,w=11,k=17,r=2,s=3,dil=2,pad_w=2",
     "n=3,c=40,h=5,w=5,k=33,r=1",
     "n=1,c=1,h=12,w=12,k=4,r=3",
+    "n=2,c=32,h=7,w=9,k=20,r=3,pad=1",
+    "n=4,c=64,h=20,w=18,k=70,r=3,s=2,stride=2,dil=2,pad=2",
 };
 // The compute units the device reports while each shape is planned (tile choice).
-static const int run_units[] = {64, 1000, 64, 1, 64, 64, 64};
+static const int run_units[] = {64, 1000, 64, 1, 64, 64, 64, 64, 1};
 // The row tile each shape is expected to get.
-static const int run_tile_m[] = {32, 64, 16, 128, 32, 64, 16};
+static const int run_tile_m[] = {32, 64, 16, 128, 32, 64, 16, 32, 128};
 #define RUN_SPECS ((int)(sizeof run_specs / sizeof run_specs[0]))
 
 static const char *const math_specs[] = {"math=tf32", "dtype=f16,math=f16",
@@ -134,7 +137,9 @@ static void test_plans(void)
             CHECK(xconv_step_value(s, "XC_MMA_MATH", 0) == p.math);
             CHECK(xconv_step_value(s, "XC_MMA_PTX", 0) == 1);
             CHECK(xconv_step_value(s, "XC_DTYPE", 0) == p.dtype);
-            CHECK(s->local[0] == 128 && s->local[1] == 1 && s->global[2] == (size_t)p.groups);
+            CHECK(s->local[0] == (size_t)(32 * xconv_step_value(s, "XC_MMA_WARPS_M", 0) *
+                                          xconv_step_value(s, "XC_MMA_WARPS_N", 0)) &&
+                  s->local[1] == 1 && s->global[2] == (size_t)p.groups);
             CHECK(s->local_mem_bytes <= h100->info.local_mem_bytes);
             long long tile_m = xconv_step_value(s, "XC_MMA_TILE_M", 0);
             int64_t kg = p.k / p.groups;
@@ -146,19 +151,24 @@ static void test_plans(void)
         }
     printf("  implicit_mma: %d plans on sm_90 (small suite x tf32, f16, bf16)\n", planned);
     CHECK(planned == 3 * count);
-    // A wide product takes 128 x 128 tiles (40 KiB of local memory), or 64 x 64 where the
+    // A wide product takes 128 x 128 tiles on 4 x 4 warps (40 KiB of local memory) where they
+    // make two waves over the compute units, else 64 x 128 on 2 x 4 warps, as where the
     // device's local memory is smaller.
     xconv_problem p;
     xconv_mma_tiles t;
     if (!h100 || !parse("n=50,c=256,h=14,w=14,k=256,r=3,pad=1", "math=tf32", &p))
         return;
-    xconv_mma_choose(&h100->info, &p, &t);
-    CHECK(t.tile_m == 128 && t.tile_n == 128 && t.warps_m == 2 && t.warps_n == 2);
+    xconv_mma_choose(&h100->info, &p, &t);  // 154 tiles of 128 x 128 on 132 compute units
+    CHECK(t.tile_m == 64 && t.tile_n == 128 && t.warps_m == 2 && t.warps_n == 4);
+    CHECK(parse("n=50,c=256,h=28,w=28,k=256,r=3,pad=1", "math=tf32", &p));
+    xconv_mma_choose(&h100->info, &p, &t);  // 614 tiles
+    CHECK(t.tile_m == 128 && t.tile_n == 128 && t.warps_m == 4 && t.warps_n == 4);
     CHECK(xconv_mma_local_bytes(&t, p.math) == 40960);
     xconv_device_info small_local = h100->info;
     small_local.local_mem_bytes = 32 << 10;
     xconv_mma_choose(&small_local, &p, &t);
-    CHECK(t.tile_m == 64 && t.tile_n == 64);
+    CHECK(t.tile_m == 64 && t.tile_n == 128 && t.warps_m == 2 && t.warps_n == 4);
+    CHECK(xconv_mma_channels_first(&p, &t));  // 256 channels: k walked as (r, s, c)
     xconv_device_close(h100);
 }
 
@@ -208,8 +218,8 @@ static void test_nvrtc(void)
     static const char *const ops[] = {"mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32",
                                       "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32",
                                       "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"};
-    static const char *const specs[] = {"n=50,c=256,h=14,w=14,k=256,r=3,pad=1",  // 128 x 128
-                                        "n=8,c=64,h=28,w=28,k=128,r=3,pad=1",     // 64 x 64
+    static const char *const specs[] = {"n=50,c=256,h=28,w=28,k=256,r=3,pad=1",  // 128 x 128
+                                        "n=8,c=64,h=28,w=28,k=128,r=3,pad=1",     // 64 x 128
                                         "n=2,c=12,h=6,w=6,k=6,r=3,groups=3,pad=1",
                                         "n=1,c=3,h=9,w=11,k=17,r=2,s=3,dil=2,pad_w=2"};
     xconv_device *h100 = open_target("sm_90");
@@ -332,6 +342,10 @@ static void check_emulated(xconv_device *dev, const xconv_variant *v, int index,
                                                                               : run_tile_m[index];
     CHECK_MSG(xconv_step_value(s, "XC_MMA_TILE_M", 0) == want, "%s: %lld-row tiles", spec,
               xconv_step_value(s, "XC_MMA_TILE_M", 0));
+    long long k_step = xconv_step_value(s, "XC_MMA_TILE_K", 0);
+    CHECK_MSG(k_step > 0 && xconv_step_value(s, "XC_MMA_RSC", -1) == ((p.c / p.groups) % k_step == 0),
+              "%s %s: k walked as (r, s, c) exactly when a group's channels fill whole K steps",
+              spec, types);
     for (int i = 0; i < s->ndefines; i++)
         if (strcmp(s->defines[i].name, "XC_MMA_PTX") == 0)
             s->defines[i].value = 0;
@@ -393,6 +407,8 @@ static void test_emulated(void)
     for (int m = 1; v && m < 3; m++) {
         check_emulated(dev, v, 0, math_specs[m]);
         check_emulated(dev, v, 3, math_specs[m]);
+        check_emulated(dev, v, 7, math_specs[m]);  // k walked as (r, s, c)
+        check_emulated(dev, v, 8, math_specs[m]);
     }
     dev->info.cc_major = 0;
     xconv_device_close(dev);

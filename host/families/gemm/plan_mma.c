@@ -27,19 +27,28 @@ void xconv_mma_choose(const xconv_device_info *info, const xconv_problem *p,
 {
     int64_t kg = p->k / p->groups, cols = p->n * xconv_problem_out_h(p) * xconv_problem_out_w(p);
     int tile_m = kg <= 16 ? 16 : kg <= 32 ? 32 : 64;
-    // Four warps: 2 x 2 warps of 32 x 32 on 64-row tiles, else one row of four warps.
-    *t = (xconv_mma_tiles){.tile_m = tile_m, .tile_n = tile_m == 64 ? 64 : 128,
+    // 128 columns: one row of four warps of 32 columns on 16- and 32-row tiles, 2 x 4 warps of
+    // 32 x 32 on 64-row tiles (eight warps: about 90 registers a lane on sm_90, two
+    // work-groups a compute unit to hide the loads' latency).
+    *t = (xconv_mma_tiles){.tile_m = tile_m, .tile_n = 128,
                            .tile_k = MMA_K_WORDS * mma_pack(p->math),
-                           .warps_m = tile_m == 64 ? 2 : 1, .warps_n = tile_m == 64 ? 2 : 4};
-    // Wide products whose 128 x 128 tiles still fill every compute unit: 2 x 2 warps of 64 x 64,
-    // half the local-memory bytes per mma of 32 x 32 warp tiles (A and B fragments reused
-    // across 32 mma a k slice instead of 8), where the device's local memory holds them.
+                           .warps_m = tile_m == 64 ? 2 : 1, .warps_n = 4};
+    // Wide products whose 128 x 128 tiles still make two waves over the compute units: 4 x 4
+    // warps of 32 x 32, half the B words a mma of the 64-row tiles, where the device's local
+    // memory and work-groups hold them.
     xconv_mma_tiles big = *t;
     big.tile_m = big.tile_n = 128;
+    big.warps_m = big.warps_n = 4;
     int64_t big_tiles = (kg + 127) / 128 * ((cols + 127) / 128) * p->groups;
-    if (kg > 64 && big_tiles >= info->compute_units &&
-        xconv_mma_local_bytes(&big, p->math) <= info->local_mem_bytes)
+    if (kg > 64 && big_tiles >= 2 * (int64_t)info->compute_units &&
+        xconv_mma_local_bytes(&big, p->math) <= info->local_mem_bytes &&
+        (size_t)(big.warps_m * big.warps_n * MMA_WARP) <= info->max_work_group_size)
         *t = big;
+}
+
+bool xconv_mma_channels_first(const xconv_problem *p, const xconv_mma_tiles *t)
+{
+    return (p->c / p->groups) % t->tile_k == 0;
 }
 
 size_t xconv_mma_local_bytes(const xconv_mma_tiles *t, int64_t math)
@@ -68,6 +77,7 @@ static xconv_status mma_defines(xconv_step *s, const xconv_problem *p, const xco
         {"XC_MMA_TILE_M", t->tile_m}, {"XC_MMA_TILE_N", t->tile_n},
         {"XC_MMA_TILE_K", t->tile_k}, {"XC_MMA_WARPS_M", t->warps_m},
         {"XC_MMA_WARPS_N", t->warps_n}, {"XC_MMA_PAD", MMA_PAD_WORDS},
+        {"XC_MMA_RSC", xconv_mma_channels_first(p, t)},
     };
     for (size_t i = 0; st == XCONV_OK && i < sizeof defs / sizeof defs[0]; i++)
         st = xconv_step_define(s, defs[i].name, defs[i].value, err);
@@ -113,10 +123,11 @@ xconv_status xconv_mma_plan_step(const xconv_device_info *info, const xconv_prob
     xconv_step_arg_buffer(s, XCONV_REF_W);
     xconv_step_arg_buffer(s, XCONV_REF_Y);
     xconv_plan_summarize(plan, "mma.sync %s, fp32 accumulation: %lldx%lldx%lld x %lld group%s, "
-                         "%dx%d tiles of %dx%d warps, k step %d", mma_shape(p->math),
+                         "%dx%d tiles of %dx%d warps, k step %d walked as %s", mma_shape(p->math),
                          (long long)kg, (long long)cols,
                          (long long)(p->c / p->groups * p->r * p->s), (long long)p->groups,
                          p->groups == 1 ? "" : "s", t->tile_m, t->tile_n, t->warps_m,
-                         t->warps_n, t->tile_k);
+                         t->warps_n, t->tile_k,
+                         xconv_mma_channels_first(p, t) ? "(r,s,c)" : "(c,r,s)");
     return XCONV_OK;
 }

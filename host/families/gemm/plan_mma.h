@@ -23,11 +23,15 @@ typedef struct xconv_mma_tiles {
 bool xconv_mma_supported(const xconv_device_info *info);
 
 // Chooses the tiles for p (math tf32, f16 or bf16) on info's device: the narrowest block of rows
-// that holds a group's filters (16, 32 or 64), widened along N to keep four warps, or 128 x 128
-// for wide products whose tiles still fill the device's compute units, where its local memory
-// holds them. Fills *t.
+// that holds a group's filters (16, 32 or 64) by 128 columns on four warps, or 128 x 128 on
+// eight warps for wide products whose tiles still fill the device's compute units, where its
+// local memory and work-group size hold them. Fills *t.
 void xconv_mma_choose(const xconv_device_info *info, const xconv_problem *p,
                       xconv_mma_tiles *t);
+
+// Returns true when the kernel walks p's reduction as (r, s, c), channels fastest
+// (XC_MMA_RSC): a group's channels fill whole K steps of t.
+bool xconv_mma_channels_first(const xconv_problem *p, const xconv_mma_tiles *t);
 
 // Bytes of local memory t declares for math mode `math` (both K-step buffers).
 size_t xconv_mma_local_bytes(const xconv_mma_tiles *t, int64_t math);

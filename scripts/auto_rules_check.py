@@ -22,12 +22,16 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # The committed H100 records that time every variant auto may choose on each of their shapes:
 # the standard suite through CUDA and NVIDIA's OpenCL (16b5a22), ResNet-50's 23 layers at batch
 # 32 through CUDA (find, f4d1cb2), the small suite and ten network layers at batch 1 through
-# both backends (2c24c36).
+# both backends (2c24c36); and the rules-only matrices of this rule table (84d39d6): the standard
+# suite, the small suite and the cut network layers through both backends.
 DEFAULT_FILES = [
     "bench/results/2026-11-27-h100-16b5a22-matrix_gpu_cold_after.json",
     "bench/results/2026-11-27-h100-f4d1cb2-find_resnet50_cold_after.json",
     "bench/results/2026-11-27-h100-2c24c36-matrix_cuda_auto_after_find.json",
     "bench/results/2026-11-27-h100-2c24c36-matrix_opencl_auto_after_find.json",
+    "bench/results/2026-11-27-h100-84d39d6-matrix_rules_standard.json",
+    "bench/results/2026-11-27-h100-84d39d6-matrix_rules_networks_cuda.json",
+    "bench/results/2026-11-27-h100-84d39d6-matrix_rules_networks_opencl.json",
 ]
 
 # Families auto never picks (xconv_variant_auto_eligible): their records are not candidates.

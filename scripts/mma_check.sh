@@ -3,8 +3,9 @@
 # implicit_mma (tensor cores) on a GPU host of compute capability 8.0+, in one call: the device
 # list (compute capability on both backends), the small suite validated in every math mode
 # (tf32, f16, bf16) on cuda:0 and NVIDIA's OpenCL, OpenCL's and CUDA's outputs compared bit for
-# bit, the sm_90 plan explained, and the standard suite timed in each mode on both backends
-# beside our strict-fp32 auto and cuDNN's find (its rows here compute FMA math: fp32 peers).
+# bit, the sm_90 plan explained, the standard suite timed in each mode on both backends beside
+# cuDNN's find in that mode and our strict-fp32 auto, ResNet-50's and MobileNet-v2's layers
+# through CUDA in every mode beside cuDNN, and fp16 storage against fp32 with strict math.
 # Records are JSON under OUTDIR; a summary of each step's exit status ends the log.
 # Usage: scripts/mma_check.sh OUTDIR XCONV [REPEAT]
 set -u
@@ -65,13 +66,26 @@ for i in "${!specs[@]}"; do
     done
 done
 
-# Speed: the standard suite in each mode on both backends, then the strict-fp32 rows to compare.
+# Speed: the standard suite in each mode on both backends beside cuDNN's find in the same mode
+# (tensor-op math), then the strict-fp32 rows to compare.
 for m in tf32 f16 bf16; do
     run "bench_$m" "$x" bench --suite standard --device cuda:0 --device nvidia \
-        --variant implicit_mma --dtype "$(dtype_of $m)" --math "$m" --repeat "$repeat" \
-        --json "$out/bench_mma_$m.json"
+        --variant implicit_mma,cudnn_find --dtype "$(dtype_of $m)" --math "$m" \
+        --repeat "$repeat" --json "$out/bench_mma_$m.json"
 done
 run bench_f32 "$x" bench --suite standard --device cuda:0 \
     --variant auto,implicit_precomp,cudnn_find --repeat "$repeat" --json "$out/bench_f32_peers.json"
+
+# The network layers through CUDA: ResNet-50's late layers at batch 50, ResNet-50 at batch 32 and
+# MobileNet-v2, auto (the tensor cores in a reduced mode) beside cuDNN's find, in every mode.
+nets=(--shapes bench/shapes/resnet50_b50_splitk.shapes --shapes bench/shapes/resnet50.shapes
+      --shapes bench/shapes/mobilenet_v2.shapes)
+for m in f32 tf32 f16 bf16; do
+    run "networks_$m" "$x" bench "${nets[@]}" --device cuda:0 --variant auto,cudnn_find \
+        --dtype "$(dtype_of $m)" --math "$m" --repeat "$repeat" --json "$out/networks_$m.json"
+done
+# The half path: fp16 storage with strict fp32 math against fp32 storage, auto's rules only.
+run networks_f16_storage "$x" bench "${nets[@]}" --device cuda:0 --variant auto --dtype f16 \
+    --find off --repeat "$repeat" --json "$out/networks_f16_storage.json"
 
 printf '%s\n' "--- summary" "${summary[@]}" | tee -a "$log"

@@ -322,11 +322,9 @@ static int run_shape(matrix_job *job, xconv_device *dev, const char *label,
         int fault = cli_test_fault(index);
         if (fault == CLI_TEST_ABORT)
             abort();  // a test's worker process dying
-        xconv_plan_options plan = job->hopts.plan;
-        plan.test_fault = fault;
-        xconv_case_set_plan_options(c, &plan);
+        xconv_case_set_test_fault(c, fault, NULL);
         xconv_status st = cli_case_run(c, variants[v], &m->rec, &err);
-        xconv_case_set_plan_options(c, &job->hopts.plan);
+        xconv_case_set_test_fault(c, XCONV_TEST_FAULT_NONE, NULL);
         bool lost = xconv_device_lost(dev);
         if (lost)
             resume = index + 1;

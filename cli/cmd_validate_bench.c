@@ -128,10 +128,8 @@ static int run_pass(matrix_run *m, xconv_case *c, const cli_shape *s, int v, int
     int fault = cli_test_fault(index);
     if (fault == CLI_TEST_ABORT)
         abort();  // a test's worker process dying (tests/cli/isolation.sh)
-    xconv_plan_options plan = m->hopts.plan;
-    plan.test_fault = fault;
     if (fault)
-        xconv_case_set_plan_options(c, &plan);
+        xconv_case_set_test_fault(c, fault, NULL);
     const xconv_variant *variant = m->variants[v];
     // A vendor library's driver may write on stderr (PoCL: "1 warning generated." when it
     // compiles CLBlast's kernels): held, and said below with the case it came from.
@@ -150,7 +148,7 @@ static int run_pass(matrix_run *m, xconv_case *c, const cli_shape *s, int v, int
         cli_stderr_say(said, context);
     }
     if (fault)
-        xconv_case_set_plan_options(c, &m->hopts.plan);
+        xconv_case_set_test_fault(c, XCONV_TEST_FAULT_NONE, NULL);
     if (st != XCONV_OK) {
         m->out->list.count = first;
         return -1;

@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <xconv/internal/test_fault.h>  // internal: the faults XCONV_TEST_FAULT injects
+
 // What a command does with what its worker processes send: every callback gets the case's index
 // in the run's order (each case makes one record).
 typedef struct cli_isolate_ops {

@@ -2,6 +2,7 @@
 // Helpers the commands share: collecting shapes, variants and devices, planning options from
 // the environment, the host's memory.
 #include <errno.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -234,22 +235,46 @@ static bool read_int(const char **s, int64_t *out)
     return true;
 }
 
-// Returns true when text is `min` to `max` integers separated by commas, and nothing else.
-static bool int_list(const char *text, int min, int max)
+// Reads text, `min` to `max` integers separated by commas and nothing else, each within int,
+// into v (max of them; those not given 0); returns their count, or -1 for any other text.
+static int int_list(const char *text, int min, int max, int *v)
 {
     int n = 0;
+    memset(v, 0, (size_t)max * sizeof *v);
     for (const char *s = text;; s++) {
-        int64_t v;
-        if (!read_int(&s, &v) || ++n > max)
-            return false;
+        int64_t x;
+        if (!read_int(&s, &x) || n == max || x < INT_MIN || x > INT_MAX)
+            return -1;
+        v[n++] = (int)x;
         if (*s != ',')
-            return *s == '\0' && n >= min;
+            return *s == '\0' && n >= min ? n : -1;
     }
 }
 
-// Returns true when text is entries KIND:LIST separated by ';', each KIND a name of letters,
-// digits and '_' and each LIST 8 to 10 integers separated by commas.
-static bool direct_plan(const char *text)
+// The direct kernels XCONV_DIRECT_PLAN names.
+static const struct {
+    const char *name;
+    int kernel;
+} direct_kernels[] = {
+    {"direct_const", XCONV_DIRECT_KERNEL_CONST},
+    {"direct_tiled", XCONV_DIRECT_KERNEL_TILED},
+    {"direct_tiled_db", XCONV_DIRECT_KERNEL_TILED_DB},
+    {"direct_regblock", XCONV_DIRECT_KERNEL_REGBLOCK},
+};
+
+// Returns the xconv_direct_kernel named by the len bytes at name, or XCONV_DIRECT_KERNEL_NONE.
+static int direct_kernel(const char *name, size_t len)
+{
+    for (size_t i = 0; i < sizeof direct_kernels / sizeof direct_kernels[0]; i++)
+        if (strlen(direct_kernels[i].name) == len && !strncmp(direct_kernels[i].name, name, len))
+            return direct_kernels[i].kernel;
+    return XCONV_DIRECT_KERNEL_NONE;
+}
+
+// Reads text, entries KIND:LIST separated by ';' (KIND a direct kernel's name, LIST 8 to 10
+// integers separated by commas), into plan->direct_tiling (a kernel's first entry counts);
+// returns false for any other text.
+static bool direct_plan(const char *text, xconv_plan_options *plan)
 {
     char entry[256];
     for (const char *s = text;;) {
@@ -258,15 +283,46 @@ static bool direct_plan(const char *text)
             return false;
         snprintf(entry, sizeof entry, "%.*s", (int)len, s);
         char *colon = strchr(entry, ':');
-        if (!colon || colon == entry || strspn(entry, "abcdefghijklmnopqrstuvwxyz"
-                                                      "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") !=
-                                             (size_t)(colon - entry) ||
-            !int_list(colon + 1, 8, 10))
+        int v[10];
+        int kernel = colon ? direct_kernel(entry, (size_t)(colon - entry))
+                           : XCONV_DIRECT_KERNEL_NONE;
+        if (kernel == XCONV_DIRECT_KERNEL_NONE || int_list(colon + 1, 8, 10, v) < 0)
             return false;
+        for (int i = 0; i < XCONV_DIRECT_TILINGS_MAX; i++) {
+            xconv_forced_direct_tiling *t = &plan->direct_tiling[i];
+            if (t->kernel == kernel)
+                break;
+            if (t->kernel == XCONV_DIRECT_KERNEL_NONE) {
+                *t = (xconv_forced_direct_tiling){kernel, v[0], v[1], v[2], v[3], v[4], v[5],
+                                                  v[6], v[7], v[8], v[9]};
+                break;
+            }
+        }
         if (!s[len])
             return true;
         s += len + 1;
     }
+}
+
+// Reads text, "TM,TN,TK,WM,WN[,VW[,PAD[,SPLIT]]]" (VW 4 and PAD VW when left out), into *t;
+// returns false for any other text.
+static bool gemm_tiles(const char *text, xconv_forced_gemm_tiles *t)
+{
+    int v[8];
+    int n = int_list(text, 5, 8, v);
+    int vw = n > 5 ? v[5] : 4;
+    *t = (xconv_forced_gemm_tiles){v[0], v[1], v[2], v[3], v[4], vw, n > 6 ? v[6] : vw, v[7]};
+    return n >= 0;
+}
+
+// Reads text, "TB,KB,CC,WT,WK[,VEC]", into *b; returns false for any other text and for all
+// zeros (which in the library leave the block to the planner).
+static bool wino_fused(const char *text, xconv_forced_wino_block *b)
+{
+    int v[6];
+    int n = int_list(text, 5, 6, v);
+    *b = (xconv_forced_wino_block){v[0], v[1], v[2], v[3], v[4], v[5]};
+    return n >= 0 && (v[0] || v[1] || v[2] || v[3] || v[4] || v[5]);
 }
 
 // Returns true when text is a transform size "L" or "HxW", each from 2 to 4096; fills h and w.
@@ -307,7 +363,8 @@ typedef struct forcing {
 
 static const forcing forcings[] = {
     {"XCONV_DIRECT_PLAN", "KIND:wg_w,wg_h,block_w,block_h,block_k,strip,flat,unroll_c"
-                          "[,repeat[,vec_q]] (8 to 10 integers), entries joined by ';'"},
+                          "[,repeat[,vec_q]] (KIND direct_const, direct_tiled, direct_tiled_db "
+                          "or direct_regblock; 8 to 10 integers), entries joined by ';'"},
     {"XCONV_GEMM_TILES", "TM,TN,TK,WM,WN[,VW[,PAD[,SPLIT]]] (5 to 8 integers)"},
     {"XCONV_GEMM_SPLIT", "an integer from 0 (chosen per product) to 16"},
     {"XCONV_GEMM_CHUNK", "a whole number of images (0: as many as fit)"},
@@ -324,12 +381,8 @@ static bool read_forcing(int i, xconv_plan_options *plan)
     const char *name = forcings[i].name, *text = getenv(name);
     int64_t split = 0, h = 0, w = 0;
     switch (i) {
-    case 0:
-        plan->direct_tiling = text;
-        return !text || direct_plan(text);
-    case 1:
-        plan->gemm_tiles = text;
-        return !text || int_list(text, 5, 8);
+    case 0: return !text || direct_plan(text, plan);
+    case 1: return !text || gemm_tiles(text, &plan->gemm_tiles);
     case 2:
         if (!env_int(name, 0, 16, &split))
             return false;
@@ -337,9 +390,7 @@ static bool read_forcing(int i, xconv_plan_options *plan)
         return true;
     case 3: return env_int(name, 0, INT64_MAX, &plan->batch_chunk);
     case 4: return env_int(name, 0, INT64_MAX, &plan->winograd_chunk);
-    case 5:
-        plan->winograd_fused = text;
-        return !text || int_list(text, 5, 6);
+    case 5: return !text || wino_fused(text, &plan->winograd_fused);
     case 6:
         if (text && !fft_tile(text, &h, &w))
             return false;
@@ -354,12 +405,19 @@ static bool read_forcing(int i, xconv_plan_options *plan)
 int cli_plan_options(xconv_plan_options *plan)
 {
     xconv_plan_options_default(plan);
-    for (int i = 0; i < (int)(sizeof forcings / sizeof forcings[0]); i++)
+    xconv_error err = {0};
+    for (int i = 0; i < (int)(sizeof forcings / sizeof forcings[0]); i++) {
         if (!read_forcing(i, plan)) {
             cli_error("%s='%s': expected %s", forcings[i].name, getenv(forcings[i].name),
                       forcings[i].expects);
             return CLI_USAGE;
         }
+        // The fields read so far were in range: one out of range now is this variable's.
+        if (xconv_plan_options_check(plan, &err) != XCONV_OK) {
+            cli_error("%s='%s': %s", forcings[i].name, getenv(forcings[i].name), err.msg);
+            return CLI_USAGE;
+        }
+    }
     return 0;
 }
 

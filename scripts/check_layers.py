@@ -16,7 +16,8 @@ import sys
 # Lowest first. A folder not named here is an error, so that a new folder gets a place.
 LAYERS = [
     ["common"],                                  # kernel headers: the dialect, parameter blocks
-    ["host/include/xconv"],                      # the public headers
+    ["host/include/xconv", "host/include/xconv/internal"],  # the public headers; internal
+                                                 # ones for tests (not installed)
     ["host/core"],                               # problem, status, devices, buffers, programs
     ["cl", "cuda"],                              # the backends, behind core/backend.h's table
     ["host/caches"],                             # the cache on disk, kernels and the find-db

@@ -28,7 +28,7 @@ typedef struct contract_fx {
     char dir[64];                    // a scratch folder (removed at the end)
     char shapes_path[128], fifo_path[128], file_path[128], bundle_path[128];
     xconv_problem p, bad_p;          // a small valid problem; one that fails its check
-    xconv_plan_options opts, bad_opts;
+    xconv_plan_options opts, bad_opts, bad_tiles;  // bad_tiles: a forced field out of range
     xconv_devices *list;             // a snapshot of no backend (cheap to make)
     xconv_device *dev, *dev2;        // the same device opened twice: handles of two devices
     xconv_device_info info, bad_info;
@@ -101,6 +101,8 @@ static void fx_setup(void)
     xconv_plan_options_default(&fx.opts);
     xconv_plan_options_default(&fx.bad_opts);
     fx.bad_opts.epilogue = 9;
+    xconv_plan_options_default(&fx.bad_tiles);
+    fx.bad_tiles.gemm_tiles = (xconv_forced_gemm_tiles){16, 16, 8, 4, 4, 3, 0, 0};  // vw 3
     snprintf(fx.text, sizeof fx.text, "n=1,c=2,h=6,w=6,k=2,r=3");
     for (int i = 0; i < FX_FLOATS; i++)
         fx.hx[i] = fx.hw[i] = (float)(i % 7) - 3.0f;

@@ -230,12 +230,60 @@ static void test_plans(xconv_device *dev)
     CHECK(plan && xconv_plan_region_get(plan, 0, &name, &offset, &bytes) == XCONV_OK);
     CHECK(plan && offset == 0 && bytes == xconv_plan_workspace_size(plan) && name[0]);
     xconv_plan_destroy(plan);
-    // Planning options: a forced tiling that does not parse is refused by name.
+    // Planning options: a forced field out of its range is refused by name, by every variant;
+    // one in range that does not fit by the variant it forces.
     xconv_plan_options opts;
     xconv_plan_options_default(&opts);
-    opts.direct_tiling = "direct_tiled:1,2";
+    opts.direct_tiling[1] = (xconv_forced_direct_tiling){XCONV_DIRECT_KERNEL_TILED, 1, 2, 1, 1,
+                                                         0, 1, 0, 0, 0, 3};
+    CHECK(xconv_plan_create(dev, &p, "direct_naive", &opts, &err) == NULL);
+    CHECK(err.status == XCONV_ERR_INVALID);
+    CHECK_CONTAINS(err.msg, "direct_tiling[1].vec_q");
+    opts.direct_tiling[1].vec_q = 0;
+    opts.direct_tiling[0] = opts.direct_tiling[1];  // two entries for one kernel
+    CHECK(xconv_plan_create(dev, &p, "direct_naive", &opts, &err) == NULL);
+    CHECK_CONTAINS(err.msg, "direct_tiling[1].kernel");
+    xconv_plan_options_default(&opts);
+    opts.direct_tiling[3].wg_h = 2;  // a field of an unused entry
+    CHECK(xconv_plan_options_check(&opts, &err) == XCONV_ERR_INVALID);
+    CHECK_CONTAINS(err.msg, "direct_tiling[3].kernel");
+    xconv_plan_options_default(&opts);
+    opts.gemm_tiles = (xconv_forced_gemm_tiles){32, 32, 16, 4, 4, 4, -4, 0};
+    CHECK(xconv_plan_options_check(&opts, &err) == XCONV_ERR_INVALID);
+    CHECK_CONTAINS(err.msg, "gemm_tiles.pad");
+    xconv_plan_options_default(&opts);
+    opts.winograd_fused = (xconv_forced_wino_block){16, 8, 4, 4, 2, 4};
+    CHECK(xconv_plan_options_check(&opts, &err) == XCONV_ERR_INVALID);
+    CHECK_CONTAINS(err.msg, "winograd_fused.vec");
+    opts.winograd_fused.vec = 0;
+    CHECK(xconv_plan_options_check(&opts, &err) == XCONV_OK);
+    xconv_plan_options_default(&opts);
+    opts.direct_tiling[2] = (xconv_forced_direct_tiling){XCONV_DIRECT_KERNEL_TILED, 8192, 1, 1,
+                                                         1, 0, 1, 0, 0, 0, 0};
     CHECK(xconv_plan_create(dev, &p, "direct_tiled", &opts, &err) == NULL);
-    CHECK(err.status == XCONV_ERR_PARSE);
+    CHECK(err.status == XCONV_ERR_INVALID);
+    CHECK_CONTAINS(err.msg, "does not fit");
+    xconv_plan *naive = xconv_plan_create(dev, &p, "direct_naive", &opts, &err);
+    CHECK_MSG(naive != NULL, "%s", err.msg);  // another kernel's tiling leaves it alone
+    xconv_plan_destroy(naive);
+    // A find-db's tuning text read into the typed fields.
+    xconv_plan_options_default(&opts);
+    xconv_tuning tuning = {.direct_tiling = "direct_regblock:32,1,4,1,3,1,1,0,2;"
+                                            "direct_const:16,2,1,2,0,1,0,0",
+                           .gemm_tiles = "64,32,16,4,4,1"};
+    CHECK(xconv_tuning_apply(&tuning, &opts, &err) == XCONV_OK);
+    CHECK(opts.direct_tiling[0].kernel == XCONV_DIRECT_KERNEL_REGBLOCK &&
+          opts.direct_tiling[0].block_k == 3 && opts.direct_tiling[0].repeat == 2 &&
+          opts.direct_tiling[0].vec_q == 0);
+    CHECK(opts.direct_tiling[1].kernel == XCONV_DIRECT_KERNEL_CONST &&
+          opts.direct_tiling[1].wg_w == 16 && opts.direct_tiling[1].block_h == 2);
+    CHECK(opts.gemm_tiles.tm == 64 && opts.gemm_tiles.vw == 1 && opts.gemm_tiles.pad == 1 &&
+          opts.gemm_tiles.split == 0);
+    xconv_plan_options before = opts;
+    snprintf(tuning.gemm_tiles, sizeof tuning.gemm_tiles, "64,32");
+    CHECK(xconv_tuning_apply(&tuning, &opts, &err) == XCONV_ERR_PARSE);
+    CHECK_CONTAINS(err.msg, "'64,32'");
+    CHECK(memcmp(&before, &opts, sizeof opts) == 0);  // unchanged
     CHECK(xconv_plan_create(dev, &p, "gemm_1x1", NULL, &err) == NULL);
     CHECK(err.status == XCONV_ERR_NOT_APPLICABLE);
     CHECK(xconv_plan_create(dev, &p, "cpu_ref", NULL, &err) == NULL);

@@ -22,6 +22,8 @@ int main(void)
 
 #else
 
+#include <xconv/internal/test_fault.h>
+
 #include "../host/core/device.h"
 
 // Runs variant `name` on case c; returns the record's outcome (printed with its note).
@@ -41,12 +43,13 @@ static xconv_outcome run_variant(xconv_case *c, const char *name, xconv_result *
 // Runs a plan of p with the faulting test kernel on dev; returns the run's status.
 static xconv_status launch_fault(xconv_device *dev, const xconv_problem *p, xconv_error *err)
 {
-    xconv_plan_options po;
-    xconv_plan_options_default(&po);
-    po.test_fault = XCONV_TEST_FAULT_KERNEL;
-    xconv_plan *plan = xconv_plan_create(dev, p, "direct_naive", &po, err);
+    xconv_plan *plan = xconv_plan_create(dev, p, "direct_naive", NULL, err);
     if (!plan)
         return err->status;
+    if (xconv_plan_set_test_fault(plan, XCONV_TEST_FAULT_KERNEL, err) != XCONV_OK) {
+        xconv_plan_destroy(plan);
+        return err->status;
+    }
     xconv_tensors t = {
         .x = xconv_buffer_create(dev, (size_t)xconv_problem_x_elems(p) * 4, err),
         .w = xconv_buffer_create(dev, (size_t)xconv_problem_w_elems(p) * 4, err),

@@ -4,12 +4,14 @@
 // own mechanism) shows the core dropping the lost context's buffers and programs, rebuilding the
 // context through the real reset slot, plans building their programs again, the harness
 // uploading its inputs again, and the next runs passing in the same process. A device lost for
-// good (xconv_plan_options.test_fault, as CUDA after a sticky error) fails every later call
+// good (xconv_plan_set_test_fault, as CUDA after a sticky error) fails every later call
 // cleanly and closes safely. The CUDA backend's real fault (an illegal address) is
 // tests/test_cuda_fault.c, which needs a GPU.
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <xconv/internal/test_fault.h>
 
 #include "../host/core/device.h"
 #include "tests/check.h"
@@ -207,11 +209,10 @@ static void test_lost_for_good(const xconv_device_info *info, const xconv_proble
     static xconv_result rec;
     if (c)
         CHECK(run_variant(c, "direct_naive", &rec) == XCONV_OUTCOME_PASS);
-    xconv_plan_options po;
-    xconv_plan_options_default(&po);
-    po.test_fault = XCONV_TEST_FAULT_LOSE;
-    xconv_plan *plan = xconv_plan_create(dev, p, "direct_tiled", &po, &err);
+    xconv_plan *plan = xconv_plan_create(dev, p, "direct_tiled", NULL, &err);
     CHECK_MSG(plan != NULL, "%s", err.msg);
+    CHECK(xconv_plan_set_test_fault(plan, 7, &err) == XCONV_ERR_INVALID);
+    CHECK(plan && xconv_plan_set_test_fault(plan, XCONV_TEST_FAULT_LOSE, &err) == XCONV_OK);
     xconv_buffer *x = xconv_buffer_create(dev, (size_t)xconv_problem_x_elems(p) * 4, &err);
     xconv_buffer *w = xconv_buffer_create(dev, (size_t)xconv_problem_w_elems(p) * 4, &err);
     xconv_buffer *y = xconv_buffer_create(dev, (size_t)xconv_problem_y_elems(p) * 4, &err);
@@ -236,7 +237,6 @@ static void test_lost_for_good(const xconv_device_info *info, const xconv_proble
           err.status == XCONV_ERR_DEVICE_LOST);
     CHECK(xconv_plan_create(dev, p, "clblast_convgemm", NULL, &err) == NULL &&
           err.status == XCONV_ERR_DEVICE_LOST);
-    po.test_fault = XCONV_TEST_FAULT_NONE;
     xconv_plan_destroy(plan);
     plan = NULL;
     if (c) {  // the harness records the reason for every variant, a vendor's too

@@ -463,7 +463,8 @@ static void test_flat_k_tail(void)
         return;
     xconv_plan_options opts;
     xconv_plan_options_default(&opts);
-    opts.direct_tiling = "direct_regblock:128,1,4,1,11,1,1,0,2";
+    opts.direct_tiling[0] = (xconv_forced_direct_tiling){XCONV_DIRECT_KERNEL_REGBLOCK, 128, 1, 4,
+                                                         1, 11, 1, 1, 0, 2, 0};
     xconv_plan *plan = NULL;
     xconv_status st = xconv_variant_plan(v, &dev, &p, &opts, &plan, &err);
     CHECK_MSG(st == XCONV_OK, "%s", err.msg);
@@ -511,7 +512,9 @@ static void test_split_plans(void)
         CHECK(xconv_shape_parse(spec, &p, &err) == XCONV_OK);
         xconv_plan_options opts;
         xconv_plan_options_default(&opts);
-        opts.gemm_tiles = tiles[c];
+        xconv_tuning tuning = {.gemm_tiles = ""};
+        snprintf(tuning.gemm_tiles, sizeof tuning.gemm_tiles, "%s", tiles[c] ? tiles[c] : "");
+        CHECK(xconv_tuning_apply(&tuning, &opts, &err) == XCONV_OK);
         for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++) {
             const xconv_variant *var = xconv_variant_find(variants[v], &err);
             xconv_plan *plan = NULL;

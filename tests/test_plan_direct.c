@@ -238,14 +238,20 @@ static void test_flat_k_tail(void)
     xconv_direct_tiling t;
     CHECK(xconv_shape_parse("n=64,c=3,h=100,w=100,k=32,r=3,pad=1", &p, &err) == XCONV_OK);
     CHECK(xconv_direct_choose(&info, &p, XCONV_DIRECT_REGBLOCK,
-                              "direct_regblock:128,1,4,1,11,1,1,0,2", &t, &err) == XCONV_OK);
+                              &(xconv_forced_direct_tiling){XCONV_DIRECT_KERNEL_REGBLOCK, 128, 1,
+                                                            4, 1, 11, 1, 1, 0, 2, 0},
+                              &t, &err) == XCONV_OK);
     CHECK_MSG(t.local_mem_bytes == (32 * 3 * 3 * 3 + 1) * 4, "%zu bytes", t.local_mem_bytes);
     CHECK(xconv_shape_parse("n=2,c=4,h=12,w=14,k=10,r=3,groups=2", &p, &err) == XCONV_OK);
     CHECK(xconv_direct_choose(&info, &p, XCONV_DIRECT_REGBLOCK,
-                              "direct_regblock:32,1,4,1,3,1,1,0,2", &t, &err) == XCONV_OK);
+                              &(xconv_forced_direct_tiling){XCONV_DIRECT_KERNEL_REGBLOCK, 32, 1,
+                                                            4, 1, 3, 1, 1, 0, 2, 0},
+                              &t, &err) == XCONV_OK);
     CHECK_MSG(t.local_mem_bytes == (10 * 2 * 3 * 3 + 1) * 4, "%zu bytes", t.local_mem_bytes);
     CHECK(xconv_direct_choose(&info, &p, XCONV_DIRECT_REGBLOCK,
-                              "direct_regblock:32,1,4,1,5,1,1,0,2", &t, &err) == XCONV_OK);  // no tail
+                              &(xconv_forced_direct_tiling){XCONV_DIRECT_KERNEL_REGBLOCK, 32, 1,
+                                                            4, 1, 5, 1, 1, 0, 2, 0},
+                              &t, &err) == XCONV_OK);  // no tail
     CHECK_MSG(t.local_mem_bytes == 10 * 2 * 3 * 3 * 4, "%zu bytes", t.local_mem_bytes);
 }
 
@@ -428,7 +434,7 @@ static void test_const_fits(void)
 }
 
 // A forced tiling (the planning option) replaces the search for its kind only; one that does
-// not parse or does not fit is refused with a message.
+// not fit is refused with a message.
 static void test_forced(void)
 {
     xconv_device_info info = gpu_info();
@@ -436,24 +442,33 @@ static void test_forced(void)
     xconv_error err = {0};
     xconv_direct_tiling t;
     CHECK(xconv_shape_parse("n=2,c=8,h=32,w=32,k=16,r=3,pad=1", &p, &err) == XCONV_OK);
-    const char *forced = "direct_tiled:8,4,2,1,4,1,0,0;direct_const:16,2,1,2,0,1,0,0";
-    CHECK(xconv_direct_choose(&info, &p, XCONV_DIRECT_CONST, forced, &t, &err) == XCONV_OK);
-    CHECK(t.forced && t.wg_w == 16 && t.wg_h == 2 && t.block_h == 2 && t.block_k == 16);
-    CHECK(xconv_direct_choose(&info, &p, XCONV_DIRECT_TILED, forced, &t, &err) == XCONV_OK);
-    CHECK(t.forced && t.wg_w == 8 && t.block_w == 2 && t.block_k == 4);
-    CHECK(xconv_direct_choose(&info, &p, XCONV_DIRECT_REGBLOCK, forced, &t, &err) == XCONV_OK);
-    CHECK(!t.forced);
-    xconv_plan *plan = new_plan(&p);
     xconv_plan_options opts;
     xconv_plan_options_default(&opts);
-    opts.direct_tiling = forced;
+    opts.direct_tiling[0] = (xconv_forced_direct_tiling){XCONV_DIRECT_KERNEL_TILED, 8, 4, 2, 1,
+                                                         4, 1, 0, 0, 0, 0};
+    opts.direct_tiling[1] = (xconv_forced_direct_tiling){XCONV_DIRECT_KERNEL_CONST, 16, 2, 1, 2,
+                                                         0, 1, 0, 0, 0, 0};
+    CHECK(xconv_plan_options_direct(&opts, XCONV_DIRECT_KERNEL_CONST) == &opts.direct_tiling[1]);
+    CHECK(xconv_plan_options_direct(&opts, XCONV_DIRECT_KERNEL_REGBLOCK) == NULL);
+    CHECK(xconv_direct_choose(&info, &p, XCONV_DIRECT_CONST, &opts.direct_tiling[1], &t, &err) ==
+          XCONV_OK);
+    CHECK(t.forced && t.wg_w == 16 && t.wg_h == 2 && t.block_h == 2 && t.block_k == 16);
+    CHECK(xconv_direct_choose(&info, &p, XCONV_DIRECT_TILED, &opts.direct_tiling[0], &t, &err) ==
+          XCONV_OK);
+    CHECK(t.forced && t.wg_w == 8 && t.block_w == 2 && t.block_k == 4);
+    CHECK(xconv_direct_choose(&info, &p, XCONV_DIRECT_REGBLOCK, NULL, &t, &err) == XCONV_OK);
+    CHECK(!t.forced);
+    xconv_plan *plan = new_plan(&p);
     CHECK(xconv_direct_plan(&info, &p, XCONV_DIRECT_TILED, &opts, plan, &err) == XCONV_OK);
     CHECK_CONTAINS(plan->summary, "(forced tiling)");
     xconv_plan_destroy(plan);
-    CHECK(xconv_direct_choose(&info, &p, XCONV_DIRECT_CONST, "direct_const:1,2,3", &t, &err) ==
-          XCONV_ERR_PARSE);
-    CHECK_CONTAINS(err.msg, "at least 8");
-    CHECK(xconv_direct_choose(&info, &p, XCONV_DIRECT_CONST, "direct_const:4096,1,1,1,0,1,0,0",
+    plan = new_plan(&p);  // the other kernels keep their search
+    CHECK(xconv_direct_plan(&info, &p, XCONV_DIRECT_REGBLOCK, &opts, plan, &err) == XCONV_OK);
+    CHECK(strstr(plan->summary, "(forced tiling)") == NULL);
+    xconv_plan_destroy(plan);
+    CHECK(xconv_direct_choose(&info, &p, XCONV_DIRECT_CONST,
+                              &(xconv_forced_direct_tiling){XCONV_DIRECT_KERNEL_CONST, 4096, 1, 1,
+                                                            1, 0, 1, 0, 0, 0, 0},
                               &t, &err) == XCONV_ERR_INVALID);
     CHECK_CONTAINS(err.msg, "does not fit");
 }

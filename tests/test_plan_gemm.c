@@ -17,6 +17,22 @@
 #endif
 
 // ---------------------------------------------------------------------------------------------
+// Forced tiles as text
+
+// Returns the forced tiles text "TM,TN,TK,WM,WN[,VW[,PAD[,SPLIT]]]" gives (NULL: none), read as
+// a find-db's tuning is.
+static xconv_forced_gemm_tiles tiles_text(const char *text)
+{
+    xconv_plan_options opts;
+    xconv_plan_options_default(&opts);
+    xconv_tuning tuning = {.gemm_tiles = ""};
+    snprintf(tuning.gemm_tiles, sizeof tuning.gemm_tiles, "%s", text ? text : "");
+    xconv_error err = {0};
+    CHECK_MSG(xconv_tuning_apply(&tuning, &opts, &err) == XCONV_OK, "%s", err.msg);
+    return opts.gemm_tiles;
+}
+
+// ---------------------------------------------------------------------------------------------
 // Synthetic devices
 
 // A GPU like an H100: 48 KiB local memory per work-group, 1024 work-items, warps of 32.
@@ -190,11 +206,15 @@ static void test_tile_choices(void)
     CHECK(xconv_gemm_choose_tiles(&none, &L, NULL, &t, &err) == XCONV_ERR_NOT_APPLICABLE);
     CHECK_CONTAINS(err.msg, "no GEMM tiles fit");
     // Forced tiles replace the choice, and are refused when malformed or too large.
-    CHECK(xconv_gemm_choose_tiles(&gpu, &L, "32,32,16,4,4,1", &t, &err) == XCONV_OK);
+    xconv_forced_gemm_tiles forced = tiles_text("32,32,16,4,4,1");
+    CHECK(xconv_gemm_choose_tiles(&gpu, &L, &forced, &t, &err) == XCONV_OK);
     CHECK(t.tile_m == 32 && t.wpt_n == 4 && t.vw == 1 && t.pad == 1);
-    CHECK(xconv_gemm_choose_tiles(&gpu, &L, "32,32", &t, &err) == XCONV_ERR_PARSE);
-    CHECK(xconv_gemm_choose_tiles(&small, &L, "128,128,16,8,8", &t, &err) ==
-          XCONV_ERR_NOT_APPLICABLE);
+    xconv_plan_options opts;
+    xconv_plan_options_default(&opts);
+    xconv_tuning bad = {.gemm_tiles = "32,32"};
+    CHECK(xconv_tuning_apply(&bad, &opts, &err) == XCONV_ERR_PARSE);
+    forced = tiles_text("128,128,16,8,8");
+    CHECK(xconv_gemm_choose_tiles(&small, &L, &forced, &t, &err) == XCONV_ERR_NOT_APPLICABLE);
     CHECK_CONTAINS(err.msg, "forced GEMM tiles");
     char why[256] = "";
     xconv_gemm_tiles big = {128, 128, 16, 8, 8, 4, 4};
@@ -239,7 +259,8 @@ static void test_register_rule(void)
     xconv_gemm_layout L = {.mode = XCONV_GEMM_B_MEMORY, .m = 64, .n = 64, .k = 64, .lda = 64,
                            .ldb = 64, .ldc = 64, .seg = 64, .groups = 1};
     xconv_error err;
-    CHECK(xconv_gemm_choose_tiles(&tiny, &L, "64,128,8,8,8", &t, &err) == XCONV_OK);
+    xconv_forced_gemm_tiles forced = tiles_text("64,128,8,8,8");
+    CHECK(xconv_gemm_choose_tiles(&tiny, &L, &forced, &t, &err) == XCONV_OK);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -292,7 +313,7 @@ static void test_split_choices(void)
     // slices of 2 steps; 16 slices of 3 steps is 3.
     xconv_plan_options opts;
     xconv_plan_options_default(&opts);
-    opts.gemm_tiles = "32,32,16,4,4";
+    opts.gemm_tiles = tiles_text("32,32,16,4,4");
     opts.gemm_split_k = 5;
     CHECK(choose_split(&gpu, 40, 40, 100, &opts, &t) == 4);
     opts.gemm_split_k = 16;
@@ -301,7 +322,7 @@ static void test_split_choices(void)
     CHECK(choose_split(&gpu, 512, 50 * 49, 2048, &opts, &t) == 1);
     // The tiles' eighth field forces the split too; a conflict or a split past 16 is refused.
     opts.gemm_split_k = 0;
-    opts.gemm_tiles = "64,32,16,4,4,4,4,3";
+    opts.gemm_tiles = tiles_text("64,32,16,4,4,4,4,3");
     CHECK(choose_split(&gpu, 40, 40, 100, &opts, &t) == 3 && t.tile_m == 64 && t.tile_n == 32);
     xconv_gemm_layout L = {.mode = XCONV_GEMM_B_MEMORY, .m = 40, .n = 40, .k = 100, .lda = 100,
                            .ldb = 40, .ldc = 40, .seg = 40, .groups = 1};
@@ -309,7 +330,7 @@ static void test_split_choices(void)
     opts.gemm_split_k = 2;
     CHECK(xconv_gemm_choose(&gpu, &L, &opts, &t, &err) == XCONV_ERR_INVALID);
     CHECK_CONTAINS(err.msg, "split");
-    opts.gemm_tiles = NULL;
+    opts.gemm_tiles = tiles_text(NULL);
     opts.gemm_split_k = 17;
     CHECK(xconv_gemm_choose(&gpu, &L, &opts, &t, &err) == XCONV_ERR_INVALID);
 }
@@ -458,7 +479,7 @@ static void test_tunings(void)
             split += s > 1, unsplit += s == 1;
             xconv_plan_options opts;
             xconv_plan_options_default(&opts);
-            xconv_tuning_apply(&tunings[i], &opts);
+            CHECK(xconv_tuning_apply(&tunings[i], &opts, &err) == XCONV_OK);
             CHECK(xconv_variant_plan(var, &dev, &p, &opts, &plan, &err) == XCONV_OK);
             if (plan)
                 CHECK(define_of(plan, "XC_GEMM_SPLIT_K") == (s > 1 ? s : -1));
@@ -678,7 +699,7 @@ static void test_runs(xconv_device *dev)
     xconv_plan_options opts;
     xconv_plan_options_default(&opts);
     for (size_t t = 0; t < sizeof tiles / sizeof tiles[0]; t++) {
-        opts.gemm_tiles = tiles[t];
+        opts.gemm_tiles = tiles_text(tiles[t]);
         check_sgemm_run(dev, 131, 67, 45, &opts);
         check_sgemm_run(dev, 64, 128, 32, &opts);
         for (size_t s = 0; s < sizeof specs / sizeof specs[0]; s++)

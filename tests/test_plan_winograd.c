@@ -336,7 +336,8 @@ static void test_registers(void)
     // A forced block past the file is refused with the numbers.
     xconv_plan_options opts;
     xconv_plan_options_default(&opts);
-    opts.winograd_fused = "64,32,4,8,4";  // 16 x 8 x 8 = 1024 items x 80 registers
+    // 16 x 8 x 8 = 1024 items x 80 registers
+    opts.winograd_fused = (xconv_forced_wino_block){64, 32, 4, 8, 4, 0};
     CHECK(xconv_wino_plan_fused(&gpu, &p, 2, &opts, &fu, &err) == XCONV_ERR_NOT_APPLICABLE);
     CHECK_CONTAINS(err.msg, "registers");
 }
@@ -352,36 +353,39 @@ static void test_forced(void)
     xconv_plan_options_default(&opts);
     xconv_error err = {0};
     xconv_wino_fused fu;
-    opts.winograd_fused = "16,8,4,4,2";
+    opts.winograd_fused = (xconv_forced_wino_block){16, 8, 4, 4, 2, 0};
     CHECK(xconv_wino_plan_fused(&cpu, &p, 4, &opts, &fu, &err) == XCONV_OK);
     CHECK(fu.params.tile_block == 16 && fu.params.k_block == 8 && fu.params.c_chunk == 4 &&
           fu.params.wpt_t == 4 && fu.params.wpt_k == 2 && fu.params.vw == 1);
     CHECK(fu.fused_launch.local[0] == 36u * 4 * 4);
-    opts.winograd_fused = "16,8,4,4";
-    CHECK(xconv_wino_plan_fused(&gpu, &p, 2, &opts, &fu, &err) == XCONV_ERR_PARSE);
-    CHECK_CONTAINS(err.msg, "TB,KB,CC,WT,WK");
+    opts.winograd_fused = (xconv_forced_wino_block){16, 8, 4, 4, 0, 0};  // wk missing
+    CHECK(xconv_plan_options_check(&opts, &err) == XCONV_ERR_INVALID);
+    CHECK_CONTAINS(err.msg, "winograd_fused.wk");
     // The vector path forced: 8 lanes, 6 channels in blocks of 3, chunks of 4.
-    opts.winograd_fused = "8,6,4,1,3,8";
+    opts.winograd_fused = (xconv_forced_wino_block){8, 6, 4, 1, 3, 8};
     CHECK(xconv_wino_plan_fused(&cpu, &p, 4, &opts, &fu, &err) == XCONV_OK);
     CHECK(fu.params.vec == 8 && fu.params.k_block == 6 && fu.params.wpt_k == 3 &&
           fu.params.c_chunk == 4 && fu.fused_launch.local[0] == 1);
     CHECK(fu.fused_launch.global[0] == (size_t)ceil_div(5 * 3 * 3, 8) &&
           fu.fused_launch.global[1] == 2);
-    opts.winograd_fused = "8,12,4,1,3,8";  // more channels than K/groups
+    // more channels than K/groups
+    opts.winograd_fused = (xconv_forced_wino_block){8, 12, 4, 1, 3, 8};
     CHECK(xconv_wino_plan_fused(&cpu, &p, 4, &opts, &fu, &err) == XCONV_ERR_NOT_APPLICABLE);
-    opts.winograd_fused = "4,4,4,1,2,4";  // 4 lanes: not a vector width of the path
+    // 4 lanes: not a vector width of the path (xconv_plan_options_check refuses it first)
+    opts.winograd_fused = (xconv_forced_wino_block){4, 4, 4, 1, 2, 4};
     CHECK(xconv_wino_plan_fused(&cpu, &p, 4, &opts, &fu, &err) == XCONV_ERR_NOT_APPLICABLE);
     xconv_device_info cuda = gpu;
     cuda.backend = XCONV_BACKEND_CUDA;  // no OpenCL C vector types
-    opts.winograd_fused = "8,6,4,1,3,8";
+    opts.winograd_fused = (xconv_forced_wino_block){8, 6, 4, 1, 3, 8};
     CHECK(xconv_wino_plan_fused(&cuda, &p, 4, &opts, &fu, &err) == XCONV_ERR_NOT_APPLICABLE);
     CHECK_CONTAINS(err.msg, "OpenCL C");
-    opts.winograd_fused = "16,8,4,3,2";  // 16 tiles do not split in runs of 3
+    // 16 tiles do not split in runs of 3
+    opts.winograd_fused = (xconv_forced_wino_block){16, 8, 4, 3, 2, 0};
     CHECK(xconv_wino_plan_fused(&gpu, &p, 2, &opts, &fu, &err) == XCONV_ERR_NOT_APPLICABLE);
     CHECK_CONTAINS(err.msg, "multiples");
 
     xconv_wino_nonfused nf;
-    opts.winograd_fused = NULL;
+    opts.winograd_fused = (xconv_forced_wino_block){0};
     opts.winograd_chunk = 2;  // 5 images in passes of 2, 2 and 1
     CHECK(xconv_wino_plan_nonfused(&gpu, &p, 2, &opts, &nf, &err) == XCONV_OK);
     CHECK(nf.chunk == 2 && nf.passes == 3 && nf.gemm.n == 2 * 5 * 6);
@@ -389,7 +393,7 @@ static void test_forced(void)
     CHECK(xconv_wino_plan_nonfused(&gpu, &p, 2, &opts, &nf, &err) == XCONV_OK);
     CHECK(nf.chunk == 5 && nf.passes == 1);
     opts.winograd_chunk = 0;
-    opts.gemm_tiles = "16,16,8,4,4";
+    opts.gemm_tiles = (xconv_forced_gemm_tiles){16, 16, 8, 4, 4, 4, 4, 0};
     CHECK(xconv_wino_plan_nonfused(&gpu, &p, 2, &opts, &nf, &err) == XCONV_OK);
     CHECK(nf.gemm_tiles.tile_m == 16 && nf.gemm_tiles.tile_n == 16 && nf.gemm_tiles.tile_k == 8);
 }
@@ -449,11 +453,11 @@ static void test_split(void)
     opts.gemm_split_k = 1;
     CHECK(wino_split(&gpu, few, 4, &opts, &nf) == 1);
     opts.gemm_split_k = 0;
-    opts.gemm_tiles = "32,64,8,4,8,4,4,2";
+    opts.gemm_tiles = (xconv_forced_gemm_tiles){32, 64, 8, 4, 8, 4, 4, 2};
     CHECK(wino_split(&cpu, tail, 2, &opts, &nf) == 2 && nf.gemm_tiles.tile_m == 32);
     // 16 slices of the late layer's F(2x2) GEMMs need 16 x 26 MB of partials: past the small
     // GPU's 128 MiB, refused when forced.
-    opts.gemm_tiles = NULL;
+    opts.gemm_tiles = (xconv_forced_gemm_tiles){0};
     opts.winograd_chunk = 0;
     opts.gemm_split_k = 16;
     xconv_problem p = parse(late);

@@ -13,33 +13,7 @@
 #endif
 
 // ---------------------------------------------------------------------------------------------
-// Options and creation
-
-void xconv_plan_options_default(xconv_plan_options *opts)
-{
-    if (opts)
-        memset(opts, 0, sizeof *opts);
-}
-
-xconv_status xconv_plan_options_check(const xconv_plan_options *opts, xconv_error *err)
-{
-    if (!opts)
-        return XCONV_OK;
-    const char *bad = opts->epilogue < XCONV_EPILOGUE_AUTO ||
-                              opts->epilogue > XCONV_EPILOGUE_UNFUSED ? "epilogue"
-                      : opts->gemm_split_k < 0 || opts->gemm_split_k > 16 ? "gemm_split_k"
-                      : opts->batch_chunk < 0 ? "batch_chunk"
-                      : opts->winograd_chunk < 0 ? "winograd_chunk"
-                      : opts->fft_chunk < 0 ? "fft_chunk"
-                      : opts->fft_tile_h < 0 || opts->fft_tile_w < 0 ? "fft_tile_h/fft_tile_w"
-                      : opts->test_fault < XCONV_TEST_FAULT_NONE ||
-                              opts->test_fault > XCONV_TEST_FAULT_KERNEL ? "test_fault"
-                                                                         : NULL;
-    if (bad)
-        return xconv_error_set(err, XCONV_ERR_INVALID,
-                               "plan options: %s is out of range (xconv_plan_options)", bad);
-    return XCONV_OK;
-}
+// Creation
 
 xconv_plan *xconv_plan_create(xconv_device *dev, const xconv_problem *p, const char *variant,
                               const xconv_plan_options *opts, xconv_error *err)

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <xconv/internal/test_fault.h>
+
 #include "core/contract.h"
 #include "core/device.h"
 #include "core/program_cache.h"

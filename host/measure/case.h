@@ -41,6 +41,7 @@ struct xconv_case {
     int64_t *samples;            // indices recomputed in float64 (large problems)
     int nsamples;
     unsigned last_fused;         // XCONV_FUSED_* parts the last run's plan fused
+    int test_fault;              // an xconv_test_fault for the variants' plans (tests only)
 };
 
 // ---------------------------------------------------------------------------------------------

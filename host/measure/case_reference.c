@@ -82,9 +82,7 @@ static xconv_status make_device_reference(xconv_case *c, xconv_error *err)
     for (int64_t i = 0; i < c->w_n; i++)
         abs_w[i] = fabsf(c->w[i]);
     xconv_buffer *dax = NULL, *daw = NULL, *dx32 = NULL, *dw32 = NULL;
-    xconv_plan_options ref_opts = c->opts.plan;
-    ref_opts.test_fault = XCONV_TEST_FAULT_NONE;  // a test's fault is for the variant's run
-    xconv_plan *plan = xconv_plan_create(dev, &conv, ref, &ref_opts, err);
+    xconv_plan *plan = xconv_plan_create(dev, &conv, ref, &c->opts.plan, err);
     xconv_status st = plan ? XCONV_OK : err->status;
     if (st == XCONV_OK)
         st = measure_ensure_output(c, err);

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <xconv/internal/test_fault.h>
+
 #include "core/contract.h"
 #include "measure/case.h"
 #include "measure/check.h"
@@ -164,6 +166,8 @@ static xconv_status case_run(xconv_case *c, const xconv_variant *variant, const 
     double first_ms = measure_now_ms(), check_start = first_ms, built_ms = 0;
     if (v->backends) {
         plan = xconv_plan_create(c->dev, &c->p, plan_name, &c->opts.plan, &run_err);
+        if (plan && c->test_fault)
+            xconv_plan_set_test_fault(plan, c->test_fault, NULL);
         st = plan ? measure_ensure_output(c, &run_err) : run_err.status;
         double prepare_start = measure_now_ms();
         if (st == XCONV_OK)
@@ -327,6 +331,16 @@ void xconv_case_set_plan_options(xconv_case *c, const xconv_plan_options *plan)
 {
     if (c && plan)
         c->opts.plan = *plan;
+}
+
+xconv_status xconv_case_set_test_fault(xconv_case *c, int fault, xconv_error *err)
+{
+    if (!c)
+        return xconv_error_set(err, XCONV_ERR_INVALID, "xconv_case_set_test_fault: c is NULL");
+    if (fault < XCONV_TEST_FAULT_NONE || fault > XCONV_TEST_FAULT_KERNEL)
+        return xconv_error_set(err, XCONV_ERR_INVALID, "test fault %d is not a test fault", fault);
+    c->test_fault = fault;
+    return XCONV_OK;
 }
 
 const float *xconv_case_output(const xconv_case *c)

@@ -10,6 +10,7 @@
 #include "caches/find_db.h"
 #include "core/contract.h"
 #include "measure/case.h"
+#include "plan/plan.h"
 
 #define MAX_TUNINGS 64
 
@@ -96,11 +97,10 @@ static xconv_status try_variant(find_state *s, const xconv_variant *v, const xco
     xconv_tuning tuned = {0};
     if (t) {
         tuned = *t;
-        if (o.direct_tiling)
-            tuned.direct_tiling[0] = '\0';
-        if (o.gemm_tiles)
-            tuned.gemm_tiles[0] = '\0';
-        xconv_tuning_apply(&tuned, &o);
+        xconv_tuning_keep_forced(&o, &tuned);
+        xconv_status st = xconv_tuning_apply(&tuned, &o, err);
+        if (st != XCONV_OK)
+            return st;
     }
     xconv_case_set_plan_options(s->c, &o);
     xconv_result res, *r = &res;
@@ -114,12 +114,14 @@ static xconv_status try_variant(find_state *s, const xconv_variant *v, const xco
         memcpy(note, r->note, sizeof note);
         // The run's own note goes last and is cut when the whole does not fit.
         int len =
-            snprintf(r->note, sizeof r->note, "%s%s%s%s%s%s; %.*s", s->round,
+            snprintf(r->note, sizeof r->note, "%s%s%s%s%s%s; ", s->round,
                      s->round[0] && (tuned.direct_tiling[0] || tuned.gemm_tiles[0]) ? ", " : "",
                      tuned.direct_tiling[0] || tuned.gemm_tiles[0] ? "tuning " : "",
                      tuned.direct_tiling, tuned.direct_tiling[0] && tuned.gemm_tiles[0] ? " " : "",
-                     tuned.gemm_tiles, (int)sizeof r->note - 240, note);
-        (void)len;
+                     tuned.gemm_tiles);
+        size_t used = len < 0 ? 0 : (size_t)len < sizeof r->note ? (size_t)len : sizeof r->note;
+        if (used < sizeof r->note)
+            snprintf(r->note + used, sizeof r->note - used, "%s", note);
     }
     if (s->progress && s->progress(s->user, r))
         s->stop = true;

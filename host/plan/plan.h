@@ -121,7 +121,8 @@ struct xconv_plan {
     unsigned resets;                 // dev->resets when prepared (a later rebuild drops programs)
     bool is_auto;                    // made by "auto": auto_info says what and why
     xconv_auto_info auto_info;
-    xconv_tuning tuning;             // the strings opts points at for a find-db's tuning
+    int test_fault;                  // an xconv_test_fault its runs meet instead of their work
+                                     // (tests only: xconv_plan_set_test_fault)
 };
 
 // Returns step i of plan (0 <= i < plan->nsteps).
@@ -250,7 +251,7 @@ xconv_status xconv_plan_im2col(const xconv_device_info *info, const xconv_proble
 // ---------------------------------------------------------------------------------------------
 // Making, checking, preparing and running plans (host/plan/plan.c, host/plan/plan_run.c)
 
-// Runs the test fault plan->opts.test_fault asks for (host/core/test_fault.c) instead of the plan's
+// Runs the test fault plan->test_fault asks for (host/plan/test_fault.c) instead of the plan's
 // work on tensors t; returns the XCONV_ERR_DEVICE_LOST it meets, or another failure.
 xconv_status xconv_test_fault_run(xconv_plan *plan, const xconv_tensors *t, xconv_error *err);
 
@@ -265,9 +266,24 @@ xconv_plan *xconv_plan_new(xconv_device *dev, const xconv_variant *v, const xcon
 // XCONV_ERR_INVALID naming the step.
 xconv_status xconv_plan_check(const xconv_plan *plan, xconv_error *err);
 
-// Returns XCONV_OK when every field of opts (NULL: the defaults) is in its range
-// (xconv_plan_options), else XCONV_ERR_INVALID naming the field.
-xconv_status xconv_plan_options_check(const xconv_plan_options *opts, xconv_error *err);
+// Returns the variant name of direct kernel `kernel` (an xconv_direct_kernel: "direct_const"),
+// or NULL for XCONV_DIRECT_KERNEL_NONE and values that are no kernel.
+const char *xconv_direct_kernel_name(int kernel);
+
+// Returns the entry of opts->direct_tiling that forces `kernel` (an xconv_direct_kernel), or
+// NULL when opts (NULL: the defaults) leave it to the planner.
+const xconv_forced_direct_tiling *xconv_plan_options_direct(const xconv_plan_options *opts,
+                                                            int kernel);
+
+// Returns true when opts (NULL: the defaults) force a tiling of any direct kernel.
+bool xconv_plan_options_force_direct(const xconv_plan_options *opts);
+
+// Empties the fields of tuning that opts already force (a caller's forced choice stays).
+void xconv_tuning_keep_forced(const xconv_plan_options *opts, xconv_tuning *tuning);
+
+// Return true when t (b) forces tiles (a block): any field is not 0; false for NULL.
+bool xconv_forced_gemm_tiles_set(const xconv_forced_gemm_tiles *t);
+bool xconv_forced_wino_block_set(const xconv_forced_wino_block *b);
 
 // The kernel of the split-K reduce step (cl/splitk_reduce.cl), which stores a split plan's output:
 // the epilogue fuses into it (plan_epilogue.c) as into a convolution's store.

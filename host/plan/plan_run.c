@@ -257,7 +257,7 @@ xconv_status xconv_plan_run(xconv_plan *plan, const xconv_tensors *t, xconv_erro
         st = check_tensors(plan, t, err);
     if (st != XCONV_OK)
         return st;
-    if (plan->opts.test_fault != XCONV_TEST_FAULT_NONE)
+    if (plan->test_fault != 0)
         return xconv_test_fault_run(plan, t, err);
     if (plan->variant && plan->variant->run)
         return plan->variant->run(plan, t, err);

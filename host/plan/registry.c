@@ -190,13 +190,3 @@ int xconv_variant_tunings(const xconv_variant *v, const xconv_device *dev,
     // Planning reads only the device's description, never its context.
     return v->tunings(v, (xconv_device *)dev, p, out, max);
 }
-
-void xconv_tuning_apply(const xconv_tuning *tuning, xconv_plan_options *opts)
-{
-    if (!tuning || !opts)
-        return;
-    if (tuning->direct_tiling[0])
-        opts->direct_tiling = tuning->direct_tiling;
-    if (tuning->gemm_tiles[0])
-        opts->gemm_tiles = tuning->gemm_tiles;
-}

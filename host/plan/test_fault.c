@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
-// The faults tests ask a plan's runs for (xconv_plan_options.test_fault): a device lost for good
+// The faults tests ask a plan's runs for (xconv/internal/test_fault.h): a device lost for good
 // without a kernel, or a real kernel writing through a bad address.
 #include <stdint.h>
+
+#include <xconv/internal/test_fault.h>
 
 #include "core/device.h"
 #include "plan/variant.h"
@@ -42,7 +44,7 @@ xconv_status xconv_test_fault_run(xconv_plan *plan, const xconv_tensors *t, xcon
 {
     xconv_device *dev = plan->dev;
     xconv_status st;
-    switch (plan->opts.test_fault) {
+    switch (plan->test_fault) {
     case XCONV_TEST_FAULT_LOSE:
         st = xconv_device_usable(dev, err);
         if (st != XCONV_OK)
@@ -55,6 +57,16 @@ xconv_status xconv_test_fault_run(xconv_plan *plan, const xconv_tensors *t, xcon
         return launch_fault(dev, t->y, err);
     default:
         return xconv_error_set(err, XCONV_ERR_INVALID, "test_fault %d is not a test fault",
-                               plan->opts.test_fault);
+                               plan->test_fault);
     }
+}
+
+xconv_status xconv_plan_set_test_fault(xconv_plan *plan, int fault, xconv_error *err)
+{
+    if (!plan)
+        return xconv_error_set(err, XCONV_ERR_INVALID, "xconv_plan_set_test_fault: plan is NULL");
+    if (fault < XCONV_TEST_FAULT_NONE || fault > XCONV_TEST_FAULT_KERNEL)
+        return xconv_error_set(err, XCONV_ERR_INVALID, "test fault %d is not a test fault", fault);
+    plan->test_fault = fault;
+    return XCONV_OK;
 }

@@ -353,18 +353,10 @@ static void from_db(xconv_device *dev, const xconv_problem *p, const xconv_plan_
         else
             xconv_plan_options_default(&o);
         xconv_tuning t = e->tuning;  // fills only what the caller left to the planner
-        if (o.direct_tiling)
-            t.direct_tiling[0] = '\0';
-        if (o.gemm_tiles)
-            t.gemm_tiles[0] = '\0';
-        xconv_tuning_apply(&t, &o);
-        if (xconv_variant_plan(v, dev, p, &o, plan, &err) != XCONV_OK)
+        xconv_tuning_keep_forced(&o, &t);
+        if (xconv_tuning_apply(&t, &o, &err) != XCONV_OK ||
+            xconv_variant_plan(v, dev, p, &o, plan, &err) != XCONV_OK)
             continue;
-        (*plan)->tuning = t;  // the plan's options point at its own copy from now on
-        if (t.direct_tiling[0])
-            (*plan)->opts.direct_tiling = (*plan)->tuning.direct_tiling;
-        if (t.gemm_tiles[0])
-            (*plan)->opts.gemm_tiles = (*plan)->tuning.gemm_tiles;
         info->variant = v;
         info->source = stale ? XCONV_AUTO_DB_STALE : XCONV_AUTO_DB;
         info->tuning = t;

@@ -36,5 +36,25 @@ for good in XCONV_GEMM_SPLIT=0 XCONV_GEMM_SPLIT=16 XCONV_FFT_TILE=8 XCONV_FFT_TI
     check "$good is taken (exit $rc): $(cat "$tmp/err")" [ "$rc" -eq 0 ]
 done
 
+# A kind that is no direct kernel and a block of zeros are refused the same way; a value of the
+# right form out of its field's range (xconv_plan_options_check) names the field.
+for bad in XCONV_DIRECT_PLAN=direct_nope:1,1,1,1,1,1,1,1 XCONV_WINO_FUSED=0,0,0,0,0; do
+    env "$bad" bash -c 'source "$1"; xconv=$2 tmp=$3; shift 3; refused "$@"; \
+        [ "$failures" -eq 0 ]' _ "$(dirname "$0")/checks.bash" "$xconv" "$tmp" \
+        2 "^xconv run: ${bad%%=*}='${bad#*=}': expected" -- run --shape $shape --variant auto
+    check "run refuses $bad" [ $? -eq 0 ]
+done
+second="direct_const:1,1,1,1,1,1,1,1;direct_tiled:0,1,1,1,1,1,1,1"  # the second entry's wg_w
+for bad in XCONV_WINO_FUSED=16,8,4,4,2,4:winograd_fused.vec \
+    XCONV_GEMM_TILES=16,16,8,4,4,3:gemm_tiles.vw "XCONV_DIRECT_PLAN=$second:direct_tiling.1..wg_w"; do
+    field=${bad##*:}
+    bad=${bad%:*}
+    env "$bad" bash -c 'source "$1"; xconv=$2 tmp=$3; shift 3; refused "$@"; \
+        [ "$failures" -eq 0 ]' _ "$(dirname "$0")/checks.bash" "$xconv" "$tmp" \
+        2 "^xconv run: ${bad%%=*}='.*': plan options: $field is out of range" \
+        -- run --shape $shape --variant direct_naive
+    check "run refuses $bad naming $field" [ $? -eq 0 ]
+done
+
 echo "forcing: $checks checks, $failures failed"
 [ "$failures" -eq 0 ]

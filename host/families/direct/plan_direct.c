@@ -66,13 +66,8 @@ static bool valid_vec_q(int v)
 
 const char *xconv_direct_kind_name(xconv_direct_kind kind)
 {
-    switch (kind) {
-    case XCONV_DIRECT_CONST: return "direct_const";
-    case XCONV_DIRECT_TILED: return "direct_tiled";
-    case XCONV_DIRECT_TILED_DB: return "direct_tiled_db";
-    case XCONV_DIRECT_REGBLOCK: return "direct_regblock";
-    }
-    return "direct_unknown";
+    const char *name = xconv_direct_kernel_name(xconv_direct_kernel_of(kind));
+    return name ? name : "direct_unknown";
 }
 
 bool xconv_direct_const_fits(const xconv_device_info *info, const xconv_problem *p, char *reason,
@@ -483,22 +478,13 @@ static xconv_status no_tiling(xconv_direct_kind kind, const xconv_device_info *i
                            name, info->max_work_group_size);
 }
 
-// Reads the tiling `forced` gives `kind` into *t. Returns 1 when it names one, 0 when it does
-// not, -1 when its entry for `kind` does not parse.
-static int forced_tiling(const char *forced, xconv_direct_kind kind, xconv_direct_tiling *t)
+// Returns the tiling forced (NULL: none) gives as a tiling to check and launch.
+static xconv_direct_tiling forced_tiling(const xconv_forced_direct_tiling *f)
 {
-    const char *name = xconv_direct_kind_name(kind);
-    size_t len = strlen(name);
-    for (const char *e = forced; e && *e; e = strchr(e, ';') ? strchr(e, ';') + 1 : "") {
-        if (strncmp(e, name, len) != 0 || e[len] != ':')
-            continue;
-        memset(t, 0, sizeof *t);
-        int fields = sscanf(e + len + 1, "%d,%d,%d,%d,%d,%d,%d,%d,%d,%d", &t->wg_w, &t->wg_h,
-                            &t->block_w, &t->block_h, &t->block_k, &t->strip, &t->flat,
-                            &t->unroll_c, &t->repeat, &t->vec_q);
-        return fields >= 8 ? 1 : -1;
-    }
-    return 0;
+    return (xconv_direct_tiling){.wg_w = f->wg_w, .wg_h = f->wg_h, .block_w = f->block_w,
+                                 .block_h = f->block_h, .block_k = f->block_k,
+                                 .strip = f->strip, .flat = f->flat, .unroll_c = f->unroll_c,
+                                 .repeat = f->repeat, .vec_q = f->vec_q, .forced = true};
 }
 
 // Runs the search of `kind`'s tilings for p on info's device into *s, for blocks that hold
@@ -591,22 +577,15 @@ static void search(xconv_direct_kind kind, const xconv_device_info *info, const 
 
 // xconv_direct_choose for blocks that hold whole pool windows of pool_h x pool_w (0: no pool).
 static xconv_status choose(const xconv_device_info *info, const xconv_problem *p,
-                           xconv_direct_kind kind, const char *forced, int pool_h, int pool_w,
-                           xconv_direct_tiling *best, xconv_error *err)
+                           xconv_direct_kind kind, const xconv_forced_direct_tiling *forced,
+                           int pool_h, int pool_w, xconv_direct_tiling *best, xconv_error *err)
 {
     int64_t kg = p->k / p->groups;
-    int is_forced = forced_tiling(forced, kind, best);
-    best->pool_h = pool_h, best->pool_w = pool_w;
-    if (is_forced < 0)
-        return xconv_error_set(err, XCONV_ERR_PARSE,
-                               "%s: the forced tiling '%s' needs at least 8 comma-separated "
-                               "integers after '%s:'",
-                               xconv_direct_kind_name(kind), forced,
-                               xconv_direct_kind_name(kind));
-    if (is_forced) {
+    if (forced) {
+        *best = forced_tiling(forced);
+        best->pool_h = pool_h, best->pool_w = pool_w;
         if (best->block_k == 0)  // 0: every output channel of a group
             best->block_k = (int)kg;
-        best->forced = true;
         // Flags 0 or 1 and a bounded repeat; candidate_fits checks sizes and device limits.
         bool in_range = (best->strip | best->flat | best->unroll_c) <= 1 && best->strip >= 0 &&
                         best->flat >= 0 && best->unroll_c >= 0 && best->repeat >= 0 &&
@@ -625,7 +604,7 @@ static xconv_status choose(const xconv_device_info *info, const xconv_problem *p
 }
 
 xconv_status xconv_direct_choose(const xconv_device_info *info, const xconv_problem *p,
-                                 xconv_direct_kind kind, const char *forced,
+                                 xconv_direct_kind kind, const xconv_forced_direct_tiling *forced,
                                  xconv_direct_tiling *best, xconv_error *err)
 {
     return choose(info, p, kind, forced, 0, 0, best, err);
@@ -722,7 +701,8 @@ static const char *pool_refusal(const xconv_problem *p)
 // Chooses the tiling of `kind` for p into *t: one whose blocks hold whole pool windows when p
 // pools and the kernels can, else the plain search with the reason in plan->epi_note.
 static xconv_status choose_for_epilogue(const xconv_device_info *info, const xconv_problem *p,
-                                        xconv_direct_kind kind, const char *forced,
+                                        xconv_direct_kind kind,
+                                        const xconv_forced_direct_tiling *forced,
                                         xconv_plan *plan, xconv_direct_tiling *t,
                                         xconv_error *err)
 {
@@ -731,10 +711,9 @@ static xconv_status choose_for_epilogue(const xconv_device_info *info, const xco
         xconv_error pooled_err = {0};
         xconv_status st = choose(info, p, kind, forced, (int)p->epi.pool_h, (int)p->epi.pool_w,
                                  t, &pooled_err);
-        if (st == XCONV_OK || st == XCONV_ERR_PARSE)
-            return st == XCONV_OK ? st : xconv_error_set(err, st, "%s", pooled_err.msg);
-        why = forced && strstr(forced, xconv_direct_kind_name(kind))
-                  ? "the forced tiling does not hold whole pool windows"
+        if (st == XCONV_OK)
+            return st;
+        why = forced ? "the forced tiling does not hold whole pool windows"
                   : "no tiling of this kind holds whole pool windows";
     }
     if (why)
@@ -747,8 +726,9 @@ xconv_status xconv_direct_plan(const xconv_device_info *info, const xconv_proble
                                xconv_plan *plan, xconv_error *err)
 {
     xconv_direct_tiling t;
-    xconv_status st = choose_for_epilogue(info, p, kind, opts ? opts->direct_tiling : NULL, plan,
-                                          &t, err);
+    xconv_status st = choose_for_epilogue(
+        info, p, kind, xconv_plan_options_direct(opts, xconv_direct_kernel_of(kind)), plan, &t,
+        err);
     if (st != XCONV_OK)
         return st;
     const char *name = xconv_direct_kind_name(kind);

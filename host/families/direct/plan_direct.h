@@ -37,6 +37,13 @@ typedef struct xconv_direct_tiling {
                                // whole windows (block sides multiples, columns consecutive)
 } xconv_direct_tiling;
 
+// Returns the public xconv_direct_kernel of a kind (XCONV_DIRECT_KERNEL_CONST for
+// XCONV_DIRECT_CONST, ...).
+static inline int xconv_direct_kernel_of(xconv_direct_kind kind)
+{
+    return (int)kind + 1;
+}
+
 // Returns the kernel file stem ("direct_tiled") of a kind.
 const char *xconv_direct_kind_name(xconv_direct_kind kind);
 
@@ -47,13 +54,11 @@ bool xconv_direct_const_fits(const xconv_device_info *info, const xconv_problem 
 
 // Chooses the tiling of `kind` for p on the device described by info. Returns XCONV_OK and fills
 // *t, or XCONV_ERR_NOT_APPLICABLE when no tiling fits the device's local memory and work-group
-// limits. For experiments, `forced` (xconv_plan_options.direct_tiling; NULL or "" by default)
-// forces a tiling: entries
-// "kind:wg_w,wg_h,block_w,block_h,block_k,strip,flat,unroll_c[,repeat[,vec_q]]" separated by
-// ';', e.g. "direct_const:128,1,1,1,16,1,1,1" (block_k 0: K/groups); an entry for `kind` that
-// does not parse is XCONV_ERR_PARSE, one that does not fit XCONV_ERR_INVALID.
+// limits. For experiments, `forced` (the entry of xconv_plan_options.direct_tiling for `kind`;
+// NULL: searched) forces a tiling (block_k 0: K/groups); one that does not fit is
+// XCONV_ERR_INVALID.
 xconv_status xconv_direct_choose(const xconv_device_info *info, const xconv_problem *p,
-                                 xconv_direct_kind kind, const char *forced,
+                                 xconv_direct_kind kind, const xconv_forced_direct_tiling *forced,
                                  xconv_direct_tiling *t, xconv_error *err);
 
 // Fills out (at most max) with tilings of `kind` that fit p on info's device: the one

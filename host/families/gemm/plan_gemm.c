@@ -172,34 +172,25 @@ static int b_vector(const xconv_gemm_layout *L, const xconv_gemm_tiles *t)
                : 1;
 }
 
-// Parses forced tiles "TM,TN,TK,WM,WN[,VW[,PAD]]" (a tuning override) into *t; returns the
-// number of fields read (5 or more is a valid override).
-// A forced split in the eighth field lands in *split when split is not NULL (0: none given).
-static int parse_tiles(const char *forced, xconv_gemm_tiles *t, int *split)
+// Returns the tiles forced gives.
+static xconv_gemm_tiles forced_tiles(const xconv_forced_gemm_tiles *f)
 {
-    *t = (xconv_gemm_tiles){0, 0, 0, 0, 0, 4, 4};
-    int parts = 0;
-    int n = sscanf(forced, "%d,%d,%d,%d,%d,%d,%d,%d", &t->tile_m, &t->tile_n, &t->tile_k,
-                   &t->wpt_m, &t->wpt_n, &t->vw, &t->pad, &parts);
-    if (n == 6)
-        t->pad = t->vw;
-    if (split)
-        *split = n == 8 ? parts : 0;
-    return n;
+    return (xconv_gemm_tiles){f->tm, f->tn, f->tk, f->wm, f->wn, f->vw, f->pad};
 }
 
 xconv_status xconv_gemm_choose_tiles(const xconv_device_info *info, const xconv_gemm_layout *L,
-                                     const char *forced, xconv_gemm_tiles *out,
-                                     xconv_error *err)
+                                     const xconv_forced_gemm_tiles *forced,
+                                     xconv_gemm_tiles *out, xconv_error *err)
 {
     char why[256];
-    if (forced && *forced) {
-        if (parse_tiles(forced, out, NULL) < 5)
-            return xconv_error_set(err, XCONV_ERR_PARSE, "GEMM tiles '%s': expected "
-                                   "TM,TN,TK,WM,WN[,VW[,PAD[,SPLIT]]]", forced);
-        if (!xconv_gemm_tiles_fit(info, out, L->mode, b_vector(L, out), why, sizeof why))
+    if (xconv_forced_gemm_tiles_set(forced)) {
+        *out = forced_tiles(forced);
+        if (!xconv_gemm_tiles_fit(info, out, L->mode, b_vector(L, out), why, sizeof why)) {
+            char text[96];
+            xconv_gemm_tiles_format(out, text, sizeof text);
             return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE,
-                                   "the forced GEMM tiles %s do not fit: %s", forced, why);
+                                   "the forced GEMM tiles %s do not fit: %s", text, why);
+        }
         return XCONV_OK;
     }
     const xconv_gemm_tiles *list = info->is_cpu ? cpu_tiles : gpu_tiles;
@@ -385,25 +376,26 @@ static void try_split(const xconv_device_info *info, const xconv_gemm_layout *L,
 
 int xconv_gemm_forced_split(const xconv_plan_options *opts)
 {
-    xconv_gemm_tiles parsed;
-    int tiles_split = 0;
-    if (opts->gemm_tiles && *opts->gemm_tiles)
-        parse_tiles(opts->gemm_tiles, &parsed, &tiles_split);
-    return opts->gemm_split_k ? opts->gemm_split_k : tiles_split;
+    return opts->gemm_split_k ? opts->gemm_split_k : opts->gemm_tiles.split;
+}
+
+xconv_forced_gemm_tiles xconv_gemm_forced(const xconv_gemm_tiles *t, int split)
+{
+    return (xconv_forced_gemm_tiles){t->tile_m, t->tile_n, t->tile_k, t->wpt_m, t->wpt_n,
+                                     t->vw, t->pad, split < 1 ? 1 : split};
 }
 
 xconv_status xconv_gemm_choose(const xconv_device_info *info, xconv_gemm_layout *L,
                                const xconv_plan_options *opts, xconv_gemm_tiles *t,
                                xconv_error *err)
 {
-    const char *forced = opts ? opts->gemm_tiles : NULL;
-    int forced_split = opts ? opts->gemm_split_k : 0, tiles_split = 0;
-    xconv_gemm_tiles parsed;
-    if (forced && *forced && parse_tiles(forced, &parsed, &tiles_split) >= 5 && tiles_split) {
+    const xconv_forced_gemm_tiles *forced = opts ? &opts->gemm_tiles : NULL;
+    bool tiles_forced = xconv_forced_gemm_tiles_set(forced);
+    int forced_split = opts ? opts->gemm_split_k : 0, tiles_split = forced ? forced->split : 0;
+    if (tiles_forced && tiles_split) {
         if (forced_split && forced_split != tiles_split)
-            return xconv_error_set(err, XCONV_ERR_INVALID, "GEMM tiles '%s' force split %d "
-                                   "but the split is forced to %d", forced, tiles_split,
-                                   forced_split);
+            return xconv_error_set(err, XCONV_ERR_INVALID, "the forced GEMM tiles force split %d "
+                                   "but the split is forced to %d", tiles_split, forced_split);
         forced_split = tiles_split;
     }
     if (forced_split < 0 || forced_split > XCONV_GEMM_SPLIT_MAX)
@@ -415,7 +407,7 @@ xconv_status xconv_gemm_choose(const xconv_device_info *info, xconv_gemm_layout 
     double cost;
     if (forced_split)
         L->split_k = xconv_gemm_split_normalize(L, t, forced_split);
-    else if ((forced && *forced) || !underfilled(info, L, t))
+    else if (tiles_forced || !underfilled(info, L, t))
         L->split_k = rule_split(info, L, t, false, &cost);
     else {  // few tiles: the unsplit choice against every candidate split, small tiles too
         int best_split = 1;

@@ -76,13 +76,12 @@ int64_t xconv_gemm_tile_registers(const xconv_gemm_tiles *t, xconv_gemm_mode mod
 // Chooses tiles for layout L on info's device from the candidates of its kind (GPU or CPU),
 // scoring padded work, work-group count against compute units, and tile efficiency, among
 // those whose registers fit (xconv_gemm_tile_registers); `forced`
-// (xconv_plan_options.gemm_tiles, "TM,TN,TK,WM,WN[,VW[,PAD[,SPLIT]]]", SPLIT read by
-// xconv_gemm_choose; NULL or "": none) replaces the
-// choice. Returns XCONV_OK and fills *out, XCONV_ERR_PARSE for a malformed `forced`, or
-// XCONV_ERR_NOT_APPLICABLE when no candidate (or the forced tiles) fits the device.
+// (xconv_plan_options.gemm_tiles, its split read by xconv_gemm_choose; NULL or all zeros:
+// none) replaces the choice. Returns XCONV_OK and fills *out, or XCONV_ERR_NOT_APPLICABLE when
+// no candidate (or the forced tiles) fits the device.
 xconv_status xconv_gemm_choose_tiles(const xconv_device_info *info, const xconv_gemm_layout *L,
-                                     const char *forced, xconv_gemm_tiles *out,
-                                     xconv_error *err);
+                                     const xconv_forced_gemm_tiles *forced,
+                                     xconv_gemm_tiles *out, xconv_error *err);
 
 // Chooses the tiles and the split of L on info's device under opts (NULL: defaults): the tiles
 // of xconv_gemm_choose_tiles unsplit while they fill a wave of the device (the work-groups its
@@ -91,14 +90,17 @@ xconv_status xconv_gemm_choose_tiles(const xconv_device_info *info, const xconv_
 // model of the busiest compute unit's work plus the partials' traffic and the reduce launch.
 // Forced tiles get the split of that model. opts->gemm_split_k (or the forced tiles' eighth
 // field) forces the split (1: none). Returns
-// XCONV_OK and fills *t and L->split_k (normalised: no empty slice), XCONV_ERR_PARSE or
-// XCONV_ERR_INVALID for malformed or conflicting forced values, or XCONV_ERR_NOT_APPLICABLE.
+// XCONV_OK and fills *t and L->split_k (normalised: no empty slice), XCONV_ERR_INVALID for
+// conflicting forced values, or XCONV_ERR_NOT_APPLICABLE.
 xconv_status xconv_gemm_choose(const xconv_device_info *info, xconv_gemm_layout *L,
                                const xconv_plan_options *opts, xconv_gemm_tiles *t,
                                xconv_error *err);
 
-// Returns the split opts force (gemm_split_k, else the forced tiles' eighth field), 0 for none.
+// Returns the split opts force (gemm_split_k, else the forced tiles' split), 0 for none.
 int xconv_gemm_forced_split(const xconv_plan_options *opts);
+
+// Returns t and split (below 1: 1) as forced tiles (the planning option).
+xconv_forced_gemm_tiles xconv_gemm_forced(const xconv_gemm_tiles *t, int split);
 
 // Returns `parts` limited to L's K steps under t and reduced until no slice is empty (1 for
 // parts < 2): the split xconv_gemm_plan_step builds.

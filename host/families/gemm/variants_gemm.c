@@ -39,10 +39,7 @@ static xconv_status storage_unsplit(const xconv_problem *p, xconv_gemm_layout *L
 {
     if (p->dtype == XCONV_DTYPE_F32 || L->split_k < 2)
         return XCONV_OK;
-    int commas = 0;
-    for (const char *c = opts->gemm_tiles; c && *c; c++)
-        commas += *c == ',';
-    if (opts->gemm_split_k > 1 || commas >= 7)
+    if (opts->gemm_split_k > 1 || opts->gemm_tiles.split > 1)
         return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE,
                                "split-K is fp32 only: a forced split with dtype=%s",
                                xconv_dtype_name(p->dtype));
@@ -453,7 +450,7 @@ static int gemm_tunings(const xconv_variant *v, xconv_device *dev, const xconv_p
                                  sizeof out[n].gemm_tiles);
         xconv_plan_options opts;
         xconv_plan_options_default(&opts);
-        opts.gemm_tiles = out[n].gemm_tiles;
+        opts.gemm_tiles = xconv_gemm_forced(&list[i], splits[i]);
         if (xconv_variant_plan(v, dev, p, &opts, &plan, &err) == XCONV_OK)
             n++;
         xconv_plan_destroy(plan);

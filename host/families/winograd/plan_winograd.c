@@ -214,7 +214,7 @@ static xconv_status choose_gemm(const xconv_device_info *info, const xconv_plan_
                                (long long)launched, budget / 1048576.0, MAX_GRID_YZ);
     out->region_bytes[XCONV_WINO_REGION_P] = 0;
     out->gemm.split_k = 1;
-    return xconv_gemm_choose_tiles(info, &out->gemm, opts ? opts->gemm_tiles : NULL,
+    return xconv_gemm_choose_tiles(info, &out->gemm, opts ? &opts->gemm_tiles : NULL,
                                    &out->gemm_tiles, err);
 }
 
@@ -412,27 +412,23 @@ static double fused_cost(const xconv_device_info *info, const xconv_problem *p,
                        barriers * FUSED_BARRIER_COST) / fill;
 }
 
-// Parses a forced block "TB,KB,CC,WT,WK[,VEC]" into f (vw follows from the work per item; VEC
-// 8 or 16 forces the vector path, 0 or none the work-group path); returns XCONV_OK,
-// XCONV_ERR_PARSE, or XCONV_ERR_NOT_APPLICABLE when it does not fit the device.
+// Takes the forced block (xconv_plan_options.winograd_fused) into f (vw follows from the work
+// per item; vec 8 or 16 forces the vector path, 0 the work-group path); returns XCONV_OK, or
+// XCONV_ERR_NOT_APPLICABLE when it does not fit the device.
 static xconv_status forced_block(const xconv_device_info *info, const xconv_problem *p,
-                                 const char *forced, xconv_wino_fused_params *f,
-                                 xconv_error *err)
+                                 const xconv_forced_wino_block *forced,
+                                 xconv_wino_fused_params *f, xconv_error *err)
 {
-    char tail;
-    f->vec = 0;
-    int fields = sscanf(forced, "%d,%d,%d,%d,%d,%d%c", &f->tile_block, &f->k_block,
-                        &f->c_chunk, &f->wpt_t, &f->wpt_k, &f->vec, &tail);
-    if (fields != 5 && fields != 6)
-        return xconv_error_set(err, XCONV_ERR_PARSE, "fused Winograd block '%s': expected "
-                               "TB,KB,CC,WT,WK[,VEC]", forced);
+    f->tile_block = forced->tb, f->k_block = forced->kb, f->c_chunk = forced->cc;
+    f->wpt_t = forced->wt, f->wpt_k = forced->wk, f->vec = forced->vec;
     f->vw = !f->vec && f->wpt_t % 4 == 0 && f->wpt_k % 4 == 0 ? 4 : 1;
     f->unroll_c = f->vec ? 0 : f->unroll_c;
     char why[256];
     if (!fused_valid(info, p, f, (int)p->r, why, sizeof why))
         return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE,
-                               "the forced fused Winograd block %s does not fit: %s", forced,
-                               why);
+                               "the forced fused Winograd block %d,%d,%d,%d,%d,%d does not fit: "
+                               "%s", forced->tb, forced->kb, forced->cc, forced->wt, forced->wk,
+                               forced->vec, why);
     return XCONV_OK;
 }
 
@@ -553,8 +549,8 @@ xconv_status xconv_wino_plan_fused(const xconv_device_info *info, const xconv_pr
                                  .tiles_h = ceil_div(xconv_problem_out_h(p), m),
                                  .tiles_w = ceil_div(xconv_problem_out_w(p), m),
                                  .unroll_c = info->is_cpu ? 0 : 1};
-    if (opts && opts->winograd_fused && *opts->winograd_fused) {
-        st = forced_block(info, p, opts->winograd_fused, &f, err);
+    if (opts && xconv_forced_wino_block_set(&opts->winograd_fused)) {
+        st = forced_block(info, p, &opts->winograd_fused, &f, err);
         if (st != XCONV_OK)
             return st;
     } else if (info->is_cpu ? !search_vec(info, p, &f) : !search_block(info, p, &f)) {

@@ -109,9 +109,8 @@ xconv_status xconv_wino_plan_nonfused(const xconv_device_info *info, const xconv
                                       xconv_wino_nonfused *out, xconv_error *err);
 
 // Plans the fused F(m, p->r) for p on info's device under opts (NULL: defaults; it reads
-// winograd_fused). Returns XCONV_OK and fills *out, XCONV_ERR_PARSE for a malformed forced
-// block, or XCONV_ERR_NOT_APPLICABLE with the reason (no block sizes, or not the forced one,
-// fit the device's limits).
+// winograd_fused). Returns XCONV_OK and fills *out, or XCONV_ERR_NOT_APPLICABLE with the reason
+// (no block sizes, or not the forced one, fit the device's limits).
 xconv_status xconv_wino_plan_fused(const xconv_device_info *info, const xconv_problem *p, int m,
                                    const xconv_plan_options *opts, xconv_wino_fused *out,
                                    xconv_error *err);

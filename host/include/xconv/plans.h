@@ -68,44 +68,88 @@ typedef enum xconv_epilogue_mode {
 } xconv_epilogue_mode;
 
 // Planning options: forced plans and overrides for experiments; defaults let planners choose.
+// Each family's forced choice is a struct of its own; all zeros (xconv_plan_options_default)
+// forces nothing. xconv_plan_create refuses a forced field out of its range with
+// XCONV_ERR_INVALID naming it ("gemm_tiles.vw"); a forced choice in range that does not fit the
+// problem or the device is the variant's refusal (XCONV_ERR_INVALID or
+// XCONV_ERR_NOT_APPLICABLE, saying why).
+
+// The direct kernels a forced tiling is for (xconv_forced_direct_tiling.kernel).
+typedef enum xconv_direct_kernel {
+    XCONV_DIRECT_KERNEL_NONE = 0,      // the entry forces nothing
+    XCONV_DIRECT_KERNEL_CONST = 1,     // direct_const
+    XCONV_DIRECT_KERNEL_TILED = 2,     // direct_tiled
+    XCONV_DIRECT_KERNEL_TILED_DB = 3,  // direct_tiled_db
+    XCONV_DIRECT_KERNEL_REGBLOCK = 4,  // direct_regblock
+} xconv_direct_kernel;
+
+// Entries of xconv_plan_options.direct_tiling: one for each direct kernel.
+#define XCONV_DIRECT_TILINGS_MAX 4
+
+// A forced tiling of one direct kernel. Work-item (tx, ty) of a work-group computes block_k
+// output channels at block_h rows x block_w columns of outputs; every field is taken as given.
+typedef struct xconv_forced_direct_tiling {
+    int kernel;            // an xconv_direct_kernel; XCONV_DIRECT_KERNEL_NONE: an unused entry
+                           // (then every field is 0)
+    int wg_w, wg_h;        // work-group: work-items along the columns and the rows, >= 1
+    int block_w, block_h;  // outputs per work-item along the columns and the rows, >= 1
+    int block_k;           // output channels per work-item; 0: all K/groups of a group
+    int strip;             // 1: an item's columns are consecutive, 0: wg_w apart
+    int flat;              // 1: 1-D work-groups of wg_w items numbering blocks, no tile
+    int unroll_c;          // 1: the channel loop is unrolled (direct_const)
+    int repeat;            // blocks per work-item one after another (flat regblock), 0 to 64
+    int vec_q;             // 0, or 4, 8 or 16: an item's block_w columns as one vector
+                           // (direct_const)
+} xconv_forced_direct_tiling;
+
+// Forced tiles of the GEMM family's cl/sgemm.cl (and of the Winograd family's batched GEMM).
+// All zeros: chosen per product; else tm to pad are taken as given.
+typedef struct xconv_forced_gemm_tiles {
+    int tm, tn, tk;  // block of C per work-group, k per local-memory step (tk a multiple of 4)
+    int wm, wn;      // block of C per work-item (dividing tm and tn)
+    int vw;          // local fragment reads: 4 (float4) or 1
+    int pad;         // floats of padding per local row, >= 0, a multiple of vw
+    int split;       // split-K as xconv_plan_options.gemm_split_k (which must then agree, or be
+                     // 0): 1 no split, 2..16 K slices; 0: the planner's model
+} xconv_forced_gemm_tiles;
+
+// A forced block of the fused Winograd variants (cl/winograd_fused.cl). All zeros: searched.
+typedef struct xconv_forced_wino_block {
+    int tb;   // tiles per work-group, >= 1
+    int kb;   // output channels per work-group, >= 1
+    int cc;   // input channels per step, >= 1
+    int wt;   // tiles per work-item (the work-group path), >= 1
+    int wk;   // output channels per work-item, >= 1
+    int vec;  // 0: the work-group path; 8 or 16: OpenCL's vector path, vec tiles as lanes per
+              // work-item
+} xconv_forced_wino_block;
+
+// The planning options.
 typedef struct xconv_plan_options {
-    const char *direct_tiling;  // forces the direct family's tiling: entries
-                                // "kind:wg_w,wg_h,block_w,block_h,block_k,strip,flat,unroll_c
-                                // [,repeat[,vec_q]]" separated by ';' (block_k 0: K/groups),
-                                // e.g. "direct_const:128,1,1,1,16,1,1,1"; NULL: searched
-    const char *gemm_tiles;     // forces the GEMM tiles "TM,TN,TK,WM,WN[,VW[,PAD[,SPLIT]]]"
-                                // (SPLIT as gemm_split_k); NULL: chosen per product
+    // forces the direct family's tilings: at most one entry per kernel, in any order, unused
+    // entries XCONV_DIRECT_KERNEL_NONE; a kernel without an entry is searched
+    xconv_forced_direct_tiling direct_tiling[XCONV_DIRECT_TILINGS_MAX];
+    xconv_forced_gemm_tiles gemm_tiles;  // forces the GEMM tiles; zeros: chosen per product
     int64_t batch_chunk;        // most images per im2col pass; 0: as many as fit
     int gemm_split_k;           // forces the GEMM family's split-K: 1 no split, 2..16 K slices
                                 // (fewer where K has fewer steps); 0: chosen per product
     int64_t winograd_chunk;     // most images per pass of the non-fused Winograd variants; 0: as
                                 // many as fit the workspace budget
-    const char *winograd_fused; // forces the fused Winograd block "TB,KB,CC,WT,WK[,VEC]" (tiles
-                                // and output channels per work-group, input channels per step,
-                                // tiles and channels per work-item; VEC 8 or 16: OpenCL's
-                                // vector path, VEC tiles as lanes per work-item); NULL: searched
+    xconv_forced_wino_block winograd_fused;  // forces the fused Winograd block; zeros: searched
     int epilogue;               // an xconv_epilogue_mode: how a problem's epilogue is planned
     int fft_tile_h, fft_tile_w; // forces the FFT family's transform size (fft_tiled: the tile;
                                 // fft: at least the padded image), 2^a 3^b 5^c; 0: chosen
     int64_t fft_chunk;          // most images per FFT pass; 0: as many as fit
-    int test_fault;             // tests only: an xconv_test_fault the plan's runs meet instead
-                                // of their work; 0 (XCONV_TEST_FAULT_NONE): none
     // Later versions append fields here; xconv_plan_options_default sets every one.
 } xconv_plan_options;
 
 // Fills *opts with the defaults (nothing forced).
 void xconv_plan_options_default(xconv_plan_options *opts);
 
-// Faults a test can ask a plan's runs for (xconv_plan_options.test_fault), to check what a
-// caller does when a device is lost for good. Never set outside tests.
-typedef enum xconv_test_fault {
-    XCONV_TEST_FAULT_NONE = 0,
-    XCONV_TEST_FAULT_LOSE = 1,    // the run fails as a fault the context cannot be rebuilt
-                                  // after (no kernel runs): the device is lost for good
-    XCONV_TEST_FAULT_KERNEL = 2,  // the run launches a kernel that writes through a bad address
-                                  // instead of its own: on CUDA a real sticky error (the device
-                                  // is lost for good); a CPU OpenCL device crashes the process
-} xconv_test_fault;
+// Returns XCONV_OK when every field of opts (NULL: the defaults) is in its range, else
+// XCONV_ERR_INVALID naming the first field that is not ("direct_tiling[1].vec_q"). Whether a
+// forced choice fits a problem and a device is the planner's to say (xconv_plan_create).
+xconv_status xconv_plan_options_check(const xconv_plan_options *opts, xconv_error *err);
 
 // The device buffers of one convolution; x, w and y hold elements of the problem's dtype
 // (xconv_problem_elem_bytes each).
@@ -258,11 +302,14 @@ xconv_status xconv_convolve(xconv_device *dev, const xconv_problem *p, const cha
 // ---------------------------------------------------------------------------------------------
 // Tuning and the automatic choice (docs/find.md)
 
-// One point of a variant's tuning space: the planning options that force one tiling or set of
-// tiles (strings in the syntax of xconv_plan_options; "" leaves the planner's own choice).
+// One point of a variant's tuning space, in the text a find-db stores (docs/find.md); ""
+// leaves the planner's own choice.
 typedef struct xconv_tuning {
-    char direct_tiling[160];  // for xconv_plan_options.direct_tiling
-    char gemm_tiles[64];      // for xconv_plan_options.gemm_tiles
+    char direct_tiling[160];  // a forced direct tiling, "kind:wg_w,wg_h,block_w,block_h,block_k,
+                              // strip,flat,unroll_c[,repeat[,vec_q]]" (kind: the kernel's
+                              // variant name; entries joined by ';')
+    char gemm_tiles[64];      // forced GEMM tiles, "TM,TN,TK,WM,WN[,VW[,PAD[,SPLIT]]]" (VW
+                              // 4 and PAD VW when left out)
 } xconv_tuning;
 
 // Fills out (at most max) with the tunings of v worth timing for p on dev, the planner's own
@@ -271,9 +318,12 @@ typedef struct xconv_tuning {
 int xconv_variant_tunings(const xconv_variant *v, const xconv_device *dev,
                           const xconv_problem *p, xconv_tuning *out, int max);
 
-// Points the fields of *opts that tuning forces at its strings (tuning must outlive opts' use);
-// fields tuning leaves "" keep their value.
-void xconv_tuning_apply(const xconv_tuning *tuning, xconv_plan_options *opts);
+// Sets the fields of *opts that tuning forces from its text: the direct_tiling entry of each
+// kernel it names (replacing one opts has for that kernel) and gemm_tiles; fields tuning
+// leaves "" keep their value. Returns XCONV_OK, or XCONV_ERR_PARSE naming the text that does
+// not parse (opts then unchanged).
+xconv_status xconv_tuning_apply(const xconv_tuning *tuning, xconv_plan_options *opts,
+                                xconv_error *err);
 
 // Returns true when "auto" and find may choose v: every family but "reference" and "peer" (the
 // vendors' libraries are measured against, not chosen).

@@ -7,9 +7,9 @@
 
 #include <xconv/xconv.h>
 
-#include "../report/peaks_file.h"
-#include "../report/record.h"
-#include "../report/report.h"
+#include "report/peaks_file.h"
+#include "report/record.h"
+#include "report/report.h"
 #include "options.h"
 
 // Exit codes: 0 success, 1 a check failed or a run errored, 2 bad usage or input.

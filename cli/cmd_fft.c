@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../bench/peers/dft_ref.h"
-#include "../bench/peers/vkfft.h"
+#include "peers/dft_ref.h"
+#include "peers/vkfft.h"
 #include "cli.h"
 #include "stream.h"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // VkFFT's CUDA backend on an open xconv device: one application on the device's primary context
-// and stream, in place on one of our buffers (bench/peers/vkfft.h). Not part of the library: CMake
+// and stream, in place on one of our buffers (cli/peers/vkfft.h). Not part of the library: CMake
 // builds it into xconv_vkfft where it finds vkFFT.h and the CUDA toolkit's headers.
 //
 // VkFFT calls the driver API, the runtime API and NVRTC by name. Here every one of those calls
@@ -15,7 +15,7 @@
 #include <cuda_runtime_api.h>
 #include <nvrtc.h>
 
-#include "../bench/peers/vkfft.h"
+#include "../cli/peers/vkfft.h"
 #include "cuda_loader.h"
 #include <xconv/xconv.h>
 
@@ -187,7 +187,7 @@ static const char *vk_nvrtcGetErrorString(nvrtcResult r)
 #define nvrtcGetProgramLog vk_nvrtcGetProgramLog
 #define nvrtcGetErrorString vk_nvrtcGetErrorString
 
-#include "../bench/peers/vkfft_capture.h"
+#include "../cli/peers/vkfft_capture.h"
 #define VKFFT_BACKEND 1
 #include <vkFFT.h>
 #undef printf

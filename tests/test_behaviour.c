@@ -6,8 +6,8 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "../report/behaviour.h"
-#include "../report/report.h"
+#include "../cli/report/behaviour.h"
+#include "../cli/report/report.h"
 #include "check.h"
 #include "cli/behaviour_check.h"
 #include "cli/behaviour_run.h"

@@ -91,6 +91,9 @@ int cli_shape_arg(const char *text, xconv_problem *p, char *name, size_t len);
 int cli_select_devices(const cli_options *opts, xconv_devices **devices, int *indices,
                        int *count);
 
+// Opens the device at index of list. Returns it, or NULL after printing why (naming the device).
+xconv_device *cli_open_device(const xconv_devices *list, int index);
+
 // ---------------------------------------------------------------------------------------------
 // Measuring into records (case_record.c)
 

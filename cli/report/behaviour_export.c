@@ -195,7 +195,54 @@ static void write_agreement(FILE *f, const xconv_behaviour_run *run,
 }
 
 // ---------------------------------------------------------------------------------------------
-// The file
+// The file: its arrays' items (item i of each, as write_array takes them), then the whole
+
+static void shape_item(FILE *f, const xconv_behaviour_run *run, int i)
+{
+    fputs("    {", f);
+    STR(f, "name", run->shapes[i].name);
+    fputs(", ", f);
+    STR(f, "shape", run->shapes[i].spec);
+    fputc('}', f);
+}
+
+static void probe_problem_item(FILE *f, const xconv_behaviour_run *run, int i)
+{
+    fputs("    {", f);
+    STR(f, "probe", run->cases[i].probe);
+    fputs(", ", f);
+    STR(f, "shape", run->cases[i].spec);
+    fputs(", ", f);
+    STR(f, "inputs", run->cases[i].what);
+    fputc('}', f);
+}
+
+static void stack_item(FILE *f, const xconv_behaviour_run *run, int i)
+{
+    write_stack(f, &run->stacks[i]);
+}
+
+static void record_item(FILE *f, const xconv_behaviour_run *run, int i)
+{
+    write_record(f, run, &run->recs[i]);
+}
+
+static void agreement_item(FILE *f, const xconv_behaviour_run *run, int i)
+{
+    write_agreement(f, run, &run->agree[i]);
+}
+
+// Writes the member `name`: an array of run's n items, one a line through item.
+static void write_array(FILE *f, const char *name, const xconv_behaviour_run *run, int n,
+                        void (*item)(FILE *f, const xconv_behaviour_run *run, int i))
+{
+    fprintf(f, ",\n  \"%s\": [\n", name);
+    for (int i = 0; i < n; i++) {
+        item(f, run, i);
+        fputs(i + 1 < n ? ",\n" : "\n", f);
+    }
+    fputs("  ]", f);
+}
 
 int xconv_behaviour_write_json(FILE *f, const xconv_behaviour_run *run)
 {
@@ -213,39 +260,11 @@ int xconv_behaviour_write_json(FILE *f, const xconv_behaviour_run *run)
     STR(f, "host", run->host);
     fprintf(f, ",\n  \"seed\": %llu,\n  ", (unsigned long long)run->seed);
     num(f, "host_ref_gflop", run->host_ref_gflop);
-    fputs(",\n  \"shapes\": [\n", f);
-    for (int i = 0; i < run->nshapes; i++) {
-        fputs("    {", f);
-        STR(f, "name", run->shapes[i].name);
-        fputs(", ", f);
-        STR(f, "shape", run->shapes[i].spec);
-        fputs(i + 1 < run->nshapes ? "},\n" : "}\n", f);
-    }
-    fputs("  ],\n  \"probe_problems\": [\n", f);
-    for (int i = 0; i < run->ncases; i++) {
-        fputs("    {", f);
-        STR(f, "probe", run->cases[i].probe);
-        fputs(", ", f);
-        STR(f, "shape", run->cases[i].spec);
-        fputs(", ", f);
-        STR(f, "inputs", run->cases[i].what);
-        fputs(i + 1 < run->ncases ? "},\n" : "}\n", f);
-    }
-    fputs("  ],\n  \"stacks\": [\n", f);
-    for (int i = 0; i < run->nstacks; i++) {
-        write_stack(f, &run->stacks[i]);
-        fputs(i + 1 < run->nstacks ? ",\n" : "\n", f);
-    }
-    fputs("  ],\n  \"records\": [\n", f);
-    for (int i = 0; i < run->count; i++) {
-        write_record(f, run, &run->recs[i]);
-        fputs(i + 1 < run->count ? ",\n" : "\n", f);
-    }
-    fputs("  ],\n  \"agreement\": [\n", f);
-    for (int i = 0; i < run->nagree; i++) {
-        write_agreement(f, run, &run->agree[i]);
-        fputs(i + 1 < run->nagree ? ",\n" : "\n", f);
-    }
-    fputs("  ]\n}\n", f);
+    write_array(f, "shapes", run, run->nshapes, shape_item);
+    write_array(f, "probe_problems", run, run->ncases, probe_problem_item);
+    write_array(f, "stacks", run, run->nstacks, stack_item);
+    write_array(f, "records", run, run->count, record_item);
+    write_array(f, "agreement", run, run->nagree, agreement_item);
+    fputs("\n}\n", f);
     return fflush(f) != 0 || ferror(f) ? -1 : 0;
 }

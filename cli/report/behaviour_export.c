@@ -41,10 +41,11 @@ static const char *kind_word(xconv_probe_kind kind)
 }
 
 // ---------------------------------------------------------------------------------------------
-// Blocks
+// Blocks: a stack, a record and an agreement are item i of run's array of them
 
-static void write_stack(FILE *f, const xconv_behaviour_stack *s)
+static void write_stack(FILE *f, const xconv_behaviour_run *run, int i)
 {
+    const xconv_behaviour_stack *s = &run->stacks[i];
     fputs("    {", f);
     STR(f, "id", s->id);
     fputs(", ", f);
@@ -121,8 +122,9 @@ static void write_shape_result(FILE *f, const xconv_behaviour_shape *s)
     fputs("}", f);
 }
 
-static void write_record(FILE *f, const xconv_behaviour_run *run, const xconv_behaviour_record *r)
+static void write_record(FILE *f, const xconv_behaviour_run *run, int i)
 {
+    const xconv_behaviour_record *r = &run->recs[i];
     const xconv_behaviour_stack *s = &run->stacks[r->stack];
     fputs("    {", f);
     STR(f, "stack", s->id);
@@ -168,9 +170,9 @@ static void write_record(FILE *f, const xconv_behaviour_run *run, const xconv_be
     fputs("}", f);
 }
 
-static void write_agreement(FILE *f, const xconv_behaviour_run *run,
-                            const xconv_behaviour_agreement *g)
+static void write_agreement(FILE *f, const xconv_behaviour_run *run, int i)
 {
+    const xconv_behaviour_agreement *g = &run->agree[i];
     fputs("    {", f);
     STR(f, "variant", g->variant);
     fputs(", \"stacks\": [", f);
@@ -195,9 +197,9 @@ static void write_agreement(FILE *f, const xconv_behaviour_run *run,
 }
 
 // ---------------------------------------------------------------------------------------------
-// The file: its arrays' items (item i of each, as write_array takes them), then the whole
+// The file: its arrays (write_array) and their items (item i of run's, as the blocks above)
 
-static void shape_item(FILE *f, const xconv_behaviour_run *run, int i)
+static void write_shape(FILE *f, const xconv_behaviour_run *run, int i)
 {
     fputs("    {", f);
     STR(f, "name", run->shapes[i].name);
@@ -206,7 +208,7 @@ static void shape_item(FILE *f, const xconv_behaviour_run *run, int i)
     fputc('}', f);
 }
 
-static void probe_problem_item(FILE *f, const xconv_behaviour_run *run, int i)
+static void write_probe_problem(FILE *f, const xconv_behaviour_run *run, int i)
 {
     fputs("    {", f);
     STR(f, "probe", run->cases[i].probe);
@@ -215,21 +217,6 @@ static void probe_problem_item(FILE *f, const xconv_behaviour_run *run, int i)
     fputs(", ", f);
     STR(f, "inputs", run->cases[i].what);
     fputc('}', f);
-}
-
-static void stack_item(FILE *f, const xconv_behaviour_run *run, int i)
-{
-    write_stack(f, &run->stacks[i]);
-}
-
-static void record_item(FILE *f, const xconv_behaviour_run *run, int i)
-{
-    write_record(f, run, &run->recs[i]);
-}
-
-static void agreement_item(FILE *f, const xconv_behaviour_run *run, int i)
-{
-    write_agreement(f, run, &run->agree[i]);
 }
 
 // Writes the member `name`: an array of run's n items, one a line through item.
@@ -260,11 +247,11 @@ int xconv_behaviour_write_json(FILE *f, const xconv_behaviour_run *run)
     STR(f, "host", run->host);
     fprintf(f, ",\n  \"seed\": %llu,\n  ", (unsigned long long)run->seed);
     num(f, "host_ref_gflop", run->host_ref_gflop);
-    write_array(f, "shapes", run, run->nshapes, shape_item);
-    write_array(f, "probe_problems", run, run->ncases, probe_problem_item);
-    write_array(f, "stacks", run, run->nstacks, stack_item);
-    write_array(f, "records", run, run->count, record_item);
-    write_array(f, "agreement", run, run->nagree, agreement_item);
+    write_array(f, "shapes", run, run->nshapes, write_shape);
+    write_array(f, "probe_problems", run, run->ncases, write_probe_problem);
+    write_array(f, "stacks", run, run->nstacks, write_stack);
+    write_array(f, "records", run, run->count, write_record);
+    write_array(f, "agreement", run, run->nagree, write_agreement);
     fputs("\n}\n", f);
     return fflush(f) != 0 || ferror(f) ? -1 : 0;
 }

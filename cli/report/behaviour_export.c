@@ -63,12 +63,12 @@ static void write_stack(FILE *f, const xconv_behaviour_run *run, int i)
     const xconv_behaviour_stack *s = &run->stacks[i];
     fputs("    {", f);
     STR(f, "id", s->id);
-        NEXT_STR(f, "device", s->device);
-        NEXT_STR(f, "backend", s->backend);
-        NEXT_STR(f, "platform", s->platform);
-        NEXT_STR(f, "driver", s->driver);
-        NEXT_STR(f, "version", s->version);
-        NEXT_STR(f, "type", s->type);
+    NEXT_STR(f, "device", s->device);
+    NEXT_STR(f, "backend", s->backend);
+    NEXT_STR(f, "platform", s->platform);
+    NEXT_STR(f, "driver", s->driver);
+    NEXT_STR(f, "version", s->version);
+    NEXT_STR(f, "type", s->type);
     fputs(", \"fp32_config\": [", f);
     int n = 0;
     for (unsigned bit = 1; bit; bit <<= 1) {
@@ -87,9 +87,9 @@ static void write_probe(FILE *f, const xconv_behaviour_probe *p)
     STR(f, "probe", p->name);
     fprintf(f, ", \"kind\": \"%s\", ", kind_word(p->kind));
     i64(f, "cases", p->cases);
-        next_i64(f, "ran", p->ran);
-        NEXT_STR(f, "verdict", p->verdict);
-        next_i64(f, "outputs", p->outputs);
+    next_i64(f, "ran", p->ran);
+    NEXT_STR(f, "verdict", p->verdict);
+    next_i64(f, "outputs", p->outputs);
     struct {
         const char *key;
         int64_t v;
@@ -110,7 +110,7 @@ static void write_probe(FILE *f, const xconv_behaviour_probe *p)
         else
             i64(f, denormal[i].key, denormal[i].v);
     }
-        NEXT_STR(f, "note", p->note);
+    NEXT_STR(f, "note", p->note);
     fputs("}", f);
 }
 
@@ -119,7 +119,7 @@ static void write_shape_result(FILE *f, const xconv_behaviour_shape *s)
     fprintf(f, "        {\"shape\": %d, \"outcome\": \"%s\", ", s->shape,
             xconv_outcome_word(s->outcome));
     num(f, "max_norm_err", s->max_norm_err);
-        next_num(f, "max_block_err", s->max_block_err);
+    next_num(f, "max_block_err", s->max_block_err);
     fprintf(f, ", \"max_ulp\": %llu, \"deterministic\": %s, ", (unsigned long long)s->max_ulp,
             s->deterministic ? "true" : "false");
     STR(f, "note", s->note);
@@ -132,22 +132,22 @@ static void write_record(FILE *f, const xconv_behaviour_run *run, int i)
     const xconv_behaviour_stack *s = &run->stacks[r->stack];
     fputs("    {", f);
     STR(f, "stack", s->id);
-        NEXT_STR(f, "variant", r->variant);
-        NEXT_STR(f, "family", r->family);
-        NEXT_STR(f, "accuracy_family", r->accuracy_family);
-        NEXT_STR(f, "kernels", r->kernels);
-        next_num(f, "threshold", r->threshold);
+    NEXT_STR(f, "variant", r->variant);
+    NEXT_STR(f, "family", r->family);
+    NEXT_STR(f, "accuracy_family", r->accuracy_family);
+    NEXT_STR(f, "kernels", r->kernels);
+    next_num(f, "threshold", r->threshold);
     fprintf(f, ",\n      \"accuracy\": {\"shapes\": %d, \"passed\": %d, \"failed\": %d, "
                "\"not_applicable\": %d, \"errors\": %d, ",
             r->shapes, r->passed, r->failed, r->not_applicable, r->errors);
     num(f, "max_norm_err", r->max_norm_err);
-        next_num(f, "median_norm_err", r->median_norm_err);
-        next_num(f, "max_block_err", r->max_block_err);
+    next_num(f, "median_norm_err", r->median_norm_err);
+    next_num(f, "max_block_err", r->max_block_err);
     fprintf(f, ", \"worst_shape\": %d, ", r->worst_shape);
     i64(f, "ulp_compared", r->ulp_compared);
     fprintf(f, ", \"max_ulp\": %llu, ", (unsigned long long)r->max_ulp);
     num(f, "median_ulp", r->median_ulp);
-        next_num(f, "share_correctly_rounded", r->share_correctly_rounded);
+    next_num(f, "share_correctly_rounded", r->share_correctly_rounded);
     fprintf(f, "},\n      \"determinism\": {\"compared\": %d, \"differing\": %d, "
                "\"deterministic\": %s},\n      \"probes\": [\n",
             r->det_compared, r->det_differing,
@@ -179,12 +179,12 @@ static void write_agreement(FILE *f, const xconv_behaviour_run *run, int i)
             g->shapes, g->identical_shapes,
             g->shapes > 0 && g->differing == 0 ? "true" : "false");
     i64(f, "compared", g->compared);
-        next_i64(f, "differing", g->differing);
-        next_num(f, "share_differing", g->compared ? (double)g->differing / (double)g->compared : NAN);
-        next_i64(f, "nonfinite_mismatch", g->nonfinite_mismatch);
+    next_i64(f, "differing", g->differing);
+    next_num(f, "share_differing", g->compared ? (double)g->differing / (double)g->compared : NAN);
+    next_i64(f, "nonfinite_mismatch", g->nonfinite_mismatch);
     fprintf(f, ", \"max_ulp\": %llu, ", (unsigned long long)g->max_ulp);
     num(f, "median_ulp", g->median_ulp);
-        next_num(f, "median_ulp_differing", g->median_ulp_differing);
+    next_num(f, "median_ulp_differing", g->median_ulp_differing);
     fputs("}", f);
 }
 
@@ -195,7 +195,7 @@ static void write_shape(FILE *f, const xconv_behaviour_run *run, int i)
 {
     fputs("    {", f);
     STR(f, "name", run->shapes[i].name);
-        NEXT_STR(f, "shape", run->shapes[i].spec);
+    NEXT_STR(f, "shape", run->shapes[i].spec);
     fputc('}', f);
 }
 
@@ -203,8 +203,8 @@ static void write_probe_problem(FILE *f, const xconv_behaviour_run *run, int i)
 {
     fputs("    {", f);
     STR(f, "probe", run->cases[i].probe);
-        NEXT_STR(f, "shape", run->cases[i].spec);
-        NEXT_STR(f, "inputs", run->cases[i].what);
+    NEXT_STR(f, "shape", run->cases[i].spec);
+    NEXT_STR(f, "inputs", run->cases[i].what);
     fputc('}', f);
 }
 

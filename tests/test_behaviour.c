@@ -493,6 +493,7 @@ static void test_host_run(void)
     CHECK_CONTAINS(err.msg, "b.json: byte ");
     free(broken);
     free(first);
+    xconv_behaviour_run_free(&run);
 
     // A shape past the host reference's limit is refused.
     opts.host_ref_max_gflop = 1e-9;

@@ -211,9 +211,7 @@ void direct_const(const XC_GLOBAL XC_DATA *XC_RESTRICT x,
         if (b.k0 + kk >= b.k_end || b.n_item >= XC_N)
             break;
 #if XC_POOL_H
-        const int k = b.k0 + kk;
-#define XD_VALUE(i, j) XC_EPI(acc[kk][i][j], k)
-        XD_POOL_STORE(y + (b.n * XC_K + k) * XC_Y_H * XC_Y_W, b.p0, b.q0, XD_VALUE)
+        XD_POOL_STORE_ACC(y, b, kk)
 #else
         for (int i = 0; i < XD_BLOCK_H; i++) {
             const int p = b.p0 + i;

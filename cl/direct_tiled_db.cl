@@ -3,13 +3,9 @@
 // time), with two tile buffers: while the work-group computes from one chunk it loads the next
 // into the other, so one barrier per chunk separates both the load and the reuse of a buffer.
 //
-// Work-item (tx, ty) computes XD_BLOCK_K output channels x XD_BLOCK_H consecutive rows x
-// XD_BLOCK_W columns, the columns consecutive (XD_STRIP_W=1) or XD_WG_W apart (XD_STRIP_W=0).
-// Filters are read from global memory at addresses shared by the whole work-group. The tuning
-// parameters, geometry and tile layout are the family's, in common/xconv_direct_block.h; the
-// body, shared with direct_tiled, is common/xconv_direct_tiled_body.h.
-// With an epilogue (common/xconv_epilogue.h) the store adds the bias, activates and, when the
-// planner gave whole pool windows to each work-item, pools.
+// Each work-item's outputs, the filters' reads and the epilogue are direct_tiled's (see
+// cl/direct_tiled.cl): the body both kernels run is common/xconv_direct_tiled_body.h, the tuning
+// parameters, geometry and tile layout the family's, in common/xconv_direct_block.h.
 
 #include "xconv_epilogue.h"
 #include "xconv_direct_block.h"

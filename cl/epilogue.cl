@@ -42,14 +42,9 @@ XC_KERNEL void epilogue_pool(const XC_GLOBAL float *XC_RESTRICT in, const int in
     const int r0 = yr * XC_POOL_STRIDE_H - XC_POOL_PAD_H;
     const int c0 = yc * XC_POOL_STRIDE_W - XC_POOL_PAD_W;
     float m = XC_EPI_NEG_INF;
-    for (int a = 0; a < XC_POOL_H; a++) {
-        const int r = r0 + a;
-        for (int b = 0; b < XC_POOL_W; b++) {
-            const int c = c0 + b;
-            if (r >= 0 && r < XC_P && c >= 0 && c < XC_Q)
-                m = xc_epi_max(m, src[r * XC_Q + c]);
-        }
-    }
+#define XC_POOL_SRC(r, c) src[(r) * XC_Q + (c)]
+    XC_POOL_WINDOW_MAX(m, r0, c0, XC_POOL_SRC)
+#undef XC_POOL_SRC
     y[i] = m;
 }
 #endif

@@ -51,6 +51,12 @@
 // ---------------------------------------------------------------------------------------------
 // The body
 
+// Part `part` of z: its real (0) or imaginary (1) half, the outputs of one of a pair of channels.
+XC_FUNC float xc_fft_part(const float2 z, const int part)
+{
+    return part ? z.y : z.x;
+}
+
 // Stores the cropped outputs of the frame (real plane `part` of the local pair `frame`) of tile
 // t of image n, output channel k into y, after the bias and activation: P x Q outputs, or with
 // a fused pool the frame's pooled outputs into y's Y_H x Y_W layout. Work-items share the loop.
@@ -66,16 +72,10 @@ XC_FUNC void xc_fft_crop(XC_GLOBAL float *y, XC_LOCAL_PTR const float2 *frame, c
         const int r0 = yr * XC_POOL_STRIDE_H - XC_POOL_PAD_H;
         const int c0 = yc * XC_POOL_STRIDE_W - XC_POOL_PAD_W;
         float m = XC_EPI_NEG_INF;
-        for (int a = 0; a < XC_POOL_H; a++) {
-            const int r = r0 + a;
-            for (int b = 0; b < XC_POOL_W; b++) {
-                const int c = c0 + b;
-                if (r >= 0 && r < XC_P && c >= 0 && c < XC_Q) {
-                    const float2 z = frame[(r - p0) * XC_FFT_PITCH + c - q0];
-                    m = xc_epi_max(m, XC_EPI(part ? z.y : z.x, k));
-                }
-            }
-        }
+#define XC_FFT_FRAME_VALUE(r, c) \
+    XC_EPI(xc_fft_part(frame[((r) - p0) * XC_FFT_PITCH + (c) - q0], part), k)
+        XC_POOL_WINDOW_MAX(m, r0, c0, XC_FFT_FRAME_VALUE)
+#undef XC_FFT_FRAME_VALUE
         if (yr < XC_Y_H && yc < XC_Y_W)
             y[((n * XC_K + k) * XC_Y_H + yr) * XC_Y_W + yc] = m;
     }
@@ -85,7 +85,7 @@ XC_FUNC void xc_fft_crop(XC_GLOBAL float *y, XC_LOCAL_PTR const float2 *frame, c
         const int i = e / XC_FFT_OUT_W, j = e % XC_FFT_OUT_W;  // frame row, column
         const float2 z = frame[i * XC_FFT_PITCH + j];
         if (p0 + i < XC_P && q0 + j < XC_Q)
-            y[((n * XC_K + k) * XC_P + p0 + i) * XC_Q + q0 + j] = XC_EPI(part ? z.y : z.x, k);
+            y[((n * XC_K + k) * XC_P + p0 + i) * XC_Q + q0 + j] = XC_EPI(xc_fft_part(z, part), k);
     }
 #endif
 }

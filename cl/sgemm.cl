@@ -134,6 +134,7 @@
 #endif
 
 #include "xconv_epilogue.h"
+#include "xconv_local_frag.h"
 
 // Columns of C for the implicit GEMMs: the convolution's outputs, or with a fused pool the
 // outputs of every window (XC_GEMM_WINDOW consecutive columns each).
@@ -428,18 +429,9 @@ XC_FUNC void xc_gemm_store_b(XC_LOCAL_PTR float *b_tile, const int tid, const fl
 // Reads WPT floats of local row `row` for work-item t into frag: VW-wide runs spaced
 // THREADS * VW apart (one float4 read each when VW is 4).
 #if XC_GEMM_VW == 4
-#define XC_GEMM_READ_FRAG(frag, row, wpt, threads, t)                                       \
-    for (int v = 0; v < (wpt) / 4; v++) {                                                   \
-        const float4 f4 = ((XC_LOCAL_PTR const float4 *)(row))[v * (threads) + (t)];        \
-        frag[4 * v + 0] = f4.x;                                                             \
-        frag[4 * v + 1] = f4.y;                                                             \
-        frag[4 * v + 2] = f4.z;                                                             \
-        frag[4 * v + 3] = f4.w;                                                             \
-    }
+#define XC_GEMM_READ_FRAG XC_READ_FRAG_VEC4
 #else
-#define XC_GEMM_READ_FRAG(frag, row, wpt, threads, t)                                       \
-    for (int v = 0; v < (wpt); v++)                                                         \
-        frag[v] = (row)[v * (threads) + (t)];
+#define XC_GEMM_READ_FRAG XC_READ_FRAG_SCALAR
 #endif
 
 // acc += A_tile^T * B_tile for this work-item's rows (ty) and columns (tx).

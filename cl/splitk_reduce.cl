@@ -57,14 +57,9 @@ XC_FUNC float xc_splitk_pool(const XC_GLOBAL float *rows, const int j, const int
     const int r0 = win / XC_Y_W * XC_POOL_STRIDE_H - XC_POOL_PAD_H;  // window's first row
     const int c0 = win % XC_Y_W * XC_POOL_STRIDE_W - XC_POOL_PAD_W;  // and column
     float m = XC_EPI_NEG_INF;
-    for (int a = 0; a < XC_POOL_H; a++) {
-        const int r = r0 + a;
-        for (int b = 0; b < XC_POOL_W; b++) {
-            const int c = c0 + b;
-            if (r >= 0 && r < XC_P && c >= 0 && c < XC_Q)
-                m = xc_epi_max(m, XC_EPI(xc_splitk_sum(img + r * XC_Q + c), k));
-        }
-    }
+#define XC_SPLITK_VALUE(r, c) XC_EPI(xc_splitk_sum(img + (r) * XC_Q + (c)), k)
+    XC_POOL_WINDOW_MAX(m, r0, c0, XC_SPLITK_VALUE)
+#undef XC_SPLITK_VALUE
     return m;
 }
 #endif

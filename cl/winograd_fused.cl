@@ -59,6 +59,7 @@
 #endif                         // across work-items instead)
 
 #include "xconv_epilogue.h"
+#include "xconv_local_frag.h"
 #include "xconv_winograd.h"
 
 #define XC_WINO_K_BLOCKS ((XC_KG + XC_WINO_K_BLOCK - 1) / XC_WINO_K_BLOCK)  // per group
@@ -272,18 +273,9 @@ void winograd_fused(const XC_GLOBAL float *XC_RESTRICT x, const XC_GLOBAL float 
 
 // Reads fragment frag (wpt floats) of work-item t from the local row `row`.
 #if XC_WINO_VW == 4
-#define XC_WINO_READ_FRAG(frag, row, wpt, threads, t)                                       \
-    for (int v = 0; v < (wpt) / 4; v++) {                                                   \
-        const float4 f4 = ((XC_LOCAL_PTR const float4 *)(row))[v * (threads) + (t)];        \
-        frag[4 * v + 0] = f4.x;                                                             \
-        frag[4 * v + 1] = f4.y;                                                             \
-        frag[4 * v + 2] = f4.z;                                                             \
-        frag[4 * v + 3] = f4.w;                                                             \
-    }
+#define XC_WINO_READ_FRAG XC_READ_FRAG_VEC4
 #else
-#define XC_WINO_READ_FRAG(frag, row, wpt, threads, t) \
-    for (int v = 0; v < (wpt); v++)                   \
-        frag[v] = (row)[v * (threads) + (t)];
+#define XC_WINO_READ_FRAG XC_READ_FRAG_SCALAR
 #endif
 
 // ---------------------------------------------------------------------------------------------

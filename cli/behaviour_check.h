@@ -7,7 +7,7 @@
 
 #include <xconv/xconv.h>
 
-#include "../report/behaviour.h"
+#include "report/behaviour.h"
 
 // ---------------------------------------------------------------------------------------------
 // ULPs

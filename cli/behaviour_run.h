@@ -6,7 +6,7 @@
 
 #include <xconv/xconv.h>
 
-#include "../report/behaviour.h"
+#include "report/behaviour.h"
 
 typedef struct xconv_behaviour_opts {
     uint64_t seed;               // the shapes' inputs: xconv_random_fill streams 1 (x), 2 (w)

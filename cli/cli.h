@@ -7,9 +7,9 @@
 
 #include <xconv/xconv.h>
 
-#include "../report/peaks_file.h"
-#include "../report/record.h"
-#include "../report/report.h"
+#include "report/peaks_file.h"
+#include "report/record.h"
+#include "report/report.h"
 #include "options.h"
 
 // Exit codes: 0 success, 1 a check failed or a run errored, 2 bad usage or input.
@@ -90,6 +90,20 @@ int cli_shape_arg(const char *text, xconv_problem *p, char *name, size_t len);
 // it, each device once. Returns 0 or CLI_USAGE/CLI_FAILED after printing why.
 int cli_select_devices(const cli_options *opts, xconv_devices **devices, int *indices,
                        int *count);
+
+// Copies device info's identity, as the peaks file and the matrix's devices keep it (name,
+// backend, driver, platform), into the same-named strings of *dst.
+#define CLI_COPY_IDENTITY(dst, info)                                                        \
+    do {                                                                                    \
+        snprintf((dst)->name, sizeof (dst)->name, "%s", (info)->name);                      \
+        snprintf((dst)->backend, sizeof (dst)->backend, "%s",                               \
+                 xconv_backend_name((info)->backend));                                      \
+        snprintf((dst)->driver, sizeof (dst)->driver, "%s", (info)->driver);                \
+        snprintf((dst)->platform, sizeof (dst)->platform, "%s", (info)->platform);          \
+    } while (0)
+
+// Opens the device at index of list. Returns it, or NULL after printing why (naming the device).
+xconv_device *cli_open_device(const xconv_devices *list, int index);
 
 // ---------------------------------------------------------------------------------------------
 // Measuring into records (case_record.c)

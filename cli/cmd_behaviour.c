@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../report/behaviour.h"
+#include "report/behaviour.h"
 #include "behaviour_run.h"
 #include "cli.h"
 #include "output.h"

@@ -2,7 +2,7 @@
 // `xconv devices` and `xconv variants`: what is installed and what can run.
 #include <string.h>
 
-#include "../report/behaviour.h"
+#include "report/behaviour.h"
 #include "cli.h"
 
 // Writes a device-info string field as JSON.

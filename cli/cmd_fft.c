@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../bench/peers/dft_ref.h"
-#include "../bench/peers/vkfft.h"
+#include "peers/dft_ref.h"
+#include "peers/vkfft.h"
 #include "cli.h"
 #include "stream.h"
 
@@ -581,12 +581,10 @@ int cmd_bench_fft(const cli_options *opts)
     int rc = cli_select_devices(opts, &devices, indices, &ndevices);
     xconv_record_list list;
     xconv_record_list_init(&list, opts->argc, opts->argv);
-    xconv_error err = {0};
     for (int d = 0; !rc && d < ndevices; d++) {
         const xconv_device_info *info = xconv_devices_info_at(devices, indices[d]);
-        xconv_device *dev = xconv_device_open_info(info, &err);
+        xconv_device *dev = cli_open_device(devices, indices[d]);
         if (!dev) {
-            cli_print_error(info->name, &err);
             rc = CLI_FAILED;
             break;
         }

@@ -392,12 +392,9 @@ int cmd_bench_gemm(const cli_options *opts)
         return rc;
     }
     plan_run(devices, indices, ndevices, standard, &out);
-    xconv_error err = {0};
     for (int d = 0; !rc && d < ndevices && !cli_stream_stopping(&out); d++) {
-        const xconv_device_info *info = xconv_devices_info_at(devices, indices[d]);
-        xconv_device *dev = xconv_device_open_info(info, &err);
+        xconv_device *dev = cli_open_device(devices, indices[d]);
         if (!dev) {
-            cli_print_error(info->name, &err);
             rc = CLI_FAILED;
             break;
         }

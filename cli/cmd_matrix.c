@@ -164,10 +164,7 @@ static int make_head(matrix_job *job)
         const xconv_device_info *info = xconv_devices_info_at(job->list, job->devices[d]);
         xconv_matrix_device *md = &run->devices[run->ndevices++];
         xconv_device_label(info, md->id, sizeof md->id);
-        snprintf(md->name, sizeof md->name, "%s", info->name);
-        snprintf(md->backend, sizeof md->backend, "%s", xconv_backend_name(info->backend));
-        snprintf(md->driver, sizeof md->driver, "%s", info->driver);
-        snprintf(md->platform, sizeof md->platform, "%s", info->platform);
+        CLI_COPY_IDENTITY(md, info);
         md->compute_units = info->compute_units;
         md->clock_mhz = info->clock_mhz;
         cli_peaks p;

@@ -39,10 +39,7 @@ static void make_entry(const xconv_device_info *info, const xconv_peaks *p,
                        const xconv_run_info *run, xconv_peaks_entry *e)
 {
     memset(e, 0, sizeof *e);
-    snprintf(e->name, sizeof e->name, "%s", info->name);
-    snprintf(e->backend, sizeof e->backend, "%s", xconv_backend_name(info->backend));
-    snprintf(e->driver, sizeof e->driver, "%s", info->driver);
-    snprintf(e->platform, sizeof e->platform, "%s", info->platform);
+    CLI_COPY_IDENTITY(e, info);
     e->fp32_gflops = p->fp32_gflops;
     e->gbps = p->gbps;
     e->gbps_read = p->gbps_read;

@@ -7,7 +7,7 @@
 
 #include <stdbool.h>
 
-#include "../report/matrix.h"
+#include "report/matrix.h"
 #include "output.h"
 
 typedef struct cli_matrix_stream {

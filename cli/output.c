@@ -221,6 +221,36 @@ static FILE *open_in_place(const cli_output *out)
     return f;
 }
 
+// Writes through writer into a new file beside out's path, synced when durable, and renames it
+// over the path. Returns 0, or -1 with errno set (the new file removed; the path keeps what it
+// held).
+static int replace_with(const cli_output *out, int (*writer)(FILE *f, const void *ctx),
+                        const void *ctx, bool durable)
+{
+    char tmp[PATH_MAX + 64];
+    int fd = open_temp(out->path, tmp, sizeof tmp);
+    if (fd < 0)
+        return -1;
+    FILE *f = keep_mode(fd, out) == 0 ? fdopen(fd, "w") : NULL;
+    int failed = !f || (durable ? write_durable(f, writer, ctx) != 0
+                                : writer(f, ctx) != 0 || fflush(f) != 0);
+    int saved = errno;
+    if (!failed && rename(tmp, out->path) != 0) {
+        failed = 1;
+        saved = errno;
+    }
+    if ((f ? fclose(f) : close(fd)) != 0 && !failed) {
+        failed = 1;
+        saved = errno;
+    }
+    if (failed) {
+        unlink(tmp);
+        errno = saved;
+        return -1;
+    }
+    return 0;
+}
+
 // Writes a whole file as cli_output_write says. Returns 0, or 1 after a message.
 static int write_file(const cli_output *out, int (*writer)(FILE *f, const void *ctx),
                       const void *ctx)
@@ -237,26 +267,8 @@ static int write_file(const cli_output *out, int (*writer)(FILE *f, const void *
             cli_error("cannot write %s: %s", out->path, strerror(saved));
         return failed ? CLI_FAILED : 0;
     }
-    char tmp[PATH_MAX + 64];
-    int fd = open_temp(out->path, tmp, sizeof tmp);
-    if (fd < 0) {
+    if (replace_with(out, writer, ctx, true) != 0) {
         cli_error("cannot write %s: %s", out->path, strerror(errno));
-        return CLI_FAILED;
-    }
-    FILE *f = keep_mode(fd, out) == 0 ? fdopen(fd, "w") : NULL;
-    int failed = !f || write_durable(f, writer, ctx) != 0;
-    int saved = errno;
-    if (!failed && rename(tmp, out->path) != 0) {
-        failed = 1;
-        saved = errno;
-    }
-    if ((f ? fclose(f) : close(fd)) != 0 && !failed) {
-        failed = 1;
-        saved = errno;
-    }
-    if (failed) {
-        unlink(tmp);
-        cli_error("cannot write %s: %s", out->path, strerror(saved));
         return CLI_FAILED;
     }
     return 0;
@@ -353,28 +365,8 @@ static int write_contents(FILE *f, const void *ctx)
 // errno set (nothing is left behind; the file keeps what it held).
 static int replace_file(cli_stream_file *s, const char *closing)
 {
-    char tmp[PATH_MAX + 64];
-    int fd = open_temp(s->out.path, tmp, sizeof tmp);
-    if (fd < 0)
-        return -1;
-    FILE *f = keep_mode(fd, &s->out) == 0 ? fdopen(fd, "w") : NULL;
     contents c = {s->body, s->len, closing};
-    int failed = !f || write_contents(f, &c) != 0 || fflush(f) != 0;
-    int saved = errno;
-    if (!failed && rename(tmp, s->out.path) != 0) {
-        failed = 1;
-        saved = errno;
-    }
-    if ((f ? fclose(f) : close(fd)) != 0 && !failed) {
-        failed = 1;
-        saved = errno;
-    }
-    if (failed) {
-        unlink(tmp);
-        errno = saved;
-        return -1;
-    }
-    return 0;
+    return replace_with(&s->out, write_contents, &c, false);
 }
 
 // Writes the body's last `added` bytes and closing over the old closing of a file written in

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "../report/record.h"
+#include "report/record.h"
 
 typedef struct cli_progress {
     FILE *f;                 // stderr

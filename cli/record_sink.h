@@ -5,7 +5,7 @@
 #ifndef XCONV_CLI_RECORD_SINK_H
 #define XCONV_CLI_RECORD_SINK_H
 
-#include "../report/record.h"
+#include "report/record.h"
 #include "output.h"
 
 typedef struct cli_record_sink cli_record_sink;

@@ -508,6 +508,16 @@ int cli_select_devices(const cli_options *opts, xconv_devices **devices, int *in
     return 0;
 }
 
+xconv_device *cli_open_device(const xconv_devices *list, int index)
+{
+    const xconv_device_info *info = xconv_devices_info_at(list, index);
+    xconv_error err = {0};
+    xconv_device *dev = xconv_device_open_info(info, &err);
+    if (!dev)
+        cli_print_error(info->name, &err);
+    return dev;
+}
+
 uint64_t cli_host_memory(void)
 {
     long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);

@@ -89,6 +89,19 @@ static void add_words(char *words, char **argv, int *argc)
         argv[(*argc)++] = w;
 }
 
+// Keeps a started job's process id (pid from fork). Returns 0, or -1 with the job failed when
+// fork failed.
+static int job_forked(vendor_job *job, pid_t pid)
+{
+    if (pid < 0) {
+        snprintf(job->note, sizeof job->note, "fork: %s", strerror(errno));
+        job->outcome = XCONV_COMPILE_FAILED;
+        return -1;
+    }
+    job->pid = pid;
+    return 0;
+}
+
 // Fills argv with the command line that compiles job's kernel.cl (AMD: clang with the
 // resource remarks and -O3, as ROCm's OpenCL runtime passes to its compiler library, comgr:
 // its logs show "-O3" among the options of COMPILE_SOURCE_TO_BC, e.g. the one quoted in
@@ -163,13 +176,7 @@ int vendor_job_start(vendor_job *job)
         fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
         _exit(127);
     }
-    if (pid < 0) {
-        snprintf(job->note, sizeof job->note, "fork: %s", strerror(errno));
-        job->outcome = XCONV_COMPILE_FAILED;
-        return -1;
-    }
-    job->pid = pid;
-    return 0;
+    return job_forked(job, pid);
 }
 
 int vendor_job_start_nvrtc(vendor_job *job, const xconv_plan *plan, int step)
@@ -192,13 +199,7 @@ int vendor_job_start_nvrtc(vendor_job *job, const xconv_plan *plan, int step)
         }
         _exit(st == XCONV_OK ? 0 : 1);
     }
-    if (pid < 0) {
-        snprintf(job->note, sizeof job->note, "fork: %s", strerror(errno));
-        job->outcome = XCONV_COMPILE_FAILED;
-        return -1;
-    }
-    job->pid = pid;
-    return 0;
+    return job_forked(job, pid);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "../report/compile_record.h"
+#include "report/compile_record.h"
 
 // One compilation: a kernel text and its options for one target, compiled once however many
 // records share it.

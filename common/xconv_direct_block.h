@@ -179,6 +179,14 @@ XC_FUNC float xd_input(const XC_GLOBAL XC_DATA *x_plane, int ihc, bool row_in, i
                 XC_ST((y_plane), xd_yp * XC_Y_W + xd_yq, xd_m);                            \
         }                                                                                  \
     }
+
+// XD_POOL_STORE of output channel b.k0 + kk of block b (an xd_block) from its registers
+// acc[kk] (rows i, columns j; XD_ACC_VALUE reads the caller's acc, b and kk), into y's pooled
+// layout: how direct_const and direct_regblock end.
+#define XD_ACC_VALUE(i, j) XC_EPI(acc[kk][i][j], b.k0 + kk)
+#define XD_POOL_STORE_ACC(y, b, kk)                                                        \
+    XD_POOL_STORE((y) + ((b).n * XC_K + (b).k0 + (kk)) * XC_Y_H * XC_Y_W, (b).p0, (b).q0,  \
+                  XD_ACC_VALUE)
 #endif
 
 // ---------------------------------------------------------------------------------------------

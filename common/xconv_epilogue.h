@@ -97,6 +97,20 @@ XC_FUNC float xc_epi_max(const float m, const float v)
 {
     return (v > m || v != v) ? v : m;
 }
+
+// Folds into m the window whose first row and column are (r0, c0): VALUE(r, c) of each of its
+// pixels inside P x Q, row-major, through xc_epi_max; the pixels outside are the padding
+// (-infinity) and skipped. The pool steps of cl/epilogue.cl, cl/splitk_reduce.cl and
+// cl/fft_inverse.cl take their windows this way.
+#define XC_POOL_WINDOW_MAX(m, r0, c0, VALUE)                                                  \
+    for (int xc_a = 0; xc_a < XC_POOL_H; xc_a++) {                                           \
+        const int xc_r = (r0) + xc_a;                                                         \
+        for (int xc_b = 0; xc_b < XC_POOL_W; xc_b++) {                                       \
+            const int xc_c = (c0) + xc_b;                                                     \
+            if (xc_r >= 0 && xc_r < XC_P && xc_c >= 0 && xc_c < XC_Q)                         \
+                m = xc_epi_max(m, VALUE(xc_r, xc_c));                                         \
+        }                                                                                     \
+    }
 #endif
 
 #endif // XCONV_EPILOGUE_H

@@ -295,27 +295,24 @@ XC_FFT_UNROLL_RADIX
         XC_BARRIER();                                                                        \
     }
 
+// The passes of slots a..h, in that order, of a transform (inverse 0 or 1) over the lines.
+#define XC_FFT_PASS_SLOTS(data, tw, L, code, inverse, ln, a, b, c, d, e, f, g, h)           \
+    XC_FFT_PASS_SLOT(data, tw, L, code, inverse, ln, a)                                      \
+    XC_FFT_PASS_SLOT(data, tw, L, code, inverse, ln, b)                                      \
+    XC_FFT_PASS_SLOT(data, tw, L, code, inverse, ln, c)                                      \
+    XC_FFT_PASS_SLOT(data, tw, L, code, inverse, ln, d)                                      \
+    XC_FFT_PASS_SLOT(data, tw, L, code, inverse, ln, e)                                      \
+    XC_FFT_PASS_SLOT(data, tw, L, code, inverse, ln, f)                                      \
+    XC_FFT_PASS_SLOT(data, tw, L, code, inverse, ln, g)                                      \
+    XC_FFT_PASS_SLOT(data, tw, L, code, inverse, ln, h)
+
 // A forward transform of length L over the lines: DIF passes from the first radix.
 #define XC_FFT_FORWARD_LINES(data, tw, L, code, ln)                                          \
-    XC_FFT_PASS_SLOT(data, tw, L, code, 0, ln, 0)                                            \
-    XC_FFT_PASS_SLOT(data, tw, L, code, 0, ln, 1)                                            \
-    XC_FFT_PASS_SLOT(data, tw, L, code, 0, ln, 2)                                            \
-    XC_FFT_PASS_SLOT(data, tw, L, code, 0, ln, 3)                                            \
-    XC_FFT_PASS_SLOT(data, tw, L, code, 0, ln, 4)                                            \
-    XC_FFT_PASS_SLOT(data, tw, L, code, 0, ln, 5)                                            \
-    XC_FFT_PASS_SLOT(data, tw, L, code, 0, ln, 6)                                            \
-    XC_FFT_PASS_SLOT(data, tw, L, code, 0, ln, 7)
+    XC_FFT_PASS_SLOTS(data, tw, L, code, 0, ln, 0, 1, 2, 3, 4, 5, 6, 7)
 
 // An inverse transform of length L over the lines: DIT passes from the last radix.
 #define XC_FFT_INVERSE_LINES(data, tw, L, code, ln)                                          \
-    XC_FFT_PASS_SLOT(data, tw, L, code, 1, ln, 7)                                            \
-    XC_FFT_PASS_SLOT(data, tw, L, code, 1, ln, 6)                                            \
-    XC_FFT_PASS_SLOT(data, tw, L, code, 1, ln, 5)                                            \
-    XC_FFT_PASS_SLOT(data, tw, L, code, 1, ln, 4)                                            \
-    XC_FFT_PASS_SLOT(data, tw, L, code, 1, ln, 3)                                            \
-    XC_FFT_PASS_SLOT(data, tw, L, code, 1, ln, 2)                                            \
-    XC_FFT_PASS_SLOT(data, tw, L, code, 1, ln, 1)                                            \
-    XC_FFT_PASS_SLOT(data, tw, L, code, 1, ln, 0)
+    XC_FFT_PASS_SLOTS(data, tw, L, code, 1, ln, 7, 6, 5, 4, 3, 2, 1, 0)
 
 // The position where the DIF passes leave frequency q (0 <= q < L) of a transform: with
 // q = d0 + R0 (d1 + R1 (d2 + ...)), the position is d0 * L/R0 + d1 * L/(R0 R1) + ...

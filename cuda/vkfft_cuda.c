@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // VkFFT's CUDA backend on an open xconv device: one application on the device's primary context
-// and stream, in place on one of our buffers (bench/peers/vkfft.h). Not part of the library: CMake
+// and stream, in place on one of our buffers (cli/peers/vkfft.h). Not part of the library: CMake
 // builds it into xconv_vkfft where it finds vkFFT.h and the CUDA toolkit's headers.
 //
 // VkFFT calls the driver API, the runtime API and NVRTC by name. Here every one of those calls
@@ -15,7 +15,7 @@
 #include <cuda_runtime_api.h>
 #include <nvrtc.h>
 
-#include "../bench/peers/vkfft.h"
+#include "../cli/peers/vkfft.h"
 #include "cuda_loader.h"
 #include <xconv/xconv.h>
 
@@ -187,10 +187,11 @@ static const char *vk_nvrtcGetErrorString(nvrtcResult r)
 #define nvrtcGetProgramLog vk_nvrtcGetProgramLog
 #define nvrtcGetErrorString vk_nvrtcGetErrorString
 
-#include "../bench/peers/vkfft_capture.h"
+#include "../cli/peers/vkfft_capture.h"
 #define VKFFT_BACKEND 1
 #include <vkFFT.h>
 #undef printf
+#include "../cli/peers/vkfft_calls.h"
 
 // ---------------------------------------------------------------------------------------------
 // The application
@@ -204,13 +205,6 @@ typedef struct vk_app {
     void *buffer;
     uint64_t bytes;
 } vk_app;
-
-// Sets err from a VkFFT result and what it printed; returns XCONV_ERR_DEVICE.
-static xconv_status vk_fail(xconv_error *err, VkFFTResult r, const char *what)
-{
-    return xconv_error_set(err, XCONV_ERR_DEVICE, "VkFFT %s failed: VkFFTResult %d%s%.600s", what,
-                           (int)r, xconv_vkfft_log[0] ? "; it printed: " : "", xconv_vkfft_log);
-}
 
 // Makes a's context current on this thread; returns XCONV_ERR_DEVICE when the driver refuses.
 static xconv_status make_current(const vk_app *a, xconv_error *err)
@@ -247,22 +241,14 @@ void *xconv_vkfft_cuda_create(xconv_device *dev, int64_t lh, int64_t lw, int64_t
         free(a);
         return NULL;
     }
-    VkFFTConfiguration cfg = {0};
-    cfg.FFTdim = 2;
-    cfg.size[0] = (uint64_t)lw;
-    cfg.size[1] = (uint64_t)lh;
-    cfg.numberBatches = (uint64_t)batch;
-    cfg.performR2C = 1;
+    VkFFTConfiguration cfg = vk_plane_config(lh, lw, batch);
     cfg.device = &a->device;
     cfg.stream = &a->stream;
     cfg.num_streams = 1;
     cfg.buffer = &a->buffer;
     cfg.bufferSize = &a->bytes;
-    xconv_vkfft_log_clear();
-    VkFFTResult r = initializeVkFFT(&a->app, cfg);
-    if (r != VKFFT_SUCCESS) {
-        vk_fail(err, r, "initialisation");
-        free(a);  // initializeVkFFT frees what it made before it fails
+    if (vk_initialize(&a->app, cfg, err) != XCONV_OK) {
+        free(a);
         return NULL;
     }
     return a;
@@ -275,9 +261,7 @@ xconv_status xconv_vkfft_cuda_run(void *app, int inverse, xconv_error *err)
     if (st != XCONV_OK)
         return st;
     VkFFTLaunchParams lp = {0};
-    xconv_vkfft_log_clear();
-    VkFFTResult r = VkFFTAppend(&a->app, inverse ? 1 : -1, &lp);
-    return r == VKFFT_SUCCESS ? XCONV_OK : vk_fail(err, r, inverse ? "C2R" : "R2C");
+    return vk_append(&a->app, inverse, &lp, err);
 }
 
 void xconv_vkfft_cuda_destroy(void *app)

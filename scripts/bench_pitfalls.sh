@@ -4,14 +4,9 @@
 # mode, for docs/teaching/timing.md.
 # Usage: scripts/bench_pitfalls.sh XCONV_BINARY OUT_PREFIX [extra xconv bench options...]
 #        (writes OUT_PREFIX-pitfall_MODE.json for MODE in none first-run no-sync host-sync mean)
-set -euo pipefail
-if [[ $# -lt 2 ]]; then
-    echo "usage: $0 XCONV_BINARY OUT_PREFIX [extra options]" >&2
-    exit 2
-fi
-xconv=$1
-out=$2
-shift 2
+bench_out=OUT_PREFIX
+# shellcheck source=bench_args.bash
+source "$(dirname "${BASH_SOURCE[0]}")/bench_args.bash"
 shapes=(
     --shape n=100,c=6,h=22,w=22,k=16,r=5      # ece408_c2 with its batch cut to 100
     --shape n=1,c=16,h=16,w=16,k=16,r=3,pad=1  # a tiny layer: the launch is most of its time

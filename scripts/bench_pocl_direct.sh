@@ -3,14 +3,9 @@
 # Times the direct family beside clblast_convgemm on a CPU OpenCL device (PoCL) over the standard
 # suite with each batch cut so that one run takes well under 2 s on a few cores.
 # Usage: scripts/bench_pocl_direct.sh XCONV_BINARY OUT.json [extra xconv bench options...]
-set -euo pipefail
-if [[ $# -lt 2 ]]; then
-    echo "usage: $0 XCONV_BINARY OUT.json [extra options]" >&2
-    exit 2
-fi
-xconv=$1
-out=$2
-shift 2
+bench_out=OUT.json
+# shellcheck source=bench_args.bash
+source "$(dirname "${BASH_SOURCE[0]}")/bench_args.bash"
 
 # The standard suite (host/shapes/suites.c) with n cut; the other parameters are unchanged.
 shapes=(

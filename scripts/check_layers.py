@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Checks the folders' include arrows: no circle between folders, and no arrow running back up.
+"""Checks the folders' include arrows: no circle between folders, no arrow running back up, and
+the command-line tool (cli/ and its folders) a client of the installed public headers only.
 
 Each folder of C sources has a layer (LAYERS, lowest first). A quoted #include from a file in one
 folder to a header in another is an arrow; it must go to a lower layer, or to a folder of the same
 layer that is not reached back (folders of one layer may use each other one way, such as one
 family's planner using another's). Prints every arrow that breaks the rule and exits 1, or prints
-the folder graph and exits 0. Usage: check_layers.py [ROOT] [--graph]
+the folder graph and exits 0. A file under cli/ may include, of the project, only headers under
+cli/ and the public ones (host/include/xconv/, as <xconv/NAME.h>), quoted or in angle brackets.
+Usage: check_layers.py [ROOT] [--graph]
 """
 import os
 import re
@@ -26,13 +29,13 @@ LAYERS = [
      "host/families/fft"],                       # each family's planner and variants
     ["host/reference", "host/shapes"],           # the references; shapes, files and suites
     ["host/measure", "host/api"],                # checking and timing; the public functions
-    ["report", "bench/peers"],                   # clients of the library: records and peers
+    ["cli/report", "cli/peers"],                 # the CLI's records and report; the FFT peers
     ["cli"],                                     # the command-line tool
 ]
 
 # Arrows that break the rule today, each with its reason; the list only shrinks.
 KNOWN = {
-    ("cuda", "bench/peers"): "VkFFT's CUDA adapter calls the driver and NVRTC through the "
+    ("cuda", "cli/peers"): "VkFFT's CUDA adapter calls the driver and NVRTC through the "
                              "library's loader of libcuda, which no public call hands out",
 }
 
@@ -43,6 +46,11 @@ SKIP = ("tests/", "python/", "scripts/", "build", "docs/", "shared/")
 ROOTS = ["host", "common", "."]
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+ANY_INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^">]+)[">]', re.M)
+
+# The command-line tool's folders, and what of the project they may include besides their own.
+CLIENT = "cli"
+PUBLIC = "host/include/xconv"
 
 
 def layer_of(folder):
@@ -71,6 +79,35 @@ def arrows(root):
             if a != b:
                 found.setdefault((a, b), []).append(f"{f} includes {target}")
     return found
+
+
+def in_folder(path, folder):
+    return path == folder or path.startswith(folder + "/")
+
+
+def client_breaches(root):
+    """Each include of a file under cli/ that reaches a project file outside cli/ and the public
+    headers, or names an <xconv/...> header that is not public, as a message."""
+    files = subprocess.check_output(["git", "-C", root, "ls-files", CLIENT + "/*.c",
+                                     CLIENT + "/*.h"], text=True).split()
+    breaches = []
+    for f in files:
+        with open(os.path.join(root, f), encoding="utf-8") as fh:
+            text = fh.read()
+        for bracket, name in ANY_INCLUDE.findall(text):
+            if bracket == "<" and name.startswith("xconv/"):
+                if not os.path.isfile(os.path.join(root, "host/include", name)):
+                    breaches.append(f"{f} includes <{name}>, not a public header")
+                continue
+            candidates = [os.path.join("host/include", name)] if bracket == "<" else \
+                [os.path.join(os.path.dirname(f), name)]
+            candidates += [os.path.join(r, name) for r in ROOTS]
+            candidates = [os.path.normpath(c) for c in candidates]
+            target = next((c for c in candidates if os.path.isfile(os.path.join(root, c))), None)
+            if target is None or in_folder(target, CLIENT) or in_folder(target, PUBLIC):
+                continue
+            breaches.append(f"{f} includes {target}, neither cli/'s own nor a public header")
+    return breaches
 
 
 def reaches(graph, start, goal):
@@ -104,6 +141,7 @@ def main():
             problems.append(f"{a} -> {b}: an arrow back up ({where[0]})")
         elif lb == la and reaches(graph, b, a):
             problems.append(f"{a} -> {b}: a circle ({where[0]})")
+    problems += client_breaches(root)
     if "--graph" in sys.argv or not problems:
         for a in sorted(graph):
             print(f"{a} -> {', '.join(sorted(graph[a]))}")

@@ -311,6 +311,7 @@ def parse(path):
     itself or through the xconv/ headers it includes."""
     s = read_with_includes(path)
     s = re.sub(r"#ifdef __cplusplus\s*\}\s*#endif", "", s)  # each header closes its extern "C"
+    s = re.sub(r"\bXCONV_API_(BEGIN|END)\b", "", s)  # or wraps it in <xconv/visibility.h>'s
     s = re.sub(r"//[^\n]*", "", s)
     s = re.sub(r"/\*.*?\*/", "", s, flags=re.S)
     s = re.sub(r"^\s*#[^\n]*", "", s, flags=re.M)

@@ -6,8 +6,8 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "../report/behaviour.h"
-#include "../report/report.h"
+#include "../cli/report/behaviour.h"
+#include "../cli/report/report.h"
 #include "check.h"
 #include "cli/behaviour_check.h"
 #include "cli/behaviour_run.h"
@@ -493,6 +493,7 @@ static void test_host_run(void)
     CHECK_CONTAINS(err.msg, "b.json: byte ");
     free(broken);
     free(first);
+    xconv_behaviour_run_free(&run);
 
     // A shape past the host reference's limit is refused.
     opts.host_ref_max_gflop = 1e-9;

@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #include "check.h"
-#include "../report/json_read.h"
+#include "../cli/report/json_read.h"
 
 // ---------------------------------------------------------------------------------------------
 // Helpers

@@ -8,8 +8,8 @@
 #include <sys/stat.h>
 
 #include "check.h"
-#include "../report/json_read.h"
-#include "../report/matrix.h"
+#include "../cli/report/json_read.h"
+#include "../cli/report/matrix.h"
 
 // ---------------------------------------------------------------------------------------------
 // Helpers

@@ -6,7 +6,7 @@
 #include <math.h>
 
 #include "check.h"
-#include "../report/matrix.h"
+#include "../cli/report/matrix.h"
 
 #define SPEC_A "n=1,c=8,h=16,w=16,k=8,r=3,pad=1"
 #define SPEC_B "n=1,c=8,h=16,w=16,k=8,r=1"

@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "../report/peaks_file.h"
+#include "../cli/report/peaks_file.h"
 
 // Fills an entry of the given identity and peaks.
 static xconv_peaks_entry entry(const char *name, const char *backend, const char *driver,

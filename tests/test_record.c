@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "../report/record.h"
+#include "../cli/report/record.h"
 
 // ---------------------------------------------------------------------------------------------
 // Helpers

@@ -4,7 +4,7 @@
 #include <math.h>
 
 #include "check.h"
-#include "../report/report.h"
+#include "../cli/report/report.h"
 
 // ---------------------------------------------------------------------------------------------
 // Building runs by hand

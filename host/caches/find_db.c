@@ -83,7 +83,7 @@ static bool same_key(const xconv_find_record *a, const xconv_find_record *b)
            !strcmp(a->kernels, b->kernels) && !strcmp(a->shape, b->shape);
 }
 
-// Orders entries: passing ones fastest first, then the others in their order.
+// Orders entries for xconv_find_record_rank.
 static int entry_order(const void *pa, const void *pb)
 {
     const xconv_find_entry *a = pa, *b = pb;
@@ -92,6 +92,11 @@ static int entry_order(const void *pa, const void *pb)
     if (!a->passed)
         return 0;
     return a->median_ms < b->median_ms ? -1 : a->median_ms > b->median_ms;
+}
+
+void xconv_find_record_rank(xconv_find_record *r)
+{
+    qsort(r->entries, (size_t)r->count, sizeof *r->entries, entry_order);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -333,8 +338,8 @@ static const char *parse_line(const char *s, size_t n, xconv_find_record *r)
             return "a key field is missing";
     if (r->count == 0)
         return "a record without entries";
-    qsort(r->entries, (size_t)r->count, sizeof *r->entries, entry_order);  // ranked, whatever
-    return NULL;                                                            // the file's order
+    xconv_find_record_rank(r);  // ranked, whatever the file's order
+    return NULL;
 }
 
 // xconv_find_db_parse on text whose lines end in '\n' alone.
@@ -634,7 +639,7 @@ static bool edit_store(xconv_find_record **recs, int *count, void *user)
     *count = kept + 1;
     if (!copied)
         return false;
-    qsort(r->entries, (size_t)r->count, sizeof *r->entries, entry_order);
+    xconv_find_record_rank(r);
     if (!r->date[0])
         xconv_utc_now(r->date, sizeof r->date);
     return true;

@@ -22,6 +22,9 @@ char *xconv_find_db_format(const xconv_find_record *recs, int count);
 // Appends a copy of entry e to r's entries; returns false without memory.
 bool xconv_find_record_append(xconv_find_record *r, const xconv_find_entry *e);
 
+// Ranks r's entries: passing ones fastest first, then the others (qsort's order among them).
+void xconv_find_record_rank(xconv_find_record *r);
+
 // Copies src's key, entries included, into *dst (which owns its new entries); returns false
 // without memory.
 bool xconv_find_record_copy(xconv_find_record *dst, const xconv_find_record *src);

@@ -173,18 +173,6 @@ static int by_time(const void *a, const void *b)
     return ta < tb ? -1 : ta > tb;
 }
 
-// Orders a ranking: passing entries fastest first, then the rest in their order (as the
-// find-db keeps them).
-static int by_rank(const void *pa, const void *pb)
-{
-    const xconv_find_entry *a = pa, *b = pb;
-    if (a->passed != b->passed)
-        return a->passed ? -1 : 1;
-    if (!a->passed)
-        return 0;
-    return a->median_ms < b->median_ms ? -1 : a->median_ms > b->median_ms;
-}
-
 // Times the tunings of each passing variant within tune_within of the fastest, fastest first,
 // until the budget runs out; an entry takes a tuning that beats it.
 static xconv_status tuning_pass(find_state *s, xconv_find_record *rec, double start,
@@ -325,7 +313,7 @@ xconv_status xconv_find_run(xconv_device *dev, const xconv_problem *p, const cha
         xconv_find_record_free(rec);
         return st;
     }
-    qsort(rec->entries, (size_t)rec->count, sizeof *rec->entries, by_rank);
+    xconv_find_record_rank(rec);
     time_t t = time(NULL);
     struct tm tm;
     gmtime_r(&t, &tm);

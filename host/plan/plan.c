@@ -146,17 +146,14 @@ xconv_status xconv_step_define(xconv_step *s, const char *name, long long value,
     return XCONV_OK;
 }
 
-xconv_status xconv_step_define_problem(xconv_step *s, const xconv_problem *p, xconv_error *err)
+xconv_status xconv_step_define_problem(xconv_step *step, const xconv_problem *p,
+                                       xconv_error *err)
 {
     xconv_status st = XCONV_OK;
-#define XCONV_DEFINE_FIELD(name, expr, meaning)                       \
-    if (st == XCONV_OK)                                               \
-        st = xconv_step_define(s, #name, (long long)(expr), err);
-    XCONV_PROBLEM_DEFINES(XCONV_DEFINE_FIELD)
-#undef XCONV_DEFINE_FIELD
+    XCONV_PROBLEM_DEFINES(XCONV_STEP_DEFINE_ROW)
     // The storage type only when it is not fp32, so fp32 programs keep their options.
     if (st == XCONV_OK && p->dtype != XCONV_DTYPE_F32)
-        st = xconv_step_define(s, XCONV_DTYPE_DEFINE, (long long)p->dtype, err);
+        st = xconv_step_define(step, XCONV_DTYPE_DEFINE, (long long)p->dtype, err);
     return st;
 }
 

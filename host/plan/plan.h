@@ -167,9 +167,17 @@ void xconv_plan_summarize(xconv_plan *plan, const char *fmt, ...)
 xconv_status xconv_step_define(xconv_step *s, const char *name, long long value,
                                xconv_error *err);
 
-// Adds the problem's fields (common/xconv_problem_fields.h) as defines of s; returns the first
-// failure of xconv_step_define.
-xconv_status xconv_step_define_problem(xconv_step *s, const xconv_problem *p, xconv_error *err);
+// One row of a define list (the X-macro lists of common/: X(name, expression, meaning)) as a
+// define of step: `LIST(XCONV_STEP_DEFINE_ROW)` in a function with `xconv_step *step`,
+// `xconv_status st` (XCONV_OK to start; it keeps the first failure) and `xconv_error *err`.
+#define XCONV_STEP_DEFINE_ROW(name, expr, meaning)                                          \
+    if (st == XCONV_OK)                                                                     \
+        st = xconv_step_define(step, #name, (long long)(expr), err);
+
+// Adds the problem's fields (common/xconv_problem_fields.h) as defines of step; returns the
+// first failure of xconv_step_define.
+xconv_status xconv_step_define_problem(xconv_step *step, const xconv_problem *p,
+                                       xconv_error *err);
 
 // Adds every define of `from` to s, in order; returns the first failure of xconv_step_define.
 xconv_status xconv_step_define_all(xconv_step *s, const xconv_step *from, xconv_error *err);

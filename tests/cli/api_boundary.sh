@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# The clients (cli/, report/, bench/peers/) use the library through its public headers only
-# (<xconv/*.h> as installed from host/include/xconv/): no include reaches into host/, cl/, cuda/
-# or common/. cli/ includes its own headers, report/'s (records and the report) and
-# bench/peers/' (the FFT peers) and nothing else of the project; report/ and bench/peers/
-# include their own folders'.
+# The command-line tool (cli/, with cli/report/ and cli/peers/) uses the library through its public
+# headers only (<xconv/*.h> as installed from host/include/xconv/): no include reaches into host/,
+# cl/, cuda/ or common/. cli/ includes its own headers, cli/report/'s (records and the report) and
+# cli/peers/' (the FFT peers) and nothing else of the project; cli/report/ and cli/peers/ include
+# their own folders'.
 # Usage: api_boundary.sh [PATH/TO/xconv] (the binary is not needed).
 set -u
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
@@ -24,14 +24,15 @@ allowed_include() {
     target=${BASH_REMATCH[1]}
     dir=$(cd "$(dirname "$file")/$(dirname "$target")" 2>/dev/null && pwd) || return 1
     case "$file:$dir" in
-    cli/*:"$PWD/cli" | cli/*:"$PWD/report" | cli/*:"$PWD/bench/peers") return 0 ;;
-    report/*:"$PWD/report" | bench/peers/*:"$PWD/bench/peers") return 0 ;;
+    cli/report/*:"$PWD/cli/report" | cli/peers/*:"$PWD/cli/peers") return 0 ;;
+    cli/report/* | cli/peers/*) return 1 ;;
+    cli/*:"$PWD/cli" | cli/*:"$PWD/cli/report" | cli/*:"$PWD/cli/peers") return 0 ;;
     esac
     return 1
 }
 
 files=0
-for file in cli/*.[ch] report/*.[ch] bench/peers/*.[ch]; do
+for file in cli/*.[ch] cli/report/*.[ch] cli/peers/*.[ch]; do
     files=$((files + 1))
     while IFS= read -r line; do
         check "$file: $line" allowed_include "$file" "$line"
@@ -43,10 +44,10 @@ check "the clients have source files" test "$files" -gt 20
 rejects() { ! allowed_include "$@"; }
 check "catches \"../host/device.h\"" rejects cli/x.c '#include "../host/device.h"'
 check "catches <xconv/internal.h>" rejects cli/x.c '#include <xconv/internal.h>'
-check "catches \"../common/xconv_dialect.h\"" rejects report/x.c \
-    '#include "../common/xconv_dialect.h"'
+check "catches \"../common/xconv_dialect.h\"" rejects cli/report/x.c \
+    '#include "../../common/xconv_dialect.h"'
 check "catches the engine's internals" rejects cli/x.c '#include "../host/measure/case.h"'
-check "catches report/ reaching into cli/" rejects report/x.c '#include "../cli/cli.h"'
+check "catches cli/report/ reaching up into cli/" rejects cli/report/x.c '#include "../cli.h"'
 check "catches a folder that is gone" rejects cli/x.c '#include "../validate/harness.h"'
 check "takes <xconv/measure.h>" allowed_include cli/x.c '#include <xconv/measure.h>'
 

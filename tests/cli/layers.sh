@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# The folders' include arrows have no circle and none runs back up (scripts/check_layers.py), and
-# the check catches both. Usage: layers.sh [PATH/TO/xconv] (the binary is not needed).
+# The folders' include arrows have no circle and none runs back up, and cli/ includes only its own
+# and the public headers (scripts/check_layers.py); the check catches each.
+# Usage: layers.sh [PATH/TO/xconv] (the binary is not needed).
 set -u
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 # shellcheck source=checks.bash
@@ -20,10 +21,20 @@ cp scripts/check_layers.py "$tmp/check_layers.py"
 echo '#include "../measure/case.h"' >> "$tmp/host/core/problem.c"
 check "an arrow back up is caught" bash -c "! python3 '$tmp/check_layers.py' '$tmp' 2>/dev/null"
 git -C "$tmp" checkout -q -- host/core/problem.c
-echo '#include "../bench/peers/vkfft.h"' >> "$tmp/report/record.c"
-echo '#include "../../report/record.h"' >> "$tmp/bench/peers/vkfft.c"
-check "a circle (report/ and bench/peers/ using each other) is caught" bash -c "! python3 '$tmp/check_layers.py' '$tmp' 2>/dev/null"
-git -C "$tmp" checkout -q -- report/record.c bench/peers/vkfft.c
+echo '#include "../peers/vkfft.h"' >> "$tmp/cli/report/record.c"
+echo '#include "../report/record.h"' >> "$tmp/cli/peers/vkfft.c"
+check "a circle (cli/report/ and cli/peers/ using each other) is caught" bash -c "! python3 '$tmp/check_layers.py' '$tmp' 2>/dev/null"
+git -C "$tmp" checkout -q -- cli/report/record.c cli/peers/vkfft.c
+# cli/ is a client of the installed public headers: a private header, quoted or in angle
+# brackets, from cli/ or its folders, is caught.
+for breach in 'cli/cmd_run.c:#include "../host/core/device.h"' 'cli/cmd_run.c:#include "core/device.h"' \
+              'cli/report/record.c:#include "../../common/xconv_dialect.h"' \
+              'cli/peers/vkfft.c:#include <core/device.h>' 'cli/cmd_run.c:#include <xconv/internal.h>'; do
+    file=${breach%%:*}
+    echo "${breach#*:}" >> "$tmp/$file"
+    check "cli/ reaching a private header is caught (${breach})" bash -c "! python3 '$tmp/check_layers.py' '$tmp' 2>/dev/null"
+    git -C "$tmp" checkout -q -- "$file"
+done
 check "the copy passes again" python3 "$tmp/check_layers.py" "$tmp"
 
 echo "cli layers: $((checks - failures)) passed, $failures failed"

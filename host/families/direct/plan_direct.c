@@ -638,15 +638,12 @@ int xconv_direct_candidates(const xconv_device_info *info, const xconv_problem *
 // ---------------------------------------------------------------------------------------------
 // The plan
 
-// Adds the tiling's defines (common/xconv_direct_params.h) to s; returns the first failure.
-static xconv_status define_tiling(xconv_step *s, const xconv_direct_tiling *t, xconv_error *err)
+// Adds the tiling's defines (common/xconv_direct_params.h) to step; returns the first failure.
+static xconv_status define_tiling(xconv_step *step, const xconv_direct_tiling *t,
+                                  xconv_error *err)
 {
     xconv_status st = XCONV_OK;
-#define XCONV_DEFINE_PARAM(name, expr, meaning)                       \
-    if (st == XCONV_OK)                                               \
-        st = xconv_step_define(s, #name, (long long)(expr), err);
-    XCONV_DIRECT_DEFINES(XCONV_DEFINE_PARAM)
-#undef XCONV_DEFINE_PARAM
+    XCONV_DIRECT_DEFINES(XCONV_STEP_DEFINE_ROW)
     return st;
 }
 

@@ -444,11 +444,7 @@ xconv_status xconv_gemm_plan_reduce(const xconv_device_info *info, const xconv_p
         return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for a step");
     const xconv_gemm_derived derived = {.part_ld = xconv_gemm_part_ld(L)}, *d = &derived;
     xconv_status st = p ? xconv_step_define_problem(step, p, err) : XCONV_OK;
-#define XCONV_DEFINE_PARAM(name, expr, meaning)                       \
-    if (st == XCONV_OK)                                               \
-        st = xconv_step_define(step, #name, (long long)(expr), err);
-    XCONV_GEMM_REDUCE_DEFINES(XCONV_DEFINE_PARAM)
-#undef XCONV_DEFINE_PARAM
+    XCONV_GEMM_REDUCE_DEFINES(XCONV_STEP_DEFINE_ROW)
     if (st != XCONV_OK)
         return st;
     size_t multiple = info->preferred_multiple ? info->preferred_multiple : 1;

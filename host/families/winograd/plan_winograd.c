@@ -432,6 +432,17 @@ static xconv_status forced_block(const xconv_device_info *info, const xconv_prob
     return XCONV_OK;
 }
 
+// Makes t the best block so far (*best_f, costing *best) when it costs clearly less (by 0.1%:
+// near-ties keep the block found first).
+static void keep_cheaper(double cost, const xconv_wino_fused_params *t, double *best,
+                         xconv_wino_fused_params *best_f)
+{
+    if (cost < *best * 0.999) {
+        *best = cost;
+        *best_f = *t;
+    }
+}
+
 // Searches the work-group path's block sizes (GPUs) for the cheapest that fits into f; returns
 // false when none fits.
 static bool search_block(const xconv_device_info *info, const xconv_problem *p,
@@ -454,11 +465,7 @@ static bool search_block(const xconv_device_info *info, const xconv_problem *p,
                         t.vw = t.wpt_t % 4 == 0 && t.wpt_k % 4 == 0 ? 4 : 1;
                         if (!fused_fits(info, p, &t, r))
                             continue;
-                        double cost = fused_cost(info, p, &t, r);
-                        if (cost < best * 0.999) {
-                            best = cost;
-                            best_f = t;
-                        }
+                        keep_cheaper(fused_cost(info, p, &t, r), &t, &best, &best_f);
                     }
     *f = best_f;
     return best < INFINITY;
@@ -513,11 +520,7 @@ static bool search_vec(const xconv_device_info *info, const xconv_problem *p,
                     if (xconv_wino_fused_local_bytes(&t, r) > VEC_LOCAL_MAX ||
                         !fused_valid(info, p, &t, r, why, sizeof why))
                         break;
-                    double cost = vec_cost(info, p, &t, r);
-                    if (cost < best * 0.999) {
-                        best = cost;
-                        best_f = t;
-                    }
+                    keep_cheaper(vec_cost(info, p, &t, r), &t, &best, &best_f);
                 }
             }
     *f = best_f;

@@ -30,11 +30,6 @@ static xconv_status add_step(xconv_plan *plan, const char *label, const char *ke
     return xconv_step_define_problem(s, p, err);
 }
 
-// Each X-macro row of common/xconv_winograd_params.h as a define of step `step` from `s`.
-#define DEFINE_PARAM(name, expr, meaning)                                    \
-    if (st == XCONV_OK)                                                      \
-        st = xconv_step_define(step, #name, (long long)(expr), err);
-
 // Appends the filter transform (w into region u) with parameters s; returns its status.
 static xconv_status plan_filter(xconv_plan *plan, const xconv_problem *p,
                                 const xconv_wino_filter_params *s, const xconv_wino_launch *l,
@@ -42,7 +37,7 @@ static xconv_status plan_filter(xconv_plan *plan, const xconv_problem *p,
 {
     xconv_step *step = NULL;
     xconv_status st = add_step(plan, "filter transform", "winograd_filter", p, l, &step, err);
-    XCONV_WINO_FILTER_DEFINES(DEFINE_PARAM)
+    XCONV_WINO_FILTER_DEFINES(XCONV_STEP_DEFINE_ROW)
     if (st != XCONV_OK)
         return st;
     xconv_step_arg_buffer(step, XCONV_REF_W);
@@ -58,7 +53,7 @@ static xconv_status plan_tiles(xconv_plan *plan, const char *label, const char *
 {
     xconv_step *step = NULL;
     xconv_status st = add_step(plan, label, kernel, p, l, &step, err);
-    XCONV_WINO_TILE_DEFINES(DEFINE_PARAM)
+    XCONV_WINO_TILE_DEFINES(XCONV_STEP_DEFINE_ROW)
     *out = step;
     return st;
 }
@@ -88,7 +83,7 @@ static xconv_status plan_fused_step(xconv_plan *plan, const xconv_problem *p,
 {
     xconv_step *step = NULL;
     xconv_status st = add_step(plan, "fused Winograd", "winograd_fused", p, l, &step, err);
-    XCONV_WINO_FUSED_DEFINES(DEFINE_PARAM)
+    XCONV_WINO_FUSED_DEFINES(XCONV_STEP_DEFINE_ROW)
     if (st != XCONV_OK)
         return st;
     xconv_step_arg_buffer(step, XCONV_REF_X);
@@ -97,7 +92,6 @@ static xconv_status plan_fused_step(xconv_plan *plan, const xconv_problem *p,
     return xconv_step_fuse_epilogue(step, p, store_parts(p, s->m, plan), plan, err);
 }
 
-#undef DEFINE_PARAM
 
 // Appends the batched GEMM M[b] = U[b] * V[b] of one pass of `cols` columns into *out: the
 // first pass plans it (`first` NULL), later ones copy the first's program and geometry. Split

@@ -10,14 +10,9 @@
 #include <xconv/core.h>
 #include <xconv/problem.h>
 #include <xconv/plans.h>
+#include <xconv/visibility.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-
-#if defined(__GNUC__)
-#pragma GCC visibility push(default)
-#endif
+XCONV_API_BEGIN
 
 // ---------------------------------------------------------------------------------------------
 // The cache on disk: compiled kernels and the find-db (docs/find.md)
@@ -176,12 +171,6 @@ xconv_status xconv_find_db_list(xconv_cache *cache, xconv_find_record **out, int
 xconv_status xconv_find_db_clear(xconv_cache *cache, const char *device, int *removed,
                                  xconv_error *err);
 
-#if defined(__GNUC__)
-#pragma GCC visibility pop
-#endif
-
-#ifdef __cplusplus
-}
-#endif
+XCONV_API_END
 
 #endif // XCONV_PUBLIC_CACHES_H

@@ -8,13 +8,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+#include <xconv/visibility.h>
 
-#if defined(__GNUC__)
-#pragma GCC visibility push(default)
-#endif
+XCONV_API_BEGIN
 
 #define XCONV_VERSION "0.1.0"
 
@@ -302,12 +298,6 @@ xconv_status xconv_buffer_download(xconv_buffer *buf, size_t offset, size_t byte
 xconv_status xconv_buffer_fill_f32(xconv_buffer *buf, size_t count, float value,
                                    xconv_error *err);
 
-#if defined(__GNUC__)
-#pragma GCC visibility pop
-#endif
-
-#ifdef __cplusplus
-}
-#endif
+XCONV_API_END
 
 #endif // XCONV_PUBLIC_CORE_H

@@ -7,14 +7,9 @@
 #define XCONV_MEASURE_H
 
 #include <xconv/xconv.h>
+#include <xconv/visibility.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-
-#if defined(__GNUC__)
-#pragma GCC visibility push(default)
-#endif
+XCONV_API_BEGIN
 
 // ---------------------------------------------------------------------------------------------
 // Results
@@ -298,12 +293,6 @@ double xconv_threshold_storage(int64_t dtype);
 // for tf32, 2^-12 for f16 and bf16, 0 for strict fp32 (and for an unknown mode).
 double xconv_threshold_math(int64_t math);
 
-#if defined(__GNUC__)
-#pragma GCC visibility pop
-#endif
-
-#ifdef __cplusplus
-}
-#endif
+XCONV_API_END
 
 #endif // XCONV_MEASURE_H

@@ -11,14 +11,9 @@
 #include <stdint.h>
 
 #include <xconv/core.h>
+#include <xconv/visibility.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-
-#if defined(__GNUC__)
-#pragma GCC visibility push(default)
-#endif
+XCONV_API_BEGIN
 
 // A device's native handles (the fields of its backend; the others NULL or -1). Valid while the
 // device is open and its context is not rebuilt (xconv_device_resets unchanged).
@@ -47,12 +42,6 @@ xconv_status xconv_device_native(xconv_device *dev, xconv_native_device *out,
 xconv_status xconv_buffer_native(const xconv_buffer *buf, xconv_native_buffer *out,
                                  xconv_error *err);
 
-#if defined(__GNUC__)
-#pragma GCC visibility pop
-#endif
-
-#ifdef __cplusplus
-}
-#endif
+XCONV_API_END
 
 #endif // XCONV_PUBLIC_NATIVE_H

@@ -9,14 +9,9 @@
 #include <stdint.h>
 
 #include <xconv/core.h>
+#include <xconv/visibility.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-
-#if defined(__GNUC__)
-#pragma GCC visibility push(default)
-#endif
+XCONV_API_BEGIN
 
 // ---------------------------------------------------------------------------------------------
 // The convolution descriptor
@@ -257,12 +252,6 @@ xconv_status xconv_shapes_read(const char *path, xconv_shape_entry **shapes, int
 // Frees an array from xconv_shapes_parse or xconv_shapes_read (NULL is fine).
 void xconv_shapes_free(xconv_shape_entry *shapes);
 
-#if defined(__GNUC__)
-#pragma GCC visibility pop
-#endif
-
-#ifdef __cplusplus
-}
-#endif
+XCONV_API_END
 
 #endif // XCONV_PUBLIC_PROBLEM_H

@@ -10,14 +10,9 @@
 
 #include <xconv/core.h>
 #include <xconv/plans.h>
+#include <xconv/visibility.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-
-#if defined(__GNUC__)
-#pragma GCC visibility push(default)
-#endif
+XCONV_API_BEGIN
 
 // ---------------------------------------------------------------------------------------------
 // SGEMM on raw row-major matrices: ours (cl/sgemm.cl) or the vendor's (CLBlast, cuBLAS)
@@ -82,12 +77,6 @@ xconv_status xconv_fft2d_inverse(xconv_fft2d *f, xconv_buffer *spectra, xconv_bu
 // Frees f's plans; NULL is ignored.
 void xconv_fft2d_destroy(xconv_fft2d *f);
 
-#if defined(__GNUC__)
-#pragma GCC visibility pop
-#endif
-
-#ifdef __cplusplus
-}
-#endif
+XCONV_API_END
 
 #endif // XCONV_PUBLIC_RAW_OPS_H

@@ -10,14 +10,9 @@
 
 #include <xconv/core.h>
 #include <xconv/problem.h>
+#include <xconv/visibility.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-
-#if defined(__GNUC__)
-#pragma GCC visibility push(default)
-#endif
+XCONV_API_BEGIN
 
 // ---------------------------------------------------------------------------------------------
 // The float64 reference (to check results against)
@@ -64,12 +59,6 @@ double xconv_reference_forward_element(const xconv_problem *p, const float *x, c
 double xconv_reference_element(const xconv_problem *p, const float *x, const float *w,
                                int64_t index, double *norm64);
 
-#if defined(__GNUC__)
-#pragma GCC visibility pop
-#endif
-
-#ifdef __cplusplus
-}
-#endif
+XCONV_API_END
 
 #endif // XCONV_PUBLIC_REFERENCE_H

@@ -9,14 +9,9 @@
 #include <stdint.h>
 
 #include <xconv/core.h>
+#include <xconv/visibility.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-
-#if defined(__GNUC__)
-#pragma GCC visibility push(default)
-#endif
+XCONV_API_BEGIN
 
 // ---------------------------------------------------------------------------------------------
 // Measuring (the one primitive bench, parity and the GEMM comparison use)
@@ -66,12 +61,6 @@ typedef struct xconv_peaks {
 xconv_status xconv_peaks_measure(xconv_device *dev, int repeat, xconv_peaks *out,
                                  xconv_error *err);
 
-#if defined(__GNUC__)
-#pragma GCC visibility pop
-#endif
-
-#ifdef __cplusplus
-}
-#endif
+XCONV_API_END
 
 #endif // XCONV_PUBLIC_TIMING_H

@@ -28,20 +28,15 @@ static void json_int(FILE *f, const char *name, long v)
 // Writes one record as a JSON object.
 static void json_record(FILE *f, const xconv_compile_record *r)
 {
-    fputs("{\"target\": ", f);
-    xconv_json_write_string(f, r->target, sizeof r->target);
-    fputs(", \"compiler\": ", f);
-    xconv_json_write_string(f, r->compiler, sizeof r->compiler);
-    fputs(", \"variant\": ", f);
-    xconv_json_write_string(f, r->variant, sizeof r->variant);
+    xconv_json_write_member(f, "{\"target\": ", r->target, sizeof r->target);
+    xconv_json_write_member(f, ", \"compiler\": ", r->compiler, sizeof r->compiler);
+    xconv_json_write_member(f, ", \"variant\": ", r->variant, sizeof r->variant);
     fprintf(f, ", \"auto\": %s, \"shape_name\": ", r->is_auto ? "true" : "false");
     xconv_json_write_string(f, r->shape_name, sizeof r->shape_name);
-    fputs(", \"shape\": ", f);
-    xconv_json_write_string(f, r->shape, sizeof r->shape);
+    xconv_json_write_member(f, ", \"shape\": ", r->shape, sizeof r->shape);
     fprintf(f, ", \"step\": %d, \"kernel\": ", r->step);
     xconv_json_write_string(f, r->kernel, sizeof r->kernel);
-    fputs(", \"source\": ", f);
-    xconv_json_write_string(f, r->source, sizeof r->source);
+    xconv_json_write_member(f, ", \"source\": ", r->source, sizeof r->source);
     fprintf(f, ", \"outcome\": \"%s\", \"compiled\": %s", xconv_compile_outcome_name(r->outcome),
             r->outcome == XCONV_COMPILE_OK || r->outcome == XCONV_COMPILE_SPILLS ? "true"
                                                                                 : "false");

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// VkFFT beside our transforms: the backend dispatch of bench/peers/vkfft.h. The backends' halves are
+// VkFFT beside our transforms: the backend dispatch of cli/peers/vkfft.h. The backends' halves are
 // compiled in where CMake found vkFFT.h (XCONV_HAVE_VKFFT_OPENCL, XCONV_HAVE_VKFFT_CUDA).
 #include <stdlib.h>
 

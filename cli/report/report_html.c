@@ -218,6 +218,14 @@ static void winners(FILE *f, const xconv_report *r, const report_device *d)
     fputs("</table>\n", f);
 }
 
+// The header cells of a table with a column per device, after its first, and the row's end.
+static void device_headers(FILE *f, const xconv_report *r)
+{
+    for (int i = 0; i < r->ndevices; i++)
+        element(f, "th", NULL, r->devices[i].label);
+    fputs("</tr>\n", f);
+}
+
 // The same shape's best variant and time on every device, side by side.
 static void across(FILE *f, const xconv_report *r)
 {
@@ -225,9 +233,7 @@ static void across(FILE *f, const xconv_report *r)
           "fastest passing variant on each device and its median time; the fastest device is in "
           "bold, the others show how many times slower they are.</p>\n<div class=\"fig\">"
           "<table>\n<tr><th>shape</th>", f);
-    for (int i = 0; i < r->ndevices; i++)
-        element(f, "th", NULL, r->devices[i].label);
-    fputs("</tr>\n", f);
+    device_headers(f, r);
     char a[32];
     for (int k = 0; k < r->nshapes; k++) {
         double best = INFINITY;
@@ -275,9 +281,7 @@ static void networks(FILE *f, const xconv_report *r)
           "time: with the fastest variant of each layer, and with the one variant that is "
           "fastest over the whole network when run alone.</p>\n<div class=\"fig\"><table>\n"
           "<tr><th>network</th>", f);
-    for (int i = 0; i < r->ndevices; i++)
-        element(f, "th", NULL, r->devices[i].label);
-    fputs("</tr>\n", f);
+    device_headers(f, r);
     char a[32];
     for (int k = 0; k < r->nnetworks; k++) {
         const report_network *n = &r->networks[k];

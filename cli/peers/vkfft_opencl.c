@@ -15,6 +15,7 @@
 #define VKFFT_BACKEND 3
 #include <vkFFT.h>
 #undef printf
+#include "vkfft_calls.h"
 
 // One application and the handles its configuration points at (VkFFT keeps the pointers).
 typedef struct vk_app {
@@ -25,13 +26,6 @@ typedef struct vk_app {
     cl_mem mem;
     uint64_t bytes;
 } vk_app;
-
-// Sets err from a VkFFT result and what it printed; returns XCONV_ERR_DEVICE.
-static xconv_status vk_fail(xconv_error *err, VkFFTResult r, const char *what)
-{
-    return xconv_error_set(err, XCONV_ERR_DEVICE, "VkFFT %s failed: VkFFTResult %d%s%.600s", what,
-                           (int)r, xconv_vkfft_log[0] ? "; it printed: " : "", xconv_vkfft_log);
-}
 
 void *xconv_vkfft_opencl_create(xconv_device *dev, int64_t lh, int64_t lw, int64_t batch,
                                 xconv_buffer *buf, xconv_error *err)
@@ -51,22 +45,14 @@ void *xconv_vkfft_opencl_create(xconv_device *dev, int64_t lh, int64_t lw, int64
     a->queue = (cl_command_queue)nd.queue;
     a->mem = (cl_mem)nb.cl_mem;
     a->bytes = xconv_vkfft_buffer_bytes(lh, lw, batch);
-    VkFFTConfiguration cfg = {0};
-    cfg.FFTdim = 2;
-    cfg.size[0] = (uint64_t)lw;
-    cfg.size[1] = (uint64_t)lh;
-    cfg.numberBatches = (uint64_t)batch;
-    cfg.performR2C = 1;
+    VkFFTConfiguration cfg = vk_plane_config(lh, lw, batch);
     cfg.device = &a->device;
     cfg.context = &a->context;
     cfg.commandQueue = &a->queue;
     cfg.buffer = &a->mem;
     cfg.bufferSize = &a->bytes;
-    xconv_vkfft_log_clear();
-    VkFFTResult r = initializeVkFFT(&a->app, cfg);
-    if (r != VKFFT_SUCCESS) {
-        vk_fail(err, r, "initialisation");
-        free(a);  // initializeVkFFT frees what it made before it fails
+    if (vk_initialize(&a->app, cfg, err) != XCONV_OK) {
+        free(a);
         return NULL;
     }
     return a;
@@ -77,9 +63,7 @@ xconv_status xconv_vkfft_opencl_run(void *app, int inverse, xconv_error *err)
     vk_app *a = app;
     VkFFTLaunchParams lp = {0};
     lp.commandQueue = &a->queue;
-    xconv_vkfft_log_clear();
-    VkFFTResult r = VkFFTAppend(&a->app, inverse ? 1 : -1, &lp);
-    return r == VKFFT_SUCCESS ? XCONV_OK : vk_fail(err, r, inverse ? "C2R" : "R2C");
+    return vk_append(&a->app, inverse, &lp, err);
 }
 
 void xconv_vkfft_opencl_destroy(void *app)

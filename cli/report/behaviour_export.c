@@ -33,6 +33,21 @@ static void i64(FILE *f, const char *key, int64_t v)
     fprintf(f, "\"%s\": %lld", key, (long long)v);
 }
 
+// The same after a ", ": a member after an object's first.
+#define NEXT_STR(f, key, field) (fputs(", ", f), STR(f, key, field))
+
+static void next_num(FILE *f, const char *key, double v)
+{
+    fputs(", ", f);
+    num(f, key, v);
+}
+
+static void next_i64(FILE *f, const char *key, int64_t v)
+{
+    fputs(", ", f);
+    i64(f, key, v);
+}
+
 // Returns the kind of probe as the file spells it.
 static const char *kind_word(xconv_probe_kind kind)
 {
@@ -41,24 +56,19 @@ static const char *kind_word(xconv_probe_kind kind)
 }
 
 // ---------------------------------------------------------------------------------------------
-// Blocks
+// Blocks: a stack, a record and an agreement are item i of run's array of them
 
-static void write_stack(FILE *f, const xconv_behaviour_stack *s)
+static void write_stack(FILE *f, const xconv_behaviour_run *run, int i)
 {
+    const xconv_behaviour_stack *s = &run->stacks[i];
     fputs("    {", f);
     STR(f, "id", s->id);
-    fputs(", ", f);
-    STR(f, "device", s->device);
-    fputs(", ", f);
-    STR(f, "backend", s->backend);
-    fputs(", ", f);
-    STR(f, "platform", s->platform);
-    fputs(", ", f);
-    STR(f, "driver", s->driver);
-    fputs(", ", f);
-    STR(f, "version", s->version);
-    fputs(", ", f);
-    STR(f, "type", s->type);
+    NEXT_STR(f, "device", s->device);
+    NEXT_STR(f, "backend", s->backend);
+    NEXT_STR(f, "platform", s->platform);
+    NEXT_STR(f, "driver", s->driver);
+    NEXT_STR(f, "version", s->version);
+    NEXT_STR(f, "type", s->type);
     fputs(", \"fp32_config\": [", f);
     int n = 0;
     for (unsigned bit = 1; bit; bit <<= 1) {
@@ -77,12 +87,9 @@ static void write_probe(FILE *f, const xconv_behaviour_probe *p)
     STR(f, "probe", p->name);
     fprintf(f, ", \"kind\": \"%s\", ", kind_word(p->kind));
     i64(f, "cases", p->cases);
-    fputs(", ", f);
-    i64(f, "ran", p->ran);
-    fputs(", ", f);
-    STR(f, "verdict", p->verdict);
-    fputs(", ", f);
-    i64(f, "outputs", p->outputs);
+    next_i64(f, "ran", p->ran);
+    NEXT_STR(f, "verdict", p->verdict);
+    next_i64(f, "outputs", p->outputs);
     struct {
         const char *key;
         int64_t v;
@@ -103,8 +110,7 @@ static void write_probe(FILE *f, const xconv_behaviour_probe *p)
         else
             i64(f, denormal[i].key, denormal[i].v);
     }
-    fputs(", ", f);
-    STR(f, "note", p->note);
+    NEXT_STR(f, "note", p->note);
     fputs("}", f);
 }
 
@@ -113,43 +119,35 @@ static void write_shape_result(FILE *f, const xconv_behaviour_shape *s)
     fprintf(f, "        {\"shape\": %d, \"outcome\": \"%s\", ", s->shape,
             xconv_outcome_word(s->outcome));
     num(f, "max_norm_err", s->max_norm_err);
-    fputs(", ", f);
-    num(f, "max_block_err", s->max_block_err);
+    next_num(f, "max_block_err", s->max_block_err);
     fprintf(f, ", \"max_ulp\": %llu, \"deterministic\": %s, ", (unsigned long long)s->max_ulp,
             s->deterministic ? "true" : "false");
     STR(f, "note", s->note);
     fputs("}", f);
 }
 
-static void write_record(FILE *f, const xconv_behaviour_run *run, const xconv_behaviour_record *r)
+static void write_record(FILE *f, const xconv_behaviour_run *run, int i)
 {
+    const xconv_behaviour_record *r = &run->recs[i];
     const xconv_behaviour_stack *s = &run->stacks[r->stack];
     fputs("    {", f);
     STR(f, "stack", s->id);
-    fputs(", ", f);
-    STR(f, "variant", r->variant);
-    fputs(", ", f);
-    STR(f, "family", r->family);
-    fputs(", ", f);
-    STR(f, "accuracy_family", r->accuracy_family);
-    fputs(", ", f);
-    STR(f, "kernels", r->kernels);
-    fputs(", ", f);
-    num(f, "threshold", r->threshold);
+    NEXT_STR(f, "variant", r->variant);
+    NEXT_STR(f, "family", r->family);
+    NEXT_STR(f, "accuracy_family", r->accuracy_family);
+    NEXT_STR(f, "kernels", r->kernels);
+    next_num(f, "threshold", r->threshold);
     fprintf(f, ",\n      \"accuracy\": {\"shapes\": %d, \"passed\": %d, \"failed\": %d, "
                "\"not_applicable\": %d, \"errors\": %d, ",
             r->shapes, r->passed, r->failed, r->not_applicable, r->errors);
     num(f, "max_norm_err", r->max_norm_err);
-    fputs(", ", f);
-    num(f, "median_norm_err", r->median_norm_err);
-    fputs(", ", f);
-    num(f, "max_block_err", r->max_block_err);
+    next_num(f, "median_norm_err", r->median_norm_err);
+    next_num(f, "max_block_err", r->max_block_err);
     fprintf(f, ", \"worst_shape\": %d, ", r->worst_shape);
     i64(f, "ulp_compared", r->ulp_compared);
     fprintf(f, ", \"max_ulp\": %llu, ", (unsigned long long)r->max_ulp);
     num(f, "median_ulp", r->median_ulp);
-    fputs(", ", f);
-    num(f, "share_correctly_rounded", r->share_correctly_rounded);
+    next_num(f, "share_correctly_rounded", r->share_correctly_rounded);
     fprintf(f, "},\n      \"determinism\": {\"compared\": %d, \"differing\": %d, "
                "\"deterministic\": %s},\n      \"probes\": [\n",
             r->det_compared, r->det_differing,
@@ -168,9 +166,9 @@ static void write_record(FILE *f, const xconv_behaviour_run *run, const xconv_be
     fputs("}", f);
 }
 
-static void write_agreement(FILE *f, const xconv_behaviour_run *run,
-                            const xconv_behaviour_agreement *g)
+static void write_agreement(FILE *f, const xconv_behaviour_run *run, int i)
 {
+    const xconv_behaviour_agreement *g = &run->agree[i];
     fputs("    {", f);
     STR(f, "variant", g->variant);
     fputs(", \"stacks\": [", f);
@@ -181,21 +179,46 @@ static void write_agreement(FILE *f, const xconv_behaviour_run *run,
             g->shapes, g->identical_shapes,
             g->shapes > 0 && g->differing == 0 ? "true" : "false");
     i64(f, "compared", g->compared);
-    fputs(", ", f);
-    i64(f, "differing", g->differing);
-    fputs(", ", f);
-    num(f, "share_differing", g->compared ? (double)g->differing / (double)g->compared : NAN);
-    fputs(", ", f);
-    i64(f, "nonfinite_mismatch", g->nonfinite_mismatch);
+    next_i64(f, "differing", g->differing);
+    next_num(f, "share_differing", g->compared ? (double)g->differing / (double)g->compared : NAN);
+    next_i64(f, "nonfinite_mismatch", g->nonfinite_mismatch);
     fprintf(f, ", \"max_ulp\": %llu, ", (unsigned long long)g->max_ulp);
     num(f, "median_ulp", g->median_ulp);
-    fputs(", ", f);
-    num(f, "median_ulp_differing", g->median_ulp_differing);
+    next_num(f, "median_ulp_differing", g->median_ulp_differing);
     fputs("}", f);
 }
 
 // ---------------------------------------------------------------------------------------------
-// The file
+// The file: its arrays (write_array) and their items (item i of run's, as the blocks above)
+
+static void write_shape(FILE *f, const xconv_behaviour_run *run, int i)
+{
+    fputs("    {", f);
+    STR(f, "name", run->shapes[i].name);
+    NEXT_STR(f, "shape", run->shapes[i].spec);
+    fputc('}', f);
+}
+
+static void write_probe_problem(FILE *f, const xconv_behaviour_run *run, int i)
+{
+    fputs("    {", f);
+    STR(f, "probe", run->cases[i].probe);
+    NEXT_STR(f, "shape", run->cases[i].spec);
+    NEXT_STR(f, "inputs", run->cases[i].what);
+    fputc('}', f);
+}
+
+// Writes the member `name`: an array of run's n items, one a line through item.
+static void write_array(FILE *f, const char *name, const xconv_behaviour_run *run, int n,
+                        void (*item)(FILE *f, const xconv_behaviour_run *run, int i))
+{
+    fprintf(f, ",\n  \"%s\": [\n", name);
+    for (int i = 0; i < n; i++) {
+        item(f, run, i);
+        fputs(i + 1 < n ? ",\n" : "\n", f);
+    }
+    fputs("  ]", f);
+}
 
 int xconv_behaviour_write_json(FILE *f, const xconv_behaviour_run *run)
 {
@@ -213,39 +236,11 @@ int xconv_behaviour_write_json(FILE *f, const xconv_behaviour_run *run)
     STR(f, "host", run->host);
     fprintf(f, ",\n  \"seed\": %llu,\n  ", (unsigned long long)run->seed);
     num(f, "host_ref_gflop", run->host_ref_gflop);
-    fputs(",\n  \"shapes\": [\n", f);
-    for (int i = 0; i < run->nshapes; i++) {
-        fputs("    {", f);
-        STR(f, "name", run->shapes[i].name);
-        fputs(", ", f);
-        STR(f, "shape", run->shapes[i].spec);
-        fputs(i + 1 < run->nshapes ? "},\n" : "}\n", f);
-    }
-    fputs("  ],\n  \"probe_problems\": [\n", f);
-    for (int i = 0; i < run->ncases; i++) {
-        fputs("    {", f);
-        STR(f, "probe", run->cases[i].probe);
-        fputs(", ", f);
-        STR(f, "shape", run->cases[i].spec);
-        fputs(", ", f);
-        STR(f, "inputs", run->cases[i].what);
-        fputs(i + 1 < run->ncases ? "},\n" : "}\n", f);
-    }
-    fputs("  ],\n  \"stacks\": [\n", f);
-    for (int i = 0; i < run->nstacks; i++) {
-        write_stack(f, &run->stacks[i]);
-        fputs(i + 1 < run->nstacks ? ",\n" : "\n", f);
-    }
-    fputs("  ],\n  \"records\": [\n", f);
-    for (int i = 0; i < run->count; i++) {
-        write_record(f, run, &run->recs[i]);
-        fputs(i + 1 < run->count ? ",\n" : "\n", f);
-    }
-    fputs("  ],\n  \"agreement\": [\n", f);
-    for (int i = 0; i < run->nagree; i++) {
-        write_agreement(f, run, &run->agree[i]);
-        fputs(i + 1 < run->nagree ? ",\n" : "\n", f);
-    }
-    fputs("  ]\n}\n", f);
+    write_array(f, "shapes", run, run->nshapes, write_shape);
+    write_array(f, "probe_problems", run, run->ncases, write_probe_problem);
+    write_array(f, "stacks", run, run->nstacks, write_stack);
+    write_array(f, "records", run, run->count, write_record);
+    write_array(f, "agreement", run, run->nagree, write_agreement);
+    fputs("\n}\n", f);
     return fflush(f) != 0 || ferror(f) ? -1 : 0;
 }

@@ -144,7 +144,7 @@ xconv_report *xconv_report_build(const xconv_run_file *runs, const char *const *
 void xconv_report_free(xconv_report *report);
 
 // ---------------------------------------------------------------------------------------------
-// Writers (report/report_html.c, report_heatmap.c, report_roofline.c, report_text.c). Each
+// Writers (cli/report/report_html.c, report_heatmap.c, report_roofline.c, report_text.c). Each
 // returns 0, or -1 when writing failed (errno set).
 
 // The whole page: per device the heatmap, the roofline and the winners' table; across devices
@@ -160,21 +160,21 @@ int xconv_report_write_svg(FILE *f, const xconv_report *report, int index);
 // A terminal summary: per device the winners, and in compare mode every flagged cell.
 int xconv_report_write_text(FILE *f, const xconv_report *report);
 
-// The behaviour files' parts of the page and of the terminal summary (report/report_behaviour.c):
+// The behaviour files' parts of the page and of the terminal summary (cli/report/report_behaviour.c):
 // header lines, navigation links, one section per file, one summary line per file.
 void report_behaviour_header(FILE *f, const xconv_report *r);
 void report_behaviour_nav(FILE *f, const xconv_report *r);
 void report_behaviour_sections(FILE *f, const xconv_report *r);
 void report_behaviour_text(FILE *f, const xconv_report *r);
 
-// The compile-check files' parts (report/report_vendors.c): navigation links, one variant x
+// The compile-check files' parts (cli/report/report_vendors.c): navigation links, one variant x
 // target section per file, one table per file in the terminal summary.
 void report_vendors_nav(FILE *f, const xconv_report *r);
 void report_vendors_sections(FILE *f, const xconv_report *r);
 void report_vendors_text(FILE *f, const xconv_report *r);
 
 // ---------------------------------------------------------------------------------------------
-// Pieces the writers share (report/report_svg.c)
+// Pieces the writers share (cli/report/report_svg.c)
 
 // Writes s with &, <, >, " and ' escaped for XML text and attributes, control characters
 // dropped and bytes that are not UTF-8 replaced by U+FFFD.

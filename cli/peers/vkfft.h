@@ -35,7 +35,7 @@ xconv_status xconv_vkfft_run(xconv_vkfft *v, int inverse, xconv_error *err);
 void xconv_vkfft_destroy(xconv_vkfft *v);
 
 // ---------------------------------------------------------------------------------------------
-// The backends' halves (bench/peers/vkfft_opencl.c, cuda/vkfft_cuda.c): the same calls on an opaque
+// The backends' halves (cli/peers/vkfft_opencl.c, cuda/vkfft_cuda.c): the same calls on an opaque
 // application of one backend, and what VkFFT printed (captured, never shown on stdout).
 
 void *xconv_vkfft_opencl_create(xconv_device *dev, int64_t lh, int64_t lw, int64_t batch,

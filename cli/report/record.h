@@ -121,6 +121,10 @@ bool xconv_comparison_passed(const xconv_record *r);
 // characters escaped, bytes that are not valid UTF-8 replaced by U+FFFD.
 void xconv_json_write_string(FILE *f, const char *s, size_t max);
 
+// Writes lead (the text before a member's value: separator, key and colon) and s as
+// xconv_json_write_string does.
+void xconv_json_write_member(FILE *f, const char *lead, const char *s, size_t max);
+
 // Writes s (at most max bytes) as a CSV cell: enclosed in double quotes, with quotes doubled,
 // when it holds a comma, quote, CR or LF (RFC 4180), or starts or ends with a space.
 void xconv_csv_write_string(FILE *f, const char *s, size_t max);

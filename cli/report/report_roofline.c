@@ -35,24 +35,29 @@ static bool is_point(const report_shape *shape, const report_cell *c)
            c->m->rec.gflops > 0 && shape->flops > 0 && shape->bytes > 0;
 }
 
+// Steps (*s, *v) to d's next point of the roofline, variant by variant within a shape (start at
+// 0, -1); returns false after the last.
+static bool next_point(const xconv_report *r, const report_device *d, int *s, int *v)
+{
+    for (; *s < d->nshapes; (*s)++, *v = -1)
+        while (++*v < d->nvariants)
+            if (is_point(&r->shapes[d->shapes[*s]], report_at(d, *s, *v)))
+                return true;
+    return false;
+}
+
 // Fits the axes to d's points and ceilings; returns the number of points.
 static int fit(const xconv_report *r, const report_device *d, frame *fr)
 {
     double ai_min = INFINITY, ai_max = 0, g_min = INFINITY, g_max = 0;
     int points = 0;
-    for (int s = 0; s < d->nshapes; s++) {
+    for (int s = 0, v = -1; next_point(r, d, &s, &v); points++) {
         const report_shape *shape = &r->shapes[d->shapes[s]];
-        for (int v = 0; v < d->nvariants; v++) {
-            const report_cell *c = report_at(d, s, v);
-            if (!is_point(shape, c))
-                continue;
-            double ai = shape->flops / shape->bytes, g = c->m->rec.gflops;
-            ai_min = fmin(ai_min, ai);
-            ai_max = fmax(ai_max, ai);
-            g_min = fmin(g_min, g);
-            g_max = fmax(g_max, g);
-            points++;
-        }
+        double ai = shape->flops / shape->bytes, g = report_at(d, s, v)->m->rec.gflops;
+        ai_min = fmin(ai_min, ai);
+        ai_max = fmax(ai_max, ai);
+        g_min = fmin(g_min, g);
+        g_max = fmax(g_max, g);
     }
     if (d->peak_gflops > 0 && d->peak_gbps > 0) {
         double ridge = d->peak_gflops / d->peak_gbps;
@@ -184,29 +189,25 @@ void report_roofline_svg(FILE *f, const xconv_report *r, const report_device *d,
     if (peaks)
         ceilings(f, &fr, d);
     char hover[600], rate[32], pct[32], ms[32];
-    for (int s = 0; s < d->nshapes; s++) {
+    for (int s = 0, v = -1; next_point(r, d, &s, &v);) {
         const report_shape *shape = &r->shapes[d->shapes[s]];
-        for (int v = 0; v < d->nvariants; v++) {
-            const report_cell *c = report_at(d, s, v);
-            if (!is_point(shape, c))
-                continue;
-            double x = sx(&fr, shape->flops / shape->bytes), y = sy(&fr, c->m->rec.gflops);
-            snprintf(hover, sizeof hover, "%s on #%d %s: %sFLOP/s, %s ms%s%s%s",
-                     d->variants[v].name, s + 1, shape->name[0] ? shape->name : shape->spec,
-                     report_rate(c->m->rec.gflops, rate, sizeof rate),
-                     report_ms(c->m->rec.median_ms, ms, sizeof ms),
-                     isfinite(c->share) ? ", " : "",
-                     isfinite(c->share) ? report_pct(c->share, pct, sizeof pct) : "",
-                     isfinite(c->share) ? " of the floor" : "");
-            fputs("<g><title>", f);
-            report_xml(f, hover);
-            fputs("</title>", f);
-            point(f, x, y, report_color_variant(d, v), d->variants[v].peer, d->winner[s] == v);
-            fputs("</g>\n", f);
-            if (d->winner[s] == v)
-                fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"9\" fill=\"#444444\">#%d"
-                           "</text>\n", x + 7, y + 3, s + 1);
-        }
+        const report_cell *c = report_at(d, s, v);
+        double x = sx(&fr, shape->flops / shape->bytes), y = sy(&fr, c->m->rec.gflops);
+        snprintf(hover, sizeof hover, "%s on #%d %s: %sFLOP/s, %s ms%s%s%s",
+                 d->variants[v].name, s + 1, shape->name[0] ? shape->name : shape->spec,
+                 report_rate(c->m->rec.gflops, rate, sizeof rate),
+                 report_ms(c->m->rec.median_ms, ms, sizeof ms),
+                 isfinite(c->share) ? ", " : "",
+                 isfinite(c->share) ? report_pct(c->share, pct, sizeof pct) : "",
+                 isfinite(c->share) ? " of the floor" : "");
+        fputs("<g><title>", f);
+        report_xml(f, hover);
+        fputs("</title>", f);
+        point(f, x, y, report_color_variant(d, v), d->variants[v].peer, d->winner[s] == v);
+        fputs("</g>\n", f);
+        if (d->winner[s] == v)
+            fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"9\" fill=\"#444444\">#%d"
+                       "</text>\n", x + 7, y + 3, s + 1);
     }
     if (!points)
         fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" fill=\"#666666\">no "

@@ -173,6 +173,12 @@ void xconv_json_write_string(FILE *f, const char *s, size_t max)
     putc('"', f);
 }
 
+void xconv_json_write_member(FILE *f, const char *lead, const char *s, size_t max)
+{
+    fputs(lead, f);
+    xconv_json_write_string(f, s, max);
+}
+
 // Writes one record as a one-line JSON object (with the comparison's fields when with_cmp).
 static void json_record(FILE *f, const xconv_record *rec, bool with_cmp)
 {
@@ -201,14 +207,11 @@ static int finish(FILE *f)
 
 void xconv_json_write_head(FILE *f, const xconv_run_info *info, const char *kind)
 {
-    fputs("{\n  \"tool\": \"xconv\",\n  \"version\": ", f);
-    xconv_json_write_string(f, info->tool_version, sizeof info->tool_version);
-    fputs(",\n  \"commit\": ", f);
-    xconv_json_write_string(f, info->commit, sizeof info->commit);
-    fputs(",\n  \"date\": ", f);
-    xconv_json_write_string(f, info->date, sizeof info->date);
-    fputs(",\n  \"command\": ", f);
-    xconv_json_write_string(f, info->command, sizeof info->command);
+    xconv_json_write_member(f, "{\n  \"tool\": \"xconv\",\n  \"version\": ", info->tool_version,
+                            sizeof info->tool_version);
+    xconv_json_write_member(f, ",\n  \"commit\": ", info->commit, sizeof info->commit);
+    xconv_json_write_member(f, ",\n  \"date\": ", info->date, sizeof info->date);
+    xconv_json_write_member(f, ",\n  \"command\": ", info->command, sizeof info->command);
     if (kind)
         fprintf(f, ",\n  \"kind\": \"%s\"", kind);
     fputs(",\n  \"records\": [", f);

@@ -170,7 +170,7 @@ const char *xconv_behaviour_kind_verdict(const xconv_behaviour_record *rec,
                                          xconv_probe_kind kind);
 
 // ---------------------------------------------------------------------------------------------
-// Writers (report/behaviour_export.c, report/behaviour_table.c): 0, or -1 when writing failed.
+// Writers (cli/report/behaviour_export.c, report/behaviour_table.c): 0, or -1 when writing failed.
 
 // The JSON file (docs/behaviour.md has the schema).
 int xconv_behaviour_write_json(FILE *f, const xconv_behaviour_run *run);
@@ -179,7 +179,7 @@ int xconv_behaviour_write_json(FILE *f, const xconv_behaviour_run *run);
 int xconv_behaviour_write_table(FILE *f, const xconv_behaviour_run *run);
 
 // ---------------------------------------------------------------------------------------------
-// Reader (report/behaviour_read.c)
+// Reader (cli/report/behaviour_read.c)
 
 // Reads behaviour JSON text (len bytes; origin names it in messages) into *out. Returns
 // XCONV_OK, or XCONV_ERR_PARSE with "origin: byte N: where: what" for malformed JSON, another

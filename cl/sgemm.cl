@@ -83,6 +83,9 @@
 #ifndef XC_GEMM_SPLIT_K
 #define XC_GEMM_SPLIT_K 1   // K slices (split-K): 1 none; 2..16 partial products to reduce
 #endif
+#ifndef XC_GEMM_ROLL_STEPS
+#define XC_GEMM_ROLL_STEPS 0  // 1: keep the K-step loop rolled (a compiler that unrolls a few
+#endif                        // steps whole holds every step's values at once, and may spill)
 
 // ---------------------------------------------------------------------------------------------
 // The product's shape (from the planner; M and K fixed per build, N's extent a kernel argument)
@@ -563,6 +566,9 @@ XC_FUNC void xc_gemm_body(const XC_GLOBAL XC_DATA *a, const XC_GLOBAL XC_DATA *b
     XC_BARRIER();
     // Every K step but the last: load the next step while multiplying this one.
 #if XC_GEMM_K_STEPS > 1
+#if XC_GEMM_ROLL_STEPS
+#pragma unroll 1
+#endif
     for (int step = 0; step + 1 < XC_GEMM_STEPS; step++) {
         XC_LOCAL_PTR float *now = lds + (step % 2) * XC_GEMM_BUFFER;
         XC_LOCAL_PTR float *next = lds + ((step + 1) % 2) * XC_GEMM_BUFFER;

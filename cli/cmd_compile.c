@@ -245,6 +245,22 @@ static const char *auto_pick(xconv_device *dev, const cli_shape *s,
     return name;
 }
 
+// Adds the n/a record of --variant auto for shape s on dev (target t), when no variant plans
+// it: the reason auto gives. Returns 0, or -1 without memory.
+static int auto_none_record(compile_run *run, xconv_device *dev, const xconv_target *t,
+                            const cli_shape *s, const xconv_plan_options *plan_opts)
+{
+    xconv_error err = {0};
+    xconv_plan_destroy(xconv_plan_create(dev, &s->problem, "auto", plan_opts, &err));
+    xconv_compile_record *r = add_record(run);
+    if (!r)
+        return -1;
+    name_record(r, t, "auto", s);
+    r->outcome = XCONV_COMPILE_NOT_APPLICABLE;
+    snprintf(r->note, sizeof r->note, "%.500s", err.msg);
+    return 0;
+}
+
 // Returns true when variant v has kernels of ours for targets of backend `kind`.
 static bool checked_variant(const xconv_variant *v, xconv_backend_kind kind)
 {
@@ -278,9 +294,18 @@ static int target_records(compile_run *run, const xconv_target *t, const xconv_v
     int rc = 0;
     for (int s = 0; s < nshapes && rc == 0; s++) {
         const char *pick = auto_pick(dev, &shapes[s], plan_opts);
-        for (int i = 0; i < nvs && rc == 0; i++)
-            if (checked_variant(vs[i], t->info.backend))
-                rc = plan_records(run, dev, t, vs[i], &shapes[s], plan_opts, pick);
+        for (int i = 0; i < nvs && rc == 0; i++) {
+            const xconv_variant *v = vs[i];
+            if (!v) {  // --variant auto: auto's pick for this shape, unless also named
+                v = pick ? xconv_variant_find(pick, &err) : NULL;
+                for (int k = 0; v && k < nvs; k++)
+                    v = vs[k] == v ? NULL : v;
+                if (!pick)
+                    rc = auto_none_record(run, dev, t, &shapes[s], plan_opts);
+            }
+            if (v && checked_variant(v, t->info.backend))
+                rc = plan_records(run, dev, t, v, &shapes[s], plan_opts, pick);
+        }
     }
     xconv_device_close(dev);
     return rc;
@@ -436,7 +461,7 @@ static int collect(const cli_options *opts, const xconv_target **targets, int *n
 {
     if (cli_collect_targets(opts, targets, ntargets) ||
         cli_collect_shapes(opts, "small", shapes, nshapes) ||
-        cli_collect_variants(opts, false, vs, nvs))
+        cli_collect_variants(opts, true, vs, nvs))
         return CLI_USAGE;
     for (size_t i = 0; *ntargets == 0 && i < sizeof default_targets / sizeof *default_targets;
          i++)

@@ -57,7 +57,8 @@ static const flag flags[] = {
      "NAME    the variant (see xconv variants), or auto for the library's choice (the "
      "default)"},
     {"--variant", "compile", ARG_LIST, FIELD(variants), FIELD(nvariants),
-     "NAME    a variant (repeatable or comma-separated; default: every variant with kernels)"},
+     "NAME    a variant, or auto for the variant auto picks for each shape on each target "
+     "(repeatable or comma-separated; default: every variant with kernels)"},
     {"--variant", "explain", ARG_LIST, FIELD(variants), FIELD(nvariants),
      "NAME    a variant, or auto for the library's choice (the default; repeatable or "
      "comma-separated)"},

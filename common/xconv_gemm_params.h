@@ -47,6 +47,10 @@
     X(XC_GEMM_SPLIT_STEPS, d->split_steps, "K steps of one slice")                 \
     X(XC_GEMM_PART_LD, d->part_ld, "row stride of a partial C")
 
+// Only where the planner keeps the K-step loop rolled (xconv_gemm_roll_steps).
+#define XCONV_GEMM_ROLL_DEFINES(X) \
+    X(XC_GEMM_ROLL_STEPS, d->roll_steps, "1: the K-step loop is not unrolled")
+
 // The reduce step of a split product (cl/splitk_reduce.cl): the partials and C's layout.
 #define XCONV_GEMM_REDUCE_DEFINES(X)                                                \
     X(XC_GEMM_M, L->m, "rows of C")                                                 \

@@ -416,6 +416,21 @@ static void test_register_limit(void)
     CHECK(xconv_shape_parse(specs[0], &p, &err) == XCONV_OK);
     CHECK(xconv_direct_choose(&plain, &p, XCONV_DIRECT_REGBLOCK, NULL, &t, &err) == XCONV_OK);
     CHECK_MSG(t.flat || t.chunk_c == 64, "no limit: chunk %d, not 64", t.chunk_c);
+    // A flat work-item's loads, sums and the others fit too: a 5x5 filter's 50 loads do not
+    // fit 64 registers (pvc's; they spilled 8), a 3x3 filter's 18 do.
+    xconv_device_info few = gpu_info();
+    few.max_registers_per_item = 64;
+    for (int r = 3; r <= 5; r += 2) {
+        char spec[64];
+        snprintf(spec, sizeof spec, "n=4,c=32,h=64,w=64,k=32,r=%d,pad=%d", r, r / 2);
+        CHECK(xconv_shape_parse(spec, &p, &err) == XCONV_OK);
+        CHECK(xconv_direct_choose(&few, &p, XCONV_DIRECT_REGBLOCK, NULL, &t, &err) == XCONV_OK);
+        int64_t loads = (int64_t)t.block_h * p.r * ((t.block_w - 1) * p.stride_w + p.s) +
+                        (int64_t)p.r * p.s * t.block_k;
+        int64_t acc = (int64_t)t.block_k * t.block_h * t.block_w;
+        CHECK_MSG(!t.flat || loads + acc + XCONV_REGISTERS_OTHER <= 64,
+                  "%s: flat with %lld loads", spec, (long long)loads);
+    }
 }
 
 // direct_const applies only while the filters fit the constant buffer, and says the numbers.

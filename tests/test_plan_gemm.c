@@ -263,6 +263,42 @@ static void test_register_rule(void)
     CHECK(xconv_gemm_choose_tiles(&tiny, &L, &forced, &t, &err) == XCONV_OK);
 }
 
+// At the register file's edge the roomiest tiling of a block: on a 128-register work-item the
+// Winograd GEMM of VGG-16's conv3_1 (36 products of 256x3136x128) took 128x64x8 tiles of 8x8,
+// 92 values and 32 others, which IGC spilled on dg2; 128x128x8 holds 88.
+static void test_register_edge(void)
+{
+    xconv_device_info narrow = gpu_info();
+    narrow.max_registers_per_item = 128;
+    narrow.compute_units = 512;
+    xconv_gemm_layout L = {.mode = XCONV_GEMM_B_MEMORY, .m = 256, .n = 3136, .k = 128,
+                           .lda = 128, .ldb = 3136, .ldc = 3136, .seg = 3136, .groups = 36};
+    xconv_gemm_tiles t;
+    xconv_error err = {0};
+    CHECK(xconv_gemm_choose_tiles(&narrow, &L, NULL, &t, &err) == XCONV_OK);
+    CHECK_MSG(xconv_gemm_tile_registers(&t, L.mode) + XCONV_REGISTERS_OTHER + 128 / 16 <= 128,
+              "%dx%dx%d tiles of %dx%d", t.tile_m, t.tile_n, t.tile_k, t.wpt_m, t.wpt_n);
+    // Gathered B: 128x128x8 (92 values) is the 8x8 block's roomiest, kept at the edge.
+    L.mode = XCONV_GEMM_B_GATHER, L.taps = 9;
+    xconv_gemm_tiles t88 = {128, 128, 8, 8, 8, 4, 4};
+    CHECK(xconv_gemm_choose_tiles(&narrow, &L, NULL, &t, &err) == XCONV_OK);
+    CHECK(t.wpt_m * t.wpt_n < 64 || memcmp(&t, &t88, sizeof t) == 0);
+}
+
+// The K-step loop stays rolled where a whole unroll's values would pass the registers: 4x4
+// blocks of 32x32x8 tiles hold 32 values and 72 more a further step (gemm_1x1 on pw1x1 on
+// gfx1030 spilled with 2 slices of 4 steps unrolled); never where the device does not say.
+static void test_roll_steps(void)
+{
+    xconv_device_info gpu = gpu_info(), amd = gpu;
+    amd.max_registers_per_item = 256;
+    xconv_gemm_tiles t = {32, 32, 8, 4, 4, 4, 4};
+    CHECK(xconv_gemm_roll_steps(&amd, &t, XCONV_GEMM_B_MEMORY, 4));
+    CHECK(!xconv_gemm_roll_steps(&amd, &t, XCONV_GEMM_B_MEMORY, 3));  // 32 + 2 x 72 + 32 = 208
+    CHECK(!xconv_gemm_roll_steps(&amd, &t, XCONV_GEMM_B_MEMORY, 1));
+    CHECK(!xconv_gemm_roll_steps(&gpu, &t, XCONV_GEMM_B_MEMORY, 64));
+}
+
 // ---------------------------------------------------------------------------------------------
 // Split-K choices
 
@@ -772,6 +808,8 @@ int main(void)
     test_suites_fit(&small);
     test_tile_choices();
     test_register_rule();
+    test_register_edge();
+    test_roll_steps();
     test_split_choices();
     test_split_plan();
     test_split_epilogue();

@@ -100,6 +100,32 @@ sys.exit(1 if bad else 0)
 PY
 checks=$((checks + 1))
 
+# The register rules' cases (docs/guide/vendors.md): gemm_1x1 on pw1x1 for gfx1030 (2 K slices
+# of 4 steps, which clang unrolled whole and spilled until the step loop was kept rolled) and
+# winograd_f43 on VGG-16's conv3_1 for dg2 (an 8x8 block at the register file's edge); with
+# --variant auto, auto's pick beside the variant named.
+edge=()
+case $targets in *gfx90a*) edge+=(--shape n=4,c=64,h=14,w=14,k=32,r=1 --target gfx1030) ;; esac
+case $targets in *dg2*) edge+=(--shape n=16,c=128,h=56,w=56,k=256,r=3,pad=1 --target dg2) ;; esac
+"$xconv" compile "${edge[@]}" --variant auto,gemm_1x1,winograd_f43 --json "$tmp/edge.json" \
+    >"$tmp/edge.txt" 2>&1
+check "the register rules' cases compile with no spill in auto's picks" test $? -eq 0
+/usr/bin/python3 - "$tmp/edge.json" <<'PY' || failures=$((failures + 1))
+import json, sys
+recs = json.load(open(sys.argv[1]))["records"]
+bad = [r["target"] + " " + r["variant"] + " " + r["kernel"] for r in recs
+       if r["variant"] in ("gemm_1x1", "winograd_f43") and r["outcome"] != "n/a" and
+       (not r["compiled"] or r["spills"])]
+picks = set((r["target"], r["shape"]) for r in recs if r["auto"])
+shapes = set((r["target"], r["shape"]) for r in recs)
+for what in bad:
+    print("FAIL: spills or refused:", what, file=sys.stderr)
+if picks != shapes:
+    print("FAIL: --variant auto left a shape without auto's pick", file=sys.stderr)
+sys.exit(1 if bad or picks != shapes else 0)
+PY
+checks=$((checks + 1))
+
 # The report's vendors view: variants x targets.
 "$xconv" report "$tmp/c.json" -o "$tmp/r.html" >"$tmp/report.txt" 2>&1
 check "report of a compile file exits 0" test $? -eq 0

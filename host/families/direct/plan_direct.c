@@ -158,10 +158,10 @@ static int pick_chunk(xconv_direct_kind kind, const xconv_device_info *info,
         return cg;
     int64_t acc = (int64_t)t->block_k * t->block_h * t->block_w;
     int64_t loads = chunk_loads(p, t), budget = info->max_registers_per_item - acc;
-    if (t->flat) {  // flat regblock: one chunk of every channel, its loop rolled
-        t->chunk_c = cg;
-        return acc * p->r * p->s <= UNROLL_MAX &&
-                       (info->max_registers_per_item <= 0 || loads <= budget) &&
+    if (t->flat) {  // flat regblock: one chunk of every channel, its loop rolled; its loads
+        t->chunk_c = cg;  // and sums beside the others a work-item holds (xconv_registers_fit):
+                          // a 5x5 filter's 50 loads spilled 8 registers on pvc's 64 without them
+        return acc * p->r * p->s <= UNROLL_MAX && xconv_registers_fit(info, acc + loads) &&
                        local_bytes(kind, p, t) <= info->local_mem_bytes
                    ? cg
                    : 0;

@@ -94,21 +94,68 @@ int64_t xconv_gemm_tile_registers(const xconv_gemm_tiles *t, xconv_gemm_mode mod
            (mode == XCONV_GEMM_B_MEMORY ? b_loads : 2 * b_loads);
 }
 
+bool xconv_gemm_roll_steps(const xconv_device_info *info, const xconv_gemm_tiles *t,
+                           xconv_gemm_mode mode, int64_t steps)
+{
+    int64_t threads = (int64_t)xconv_gemm_threads(t);
+    int64_t b_loads = (int64_t)t->tile_k * t->tile_n / threads;
+    int64_t loads = (int64_t)t->tile_m * t->tile_k / threads +
+                    (mode == XCONV_GEMM_B_MEMORY ? b_loads : 2 * b_loads);
+    int64_t per_step = (int64_t)t->tile_k * (t->wpt_m + t->wpt_n) + loads;
+    return steps > 1 &&
+           !xconv_registers_fit(info, xconv_gemm_tile_registers(t, mode) + (steps - 1) * per_step);
+}
+
+// Fraction of a work-item's registers within which a candidate is at the register file's edge:
+// there the vendors' schedulers decide whether it spills (dg2, 128 registers: the 8x8 blocks of
+// 128x64x8, 64x128x8 and gathered 128x128x8 all count 92 values and 32 others; the first
+// spilled 4 registers, the others none: bench/results/*-compile_vgg16.json).
+#define REGISTERS_EDGE_FRACTION 16
+
+// Returns true when t fits info's device for mode and vec_b and its registers with no margin.
+static bool fits_plain(const xconv_device_info *info, const xconv_gemm_tiles *t,
+                       xconv_gemm_mode mode, int vec_b)
+{
+    char why[256];
+    return xconv_gemm_tiles_fit(info, t, mode, vec_b, why, sizeof why) &&
+           xconv_registers_fit(info, xconv_gemm_tile_registers(t, mode));
+}
+
+static int b_vector(const xconv_gemm_layout *L, const xconv_gemm_tiles *t);
+
+// Returns the fewest values a work-item holds (xconv_gemm_tile_registers) among the GPU
+// candidates (gpu_tiles and small_tiles) of t's block (WPT_M x WPT_N) that fit info's device
+// for L, or INT64_MAX when none does.
+static int64_t block_fewest_values(const xconv_device_info *info, const xconv_gemm_layout *L,
+                                   const xconv_gemm_tiles *t);
+
 // Returns true when candidate t fits info's device for L (xconv_gemm_tiles_fit) and its
 // registers (xconv_gemm_tile_registers under xconv_registers_fit), else false with the reason
-// in why. Forced tiles skip the register rule: they may spill, and a user forcing them asks
-// for exactly them.
+// in why. A candidate at the register file's edge (its values and the others within
+// 1/REGISTERS_EDGE_FRACTION of the registers) is left out when a candidate of the same block
+// holds fewer values: at the edge, the roomiest tiling of a block. Forced tiles skip the
+// register rule: they may spill, and a user forcing them asks for exactly them.
 static bool candidate_fits(const xconv_device_info *info, const xconv_gemm_layout *L,
                            const xconv_gemm_tiles *t, int vec_b, char *why, size_t len)
 {
     if (!xconv_gemm_tiles_fit(info, t, L->mode, vec_b, why, len))
         return false;
     int64_t values = xconv_gemm_tile_registers(t, L->mode);
-    if (xconv_registers_fit(info, values))
+    int budget = info->max_registers_per_item;
+    if (!xconv_registers_fit(info, values)) {
+        snprintf(why, len, "%lld values a work-item and %d others pass the device's %d "
+                 "registers a work-item", (long long)values, XCONV_REGISTERS_OTHER, budget);
+        return false;
+    }
+    if (budget <= 0 || values + XCONV_REGISTERS_OTHER + budget / REGISTERS_EDGE_FRACTION <= budget)
         return true;
-    snprintf(why, len, "%lld values a work-item and %d others pass the device's %d registers "
-             "a work-item", (long long)values, XCONV_REGISTERS_OTHER,
-             info->max_registers_per_item);
+    int64_t fewest = block_fewest_values(info, L, t);
+    if (values <= fewest)
+        return true;
+    snprintf(why, len, "%lld values a work-item and %d others are at the edge of the device's "
+             "%d registers a work-item, where a tiling of the same %dx%d block holds %lld",
+             (long long)values, XCONV_REGISTERS_OTHER, budget, t->wpt_m, t->wpt_n,
+             (long long)fewest);
     return false;
 }
 
@@ -170,6 +217,24 @@ static int b_vector(const xconv_gemm_layout *L, const xconv_gemm_tiles *t)
                    L->b_seg_stride % 4 == 0 && L->b_group_stride % 4 == 0 && t->pad % 4 == 0
                ? 4
                : 1;
+}
+
+static int64_t block_fewest_values(const xconv_device_info *info, const xconv_gemm_layout *L,
+                                   const xconv_gemm_tiles *t)
+{
+    const xconv_gemm_tiles *lists[2] = {gpu_tiles, small_tiles};
+    size_t counts[2] = {sizeof gpu_tiles / sizeof gpu_tiles[0],
+                        sizeof small_tiles / sizeof small_tiles[0]};
+    int64_t fewest = INT64_MAX;
+    for (int l = 0; l < 2; l++)
+        for (size_t i = 0; i < counts[l]; i++) {
+            const xconv_gemm_tiles *c = &lists[l][i];
+            int64_t values = xconv_gemm_tile_registers(c, L->mode);
+            if (c->wpt_m == t->wpt_m && c->wpt_n == t->wpt_n && values < fewest &&
+                fits_plain(info, c, L->mode, b_vector(L, c)))
+                fewest = values;
+        }
+    return fewest;
 }
 
 // Returns the tiles forced gives.
@@ -561,6 +626,7 @@ static xconv_gemm_derived derive(const xconv_device_info *info, const xconv_gemm
         d.split_steps = xconv_gemm_split_steps(L, t);
         d.part_ld = xconv_gemm_part_ld(L);
     }
+    d.roll_steps = xconv_gemm_roll_steps(info, t, L->mode, xconv_gemm_split_steps(L, t));
     return d;
 }
 
@@ -579,6 +645,9 @@ static xconv_status define_gemm(xconv_step *s, const xconv_gemm_layout *L,
     XCONV_GEMM_DEFINES(XCONV_DEFINE_PARAM)
     if (L->split_k > 1) {
         XCONV_GEMM_SPLIT_DEFINES(XCONV_DEFINE_PARAM)
+    }
+    if (d->roll_steps) {
+        XCONV_GEMM_ROLL_DEFINES(XCONV_DEFINE_PARAM)
     }
 #undef XCONV_DEFINE_PARAM
     return st;

@@ -48,6 +48,7 @@ typedef struct xconv_gemm_derived {
     int table_local;          // B mode TABLE: 1 when work-groups copy it to local memory
     int64_t split_steps;      // split-K: K steps of one slice
     int64_t part_ld;          // split-K: row stride of a partial C
+    int roll_steps;           // 1: the K-step loop is kept rolled (xconv_gemm_roll_steps)
 } xconv_gemm_derived;
 
 // The most K slices a split-K product is divided into.
@@ -72,6 +73,16 @@ bool xconv_gemm_tiles_fit(const xconv_device_info *info, const xconv_gemm_tiles 
 // is live beside its value). The planner's candidates keep this under the device's registers
 // a work-item (xconv_registers_fit); on an H100 no rule applies (the device does not say).
 int64_t xconv_gemm_tile_registers(const xconv_gemm_tiles *t, xconv_gemm_mode mode);
+
+// True when the K-step loop of t over `steps` K steps (a slice's, or the product's) is kept
+// rolled on info's device: when the values a work-item would hold were the loop unrolled whole,
+// xconv_gemm_tile_registers plus each further step's fragments (TILE_K x (WPT_M + WPT_N)) and
+// loads, do not fit its registers (xconv_registers_fit). AMD's compiler unrolls a loop of a few
+// steps whole and reads every step's fragments ahead (gemm_1x1 on pw1x1 on gfx1030: 4x4 blocks,
+// 2 slices of 4 steps, 256 VGPRs and 14 spilled unrolled, 86 rolled); where the device does
+// not say its registers (NVIDIA, CPUs), never.
+bool xconv_gemm_roll_steps(const xconv_device_info *info, const xconv_gemm_tiles *t,
+                           xconv_gemm_mode mode, int64_t steps);
 
 // Chooses tiles for layout L on info's device from the candidates of its kind (GPU or CPU),
 // scoring padded work, work-group count against compute units, and tile efficiency, among

@@ -57,13 +57,13 @@ static void print_peaks(const char *label, const xconv_peaks *p)
            "and read: %.0f MB, %.3g and %.3g ms (fastest of %d runs)\n", p->fma_items,
            p->fma_iters, p->fma_lanes, cli_plural(p->fma_lanes), p->work_group, p->fma.min_ms, p->read_bytes * 1e-6, p->copy.min_ms, p->read.min_ms,
            p->fma.repeat);
-    if (p->mma_gflops[XCONV_MATH_TF32] > 0)
+    if (!p->mma_note[0])
         printf("    tensor cores (mma.sync): tf32 %.1f, f16 %.1f, bf16 %.1f GFLOP/s; %d, %d and %d "
                "iterations, %.3g, %.3g and %.3g ms\n", p->mma_gflops[1], p->mma_gflops[2],
                p->mma_gflops[3], p->mma_iters[1], p->mma_iters[2], p->mma_iters[3],
                p->mma[1].min_ms, p->mma[2].min_ms, p->mma[3].min_ms);
     else
-        printf("    tensor cores: n/a (no NVIDIA tensor cores: compute capability 8.0 or later)\n");
+        printf("    tensor cores: n/a: %s\n", p->mma_note);
 }
 
 // Measures device info into *e; returns 0, or CLI_FAILED after printing why.

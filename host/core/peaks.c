@@ -3,6 +3,7 @@
 // cores' throughput per reduced math mode, measured with xconv's own micro-kernels
 // (cl/peak_fma.cl, cl/peak_memory.cl, cl/peak_mma.cl) sized from the device's limits.
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "core/program_cache.h"
@@ -297,9 +298,22 @@ xconv_status xconv_peaks_measure(xconv_device *dev, int repeat, xconv_peaks *out
     xconv_status st = measure_fma(dev, wg, repeat, out, err);
     if (st == XCONV_OK)
         st = measure_memory(dev, wg, repeat, out, err);
-    for (int64_t m = XCONV_MATH_TF32; st == XCONV_OK && m <= XCONV_MATH_BF16; m++)
-        if (xconv_mma_supported(xconv_device_get_info(dev)))
-            st = measure_mma(dev, wg, m, repeat, out, err);
+    if (st == XCONV_OK && !xconv_mma_supported(xconv_device_get_info(dev)))
+        snprintf(out->mma_note, sizeof out->mma_note,
+                 "no NVIDIA tensor cores (compute capability 8.0 or later)");
+    for (int64_t m = XCONV_MATH_TF32; st == XCONV_OK && !out->mma_note[0] &&
+                                      m <= XCONV_MATH_BF16; m++) {
+        st = measure_mma(dev, wg, m, repeat, out, err);
+        if (st == XCONV_ERR_BUILD) {  // a compiler that refuses the inline PTX: the rest stands
+            snprintf(out->mma_note, sizeof out->mma_note, "%.*s",
+                     (int)sizeof out->mma_note - 1, err->msg);
+            memset(out->mma_gflops, 0, sizeof out->mma_gflops);
+            memset(out->mma_flops, 0, sizeof out->mma_flops);
+            memset(out->mma_iters, 0, sizeof out->mma_iters);
+            memset(out->mma, 0, sizeof out->mma);
+            st = XCONV_OK;
+        }
+    }
     if (st == XCONV_OK && !(out->fp32_gflops > 0 && out->gbps > 0 && out->gbps_read > 0 &&
                             isfinite(out->fp32_gflops + out->gbps + out->gbps_read)))
         st = xconv_error_set(err, XCONV_ERR_DEVICE,

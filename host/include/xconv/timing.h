@@ -59,6 +59,8 @@ typedef struct xconv_peaks {
     xconv_timing mma[4];       // the timings of the mma kernel in each mode
     double mma_flops[4];       // FLOPs of one run
     int mma_iters[4];          // its iterations (calibrated to a run of ~20 ms)
+    char mma_note[256];        // why the tensor cores were not measured ("" when they were):
+                               // none on the device, or the kernel did not build there
 } xconv_peaks;
 
 // Measures dev's fp32 FMA throughput, its memory bandwidth (a copy, and reads alone) and, on a

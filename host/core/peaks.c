@@ -9,7 +9,6 @@
 #include "core/program_cache.h"
 
 #include "core/contract.h"
-#include "families/gemm/plan_mma.h"
 
 #define PEAKS_WARMUP 2
 #define PEAKS_CHAINS 32            // XC_PEAK_CHAINS: independent FMA chains per work-item
@@ -24,6 +23,8 @@
 #define PEAKS_CACHE_TIMES 8
 #define PEAKS_MMA_CHAINS 8         // XC_PEAK_MMA_CHAINS: independent accumulator tiles a warp
 #define PEAKS_WARP 32              // lanes of a warp: mma.sync is a warp's instruction (PTX)
+#define PEAKS_MMA_MIN_CC_MAJOR 8   // NVIDIA compute capability with tf32 and bf16 mma.sync
+                                   // (Ampere), as implicit_mma requires (plan_mma.h)
 
 // ---------------------------------------------------------------------------------------------
 // Sizes from the device's limits
@@ -298,7 +299,7 @@ xconv_status xconv_peaks_measure(xconv_device *dev, int repeat, xconv_peaks *out
     xconv_status st = measure_fma(dev, wg, repeat, out, err);
     if (st == XCONV_OK)
         st = measure_memory(dev, wg, repeat, out, err);
-    if (st == XCONV_OK && !xconv_mma_supported(xconv_device_get_info(dev)))
+    if (st == XCONV_OK && xconv_device_get_info(dev)->cc_major < PEAKS_MMA_MIN_CC_MAJOR)
         snprintf(out->mma_note, sizeof out->mma_note,
                  "no NVIDIA tensor cores (compute capability 8.0 or later)");
     for (int64_t m = XCONV_MATH_TF32; st == XCONV_OK && !out->mma_note[0] &&

@@ -119,6 +119,7 @@ xconv_status cli_case_run(xconv_case *c, const xconv_variant *v, xconv_record *r
 // A device's peaks and where they came from.
 typedef struct cli_peaks {
     double gflops, gbps, gbps_read;  // 0 when unknown
+    double mma_gflops[4];            // tensor cores per xconv_math (1..3); 0 when unknown
     char source[32];                 // "XCONV_PEAKS", "measured" or "" (unknown)
 } cli_peaks;
 
@@ -146,6 +147,11 @@ void cli_peaks_lookup(const cli_peaks_source *src, const xconv_device_info *info
 
 // Frees what src holds.
 void cli_peaks_close(cli_peaks_source *src);
+
+// Returns the compute peak a floor of a problem in math mode `math` uses: the fp32 FMA figure
+// for strict fp32, the tensor cores' figure of that mode for tf32, f16 and bf16 (0 when it is
+// unknown: no floor, rather than one drawn from the fp32 figure).
+double cli_peaks_gflops(const cli_peaks *peaks, int64_t math);
 
 // Prints the plan of variant `name` (or "auto", with what it chose and why) for p on dev under
 // opts: steps with their defines and geometry, workspace regions, what it fuses of an epilogue,

@@ -103,11 +103,19 @@ static void print_floor(const xconv_problem *p, const cli_peaks *peaks)
                "XCONV_PEAKS=GFLOPS,GBPS)\n");
         return;
     }
-    double t_flop = flops / (peaks->gflops * 1e9) * 1e3, t_byte = bytes / (peaks->gbps * 1e9) * 1e3;
-    printf("  floor: %.4g ms (%s-bound: %.4g ms of arithmetic at %.0f GFLOP/s, %.4g ms of "
+    double gflops = cli_peaks_gflops(peaks, p->math);
+    const char *math = xconv_math_name(p->math) ? xconv_math_name(p->math) : "?";
+    if (!(gflops > 0)) {
+        printf("  floor: unknown in math=%s (no tensor-core peak for it: xconv peaks measures one "
+               "on GPUs with NVIDIA tensor cores)\n", math);
+        return;
+    }
+    double t_flop = flops / (gflops * 1e9) * 1e3, t_byte = bytes / (peaks->gbps * 1e9) * 1e3;
+    printf("  floor: %.4g ms (%s-bound: %.4g ms of %s arithmetic at %.0f GFLOP/s, %.4g ms of "
            "traffic at %.0f GB/s; peaks %s)\n",
            t_flop > t_byte ? t_flop : t_byte, t_flop > t_byte ? "compute" : "memory", t_flop,
-           peaks->gflops, t_byte, peaks->gbps, peaks->source);
+           p->math == XCONV_MATH_F32 ? "fp32" : math, gflops, t_byte, peaks->gbps,
+           peaks->source);
 }
 
 void cli_print_plan(xconv_device *dev, const char *name, const xconv_problem *p,
@@ -141,7 +149,8 @@ void cli_print_plan(xconv_device *dev, const char *name, const xconv_problem *p,
 }
 
 // Prints the plans of names for shapes on each --target profile (no device is opened, no
-// find-db is read: auto follows its rules). Returns CLI_OK or CLI_USAGE.
+// find-db is read: auto follows its rules), with floors where XCONV_PEAKS or the peaks file
+// has the profile's identity. Returns CLI_OK, CLI_USAGE or CLI_FAILED.
 static int explain_targets(const cli_options *opts, const cli_shape *shapes, int nshapes,
                            const char *const *names, int nnames,
                            const xconv_plan_options *plan_opts)
@@ -154,19 +163,25 @@ static int explain_targets(const cli_options *opts, const cli_shape *shapes, int
         cli_error("give --target or --device, not both");
         return CLI_USAGE;
     }
+    static cli_peaks_source peaks_src;
+    int rc = cli_peaks_open(opts, &peaks_src);
     xconv_error err = {0};
-    for (int t = 0; t < ntargets; t++) {
+    for (int t = 0; t < ntargets && rc == CLI_OK; t++) {
         xconv_device *dev = xconv_device_open_target(targets[t], &err);
         if (!dev) {
             cli_print_error("target", &err);
-            return CLI_FAILED;
+            rc = CLI_FAILED;
+            break;
         }
+        cli_peaks peaks;
+        cli_peaks_lookup(&peaks_src, xconv_device_get_info(dev), &peaks);
         for (int s = 0; s < nshapes; s++)
             for (int v = 0; v < nnames; v++)
-                cli_print_plan(dev, names[v], &shapes[s].problem, plan_opts, NULL);
+                cli_print_plan(dev, names[v], &shapes[s].problem, plan_opts, &peaks);
         xconv_device_close(dev);
     }
-    return CLI_OK;
+    cli_peaks_close(&peaks_src);
+    return rc;
 }
 
 int cmd_explain(const cli_options *opts)

@@ -172,6 +172,7 @@ static int make_head(matrix_job *job)
         md->peak_gflops = p.gflops;
         md->peak_gbps = p.gbps;
         md->peak_gbps_read = p.gbps_read;
+        memcpy(md->peak_mma_gflops, p.mma_gflops, sizeof md->peak_mma_gflops);
         snprintf(md->peaks_source, sizeof md->peaks_source, "%s", p.source);
     }
     for (int i = 0; i < job->nshapes; i++) {
@@ -330,7 +331,8 @@ static int run_shape(matrix_job *job, xconv_device *dev, const char *label,
             add_errors(job, label, info, s, variants + v, lost ? 1 : nvariants - v, &err);
             break;
         }
-        xconv_record_set_floor(&m->rec, &s->problem, peaks->gflops, peaks->gbps);
+        xconv_record_set_floor(&m->rec, &s->problem, cli_peaks_gflops(peaks, s->problem.math),
+                               peaks->gbps);
         m->auto_pick = known ? strcmp(picked, m->rec.variant) == 0 : -1;
         finish_record(job, m, cell_work(s));
     }
@@ -347,6 +349,7 @@ static int run_cells(matrix_job *job, int first)
     const xconv_device_info *info = xconv_devices_info_at(job->list, job->devices[d]);
     const xconv_matrix_device *md = &job->run.devices[d];
     cli_peaks peaks = {.gflops = md->peak_gflops, .gbps = md->peak_gbps};
+    memcpy(peaks.mma_gflops, md->peak_mma_gflops, sizeof peaks.mma_gflops);
     xconv_device *dev = xconv_device_open_info(info, &err);
     if (!dev) {
         if (!job->worker.active)

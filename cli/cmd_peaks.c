@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// `xconv peaks`: each device's fp32 FMA throughput and memory bandwidth, measured with xconv's
-// own micro-kernels and stored under the device's identity in the peaks file (docs/peaks.md).
+// `xconv peaks`: each device's fp32 FMA throughput, memory bandwidth and tensor cores'
+// throughput per reduced math mode, measured with xconv's own micro-kernels and stored under
+// the device's identity in the peaks file (docs/peaks.md).
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,7 @@ static void make_entry(const xconv_device_info *info, const xconv_peaks *p,
     e->fp32_gflops = p->fp32_gflops;
     e->gbps = p->gbps;
     e->gbps_read = p->gbps_read;
+    memcpy(e->mma_gflops, p->mma_gflops, sizeof e->mma_gflops);
     snprintf(e->date, sizeof e->date, "%s", run->date);
     snprintf(e->commit, sizeof e->commit, "%s", run->commit);
 }
@@ -55,6 +57,13 @@ static void print_peaks(const char *label, const xconv_peaks *p)
            "and read: %.0f MB, %.3g and %.3g ms (fastest of %d runs)\n", p->fma_items,
            p->fma_iters, p->fma_lanes, cli_plural(p->fma_lanes), p->work_group, p->fma.min_ms, p->read_bytes * 1e-6, p->copy.min_ms, p->read.min_ms,
            p->fma.repeat);
+    if (!p->mma_note[0])
+        printf("    tensor cores (mma.sync): tf32 %.1f, f16 %.1f, bf16 %.1f GFLOP/s; %d, %d and %d "
+               "iterations, %.3g, %.3g and %.3g ms\n", p->mma_gflops[1], p->mma_gflops[2],
+               p->mma_gflops[3], p->mma_iters[1], p->mma_iters[2], p->mma_iters[3],
+               p->mma[1].min_ms, p->mma[2].min_ms, p->mma[3].min_ms);
+    else
+        printf("    tensor cores: n/a: %s\n", p->mma_note);
 }
 
 // Measures device info into *e; returns 0, or CLI_FAILED after printing why.

@@ -157,7 +157,8 @@ static int run_pass(matrix_run *m, xconv_case *c, const cli_shape *s, int v, int
         cli_peaks peaks = {0};
         cli_peaks_lookup(m->peaks, xconv_devices_info_at(m->devices, m->indices[m->device]),
                          &peaks);
-        xconv_record_set_floor(r, &s->problem, peaks.gflops, peaks.gbps);
+        xconv_record_set_floor(r, &s->problem, cli_peaks_gflops(&peaks, s->problem.math),
+                               peaks.gbps);
     }
     int outcome = (int)r->outcome;
     emit_cases(m, first, index);

@@ -83,8 +83,18 @@ void cli_peaks_lookup(const cli_peaks_source *src, const xconv_device_info *info
         out->gflops = e->fp32_gflops;
         out->gbps = e->gbps;
         out->gbps_read = e->gbps_read;
+        memcpy(out->mma_gflops, e->mma_gflops, sizeof out->mma_gflops);
         snprintf(out->source, sizeof out->source, "measured");
     }
+}
+
+double cli_peaks_gflops(const cli_peaks *peaks, int64_t math)
+{
+    if (!peaks)
+        return 0;
+    if (math == XCONV_MATH_F32)
+        return peaks->gflops;
+    return math > XCONV_MATH_F32 && math <= XCONV_MATH_BF16 ? peaks->mma_gflops[math] : 0;
 }
 
 void cli_peaks_close(cli_peaks_source *src)

@@ -191,7 +191,7 @@ static xconv_status retain_context(cuda_ctx *ctx, xconv_error *err)
     CU_TRY(cu->stream_create(&ctx->stream, CU_STREAM_DEFAULT), "cuStreamCreate");
     CU_TRY(cu->event_create(&ctx->start, CU_EVENT_DEFAULT), "cuEventCreate");
     CU_TRY(cu->event_create(&ctx->stop, CU_EVENT_DEFAULT), "cuEventCreate");
-    if (!(ctx->dnn = xconv_cudnn_create(ctx->stream)))
+    if (!(ctx->dnn = xconv_cudnn_create(ctx->stream, ctx->info.cc_major)))
         return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for the cuDNN state");
     return XCONV_OK;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// The cuDNN rows: NCHW fp32 descriptors per problem, FMA math only, one named algorithm or find,
-// and the fused convolution + bias + activation followed by cuDNN's max-pool.
+// The cuDNN rows: NCHW descriptors per problem in its storage type and math mode (FMA math for
+// strict fp32, tensor-op math for tf32, f16 and bf16), one named algorithm or find, and the
+// fused convolution + bias + activation followed by cuDNN's max-pool.
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -9,6 +10,7 @@
 
 #include "cuda_loader.h"
 #include "cudnn_conv.h"
+#include "cudnn_types.h"
 
 // Copies src into dst[len], truncating, always terminated (len > 0).
 static void copy_text(char *dst, size_t len, const char *src)
@@ -81,6 +83,7 @@ static bool algo_from_name(const char *name, cudnnConvolutionFwdAlgo_t *algo)
 // convolution's output; the epilogue's descriptors are made for the fused row only.
 typedef struct dnn_entry {
     xconv_problem p;
+    xconv_cudnn_types types;             // data, compute and math types of p
     cudnnTensorDescriptor_t x_desc, y_desc;
     cudnnFilterDescriptor_t w_desc;
     cudnnConvolutionDescriptor_t conv_desc;
@@ -89,7 +92,7 @@ typedef struct dnn_entry {
     cudnnPoolingDescriptor_t pool_desc;
     bool found;                          // find has run for p
     bool found_ok;                       // and chose found_algo
-    cudnnConvolutionFwdAlgo_t found_algo;
+    cudnnConvolutionFwdAlgo_t found_algo;  // which ran with types.math
     size_t found_workspace;
     char found_note[384];                // "picked ..." or why nothing was picked
     struct dnn_entry *next;
@@ -97,6 +100,7 @@ typedef struct dnn_entry {
 
 struct xconv_cudnn {
     CUstream stream;
+    int cc_major;               // the device's compute capability (tensor-op math needs it)
     bool tried;                 // the handle was attempted
     const xconv_cudnn_api *api; // NULL until loaded
     cudnnHandle_t handle;
@@ -105,11 +109,13 @@ struct xconv_cudnn {
     const char *last_choice;
 };
 
-xconv_cudnn *xconv_cudnn_create(CUstream stream)
+xconv_cudnn *xconv_cudnn_create(CUstream stream, int cc_major)
 {
     xconv_cudnn *dnn = calloc(1, sizeof *dnn);
-    if (dnn)
+    if (dnn) {
         dnn->stream = stream;
+        dnn->cc_major = cc_major;
+    }
     return dnn;
 }
 
@@ -192,11 +198,13 @@ static bool fits_int(const xconv_problem *p)
     return p->groups > 0 && p->c % p->groups == 0;
 }
 
-// Fills the descriptors of e for its problem: NCHW float x and y, KCRS filter, cross-correlation
-// with float compute, groups, FMA math. Returns CUDNN_STATUS_SUCCESS or the first failure.
+// Fills the descriptors of e for its problem in e->types: NCHW x and y and a KCRS filter in the
+// storage type, cross-correlation with float compute, groups, and the mode's math type. Returns
+// CUDNN_STATUS_SUCCESS or the first failure.
 static cudnnStatus_t describe(const xconv_cudnn_api *api, dnn_entry *e)
 {
     const xconv_problem *p = &e->p;
+    const xconv_cudnn_types *t = &e->types;
     cudnnStatus_t s = api->create_tensor_descriptor(&e->x_desc);
     if (s == CUDNN_STATUS_SUCCESS)
         s = api->create_tensor_descriptor(&e->y_desc);
@@ -205,28 +213,28 @@ static cudnnStatus_t describe(const xconv_cudnn_api *api, dnn_entry *e)
     if (s == CUDNN_STATUS_SUCCESS)
         s = api->create_convolution_descriptor(&e->conv_desc);
     if (s == CUDNN_STATUS_SUCCESS)
-        s = api->set_tensor_4d_descriptor(e->x_desc, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT,
-                                          (int)p->n, (int)p->c, (int)p->h, (int)p->w);
+        s = api->set_tensor_4d_descriptor(e->x_desc, CUDNN_TENSOR_NCHW, t->data, (int)p->n,
+                                          (int)p->c, (int)p->h, (int)p->w);
     if (s == CUDNN_STATUS_SUCCESS)
-        s = api->set_filter_4d_descriptor(e->w_desc, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW,
+        s = api->set_filter_4d_descriptor(e->w_desc, t->data, CUDNN_TENSOR_NCHW,
                                           (int)p->k, (int)(p->c / p->groups), (int)p->r,
                                           (int)p->s);
     if (s == CUDNN_STATUS_SUCCESS)
         s = api->set_convolution_2d_descriptor(e->conv_desc, (int)p->pad_h, (int)p->pad_w,
                                                (int)p->stride_h, (int)p->stride_w,
                                                (int)p->dil_h, (int)p->dil_w,
-                                               CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT);
+                                               CUDNN_CROSS_CORRELATION, t->compute);
     if (s == CUDNN_STATUS_SUCCESS)
         s = api->set_convolution_group_count(e->conv_desc, (int)p->groups);
     if (s == CUDNN_STATUS_SUCCESS)
-        s = api->set_convolution_math_type(e->conv_desc, CUDNN_FMA_MATH);
+        s = api->set_convolution_math_type(e->conv_desc, t->math);
     int yn = 0, yc = 0, yh = 0, yw = 0;
     if (s == CUDNN_STATUS_SUCCESS)
         s = api->get_convolution_2d_forward_output_dim(e->conv_desc, e->x_desc, e->w_desc, &yn,
                                                        &yc, &yh, &yw);
     if (s == CUDNN_STATUS_SUCCESS)
-        s = api->set_tensor_4d_descriptor(e->y_desc, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, yn, yc,
-                                          yh, yw);
+        s = api->set_tensor_4d_descriptor(e->y_desc, CUDNN_TENSOR_NCHW, t->data, yn, yc, yh,
+                                          yw);
     return s;
 }
 
@@ -275,17 +283,22 @@ static dnn_entry *entry_get(xconv_cudnn *dnn, const xconv_problem *p, char *reas
         snprintf(reason, len, "cuDNN: the problem's sizes do not fit its int arguments");
         return NULL;
     }
+    xconv_cudnn_types types;
+    if (!xconv_cudnn_types_of(p, dnn->cc_major, &types, reason, len))
+        return NULL;
     dnn_entry *e = calloc(1, sizeof *e);
     if (!e) {
         snprintf(reason, len, "cuDNN: out of host memory");
         return NULL;
     }
     e->p = *p;
+    e->types = types;
     cudnnStatus_t s = describe(dnn->api, e);
     if (s == CUDNN_STATUS_SUCCESS && xconv_problem_has_epilogue(p))
         s = describe_epilogue(dnn->api, e);
     if (s != CUDNN_STATUS_SUCCESS) {
-        snprintf(reason, len, "cuDNN: cannot describe the problem (%s)",
+        snprintf(reason, len, "cuDNN: cannot describe the problem with %s data and %s (%s)",
+                 xconv_cudnn_data_name(types.data), xconv_cudnn_math_name(types.math),
                  dnn->api->get_error_string(s));
         entry_free(dnn->api, e);
         return NULL;
@@ -298,7 +311,8 @@ static dnn_entry *entry_get(xconv_cudnn *dnn, const xconv_problem *p, char *reas
 // ---------------------------------------------------------------------------------------------
 // Find
 
-// Runs cuDNN's find for e once and keeps the fastest result that succeeded with FMA math.
+// Runs cuDNN's find for e once and keeps the fastest result that succeeded with the mode's math
+// type (FMA for strict fp32, tensor-op for a reduced mode: xconv_cudnn_math_accepts).
 static void run_find(xconv_cudnn *dnn, dnn_entry *e)
 {
     if (e->found)
@@ -323,23 +337,27 @@ static void run_find(xconv_cudnn *dnn, dnn_entry *e)
         free(perf);
         return;
     }
-    // Results come fastest first; the first one that ran in FMA math wins.
+    // Results come fastest first; the first one that ran in the mode's math type wins.
+    const char *math = xconv_cudnn_math_name(e->types.math);
     size_t used = (size_t)snprintf(e->found_note, sizeof e->found_note,
-                                   "cuDNN find: no algorithm succeeded with FMA math; results:");
+                                   "cuDNN find: no algorithm succeeded with %s; results:", math);
     for (int i = 0; i < returned; i++) {
-        if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].mathType == CUDNN_FMA_MATH) {
+        if (perf[i].status == CUDNN_STATUS_SUCCESS &&
+            xconv_cudnn_math_accepts(&e->types, perf[i].mathType)) {
             e->found_ok = true;
             e->found_algo = perf[i].algo;
             e->found_workspace = perf[i].memory;
             snprintf(e->found_note, sizeof e->found_note,
-                     FIND_NAME " picked %s (%.4f ms in find, workspace %zu bytes)",
-                     algo_name(perf[i].algo), (double)perf[i].time, perf[i].memory);
+                     FIND_NAME " picked %s with %s, %s data (%.4f ms in find, workspace %zu "
+                     "bytes)", algo_name(perf[i].algo), math,
+                     xconv_cudnn_data_name(e->types.data), (double)perf[i].time,
+                     perf[i].memory);
             break;
         }
         if (used < sizeof e->found_note)
             used += (size_t)snprintf(e->found_note + used, sizeof e->found_note - used,
-                                     " %s/math %d/%s", algo_name(perf[i].algo),
-                                     (int)perf[i].mathType,
+                                     " %s/%s/%s", algo_name(perf[i].algo),
+                                     xconv_cudnn_math_name(perf[i].mathType),
                                      api->get_error_string(perf[i].status));
     }
     free(perf);
@@ -378,6 +396,11 @@ static bool fused_applies(const xconv_cudnn *dnn, const xconv_problem *p, char *
                           size_t len)
 {
     const xconv_cudnn_api *api = dnn->api;
+    if (p->dtype != XCONV_DTYPE_F32) {
+        snprintf(reason, len, FUSED_NAME " takes fp32 storage only (its bias is fp32; got "
+                 "dtype=%s)", xconv_dtype_name(p->dtype) ? xconv_dtype_name(p->dtype) : "?");
+        return false;
+    }
     if (p->epi.bias != 1) {
         snprintf(reason, len, FUSED_NAME " needs a bias: cudnnConvolutionBiasActivationForward "
                  "adds one (bias=1)");
@@ -438,11 +461,16 @@ static dnn_entry *resolve(xconv_cudnn *dnn, const char *algo, const xconv_proble
     cudnnStatus_t s = dnn->api->get_convolution_forward_workspace_size(
         dnn->handle, e->x_desc, e->w_desc, e->conv_desc, e->y_desc, *id, workspace);
     if (s != CUDNN_STATUS_SUCCESS) {
-        snprintf(reason, len, "cuDNN: not supported (%s)", dnn->api->get_error_string(s));
+        snprintf(reason, len, "cuDNN: not supported with %s data and %s (%s)",
+                 xconv_cudnn_data_name(e->types.data), xconv_cudnn_math_name(e->types.math),
+                 dnn->api->get_error_string(s));
         return NULL;
     }
     if (fused)
         *workspace += fused_inter_bytes(p);
+    snprintf(reason, len, "%s with %s, %s data and FLOAT compute (workspace %zu bytes)", algo,
+             xconv_cudnn_math_name(e->types.math), xconv_cudnn_data_name(e->types.data),
+             *workspace);
     return e;
 }
 
@@ -484,8 +512,8 @@ static xconv_status fused_forward(xconv_cudnn *dnn, const dnn_entry *e, CUdevice
     if (s == CUDNN_STATUS_NOT_SUPPORTED)
         return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE,
                                FUSED_NAME ": cuDNN's fused call does not run act=%s with "
-                               "IMPLICIT_PRECOMP_GEMM in fp32 here (%s)", act,
-                               api->get_error_string(s));
+                               "IMPLICIT_PRECOMP_GEMM and %s here (%s)", act,
+                               xconv_cudnn_math_name(e->types.math), api->get_error_string(s));
     if (s != CUDNN_STATUS_SUCCESS)
         return xconv_error_set(err, XCONV_ERR_DEVICE,
                                "cudnnConvolutionBiasActivationForward: %s",
@@ -529,7 +557,10 @@ xconv_status xconv_cudnn_forward(xconv_cudnn *dnn, const char *algo, const xconv
         workspace ? workspace_bytes : 0, &zero, e->y_desc, (void *)(uintptr_t)y);
     if (s == CUDNN_STATUS_NOT_SUPPORTED)  // the workspace query accepted what this refuses
         return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE,
-                               "%s: cuDNN: not supported (%s from cudnnConvolutionForward)", algo,
+                               "%s: cuDNN: not supported with %s data and %s (%s from "
+                               "cudnnConvolutionForward)", algo,
+                               xconv_cudnn_data_name(e->types.data),
+                               xconv_cudnn_math_name(e->types.math),
                                dnn->api->get_error_string(s));
     if (s != CUDNN_STATUS_SUCCESS)
         return xconv_error_set(err, XCONV_ERR_DEVICE, "cudnnConvolutionForward (%s): %s", algo,

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// The cuDNN rows: vendor convolutions "cudnn_<algo>" and "cudnn_find" in strict fp32 (FMA math),
-// with cuDNN loaded at run time and descriptors cached per problem.
+// The cuDNN rows: vendor convolutions "cudnn_<algo>" and "cudnn_find" in the problem's storage
+// type and math mode (FMA math for strict fp32, tensor-op math for tf32, f16 and bf16:
+// cuda/cudnn_types.h), with cuDNN loaded at run time and descriptors cached per problem.
 #ifndef XCONV_CUDNN_CONV_H
 #define XCONV_CUDNN_CONV_H
 
@@ -21,18 +22,22 @@ typedef struct xconv_cudnn xconv_cudnn;
 // IMPLICIT_PRECOMP_GEMM, then cudnnPoolingForward's max-pool when the problem pools).
 const char *const *xconv_cudnn_algo_names(void);
 
-// Returns new state whose work goes to `stream`, or NULL when out of memory. Loads nothing: cuDNN
-// is opened on the first query. The caller's CUDA context must be current on every call below.
-xconv_cudnn *xconv_cudnn_create(CUstream stream);
+// Returns new state whose work goes to `stream` on a device of compute capability cc_major (the
+// reduced modes' tensor-op math needs 7.0 or 8.0), or NULL when out of memory. Loads nothing:
+// cuDNN is opened on the first query. The caller's CUDA context must be current on every call
+// below.
+xconv_cudnn *xconv_cudnn_create(CUstream stream, int cc_major);
 
 // Frees the handle and every cached descriptor; NULL is ignored.
 void xconv_cudnn_destroy(xconv_cudnn *dnn);
 
 // Returns true when cuDNN runs `algo` on p and sets *workspace_bytes to the scratch it needs;
 // false with a reason otherwise ("cuDNN not found (libcudnn.so.9...)", "cuDNN: not supported
-// (CUDNN_STATUS_NOT_SUPPORTED)"). For "cudnn_find" this benchmarks the algorithms once per
-// problem (cudnnFindConvolutionForwardAlgorithm) and, on success, writes "cudnn_find picked
-// <algo> ..." into reason.
+// (CUDNN_STATUS_NOT_SUPPORTED)", "cuDNN rows: math=tf32 needs tensor cores ..."). On success
+// reason says the math type and data type the row runs with ("cudnn_gemm with CUDNN_FMA_MATH,
+// FLOAT data ..."); for "cudnn_find" this benchmarks the algorithms once per problem
+// (cudnnFindConvolutionForwardAlgorithm), keeps the fastest that ran with the mode's math type,
+// and writes "cudnn_find picked <algo> with <math type> ..." into reason.
 bool xconv_cudnn_supports(xconv_cudnn *dnn, const char *algo, const xconv_problem *p,
                           size_t *workspace_bytes, char *reason, size_t reason_len);
 

@@ -2,7 +2,8 @@
 // The CUDA backend's own checks beside the shared ones (test_backend_conformance): what the
 // device reports, argument and block checks, __constant__ symbols, contraction parity, the
 // NVRTC log, cuBLAS's refusals, every cuDNN row against the host, then every CUDA variant end to
-// end. Skips (77) without a driver or a device.
+// end, and every cuDNN row in the reduced storage types and math modes. Skips (77) without a
+// driver or a device.
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -519,6 +520,48 @@ static void test_variants(const xconv_device_info *info)
     xconv_device_close(dev);
 }
 
+// Every cuDNN row in each storage type and math mode through the harness (the mode's threshold,
+// the reference over the inputs rounded to the storage type): each passes or is n/a with
+// cuDNN's reason, and what cudnn_find ran with is the mode's math type (FMA for math=f32).
+static void test_cudnn_modes(const xconv_device_info *info)
+{
+    static const char *const modes[] = {"dtype=f16", "dtype=bf16", "math=tf32",
+                                        "dtype=f16,math=f16", "dtype=bf16,math=bf16"};
+    xconv_error err = {0};
+    xconv_device *dev = xconv_device_open_info(info, &err);
+    CHECK_MSG(dev != NULL, "%s", err.msg);
+    if (!dev)
+        return;
+    xconv_case_options opts;
+    xconv_case_options_default(&opts);
+    printf("  cuDNN rows in the reduced modes (pass / n/a / FAIL / error):\n");
+    for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
+        char spec[128];
+        snprintf(spec, sizeof spec, "n=2,c=16,h=12,w=12,k=32,r=3,pad=1,%s", modes[m]);
+        xconv_problem p;
+        CHECK_MSG(xconv_shape_parse(spec, &p, &err) == XCONV_OK, "%s: %s", spec, err.msg);
+        xconv_case *c = xconv_case_create(dev, &p, "modes", &opts, &err);
+        CHECK_MSG(c != NULL, "%s: %s", spec, err.msg);
+        const char *want = p.math == XCONV_MATH_F32 ? "CUDNN_FMA_MATH" : "CUDNN_TENSOR_OP_MATH";
+        for (const char *const *algo = xconv_cudnn_algo_names(); c && *algo; algo++) {
+            const xconv_variant *v = xconv_variant_find(*algo, &err);
+            static xconv_result rec;
+            CHECK(v && xconv_case_run(c, v, &rec, &err) == XCONV_OK);
+            bool ok = rec.outcome == XCONV_OUTCOME_PASS ||
+                      (rec.outcome == XCONV_OUTCOME_NOT_APPLICABLE && rec.note[0]);
+            CHECK_MSG(ok, "%s [%s]: %s (%s)", *algo, modes[m],
+                      xconv_outcome_name(rec.outcome), rec.note);
+            if (rec.outcome == XCONV_OUTCOME_PASS)
+                CHECK_MSG(strstr(rec.note, want) != NULL, "%s [%s]: %s", *algo, modes[m],
+                          rec.note);
+            printf("    %-20s %-28s %-5s err %.2e  %s\n", modes[m], *algo,
+                   xconv_outcome_name(rec.outcome), rec.max_norm_err, rec.note);
+        }
+        xconv_case_destroy(c);
+    }
+    xconv_device_close(dev);
+}
+
 // ---------------------------------------------------------------------------------------------
 
 static void test_device(const xconv_device_info *info)
@@ -535,6 +578,7 @@ static void test_device(const xconv_device_info *info)
     test_cudnn(ctx);
     be->close(ctx);
     test_variants(info);
+    test_cudnn_modes(info);
 }
 
 int main(void)

@@ -152,8 +152,9 @@ static void test_spec(void)
     CHECK_CONTAINS(err.msg, "dtype 7 is not a storage type");
 }
 
-// Only implicit_mma (tensor cores, a device's) runs a math mode other than strict fp32, and a
-// variant without fp16 kernels refuses dtype=f16 instead of running fp32.
+// Only implicit_mma (tensor cores, a device's) and the cuDNN peers (tensor-op math, a CUDA
+// device's) run a math mode other than strict fp32, and a variant without fp16 kernels refuses
+// dtype=f16 instead of running fp32.
 static void test_refusals(void)
 {
     xconv_error err = {0};
@@ -162,9 +163,10 @@ static void test_refusals(void)
     CHECK(xconv_shape_parse("n=1,c=2,h=8,w=8,k=4,r=3,math=tf32", &p, &err) == XCONV_OK);
     for (int i = 0; i < xconv_variant_count(); i++) {
         const xconv_variant *v = xconv_variant_at(i);
-        bool mma = strcmp(xconv_variant_get_info(v)->name, "implicit_mma") == 0;
+        const char *name = xconv_variant_get_info(v)->name;
+        bool reduced = strcmp(name, "implicit_mma") == 0 || strncmp(name, "cudnn_", 6) == 0;
         CHECK(!xconv_variant_applies(v, NULL, &p, reason, sizeof reason));
-        CHECK_CONTAINS(reason, mma ? "needs a device" : "math=tf32");
+        CHECK_CONTAINS(reason, reduced ? "needs a device" : "math=tf32");
     }
     CHECK(xconv_shape_parse("n=1,c=2,h=8,w=8,k=4,r=3,dtype=f16", &p, &err) == XCONV_OK);
     const xconv_variant *ref = xconv_variant_find("cpu_ref", &err);

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: MIT
 // xconv_peaks_measure on the first OpenCL device (PoCL here): refuses bad arguments, and gives
 // positive, finite, self-consistent figures (each one the work over its fastest run) within
-// bounds no device of today passes. No wall time is asserted. Skips without an OpenCL device.
+// bounds no device of today passes, and tensor-core figures only where there are tensor cores.
+// No wall time is asserted. Skips without an OpenCL device.
 #include <math.h>
+#include <stdbool.h>
+#include <string.h>
 
 #include <xconv/xconv.h>
 
@@ -68,6 +71,24 @@ int main(void)
                   peaks.fp32_gflops);
         CHECK_MSG(peaks.gbps > 0.01 && peaks.gbps < 1e5, "%g GB/s", peaks.gbps);
         CHECK_MSG(peaks.gbps_read > 0.01 && peaks.gbps_read < 1e5, "%g GB/s", peaks.gbps_read);
+        // The tensor cores' figures: measured only with NVIDIA tensor cores (compute capability
+        // 8.0 or later) where the kernel builds, each its work over its fastest run; else 0
+        // (not measured) and the note says why.
+        if (peaks.mma_note[0])
+            printf("tensor cores not measured: %s\n", peaks.mma_note);
+        CHECK(info->cc_major >= 8 || strstr(peaks.mma_note, "no NVIDIA tensor cores"));
+        for (int m = 0; m < 4; m++) {
+            bool measured = m > 0 && info->cc_major >= 8 && !peaks.mma_note[0];
+            CHECK_MSG((peaks.mma_gflops[m] > 0) == measured, "math %d: %g GFLOP/s", m,
+                      peaks.mma_gflops[m]);
+            if (measured) {
+                check_timing("mma", &peaks.mma[m], repeat);
+                CHECK(fabs(peaks.mma_gflops[m] - peaks.mma_flops[m] / peaks.mma[m].min_ms *
+                           1e-6) < 1e-9 * peaks.mma_gflops[m]);
+            } else {
+                CHECK(peaks.mma_iters[m] == 0 && peaks.mma_flops[m] == 0);
+            }
+        }
     }
     xconv_device_close(dev);
     return check_summary("test_peaks");

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Tests of the peaks file: a round trip through the writer and the reader, entries found and
+// Tests of the peaks file: a round trip through the writer and the reader (the tensor cores'
+// figures per math mode included), entries found and
 // replaced by the device's identity (name, backend, driver), a missing file read as empty, and
 // refusals that say where (another kind of file, a newer schema, a bad peak, an identity given
 // twice, truncated text).
@@ -41,6 +42,8 @@ static void test_round_trip(void)
     xconv_error err = {0};
     xconv_peaks_entry a = entry("H100", "cuda", "13.0", 51000);
     xconv_peaks_entry b = entry("H100", "opencl", "580.1", 50000);
+    a.mma_gflops[XCONV_MATH_TF32] = 378000;  // tensor cores: tf32 and f16 known, bf16 not
+    a.mma_gflops[XCONV_MATH_F16] = 756000;
     CHECK(xconv_peaks_file_put(&file, &a, &err) == XCONV_OK);
     CHECK(xconv_peaks_file_put(&file, &b, &err) == XCONV_OK);
     a.fp32_gflops = 52000;  // the same identity again replaces its entry
@@ -50,14 +53,17 @@ static void test_round_trip(void)
     char *text = write_text(&file, &len);
     CHECK_CONTAINS(text, "\"kind\": \"peaks\"");
     CHECK_CONTAINS(text, "\"gbps_read\": null");
+    CHECK_CONTAINS(text, "\"tf32_gflops\": 378000, \"f16_gflops\": 756000, \"bf16_gflops\": null");
     xconv_peaks_file back;
     xconv_status st = xconv_peaks_file_parse(text, len, "peaks.json", &back, &err);
     CHECK_MSG(st == XCONV_OK, "%s", err.msg);
     const xconv_peaks_entry *e = xconv_peaks_file_find(&back, "H100", "cuda", "13.0");
     CHECK(back.count == 2 && e && e->fp32_gflops == 52000 && e->gbps == 20.5 &&
           e->gbps_read == 0 && strcmp(e->platform, "Platform \"P\"") == 0);
+    CHECK(e && e->mma_gflops[XCONV_MATH_F32] == 0 && e->mma_gflops[XCONV_MATH_TF32] == 378000 &&
+          e->mma_gflops[XCONV_MATH_F16] == 756000 && e->mma_gflops[XCONV_MATH_BF16] == 0);
     e = xconv_peaks_file_find(&back, "H100", "opencl", "580.1");
-    CHECK(e && e->fp32_gflops == 50000);
+    CHECK(e && e->fp32_gflops == 50000 && e->mma_gflops[XCONV_MATH_TF32] == 0);
     CHECK(xconv_peaks_file_find(&back, "H100", "opencl", "580.2") == NULL);  // another driver
     CHECK(xconv_peaks_file_find(&back, "h100", "cuda", "13.0") == NULL);     // names exactly
     xconv_peaks_file_free(&back);
@@ -101,6 +107,9 @@ static void test_refused(void)
     snprintf(text, sizeof text, "%s\"devices\": [{\"name\": \"A\", \"backend\": \"cuda\", "
              "\"driver\": \"1\", \"gbps\": -3}]}", head);
     refused(text, "p.json: devices[0].gbps: wants a positive number or null");
+    snprintf(text, sizeof text, "%s\"devices\": [{\"name\": \"A\", \"backend\": \"cuda\", "
+             "\"driver\": \"1\", \"bf16_gflops\": 0}]}", head);
+    refused(text, "p.json: devices[0].bf16_gflops: wants a positive number or null");
     snprintf(text, sizeof text, "%s\"devices\": [{\"name\": \"A\", \"backend\": \"cuda\", "
              "\"driver\": \"1\"}, {\"name\": \"A\", \"backend\": \"cuda\", \"driver\": \"1\"}]}",
              head);

@@ -23,6 +23,8 @@ typedef struct xconv_matrix_device {
     double peak_gflops;      // fp32 FMA throughput, GFLOP/s; 0 when unknown
     double peak_gbps;        // device memory bandwidth (read+write copy), GB/s; 0 when unknown
     double peak_gbps_read;   // read-only bandwidth, GB/s; 0 when unknown
+    double peak_mma_gflops[4];  // tensor cores per xconv_math (1..3), GFLOP/s; 0 when unknown
+                                // (floors of reduced-math records; not in the matrix file)
     char peaks_source[64];   // "measured", "XCONV_PEAKS", "--peaks", ...; "" when unknown
 } xconv_matrix_device;
 

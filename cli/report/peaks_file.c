@@ -18,6 +18,13 @@
 // ---------------------------------------------------------------------------------------------
 // Reading
 
+// The key of the tensor cores' figure in math mode m (tf32, f16, bf16): "tf32_gflops".
+static const char *mma_key(int m)
+{
+    static const char *const keys[] = {"", "tf32_gflops", "f16_gflops", "bf16_gflops"};
+    return keys[m];
+}
+
 // Reads peak member key of obj into *out: a positive number, or null / missing for 0
 // (unknown); returns XCONV_OK or an error naming where.key.
 static xconv_status get_peak(const json_t *obj, const char *key, double *out, const char *where,
@@ -62,6 +69,8 @@ static xconv_status read_entry(const json_t *obj, size_t i, xconv_peaks_entry *e
         st = get_peak(obj, "gbps", &e->gbps, where, err);
     if (!st)
         st = get_peak(obj, "gbps_read", &e->gbps_read, where, err);
+    for (int m = XCONV_MATH_TF32; !st && m <= XCONV_MATH_BF16; m++)
+        st = get_peak(obj, mma_key(m), &e->mma_gflops[m], where, err);
     return st;
 }
 
@@ -217,6 +226,10 @@ int xconv_peaks_file_write(FILE *f, const xconv_peaks_file *file)
         peak(f, e->gbps);
         fputs(", \"gbps_read\": ", f);
         peak(f, e->gbps_read);
+        for (int m = XCONV_MATH_TF32; m <= XCONV_MATH_BF16; m++) {
+            fprintf(f, "%s\"%s\": ", m == XCONV_MATH_TF32 ? ",\n     " : ", ", mma_key(m));
+            peak(f, e->mma_gflops[m]);
+        }
         fputs(",\n     \"date\": ", f);
         STR(f, e->date);
         fputs(", \"commit\": ", f);

@@ -21,6 +21,8 @@ typedef struct xconv_peaks_entry {
     double fp32_gflops;      // fp32 FMA throughput, GFLOP/s
     double gbps;             // copy bandwidth (read + written), GB/s
     double gbps_read;        // read-only bandwidth, GB/s
+    double mma_gflops[4];    // tensor cores per xconv_math (tf32, f16, bf16 at 1..3; keys
+                             // tf32_gflops, f16_gflops, bf16_gflops), GFLOP/s; 0: not measured
     char date[40];           // when they were measured (ISO 8601 UTC)
     char commit[64];         // the xconv that measured them
 } xconv_peaks_entry;

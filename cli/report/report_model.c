@@ -210,7 +210,10 @@ static void settle_cells(const xconv_report *r, report_device *d)
             if (!c->m)
                 continue;
             c->floor_ms = c->m->rec.floor_ms;
-            if (!isfinite(c->floor_ms) && d->peak_gflops > 0 && d->peak_gbps > 0 &&
+            // The fp32 peak draws floors of strict-fp32 records only (a reduced mode's floor
+            // needs its tensor-core peak, which the record's own floor_ms carries when known).
+            bool fp32 = !c->m->rec.math[0] || strcmp(c->m->rec.math, "f32") == 0;
+            if (!isfinite(c->floor_ms) && fp32 && d->peak_gflops > 0 && d->peak_gbps > 0 &&
                 shape->flops > 0) {
                 double t_flop = shape->flops / (d->peak_gflops * 1e9) * 1e3;
                 double t_byte = shape->bytes / (d->peak_gbps * 1e9) * 1e3;

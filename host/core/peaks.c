@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
-// The device's peaks: fp32 FMA throughput and memory bandwidth (copy, read-only), measured with
-// xconv's own micro-kernels (cl/peak_fma.cl, cl/peak_memory.cl) sized from the device's limits.
+// The device's peaks: fp32 FMA throughput, memory bandwidth (copy, read-only) and the tensor
+// cores' throughput per reduced math mode, measured with xconv's own micro-kernels
+// (cl/peak_fma.cl, cl/peak_memory.cl, cl/peak_mma.cl) sized from the device's limits.
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "core/program_cache.h"
@@ -19,6 +21,10 @@
 #define PEAKS_MAX_ITERS (1 << 24)
 #define PEAKS_MIN_BYTES (256ull << 20)  // each memory buffer: at least this, and 8x the cache
 #define PEAKS_CACHE_TIMES 8
+#define PEAKS_MMA_CHAINS 8         // XC_PEAK_MMA_CHAINS: independent accumulator tiles a warp
+#define PEAKS_WARP 32              // lanes of a warp: mma.sync is a warp's instruction (PTX)
+#define PEAKS_MMA_MIN_CC_MAJOR 8   // NVIDIA compute capability with tf32 and bf16 mma.sync
+                                   // (Ampere), as implicit_mma requires (plan_mma.h)
 
 // ---------------------------------------------------------------------------------------------
 // Sizes from the device's limits
@@ -62,7 +68,7 @@ typedef struct peak_launch {
     xconv_device *dev;
     xconv_program *program;
     xconv_launch launch;
-    xconv_arg args[4];
+    xconv_arg args[5];
 } peak_launch;
 
 // Enqueues the launch (xconv_device_measure's callback); returns the backend's status.
@@ -104,8 +110,33 @@ static int fma_lanes(const xconv_device_info *info)
     return lanes;
 }
 
+// Times launch l (its iteration count is argument 1) with the iterations grown, then scaled,
+// to a run of about PEAKS_TARGET_MS; fills *t with PEAKS_WARMUP and `repeat` timed runs and
+// *iters with the count. Returns XCONV_OK or the first failure.
+static xconv_status measure_calibrated(peak_launch *l, int repeat, xconv_timing *t, int *iters,
+                                       xconv_error *err)
+{
+    xconv_status st = XCONV_OK;
+    int n = PEAKS_FIRST_ITERS;
+    xconv_timing probe;
+    for (int step = 0; st == XCONV_OK; step++) {  // grow until a run is long enough to scale
+        l->args[1] = XCONV_ARG_I32(n);
+        st = xconv_device_measure(l->dev, enqueue_launch, l, step == 0, 1, &probe, NULL, err);
+        if (st != XCONV_OK || probe.min_ms >= 2.0 || n >= PEAKS_MAX_ITERS / 8)
+            break;
+        n *= 8;
+    }
+    if (st != XCONV_OK)
+        return st;
+    double scaled = n * PEAKS_TARGET_MS / (probe.min_ms > 1e-6 ? probe.min_ms : 1e-6);
+    n = scaled > PEAKS_MAX_ITERS ? PEAKS_MAX_ITERS : scaled < 1 ? 1 : (int)scaled;
+    l->args[1] = XCONV_ARG_I32(n);
+    *iters = n;
+    return xconv_device_measure(l->dev, enqueue_launch, l, PEAKS_WARMUP, repeat, t, NULL, err);
+}
+
 // ---------------------------------------------------------------------------------------------
-// The three measurements
+// The measurements
 
 // Times the FMA kernel with iterations calibrated to about PEAKS_TARGET_MS a run; fills the
 // FMA fields of *out. Returns XCONV_OK or the first failure.
@@ -123,26 +154,13 @@ static xconv_status measure_fma(xconv_device *dev, size_t wg, int repeat, xconv_
     int lanes = fma_lanes(info), nchains = lanes > 1 ? PEAKS_VEC_CHAINS : PEAKS_CHAINS;
     const xconv_define defines[] = {{"XC_PEAK_CHAINS", nchains}, {"XC_PEAK_VEC", lanes}};
     xconv_status st = launch_init(&l, dev, "peak_fma", "peak_fma", defines, 2, items, wg, err);
-    int iters = PEAKS_FIRST_ITERS;
+    int iters = 0;
     l.args[0] = XCONV_ARG_BUF(xconv_buffer_handle(sink));
     l.args[2] = XCONV_ARG_F32(0.999f);  // acc converges to b / (1 - a) = 1: no overflow
     l.args[3] = XCONV_ARG_F32(0.001f);
     l.launch.nargs = 4;
-    xconv_timing t;
-    for (int step = 0; st == XCONV_OK; step++) {  // grow until a run is long enough to scale
-        l.args[1] = XCONV_ARG_I32(iters);
-        st = xconv_device_measure(dev, enqueue_launch, &l, step == 0, 1, &t, NULL, err);
-        if (st != XCONV_OK || t.min_ms >= 2.0 || iters >= PEAKS_MAX_ITERS / 8)
-            break;
-        iters *= 8;
-    }
-    if (st == XCONV_OK) {
-        double scaled = iters * PEAKS_TARGET_MS / (t.min_ms > 1e-6 ? t.min_ms : 1e-6);
-        iters = scaled > PEAKS_MAX_ITERS ? PEAKS_MAX_ITERS : scaled < 1 ? 1 : (int)scaled;
-        l.args[1] = XCONV_ARG_I32(iters);
-        st = xconv_device_measure(dev, enqueue_launch, &l, PEAKS_WARMUP, repeat, &out->fma,
-                                  NULL, err);
-    }
+    if (st == XCONV_OK)
+        st = measure_calibrated(&l, repeat, &out->fma, &iters, err);
     xconv_buffer_destroy(sink);
     if (st != XCONV_OK)
         return xconv_error_prefix(err, "peak_fma");
@@ -151,6 +169,62 @@ static xconv_status measure_fma(xconv_device *dev, size_t wg, int repeat, xconv_
     out->fma_lanes = lanes;
     out->fma_flops = 2.0 * nchains * lanes * (double)iters * (double)items;
     out->fp32_gflops = out->fma_flops / (out->fma.min_ms * 1e-3) * 1e-9;
+    return XCONV_OK;
+}
+
+// The operand words of peak_mma in `math` (every lane's A and B elements: 2^-8 each, exact in
+// tf32, fp16 and bf16, two 16-bit values a word for the latter) and the sum one instruction
+// adds to each accumulator element, k * 2^-16 (the emulated kernel adds it; see the kernel).
+static void mma_operands(int64_t math, uint32_t *word, float *step)
+{
+    const float v = 0x1p-8f;
+    uint32_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    uint16_t half = math == XCONV_MATH_F16 ? xconv_f32_to_f16(v) : xconv_f32_to_bf16(v);
+    *word = math == XCONV_MATH_TF32 ? bits : (uint32_t)half << 16 | half;
+    *step = (math == XCONV_MATH_TF32 ? 8.0f : 16.0f) * v * v;
+}
+
+// Times the tensor cores' kernel in reduced math mode `math` (tf32, f16, bf16) with iterations
+// calibrated to about PEAKS_TARGET_MS a run, in whole warps; fills its entries of *out. Returns
+// XCONV_OK or the first failure.
+static xconv_status measure_mma(xconv_device *dev, size_t wg, int64_t math, int repeat,
+                                xconv_peaks *out, xconv_error *err)
+{
+    const xconv_device_info *info = xconv_device_get_info(dev);
+    size_t group = wg - wg % PEAKS_WARP;
+    if (group == 0)
+        return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE,
+                               "peak_mma: a work-group of %zu work-items holds no warp", wg);
+    size_t items = (size_t)(info->compute_units > 0 ? info->compute_units : 1) *
+                   PEAKS_GROUPS_PER_UNIT * group;
+    xconv_buffer *sink = xconv_buffer_create(dev, items * sizeof(float), err);
+    if (!sink)
+        return err->status;
+    peak_launch l;
+    const xconv_define defines[] = {{"XC_PEAK_MMA_MATH", math},
+                                    {"XC_PEAK_MMA_CHAINS", PEAKS_MMA_CHAINS}};
+    xconv_status st = launch_init(&l, dev, "peak_mma", "peak_mma", defines, 2, items, group,
+                                  err);
+    uint32_t word = 0;
+    float step = 0;
+    mma_operands(math, &word, &step);
+    l.args[0] = XCONV_ARG_BUF(xconv_buffer_handle(sink));
+    l.args[2] = XCONV_ARG_I32((int32_t)word);  // the kernel takes the bits as an int
+    l.args[3] = XCONV_ARG_I32((int32_t)word);
+    l.args[4] = XCONV_ARG_F32(step);
+    l.launch.nargs = 5;
+    int iters = 0;
+    if (st == XCONV_OK)
+        st = measure_calibrated(&l, repeat, &out->mma[math], &iters, err);
+    xconv_buffer_destroy(sink);
+    if (st != XCONV_OK)
+        return xconv_error_prefix(err, "peak_mma (math=%s)", xconv_math_name(math));
+    double k = math == XCONV_MATH_TF32 ? 8.0 : 16.0;
+    out->mma_iters[math] = iters;
+    out->mma_flops[math] = 2.0 * 16 * 8 * k * PEAKS_MMA_CHAINS * (double)iters *
+                           (double)(items / PEAKS_WARP);
+    out->mma_gflops[math] = out->mma_flops[math] / (out->mma[math].min_ms * 1e-3) * 1e-9;
     return XCONV_OK;
 }
 
@@ -225,6 +299,22 @@ xconv_status xconv_peaks_measure(xconv_device *dev, int repeat, xconv_peaks *out
     xconv_status st = measure_fma(dev, wg, repeat, out, err);
     if (st == XCONV_OK)
         st = measure_memory(dev, wg, repeat, out, err);
+    if (st == XCONV_OK && xconv_device_get_info(dev)->cc_major < PEAKS_MMA_MIN_CC_MAJOR)
+        snprintf(out->mma_note, sizeof out->mma_note,
+                 "no NVIDIA tensor cores (compute capability 8.0 or later)");
+    for (int64_t m = XCONV_MATH_TF32; st == XCONV_OK && !out->mma_note[0] &&
+                                      m <= XCONV_MATH_BF16; m++) {
+        st = measure_mma(dev, wg, m, repeat, out, err);
+        if (st == XCONV_ERR_BUILD) {  // a compiler that refuses the inline PTX: the rest stands
+            snprintf(out->mma_note, sizeof out->mma_note, "%.*s",
+                     (int)sizeof out->mma_note - 1, err->msg);
+            memset(out->mma_gflops, 0, sizeof out->mma_gflops);
+            memset(out->mma_flops, 0, sizeof out->mma_flops);
+            memset(out->mma_iters, 0, sizeof out->mma_iters);
+            memset(out->mma, 0, sizeof out->mma);
+            st = XCONV_OK;
+        }
+    }
     if (st == XCONV_OK && !(out->fp32_gflops > 0 && out->gbps > 0 && out->gbps_read > 0 &&
                             isfinite(out->fp32_gflops + out->gbps + out->gbps_read)))
         st = xconv_error_set(err, XCONV_ERR_DEVICE,

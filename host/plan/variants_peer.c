@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
-// Peers: vendor convolutions we measure against (CLBlast's convgemm, every cuDNN algorithm).
+// Peers: vendor convolutions we measure against (CLBlast's convgemm in strict fp32, every cuDNN
+// algorithm in each storage type and math mode: FMA math for math=f32, tensor-op math for the
+// reduced modes, cuda/cudnn_types.c).
 #include <stdio.h>
 
 #include "plan/plan_epilogue.h"
@@ -46,7 +48,7 @@ static xconv_status plan_vendor_conv(const xconv_device *dev, const char *algo,
 }
 
 // One applies/plan pair per peer, each passing its own algorithm name to the backend.
-#define PEER(ident, backend_bit, fuses_epilogue, accuracy_family, numerics, text)           \
+#define PEER(ident, backend_bit, types, fuses_epilogue, accuracy_family, numerics, text)    \
     static bool applies_##ident(const xconv_device *dev, const xconv_problem *p,            \
                                 char *reason, size_t len)                                   \
     {                                                                                       \
@@ -60,35 +62,50 @@ static xconv_status plan_vendor_conv(const xconv_device *dev, const char *algo,
         (void)opts;                                                                         \
         return plan_vendor_conv(dev, #ident, p, plan, err);                                 \
     }
-#define PEER_ROW(ident, backend_bit, fuses_epilogue, accuracy_family, numerics, text)       \
+#define PEER_ROW(ident, backend_bit, types, fuses_epilogue, accuracy_family, numerics, text) \
     {.info = {.name = #ident, .family = "peer", .summary = text, .accuracy = accuracy_family, \
               .notes = numerics, .backends = backend_bit},                                  \
-     .fuses = fuses_epilogue, .applies = applies_##ident, .plan = plan_##ident},
+     .fuses = fuses_epilogue, types, .applies = applies_##ident, .plan = plan_##ident},
 
 #define OPENCL_ONLY XCONV_BACKEND_BIT(XCONV_BACKEND_OPENCL)
 #define CUDA_ONLY XCONV_BACKEND_BIT(XCONV_BACKEND_CUDA)
 
-// name, backends, fuses the epilogue, accuracy family, numerical notes, summary
+// The storage types and math modes a peer takes: strict fp32 only, or every one (cuDNN: the
+// descriptors follow the problem; the core's check still refuses reduced storage with an
+// epilogue, and math=f32 gets FMA math only).
+#define FP32_ONLY .dtypes = 0, .maths = 0
+#define EVERY_MODE                                                                          \
+    .dtypes = XCONV_DTYPE_BIT(XCONV_DTYPE_F16) | XCONV_DTYPE_BIT(XCONV_DTYPE_BF16),         \
+    .maths = XCONV_MATH_BIT(XCONV_MATH_F32) | XCONV_MATH_BIT(XCONV_MATH_TF32) |              \
+             XCONV_MATH_BIT(XCONV_MATH_F16) | XCONV_MATH_BIT(XCONV_MATH_BF16)
+
+// name, backends, storage types and math modes, fuses the epilogue, accuracy family, numerical
+// notes, summary ("math type": FMA for math=f32, tensor-op for tf32, f16 and bf16)
 #define XCONV_PEERS(X)                                                                      \
-    X(clblast_convgemm, OPENCL_ONLY, false, "peer", "",                                     \
-      "CLBlast's Sconvgemm (im2col inside its GEMM)")                                       \
-    X(cudnn_implicit_gemm, CUDA_ONLY, false, "peer", "",                                    \
-      "cuDNN IMPLICIT_GEMM, FMA math (strict fp32)")                                        \
-    X(cudnn_implicit_precomp_gemm, CUDA_ONLY, false, "peer", "",                            \
-      "cuDNN IMPLICIT_PRECOMP_GEMM, FMA math")                                              \
-    X(cudnn_gemm, CUDA_ONLY, false, "peer", "", "cuDNN GEMM, FMA math")                     \
-    X(cudnn_direct, CUDA_ONLY, false, "peer", "", "cuDNN DIRECT, FMA math")                 \
-    X(cudnn_fft, CUDA_ONLY, false, "fft", "fft", "cuDNN FFT, FMA math")                     \
-    X(cudnn_fft_tiling, CUDA_ONLY, false, "fft", "fft", "cuDNN FFT_TILING, FMA math")       \
-    X(cudnn_winograd, CUDA_ONLY, false, "winograd", "winograd",                             \
-      "cuDNN WINOGRAD (fused), FMA math")                                                   \
-    X(cudnn_winograd_nonfused, CUDA_ONLY, false, "winograd", "winograd",                    \
-      "cuDNN WINOGRAD_NONFUSED, FMA math")                                                  \
-    X(cudnn_find, CUDA_ONLY, false, "winograd", "any cuDNN algorithm",                      \
-      "what cuDNN's own find picks among FMA-math algorithms (any kind: Winograd threshold)") \
-    X(cudnn_fused_bias_act_pool, CUDA_ONLY, true, "peer", "",                               \
-      "cuDNN's ConvolutionBiasActivationForward (IMPLICIT_PRECOMP_GEMM, FMA math), then its "\
-      "PoolingForward: problems with a bias")
+    X(clblast_convgemm, OPENCL_ONLY, FP32_ONLY, false, "peer", "",                          \
+      "CLBlast's Sconvgemm (im2col inside its GEMM), strict fp32")                          \
+    X(cudnn_implicit_gemm, CUDA_ONLY, EVERY_MODE, false, "peer", "",                        \
+      "cuDNN IMPLICIT_GEMM in the mode's math type (FMA math: strict fp32)")                \
+    X(cudnn_implicit_precomp_gemm, CUDA_ONLY, EVERY_MODE, false, "peer", "",                \
+      "cuDNN IMPLICIT_PRECOMP_GEMM in the mode's math type")                                \
+    X(cudnn_gemm, CUDA_ONLY, EVERY_MODE, false, "peer", "",                                 \
+      "cuDNN GEMM in the mode's math type")                                                 \
+    X(cudnn_direct, CUDA_ONLY, EVERY_MODE, false, "peer", "",                               \
+      "cuDNN DIRECT in the mode's math type")                                               \
+    X(cudnn_fft, CUDA_ONLY, EVERY_MODE, false, "fft", "fft",                                \
+      "cuDNN FFT in the mode's math type")                                                  \
+    X(cudnn_fft_tiling, CUDA_ONLY, EVERY_MODE, false, "fft", "fft",                         \
+      "cuDNN FFT_TILING in the mode's math type")                                           \
+    X(cudnn_winograd, CUDA_ONLY, EVERY_MODE, false, "winograd", "winograd",                 \
+      "cuDNN WINOGRAD (fused) in the mode's math type")                                     \
+    X(cudnn_winograd_nonfused, CUDA_ONLY, EVERY_MODE, false, "winograd", "winograd",        \
+      "cuDNN WINOGRAD_NONFUSED in the mode's math type")                                    \
+    X(cudnn_find, CUDA_ONLY, EVERY_MODE, false, "winograd", "any cuDNN algorithm",          \
+      "what cuDNN's own find picks among the algorithms that ran in the mode's math type "  \
+      "(any kind: Winograd threshold)")                                                     \
+    X(cudnn_fused_bias_act_pool, CUDA_ONLY, EVERY_MODE, true, "peer", "",                   \
+      "cuDNN's ConvolutionBiasActivationForward (IMPLICIT_PRECOMP_GEMM, the mode's math "   \
+      "type), then its PoolingForward: problems with a bias, fp32 storage")
 
 XCONV_PEERS(PEER)
 

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # xconv peaks on PoCL: positive, plausible figures stored under the device's identity in the
 # cache folder ($XDG_CACHE_HOME/xconv, else ~/.cache/xconv, or --peaks-file), read back for
-# explain's and bench's floors, overridden by XCONV_PEAKS; a malformed peaks file or XCONV_PEAKS
+# explain's and bench's floors (a reduced math mode's at the tensor cores' figure of that mode),
+# overridden by XCONV_PEAKS; a malformed peaks file or XCONV_PEAKS
 # exits 2 and the file is kept; with clpeak installed (and not in the sanitizer build), the
 # bandwidth is within 0.01x-100x of clpeak's (scripts/clpeak_compare.sh). No wall time is
 # asserted.
@@ -33,6 +34,32 @@ XCONV_PEAKS=fast "$xconv" explain --shape n=1,c=4,h=8,w=8,k=4,r=3 --variant dire
 check "a malformed XCONV_PEAKS exits 2" test $? -eq 2
 check "and is named" grep -q "XCONV_PEAKS: peaks 'fast'" "$tmp/out.txt"
 
+# A reduced math mode's floor uses the tensor cores' figure of that mode (the sm_90 profile's
+# identity in a peaks file), and none when the file has none for it; strict fp32 the FMA figure.
+cat >"$tmp/tc.json" <<'JSON'
+{"tool": "xconv", "kind": "peaks", "schema_version": 1, "devices": [
+ {"name": "NVIDIA H100 SXM5 (sm_90)", "backend": "cuda", "driver": "",
+  "fp32_gflops": 50000, "gbps": 3000, "gbps_read": null,
+  "tf32_gflops": 400000, "f16_gflops": null, "bf16_gflops": 800000}]}
+JSON
+tc="explain --target sm_90 --peaks-file $tmp/tc.json --shape n=8,c=64,h=28,w=28,k=128,r=3,pad=1"
+# shellcheck disable=SC2086
+"$xconv" $tc,math=tf32 --variant implicit_mma >"$tmp/out.txt" 2>&1
+check "math=tf32: the floor at the tf32 tensor-core peak" \
+    grep -q "of tf32 arithmetic at 400000 GFLOP/s, .* peaks measured)" "$tmp/out.txt"
+# shellcheck disable=SC2086
+"$xconv" $tc,dtype=bf16,math=bf16 --variant implicit_mma >"$tmp/out.txt" 2>&1
+check "math=bf16: the floor at the bf16 one" grep -q "of bf16 arithmetic at 800000 GFLOP/s" \
+    "$tmp/out.txt"
+# shellcheck disable=SC2086
+"$xconv" $tc,dtype=f16,math=f16 --variant implicit_mma >"$tmp/out.txt" 2>&1
+check "math=f16 without its figure: no floor (not the fp32 one)" \
+    grep -q "floor: unknown in math=f16" "$tmp/out.txt"
+# shellcheck disable=SC2086
+"$xconv" $tc --variant implicit_gemm >"$tmp/out.txt" 2>&1
+check "strict fp32: the floor at the FMA peak" grep -q "of fp32 arithmetic at 50000 GFLOP/s" \
+    "$tmp/out.txt"
+
 if ! "$xconv" devices 2>/dev/null | grep -qi "opencl.*\(pthread\|cpu\|pocl\)\|CPU,"; then
     echo "SKIP: no OpenCL CPU device (install pocl-opencl-icd); $checks checks, $failures failed"
     [ "$failures" -eq 0 ] || exit 1
@@ -55,7 +82,10 @@ assert d["tool"] == "xconv" and d["kind"] == "peaks" and d["schema_version"] == 
 assert e["backend"] == "opencl" and e["name"] and e["driver"], e
 for key, most in (("fp32_gflops", 1e5), ("gbps", 1e4), ("gbps_read", 1e4)):
     assert 0.01 < e[key] < most, (key, e[key])
+for key in ("tf32_gflops", "f16_gflops", "bf16_gflops"):  # no tensor cores: not measured
+    assert e[key] is None, (key, e[key])
 PY
+check "peaks says the tensor cores are n/a on a CPU" grep -q "tensor cores: n/a" "$tmp/peaks.txt"
 gflops=$(python3 - "$store" <<'PY'
 import json, sys
 print(json.load(open(sys.argv[1]))["devices"][0]["fp32_gflops"])

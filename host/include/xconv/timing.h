@@ -51,13 +51,24 @@ typedef struct xconv_peaks {
     size_t work_group;         // work-group size of all three
     int fma_lanes;             // lanes of each FMA chain: the device's native float vector
                                // width on OpenCL devices that have one (CPUs), else 1
+    // The tensor cores' throughput per reduced math mode (cl/peak_mma.cl: mma.sync, the
+    // instruction implicit_mma uses), indexed by xconv_math: XCONV_MATH_TF32, _F16, _BF16.
+    // 0 where not measured: index XCONV_MATH_F32 always (fp32 is fp32_gflops), and every mode
+    // on a device without NVIDIA tensor cores (compute capability 8.0 or later).
+    double mma_gflops[4];      // GFLOP/s (a multiply-add counts 2 FLOPs)
+    xconv_timing mma[4];       // the timings of the mma kernel in each mode
+    double mma_flops[4];       // FLOPs of one run
+    int mma_iters[4];          // its iterations (calibrated to a run of ~20 ms)
+    char mma_note[256];        // why the tensor cores were not measured ("" when they were):
+                               // none on the device, or the kernel did not build there
 } xconv_peaks;
 
-// Measures dev's fp32 FMA throughput and its memory bandwidth (a copy, and reads alone) with
-// xconv's own kernels, sized from the device's limits (compute units, work-group size, memory,
-// cache) and timed with xconv_device_measure: 2 warm-up and `repeat` timed runs each. Fills
-// *out and returns XCONV_OK, XCONV_ERR_INVALID for repeat < 1, or the first failure (a build,
-// an allocation past the device's memory, a launch).
+// Measures dev's fp32 FMA throughput, its memory bandwidth (a copy, and reads alone) and, on a
+// device with NVIDIA tensor cores, their throughput in tf32, f16 and bf16, with xconv's own
+// kernels, sized from the device's limits (compute units, work-group size, memory, cache) and
+// timed with xconv_device_measure: 2 warm-up and `repeat` timed runs each. Fills *out and
+// returns XCONV_OK, XCONV_ERR_INVALID for repeat < 1, or the first failure (a build, an
+// allocation past the device's memory, a launch).
 xconv_status xconv_peaks_measure(xconv_device *dev, int repeat, xconv_peaks *out,
                                  xconv_error *err);
 

@@ -16,6 +16,7 @@
 #include "../host/plan/variant.h"
 #include "families/gemm/plan_mma.h"
 #include "tests/check.h"
+#include "tests/fixtures.h"
 #include "measure/check.h"
 #ifdef XCONV_HAVE_CUDA
 #include "cuda/cuda_loader.h"
@@ -47,27 +48,8 @@ static const int run_tile_m[] = {32, 64, 16, 128, 32, 64, 16, 32, 128};
 static const char *const math_specs[] = {"math=tf32", "dtype=f16,math=f16",
                                          "dtype=bf16,math=bf16"};
 
-// Parses spec with `types` appended into *p.
-static bool parse(const char *spec, const char *types, xconv_problem *p)
-{
-    char full[256];
-    snprintf(full, sizeof full, "%s%s%s", spec, types[0] ? "," : "", types);
-    xconv_error err;
-    xconv_status st = xconv_shape_parse(full, p, &err);
-    CHECK_MSG(st == XCONV_OK, "%s: %s", full, err.msg);
-    return st == XCONV_OK;
-}
-
 // ---------------------------------------------------------------------------------------------
 // Applicability, planning and auto (target profiles: no device)
-
-static xconv_device *open_target(const char *name)
-{
-    xconv_error err;
-    const xconv_target *t = xconv_target_find(name, &err);
-    CHECK_MSG(t != NULL, "%s", err.msg);
-    return t ? xconv_device_open_target(t, &err) : NULL;
-}
 
 static void test_applicability(void)
 {
@@ -81,7 +63,7 @@ static void test_applicability(void)
     xconv_problem p;
     CHECK(xconv_mma_supported(&h100->info) && !xconv_mma_supported(&amd->info));
     for (int m = 0; m < 3; m++) {
-        CHECK(parse(run_specs[0], math_specs[m], &p));
+        CHECK(parse_with(run_specs[0], math_specs[m], &p));
         CHECK_MSG(xconv_variant_applies(v, h100, &p, reason, sizeof reason), "%s", reason);
         CHECK(!xconv_variant_applies(v, amd, &p, reason, sizeof reason));
         CHECK_CONTAINS(reason, "needs NVIDIA tensor cores (compute capability 8.0+)");
@@ -92,17 +74,17 @@ static void test_applicability(void)
     CHECK(!xconv_variant_applies(v, &turing, &p, reason, sizeof reason));
     CHECK_CONTAINS(reason, "is 7.5");
     // Strict fp32 never gets TF32, and the FMA variants never run a reduced mode.
-    CHECK(parse(run_specs[0], "", &p));
+    CHECK(parse_with(run_specs[0], "", &p));
     CHECK(!xconv_variant_applies(v, h100, &p, reason, sizeof reason));
     CHECK_CONTAINS(reason, "math=f32 is strict fp32");
-    CHECK(parse(run_specs[0], "math=tf32", &p));
+    CHECK(parse_with(run_specs[0], "math=tf32", &p));
     const xconv_variant *fma = xconv_variant_find("implicit_precomp", &err);
     CHECK(fma && !xconv_variant_applies(fma, h100, &p, reason, sizeof reason));
     CHECK_CONTAINS(reason, "math=tf32: implicit_precomp does not implement this math mode");
     // fp16 storage with an epilogue is not implemented (any variant); tf32 with one is, unfused.
-    CHECK(parse(run_specs[0], "dtype=f16,math=f16,bias=1", &p));
+    CHECK(parse_with(run_specs[0], "dtype=f16,math=f16,bias=1", &p));
     CHECK(!xconv_variant_applies(v, h100, &p, reason, sizeof reason));
-    CHECK(parse(run_specs[0], "math=tf32,bias=1,act=relu", &p));
+    CHECK(parse_with(run_specs[0], "math=tf32,bias=1,act=relu", &p));
     xconv_plan *plan = NULL;
     CHECK(xconv_variant_plan(v, h100, &p, NULL, &plan, &err) == XCONV_OK);
     CHECK_MSG(plan && plan->nsteps == 2, "%d steps", plan ? plan->nsteps : 0);
@@ -124,7 +106,7 @@ static void test_plans(void)
     for (int m = 0; h100 && v && m < 3; m++)
         for (int i = 0; suite && i < count; i++) {
             xconv_problem p;
-            if (!parse(suite[i].spec, math_specs[m], &p))
+            if (!parse_with(suite[i].spec, math_specs[m], &p))
                 continue;
             xconv_plan *plan = NULL;
             xconv_status st = xconv_variant_plan(v, h100, &p, NULL, &plan, &err);
@@ -156,11 +138,11 @@ static void test_plans(void)
     // device's local memory is smaller.
     xconv_problem p;
     xconv_mma_tiles t;
-    if (!h100 || !parse("n=50,c=256,h=14,w=14,k=256,r=3,pad=1", "math=tf32", &p))
+    if (!h100 || !parse_with("n=50,c=256,h=14,w=14,k=256,r=3,pad=1", "math=tf32", &p))
         return;
     xconv_mma_choose(&h100->info, &p, &t);  // 154 tiles of 128 x 128 on 132 compute units
     CHECK(t.tile_m == 64 && t.tile_n == 128 && t.warps_m == 2 && t.warps_n == 4);
-    CHECK(parse("n=50,c=256,h=28,w=28,k=256,r=3,pad=1", "math=tf32", &p));
+    CHECK(parse_with("n=50,c=256,h=28,w=28,k=256,r=3,pad=1", "math=tf32", &p));
     xconv_mma_choose(&h100->info, &p, &t);  // 614 tiles
     CHECK(t.tile_m == 128 && t.tile_n == 128 && t.warps_m == 4 && t.warps_n == 4);
     CHECK(xconv_mma_local_bytes(&t, p.math) == 40960);
@@ -184,7 +166,7 @@ static void test_auto(void)
         xconv_problem p;
         xconv_error err;
         xconv_auto_info info;
-        CHECK(parse("n=8,c=64,h=28,w=28,k=128,r=3,pad=1", types[i], &p));
+        CHECK(parse_with("n=8,c=64,h=28,w=28,k=128,r=3,pad=1", types[i], &p));
         xconv_status st = xconv_auto_plan(h100, &p, NULL, &info, NULL, &err);
         CHECK_MSG(st == XCONV_OK, "%s", err.msg);
         bool mma = st == XCONV_OK && strcmp(info.variant->info.name, "implicit_mma") == 0;
@@ -228,7 +210,7 @@ static void test_nvrtc(void)
         for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
             xconv_problem p;
             xconv_plan *plan = NULL;
-            if (!parse(specs[i], math_specs[m], &p) ||
+            if (!parse_with(specs[i], math_specs[m], &p) ||
                 xconv_variant_plan(v, h100, &p, NULL, &plan, &err) != XCONV_OK)
                 continue;
             char options[4096];
@@ -262,19 +244,6 @@ static void test_nvrtc(void)
 
 // ---------------------------------------------------------------------------------------------
 // The kernel on an OpenCL CPU device, the mma emulated
-
-// Opens the first OpenCL CPU device, or returns NULL.
-static xconv_device *open_cpu(void)
-{
-    xconv_error err;
-    xconv_devices *list = xconv_devices_enumerate(XCONV_BACKEND_BIT(XCONV_BACKEND_OPENCL), &err);
-    xconv_device *dev = NULL;
-    for (int i = 0; !dev && i < xconv_devices_count(list); i++)
-        if (xconv_devices_info_at(list, i)->is_cpu)
-            dev = xconv_device_open_info(xconv_devices_info_at(list, i), &err);
-    xconv_devices_free(list);
-    return dev;
-}
 
 // Rounds n fp32 values to TF32 as cvt.rna.tf32.f32 does (to nearest, ties away from zero).
 static void round_tf32(float *v, size_t n)
@@ -327,7 +296,7 @@ static void check_emulated(xconv_device *dev, const xconv_variant *v, int index,
     xconv_problem p;
     xconv_error err;
     const char *spec = run_specs[index];
-    if (!parse(spec, types, &p))
+    if (!parse_with(spec, types, &p))
         return;
     xconv_plan *plan = NULL;
     int units = dev->info.compute_units;
@@ -395,7 +364,7 @@ static void test_emulated(void)
     const xconv_variant *v = xconv_variant_find("implicit_mma", &err);
     char reason[512];
     xconv_problem p;
-    CHECK(parse(run_specs[0], "math=tf32", &p));
+    CHECK(parse_with(run_specs[0], "math=tf32", &p));
     CHECK(!xconv_variant_applies(v, dev, &p, reason, sizeof reason));  // no tensor cores
     CHECK_CONTAINS(reason, "needs NVIDIA tensor cores");
     dev->info.cc_major = XCONV_MMA_MIN_CC_MAJOR;  // planned as for tensor cores, run emulated

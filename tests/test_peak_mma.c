@@ -11,6 +11,7 @@
 #include "../host/core/device.h"
 #include "core/program_cache.h"
 #include "tests/check.h"
+#include "tests/fixtures.h"
 #ifdef XCONV_HAVE_CUDA
 #include "cuda/cuda_loader.h"
 #include "cuda/nvrtc_compile.h"
@@ -75,19 +76,6 @@ static void test_nvrtc(void)
 
 // ---------------------------------------------------------------------------------------------
 // The emulated kernel on a CPU device
-
-// Opens the first OpenCL CPU device, or returns NULL.
-static xconv_device *open_cpu(void)
-{
-    xconv_error err;
-    xconv_devices *list = xconv_devices_enumerate(XCONV_BACKEND_BIT(XCONV_BACKEND_OPENCL), &err);
-    xconv_device *dev = NULL;
-    for (int i = 0; !dev && i < xconv_devices_count(list); i++)
-        if (xconv_devices_info_at(list, i)->is_cpu)
-            dev = xconv_device_open_info(xconv_devices_info_at(list, i), &err);
-    xconv_devices_free(list);
-    return dev;
-}
 
 // Each work-item's sum after `iters` instructions of `step` on each of its CHAINS x 4
 // accumulators, which start at c + j / 4: sum (4c + 1.5) + 4 * CHAINS * iters * step.

@@ -11,6 +11,7 @@
 #include "../host/core/device.h"
 #include "../host/plan/variant.h"
 #include "tests/check.h"
+#include "tests/fixtures.h"
 #ifdef XCONV_HAVE_CUDA
 #include "cuda/cudnn_types.h"
 #endif
@@ -26,26 +27,6 @@ static const char *const modes[] = {
 };
 #define NMODES (sizeof modes / sizeof modes[0])
 
-// Parses spec with `types` appended into *p.
-static bool parse(const char *spec, const char *types, xconv_problem *p)
-{
-    char full[256];
-    snprintf(full, sizeof full, "%s%s%s", spec, types[0] ? "," : "", types);
-    xconv_error err;
-    xconv_status st = xconv_shape_parse(full, p, &err);
-    CHECK_MSG(st == XCONV_OK, "%s: %s", full, err.msg);
-    return st == XCONV_OK;
-}
-
-// Opens target profile `name` (a device description without a backend).
-static xconv_device *open_target(const char *name)
-{
-    xconv_error err;
-    const xconv_target *t = xconv_target_find(name, &err);
-    CHECK_MSG(t != NULL, "%s", err.msg);
-    return t ? xconv_device_open_target(t, &err) : NULL;
-}
-
 // ---------------------------------------------------------------------------------------------
 // The core's gate (host/plan/registry.c) for the peers
 
@@ -60,7 +41,7 @@ static void test_gate(void)
     int count = xconv_variant_count(), cudnn_rows = 0;
     for (size_t m = 0; m < NMODES; m++) {
         xconv_problem p;
-        if (!parse(spec, modes[m], &p))
+        if (!parse_with(spec, modes[m], &p))
             continue;
         for (int i = 0; i < count; i++) {
             const xconv_variant_info *v = xconv_variant_get_info(xconv_variant_at(i));
@@ -90,15 +71,15 @@ static void test_gate(void)
     CHECK(clblast && fused);
     xconv_problem p;
     char reason[512] = "";
-    if (clblast && parse(spec, "dtype=f16", &p)) {
+    if (clblast && parse_with(spec, "dtype=f16", &p)) {
         CHECK(!xconv_variant_applies(clblast, h100, &p, reason, sizeof reason));
         CHECK_CONTAINS(reason, "clblast_convgemm has no dtype=f16 kernels");
     }
-    if (fused && parse(spec, "math=tf32,bias=1,act=relu", &p)) {
+    if (fused && parse_with(spec, "math=tf32,bias=1,act=relu", &p)) {
         CHECK(!xconv_variant_applies(fused, h100, &p, reason, sizeof reason));
         CHECK_CONTAINS(reason, "has no vendor convolution");
     }
-    if (fused && parse(spec, "dtype=f16,math=f16,bias=1", &p)) {
+    if (fused && parse_with(spec, "dtype=f16,math=f16,bias=1", &p)) {
         CHECK(!xconv_variant_applies(fused, h100, &p, reason, sizeof reason));
         CHECK_CONTAINS(reason, "an epilogue with dtype=f16 is not implemented");
     }
@@ -106,7 +87,7 @@ static void test_gate(void)
     // CUBLAS_DEFAULT_MATH): a reduced mode never reaches them.
     const xconv_variant *cublas = xconv_variant_find("cublas_gemm", &err);
     CHECK(cublas != NULL);
-    if (cublas && parse(spec, "math=tf32", &p)) {
+    if (cublas && parse_with(spec, "math=tf32", &p)) {
         CHECK(!xconv_variant_applies(cublas, h100, &p, reason, sizeof reason));
         CHECK_CONTAINS(reason, "math=tf32: cublas_gemm does not implement this math mode");
     }
@@ -133,7 +114,7 @@ static void test_types(void)
     const char *spec = "n=1,c=4,h=6,w=6,k=4,r=3";
     for (size_t m = 0; m < NMODES; m++) {
         xconv_problem p;
-        if (!parse(spec, modes[m], &p))
+        if (!parse_with(spec, modes[m], &p))
             continue;
         xconv_cudnn_types t;
         char reason[256] = "";
@@ -164,21 +145,21 @@ static void test_types(void)
     xconv_problem p;
     xconv_cudnn_types t;
     char reason[256] = "";
-    if (parse(spec, "math=tf32", &p)) {
+    if (parse_with(spec, "math=tf32", &p)) {
         CHECK(!xconv_cudnn_types_of(&p, 7, &t, reason, sizeof reason));
         CHECK_CONTAINS(reason, "math=tf32 needs tensor cores of compute capability 8.0");
         CHECK_CONTAINS(reason, "this device is 7.x");
         CHECK(xconv_cudnn_types_of(&p, 8, &t, reason, sizeof reason));
     }
-    if (parse(spec, "dtype=bf16,math=bf16", &p))
+    if (parse_with(spec, "dtype=bf16,math=bf16", &p))
         CHECK(!xconv_cudnn_types_of(&p, 7, &t, reason, sizeof reason));
-    if (parse(spec, "dtype=f16,math=f16", &p)) {
+    if (parse_with(spec, "dtype=f16,math=f16", &p)) {
         CHECK(xconv_cudnn_types_of(&p, 7, &t, reason, sizeof reason));
         CHECK(!xconv_cudnn_types_of(&p, 6, &t, reason, sizeof reason));
         CHECK_CONTAINS(reason, "compute capability 7.0");
     }
     // A pair the problem check would refuse, and values out of range, are refused here too.
-    if (parse(spec, "", &p)) {
+    if (parse_with(spec, "", &p)) {
         p.math = XCONV_MATH_TF32;
         p.dtype = XCONV_DTYPE_F16;
         CHECK(!xconv_cudnn_types_of(&p, 9, &t, reason, sizeof reason));

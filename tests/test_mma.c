@@ -4,8 +4,10 @@
 // thresholds, the planned kernels compiled for sm_90 through NVRTC and ptxas (mma.sync and
 // cvt.rna.tf32 in the PTX, no spills) when NVRTC loads, and the kernel's tiling and PTX fragment
 // layouts run on an OpenCL CPU device (PoCL) with the mma emulated (XC_MMA_PTX 0), against the
-// float64 reference over the operands as the tensor cores read them. `oclgrind build/test_mma`
-// runs the emulated kernels under Oclgrind's memory checker instead (no reports).
+// float64 reference over the operands as the tensor cores read them. `oclgrind
+// --local-mem-size 65536 --data-races build/test_mma` runs the emulated kernels under
+// Oclgrind's memory checker and race detector instead (no reports; the emulation's exchange
+// buffer beside the eight- and sixteen-warp tiles passes Oclgrind's default 32 KiB).
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>

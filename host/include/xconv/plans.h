@@ -10,14 +10,9 @@
 
 #include <xconv/core.h>
 #include <xconv/problem.h>
+#include <xconv/visibility.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-
-#if defined(__GNUC__)
-#pragma GCC visibility push(default)
-#endif
+XCONV_API_BEGIN
 
 // ---------------------------------------------------------------------------------------------
 // Variants (the registry of algorithms)
@@ -362,12 +357,6 @@ xconv_status xconv_auto_choose(xconv_device *dev, const xconv_problem *p,
 // made for a variant named explicitly.
 bool xconv_plan_auto_info(const xconv_plan *plan, xconv_auto_info *out);
 
-#if defined(__GNUC__)
-#pragma GCC visibility pop
-#endif
-
-#ifdef __cplusplus
-}
-#endif
+XCONV_API_END
 
 #endif // XCONV_PUBLIC_PLANS_H

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// The GEMM planner: tile sizes for cl/sgemm.cl chosen from a device's limits, the defines and
-// launch geometry of one product, and our SGEMM on raw matrices (for `xconv bench --gemm`).
+// The GEMM planner: tile sizes for cl/sgemm.cl chosen from a device's limits (plan_gemm.c), the
+// defines and launch geometry of one product, and our SGEMM on raw matrices (gemm_step.c).
 #ifndef XCONV_PLAN_GEMM_H
 #define XCONV_PLAN_GEMM_H
 
@@ -83,6 +83,10 @@ int64_t xconv_gemm_tile_registers(const xconv_gemm_tiles *t, xconv_gemm_mode mod
 // not say its registers (NVIDIA, CPUs), never.
 bool xconv_gemm_roll_steps(const xconv_device_info *info, const xconv_gemm_tiles *t,
                            xconv_gemm_mode mode, int64_t steps);
+
+// The vector width of B's global loads for L with tiles t: 4 when every column run of 4 is
+// contiguous and 16-byte aligned in memory and in the local tile, else 1.
+int xconv_gemm_b_vector(const xconv_gemm_layout *L, const xconv_gemm_tiles *t);
 
 // Chooses tiles for layout L on info's device from the candidates of its kind (GPU or CPU),
 // scoring padded work, work-group count against compute units, and tile efficiency, among

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // winograd_filter: the filter transform of the Winograd variants, U = G g G^T for each filter
 // g (output channel k, input channel c of its group), from K x C/groups x r x r taps to alpha^2
-// planes of K x C/groups values (common/xconv_winograd.h has the matrices).
+// planes of K x C/groups values (common/xconv_winograd_transforms.h has the matrices).
 //
 // One work-item per filter: it applies the integer part of G to the columns, then the rows, and
 // scales element (i, j) once by scale_i * scale_j, so each value is rounded a few times at most
@@ -18,6 +18,7 @@
 #define XC_WINO_U_CK 0  // layout of U: 0 [xi][k][c] (the GEMM's A), 1 [xi][g][c][k] (fused)
 #endif
 
+#include "xconv_winograd_transforms.h"
 #include "xconv_winograd.h"
 
 XC_KERNEL void winograd_filter(const XC_GLOBAL float *XC_RESTRICT w,

@@ -60,6 +60,7 @@
 
 #include "xconv_epilogue.h"
 #include "xconv_local_frag.h"
+#include "xconv_winograd_transforms.h"
 #include "xconv_winograd.h"
 
 #define XC_WINO_K_BLOCKS ((XC_KG + XC_WINO_K_BLOCK - 1) / XC_WINO_K_BLOCK)  // per group
@@ -279,7 +280,7 @@ void winograd_fused(const XC_GLOBAL float *XC_RESTRICT x, const XC_GLOBAL float 
 #endif
 
 // ---------------------------------------------------------------------------------------------
-// Tiles by flat number (the transforms themselves: common/xconv_winograd.h)
+// Tiles by flat number (the transforms themselves: common/xconv_winograd_transforms.h)
 
 // Loads the input tile of flat tile t, channel c of the group whose first channel's plane of
 // image 0 is x_group (zeros everywhere when !live), and writes V = B^T d B into vt.

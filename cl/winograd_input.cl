@@ -2,7 +2,7 @@
 // winograd_input: the input transform of the non-fused Winograd variants, V = B^T d B for every
 // alpha x alpha input tile d (input channel c, tile t of a chunk of images), written as
 // V[xi][c][t]: per plane xi and group a C/groups x T_LD row-major matrix, the B operand of the
-// batched GEMM (common/xconv_winograd.h has the matrices).
+// batched GEMM (common/xconv_winograd_transforms.h has the matrices).
 //
 // Tile (n, th, tw) reads rows th*m - pad_h .. + alpha-1 and columns tw*m - pad_w .. + alpha-1 of
 // image n0 + n, zeros outside the image (the padding, and the right and bottom edges of partial
@@ -16,6 +16,7 @@
 #define XC_WINO_M 2  // output tile side m of F(m x m, r x r): 2 or 4 with r 3, 2 with r 5
 #endif
 
+#include "xconv_winograd_transforms.h"
 #include "xconv_winograd.h"
 
 #ifndef XC_WINO_T_LD

@@ -3,8 +3,9 @@
 // every (output channel k, tile t of a chunk of images), where M[xi][k][t] holds the alpha^2
 // element-wise products summed over input channels (the batched GEMM's C operand). The m x m
 // tile is stored into y where it lies inside P x Q: partial tiles at the right and bottom edges
-// store only their inside part (common/xconv_winograd.h has the matrices and the store, which
-// applies a fused epilogue: bias, activation, and a pool whose windows divide the tile).
+// store only their inside part (common/xconv_winograd_transforms.h has the matrices,
+// common/xconv_winograd.h the store, which applies a fused epilogue: bias, activation, and a
+// pool whose windows divide the tile).
 // M is a workspace region: (mm, m_offset in floats); column t = n * TILES + th * TILES_W + tw
 // of the chunk of `images` images from n0.
 // No tile parameters: one work-item per (tile, output channel), tiles along dimension 0.
@@ -14,6 +15,7 @@
 #endif
 
 #include "xconv_epilogue.h"
+#include "xconv_winograd_transforms.h"
 #include "xconv_winograd.h"
 
 #ifndef XC_WINO_T_LD

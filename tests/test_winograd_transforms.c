@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
-// Tests the Winograd transforms of common/xconv_winograd.h on the host: the matrices satisfy
-// y = A^T [(G g) .* (B^T d)] exactly (integer arithmetic), the 1-D macros the kernels use compute
-// exactly those matrices, the scale tables are the scales' products rounded to float, and the
-// kernels' float32 evaluation order stays within the accuracy the points were chosen for.
+// Tests the Winograd transforms of common/xconv_winograd_transforms.h on the host: the matrices
+// satisfy y = A^T [(G g) .* (B^T d)] exactly (integer arithmetic), the 1-D macros the kernels
+// use compute exactly those matrices, the scale tables are the scales' products rounded to
+// float, and the kernels' float32 evaluation order stays within the accuracy the points were
+// chosen for.
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -11,7 +12,7 @@
 
 // The kernels' arithmetic in float: XC_FMA as fmaf, before the header picks its default.
 #define XC_FMA(a, b, c) fmaf((a), (b), (c))
-#include "xconv_winograd.h"
+#include "xconv_winograd_transforms.h"
 
 // ---------------------------------------------------------------------------------------------
 // One F(m, r): its matrices and macros, as plain data and function pointers

@@ -89,7 +89,7 @@ double xconv_wino_mults_per_output(int m, int r)
     return alpha * alpha / ((double)m * m);
 }
 
-// Returns true when F(m, r) has transforms in common/xconv_winograd.h.
+// Returns true when F(m, r) has transforms in common/xconv_winograd_transforms.h.
 static bool known_algo(int m, int r)
 {
     return (r == 3 && (m == 2 || m == 4)) || (r == 5 && m == 2);

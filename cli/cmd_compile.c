@@ -96,8 +96,7 @@ static xconv_compile_record *add_record(compile_run *run)
     }
     xconv_compile_record *r = &run->recs[run->nrecs];
     memset(r, 0, sizeof *r);
-    r->registers = r->sgprs = r->agprs = r->spills = r->occupancy = r->simd = -1;
-    r->scratch_bytes = r->lds_bytes = -1;
+    r->counts = xconv_compile_counts_unknown();
     run->job_of[run->nrecs++] = -1;
     return r;
 }
@@ -383,14 +382,7 @@ static void fill_records(compile_run *run)
         const vendor_job *j = &run->jobs[run->job_of[i]];
         xconv_compile_record *r = &run->recs[i];
         r->outcome = j->outcome;
-        r->registers = j->registers;
-        r->sgprs = j->sgprs;
-        r->agprs = j->agprs;
-        r->spills = j->spills;
-        r->scratch_bytes = j->scratch_bytes;
-        r->lds_bytes = j->lds_bytes;
-        r->occupancy = j->occupancy;
-        r->simd = j->simd;
+        r->counts = j->counts;
         r->seconds = j->seconds;
         snprintf(r->note, sizeof r->note, "%s", j->note);
     }

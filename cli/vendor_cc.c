@@ -273,16 +273,16 @@ static void read_amd(vendor_job *job, const char *log)
     if (!block)
         return;
     const char *end = strstr(block + 1, "Function Name:");
-    job->sgprs = (int)value_after(block, end, "SGPRs:");
-    job->registers = (int)value_after(block, end, "VGPRs:");
-    job->agprs = (int)value_after(block, end, "AGPRs:");
-    job->scratch_bytes = value_after(block, end, "ScratchSize [bytes/lane]:");
-    job->occupancy = (int)value_after(block, end, "Occupancy [waves/SIMD]:");
+    job->counts.sgprs = value_after(block, end, "SGPRs:");
+    job->counts.registers = value_after(block, end, "VGPRs:");
+    job->counts.agprs = value_after(block, end, "AGPRs:");
+    job->counts.scratch_bytes = value_after(block, end, "ScratchSize [bytes/lane]:");
+    job->counts.occupancy = value_after(block, end, "Occupancy [waves/SIMD]:");
     long sspill = value_after(block, end, "SGPRs Spill:");
     long vspill = value_after(block, end, "VGPRs Spill:");
-    job->spills = (int)((sspill > 0 ? sspill : 0) + (vspill > 0 ? vspill : 0));
-    job->lds_bytes = value_after(block, end, "LDS Size [bytes/block]:");
-    job->simd = (int)job->target->info.preferred_multiple;
+    job->counts.spills = (sspill > 0 ? sspill : 0) + (vspill > 0 ? vspill : 0);
+    job->counts.lds_bytes = value_after(block, end, "LDS Size [bytes/block]:");
+    job->counts.simd = (long)job->target->info.preferred_multiple;
 }
 
 // Little-endian reads from a byte buffer.
@@ -358,12 +358,12 @@ static bool read_patch_tokens(vendor_job *job, const unsigned char *bin, size_t 
             if (size < 8 || p + size > patches + patch_size)
                 break;
             if (token == TOKEN_EXECUTION_ENV && size >= 8 + 21 * 4) {
-                job->simd = (int)u32(v + 12);
-                job->registers = (int)u32(v + 80);
+                job->counts.simd = u32(v + 12);
+                job->counts.registers = u32(v + 80);
             } else if (token == TOKEN_MEDIA_VFE_STATE && size >= 16) {
-                job->scratch_bytes += u32(v + 4);
+                job->counts.scratch_bytes += u32(v + 4);
             } else if (token == TOKEN_LOCAL_SURFACE && size >= 16) {
-                job->lds_bytes = u32(v + 4);
+                job->counts.lds_bytes = u32(v + 4);
             }
             p += size;
         }
@@ -375,16 +375,16 @@ static bool read_patch_tokens(vendor_job *job, const unsigned char *bin, size_t 
 // Reads ocloc's log (its "spilled around" warning, errors) and the binary's patch tokens.
 static void read_intel(vendor_job *job, const char *log)
 {
-    job->scratch_bytes = 0;
-    job->lds_bytes = 0;
+    job->counts.scratch_bytes = 0;
+    job->counts.lds_bytes = 0;
     // "warning: kernel NAME  compiled SIMD8 allocated 128 regs and spilled around 1225"
     char key[96];
     snprintf(key, sizeof key, "kernel %s ", job->kernel);
-    job->spills = 0;
+    job->counts.spills = 0;
     for (const char *line = strstr(log, key); line; line = strstr(line + 1, key)) {
         const char *eol = strchr(line, '\n'), *w = strstr(line, "spilled around");
         if (w && (!eol || w < eol)) {
-            job->spills = (int)strtol(w + strlen("spilled around"), NULL, 10);
+            job->counts.spills = strtol(w + strlen("spilled around"), NULL, 10);
             break;
         }
     }
@@ -416,33 +416,32 @@ static void read_nvidia(vendor_job *job, const char *log)
         const char *c = frame;
         while (c > block && (c[-1] == ' ' || isdigit((unsigned char)c[-1])))
             c--;
-        job->scratch_bytes = strtol(c, NULL, 10);
+        job->counts.scratch_bytes = strtol(c, NULL, 10);
     }
     if (spill && (!end || spill < end)) {
         const char *c = spill;
         while (c > block && (c[-1] == ' ' || isdigit((unsigned char)c[-1])))
             c--;
-        job->spills = (int)(strtol(c, NULL, 10) / 4);
+        job->counts.spills = strtol(c, NULL, 10) / 4;
     }
     if (used && (!end || used < end))
-        job->registers = (int)strtol(used + 5, NULL, 10);
+        job->counts.registers = strtol(used + 5, NULL, 10);
     const char *smem = used ? strstr(used, "bytes smem") : NULL;
     const char *eol = used ? strchr(used, '\n') : NULL;
     if (smem && (!eol || smem < eol)) {
         const char *c = smem;
         while (c > used && (c[-1] == ' ' || isdigit((unsigned char)c[-1])))
             c--;
-        job->lds_bytes = strtol(c, NULL, 10);
+        job->counts.lds_bytes = strtol(c, NULL, 10);
     } else {
-        job->lds_bytes = 0;
+        job->counts.lds_bytes = 0;
     }
-    job->simd = 32;
+    job->counts.simd = 32;
 }
 
 void vendor_job_read(vendor_job *job)
 {
-    job->registers = job->sgprs = job->agprs = job->spills = job->occupancy = job->simd = -1;
-    job->scratch_bytes = job->lds_bytes = -1;
+    job->counts = xconv_compile_counts_unknown();
     char path[PATH_MAX + 64];
     snprintf(path, sizeof path, "%s/log.txt", job->dir);
     size_t n = 0;
@@ -468,7 +467,7 @@ void vendor_job_read(vendor_job *job)
             read_nvidia(job, log);
         else
             read_intel(job, log);
-        if (job->outcome == XCONV_COMPILE_OK && job->spills > 0)
+        if (job->outcome == XCONV_COMPILE_OK && job->counts.spills > 0)
             job->outcome = XCONV_COMPILE_SPILLS;
     }
     free(log);

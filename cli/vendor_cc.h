@@ -23,8 +23,7 @@ typedef struct vendor_job {
     int status;                 // the child's exit status (-1: did not run)
     // What the compiler said (filled by vendor_job_read; -1 where it said nothing)
     xconv_compile_outcome outcome;
-    int registers, sgprs, agprs, spills, occupancy, simd;
-    long scratch_bytes, lds_bytes;
+    xconv_compile_counts counts;
     char note[512];
 } vendor_job;
 

@@ -48,14 +48,9 @@ static bool read_record(const json_t *o, xconv_compile_record *r)
     get_string(o, "source", r->source, sizeof r->source);
     char outcome[16];
     get_string(o, "outcome", outcome, sizeof outcome);
-    r->registers = (int)get_number(o, "registers");
-    r->sgprs = (int)get_number(o, "sgprs");
-    r->agprs = (int)get_number(o, "agprs");
-    r->spills = (int)get_number(o, "spills");
-    r->scratch_bytes = (long)get_number(o, "scratch_bytes");
-    r->lds_bytes = (long)get_number(o, "lds_bytes");
-    r->occupancy = (int)get_number(o, "occupancy");
-    r->simd = (int)get_number(o, "simd");
+#define READ_COUNT(field, width) r->counts.field = (long)get_number(o, #field);
+    XCONV_COMPILE_COUNTS(READ_COUNT)
+#undef READ_COUNT
     r->seconds = get_number(o, "seconds");
     r->deduplicated = get_bool(o, "deduplicated");
     get_string(o, "note", r->note, sizeof r->note);

@@ -16,6 +16,15 @@ const char *xconv_compile_outcome_name(xconv_compile_outcome o)
     return "?";
 }
 
+xconv_compile_counts xconv_compile_counts_unknown(void)
+{
+    xconv_compile_counts c;
+#define UNKNOWN(field, width) c.field = -1;
+    XCONV_COMPILE_COUNTS(UNKNOWN)
+#undef UNKNOWN
+    return c;
+}
+
 // Writes `"name": v` (null for a negative v).
 static void json_int(FILE *f, const char *name, long v)
 {
@@ -40,14 +49,9 @@ static void json_record(FILE *f, const xconv_compile_record *r)
     fprintf(f, ", \"outcome\": \"%s\", \"compiled\": %s", xconv_compile_outcome_name(r->outcome),
             r->outcome == XCONV_COMPILE_OK || r->outcome == XCONV_COMPILE_SPILLS ? "true"
                                                                                 : "false");
-    json_int(f, "registers", r->registers);
-    json_int(f, "sgprs", r->sgprs);
-    json_int(f, "agprs", r->agprs);
-    json_int(f, "spills", r->spills);
-    json_int(f, "scratch_bytes", r->scratch_bytes);
-    json_int(f, "lds_bytes", r->lds_bytes);
-    json_int(f, "occupancy", r->occupancy);
-    json_int(f, "simd", r->simd);
+#define JSON_COUNT(field, width) json_int(f, #field, r->counts.field);
+    XCONV_COMPILE_COUNTS(JSON_COUNT)
+#undef JSON_COUNT
     fprintf(f, ", \"seconds\": %.3f, \"deduplicated\": %s, \"note\": ", r->seconds,
             r->deduplicated ? "true" : "false");
     xconv_json_write_string(f, r->note, sizeof r->note);
@@ -77,9 +81,11 @@ static void csv_int(FILE *f, long v)
 
 int xconv_compile_records_write_csv(FILE *f, const xconv_compile_record *recs, int count)
 {
-    fputs("target,compiler,variant,auto,shape_name,shape,step,kernel,source,outcome,registers,"
-          "sgprs,agprs,spills,scratch_bytes,lds_bytes,occupancy,simd,seconds,deduplicated,"
-          "note\n", f);
+    fputs("target,compiler,variant,auto,shape_name,shape,step,kernel,source,outcome", f);
+#define CSV_TITLE(field, width) fputs("," #field, f);
+    XCONV_COMPILE_COUNTS(CSV_TITLE)
+#undef CSV_TITLE
+    fputs(",seconds,deduplicated,note\n", f);
     for (int i = 0; i < count; i++) {
         const xconv_compile_record *r = &recs[i];
         fprintf(f, "%s,%s,%s,%d,", r->target, r->compiler, r->variant, r->is_auto);
@@ -88,14 +94,9 @@ int xconv_compile_records_write_csv(FILE *f, const xconv_compile_record *recs, i
         xconv_csv_write_string(f, r->shape, sizeof r->shape);
         fprintf(f, ",%d,%s,%s,%s", r->step, r->kernel, r->source,
                 xconv_compile_outcome_name(r->outcome));
-        csv_int(f, r->registers);
-        csv_int(f, r->sgprs);
-        csv_int(f, r->agprs);
-        csv_int(f, r->spills);
-        csv_int(f, r->scratch_bytes);
-        csv_int(f, r->lds_bytes);
-        csv_int(f, r->occupancy);
-        csv_int(f, r->simd);
+#define CSV_COUNT(field, width) csv_int(f, r->counts.field);
+        XCONV_COMPILE_COUNTS(CSV_COUNT)
+#undef CSV_COUNT
         fprintf(f, ",%.3f,%d,", r->seconds, r->deduplicated);
         xconv_csv_write_string(f, r->note, sizeof r->note);
         fputc('\n', f);
@@ -103,9 +104,12 @@ int xconv_compile_records_write_csv(FILE *f, const xconv_compile_record *recs, i
     return ferror(f) ? -1 : 0;
 }
 
-// Writes v right-aligned in `width` columns, "-" for a negative v.
+// Writes v right-aligned in `width` columns, "-" for a negative v; nothing for width 0 (a
+// count the table leaves out).
 static void table_int(FILE *f, int width, long v)
 {
+    if (width == 0)
+        return;
     if (v < 0)
         fprintf(f, " %*s", width, "-");
     else
@@ -123,13 +127,9 @@ int xconv_compile_records_write_table(FILE *f, const xconv_compile_record *recs,
         fprintf(f, "%-8s %-22s %-4s %-16.16s %-26.26s %-8s", r->target, r->variant,
                 r->is_auto ? "yes" : "", shape, r->kernel,
                 xconv_compile_outcome_name(r->outcome));
-        table_int(f, 5, r->registers);
-        table_int(f, 5, r->sgprs);
-        table_int(f, 6, r->spills);
-        table_int(f, 8, r->scratch_bytes);
-        table_int(f, 6, r->lds_bytes);
-        table_int(f, 4, r->occupancy);
-        table_int(f, 4, r->simd);
+#define TABLE_COUNT(field, width) table_int(f, width, r->counts.field);
+        XCONV_COMPILE_COUNTS(TABLE_COUNT)
+#undef TABLE_COUNT
         fprintf(f, " %7.2f  %.*s\n", r->seconds, 120, r->note);
     }
     return ferror(f) ? -1 : 0;

@@ -17,8 +17,29 @@ typedef enum xconv_compile_outcome {
     XCONV_COMPILE_SKIPPED,        // the target's compiler is not installed (note: which)
 } xconv_compile_outcome;
 
-// What the compiler reports of one kernel; -1 where it reports nothing (AMD: SGPRs, VGPRs,
-// AGPRs, occupancy; Intel: GRFs, SIMD width; NVIDIA: registers).
+// What the compiler reports of one kernel's resources; -1 where it reports nothing (AMD: SGPRs,
+// VGPRs, AGPRs, occupancy; Intel: GRFs, SIMD width; NVIDIA: registers).
+typedef struct xconv_compile_counts {
+    long registers;           // VGPRs (AMD), GRFs a thread (Intel), registers (NVIDIA)
+    long sgprs, agprs;        // AMD only
+    long spills;              // spilled registers (AMD: VGPR + SGPR spills; NVIDIA: bytes
+                              // stored / 4; Intel: the compiler's "spilled around" count)
+    long scratch_bytes;       // scratch a work-item (AMD, NVIDIA stack) or a thread (Intel)
+    long lds_bytes;           // local memory the kernel declares, as compiled
+    long occupancy;           // AMD: waves a SIMD; -1 elsewhere
+    long simd;                // Intel: SIMD width compiled; AMD: wavefront; NVIDIA: 32
+} xconv_compile_counts;
+
+// The counts in the files' order: X(field, its column's width in the text table, 0 for none).
+// The field's name is its JSON key and CSV column.
+#define XCONV_COMPILE_COUNTS(X)                                                              \
+    X(registers, 5) X(sgprs, 5) X(agprs, 0) X(spills, 6) X(scratch_bytes, 8) X(lds_bytes, 6)  \
+    X(occupancy, 4) X(simd, 4)
+
+// Returns counts with every field -1 (nothing reported).
+xconv_compile_counts xconv_compile_counts_unknown(void);
+
+// One compiled kernel and what its compiler said of it.
 typedef struct xconv_compile_record {
     char target[16];          // the profile ("gfx90a")
     char compiler[16];        // "amdgcn", "ocloc", "nvrtc"
@@ -30,14 +51,7 @@ typedef struct xconv_compile_record {
     char kernel[64];          // the entry point ("direct_regblock")
     char source[48];          // the kernel file stem
     xconv_compile_outcome outcome;
-    int registers;            // VGPRs (AMD), GRFs a thread (Intel), registers (NVIDIA)
-    int sgprs, agprs;         // AMD only
-    int spills;               // spilled registers (AMD: VGPR + SGPR spills; NVIDIA: bytes
-                              // stored / 4; Intel: the compiler's "spilled around" count)
-    long scratch_bytes;       // scratch a work-item (AMD, NVIDIA stack) or a thread (Intel)
-    long lds_bytes;           // local memory the kernel declares, as compiled
-    int occupancy;            // AMD: waves a SIMD; -1 elsewhere
-    int simd;                 // Intel: SIMD width compiled; AMD: wavefront; NVIDIA: 32
+    xconv_compile_counts counts;
     double seconds;           // the compiler's wall time (shared by deduplicated kernels)
     bool deduplicated;        // the same text and options were compiled for an earlier row
     char note[512];

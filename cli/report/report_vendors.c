@@ -69,11 +69,11 @@ static void add(vendor_table *t, const xconv_compile_record *r)
         return;
     c->auto_kernels++;
     c->auto_spills += r->outcome == XCONV_COMPILE_SPILLS;
-    if (r->occupancy > 0) {
-        if (c->occ_min < 0 || r->occupancy < c->occ_min)
-            c->occ_min = r->occupancy;
-        if (r->occupancy > c->occ_max)
-            c->occ_max = r->occupancy;
+    if (r->counts.occupancy > 0) {
+        if (c->occ_min < 0 || r->counts.occupancy < c->occ_min)
+            c->occ_min = (int)r->counts.occupancy;
+        if (r->counts.occupancy > c->occ_max)
+            c->occ_max = (int)r->counts.occupancy;
     }
 }
 

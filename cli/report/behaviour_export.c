@@ -225,13 +225,7 @@ int xconv_behaviour_write_json(FILE *f, const xconv_behaviour_run *run)
     fprintf(f, "{\n  \"tool\": \"xconv\",\n  \"kind\": \"behaviour\",\n"
                "  \"schema_version\": %d,\n  ",
             XCONV_BEHAVIOUR_SCHEMA_VERSION);
-    STR(f, "version", run->info.tool_version);
-    fputs(",\n  ", f);
-    STR(f, "commit", run->info.commit);
-    fputs(",\n  ", f);
-    STR(f, "date", run->info.date);
-    fputs(",\n  ", f);
-    STR(f, "command", run->info.command);
+    xconv_json_write_run_info(f, &run->info);
     fputs(",\n  ", f);
     STR(f, "host", run->host);
     fprintf(f, ",\n  \"seed\": %llu,\n  ", (unsigned long long)run->seed);

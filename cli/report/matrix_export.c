@@ -154,19 +154,10 @@ void xconv_matrix_write_record(FILE *f, const xconv_matrix_record *m)
 
 void xconv_matrix_write_head(FILE *f, const xconv_run_file *run)
 {
-    const xconv_run_info *info = &run->info;
-    fprintf(f, "{\n  \"tool\": \"xconv\",\n  \"kind\": \"matrix\",\n  \"schema_version\": %d,\n",
-            XCONV_MATRIX_SCHEMA_VERSION);
-    fputs("  \"version\": ", f);
-    STR(f, info->tool_version);
-    fputs(",\n  \"commit\": ", f);
-    STR(f, info->commit);
-    fputs(",\n  \"date\": ", f);
-    STR(f, info->date);
-    fputs(",\n  \"command\": ", f);
-    STR(f, info->command);
-    fputs(",\n  \"host\": ", f);
-    STR(f, run->host);
+    fprintf(f, "{\n  \"tool\": \"xconv\",\n  \"kind\": \"matrix\",\n"
+               "  \"schema_version\": %d,\n  ", XCONV_MATRIX_SCHEMA_VERSION);
+    xconv_json_write_run_info(f, &run->info);
+    xconv_json_write_member(f, ",\n  \"host\": ", run->host, sizeof run->host);
     fputs(",\n  \"devices\": [", f);
     for (int i = 0; i < run->ndevices; i++) {
         fputs(i ? ",\n    " : "\n    ", f);

@@ -195,16 +195,17 @@ void xconv_peaks_file_free(xconv_peaks_file *file)
 // ---------------------------------------------------------------------------------------------
 // Writing
 
-// Writes a positive peak as %.6g, anything else as null.
-static void peak(FILE *f, double v)
+// Writes lead (separator, key and colon), then a positive peak as %.6g, anything else as null.
+static void peak(FILE *f, const char *lead, double v)
 {
+    fputs(lead, f);
     if (v > 0 && isfinite(v))
         fprintf(f, "%.6g", v);
     else
         fputs("null", f);
 }
 
-#define STR(f, s) xconv_json_write_string(f, s, sizeof(s))
+#define MEMBER(f, lead, s) xconv_json_write_member(f, lead, s, sizeof(s))
 
 int xconv_peaks_file_write(FILE *f, const xconv_peaks_file *file)
 {
@@ -212,28 +213,19 @@ int xconv_peaks_file_write(FILE *f, const xconv_peaks_file *file)
                "  \"devices\": [", XCONV_PEAKS_FILE_VERSION);
     for (int i = 0; i < file->count; i++) {
         const xconv_peaks_entry *e = &file->entries[i];
-        fputs(i ? ",\n    {\"name\": " : "\n    {\"name\": ", f);
-        STR(f, e->name);
-        fputs(", \"backend\": ", f);
-        STR(f, e->backend);
-        fputs(", \"driver\": ", f);
-        STR(f, e->driver);
-        fputs(",\n     \"platform\": ", f);
-        STR(f, e->platform);
-        fputs(",\n     \"fp32_gflops\": ", f);
-        peak(f, e->fp32_gflops);
-        fputs(", \"gbps\": ", f);
-        peak(f, e->gbps);
-        fputs(", \"gbps_read\": ", f);
-        peak(f, e->gbps_read);
+        MEMBER(f, i ? ",\n    {\"name\": " : "\n    {\"name\": ", e->name);
+        MEMBER(f, ", \"backend\": ", e->backend);
+        MEMBER(f, ", \"driver\": ", e->driver);
+        MEMBER(f, ",\n     \"platform\": ", e->platform);
+        peak(f, ",\n     \"fp32_gflops\": ", e->fp32_gflops);
+        peak(f, ", \"gbps\": ", e->gbps);
+        peak(f, ", \"gbps_read\": ", e->gbps_read);
         for (int m = XCONV_MATH_TF32; m <= XCONV_MATH_BF16; m++) {
             fprintf(f, "%s\"%s\": ", m == XCONV_MATH_TF32 ? ",\n     " : ", ", mma_key(m));
-            peak(f, e->mma_gflops[m]);
+            peak(f, "", e->mma_gflops[m]);
         }
-        fputs(",\n     \"date\": ", f);
-        STR(f, e->date);
-        fputs(", \"commit\": ", f);
-        STR(f, e->commit);
+        MEMBER(f, ",\n     \"date\": ", e->date);
+        MEMBER(f, ", \"commit\": ", e->commit);
         putc('}', f);
     }
     fputs(file->count ? "\n  ]\n}\n" : "]\n}\n", f);

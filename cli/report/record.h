@@ -125,6 +125,10 @@ void xconv_json_write_string(FILE *f, const char *s, size_t max);
 // xconv_json_write_string does.
 void xconv_json_write_member(FILE *f, const char *lead, const char *s, size_t max);
 
+// Writes info's members "version", "commit", "date" and "command" of a results file's top
+// level, each after the first on a line of its own indented by two spaces.
+void xconv_json_write_run_info(FILE *f, const xconv_run_info *info);
+
 // Writes s (at most max bytes) as a CSV cell: enclosed in double quotes, with quotes doubled,
 // when it holds a comma, quote, CR or LF (RFC 4180), or starts or ends with a space.
 void xconv_csv_write_string(FILE *f, const char *s, size_t max);

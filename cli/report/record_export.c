@@ -205,13 +205,18 @@ static int finish(FILE *f)
     return 0;
 }
 
-void xconv_json_write_head(FILE *f, const xconv_run_info *info, const char *kind)
+void xconv_json_write_run_info(FILE *f, const xconv_run_info *info)
 {
-    xconv_json_write_member(f, "{\n  \"tool\": \"xconv\",\n  \"version\": ", info->tool_version,
-                            sizeof info->tool_version);
+    xconv_json_write_member(f, "\"version\": ", info->tool_version, sizeof info->tool_version);
     xconv_json_write_member(f, ",\n  \"commit\": ", info->commit, sizeof info->commit);
     xconv_json_write_member(f, ",\n  \"date\": ", info->date, sizeof info->date);
     xconv_json_write_member(f, ",\n  \"command\": ", info->command, sizeof info->command);
+}
+
+void xconv_json_write_head(FILE *f, const xconv_run_info *info, const char *kind)
+{
+    fputs("{\n  \"tool\": \"xconv\",\n  ", f);
+    xconv_json_write_run_info(f, info);
     if (kind)
         fprintf(f, ",\n  \"kind\": \"%s\"", kind);
     fputs(",\n  \"records\": [", f);

@@ -132,41 +132,33 @@ xconv_record *xconv_record_list_add(xconv_record_list *list)
     return r;
 }
 
+// The members of a result a record copies: its strings (cut to the record's sizes), its
+// timing, and its other values.
+#define RESULT_STRINGS(X)                                                                    \
+    X(device) X(backend) X(driver) X(libraries) X(variant) X(family) X(shape_name) X(shape)  \
+    X(dtype) X(math) X(reference) X(note)
+#define RESULT_TIMING(X) X(repeat) X(median_ms) X(min_ms) X(max_ms) X(gflops) X(gbps)
+#define RESULT_VALUES(X)                                                                     \
+    X(seed) X(compile_ms) X(max_norm_err) X(error_block_h) X(error_block_w) X(max_block_err) \
+    X(threshold) X(worst_index) X(outcome)
+
+#define COPY_VALUE(m) r->m = res->m;
+#define COPY_STRING(m) snprintf(r->m, sizeof r->m, "%s", res->m);
+
 void xconv_record_set_timing(xconv_record *r, const xconv_result *res)
 {
-    r->repeat = res->repeat;
-    r->median_ms = res->median_ms;
-    r->min_ms = res->min_ms;
-    r->max_ms = res->max_ms;
-    r->gflops = res->gflops;
-    r->gbps = res->gbps;
+    RESULT_TIMING(COPY_VALUE)
 }
 
 void xconv_record_from_result(xconv_record *r, const xconv_result *res)
 {
-    snprintf(r->device, sizeof r->device, "%s", res->device);
-    snprintf(r->backend, sizeof r->backend, "%s", res->backend);
-    snprintf(r->driver, sizeof r->driver, "%s", res->driver);
-    snprintf(r->libraries, sizeof r->libraries, "%s", res->libraries);
-    snprintf(r->variant, sizeof r->variant, "%s", res->variant);
-    snprintf(r->family, sizeof r->family, "%s", res->family);
-    snprintf(r->shape_name, sizeof r->shape_name, "%s", res->shape_name);
-    snprintf(r->shape, sizeof r->shape, "%s", res->shape);
-    snprintf(r->dtype, sizeof r->dtype, "%s", res->dtype);
-    snprintf(r->math, sizeof r->math, "%s", res->math);
-    snprintf(r->reference, sizeof r->reference, "%s", res->reference);
-    r->seed = res->seed;
-    xconv_record_set_timing(r, res);
-    r->compile_ms = res->compile_ms;
-    r->max_norm_err = res->max_norm_err;
-    r->error_block_h = res->error_block_h;
-    r->error_block_w = res->error_block_w;
-    r->max_block_err = res->max_block_err;
-    r->threshold = res->threshold;
-    r->worst_index = res->worst_index;
-    r->outcome = res->outcome;
-    snprintf(r->note, sizeof r->note, "%s", res->note);
+    RESULT_STRINGS(COPY_STRING)
+    RESULT_TIMING(COPY_VALUE)
+    RESULT_VALUES(COPY_VALUE)
 }
+
+#undef COPY_VALUE
+#undef COPY_STRING
 
 void xconv_record_clear(xconv_record *r)
 {

@@ -20,7 +20,9 @@ xconv_plan *xconv_plan_create(xconv_device *dev, const xconv_problem *p, const c
 {
     if (XCONV_NULL_ARG(err, dev) || XCONV_NULL_ARG(err, p) || XCONV_NULL_ARG(err, variant))
         return NULL;
-    if (xconv_problem_check(p, err) != XCONV_OK || xconv_plan_options_check(opts, err) != XCONV_OK)
+    // The problem is checked here once, against the device's largest allocation too.
+    if (xconv_problem_check_device(p, &dev->info, err) != XCONV_OK ||
+        xconv_plan_options_check(opts, err) != XCONV_OK)
         return NULL;
     if (xconv_device_lost(dev)) {  // planning asks vendor libraries on the device
         xconv_error_set(err, XCONV_ERR_DEVICE_LOST, "%s", dev->gone_msg);

@@ -201,9 +201,8 @@ xconv_case *xconv_case_create(xconv_device *dev, const xconv_problem *p, const c
                         opts->repeat, opts->warmup, opts->samples, opts->pitfall);
         return NULL;
     }
-    if (xconv_problem_check(p, err) != XCONV_OK)
-        return NULL;
-    if (dev && xconv_problem_check_device(p, xconv_device_get_info(dev), err) != XCONV_OK)
+    if ((dev ? xconv_problem_check_device(p, xconv_device_get_info(dev), err)
+             : xconv_problem_check(p, err)) != XCONV_OK)  // the first checks p too
         return NULL;
     bool host_reference = !dev || xconv_problem_flops(p) <= opts->host_ref_max_gflop * 1e9;
     if (check_host_memory(p, host_reference, opts->repeat > 0, err) != XCONV_OK)

@@ -160,7 +160,8 @@ typedef struct xconv_tensors {
 // device's find-db record for p when a cache with one is attached, else the rules of
 // docs/find.md). opts NULL: defaults.
 // Builds nothing (see xconv_plan_prepare). Returns NULL with XCONV_ERR_NOT_APPLICABLE and the
-// reason when the variant does not apply, or another status.
+// reason when the variant does not apply, XCONV_ERR_OUT_OF_MEMORY when a tensor of p passes the
+// device's largest allocation (as xconv_problem_check_device), or another status.
 xconv_plan *xconv_plan_create(xconv_device *dev, const xconv_problem *p, const char *variant,
                               const xconv_plan_options *opts, xconv_error *err);
 

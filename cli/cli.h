@@ -159,6 +159,12 @@ double cli_peaks_gflops(const cli_peaks *peaks, int64_t math);
 void cli_print_plan(xconv_device *dev, const char *name, const xconv_problem *p,
                     const xconv_plan_options *opts, const cli_peaks *peaks);
 
+// The same for a plan already made of variant `name` for p on dev (NULL: its creation failed
+// with err, which is printed).
+void cli_print_plan_made(xconv_device *dev, const char *name, const xconv_problem *p,
+                         const xconv_plan *plan, const xconv_error *err,
+                         const cli_peaks *peaks);
+
 // ---------------------------------------------------------------------------------------------
 // Messages (cli/message.c): everything the CLI says on stderr is "xconv COMMAND: message".
 

@@ -122,16 +122,24 @@ void cli_print_plan(xconv_device *dev, const char *name, const xconv_problem *p,
                     const xconv_plan_options *opts, const cli_peaks *peaks)
 {
     xconv_error err = {0};
+    xconv_plan *plan = xconv_plan_create(dev, p, name, opts, &err);
+    cli_print_plan_made(dev, name, p, plan, &err, peaks);
+    xconv_plan_destroy(plan);
+}
+
+void cli_print_plan_made(xconv_device *dev, const char *name, const xconv_problem *p,
+                         const xconv_plan *plan, const xconv_error *err,
+                         const cli_peaks *peaks)
+{
     char label[320], spec[256];
     const xconv_device_info *info = xconv_device_get_info(dev);
     xconv_device_label(info, label, sizeof label);
     xconv_shape_format(p, spec, sizeof spec);
-    xconv_plan *plan = xconv_plan_create(dev, p, name, opts, &err);
     const char *chosen = plan ? xconv_variant_get_info(xconv_plan_variant(plan))->name : name;
     printf("plan of %s%s%s for %s on %s\n", name, strcmp(name, chosen) ? " -> " : "",
            strcmp(name, chosen) ? chosen : "", spec, label);
     if (!plan) {
-        printf("  %s: %s\n", xconv_status_to_string(err.status), err.msg);
+        printf("  %s: %s\n", xconv_status_to_string(err->status), err->msg);
         return;
     }
     xconv_auto_info chose;
@@ -144,7 +152,6 @@ void cli_print_plan(xconv_device *dev, const char *name, const xconv_problem *p,
         print_step(plan, i);
     print_workspace(plan);
     print_error_check(plan, p);
-    xconv_plan_destroy(plan);
     print_floor(p, peaks);
 }
 

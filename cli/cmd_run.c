@@ -209,20 +209,23 @@ static int random_inputs(const cli_options *opts, const xconv_problem *p, float 
     return 0;
 }
 
-// The variant --variant names ("auto" when none does), or NULL after printing why.
-static const char *variant_name(const cli_options *opts)
+// The name of the variant --variant names ("auto" when none does) with the variant in *v (NULL
+// for auto), or NULL after printing why.
+static const char *variant_name(const cli_options *opts, const xconv_variant **v)
 {
     const xconv_variant *variants[CLI_MAX_LIST];
     int nvariants = 0;
+    *v = NULL;
     if (cli_collect_variants(opts, true, variants, &nvariants))
         return NULL;
     if (nvariants > 1) {
         cli_error("one --variant at a time");
         return NULL;
     }
-    if (nvariants == 0)
+    if (nvariants == 0 || !variants[0])
         return "auto";
-    return variants[0] ? xconv_variant_get_info(variants[0])->name : "auto";
+    *v = variants[0];
+    return xconv_variant_get_info(*v)->name;
 }
 
 // With --find normal or exhaustive: finds p on dev when the find-db has no fresh record of it
@@ -302,10 +305,8 @@ static int write_npy(FILE *f, const void *ctx)
 
 // Checks the variant and, for one that runs on the host, that it applies (the host's memory
 // among its rules); *host is set when it runs on the host. Returns 0 or an exit code.
-static int check_variant(const char *name, const xconv_problem *p, bool *host)
+static int check_variant(const xconv_variant *v, const xconv_problem *p, bool *host)
 {
-    xconv_error err = {0};
-    const xconv_variant *v = strcmp(name, "auto") ? xconv_variant_find(name, &err) : NULL;
     *host = v && xconv_variant_get_info(v)->backends == 0;
     char reason[512] = "";
     if (*host && !xconv_variant_applies(v, NULL, p, reason, sizeof reason)) {
@@ -315,35 +316,43 @@ static int check_variant(const char *name, const xconv_problem *p, bool *host)
     return check_host_memory(p, *host);
 }
 
+// Prints the failure err of variant `name`; returns the exit code: 1, as validate and bench exit
+// for a variant that does not take the shape, or 2 for a malformed forced value.
+static int run_failed(const char *name, const xconv_error *err)
+{
+    cli_print_error(name, err);
+    return err->status == XCONV_ERR_PARSE ? CLI_USAGE : CLI_FAILED;
+}
+
 // Runs the problem on the chosen variant and device with the files' data, or random inputs
 // (and the bias file's, or a random bias: stream 3 of the seed), and writes y to out when given.
 static int run_problem(const cli_options *opts, const xconv_problem *p, const float *file_x,
                        const float *file_w, const float *file_bias, const cli_output *out)
 {
     xconv_error err = {0};
-    const char *name = variant_name(opts);
+    const xconv_variant *v = NULL;
+    const char *name = variant_name(opts, &v);
     if (!name)
         return CLI_USAGE;
     unsigned flags = 0;
     if (cli_find_policy(opts, true, &flags))
         return CLI_USAGE;
     bool host = false;
-    int rc = check_variant(name, p, &host);
+    int rc = check_variant(v, p, &host);
     if (rc)
         return rc;
-    const xconv_variant *v = strcmp(name, "auto") ? xconv_variant_find(name, &err) : NULL;
+    xconv_plan_options plan_opts;
+    cli_plan_options(&plan_opts);
+    cli_epilogue_mode(opts, false, &plan_opts, NULL);  // checked by cmd_run
     xconv_device *dev = NULL;
     xconv_cache *cache = NULL;
+    xconv_plan *plan = NULL;  // planned once (the problem checked and auto asked there)
+    xconv_status st = XCONV_OK;
     char label[320] = "host";
     if (!host) {
         rc = open_device(opts, &dev, label, sizeof label);
         if (rc)
             return rc;
-        if (xconv_problem_check_device(p, xconv_device_get_info(dev), &err) != XCONV_OK) {
-            cli_print_error(label, &err);
-            xconv_device_close(dev);
-            return CLI_FAILED;
-        }
         cache = cli_cache_open(opts, flags);
         xconv_device_set_cache(dev, cache);
         if (!v && (rc = find_first(opts, dev, cache, p)) != 0) {
@@ -351,22 +360,27 @@ static int run_problem(const cli_options *opts, const xconv_problem *p, const fl
             cli_cache_close(cache);
             return rc;
         }
+        if (!(plan = xconv_plan_create(dev, p, name, &plan_opts, &err)))
+            st = err.status;
         if (opts->verbose) {
             static cli_peaks_source src;  // unknown peaks when the peaks file is bad
             cli_peaks peaks = {0};
             if (cli_peaks_open(opts, &src) == 0)
                 cli_peaks_lookup(&src, xconv_device_get_info(dev), &peaks);
             cli_peaks_close(&src);
-            xconv_plan_options verbose_opts;
-            cli_plan_options(&verbose_opts);
-            cli_epilogue_mode(opts, false, &verbose_opts, NULL);
-            cli_print_plan(dev, name, p, &verbose_opts, &peaks);
+            cli_print_plan_made(dev, name, p, plan, &err, &peaks);
         }
+    }
+    if (st != XCONV_OK) {  // refused before any work: no inputs drawn, nothing run
+        xconv_device_close(dev);
+        cli_cache_close(cache);
+        return run_failed(name, &err);
     }
     float *rx = NULL, *rw = NULL;
     if (!file_x && random_inputs(opts, p, &rx, &rw)) {
         free(rx);
         free(rw);
+        xconv_plan_destroy(plan);
         xconv_device_close(dev);
         cli_cache_close(cache);
         return CLI_FAILED;
@@ -380,29 +394,19 @@ static int run_problem(const cli_options *opts, const xconv_problem *p, const fl
     const float *bias = file_bias ? file_bias : rb;
     int64_t y_n = xconv_problem_y_elems(p);
     float *y = malloc((size_t)y_n * sizeof(float));
-    xconv_plan_options plan_opts;
-    cli_plan_options(&plan_opts);
-    cli_epilogue_mode(opts, false, &plan_opts, NULL);  // checked by cmd_run
-    // Planned once (auto asked once), then run on the host arrays: what xconv_forward does.
+    // Run on the host arrays: what xconv_forward does, with the plan made above.
     double t0 = wall_ms();
-    xconv_plan *plan = NULL;
-    xconv_status st = XCONV_OK;
     if (!y || (p->epi.bias && !bias))
         st = xconv_error_set(&err, XCONV_ERR_OUT_OF_MEMORY, "no host memory");
-    else if (!dev)
-        st = xconv_forward(NULL, p, name, &plan_opts, x, w, bias, y, &err);
-    else if (!(plan = xconv_plan_create(dev, p, name, &plan_opts, &err)))
-        st = err.status;
     else
-        st = xconv_plan_forward(plan, x, w, bias, y, &err);
+        st = dev ? xconv_plan_forward(plan, x, w, bias, y, &err)
+                 : xconv_forward(NULL, p, name, &plan_opts, x, w, bias, y, &err);
     double ms = wall_ms() - t0;
     const xconv_variant *chosen = plan ? xconv_plan_variant(plan) : v;
     char spec[256];
     xconv_shape_format(p, spec, sizeof spec);
     if (st != XCONV_OK) {
-        cli_print_error(name, &err);
-        // A variant that does not take the shape ran nothing: 1, as validate and bench exit.
-        rc = st == XCONV_ERR_PARSE ? CLI_USAGE : CLI_FAILED;
+        rc = run_failed(name, &err);
     } else {
         printf("%s on %s: %s -> y[%lld,%lld,%lld,%lld], %.3f ms wall (upload, build, run and "
                "read back)\n",

@@ -20,8 +20,8 @@ int cmd_variants(const cli_options *opts);
 int cmd_run(const cli_options *opts);
 int cmd_validate(const cli_options *opts);    // cli/cmd_validate_bench.c
 int cmd_bench(const cli_options *opts);       // cli/cmd_validate_bench.c
-int cmd_bench_gemm(const cli_options *opts);  // bench --gemm (cli/cmd_gemm.c)
-int cmd_bench_fft(const cli_options *opts);   // bench --fft (cli/cmd_fft.c)
+int cmd_bench_gemm(const cli_options *opts);  // bench --gemm (cli/cmd_gemm.c), no shapes
+int cmd_bench_fft(const cli_options *opts);   // bench --fft (cli/cmd_fft.c), no shapes
 int cmd_explain(const cli_options *opts);
 int cmd_parity(const cli_options *opts);
 int cmd_report(const cli_options *opts);

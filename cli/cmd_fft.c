@@ -570,12 +570,6 @@ int cmd_bench_fft(const cli_options *opts)
     int nexplicit = standard ? 0 : parse_sizes(opts->fft, explicit_sizes);
     if (nexplicit < 0)
         return CLI_USAGE;
-    if (opts->nshapes || opts->nsuites || opts->nvariants || opts->nshape_files || opts->random ||
-        opts->gemm) {
-        fprintf(stderr, "xconv bench: --fft times 2-D FFTs alone; leave out --shape, --shapes, "
-                        "--suite, --random, --variant and --gemm\n");
-        return CLI_USAGE;
-    }
     xconv_devices *devices = NULL;
     int indices[CLI_MAX_LIST], ndevices = 0;
     int rc = cli_select_devices(opts, &devices, indices, &ndevices);

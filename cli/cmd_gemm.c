@@ -375,11 +375,6 @@ int cmd_bench_gemm(const cli_options *opts)
                   "'%s'", opts->gemm);
         return CLI_USAGE;
     }
-    if (opts->nshapes || opts->nsuites || opts->nvariants || opts->nshape_files || opts->random) {
-        cli_error("--gemm times SGEMM alone; leave out --shape, --shapes, --suite, --random and "
-                  "--variant");
-        return CLI_USAGE;
-    }
     xconv_devices *devices = NULL;
     int indices[CLI_MAX_LIST], ndevices = 0;
     int rc = cli_select_devices(opts, &devices, indices, &ndevices);

@@ -486,7 +486,19 @@ int cmd_bench(const cli_options *opts)
                         "mean, not '%s'\n", opts->pitfall);
         return CLI_USAGE;
     }
-    if (opts->gemm && !opts->fft)
+    bool shapes = opts->nshapes || opts->nsuites || opts->nvariants || opts->nshape_files ||
+                  opts->random;
+    if (opts->fft && (shapes || opts->gemm)) {
+        cli_error("--fft times 2-D FFTs alone; leave out --shape, --shapes, --suite, --random, "
+                  "--variant and --gemm");
+        return CLI_USAGE;
+    }
+    if (opts->gemm && shapes) {
+        cli_error("--gemm times SGEMM alone; leave out --shape, --shapes, --suite, --random and "
+                  "--variant");
+        return CLI_USAGE;
+    }
+    if (opts->gemm)
         return cmd_bench_gemm(opts);
     if (opts->fft)
         return cmd_bench_fft(opts);

@@ -61,14 +61,14 @@ static const char *kind_word(xconv_probe_kind kind)
 static void write_stack(FILE *f, const xconv_behaviour_run *run, int i)
 {
     const xconv_behaviour_stack *s = &run->stacks[i];
+    const xconv_json_str strings[] = {
+        XCONV_JSON_STR("id", s->id),           XCONV_JSON_STR("device", s->device),
+        XCONV_JSON_STR("backend", s->backend), XCONV_JSON_STR("platform", s->platform),
+        XCONV_JSON_STR("driver", s->driver),   XCONV_JSON_STR("version", s->version),
+        XCONV_JSON_STR("type", s->type),
+    };
     fputs("    {", f);
-    STR(f, "id", s->id);
-    NEXT_STR(f, "device", s->device);
-    NEXT_STR(f, "backend", s->backend);
-    NEXT_STR(f, "platform", s->platform);
-    NEXT_STR(f, "driver", s->driver);
-    NEXT_STR(f, "version", s->version);
-    NEXT_STR(f, "type", s->type);
+    xconv_json_write_strings(f, strings, sizeof strings / sizeof strings[0], true);
     fputs(", \"fp32_config\": [", f);
     int n = 0;
     for (unsigned bit = 1; bit; bit <<= 1) {
@@ -130,12 +130,15 @@ static void write_record(FILE *f, const xconv_behaviour_run *run, int i)
 {
     const xconv_behaviour_record *r = &run->recs[i];
     const xconv_behaviour_stack *s = &run->stacks[r->stack];
+    const xconv_json_str strings[] = {
+        XCONV_JSON_STR("stack", s->id),
+        XCONV_JSON_STR("variant", r->variant),
+        XCONV_JSON_STR("family", r->family),
+        XCONV_JSON_STR("accuracy_family", r->accuracy_family),
+        XCONV_JSON_STR("kernels", r->kernels),
+    };
     fputs("    {", f);
-    STR(f, "stack", s->id);
-    NEXT_STR(f, "variant", r->variant);
-    NEXT_STR(f, "family", r->family);
-    NEXT_STR(f, "accuracy_family", r->accuracy_family);
-    NEXT_STR(f, "kernels", r->kernels);
+    xconv_json_write_strings(f, strings, sizeof strings / sizeof strings[0], true);
     next_num(f, "threshold", r->threshold);
     fprintf(f, ",\n      \"accuracy\": {\"shapes\": %d, \"passed\": %d, \"failed\": %d, "
                "\"not_applicable\": %d, \"errors\": %d, ",

@@ -92,25 +92,15 @@ static void write_shape(FILE *f, const xconv_matrix_shape *s)
 void xconv_matrix_write_record(FILE *f, const xconv_matrix_record *m)
 {
     const xconv_record *r = &m->rec;
-    struct {
-        const char *name;
-        const char *value;
-        size_t size;
-    } strings[] = {
-        {"device", r->device, sizeof r->device},   {"backend", r->backend, sizeof r->backend},
-        {"driver", r->driver, sizeof r->driver},
-        {"libraries", r->libraries, sizeof r->libraries},
-        {"variant", r->variant, sizeof r->variant},
-        {"family", r->family, sizeof r->family},   {"shape_name", r->shape_name,
-                                                    sizeof r->shape_name},
-        {"shape", r->shape, sizeof r->shape},      {"reference", r->reference,
-                                                    sizeof r->reference},
+    const xconv_json_str strings[] = {
+        XCONV_JSON_STR("device", r->device),         XCONV_JSON_STR("backend", r->backend),
+        XCONV_JSON_STR("driver", r->driver),         XCONV_JSON_STR("libraries", r->libraries),
+        XCONV_JSON_STR("variant", r->variant),       XCONV_JSON_STR("family", r->family),
+        XCONV_JSON_STR("shape_name", r->shape_name), XCONV_JSON_STR("shape", r->shape),
+        XCONV_JSON_STR("reference", r->reference),
     };
     putc('{', f);
-    for (size_t i = 0; i < sizeof strings / sizeof strings[0]; i++) {
-        key(f, strings[i].name, i == 0);
-        string(f, strings[i].value, strings[i].size);
-    }
+    xconv_json_write_strings(f, strings, sizeof strings / sizeof strings[0], true);
     key(f, "seed", false);
     fprintf(f, "%" PRIu64, r->seed);
     key(f, "repeat", false);

@@ -125,6 +125,20 @@ void xconv_json_write_string(FILE *f, const char *s, size_t max);
 // xconv_json_write_string does.
 void xconv_json_write_member(FILE *f, const char *lead, const char *s, size_t max);
 
+// A string member of a JSON object: its key and its value, at most size bytes (a char array's
+// size: XCONV_JSON_STR).
+typedef struct xconv_json_str {
+    const char *key;
+    const char *value;
+    size_t size;
+} xconv_json_str;
+
+#define XCONV_JSON_STR(key, array) {key, array, sizeof(array)}
+
+// Writes the n members as `"key": "value"` separated by ", ", with a ", " before the first
+// unless first is true.
+void xconv_json_write_strings(FILE *f, const xconv_json_str *members, size_t n, bool first);
+
 // Writes info's members "version", "commit", "date" and "command" of a results file's top
 // level, each after the first on a line of its own indented by two spaces.
 void xconv_json_write_run_info(FILE *f, const xconv_run_info *info);

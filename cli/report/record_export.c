@@ -205,6 +205,14 @@ static int finish(FILE *f)
     return 0;
 }
 
+void xconv_json_write_strings(FILE *f, const xconv_json_str *members, size_t n, bool first)
+{
+    for (size_t i = 0; i < n; i++) {
+        fprintf(f, "%s\"%s\": ", first && i == 0 ? "" : ", ", members[i].key);
+        xconv_json_write_string(f, members[i].value, members[i].size);
+    }
+}
+
 void xconv_json_write_run_info(FILE *f, const xconv_run_info *info)
 {
     xconv_json_write_member(f, "\"version\": ", info->tool_version, sizeof info->tool_version);

@@ -43,39 +43,6 @@ static void scale_values(float *v, int64_t count, int exp)
 }
 
 // ---------------------------------------------------------------------------------------------
-// Special values
-
-// Corner taps: on the padding for the outputs of the first (last) row or column, where only
-// x = 0.0 meets them.
-static void fill_weights_padded(const xconv_problem *p, float *x, float *w, uint64_t seed)
-{
-    fill_random(p, x, w, seed);
-    w[w_at(p, 1, 2, 0, 0)] = NAN;
-    w[w_at(p, 2, 0, p->r - 1, p->s - 1)] = INFINITY;
-}
-
-static void fill_weights_plain(const xconv_problem *p, float *x, float *w, uint64_t seed)
-{
-    fill_random(p, x, w, seed);
-    w[w_at(p, 1, 2, 0, 0)] = NAN;
-    w[w_at(p, 3, 5, 0, 0)] = -INFINITY;
-}
-
-static void fill_inputs_strided(const xconv_problem *p, float *x, float *w, uint64_t seed)
-{
-    fill_random(p, x, w, seed);
-    x[x_at(p, 0, 3, 4, 5)] = INFINITY;
-    x[x_at(p, 1, 0, 0, 10)] = NAN;
-}
-
-static void fill_inputs_plain(const xconv_problem *p, float *x, float *w, uint64_t seed)
-{
-    fill_random(p, x, w, seed);
-    x[x_at(p, 0, 1, 2, 3)] = NAN;
-    x[x_at(p, 1, 4, 0, 6)] = -INFINITY;
-}
-
-// ---------------------------------------------------------------------------------------------
 // Signed zeros
 
 static void fill_minus_zero(const xconv_problem *p, float *x, float *w, uint64_t seed)
@@ -146,42 +113,66 @@ static void fill_denormal_sums(const xconv_problem *p, float *x, float *w, uint6
 // ---------------------------------------------------------------------------------------------
 // The table
 
+#define NO_PUT {{0}}  // no special values
+
 static const xconv_behaviour_case cases[] = {
+    // Corner taps: on the padding for the outputs of the first (last) row or column, where only
+    // x = 0.0 meets them.
     {"nan_inf_weights", XCONV_PROBE_SPECIAL, PADDED_3X3,
      "NaN at w[1,2,0,0], +Inf at w[2,0,2,2]: corner taps, NaN where they lie on the padding",
-     fill_weights_padded},
+     NULL, {{'w', 1, 2, 0, 0, NAN}, {'w', 2, 0, 2, 2, INFINITY}}},
     {"nan_inf_weights", XCONV_PROBE_SPECIAL, PLAIN_1X1,
-     "NaN at w[1,2,0,0], -Inf at w[3,5,0,0]; no padding", fill_weights_plain},
+     "NaN at w[1,2,0,0], -Inf at w[3,5,0,0]; no padding", NULL,
+     {{'w', 1, 2, 0, 0, NAN}, {'w', 3, 5, 0, 0, -INFINITY}}},
     {"nan_inf_inputs", XCONV_PROBE_SPECIAL, STRIDED,
-     "+Inf at x[0,3,4,5], NaN at x[1,0,0,10]; groups, stride, dilation, padding",
-     fill_inputs_strided},
+     "+Inf at x[0,3,4,5], NaN at x[1,0,0,10]; groups, stride, dilation, padding", NULL,
+     {{'x', 0, 3, 4, 5, INFINITY}, {'x', 1, 0, 0, 10, NAN}}},
     {"nan_inf_inputs", XCONV_PROBE_SPECIAL, PLAIN_1X1, "NaN at x[0,1,2,3], -Inf at x[1,4,0,6]",
-     fill_inputs_plain},
+     NULL, {{'x', 0, 1, 2, 3, NAN}, {'x', 1, 4, 0, 6, -INFINITY}}},
     {"minus_zero", XCONV_PROBE_ZERO, PADDED_3X3,
-     "x = -0.0, w > 0: products -0, and +0 where a tap lies on the padding", fill_minus_zero},
+     "x = -0.0, w > 0: products -0, and +0 where a tap lies on the padding", fill_minus_zero,
+     NO_PUT},
     {"minus_zero", XCONV_PROBE_ZERO, PLAIN_1X1, "x = -0.0, w > 0: every product -0",
-     fill_minus_zero},
+     fill_minus_zero, NO_PUT},
     {"denormal_inputs", XCONV_PROBE_DENORMAL, PADDED_3X3,
-     "x denormal in [2^-130, 2^-129), w in [2^20, 2^21): normal products", fill_denormal_inputs},
+     "x denormal in [2^-130, 2^-129), w in [2^20, 2^21): normal products",
+     fill_denormal_inputs, NO_PUT},
     {"denormal_inputs", XCONV_PROBE_DENORMAL, PLAIN_1X1,
-     "x denormal in [2^-130, 2^-129), w in [2^20, 2^21): normal products", fill_denormal_inputs},
+     "x denormal in [2^-130, 2^-129), w in [2^20, 2^21): normal products",
+     fill_denormal_inputs, NO_PUT},
     {"denormal_weights", XCONV_PROBE_DENORMAL, PADDED_3X3,
      "w denormal in [2^-130, 2^-129), x in [2^20, 2^21): normal products",
-     fill_denormal_weights},
+     fill_denormal_weights, NO_PUT},
     {"denormal_weights", XCONV_PROBE_DENORMAL, PLAIN_1X1,
      "w denormal in [2^-130, 2^-129), x in [2^20, 2^21): normal products",
-     fill_denormal_weights},
+     fill_denormal_weights, NO_PUT},
     {"denormal_products", XCONV_PROBE_DENORMAL, PADDED_3X3,
-     "x and w in [2^-71, 2^-70): denormal products and results", fill_denormal_products},
+     "x and w in [2^-71, 2^-70): denormal products and results", fill_denormal_products, NO_PUT},
     {"denormal_products", XCONV_PROBE_DENORMAL, PLAIN_1X1,
-     "x and w in [2^-71, 2^-70): denormal products and results", fill_denormal_products},
+     "x and w in [2^-71, 2^-70): denormal products and results", fill_denormal_products, NO_PUT},
     {"denormal_sums", XCONV_PROBE_DENORMAL, PADDED_3X3,
      "channel pairs 2^-145 apart near 2^-125 times +1 and -1: normal products, denormal sums",
-     fill_denormal_sums},
+     fill_denormal_sums, NO_PUT},
     {"denormal_sums", XCONV_PROBE_DENORMAL, PLAIN_1X1,
      "channel pairs 2^-145 apart near 2^-125 times +1 and -1: normal products, denormal sums",
-     fill_denormal_sums},
+     fill_denormal_sums, NO_PUT},
 };
+
+void xconv_behaviour_case_fill(const xconv_behaviour_case *c, const xconv_problem *p, float *x,
+                               float *w, uint64_t seed)
+{
+    if (c->fill)
+        c->fill(p, x, w, seed);
+    else
+        fill_random(p, x, w, seed);
+    for (size_t i = 0; i < sizeof c->put / sizeof c->put[0]; i++) {
+        const xconv_special_value *s = &c->put[i];
+        if (s->tensor == 'x')
+            x[x_at(p, s->i0, s->i1, s->i2, s->i3)] = s->value;
+        else if (s->tensor == 'w')
+            w[w_at(p, s->i0, s->i1, s->i2, s->i3)] = s->value;
+    }
+}
 
 const xconv_behaviour_case *xconv_behaviour_cases(int *count)
 {

@@ -59,16 +59,29 @@ xconv_status xconv_ieee_conv_f64(const xconv_problem *p, const float *x, const f
 // ---------------------------------------------------------------------------------------------
 // Probes
 
-// One problem of a probe: its inputs are made by fill, and its right answer is
-// xconv_ieee_conv_f64 of them.
+// A special value a probe puts into one element of its inputs.
+typedef struct xconv_special_value {
+    char tensor;              // 'x' or 'w'; 0: none
+    int i0, i1, i2, i3;       // the element: x[n, c, h, w] or w[k, c, r, s] (c within the group)
+    float value;              // NaN, +Inf, -Inf, ...
+} xconv_special_value;
+
+// One problem of a probe: its inputs are made by xconv_behaviour_case_fill, and its right
+// answer is xconv_ieee_conv_f64 of them.
 typedef struct xconv_behaviour_case {
     const char *probe;        // "nan_inf_weights", ...
     xconv_probe_kind kind;
     const char *spec;         // the problem
     const char *what;         // one line on what the inputs hold
-    // Fills x and w of p (of xconv_problem_x_elems and _w_elems floats) from `seed`.
+    // Fills x and w of p (of xconv_problem_x_elems and _w_elems floats) from `seed`; NULL:
+    // seeded random values in [-1, 1), none zero.
     void (*fill)(const xconv_problem *p, float *x, float *w, uint64_t seed);
+    xconv_special_value put[2];  // then put into x and w
 } xconv_behaviour_case;
+
+// Fills x and w of p for case c from `seed`: c->fill, then c's special values.
+void xconv_behaviour_case_fill(const xconv_behaviour_case *c, const xconv_problem *p, float *x,
+                               float *w, uint64_t seed);
 
 // Returns the probes' problems (*count of them), those of one probe next to each other, in the
 // order the records list the probes.

@@ -445,7 +445,7 @@ static xconv_status run_case(measure *m, const xconv_behaviour_case *c, xconv_er
         st = xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no host memory for probe %s",
                              c->probe);
     if (st == XCONV_OK) {
-        c->fill(&p, x, w, m->opts->seed);
+        xconv_behaviour_case_fill(c, &p, x, w, m->opts->seed);
         st = xconv_ieee_conv_f64(&p, x, w, ieee, norm) == XCONV_OK
                  ? XCONV_OK
                  : xconv_error_set(err, XCONV_ERR_INVALID, "probe %s: bad problem", c->probe);

@@ -158,7 +158,7 @@ static probe_data probe_make(int index)
     d.y = malloc((size_t)d.ny * sizeof *d.y);
     d.ieee = malloc((size_t)d.ny * sizeof *d.ieee);
     d.norm = malloc((size_t)d.ny * sizeof *d.norm);
-    c->fill(&d.p, d.x, d.w, 1);
+    xconv_behaviour_case_fill(c, &d.p, d.x, d.w, 1);
     xconv_ieee_conv_f64(&d.p, d.x, d.w, d.ieee, d.norm);
     for (int64_t i = 0; i < d.ny; i++)
         d.y[i] = (float)d.ieee[i];

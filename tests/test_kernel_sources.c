@@ -29,31 +29,6 @@ static char *read_text(const char *path)
     return text;
 }
 
-// A growing string.
-typedef struct {
-    char *data;
-    size_t len, cap;
-} text_buf;
-
-static void buf_append(text_buf *b, const char *s, size_t n)
-{
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 4096;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        char *grown = realloc(b->data, cap);
-        if (!grown) {
-            fprintf(stderr, "out of memory\n");
-            exit(1);
-        }
-        b->data = grown;
-        b->cap = cap;
-    }
-    memcpy(b->data + b->len, s, n);
-    b->len += n;
-    b->data[b->len] = '\0';
-}
-
 // Returns the text the build should embed for cl/<stem>.cl (malloc'd), or NULL when a file is
 // missing: each include line becomes #line 1 "H", common/H, a newline and #line N "<stem>.cl",
 // N being the number of the line after the include.
@@ -64,7 +39,13 @@ static char *expected_embedding(const char *stem)
     char *source = read_text(path);
     if (!source)
         return NULL;
-    text_buf out = {0};
+    char *text = NULL;
+    size_t size = 0;
+    FILE *out = open_memstream(&text, &size);
+    if (!out) {
+        free(source);
+        return NULL;
+    }
     const char *line = source;
     int number = 1;
     bool ok = true;
@@ -76,29 +57,24 @@ static char *expected_embedding(const char *stem)
             snprintf(path, sizeof path, "common/%s", header);
             char *included = read_text(path);
             ok = included != NULL;
-            if (ok) {
-                char directive[300];
-                snprintf(directive, sizeof directive, "#line 1 \"%s\"\n", header);
-                buf_append(&out, directive, strlen(directive));
-                buf_append(&out, included, strlen(included));
-                snprintf(directive, sizeof directive, "\n#line %d \"%s.cl\"", number + 1, stem);
-                buf_append(&out, directive, strlen(directive));
-            }
+            if (ok)
+                fprintf(out, "#line 1 \"%s\"\n%s\n#line %d \"%s.cl\"", header, included,
+                        number + 1, stem);
             free(included);
         } else {
-            buf_append(&out, line, len);
+            fwrite(line, 1, len, out);
         }
         if (end)
-            buf_append(&out, "\n", 1);
+            fputc('\n', out);
         line = end ? end + 1 : line + len;
         number++;
     }
     free(source);
-    if (!ok) {
-        free(out.data);
+    if (fclose(out) != 0 || !ok) {
+        free(text);
         return NULL;
     }
-    return out.data ? out.data : calloc(1, 1);
+    return text;
 }
 
 static void test_embedded_sources(void)

@@ -5,8 +5,6 @@
 
 #include "families/gemm/plan_mma.h"
 
-// Words of padding per local row (XC_MMA_PAD): 4 keeps the fragment reads conflict-free.
-#define MMA_PAD_WORDS 4
 // Words of k per local row: two 8-word mma slices (16 TF32 or 32 fp16/bf16 elements).
 #define MMA_K_WORDS 16
 #define MMA_WARP 32  // lanes of a warp: mma.sync is a warp's instruction (PTX)
@@ -53,8 +51,8 @@ bool xconv_mma_channels_first(const xconv_problem *p, const xconv_mma_tiles *t)
 
 size_t xconv_mma_local_bytes(const xconv_mma_tiles *t, int64_t math)
 {
-    size_t ld = (size_t)(t->tile_k / mma_pack(math) + MMA_PAD_WORDS);
-    return 2 * (size_t)(t->tile_m + t->tile_n) * ld * sizeof(uint32_t);
+    size_t words = (size_t)(t->tile_k / mma_pack(math));  // of k, per row of A or column of B
+    return 2 * (size_t)(t->tile_m + t->tile_n) * words * sizeof(uint32_t);
 }
 
 // Returns true when every element index the kernel forms (x, w and y, whole and per group)
@@ -76,7 +74,7 @@ static xconv_status mma_defines(xconv_step *s, const xconv_problem *p, const xco
         {"XC_MMA_MATH", (long long)p->math}, {"XC_MMA_PTX", 1},
         {"XC_MMA_TILE_M", t->tile_m}, {"XC_MMA_TILE_N", t->tile_n},
         {"XC_MMA_TILE_K", t->tile_k}, {"XC_MMA_WARPS_M", t->warps_m},
-        {"XC_MMA_WARPS_N", t->warps_n}, {"XC_MMA_PAD", MMA_PAD_WORDS},
+        {"XC_MMA_WARPS_N", t->warps_n},
         {"XC_MMA_RSC", xconv_mma_channels_first(p, t)},
     };
     for (size_t i = 0; st == XCONV_OK && i < sizeof defs / sizeof defs[0]; i++)

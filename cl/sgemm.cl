@@ -194,10 +194,10 @@
 #error "sgemm.cl: every K slice needs at least one K step"
 #endif
 // fp16 and bf16 storage (XC_DTYPE: x, w and y of a convolution's GEMM; common/xconv_dialect.h)
-// go through scalar XC_LD / XC_ST: the float4 paths and split-K's fp32 partials are fp32-only.
-#if XC_DTYPE && (XC_GEMM_VEC_A == 4 || XC_GEMM_VEC_B == 4 || XC_GEMM_VEC_C == 4 || \
-                 XC_GEMM_SPLIT_K > 1 || XC_GEMM_REGIONS)
-#error "sgemm.cl: fp16 and bf16 storage need scalar loads and stores and no split-K"
+// go through XC_LD / XC_ST, four at a time through XC_LD4 / XC_ST4; split-K's fp32 partials are
+// fp32-only.
+#if XC_DTYPE && (XC_GEMM_SPLIT_K > 1 || XC_GEMM_REGIONS)
+#error "sgemm.cl: fp16 and bf16 storage take no split-K"
 #endif
 #if XC_GEMM_SPLIT_K > 1 && (XC_EPI_ANY || XC_POOL_H)
 #error "sgemm.cl: split-K stores partial sums: the epilogue belongs to cl/splitk_reduce.cl"
@@ -266,7 +266,7 @@ XC_FUNC void xc_gemm_load_a(const XC_GLOBAL XC_DATA *a, const int row0, const in
 #if XC_GEMM_VEC_A == 4
         float4 v = XC_MAKE_FLOAT4(0.0f, 0.0f, 0.0f, 0.0f);
         if (ok)
-            v = ((const XC_GLOBAL float4 *)(a + row * XC_GEMM_LDA + k))[0];
+            v = XC_LD4(a, row * XC_GEMM_LDA + k);
         regs[4 * i + 0] = v.x;
         regs[4 * i + 1] = v.y;
         regs[4 * i + 2] = v.z;
@@ -365,7 +365,7 @@ XC_FUNC void xc_gemm_load_b(const XC_GLOBAL XC_DATA *b,
 #if XC_GEMM_VEC_B == 4
         float4 v = XC_MAKE_FLOAT4(0.0f, 0.0f, 0.0f, 0.0f);
         if (ok)
-            v = ((const XC_GLOBAL float4 *)(b + col.offset + k * XC_GEMM_LDB))[0];
+            v = XC_LD4(b, col.offset + k * XC_GEMM_LDB);
         regs[4 * i + 0] = v.x;
         regs[4 * i + 1] = v.y;
         regs[4 * i + 2] = v.z;
@@ -508,9 +508,9 @@ XC_FUNC void xc_gemm_store_c(XC_GLOBAL XC_DATA *c, const int row0, const int col
             const int j = col0 + XC_GEMM_FRAG_POS(4 * v, XC_GEMM_THREADS_N, tx);  // bound cols
             const float *a4 = acc + i * XC_GEMM_WPT_N + 4 * v;
             if (j < cols)
-                ((XC_GLOBAL float4 *)(c + XC_GEMM_C_AT(j, row)))[0] =
-                    XC_MAKE_FLOAT4(XC_EPI(a4[0], xc_k0 + row), XC_EPI(a4[1], xc_k0 + row),
-                                   XC_EPI(a4[2], xc_k0 + row), XC_EPI(a4[3], xc_k0 + row));
+                XC_ST4(c, XC_GEMM_C_AT(j, row),
+                       XC_MAKE_FLOAT4(XC_EPI(a4[0], xc_k0 + row), XC_EPI(a4[1], xc_k0 + row),
+                                      XC_EPI(a4[2], xc_k0 + row), XC_EPI(a4[3], xc_k0 + row)));
         }
 #else
 #pragma unroll

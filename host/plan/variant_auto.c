@@ -90,11 +90,11 @@ static bool wide_1x1(const xconv_device_info *dev, const xconv_problem *p)
 
 // Whether p is a wide pointwise product (above) with AUTO_GEMM_1X1_MIN_KG filters a group or
 // more, whose input planes are whole float4s, so that gemm_1x1 reads B in vectors (the GEMM
-// planner's condition for fp32 B from memory).
+// planner's condition for B from memory, in every storage type).
 static bool wide_pointwise_vectors(const xconv_device_info *dev, const xconv_problem *p)
 {
     return wide(dev, p) && pointwise(p) && p->k / p->groups >= AUTO_GEMM_1X1_MIN_KG &&
-           p->dtype == XCONV_DTYPE_F32 && p->h * p->w % 4 == 0;
+           p->h * p->w % 4 == 0;
 }
 
 // Whether p is a wide product with enough work per compute unit for a plan of several steps.

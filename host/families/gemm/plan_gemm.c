@@ -213,7 +213,7 @@ static double tile_cost(const xconv_device_info *info, const xconv_gemm_layout *
 // contiguous and 16-byte aligned in memory and in the local tile, else 1.
 static int b_vector(const xconv_gemm_layout *L, const xconv_gemm_tiles *t)
 {
-    return !L->scalar && L->mode == XCONV_GEMM_B_MEMORY && L->ldb % 4 == 0 && L->seg % 4 == 0 &&
+    return L->mode == XCONV_GEMM_B_MEMORY && L->ldb % 4 == 0 && L->seg % 4 == 0 &&
                    L->b_seg_stride % 4 == 0 && L->b_group_stride % 4 == 0 && t->pad % 4 == 0
                ? 4
                : 1;
@@ -667,8 +667,6 @@ xconv_status xconv_gemm_plan_step(const xconv_device_info *info, const xconv_pro
     if (!step)
         return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for a step");
     xconv_gemm_derived d = derive(info, L, t);
-    if (L->scalar)  // 16-bit storage: scalar loads and stores only
-        d.vec_a = d.vec_b = d.vec_c = 1;
     xconv_status st = p ? xconv_step_define_problem(step, p, err) : XCONV_OK;
     if (st == XCONV_OK)
         st = define_gemm(step, L, t, &d, err);

@@ -22,7 +22,7 @@ static xconv_gemm_layout conv_layout(const xconv_problem *p, xconv_gemm_mode mod
         .lda = crs, .ldb = pq, .ldc = pq, .seg = pq,
         .b_seg_stride = p->c * p->r * p->s * pq, .c_seg_stride = p->k * pq,
         .a_group_stride = kg * crs, .b_group_stride = crs * pq, .c_group_stride = kg * pq,
-        .groups = p->groups, .scalar = p->dtype != XCONV_DTYPE_F32,
+        .groups = p->groups,
     };
 }
 

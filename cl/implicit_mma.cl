@@ -438,29 +438,45 @@ XC_FUNC void xc_mma_multiply(XC_LOCAL_PTR const unsigned int *buf, const int war
 // ---------------------------------------------------------------------------------------------
 // Storing C
 
-// Writes this warp's tiles into y (rows past M and columns past C's skipped): tile (i, j)'s
-// float e is row 16 i + g + 8 (e >= 2), column 8 j + 2 t + e % 2 of the warp's block.
-XC_FUNC void xc_mma_store_c(XC_GLOBAL XC_DATA *y, const int row0, const int col0,
-                            const int lane, const float *acc)
+// Writes this warp's tiles into y through local memory, one 16-row tile of its block at a time:
+// the warp puts its fragments' sums in its part of `stage` (16 rows of WARP_N floats, padded by
+// one), then each lane takes one column and writes its 16 rows, so that a warp's store is
+// WARP_N consecutive output positions of one filter (contiguous within an image) rather than
+// four-float pieces of eight filters. Rows past M and columns past C's are skipped. Every
+// work-item of the work-group calls it (two barriers a 16-row tile).
+#define XC_MMA_STAGE_LD (XC_MMA_WARP_N + 1)  // floats per staged row
+#define XC_MMA_STAGE_WORDS (XC_MMA_WARPS_M * XC_MMA_WARPS_N * 16 * XC_MMA_STAGE_LD)
+// Words of local memory: the larger of the operands' two buffers and the staged sums, in whole
+// 16-byte units.
+#define XC_MMA_LOCAL_WORDS \
+    ((2 * XC_MMA_BUFFER > XC_MMA_STAGE_WORDS ? 2 * XC_MMA_BUFFER : XC_MMA_STAGE_WORDS + 3) / 4 * 4)
+
+XC_FUNC void xc_mma_store_c(XC_GLOBAL XC_DATA *y, XC_LOCAL_PTR float *stage, const int row0,
+                            const int col0, const int lane, const float *acc)
 {
     const int g = lane / 4, t = lane % 4;
 #pragma unroll
-    for (int j = 0; j < XC_MMA_N; j++) {
+    for (int i = 0; i < XC_MMA_M; i++) {
+        XC_BARRIER();  // every warp is done with the operands (or the last tile's rows)
 #pragma unroll
-        for (int h = 0; h < 2; h++) {
-            const int col = col0 + j * 8 + 2 * t + h;  // column of C, bound COLS
+        for (int j = 0; j < XC_MMA_N; j++) {
+#pragma unroll
+            for (int e = 0; e < 4; e++)  // row g + 8 (e >= 2), column 8 j + 2 t + e % 2
+                stage[(g + 8 * (e / 2)) * XC_MMA_STAGE_LD + j * 8 + 2 * t + e % 2] =
+                    acc[(i * XC_MMA_N + j) * 4 + e];
+        }
+        XC_BARRIER();
+        for (int c = lane; c < XC_MMA_WARP_N; c += XC_MMA_WARP) {
+            const int col = col0 + c;  // column of C, bound COLS
             if (col >= XC_MMA_COLS)
                 continue;
             const int n = col / (XC_P * XC_Q), pq = col % (XC_P * XC_Q);
 #pragma unroll
-            for (int i = 0; i < XC_MMA_M; i++) {
-#pragma unroll
-                for (int v = 0; v < 2; v++) {
-                    const int row = row0 + i * 16 + g + 8 * v;  // row of C, bound M
-                    if (row < XC_MMA_GEMM_M)
-                        XC_ST(y, (n * XC_K + row) * (XC_P * XC_Q) + pq,
-                              acc[(i * XC_MMA_N + j) * 4 + 2 * v + h]);
-                }
+            for (int r = 0; r < 16; r++) {
+                const int row = row0 + i * 16 + r;  // row of C, bound M
+                if (row < XC_MMA_GEMM_M)
+                    XC_ST(y, (n * XC_K + row) * (XC_P * XC_Q) + pq,
+                          stage[r * XC_MMA_STAGE_LD + c]);
             }
         }
     }
@@ -475,7 +491,8 @@ XC_KERNEL XC_WORK_GROUP_SIZE(XC_MMA_THREADS, 1, 1)
 void implicit_mma(const XC_GLOBAL XC_MMA_SRC *XC_RESTRICT x,
                   const XC_GLOBAL XC_MMA_SRC *XC_RESTRICT w, XC_GLOBAL XC_DATA *XC_RESTRICT y)
 {
-    XC_LOCAL uint4 lds_units[2 * XC_MMA_BUFFER / 4];  // 16-byte aligned
+    // The operands' two buffers, and then the staged sums of C (16-byte aligned).
+    XC_LOCAL uint4 lds_units[XC_MMA_LOCAL_WORDS / 4];
     XC_LOCAL_PTR unsigned int *lds = (XC_LOCAL_PTR unsigned int *)lds_units;
 #if XC_MMA_PTX
     XC_LOCAL_PTR unsigned int *scratch = lds;  // unused
@@ -520,5 +537,6 @@ void implicit_mma(const XC_GLOBAL XC_MMA_SRC *XC_RESTRICT x,
     }
     xc_mma_multiply(lds + ((XC_MMA_STEPS - 1) % 2) * XC_MMA_BUFFER, warp_m, warp_n, lane,
                     scratch, acc);
-    xc_mma_store_c(y, row0 + warp_m * XC_MMA_WARP_M, col0 + warp_n * XC_MMA_WARP_N, lane, acc);
+    xc_mma_store_c(y, (XC_LOCAL_PTR float *)lds + warp * 16 * XC_MMA_STAGE_LD,
+                   row0 + warp_m * XC_MMA_WARP_M, col0 + warp_n * XC_MMA_WARP_N, lane, acc);
 }

@@ -51,8 +51,13 @@ bool xconv_mma_channels_first(const xconv_problem *p, const xconv_mma_tiles *t)
 
 size_t xconv_mma_local_bytes(const xconv_mma_tiles *t, int64_t math)
 {
+    // The operands' two buffers, or the staged sums of C where they are larger: 16 rows of a
+    // warp's columns a warp, padded by one float, in whole 16-byte units (cl/implicit_mma.cl).
     size_t words = (size_t)(t->tile_k / mma_pack(math));  // of k, per row of A or column of B
-    return 2 * (size_t)(t->tile_m + t->tile_n) * words * sizeof(uint32_t);
+    size_t operands = 2 * (size_t)(t->tile_m + t->tile_n) * words;
+    size_t staged = (size_t)(t->warps_m * t->warps_n) * 16 * (size_t)(t->tile_n / t->warps_n + 1);
+    size_t larger = operands > staged ? operands : (staged + 3) / 4 * 4;
+    return larger * sizeof(uint32_t);
 }
 
 // Returns true when every element index the kernel forms (x, w and y, whole and per group)

@@ -83,7 +83,8 @@
 #define XC_MMA_N (XC_MMA_WARP_N / 8)                          // 8-column tiles per warp
 #define XC_MMA_A_LOADS (XC_MMA_TILE_M * XC_MMA_KW / XC_MMA_THREADS)  // words per work-item
 #define XC_MMA_B_LOADS (XC_MMA_TILE_N * XC_MMA_KW / XC_MMA_THREADS)
-#define XC_MMA_B_PASS (XC_MMA_THREADS / XC_MMA_TILE_N)        // B words loaded a pass, per column
+#define XC_MMA_B_PASS (XC_MMA_THREADS / XC_MMA_TILE_N)        // work-items a column of B
+#define XC_MMA_B_RUN (XC_MMA_KW / XC_MMA_B_PASS)              // its words each, consecutive
 
 #define XC_MMA_GEMM_M XC_KG                     // rows of C: a group's filters
 #define XC_MMA_GEMM_K (XC_CG * XC_R * XC_S)     // the reduction: (c, r, s)
@@ -103,6 +104,9 @@
 #endif
 #if XC_MMA_RSC && XC_CG % XC_MMA_TILE_K
 #error "implicit_mma.cl: XC_MMA_RSC needs a group's channels in whole K steps"
+#endif
+#if XC_MMA_THREADS & (XC_MMA_THREADS - 1)
+#error "implicit_mma.cl: WARPS_M * WARPS_N warps, a power of two"
 #endif
 #if (XC_MMA_TILE_M * XC_MMA_KW) % XC_MMA_THREADS || XC_MMA_THREADS % XC_MMA_TILE_N || \
     XC_MMA_KW % XC_MMA_B_PASS
@@ -323,7 +327,9 @@ XC_FUNC unsigned int xc_mma_gather_rsc(const XC_GLOBAL XC_MMA_SRC *at, const int
 #endif
 }
 
-// Loads this work-item's words of k [k0, k0 + TILE_K) of its column of B: word kw0 + i * PASS.
+// Loads this work-item's words of k [k0, k0 + TILE_K) of its column of B: words kw0 + i, a run
+// of B_RUN (kw0 a multiple of B_RUN, so a word's place in local memory is mostly known at
+// compile time).
 XC_FUNC void xc_mma_load_b(const XC_GLOBAL XC_MMA_SRC *x, const xc_mma_col col, const int k0,
                            const int kw0, unsigned int *regs)
 {
@@ -335,7 +341,7 @@ XC_FUNC void xc_mma_load_b(const XC_GLOBAL XC_MMA_SRC *x, const xc_mma_col col, 
     const XC_GLOBAL XC_MMA_SRC *at = x + (inside ? col.offset + (c0 * XC_H + ih) * XC_W + iw : 0);
 #pragma unroll
     for (int i = 0; i < XC_MMA_B_LOADS; i++) {
-        const int c = (kw0 + i * XC_MMA_B_PASS) * XC_MMA_PACK;  // channel past c0, bound TILE_K
+        const int c = (kw0 + i) * XC_MMA_PACK;  // channel past c0, bound TILE_K
 #if XC_MMA_PACK == 1
         regs[i] = inside ? xc_mma_gather_rsc(at, c) : 0u;
 #else
@@ -345,7 +351,7 @@ XC_FUNC void xc_mma_load_b(const XC_GLOBAL XC_MMA_SRC *x, const xc_mma_col col, 
 #else
 #pragma unroll
     for (int i = 0; i < XC_MMA_B_LOADS; i++) {
-        const int k = k0 + (kw0 + i * XC_MMA_B_PASS) * XC_MMA_PACK;  // first k, bound K
+        const int k = k0 + (kw0 + i) * XC_MMA_PACK;  // first k, bound K
 #if XC_MMA_PACK == 1
         regs[i] = xc_mma_gather(x, col, k);
 #else
@@ -391,7 +397,7 @@ XC_FUNC void xc_mma_store(XC_LOCAL_PTR unsigned int *buf, const int tid, const i
     }
 #pragma unroll
     for (int i = 0; i < XC_MMA_B_LOADS; i++)
-        buf[xc_mma_at_b(col, kw0 + i * XC_MMA_B_PASS)] = b_regs[i];
+        buf[xc_mma_at_b(col, kw0 + i)] = b_regs[i];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -499,7 +505,9 @@ void implicit_mma(const XC_GLOBAL XC_MMA_SRC *XC_RESTRICT x,
 #else
     XC_LOCAL unsigned int scratch_all[XC_MMA_SCRATCH];
 #endif
-    const int tid = XC_LOCAL_ID(0);                     // bound THREADS
+    // Bound THREADS (a power of two): the mask tells the compiler so, which folds the places of
+    // the staged words.
+    const int tid = XC_LOCAL_ID(0) & (XC_MMA_THREADS - 1);
     const int lane = tid % XC_MMA_WARP;                 // lane of its warp
     const int warp = tid / XC_MMA_WARP;                 // bound WARPS_M * WARPS_N
     const int warp_m = warp / XC_MMA_WARPS_N, warp_n = warp % XC_MMA_WARPS_N;
@@ -513,7 +521,7 @@ void implicit_mma(const XC_GLOBAL XC_MMA_SRC *XC_RESTRICT x,
     x += group * XC_CG * XC_H * XC_W;
     y += group * XC_MMA_GEMM_M * XC_P * XC_Q;
     const int col = tid % XC_MMA_TILE_N;                // B column this work-item loads
-    const int kw0 = tid / XC_MMA_TILE_N;                // its first word of k, bound B_PASS
+    const int kw0 = tid / XC_MMA_TILE_N * XC_MMA_B_RUN;  // its first word of k, bound KW
     const xc_mma_col column = xc_mma_column(col0 + col);
 
     float acc[XC_MMA_M * XC_MMA_N * 4];

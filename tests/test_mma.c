@@ -175,6 +175,23 @@ static void test_auto(void)
         CHECK_MSG(mma == (types[i][0] != '\0'), "auto with '%s' chose %s", types[i],
                   st == XCONV_OK ? info.variant->info.name : "nothing");
     }
+    // A depthwise layer in a reduced mode: direct_regblock in fp32 math, the storage kept.
+    const char *depthwise[] = {"math=tf32", "dtype=f16,math=f16", "dtype=bf16,math=bf16"};
+    for (int i = 0; i < 3; i++) {
+        xconv_problem p;
+        xconv_error err;
+        xconv_auto_info info;
+        xconv_plan *plan = NULL;
+        CHECK(parse_with("n=8,c=64,h=28,w=28,k=64,r=3,pad=1,groups=64", depthwise[i], &p));
+        xconv_status st = xconv_auto_plan(h100, &p, NULL, &info, &plan, &err);
+        CHECK_MSG(st == XCONV_OK && strcmp(info.variant->info.name, "direct_regblock") == 0,
+                  "depthwise with '%s': %s", depthwise[i],
+                  st == XCONV_OK ? info.variant->info.name : err.msg);
+        CHECK_CONTAINS(info.why, "in fp32 math (more accurate than asked), the same storage");
+        const xconv_step *s = plan ? xconv_plan_step(plan, 0) : NULL;
+        CHECK(s && xconv_step_value(s, "XC_DTYPE", 0) == p.dtype);
+        xconv_plan_destroy(plan);
+    }
     xconv_device_close(h100);
 }
 

@@ -14,13 +14,17 @@
 // warp a (TILE_M / WARPS_M) x (TILE_N / WARPS_N) block as MMA_M x MMA_N tiles of 16 x 8, each
 // tile's 4 fp32 sums spread over the warp's 32 lanes in the PTX fragment layout. K is walked in
 // steps of TILE_K elements: the work-group stages the A block (TILE_M rows) and the B block
-// (TILE_N columns) in local memory, both k-contiguous as 32-bit words (one TF32 value, or two
-// 16-bit values: the lower k in the lower half), rows padded by PAD words so that the eight
-// lane groups of a fragment read hit distinct banks. In word units the fragments of all three
-// modes are alike: lane (g = lane / 4, t = lane % 4) reads A words (g, t), (g + 8, t), (g, t + 4),
-// (g + 8, t + 4) of a 16 x 8-word slice and B words (g, t), (g, t + 4) of an 8 x 8-word slice.
-// Local memory is double-buffered: the next step's words are loaded from global memory into
-// registers while the current step is multiplied, one barrier a step.
+// (TILE_N columns) in local memory as 32-bit words (one TF32 value, or two 16-bit values: the
+// lower k in the lower half). In word units the fragments of all three modes are alike: lane
+// (g = lane / 4, t = lane % 4) reads A words (g, t), (g + 8, t), (g, t + 4), (g + 8, t + 4) of a
+// 16 x 8-word slice and B words (g, t), (g, t + 4) of an 8 x 8-word slice. Local memory holds
+// the words in that fragment order: for each 8-word slice of k, each 16-row tile of A and each
+// pair of 8-column tiles of B is a unit of 32 lanes x 4 words, a lane's four words side by side,
+// so a lane reads its A fragment, or its B fragments of two tiles, with one 16-byte load.
+// Lane L's four words sit at L ^ ((L >> 3) & 3) (an XOR swizzle): a quarter-warp's loads cover
+// the 32 banks once, and a warp storing 32 consecutive columns at one k hits 16 banks (twice
+// each) rather than 4. Local memory is double-buffered: the next step's words are loaded from
+// global memory into registers while the current step is multiplied, one barrier a step.
 //
 // Order of the reduction (XC_MMA_RSC). 0: k = (c, r, s) as the filters are stored; each element
 // of B finds its channel and filter tap by division. 1 (a group's channels a multiple of
@@ -58,9 +62,6 @@
 #ifndef XC_MMA_TILE_K
 #define XC_MMA_TILE_K 32    // k per local-memory step: a multiple of 8 words (16 tf32, 32 f16)
 #endif
-#ifndef XC_MMA_PAD
-#define XC_MMA_PAD 4        // words of padding per local row (4: conflict-free fragment reads)
-#endif
 #ifndef XC_MMA_RSC
 #define XC_MMA_RSC 0        // 1: k walked as (r, s, c), one filter tap a K step (above)
 #endif
@@ -72,16 +73,18 @@
 #define XC_MMA_THREADS (XC_MMA_WARPS_M * XC_MMA_WARPS_N * XC_MMA_WARP)
 #define XC_MMA_PACK (XC_MMA_MATH == 1 ? 1 : 2)                // elements per 32-bit word
 #define XC_MMA_KW (XC_MMA_TILE_K / XC_MMA_PACK)               // words of k per local row
-#define XC_MMA_LD (XC_MMA_KW + XC_MMA_PAD)                    // words per local row
-#define XC_MMA_A_WORDS (XC_MMA_TILE_M * XC_MMA_LD)
-#define XC_MMA_BUFFER (XC_MMA_A_WORDS + XC_MMA_TILE_N * XC_MMA_LD)  // words of one K step
+#define XC_MMA_A_WORDS (XC_MMA_TILE_M * XC_MMA_KW)
+#define XC_MMA_BUFFER (XC_MMA_A_WORDS + XC_MMA_TILE_N * XC_MMA_KW)  // words of one K step
+#define XC_MMA_A_UNITS (XC_MMA_TILE_M / 16)                   // 16-row tiles of A a slice
+#define XC_MMA_B_UNITS (XC_MMA_TILE_N / 16)                   // pairs of 8-column tiles of B
 #define XC_MMA_WARP_M (XC_MMA_TILE_M / XC_MMA_WARPS_M)        // rows of C per warp
 #define XC_MMA_WARP_N (XC_MMA_TILE_N / XC_MMA_WARPS_N)        // columns of C per warp
 #define XC_MMA_M (XC_MMA_WARP_M / 16)                         // 16-row tiles per warp
 #define XC_MMA_N (XC_MMA_WARP_N / 8)                          // 8-column tiles per warp
 #define XC_MMA_A_LOADS (XC_MMA_TILE_M * XC_MMA_KW / XC_MMA_THREADS)  // words per work-item
 #define XC_MMA_B_LOADS (XC_MMA_TILE_N * XC_MMA_KW / XC_MMA_THREADS)
-#define XC_MMA_B_PASS (XC_MMA_THREADS / XC_MMA_TILE_N)        // B words loaded a pass, per column
+#define XC_MMA_B_PASS (XC_MMA_THREADS / XC_MMA_TILE_N)        // work-items a column of B
+#define XC_MMA_B_RUN (XC_MMA_KW / XC_MMA_B_PASS)              // its words each, consecutive
 
 #define XC_MMA_GEMM_M XC_KG                     // rows of C: a group's filters
 #define XC_MMA_GEMM_K (XC_CG * XC_R * XC_S)     // the reduction: (c, r, s)
@@ -95,12 +98,15 @@
     (XC_MMA_MATH == 3 && XC_DTYPE != 2)
 #error "implicit_mma.cl: tf32 reads fp32 storage, f16 fp16 storage and bf16 bf16 storage"
 #endif
-#if XC_MMA_TILE_M % (16 * XC_MMA_WARPS_M) || XC_MMA_TILE_N % (8 * XC_MMA_WARPS_N) || \
+#if XC_MMA_TILE_M % (16 * XC_MMA_WARPS_M) || XC_MMA_TILE_N % (16 * XC_MMA_WARPS_N) || \
     XC_MMA_KW % 8 || XC_MMA_TILE_K % XC_MMA_PACK
-#error "implicit_mma.cl: warp tiles of whole 16 x 8 tiles and K steps of whole 8-word slices"
+#error "implicit_mma.cl: warp tiles of whole 16 x 16 tiles and K steps of whole 8-word slices"
 #endif
 #if XC_MMA_RSC && XC_CG % XC_MMA_TILE_K
 #error "implicit_mma.cl: XC_MMA_RSC needs a group's channels in whole K steps"
+#endif
+#if XC_MMA_THREADS & (XC_MMA_THREADS - 1)
+#error "implicit_mma.cl: WARPS_M * WARPS_N warps, a power of two"
 #endif
 #if (XC_MMA_TILE_M * XC_MMA_KW) % XC_MMA_THREADS || XC_MMA_THREADS % XC_MMA_TILE_N || \
     XC_MMA_KW % XC_MMA_B_PASS
@@ -321,7 +327,9 @@ XC_FUNC unsigned int xc_mma_gather_rsc(const XC_GLOBAL XC_MMA_SRC *at, const int
 #endif
 }
 
-// Loads this work-item's words of k [k0, k0 + TILE_K) of its column of B: word kw0 + i * PASS.
+// Loads this work-item's words of k [k0, k0 + TILE_K) of its column of B: words kw0 + i, a run
+// of B_RUN (kw0 a multiple of B_RUN, so a word's place in local memory is mostly known at
+// compile time).
 XC_FUNC void xc_mma_load_b(const XC_GLOBAL XC_MMA_SRC *x, const xc_mma_col col, const int k0,
                            const int kw0, unsigned int *regs)
 {
@@ -333,7 +341,7 @@ XC_FUNC void xc_mma_load_b(const XC_GLOBAL XC_MMA_SRC *x, const xc_mma_col col, 
     const XC_GLOBAL XC_MMA_SRC *at = x + (inside ? col.offset + (c0 * XC_H + ih) * XC_W + iw : 0);
 #pragma unroll
     for (int i = 0; i < XC_MMA_B_LOADS; i++) {
-        const int c = (kw0 + i * XC_MMA_B_PASS) * XC_MMA_PACK;  // channel past c0, bound TILE_K
+        const int c = (kw0 + i) * XC_MMA_PACK;  // channel past c0, bound TILE_K
 #if XC_MMA_PACK == 1
         regs[i] = inside ? xc_mma_gather_rsc(at, c) : 0u;
 #else
@@ -343,7 +351,7 @@ XC_FUNC void xc_mma_load_b(const XC_GLOBAL XC_MMA_SRC *x, const xc_mma_col col, 
 #else
 #pragma unroll
     for (int i = 0; i < XC_MMA_B_LOADS; i++) {
-        const int k = k0 + (kw0 + i * XC_MMA_B_PASS) * XC_MMA_PACK;  // first k, bound K
+        const int k = k0 + (kw0 + i) * XC_MMA_PACK;  // first k, bound K
 #if XC_MMA_PACK == 1
         regs[i] = xc_mma_gather(x, col, k);
 #else
@@ -353,48 +361,76 @@ XC_FUNC void xc_mma_load_b(const XC_GLOBAL XC_MMA_SRC *x, const xc_mma_col col, 
 #endif
 }
 
-// Stores the loaded words into one local buffer: A rows, then B columns, k-contiguous.
+// Where lane L's four words of a unit are (in 16-byte units): L ^ ((L >> 3) & 3), above.
+XC_FUNC int xc_mma_swizzle(const int lane)
+{
+    return lane ^ ((lane >> 3) & 3);
+}
+
+// The local word of A's row m and k word kw: slice kw / 8, 16-row tile m / 16, lane
+// (m % 8, kw % 4), word (m % 16 >= 8) + 2 (kw % 8 >= 4) of the lane's four.
+XC_FUNC int xc_mma_at_a(const int m, const int kw)
+{
+    const int unit = kw / 8 * XC_MMA_A_UNITS + m / 16;
+    const int lane = m % 8 * 4 + kw % 4;
+    return (unit * 32 + xc_mma_swizzle(lane)) * 4 + (m % 16 >= 8) + 2 * (kw % 8 >= 4);
+}
+
+// The local word of B's column n and k word kw: slice kw / 8, pair of 8-column tiles n / 16,
+// lane (n % 8, kw % 4), word 2 (n % 16 >= 8) + (kw % 8 >= 4) of the lane's four.
+XC_FUNC int xc_mma_at_b(const int n, const int kw)
+{
+    const int unit = kw / 8 * XC_MMA_B_UNITS + n / 16;
+    const int lane = n % 8 * 4 + kw % 4;
+    return XC_MMA_A_WORDS + (unit * 32 + xc_mma_swizzle(lane)) * 4 + 2 * (n % 16 >= 8) +
+           (kw % 8 >= 4);
+}
+
+// Stores the loaded words into one local buffer in fragment order.
 XC_FUNC void xc_mma_store(XC_LOCAL_PTR unsigned int *buf, const int tid, const int col,
                           const int kw0, const unsigned int *a_regs, const unsigned int *b_regs)
 {
 #pragma unroll
     for (int i = 0; i < XC_MMA_A_LOADS; i++) {
         const int e = tid + i * XC_MMA_THREADS;
-        buf[e / XC_MMA_KW * XC_MMA_LD + e % XC_MMA_KW] = a_regs[i];
+        buf[xc_mma_at_a(e / XC_MMA_KW, e % XC_MMA_KW)] = a_regs[i];
     }
 #pragma unroll
     for (int i = 0; i < XC_MMA_B_LOADS; i++)
-        buf[XC_MMA_A_WORDS + col * XC_MMA_LD + kw0 + i * XC_MMA_B_PASS] = b_regs[i];
+        buf[xc_mma_at_b(col, kw0 + i)] = b_regs[i];
 }
 
 // ---------------------------------------------------------------------------------------------
 // Multiplying one K step
 
-// acc += this warp's A rows times its B columns over one local buffer, 8 words of k at a time.
+// acc += this warp's A rows times its B columns over one local buffer, 8 words of k at a time:
+// one 16-byte load a 16-row tile of A and a pair of 8-column tiles of B.
 XC_FUNC void xc_mma_multiply(XC_LOCAL_PTR const unsigned int *buf, const int warp_m,
                              const int warp_n, const int lane, XC_LOCAL_PTR unsigned int *scratch,
                              float *acc)
 {
-    const int g = lane / 4, t = lane % 4;  // the fragment layout's lane group and its index
-    XC_LOCAL_PTR const unsigned int *a_rows = buf + (warp_m * XC_MMA_WARP_M + g) * XC_MMA_LD + t;
-    XC_LOCAL_PTR const unsigned int *b_cols =
-        buf + XC_MMA_A_WORDS + (warp_n * XC_MMA_WARP_N + g) * XC_MMA_LD + t;
+    XC_LOCAL_PTR const uint4 *units = (XC_LOCAL_PTR const uint4 *)buf;
+    const int at = xc_mma_swizzle(lane);  // this lane's 16 bytes in every unit
+    const int a_unit = warp_m * XC_MMA_M, b_unit = warp_n * (XC_MMA_N / 2);
 #pragma unroll
-    for (int kw = 0; kw < XC_MMA_KW; kw += 8) {
+    for (int slice = 0; slice < XC_MMA_KW / 8; slice++) {
         unsigned int a[XC_MMA_M][4], b[XC_MMA_N][2];
 #pragma unroll
         for (int i = 0; i < XC_MMA_M; i++) {
-            XC_LOCAL_PTR const unsigned int *r = a_rows + i * 16 * XC_MMA_LD + kw;
-            a[i][0] = r[0];
-            a[i][1] = r[8 * XC_MMA_LD];
-            a[i][2] = r[4];
-            a[i][3] = r[8 * XC_MMA_LD + 4];
+            const uint4 v = units[(slice * XC_MMA_A_UNITS + a_unit + i) * 32 + at];
+            a[i][0] = v.x;
+            a[i][1] = v.y;
+            a[i][2] = v.z;
+            a[i][3] = v.w;
         }
 #pragma unroll
-        for (int j = 0; j < XC_MMA_N; j++) {
-            XC_LOCAL_PTR const unsigned int *c = b_cols + j * 8 * XC_MMA_LD + kw;
-            b[j][0] = c[0];
-            b[j][1] = c[4];
+        for (int j = 0; j < XC_MMA_N / 2; j++) {
+            const uint4 v =
+                units[XC_MMA_A_WORDS / 4 + (slice * XC_MMA_B_UNITS + b_unit + j) * 32 + at];
+            b[2 * j][0] = v.x;
+            b[2 * j][1] = v.y;
+            b[2 * j + 1][0] = v.z;
+            b[2 * j + 1][1] = v.w;
         }
 #pragma unroll
         for (int i = 0; i < XC_MMA_M; i++) {
@@ -408,29 +444,45 @@ XC_FUNC void xc_mma_multiply(XC_LOCAL_PTR const unsigned int *buf, const int war
 // ---------------------------------------------------------------------------------------------
 // Storing C
 
-// Writes this warp's tiles into y (rows past M and columns past C's skipped): tile (i, j)'s
-// float e is row 16 i + g + 8 (e >= 2), column 8 j + 2 t + e % 2 of the warp's block.
-XC_FUNC void xc_mma_store_c(XC_GLOBAL XC_DATA *y, const int row0, const int col0,
-                            const int lane, const float *acc)
+// Writes this warp's tiles into y through local memory, one 16-row tile of its block at a time:
+// the warp puts its fragments' sums in its part of `stage` (16 rows of WARP_N floats, padded by
+// one), then each lane takes one column and writes its 16 rows, so that a warp's store is
+// WARP_N consecutive output positions of one filter (contiguous within an image) rather than
+// four-float pieces of eight filters. Rows past M and columns past C's are skipped. Every
+// work-item of the work-group calls it (two barriers a 16-row tile).
+#define XC_MMA_STAGE_LD (XC_MMA_WARP_N + 1)  // floats per staged row
+#define XC_MMA_STAGE_WORDS (XC_MMA_WARPS_M * XC_MMA_WARPS_N * 16 * XC_MMA_STAGE_LD)
+// Words of local memory: the larger of the operands' two buffers and the staged sums, in whole
+// 16-byte units.
+#define XC_MMA_LOCAL_WORDS \
+    ((2 * XC_MMA_BUFFER > XC_MMA_STAGE_WORDS ? 2 * XC_MMA_BUFFER : XC_MMA_STAGE_WORDS + 3) / 4 * 4)
+
+XC_FUNC void xc_mma_store_c(XC_GLOBAL XC_DATA *y, XC_LOCAL_PTR float *stage, const int row0,
+                            const int col0, const int lane, const float *acc)
 {
     const int g = lane / 4, t = lane % 4;
 #pragma unroll
-    for (int j = 0; j < XC_MMA_N; j++) {
+    for (int i = 0; i < XC_MMA_M; i++) {
+        XC_BARRIER();  // every warp is done with the operands (or the last tile's rows)
 #pragma unroll
-        for (int h = 0; h < 2; h++) {
-            const int col = col0 + j * 8 + 2 * t + h;  // column of C, bound COLS
+        for (int j = 0; j < XC_MMA_N; j++) {
+#pragma unroll
+            for (int e = 0; e < 4; e++)  // row g + 8 (e >= 2), column 8 j + 2 t + e % 2
+                stage[(g + 8 * (e / 2)) * XC_MMA_STAGE_LD + j * 8 + 2 * t + e % 2] =
+                    acc[(i * XC_MMA_N + j) * 4 + e];
+        }
+        XC_BARRIER();
+        for (int c = lane; c < XC_MMA_WARP_N; c += XC_MMA_WARP) {
+            const int col = col0 + c;  // column of C, bound COLS
             if (col >= XC_MMA_COLS)
                 continue;
             const int n = col / (XC_P * XC_Q), pq = col % (XC_P * XC_Q);
 #pragma unroll
-            for (int i = 0; i < XC_MMA_M; i++) {
-#pragma unroll
-                for (int v = 0; v < 2; v++) {
-                    const int row = row0 + i * 16 + g + 8 * v;  // row of C, bound M
-                    if (row < XC_MMA_GEMM_M)
-                        XC_ST(y, (n * XC_K + row) * (XC_P * XC_Q) + pq,
-                              acc[(i * XC_MMA_N + j) * 4 + 2 * v + h]);
-                }
+            for (int r = 0; r < 16; r++) {
+                const int row = row0 + i * 16 + r;  // row of C, bound M
+                if (row < XC_MMA_GEMM_M)
+                    XC_ST(y, (n * XC_K + row) * (XC_P * XC_Q) + pq,
+                          stage[r * XC_MMA_STAGE_LD + c]);
             }
         }
     }
@@ -445,13 +497,17 @@ XC_KERNEL XC_WORK_GROUP_SIZE(XC_MMA_THREADS, 1, 1)
 void implicit_mma(const XC_GLOBAL XC_MMA_SRC *XC_RESTRICT x,
                   const XC_GLOBAL XC_MMA_SRC *XC_RESTRICT w, XC_GLOBAL XC_DATA *XC_RESTRICT y)
 {
-    XC_LOCAL unsigned int lds[2 * XC_MMA_BUFFER];
+    // The operands' two buffers, and then the staged sums of C (16-byte aligned).
+    XC_LOCAL uint4 lds_units[XC_MMA_LOCAL_WORDS / 4];
+    XC_LOCAL_PTR unsigned int *lds = (XC_LOCAL_PTR unsigned int *)lds_units;
 #if XC_MMA_PTX
     XC_LOCAL_PTR unsigned int *scratch = lds;  // unused
 #else
     XC_LOCAL unsigned int scratch_all[XC_MMA_SCRATCH];
 #endif
-    const int tid = XC_LOCAL_ID(0);                     // bound THREADS
+    // Bound THREADS (a power of two): the mask tells the compiler so, which folds the places of
+    // the staged words.
+    const int tid = XC_LOCAL_ID(0) & (XC_MMA_THREADS - 1);
     const int lane = tid % XC_MMA_WARP;                 // lane of its warp
     const int warp = tid / XC_MMA_WARP;                 // bound WARPS_M * WARPS_N
     const int warp_m = warp / XC_MMA_WARPS_N, warp_n = warp % XC_MMA_WARPS_N;
@@ -465,7 +521,7 @@ void implicit_mma(const XC_GLOBAL XC_MMA_SRC *XC_RESTRICT x,
     x += group * XC_CG * XC_H * XC_W;
     y += group * XC_MMA_GEMM_M * XC_P * XC_Q;
     const int col = tid % XC_MMA_TILE_N;                // B column this work-item loads
-    const int kw0 = tid / XC_MMA_TILE_N;                // its first word of k, bound B_PASS
+    const int kw0 = tid / XC_MMA_TILE_N * XC_MMA_B_RUN;  // its first word of k, bound KW
     const xc_mma_col column = xc_mma_column(col0 + col);
 
     float acc[XC_MMA_M * XC_MMA_N * 4];
@@ -489,5 +545,6 @@ void implicit_mma(const XC_GLOBAL XC_MMA_SRC *XC_RESTRICT x,
     }
     xc_mma_multiply(lds + ((XC_MMA_STEPS - 1) % 2) * XC_MMA_BUFFER, warp_m, warp_n, lane,
                     scratch, acc);
-    xc_mma_store_c(y, row0 + warp_m * XC_MMA_WARP_M, col0 + warp_n * XC_MMA_WARP_N, lane, acc);
+    xc_mma_store_c(y, (XC_LOCAL_PTR float *)lds + warp * 16 * XC_MMA_STAGE_LD,
+                   row0 + warp_m * XC_MMA_WARP_M, col0 + warp_n * XC_MMA_WARP_N, lane, acc);
 }

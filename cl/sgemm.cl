@@ -194,10 +194,20 @@
 #error "sgemm.cl: every K slice needs at least one K step"
 #endif
 // fp16 and bf16 storage (XC_DTYPE: x, w and y of a convolution's GEMM; common/xconv_dialect.h)
-// go through scalar XC_LD / XC_ST: the float4 paths and split-K's fp32 partials are fp32-only.
-#if XC_DTYPE && (XC_GEMM_VEC_A == 4 || XC_GEMM_VEC_B == 4 || XC_GEMM_VEC_C == 4 || \
-                 XC_GEMM_SPLIT_K > 1 || XC_GEMM_REGIONS)
-#error "sgemm.cl: fp16 and bf16 storage need scalar loads and stores and no split-K"
+// go through XC_LD / XC_ST, four at a time through XC_LD4 / XC_ST4. C is y in that storage, or
+// under split-K the fp32 partial sums (cl/splitk_reduce.cl rounds their sum into y). The
+// Winograd GEMMs' regions are fp32.
+#if XC_DTYPE && XC_GEMM_REGIONS
+#error "sgemm.cl: the regions' GEMMs are fp32"
+#endif
+#if XC_GEMM_SPLIT_K > 1
+#define XC_GEMM_C_T float
+#define XC_GEMM_ST(ptr, i, v) ((ptr)[(i)] = (v))
+#define XC_GEMM_ST4(ptr, i, v) (((XC_GLOBAL float4 *)((ptr) + (i)))[0] = (v))
+#else
+#define XC_GEMM_C_T XC_DATA
+#define XC_GEMM_ST(ptr, i, v) XC_ST((ptr), (i), (v))
+#define XC_GEMM_ST4(ptr, i, v) XC_ST4((ptr), (i), (v))
 #endif
 #if XC_GEMM_SPLIT_K > 1 && (XC_EPI_ANY || XC_POOL_H)
 #error "sgemm.cl: split-K stores partial sums: the epilogue belongs to cl/splitk_reduce.cl"
@@ -266,7 +276,7 @@ XC_FUNC void xc_gemm_load_a(const XC_GLOBAL XC_DATA *a, const int row0, const in
 #if XC_GEMM_VEC_A == 4
         float4 v = XC_MAKE_FLOAT4(0.0f, 0.0f, 0.0f, 0.0f);
         if (ok)
-            v = ((const XC_GLOBAL float4 *)(a + row * XC_GEMM_LDA + k))[0];
+            v = XC_LD4(a, row * XC_GEMM_LDA + k);
         regs[4 * i + 0] = v.x;
         regs[4 * i + 1] = v.y;
         regs[4 * i + 2] = v.z;
@@ -365,7 +375,7 @@ XC_FUNC void xc_gemm_load_b(const XC_GLOBAL XC_DATA *b,
 #if XC_GEMM_VEC_B == 4
         float4 v = XC_MAKE_FLOAT4(0.0f, 0.0f, 0.0f, 0.0f);
         if (ok)
-            v = ((const XC_GLOBAL float4 *)(b + col.offset + k * XC_GEMM_LDB))[0];
+            v = XC_LD4(b, col.offset + k * XC_GEMM_LDB);
         regs[4 * i + 0] = v.x;
         regs[4 * i + 1] = v.y;
         regs[4 * i + 2] = v.z;
@@ -478,7 +488,7 @@ XC_FUNC void xc_gemm_multiply(XC_LOCAL_PTR const float *a_tile,
 
 // Writes this work-item's block of C, skipping rows past M and columns past `cols` (row r of
 // the block: XC_EPI of output channel xc_k0 + r).
-XC_FUNC void xc_gemm_store_c(XC_GLOBAL XC_DATA *c, const int row0, const int col0,
+XC_FUNC void xc_gemm_store_c(XC_GLOBAL XC_GEMM_C_T *c, const int row0, const int col0,
                              const int cols, const int tx, const int ty, const float *acc
                              XC_GEMM_EPI_PARAMS)
 {
@@ -499,7 +509,7 @@ XC_FUNC void xc_gemm_store_c(XC_GLOBAL XC_DATA *c, const int row0, const int col
                 m = xc_epi_max(m, XC_EPI(acc[i * XC_GEMM_WPT_N + v + t], xc_k0 + row));
             const int win = j / XC_GEMM_WINDOW;
             if (j < cols)
-                XC_ST(c, (win / (XC_Y_H * XC_Y_W) * XC_K + row) * (XC_Y_H * XC_Y_W) +
+                XC_GEMM_ST(c, (win / (XC_Y_H * XC_Y_W) * XC_K + row) * (XC_Y_H * XC_Y_W) +
                              win % (XC_Y_H * XC_Y_W), m);
         }
 #elif XC_GEMM_VEC_C == 4
@@ -508,16 +518,17 @@ XC_FUNC void xc_gemm_store_c(XC_GLOBAL XC_DATA *c, const int row0, const int col
             const int j = col0 + XC_GEMM_FRAG_POS(4 * v, XC_GEMM_THREADS_N, tx);  // bound cols
             const float *a4 = acc + i * XC_GEMM_WPT_N + 4 * v;
             if (j < cols)
-                ((XC_GLOBAL float4 *)(c + XC_GEMM_C_AT(j, row)))[0] =
-                    XC_MAKE_FLOAT4(XC_EPI(a4[0], xc_k0 + row), XC_EPI(a4[1], xc_k0 + row),
-                                   XC_EPI(a4[2], xc_k0 + row), XC_EPI(a4[3], xc_k0 + row));
+                XC_GEMM_ST4(c, XC_GEMM_C_AT(j, row),
+                       XC_MAKE_FLOAT4(XC_EPI(a4[0], xc_k0 + row), XC_EPI(a4[1], xc_k0 + row),
+                                      XC_EPI(a4[2], xc_k0 + row), XC_EPI(a4[3], xc_k0 + row)));
         }
 #else
 #pragma unroll
         for (int e = 0; e < XC_GEMM_WPT_N; e++) {
             const int j = col0 + XC_GEMM_FRAG_POS(e, XC_GEMM_THREADS_N, tx);
             if (j < cols)
-                XC_ST(c, XC_GEMM_C_AT(j, row), XC_EPI(acc[i * XC_GEMM_WPT_N + e], xc_k0 + row));
+                XC_GEMM_ST(c, XC_GEMM_C_AT(j, row),
+                           XC_EPI(acc[i * XC_GEMM_WPT_N + e], xc_k0 + row));
         }
 #endif
     }
@@ -530,7 +541,7 @@ XC_FUNC void xc_gemm_store_c(XC_GLOBAL XC_DATA *c, const int row0, const int col
 // A * B over all K steps (of the slice). Every work-item reaches every barrier: columns and rows
 // out of range only mask loads and stores, and a slice's step count is the work-group's own.
 XC_FUNC void xc_gemm_body(const XC_GLOBAL XC_DATA *a, const XC_GLOBAL XC_DATA *b,
-                          XC_GEMM_TABLE_READ, XC_GLOBAL XC_DATA *c,
+                          XC_GEMM_TABLE_READ, XC_GLOBAL XC_GEMM_C_T *c,
                           const int cols, XC_LOCAL_PTR float *lds XC_EPI_BIAS_FUNC_PARAM)
 {
     const int tx = XC_LOCAL_ID(0);                     // column work-item, bound THREADS_N
@@ -614,8 +625,8 @@ XC_KERNEL void sgemm_regions(const XC_GLOBAL float *XC_RESTRICT a, const int a_o
 // C[g] = A[g] * B[g] where B starts at b + b_offset and C at c + c_offset (elements), `cols`
 // columns. im2col_gemm (B: the im2col workspace), gemm_1x1 (B: the input) and plain SGEMM.
 XC_KERNEL void sgemm(const XC_GLOBAL XC_DATA *XC_RESTRICT a,
-                     const XC_GLOBAL XC_DATA *XC_RESTRICT b, XC_GLOBAL XC_DATA *XC_RESTRICT c,
-                     const int b_offset, const int c_offset, const int cols XC_EPI_BIAS_PARAM)
+                     const XC_GLOBAL XC_DATA *XC_RESTRICT b,
+                     XC_GLOBAL XC_GEMM_C_T *XC_RESTRICT c, const int b_offset, const int c_offset, const int cols XC_EPI_BIAS_PARAM)
 {
     XC_GEMM_DECLARE_LOCAL(lds);
     xc_gemm_body(a, b + b_offset, (const XC_GLOBAL int4 *)0, c + c_offset, cols,
@@ -625,7 +636,7 @@ XC_KERNEL void sgemm(const XC_GLOBAL XC_DATA *XC_RESTRICT a,
 // y = conv(x, w) with the input operand gathered from x: M = K/groups, N = N*P*Q.
 XC_KERNEL void implicit_gemm(const XC_GLOBAL XC_DATA *XC_RESTRICT x,
                              const XC_GLOBAL XC_DATA *XC_RESTRICT w,
-                             XC_GLOBAL XC_DATA *XC_RESTRICT y
+                             XC_GLOBAL XC_GEMM_C_T *XC_RESTRICT y
                              XC_GEMM_C_OFFSET_PARAM XC_EPI_BIAS_PARAM)
 {
     XC_GEMM_DECLARE_LOCAL(lds);
@@ -636,7 +647,7 @@ XC_KERNEL void implicit_gemm(const XC_GLOBAL XC_DATA *XC_RESTRICT x,
 // implicit_gemm with each row's input offset from the table cl/implicit_precomp.cl builds.
 XC_KERNEL void implicit_precomp(const XC_GLOBAL XC_DATA *XC_RESTRICT x,
                                 const XC_GLOBAL XC_DATA *XC_RESTRICT w,
-                                XC_GLOBAL XC_DATA *XC_RESTRICT y XC_GEMM_C_OFFSET_PARAM,
+                                XC_GLOBAL XC_GEMM_C_T *XC_RESTRICT y XC_GEMM_C_OFFSET_PARAM,
                                 XC_GEMM_TABLE_PARAM XC_EPI_BIAS_PARAM)
 {
 #if XC_GEMM_TABLE_LOCAL

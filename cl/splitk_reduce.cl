@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // splitk_reduce: the second step of a split-K product (cl/sgemm.cl built with XC_GEMM_SPLIT_K >
 // 1): C = the sum of the SPLIT_K partial products, added in slice order 0, 1, ..., SPLIT_K - 1,
-// so the result does not depend on the run or the backend.
+// so the result does not depend on the run or the backend. The partials are fp32; C is in the
+// storage type (XC_DATA: fp32, or fp16/bf16 under XC_DTYPE), the sum rounded once into it.
 //
 // The partials of group g are SPLIT_K row-major M x PART_LD matrices from part + part_offset +
 // g * SPLIT_K * M * PART_LD; C has the product's own layout (the XC_GEMM_* defines of
@@ -65,7 +66,7 @@ XC_FUNC float xc_splitk_pool(const XC_GLOBAL float *rows, const int j, const int
 #endif
 
 XC_KERNEL void splitk_reduce(const XC_GLOBAL float *XC_RESTRICT part,
-                             XC_GLOBAL float *XC_RESTRICT c, const int part_offset,
+                             XC_GLOBAL XC_DATA *XC_RESTRICT c, const int part_offset,
                              const int c_offset, const int cols XC_EPI_BIAS_PARAM)
 {
     const int j = XC_GLOBAL_ID(0);      // column of C (pooled output), bound cols
@@ -79,13 +80,13 @@ XC_KERNEL void splitk_reduce(const XC_GLOBAL float *XC_RESTRICT part,
         part + part_offset + group * XC_GEMM_SPLIT_K * XC_SPLITK_SLICE + row * XC_GEMM_PART_LD;
     // Offsets are added to the pointer one at a time, each within the 32-bit index range.
 #if XC_POOL_H
-    XC_GLOBAL float *out = c + c_offset;
-    out[(j / (XC_Y_H * XC_Y_W) * XC_K + k) * (XC_Y_H * XC_Y_W) + j % (XC_Y_H * XC_Y_W)] =
-        xc_splitk_pool(rows, j, k XC_EPI_BIAS_ARG);
+    XC_GLOBAL XC_DATA *out = c + c_offset;
+    XC_ST(out, (j / (XC_Y_H * XC_Y_W) * XC_K + k) * (XC_Y_H * XC_Y_W) + j % (XC_Y_H * XC_Y_W),
+          xc_splitk_pool(rows, j, k XC_EPI_BIAS_ARG));
 #else
     const float sum = xc_splitk_sum(rows + j);
-    XC_GLOBAL float *out = c + c_offset + group * XC_GEMM_C_GROUP_STRIDE;
-    out[(j / XC_GEMM_SEG) * XC_GEMM_C_SEG_STRIDE + j % XC_GEMM_SEG + row * XC_GEMM_LDC] =
-        XC_EPI(sum, k);
+    XC_GLOBAL XC_DATA *out = c + c_offset + group * XC_GEMM_C_GROUP_STRIDE;
+    XC_ST(out, (j / XC_GEMM_SEG) * XC_GEMM_C_SEG_STRIDE + j % XC_GEMM_SEG + row * XC_GEMM_LDC,
+          XC_EPI(sum, k));
 #endif
 }

@@ -55,12 +55,17 @@
 #define XC_MAKE_FLOAT2(a, b) ((float2)((a), (b)))
 #define XC_AS_UINT(f) as_uint(f)
 #define XC_AS_FLOAT(u) as_float(u)
+// Two 32-bit words at a global pointer (8 bytes; 4-byte alignment is enough), as a uint2.
+#define XC_LD_WORDS2(p) vload2(0, (const __global uint *)(p))
+#define XC_ST_WORDS2(p, lo, hi) vstore2((uint2)((lo), (hi)), 0, (__global uint *)(p))
 
 // fp16 storage through the core built-ins: a `half` pointer needs no extension when it is only
 // read by vload_half and written by vstore_half (round to nearest even).
 #define XC_HALF_T half
 #define XC_LD_HALF(ptr, i) vload_half((i), (ptr))
 #define XC_ST_HALF(ptr, i, v) vstore_half_rte((v), (i), (ptr))
+#define XC_LD_HALF4(ptr) vload_half4(0, (ptr))  // 4 halves as a float4
+#define XC_ST_HALF4(ptr, v) vstore_half4_rte((v), 0, (ptr))
 
 #elif defined(__CUDACC_RTC__) || defined(__CUDACC__)
 // =============================================================================================
@@ -100,6 +105,9 @@
 #define XC_MAKE_FLOAT2(a, b) make_float2((a), (b))
 #define XC_AS_UINT(f) __float_as_uint(f)
 #define XC_AS_FLOAT(u) __uint_as_float(u)
+// Two 32-bit words at a global pointer, one 8-byte access (the pointer 8-byte aligned).
+#define XC_LD_WORDS2(p) (((const uint2 *)(p))[0])
+#define XC_ST_WORDS2(p, lo, hi) (((uint2 *)(p))[0] = make_uint2((lo), (hi)))
 
 // fp16 storage as 16-bit words converted by PTX's cvt (exact to fp32; round to nearest even
 // back), the same operations as OpenCL's vload_half and vstore_half_rte (defined only where
@@ -121,6 +129,24 @@ XC_FUNC unsigned short xc_float_to_half(float f)
 #define XC_HALF_T unsigned short
 #define XC_LD_HALF(ptr, i) xc_half_to_float((ptr)[(i)])
 #define XC_ST_HALF(ptr, i, v) ((ptr)[(i)] = xc_float_to_half(v))
+#if XC_DTYPE == 1
+// 4 halves as a float4 and back, one 8-byte access each.
+XC_FUNC float4 xc_half4_to_float4(const unsigned short *p)
+{
+    const uint2 u = XC_LD_WORDS2(p);
+    return make_float4(xc_half_to_float((unsigned short)(u.x & 0xffffu)),
+                       xc_half_to_float((unsigned short)(u.x >> 16)),
+                       xc_half_to_float((unsigned short)(u.y & 0xffffu)),
+                       xc_half_to_float((unsigned short)(u.y >> 16)));
+}
+XC_FUNC void xc_float4_to_half4(unsigned short *p, const float4 v)
+{
+    XC_ST_WORDS2(p, (unsigned int)xc_float_to_half(v.x) | (unsigned int)xc_float_to_half(v.y) << 16,
+                 (unsigned int)xc_float_to_half(v.z) | (unsigned int)xc_float_to_half(v.w) << 16);
+}
+#endif
+#define XC_LD_HALF4(ptr) xc_half4_to_float4(ptr)
+#define XC_ST_HALF4(ptr, v) xc_float4_to_half4((ptr), (v))
 
 #else
 #error "xconv_dialect.h: compile as OpenCL C or as CUDA"
@@ -152,6 +178,33 @@ XC_FUNC unsigned short xc_float_to_bf16(float f)
 #define XC_DATA float
 #define XC_LD(ptr, i) ((ptr)[(i)])
 #define XC_ST(ptr, i, v) ((ptr)[(i)] = (v))
+#endif
+
+// Four elements at once: XC_LD4(ptr, i) reads elements [i, i + 4) of a global XC_DATA pointer
+// as a float4, XC_ST4(ptr, i, v) rounds the float4 v into them; i is a multiple of 4 and the
+// pointer's base 16-byte aligned, so fp32 is one 16-byte access and fp16 and bf16 one 8-byte
+// access (two 32-bit words, the lower element in the lower half: little-endian devices, as
+// every device xconv supports). Each element rounds as XC_ST rounds it.
+#if XC_DTYPE == 1
+#define XC_LD4(ptr, i) XC_LD_HALF4((ptr) + (i))
+#define XC_ST4(ptr, i, v) XC_ST_HALF4((ptr) + (i), (v))
+#elif XC_DTYPE == 2
+XC_FUNC float4 xc_ld4_bf16(const XC_GLOBAL XC_DATA *p)
+{
+    const uint2 u = XC_LD_WORDS2(p);
+    return XC_MAKE_FLOAT4(XC_AS_FLOAT(u.x << 16), XC_AS_FLOAT(u.x & 0xffff0000u),
+                          XC_AS_FLOAT(u.y << 16), XC_AS_FLOAT(u.y & 0xffff0000u));
+}
+XC_FUNC void xc_st4_bf16(XC_GLOBAL XC_DATA *p, const float4 v)
+{
+    XC_ST_WORDS2(p, (unsigned int)xc_float_to_bf16(v.x) | (unsigned int)xc_float_to_bf16(v.y) << 16,
+                 (unsigned int)xc_float_to_bf16(v.z) | (unsigned int)xc_float_to_bf16(v.w) << 16);
+}
+#define XC_LD4(ptr, i) xc_ld4_bf16((ptr) + (i))
+#define XC_ST4(ptr, i, v) xc_st4_bf16((ptr) + (i), (v))
+#else
+#define XC_LD4(ptr, i) (((const XC_GLOBAL float4 *)((ptr) + (i)))[0])
+#define XC_ST4(ptr, i, v) (((XC_GLOBAL float4 *)((ptr) + (i)))[0] = (v))
 #endif
 
 #endif // XCONV_DIALECT_H

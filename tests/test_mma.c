@@ -135,7 +135,7 @@ static void test_plans(void)
         }
     printf("  implicit_mma: %d plans on sm_90 (small suite x tf32, f16, bf16)\n", planned);
     CHECK(planned == 3 * count);
-    // A wide product takes 128 x 128 tiles on 4 x 4 warps (40 KiB of local memory) where they
+    // A wide product takes 128 x 128 tiles on 4 x 4 warps (33 KiB of local memory: the staged sums of C) where they
     // make two waves over the compute units, else 64 x 128 on 2 x 4 warps, as where the
     // device's local memory is smaller.
     xconv_problem p;
@@ -147,9 +147,9 @@ static void test_plans(void)
     CHECK(parse_with("n=50,c=256,h=28,w=28,k=256,r=3,pad=1", "math=tf32", &p));
     xconv_mma_choose(&h100->info, &p, &t);  // 614 tiles
     CHECK(t.tile_m == 128 && t.tile_n == 128 && t.warps_m == 4 && t.warps_n == 4);
-    CHECK(xconv_mma_local_bytes(&t, p.math) == 40960);
+    CHECK(xconv_mma_local_bytes(&t, p.math) == 33792);
     xconv_device_info small_local = h100->info;
-    small_local.local_mem_bytes = 32 << 10;
+    small_local.local_mem_bytes = 24 << 10;
     xconv_mma_choose(&small_local, &p, &t);
     CHECK(t.tile_m == 64 && t.tile_n == 128 && t.warps_m == 2 && t.warps_n == 4);
     CHECK(xconv_mma_channels_first(&p, &t));  // 256 channels: k walked as (r, s, c)
@@ -174,6 +174,23 @@ static void test_auto(void)
         bool mma = st == XCONV_OK && strcmp(info.variant->info.name, "implicit_mma") == 0;
         CHECK_MSG(mma == (types[i][0] != '\0'), "auto with '%s' chose %s", types[i],
                   st == XCONV_OK ? info.variant->info.name : "nothing");
+    }
+    // A depthwise layer in a reduced mode: direct_regblock in fp32 math, the storage kept.
+    const char *depthwise[] = {"math=tf32", "dtype=f16,math=f16", "dtype=bf16,math=bf16"};
+    for (int i = 0; i < 3; i++) {
+        xconv_problem p;
+        xconv_error err;
+        xconv_auto_info info;
+        xconv_plan *plan = NULL;
+        CHECK(parse_with("n=8,c=64,h=28,w=28,k=64,r=3,pad=1,groups=64", depthwise[i], &p));
+        xconv_status st = xconv_auto_plan(h100, &p, NULL, &info, &plan, &err);
+        CHECK_MSG(st == XCONV_OK && strcmp(info.variant->info.name, "direct_regblock") == 0,
+                  "depthwise with '%s': %s", depthwise[i],
+                  st == XCONV_OK ? info.variant->info.name : err.msg);
+        CHECK_CONTAINS(info.why, "in fp32 math (more accurate than asked), the same storage");
+        const xconv_step *s = plan ? xconv_plan_step(plan, 0) : NULL;
+        CHECK(s && xconv_step_value(s, "XC_DTYPE", 0) == p.dtype);
+        xconv_plan_destroy(plan);
     }
     xconv_device_close(h100);
 }

@@ -138,9 +138,12 @@ static xconv_status case_run(xconv_case *c, const xconv_variant *variant, const 
         result_outcome(rec, xconv_device_wait(c->dev, &run_err), &run_err);
         return XCONV_OK;
     }
+    // A variant auto chose applies as auto planned it (a reduced math mode may run in fp32
+    // math: variant_auto.c's FP32_MATH lines), so only a named one is checked here.
     char reason[512] = "";
-    if (v->backends &&
-        (!c->dev || !xconv_variant_applies(variant, c->dev, &c->p, reason, sizeof reason))) {
+    bool by_auto = strcmp(plan_name, "auto") == 0;
+    if (v->backends && (!c->dev || (!by_auto && !xconv_variant_applies(variant, c->dev, &c->p,
+                                                                         reason, sizeof reason)))) {
         rec->outcome = XCONV_OUTCOME_NOT_APPLICABLE;
         snprintf(rec->note, sizeof rec->note, "%s", c->dev ? reason : "needs a device");
         return XCONV_OK;

@@ -14,12 +14,15 @@
 
 // The kinds of device a rule line is for (a device that is not a CPU counts as a GPU).
 enum { ON_CPU = 1u << 0, ON_GPU = 1u << 1, ON_ANY = ON_CPU | ON_GPU };
+// Beside ON_*: a line for a reduced math mode (tf32, f16, bf16) whose variant computes strict
+// fp32, more accurately than asked; it plans the problem with math=f32 and the same storage.
+enum { FP32_MATH = 1u << 2 };
 
 // One line of the rules: the first line for the device's kind whose condition holds and whose
 // variant applies and plans is the choice.
 typedef struct auto_rule {
     const char *variant;
-    unsigned on;                              // ON_CPU, ON_GPU or ON_ANY
+    unsigned on;                              // ON_CPU, ON_GPU or ON_ANY, and FP32_MATH
     bool (*when)(const xconv_device_info *dev, const xconv_problem *p);  // NULL: every problem
     const char *why;                          // what explain says about the choice
 } auto_rule;
@@ -90,11 +93,11 @@ static bool wide_1x1(const xconv_device_info *dev, const xconv_problem *p)
 
 // Whether p is a wide pointwise product (above) with AUTO_GEMM_1X1_MIN_KG filters a group or
 // more, whose input planes are whole float4s, so that gemm_1x1 reads B in vectors (the GEMM
-// planner's condition for fp32 B from memory).
+// planner's condition for B from memory, in every storage type).
 static bool wide_pointwise_vectors(const xconv_device_info *dev, const xconv_problem *p)
 {
     return wide(dev, p) && pointwise(p) && p->k / p->groups >= AUTO_GEMM_1X1_MIN_KG &&
-           p->dtype == XCONV_DTYPE_F32 && p->h * p->w % 4 == 0;
+           p->h * p->w % 4 == 0;
 }
 
 // Whether p is a wide product with enough work per compute unit for a plan of several steps.
@@ -165,6 +168,17 @@ static bool wide_5x5_up_busy(const xconv_device_info *dev, const xconv_problem *
            flops_per_unit(dev, p) >= AUTO_BUSY_FLOPS_PER_UNIT;
 }
 
+// A group's filters that fill less than one 16-row tile of the tensor cores' mma (depthwise
+// layers: one): implicit_mma would run its tensor cores at KG/16 of their rows.
+#define AUTO_MMA_MIN_KG 16
+
+// Whether p asks for a reduced math mode and has fewer than AUTO_MMA_MIN_KG filters a group.
+static bool reduced_narrow_groups(const xconv_device_info *dev, const xconv_problem *p)
+{
+    (void)dev;
+    return p->math != XCONV_MATH_F32 && p->k / p->groups < AUTO_MMA_MIN_KG;
+}
+
 // On CPUs (the H100 host's CPU through PoCL, 8 cores): the fused Winograd variants ran fastest
 // on the cut vgg3x3 (F(4x4,3x3)), res3x3 (F(2x2,3x3): a 14x14 output has few 4x4 tiles) and
 // conv5x5 (F(2x2,5x5)), fft_tiled on big11x11
@@ -218,7 +232,13 @@ static const auto_rule rules[] = {
      "a narrow or small product on a GPU (< 32 filters a group, < 64 taps or < 1e8 FLOPs): "
      "register-blocked direct convolution"},
     {"implicit_precomp", ON_GPU, NULL, "on a GPU, where direct_regblock does not plan"},
-    // Reduced math: no line above applies (their variants compute strict fp32 only).
+    // Reduced math: no line above applies (their variants compute strict fp32 only), but this
+    // one, which plans in fp32 math: on MobileNet-v2's depthwise layers implicit_mma ran at
+    // 0.18-0.31x of cuDNN's find in tf32 and f16, direct_regblock ahead of cuDNN in fp32.
+    {"direct_regblock", ON_GPU | FP32_MATH, reduced_narrow_groups,
+     "math=tf32, f16 or bf16 with < 16 filters a group (depthwise) on a GPU: the tensor cores' "
+     "16-row tiles would be mostly empty; register-blocked direct convolution in fp32 math "
+     "(more accurate than asked), the same storage"},
     {"implicit_mma", ON_GPU, NULL,
      "math=tf32, f16 or bf16 on a GPU with NVIDIA tensor cores: implicit GEMM on mma.sync"},
     {"direct_naive", ON_ANY, NULL, "the baseline, where nothing else plans"},
@@ -279,7 +299,10 @@ static xconv_status from_rules(xconv_device *dev, const xconv_problem *p,
         const xconv_variant *v = xconv_variant_find(r->variant, NULL);
         if (!(r->on & kind) || (r->when && !r->when(&dev->info, p)) || !v)
             continue;
-        st = xconv_variant_plan(v, dev, p, opts, plan, err);
+        xconv_problem fp32_math = *p;
+        if (r->on & FP32_MATH)
+            fp32_math.math = XCONV_MATH_F32;
+        st = xconv_variant_plan(v, dev, &fp32_math, opts, plan, err);
         if (st == XCONV_ERR_NOT_APPLICABLE)
             continue;
         if (st == XCONV_OK) {

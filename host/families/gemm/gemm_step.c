@@ -95,8 +95,6 @@ xconv_status xconv_gemm_plan_step(const xconv_device_info *info, const xconv_pro
     if (!step)
         return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for a step");
     xconv_gemm_derived d = derive(info, L, t);
-    if (L->scalar)  // 16-bit storage: scalar loads and stores only
-        d.vec_a = d.vec_b = d.vec_c = 1;
     xconv_status st = p ? xconv_step_define_problem(step, p, err) : XCONV_OK;
     if (st == XCONV_OK)
         st = define_gemm(step, L, t, &d, err);

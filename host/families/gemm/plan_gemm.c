@@ -209,7 +209,7 @@ static double tile_cost(const xconv_device_info *info, const xconv_gemm_layout *
 
 int xconv_gemm_b_vector(const xconv_gemm_layout *L, const xconv_gemm_tiles *t)
 {
-    return !L->scalar && L->mode == XCONV_GEMM_B_MEMORY && L->ldb % 4 == 0 && L->seg % 4 == 0 &&
+    return L->mode == XCONV_GEMM_B_MEMORY && L->ldb % 4 == 0 && L->seg % 4 == 0 &&
                    L->b_seg_stride % 4 == 0 && L->b_group_stride % 4 == 0 && t->pad % 4 == 0
                ? 4
                : 1;

@@ -36,7 +36,6 @@ typedef struct xconv_gemm_layout {
     int64_t groups;
     int split_k;
     int64_t taps;  // B mode GATHER: filter taps (r x s) of each input channel in K; else 0
-    bool scalar;   // operands in fp16 or bf16 storage: scalar loads and stores, no float4
 } xconv_gemm_layout;
 
 // What the kernels' defines derive from a layout and its tiles (see xconv_gemm_plan_step).

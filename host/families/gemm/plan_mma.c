@@ -5,8 +5,6 @@
 
 #include "families/gemm/plan_mma.h"
 
-// Words of padding per local row (XC_MMA_PAD): 4 keeps the fragment reads conflict-free.
-#define MMA_PAD_WORDS 4
 // Words of k per local row: two 8-word mma slices (16 TF32 or 32 fp16/bf16 elements).
 #define MMA_K_WORDS 16
 #define MMA_WARP 32  // lanes of a warp: mma.sync is a warp's instruction (PTX)
@@ -53,8 +51,13 @@ bool xconv_mma_channels_first(const xconv_problem *p, const xconv_mma_tiles *t)
 
 size_t xconv_mma_local_bytes(const xconv_mma_tiles *t, int64_t math)
 {
-    size_t ld = (size_t)(t->tile_k / mma_pack(math) + MMA_PAD_WORDS);
-    return 2 * (size_t)(t->tile_m + t->tile_n) * ld * sizeof(uint32_t);
+    // The operands' two buffers, or the staged sums of C where they are larger: 16 rows of a
+    // warp's columns a warp, padded by one float, in whole 16-byte units (cl/implicit_mma.cl).
+    size_t words = (size_t)(t->tile_k / mma_pack(math));  // of k, per row of A or column of B
+    size_t operands = 2 * (size_t)(t->tile_m + t->tile_n) * words;
+    size_t staged = (size_t)(t->warps_m * t->warps_n) * 16 * (size_t)(t->tile_n / t->warps_n + 1);
+    size_t larger = operands > staged ? operands : (staged + 3) / 4 * 4;
+    return larger * sizeof(uint32_t);
 }
 
 // Returns true when every element index the kernel forms (x, w and y, whole and per group)
@@ -76,7 +79,7 @@ static xconv_status mma_defines(xconv_step *s, const xconv_problem *p, const xco
         {"XC_MMA_MATH", (long long)p->math}, {"XC_MMA_PTX", 1},
         {"XC_MMA_TILE_M", t->tile_m}, {"XC_MMA_TILE_N", t->tile_n},
         {"XC_MMA_TILE_K", t->tile_k}, {"XC_MMA_WARPS_M", t->warps_m},
-        {"XC_MMA_WARPS_N", t->warps_n}, {"XC_MMA_PAD", MMA_PAD_WORDS},
+        {"XC_MMA_WARPS_N", t->warps_n},
         {"XC_MMA_RSC", xconv_mma_channels_first(p, t)},
     };
     for (size_t i = 0; st == XCONV_OK && i < sizeof defs / sizeof defs[0]; i++)

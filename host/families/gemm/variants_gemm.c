@@ -22,7 +22,7 @@ static xconv_gemm_layout conv_layout(const xconv_problem *p, xconv_gemm_mode mod
         .lda = crs, .ldb = pq, .ldc = pq, .seg = pq,
         .b_seg_stride = p->c * p->r * p->s * pq, .c_seg_stride = p->k * pq,
         .a_group_stride = kg * crs, .b_group_stride = crs * pq, .c_group_stride = kg * pq,
-        .groups = p->groups, .scalar = p->dtype != XCONV_DTYPE_F32,
+        .groups = p->groups,
     };
 }
 
@@ -30,22 +30,6 @@ static xconv_gemm_layout conv_layout(const xconv_problem *p, xconv_gemm_mode mod
 // GEMM's, or under split-K (whose GEMM stores partial sums) the reduce step's, which applies all
 // of it (cl/splitk_reduce.cl): these are its parts.
 #define SPLIT_EPILOGUE (XCONV_FUSED_BIAS_ACT | XCONV_FUSED_POOL)
-
-// With fp16 or bf16 storage, takes L unsplit: split-K's partials and reduce are fp32 only (the
-// planner's own split is dropped; a forced one is refused). Returns XCONV_OK or
-// XCONV_ERR_NOT_APPLICABLE.
-static xconv_status storage_unsplit(const xconv_problem *p, xconv_gemm_layout *L,
-                                    const xconv_plan_options *opts, xconv_error *err)
-{
-    if (p->dtype == XCONV_DTYPE_F32 || L->split_k < 2)
-        return XCONV_OK;
-    if (opts->gemm_split_k > 1 || opts->gemm_tiles.split > 1)
-        return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE,
-                               "split-K is fp32 only: a forced split with dtype=%s",
-                               xconv_dtype_name(p->dtype));
-    L->split_k = 1;
-    return XCONV_OK;
-}
 
 // Appends the GEMM step for L with tiles t (chosen here with L's split when t is NULL) running
 // `kernel` of cl/sgemm.cl with p's defines, into *out; appends `what`, the tiles and the split
@@ -58,8 +42,6 @@ static xconv_status plan_gemm_step(const xconv_device *dev, const xconv_problem 
     xconv_gemm_tiles chosen;
     if (!t) {
         xconv_status st = xconv_gemm_choose(&dev->info, L, &plan->opts, &chosen, err);
-        if (st == XCONV_OK)
-            st = storage_unsplit(p, L, &plan->opts, err);
         if (st != XCONV_OK)
             return st;
         t = &chosen;
@@ -295,8 +277,6 @@ static xconv_status plan_implicit_gemm(const xconv_device *dev, const xconv_prob
     L.taps = p->r * p->s;
     xconv_gemm_tiles t;
     xconv_status st = xconv_gemm_choose(&dev->info, &L, &plan->opts, &t, err);
-    if (st == XCONV_OK)
-        st = storage_unsplit(p, &L, &plan->opts, err);
     bool pooled = st == XCONV_OK && L.split_k < 2 && gemm_pool_fits(p, plan) &&
                   t.vw % (p->epi.pool_h * p->epi.pool_w) == 0;
     if (pooled)
@@ -340,8 +320,6 @@ static xconv_status plan_implicit_precomp(const xconv_device *dev, const xconv_p
     L.b_group_stride = p->c / p->groups * p->h * p->w;
     xconv_gemm_tiles t;
     xconv_status st = xconv_gemm_choose(&dev->info, &L, &plan->opts, &t, err);
-    if (st == XCONV_OK)
-        st = storage_unsplit(p, &L, &plan->opts, err);
     if (st != XCONV_OK)
         return st;
     bool pooled = L.split_k < 2 && gemm_pool_fits(p, plan) &&

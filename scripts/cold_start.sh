@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # Where a cold `xconv run` goes on a machine without a GPU (docs/guide/compile.md, "A cold run"):
 #   - NVRTC: each distinct program `auto` plans for the shapes of scripts/gpu_compile.sh's run
-#     step and for the small suite on the sm_90 profile, built as the CUDA backend builds it:
+#     step, and every variant's for the small suite, on the sm_90 profile, built as the CUDA
+#     backend builds it:
 #     its CPU time, NVRTC's phases (--time) and the front-end flags NVRTC documents (--minimal,
 #     -default-device, -pch), each checked to give the same CUBIN (scripts/nvrtc_phases.c);
 #   - CUDA: `xconv run` of those two shapes on cuda:0 through a stand-in libcuda whose driver
@@ -41,8 +42,8 @@ main() {
         echo "\$ nvrtc_phases sm_90 $reps --shape n=3,c=24,h=37,w=41,k=40,r=3,pad=1 --shape n=5,c=20,h=29,w=31,k=36,r=5,pad=2"
         "$tmp/nvrtc_phases" sm_90 "$reps" --shape n=3,c=24,h=37,w=41,k=40,r=3,pad=1 \
             --shape n=5,c=20,h=29,w=31,k=36,r=5,pad=2
-        echo "\$ nvrtc_phases sm_90 1 --suite small"
-        "$tmp/nvrtc_phases" sm_90 1 --suite small
+        echo "\$ nvrtc_phases sm_90 1 --suite small --variant all"
+        "$tmp/nvrtc_phases" sm_90 1 --suite small --variant all
     else
         echo "skipped: no $cuda/include/nvrtc.h or no $build/libxconv.so"
     fi

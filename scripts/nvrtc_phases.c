@@ -5,9 +5,10 @@
 // ptxas), then again with each candidate flag that should only cut the front end, the CPU time
 // of each build and whether its CUBIN is the same, byte for byte. Built and run by
 // scripts/cold_start.sh (public API of libxconv, libnvrtc of the CUDA toolkit); needs no GPU.
-// Usage: nvrtc_phases TARGET REPS (--shape SPEC | --suite NAME)... [--variant V]
+// Usage: nvrtc_phases TARGET REPS (--shape SPEC | --suite NAME)... [--variant V|auto|all]
 #define _POSIX_C_SOURCE 200809L
 #include <nvrtc.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,12 +142,18 @@ int main(int argc, char **argv)
         for (int k = 0; k < count; k++) {
             const char *spec = suite ? suite[k].spec : argv[i + 1];
             xconv_problem p;
-            xconv_plan *plan = xconv_shape_parse(spec, &p, &err) == XCONV_OK
-                                   ? xconv_plan_create(dev, &p, variant, NULL, &err)
-                                   : NULL;
-            if (plan)
-                n = collect(plan, spec, progs, n, MAX);
-            xconv_plan_destroy(plan);
+            if (xconv_shape_parse(spec, &p, &err) != XCONV_OK)
+                continue;
+            // "all": auto's choice and every variant's plan that the shape takes
+            bool all = strcmp(variant, "all") == 0;
+            for (int v = -1; v < (all ? xconv_variant_count() : 0); v++) {
+                const char *name = v < 0 ? (all ? "auto" : variant)
+                                         : xconv_variant_get_info(xconv_variant_at(v))->name;
+                xconv_plan *plan = xconv_plan_create(dev, &p, name, NULL, &err);
+                if (plan)
+                    n = collect(plan, spec, progs, n, MAX);
+                xconv_plan_destroy(plan);
+            }
         }
     }
     char arch_flag[64];

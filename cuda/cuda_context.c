@@ -5,8 +5,6 @@
 // NVRTC's compile, which needs only the device's description) runs beside it. Every use of the
 // context waits for that thread first (cuda_context_ready), and closing joins it.
 #include <pthread.h>
-#include <stdio.h>
-#include <string.h>
 
 #include "cuda_internal.h"
 

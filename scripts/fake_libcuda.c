@@ -3,9 +3,10 @@
 // (scripts/cold_start.sh): one "device" of compute capability 9.0 whose memory is host memory,
 // launches that do nothing (outputs are garbage), and a driver start that sleeps as a real one
 // works: cuInit FAKE_CU_INIT_MS (default 100) the first time, cuDevicePrimaryCtxRetain
-// FAKE_CU_CTX_MS (default 300). NVRTC compiles for real. With FAKE_CU_TRACE set, each driver
-// call that matters to the timeline is printed with its time since cuInit. Never a test of
-// results: it shows only what waits for what.
+// FAKE_CU_CTX_MS (default 300), then fails with FAKE_CU_CTX_FAIL set. NVRTC compiles for real.
+// With FAKE_CU_TRACE set, each driver call that matters to the timeline is printed with its time
+// since cuInit. Never a test of results: it shows only what waits for what
+// (tests/cli/cuda_start.sh).
 #define _DEFAULT_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,6 +64,10 @@ CUresult cuDevicePrimaryCtxRetain(CUcontext *ctx, CUdevice dev)
     (void)dev;
     note("cuDevicePrimaryCtxRetain starts");
     sleep_ms("FAKE_CU_CTX_MS", 300);
+    if (getenv("FAKE_CU_CTX_FAIL")) {
+        note("cuDevicePrimaryCtxRetain failed");
+        return 999;  // CUDA_ERROR_UNKNOWN
+    }
     note("cuDevicePrimaryCtxRetain done");
     *ctx = &handle;
     return 0;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// The CUDA backend: the driver API loaded at run time, the device's primary context and one
-// stream, NVRTC-built modules, launches and timing (cuBLAS and cuDNN: cuda_libraries.c).
+// The CUDA backend: the driver API loaded at run time, devices, buffers, launches and timing
+// (the primary context and its stream: cuda_context.c; NVRTC-built modules: cuda_programs.c;
+// cuBLAS and cuDNN: cuda_libraries.c).
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -50,16 +51,6 @@ xconv_status cuda_fail(xconv_error *err, xconv_status status, CUresult r, const 
         status = XCONV_ERR_DEVICE_LOST;
     return xconv_error_set(err, status, "%s: %s%s%s%s", what, xconv_cu_result_name(r),
                            text ? " (" : "", text ? text : "", text ? ")" : "");
-}
-
-// Makes the context current on the calling thread (every slot starts with this). Returns
-// XCONV_ERR_DEVICE_LOST without a driver call when the context was lost for good.
-xconv_status cuda_make_current(cuda_ctx *ctx, xconv_error *err)
-{
-    if (ctx->lost || !ctx->pctx)
-        return xconv_error_set(err, XCONV_ERR_DEVICE_LOST, LOST_MESSAGE);
-    CU_TRY(ctx->cu->ctx_set_current(ctx->pctx), "cuCtxSetCurrent");
-    return XCONV_OK;
 }
 
 // After a vendor library call failed with status st (cuBLAS and cuDNN report a kernel's fault
@@ -180,55 +171,8 @@ static xconv_status cuda_enumerate(xconv_device_info *infos, int max, int *count
 
 static void cuda_close(void *vctx);
 
-// Retains the device's primary context, makes it current and creates the stream, the timer's
-// events and the cuDNN state in ctx. Returns XCONV_OK or the first failure.
-static xconv_status retain_context(cuda_ctx *ctx, xconv_error *err)
-{
-    const xconv_cu_api *cu = ctx->cu;
-    CU_TRY(cu->device_primary_ctx_retain(&ctx->pctx, ctx->dev), "cuDevicePrimaryCtxRetain");
-    ctx->retained = true;
-    CU_TRY(cu->ctx_set_current(ctx->pctx), "cuCtxSetCurrent");
-    CU_TRY(cu->stream_create(&ctx->stream, CU_STREAM_DEFAULT), "cuStreamCreate");
-    CU_TRY(cu->event_create(&ctx->start, CU_EVENT_DEFAULT), "cuEventCreate");
-    CU_TRY(cu->event_create(&ctx->stop, CU_EVENT_DEFAULT), "cuEventCreate");
-    if (!(ctx->dnn = xconv_cudnn_create(ctx->stream, ctx->info.cc_major)))
-        return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for the cuDNN state");
-    return XCONV_OK;
-}
-
-// Frees what retain_context made (cuDNN and cuBLAS handles, events, stream) and releases the
-// primary context; `wait` first waits for the stream. On a context lost for good nothing is
-// asked of the broken context: the vendor handles are left to the process's end (destroying
-// them would call into it), and the primary context is released.
-static void release_context(cuda_ctx *ctx, bool wait)
-{
-    const xconv_cu_api *cu = ctx->cu;
-    if (ctx->retained && !ctx->lost && cu->ctx_set_current(ctx->pctx) == CUDA_SUCCESS) {
-        if (ctx->stream && wait)
-            cu->stream_synchronize(ctx->stream);
-        xconv_cudnn_destroy(ctx->dnn);
-        if (ctx->blas)
-            ctx->blas_api->destroy(ctx->blas);
-        if (ctx->start)
-            cu->event_destroy(ctx->start);
-        if (ctx->stop)
-            cu->event_destroy(ctx->stop);
-        if (ctx->stream)
-            cu->stream_destroy(ctx->stream);
-    }
-    if (ctx->retained)
-        cu->device_primary_ctx_release(ctx->dev);
-    ctx->dnn = NULL;
-    ctx->blas = NULL;
-    ctx->start = ctx->stop = NULL;
-    ctx->stream = NULL;
-    ctx->pctx = NULL;
-    ctx->retained = false;
-    ctx->timing = false;
-}
-
-// Describes device `index` into ctx->info and opens its context. Returns XCONV_OK or the first
-// failure.
+// Describes device `index` into ctx->info and starts making its context (on a thread of its
+// own: cuda_context.c). Returns XCONV_OK or the first failure.
 static xconv_status open_context(cuda_ctx *ctx, int index, xconv_error *err)
 {
     const xconv_cu_api *cu = ctx->cu;
@@ -236,7 +180,7 @@ static xconv_status open_context(cuda_ctx *ctx, int index, xconv_error *err)
     if (st != XCONV_OK)
         return st;
     CU_TRY(cu->device_get(&ctx->dev, index), "cuDeviceGet");
-    return retain_context(ctx, err);
+    return cuda_context_start(ctx, err);
 }
 
 // The reset slot, after a sticky error. The driver cannot recover from one inside the process:
@@ -248,6 +192,7 @@ static xconv_status open_context(cuda_ctx *ctx, int index, xconv_error *err)
 static xconv_status cuda_reset(void *vctx, xconv_error *err)
 {
     cuda_ctx *ctx = vctx;
+    cuda_context_ready(ctx, NULL);  // made long since: a fault came from using it
     ctx->lost = true;
     ctx->timing = false;
     return xconv_error_set(err, XCONV_ERR_DEVICE_LOST, LOST_MESSAGE);
@@ -268,6 +213,7 @@ static xconv_status cuda_open(int backend_index, void **out, xconv_error *err)
     if (!ctx)
         return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for a CUDA context");
     ctx->cu = cu;
+    pthread_mutex_init(&ctx->open_lock, NULL);
     if (open_context(ctx, backend_index, err) != XCONV_OK) {
         cuda_close(ctx);
         return xconv_error_prefix(err, "opening CUDA device %d", backend_index);
@@ -281,7 +227,8 @@ static void cuda_close(void *vctx)
     cuda_ctx *ctx = vctx;
     if (!ctx)
         return;
-    release_context(ctx, true);
+    cuda_context_release(ctx, true);
+    pthread_mutex_destroy(&ctx->open_lock);
     free(ctx);
 }
 
@@ -318,6 +265,7 @@ static void cuda_buffer_free(void *vctx, xconv_backend_buffer *buf)
     cuda_ctx *ctx = vctx;
     if (!buf)
         return;
+    cuda_context_ready(ctx, NULL);  // made before the buffer was: no wait
     if (!ctx->lost && ctx->pctx && ctx->cu->ctx_set_current(ctx->pctx) == CUDA_SUCCESS) {
         ctx->cu->stream_synchronize(ctx->stream);  // work still using it may be queued
         ctx->cu->mem_free(buf->ptr);
@@ -632,7 +580,8 @@ static xconv_status cuda_finish(void *vctx, xconv_error *err)
 
 static void cuda_native(void *vctx, xconv_native_device *out)
 {
-    const cuda_ctx *ctx = vctx;
+    cuda_ctx *ctx = vctx;
+    cuda_context_ready(ctx, NULL);  // a context that could not be made gives NULL handles
     out->context = ctx->pctx;
     out->cuda_device = (int)ctx->dev;
     out->queue = ctx->stream;

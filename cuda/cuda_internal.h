@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
-// The CUDA backend's internals shared by its files: backend_cuda.c (devices, contexts, buffers,
-// launches, timing), cuda_programs.c (NVRTC builds and modules) and cuda_libraries.c (cuBLAS,
-// the cuDNN rows, versions).
+// The CUDA backend's internals shared by its files: backend_cuda.c (devices, buffers, launches,
+// timing), cuda_context.c (the context, made on a thread of its own), cuda_programs.c (NVRTC
+// builds and modules) and cuda_libraries.c (cuBLAS, the cuDNN rows, versions).
 #ifndef XCONV_CUDA_INTERNAL_H
 #define XCONV_CUDA_INTERNAL_H
+
+#include <pthread.h>
 
 #include "../host/core/backend.h"
 #include "cuda_loader.h"
@@ -34,6 +36,14 @@ struct xconv_backend_program {
 typedef struct cuda_ctx {
     const xconv_cu_api *cu;
     CUdevice dev;
+    // The context is made by the opener thread (cuda_context_start); until it is joined only
+    // that thread touches the fields from pctx to dnn and open_status, open_err. Every use of
+    // them goes through cuda_context_ready (cuda_make_current calls it).
+    pthread_t opener;
+    bool opening;              // the opener was started and not joined yet
+    pthread_mutex_t open_lock; // guards the join
+    xconv_status open_status;  // how making the context went
+    xconv_error open_err;      // why it failed
     CUcontext pctx;            // the device's primary context, shared with cuBLAS and cuDNN
     bool retained;
     CUstream stream;
@@ -67,8 +77,23 @@ xconv_status cuda_fail(xconv_error *err, xconv_status status, CUresult r, const 
 // What every call on a context lost at a sticky error says.
 #define LOST_MESSAGE "the CUDA context cannot be recovered in this process after a sticky error"
 
-// Makes the context current on the calling thread (every slot starts with this). Returns
-// XCONV_ERR_DEVICE_LOST without a driver call when the context was lost for good.
+// Starts making the context of ctx->dev (primary context, stream, events, cuDNN state) on a
+// thread of its own and returns; where no thread can be started, makes it now and returns how
+// that went. ctx->open_lock must be initialised and ctx->info filled.
+xconv_status cuda_context_start(cuda_ctx *ctx, xconv_error *err);
+
+// Waits until the context is made. Returns XCONV_OK, or the failure of making it ("opening CUDA
+// device N: cuDevicePrimaryCtxRetain: ...") on every call. Safe from any thread.
+xconv_status cuda_context_ready(cuda_ctx *ctx, xconv_error *err);
+
+// Waits for the context, then frees what making it made (cuDNN and cuBLAS handles, events,
+// stream) and releases the primary context; `wait` first waits for the stream. On a context
+// lost for good nothing is asked of the broken context: the vendor handles are left to the
+// process's end (destroying them would call into it), and the primary context is released.
+void cuda_context_release(cuda_ctx *ctx, bool wait);
+
+// Waits for the context and makes it current on the calling thread (every slot starts with
+// this). Returns XCONV_ERR_DEVICE_LOST without a driver call when the context was lost for good.
 xconv_status cuda_make_current(cuda_ctx *ctx, xconv_error *err);
 
 // Returns from the calling function (which has an xconv_error *err) when ctx cannot be made

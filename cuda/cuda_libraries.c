@@ -180,13 +180,17 @@ void cuda_libraries(void *vctx, char *buf, size_t len)
 
 const char *xconv_cuda_find_choice(void *vctx, const xconv_problem *p)
 {
-    const cuda_ctx *ctx = vctx;
+    cuda_ctx *ctx = vctx;
+    if (ctx)
+        cuda_context_ready(ctx, NULL);
     return ctx && !ctx->lost ? xconv_cudnn_find_choice(ctx->dnn, p) : NULL;
 }
 
 const char *xconv_cuda_last_find_choice(void *vctx)
 {
-    const cuda_ctx *ctx = vctx;
+    cuda_ctx *ctx = vctx;
+    if (ctx)
+        cuda_context_ready(ctx, NULL);
     return ctx && !ctx->lost ? xconv_cudnn_last_find_choice(ctx->dnn) : NULL;
 }
 

@@ -140,6 +140,7 @@ void cuda_program_free(void *vctx, xconv_backend_program *prog)
     cuda_ctx *ctx = vctx;
     if (!prog)
         return;
+    cuda_context_ready(ctx, NULL);  // made before the module was loaded: no wait
     while (prog->functions) {
         cuda_function *f = prog->functions;
         prog->functions = f->next;

@@ -242,7 +242,9 @@ static xconv_status download_tensor(xconv_buffer *buf, const xconv_problem *p, i
     return st;
 }
 
-// Runs plan on the host arrays: uploads x, w and the bias, runs, waits and reads y back.
+// Runs plan on the host arrays: builds its programs, uploads x, w and the bias, runs, waits
+// and reads y back. The builds come first: they need no memory of the device, and a backend
+// whose context is still starting (CUDA's) compiles beside that start instead of after it.
 static xconv_status forward_plan(xconv_plan *plan, const float *x, const float *w,
                                  const float *bias, float *y, xconv_error *err)
 {
@@ -250,7 +252,11 @@ static xconv_status forward_plan(xconv_plan *plan, const float *x, const float *
     const xconv_problem *p = &plan->problem;
     int64_t y_n = xconv_problem_y_elems(p);
     xconv_tensors t = {0};
-    xconv_status st = upload_tensor(dev, p, xconv_problem_x_elems(p), x, &t.x, err);
+    xconv_status st = xconv_device_usable(dev, err);  // a profile's or a lost device's word
+    if (st == XCONV_OK)
+        st = xconv_plan_prepare(plan, NULL, err);
+    if (st == XCONV_OK)
+        st = upload_tensor(dev, p, xconv_problem_x_elems(p), x, &t.x, err);
     if (st == XCONV_OK)
         st = upload_tensor(dev, p, xconv_problem_w_elems(p), w, &t.w, err);
     if (st == XCONV_OK)

@@ -12,6 +12,26 @@
 // ---------------------------------------------------------------------------------------------
 // Preparing
 
+// Builds the programs of plan's kernel steps not built yet on as many threads at once, where
+// there are two or more and the device builds on several threads (NVRTC does): a cold run then
+// waits for its slowest build, not for their sum. Failures are left to the prepare that follows.
+static void build_steps_at_once(xconv_plan *plan)
+{
+    enum { MAX_AT_ONCE = 16 };
+    xconv_program_request requests[MAX_AT_ONCE];
+    int n = 0;
+    for (int i = 0; i < plan->nsteps && n < MAX_AT_ONCE; i++) {
+        const xconv_step *s = plan->steps[i];
+        if (s->kind == XCONV_STEP_KERNEL && !(s->program && s->program->handle))
+            requests[n++] = (xconv_program_request){.dev = plan->dev, .source = s->source,
+                                                    .defines = s->defines,
+                                                    .ndefines = s->ndefines};
+    }
+    xconv_error ignored = {0};
+    if (n >= 2)
+        xconv_program_build_ahead(requests, n, n, NULL, NULL, NULL, &ignored);
+}
+
 xconv_status xconv_plan_prepare(xconv_plan *plan, double *compile_ms, xconv_error *err)
 {
     if (compile_ms)
@@ -21,6 +41,7 @@ xconv_status xconv_plan_prepare(xconv_plan *plan, double *compile_ms, xconv_erro
     if (!plan->dev || !plan->dev->be || !plan->dev->be->program_build)
         return xconv_error_set(err, XCONV_ERR_INVALID, "plan has no open device to build on");
     plan->resets = plan->dev->resets;
+    build_steps_at_once(plan);
     for (int i = 0; i < plan->nsteps; i++) {
         xconv_step *s = plan->steps[i];
         if (s->kind != XCONV_STEP_KERNEL || (s->program && s->program->handle))

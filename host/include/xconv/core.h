@@ -196,7 +196,9 @@ int xconv_devices_select(const xconv_devices *devs, const char *selector, xconv_
 xconv_device *xconv_device_open(const char *selector, xconv_error *err);
 
 // Opens the device described by info (an entry of xconv_devices_info_at); returns NULL and
-// fills err on failure.
+// fills err on failure. A CUDA device's context is made on a thread of the library's while the
+// caller goes on (planning and compiling need none): the first call that uses the context waits
+// for it, and reports the failure to make it; closing waits for it too.
 xconv_device *xconv_device_open_info(const xconv_device_info *info, xconv_error *err);
 
 // ---------------------------------------------------------------------------------------------

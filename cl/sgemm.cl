@@ -625,8 +625,8 @@ XC_KERNEL void sgemm_regions(const XC_GLOBAL float *XC_RESTRICT a, const int a_o
 // C[g] = A[g] * B[g] where B starts at b + b_offset and C at c + c_offset (elements), `cols`
 // columns. im2col_gemm (B: the im2col workspace), gemm_1x1 (B: the input) and plain SGEMM.
 XC_KERNEL void sgemm(const XC_GLOBAL XC_DATA *XC_RESTRICT a,
-                     const XC_GLOBAL XC_DATA *XC_RESTRICT b,
-                     XC_GLOBAL XC_GEMM_C_T *XC_RESTRICT c, const int b_offset, const int c_offset, const int cols XC_EPI_BIAS_PARAM)
+                     const XC_GLOBAL XC_DATA *XC_RESTRICT b, XC_GLOBAL XC_GEMM_C_T *XC_RESTRICT c,
+                     const int b_offset, const int c_offset, const int cols XC_EPI_BIAS_PARAM)
 {
     XC_GEMM_DECLARE_LOCAL(lds);
     xc_gemm_body(a, b + b_offset, (const XC_GLOBAL int4 *)0, c + c_offset, cols,

@@ -198,6 +198,15 @@ static int registers_per_item(cl_device_id dev, bool is_gpu)
     return vendor == 0x1002 ? 256 : vendor == 0x8086 ? 128 : 0;
 }
 
+// Scalar registers a wavefront holds for values uniform over its work-items: AMD GPUs' SGPRs,
+// 102 a wave on GFX9 and 106 on GFX10 and later (host/core/targets.c cites clang's AMDGPU
+// backend); OpenCL does not say which, so the fewer. 0 for other devices (no scalar file the
+// planners count).
+static int scalar_registers(cl_device_id dev, bool is_gpu)
+{
+    return is_gpu && info_uint(dev, CL_DEVICE_VENDOR_ID) == 0x1002 ? 102 : 0;
+}
+
 static size_t info_size(cl_device_id dev, cl_device_info param)
 {
     size_t v = 0;
@@ -287,6 +296,7 @@ static void fill_info(cl_device_id dev, cl_platform_id plat, int index, xconv_de
         info->cc_minor = (int)info_uint(dev, CL_DEVICE_COMPUTE_CAPABILITY_MINOR_NV);
     }
     info->max_registers_per_item = registers_per_item(dev, info->is_gpu);
+    info->max_scalar_registers = scalar_registers(dev, info->is_gpu);
     info->fp32_config = fp32_config(dev);
     snprintf(info->build_flags, sizeof info->build_flags, "%s", XCONV_OPENCL_BUILD_FLAGS);
 }

@@ -63,11 +63,12 @@ void cli_print_targets(FILE *f, bool with_compilers)
         const xconv_device_info *d = &t->info;
         fprintf(f, "%-8s %s\n", t->name, t->product);
         fprintf(f, "     %d compute units at %d MHz, local %llu KiB, max work-group %zu, "
-                   "preferred multiple %zu, registers a work-item %d, a work-group %d, "
-                   "fp64 %s\n",
+                   "preferred multiple %zu, registers a work-item %d, scalar %d, a work-group "
+                   "%d, fp64 %s\n",
                 d->compute_units, d->clock_mhz, (unsigned long long)(d->local_mem_bytes / 1024),
                 d->max_work_group_size, d->preferred_multiple, d->max_registers_per_item,
-                d->max_registers_per_work_group, d->fp64 ? "yes" : "no");
+                d->max_scalar_registers, d->max_registers_per_work_group,
+                d->fp64 ? "yes" : "no");
         if (with_compilers) {
             char why[256];
             bool ok = vendor_cc_available(t, why, sizeof why);

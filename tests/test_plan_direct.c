@@ -433,6 +433,43 @@ static void test_register_limit(void)
     }
 }
 
+// A device with a scalar register file (AMD's SGPRs, 102 a wave on gfx90a): the tiled kernels'
+// unrolled chunk of filter taps, with one address a filter row and the 60 others
+// (plan_direct.c, SCALAR_OTHER), fits it, or is one channel of one output channel; VGG's 3x3
+// layers took 2 channels of 8 output channels (144 taps) without it and AMD's compiler spilled
+// them. Without the file (0) the plans are as before.
+static void test_scalar_limit(void)
+{
+    static const char *const specs[] = {"n=16,c=64,h=224,w=224,k=64,r=3,pad=1",
+                                        "n=32,c=1024,h=14,w=14,k=256,r=1",
+                                        "n=32,c=32,h=56,w=56,k=64,r=5,pad=2",
+                                        "n=32,c=3,h=224,w=224,k=64,r=7,stride=2,pad=3",
+                                        "n=16,c=64,h=64,w=64,k=64,r=11,pad=5"};
+    xconv_device_info amd = gpu_info(), plain = gpu_info();
+    amd.max_registers_per_item = plain.max_registers_per_item = 256;
+    amd.max_scalar_registers = 102;
+    amd.preferred_multiple = plain.preferred_multiple = 64;
+    xconv_error err = {0};
+    int narrowed = 0;
+    for (int i = 0; i < COUNT(specs); i++) {
+        xconv_problem p;
+        CHECK(xconv_shape_parse(specs[i], &p, &err) == XCONV_OK);
+        for (int k = 1; k <= 2; k++) {  // direct_tiled, direct_tiled_db
+            xconv_direct_tiling t, u;
+            CHECK_MSG(xconv_direct_choose(&amd, &p, kinds[k], NULL, &t, &err) == XCONV_OK,
+                      "%s %s: %s", xconv_direct_kind_name(kinds[k]), specs[i], err.msg);
+            CHECK(xconv_direct_choose(&plain, &p, kinds[k], NULL, &u, &err) == XCONV_OK);
+            int64_t taps = (int64_t)t.chunk_c * p.r * p.s * t.block_k;
+            CHECK_MSG((t.chunk_c == 1 && t.block_k == 1) || taps + t.block_k + 60 <= 102,
+                      "%s %s: chunk %d of %d output channels, %lld taps",
+                      xconv_direct_kind_name(kinds[k]), specs[i], t.chunk_c, t.block_k,
+                      (long long)taps);
+            narrowed += (int64_t)u.chunk_c * p.r * p.s * u.block_k + u.block_k + 60 > 102;
+        }
+    }
+    CHECK_MSG(narrowed > 0, "no plan without the scalar file passes it: the test shows nothing");
+}
+
 // direct_const applies only while the filters fit the constant buffer, and says the numbers.
 static void test_const_fits(void)
 {
@@ -499,6 +536,7 @@ int main(void)
     test_small_local_memory();
     test_unroll_limit();
     test_register_limit();
+    test_scalar_limit();
     test_const_fits();
     test_forced();
     return check_summary("test_plan_direct");

@@ -24,7 +24,9 @@
 //  [L] clang's AMDGPU backend (llvm.org/docs/AMDGPUUsage.html): wave32 is the default
 //      wavefront size of GFX10 and later, wave64 of GFX9; fp64 on every GCN/RDNA target;
 //      256 architectural VGPRs a lane at most (gfx90a adds 256 AGPRs, which hold spills and
-//      matrix operands).
+//      matrix operands). Scalar registers: clang's AMDGPU backend addresses 102 SGPRs a
+//      wave on GFX9 (getAddressableNumSGPRs), 106 on GFX10 and later; its resource report
+//      counts VCC beside them (the 104 and 108 SGPRs of bench/results/*-compile_*.json).
 //  [O] Intel GPU Occupancy Calculator (github.com/oneapi-src/oneAPI-samples,
 //      Tools/GPU-Occupancy-Calculator): Xe-HPG (Arc) 16 EUs a sub-slice, 8 threads an EU, up
 //      to 512 EUs, sub-groups 32/16/8, 64 KiB SLM a work-group, work-groups up to 1024;
@@ -80,6 +82,7 @@ static const xconv_target targets[] = {
               .preferred_multiple = 64,                  // [R] wavefront 64; [L]
               .native_float_width = 1,
               .max_registers_per_item = 256,             // [L] 256 VGPRs a lane
+              .max_scalar_registers = 102,               // [L] SGPRs a wave, GFX9
               .fp64 = true,                              // [L]
               .fp32_config = GPU_FP32, .build_flags = OPENCL_FLAGS}},
     {.name = "gfx1030", .product = "AMD Radeon RX 6900 XT", .compiler = "amdgcn",
@@ -99,6 +102,7 @@ static const xconv_target targets[] = {
               .preferred_multiple = 32,                  // [R] wavefront 32; [L] wave32
               .native_float_width = 1,
               .max_registers_per_item = 256,             // [L] 256 VGPRs a lane
+              .max_scalar_registers = 106,               // [L] SGPRs a wave, GFX10+
               .fp64 = true,                              // [L]
               .fp32_config = GPU_FP32, .build_flags = OPENCL_FLAGS}},
     {.name = "dg2", .product = "Intel Arc A770", .compiler = "ocloc", .arch = "dg2",

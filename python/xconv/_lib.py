@@ -43,7 +43,7 @@ class CDeviceInfo(ctypes.Structure):
         ("cache_bytes", ctypes.c_uint64), ("max_work_group_size", ctypes.c_size_t),
         ("max_work_item_sizes", ctypes.c_size_t * 3), ("preferred_multiple", ctypes.c_size_t),
         ("native_float_width", ctypes.c_int), ("max_registers_per_work_group", ctypes.c_int),
-        ("max_registers_per_item", ctypes.c_int),
+        ("max_registers_per_item", ctypes.c_int), ("max_scalar_registers", ctypes.c_int),
         ("fp64", ctypes.c_bool), ("cc_major", ctypes.c_int), ("cc_minor", ctypes.c_int),
         ("peak_gflops", ctypes.c_double), ("peak_gbps", ctypes.c_double),
         ("fp32_config", ctypes.c_uint), ("build_flags", ctypes.c_char * 192),

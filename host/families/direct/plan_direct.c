@@ -31,6 +31,12 @@
 // needed a warp's store touches (columns XD_BLOCK_W floats apart, unless one vector store per
 // row covers them: cl/direct_regblock.cl, XD_STORE_VEC).
 #define FLAT_STORE_COST 2.0
+// Scalar registers a tiled kernel's wave keeps beside its chunk's filter taps and one address
+// a filter row (kernel arguments, group indices, loop state), where the device has a scalar
+// file (max_scalar_registers): what AMD's compiler needed over the direct_tiled and
+// direct_tiled_db plans of every shape file for gfx90a and gfx1030, 56 leaving two spilling
+// (docs/guide/vendors.md, "The tiled kernels' scalar registers").
+#define SCALAR_OTHER 60
 // Most multiply-adds of one fully unrolled channel chunk (keeps compile times in seconds).
 #define UNROLL_MAX 4096
 // Relative cost of one cooperative element load into local memory (global load, local store,
@@ -166,6 +172,13 @@ static int pick_chunk(xconv_direct_kind kind, const xconv_device_info *info,
                    ? cg
                    : 0;
     }
+    // The tiled kernels read their filter taps at addresses the whole work-group shares: AMD's
+    // compiler loads them into scalar registers, every tap of the unrolled chunk ahead, and
+    // spilled them past its 102-106 (3x3 filters, 8 output channels, 2 channels: 144 taps). A
+    // chunk of one channel for one output channel is left to it: it streamed the taps of 7x7
+    // to 11x11 filters (49-121) without spilling.
+    bool scalar_taps = kind != XCONV_DIRECT_REGBLOCK && info->max_scalar_registers > 0;
+    int64_t taps = (int64_t)p->r * p->s * t->block_k;
     for (int chunk = cg; chunk >= 1; chunk--) {
         int chunks = ceil_div(cg, chunk);
         if (chunk > 1 && ceil_div(cg, chunk - 1) == chunks)
@@ -173,6 +186,8 @@ static int pick_chunk(xconv_direct_kind kind, const xconv_device_info *info,
         t->chunk_c = chunk;
         if (acc * chunk * p->r * p->s <= UNROLL_MAX &&
             (info->max_registers_per_item <= 0 || chunk * loads <= budget) &&
+            (!scalar_taps || (chunk == 1 && t->block_k == 1) ||
+             chunk * taps + t->block_k + SCALAR_OTHER <= info->max_scalar_registers) &&
             local_bytes(kind, p, t) <= info->local_mem_bytes)
             return chunk;
     }

@@ -128,6 +128,10 @@ struct xconv_device_info {
                                  // lanes of the SIMD width IGC compiles at; 0 when unknown
                                  // (NVIDIA: ptxas keeps our plans in 255); the planners keep
                                  // the values they count under it (docs/guide/vendors.md)
+    int max_scalar_registers;    // 32-bit scalar registers a wavefront holds for values
+                                 // uniform over its work-items (AMD's SGPRs) before its
+                                 // compiler spills them; 0 where the device has none or does
+                                 // not say (the direct planners count their filter taps in it)
     bool fp64;
     int cc_major, cc_minor;      // NVIDIA compute capability (CUDA, NVIDIA's OpenCL); else 0
     double peak_gflops;          // measured or configured fp32 peak, 0 when unknown

@@ -175,6 +175,39 @@ static void test_auto(void)
         CHECK_MSG(mma == (types[i][0] != '\0'), "auto with '%s' chose %s", types[i],
                   st == XCONV_OK ? info.variant->info.name : "nothing");
     }
+    // A large filter in tf32: the FFT in fp32 math; in fp16 (no FFT kernels) the tensor cores.
+    const char *large[] = {"math=tf32", "dtype=f16,math=f16"};
+    const char *large_pick[] = {"fft_tiled", "implicit_mma"};
+    for (int i = 0; i < 2; i++) {
+        xconv_problem p;
+        xconv_error err;
+        xconv_auto_info info;
+        CHECK(parse_with("n=16,c=64,h=64,w=64,k=64,r=11,pad=5", large[i], &p));
+        xconv_status st = xconv_auto_plan(h100, &p, NULL, &info, NULL, &err);
+        CHECK_MSG(st == XCONV_OK && strcmp(info.variant->info.name, large_pick[i]) == 0,
+                  "big11x11 with '%s': %s", large[i],
+                  st == XCONV_OK ? info.variant->info.name : err.msg);
+    }
+    // tf32 where the fp32 kernels ran faster: channel-reducing 1x1 layers and Winograd's busy
+    // 3x3 layers with small planes; in fp16 and on large planes the tensor cores.
+    const struct { const char *spec, *types, *pick; } tf32_lines[] = {
+        {"n=32,c=2048,h=7,w=7,k=512,r=1", "math=tf32", "implicit_gemm"},
+        {"n=32,c=1024,h=14,w=14,k=256,r=1", "math=tf32", "gemm_1x1"},
+        {"n=32,c=1024,h=14,w=14,k=256,r=1", "dtype=f16,math=f16", "implicit_mma"},
+        {"n=32,c=256,h=14,w=14,k=1024,r=1", "math=tf32", "implicit_mma"},
+        {"n=32,c=256,h=14,w=14,k=256,r=3,pad=1", "math=tf32", "winograd_f43"},
+        {"n=32,c=64,h=56,w=56,k=64,r=3,pad=1", "math=tf32", "implicit_mma"},
+    };
+    for (size_t i = 0; i < sizeof tf32_lines / sizeof tf32_lines[0]; i++) {
+        xconv_problem p;
+        xconv_error err;
+        xconv_auto_info info;
+        CHECK(parse_with(tf32_lines[i].spec, tf32_lines[i].types, &p));
+        xconv_status st = xconv_auto_plan(h100, &p, NULL, &info, NULL, &err);
+        CHECK_MSG(st == XCONV_OK && strcmp(info.variant->info.name, tf32_lines[i].pick) == 0,
+                  "%s with '%s': %s", tf32_lines[i].spec, tf32_lines[i].types,
+                  st == XCONV_OK ? info.variant->info.name : err.msg);
+    }
     // A depthwise layer in a reduced mode: direct_regblock in fp32 math, the storage kept.
     const char *depthwise[] = {"math=tf32", "dtype=f16,math=f16", "dtype=bf16,math=bf16"};
     for (int i = 0; i < 3; i++) {

@@ -172,6 +172,42 @@ static bool wide_5x5_up_busy(const xconv_device_info *dev, const xconv_problem *
 // layers: one): implicit_mma would run its tensor cores at KG/16 of their rows.
 #define AUTO_MMA_MIN_KG 16
 
+// Whether p asks for a reduced math mode and is a wide busy stride-1 product with a filter of
+// 7x7 or more (the FFT's line in fp32): implicit_mma's K of C x R x S taps per output.
+static bool reduced_large_filter(const xconv_device_info *dev, const xconv_problem *p)
+{
+    return p->math != XCONV_MATH_F32 && wide_7x7_up(dev, p) &&
+           flops_per_unit(dev, p) >= AUTO_BUSY_FLOPS_PER_UNIT;
+}
+
+// Output planes at most this wide and high for tf32's Winograd line below: on ResNet-50's
+// stride-1 3x3 layers at batch 32 and 50 winograd_f43 in fp32 math ran 1.5-1.8x faster than
+// implicit_mma in tf32 on 28x28, 14x14 and 7x7 planes, 1.26x slower on 56x56.
+#define AUTO_TF32_WINOGRAD_MAX_PLANE 28
+
+// Whether p asks for tf32 and is a wide 1x1 layer that reduces channels (filters a group at
+// most half its input channels): there implicit_mma's blocks hold few rows over a long K, and
+// the fp32 GEMMs ran 1.1-3x faster on ResNet-50's and MobileNet-v2's projections.
+static bool tf32_projection(const xconv_device_info *dev, const xconv_problem *p)
+{
+    return p->math == XCONV_MATH_TF32 && wide(dev, p) && pointwise(p) &&
+           2 * (p->k / p->groups) <= p->c / p->groups;
+}
+
+// tf32_projection with gemm_1x1's condition (wide_pointwise_vectors).
+static bool tf32_projection_vectors(const xconv_device_info *dev, const xconv_problem *p)
+{
+    return tf32_projection(dev, p) && wide_pointwise_vectors(dev, p);
+}
+
+// Whether p asks for tf32 and is Winograd's busy 3x3 layer with small output planes.
+static bool tf32_winograd(const xconv_device_info *dev, const xconv_problem *p)
+{
+    return p->math == XCONV_MATH_TF32 && wide_3x3_busy(dev, p) &&
+           xconv_problem_out_h(p) <= AUTO_TF32_WINOGRAD_MAX_PLANE &&
+           xconv_problem_out_w(p) <= AUTO_TF32_WINOGRAD_MAX_PLANE;
+}
+
 // Whether p asks for a reduced math mode and has fewer than AUTO_MMA_MIN_KG filters a group.
 static bool reduced_narrow_groups(const xconv_device_info *dev, const xconv_problem *p)
 {
@@ -235,6 +271,21 @@ static const auto_rule rules[] = {
     // Reduced math: no line above applies (their variants compute strict fp32 only), but this
     // one, which plans in fp32 math: on MobileNet-v2's depthwise layers implicit_mma ran at
     // 0.18-0.31x of cuDNN's find in tf32 and f16, direct_regblock ahead of cuDNN in fp32.
+    // On big11x11 in tf32 fft_tiled in fp32 math ran 0.26 ms, implicit_mma 1.71 and cuDNN's
+    // find 0.39 (the FFT has fp32 storage only: fp16 and bf16 fall through to implicit_mma).
+    {"fft_tiled", ON_GPU | FP32_MATH, reduced_large_filter,
+     "math=tf32, f16 or bf16 on a wide busy stride-1 layer with a 7x7 or larger filter on a "
+     "GPU: tiled FFT convolution in fp32 math (more accurate than asked)"},
+    {"gemm_1x1", ON_GPU | FP32_MATH, tf32_projection_vectors,
+     "math=tf32 on a wide 1x1 layer that halves its channels or more, planes of whole float4s, "
+     "on a GPU: one SGEMM over channels in fp32 math (more accurate than asked)"},
+    {"implicit_gemm", ON_GPU | FP32_MATH, tf32_projection,
+     "math=tf32 on a wide 1x1 layer that halves its channels or more on a GPU: the implicit "
+     "GEMM in fp32 math (more accurate than asked)"},
+    {"winograd_f43", ON_GPU | FP32_MATH, tf32_winograd,
+     "math=tf32 on a wide busy 3x3 stride-1 layer with outputs of at most 28x28 on a GPU: "
+     "Winograd F(4x4,3x3) in fp32 math (more accurate than asked; error checked over 4x4 "
+     "blocks)"},
     {"direct_regblock", ON_GPU | FP32_MATH, reduced_narrow_groups,
      "math=tf32, f16 or bf16 with < 16 filters a group (depthwise) on a GPU: the tensor cores' "
      "16-row tiles would be mostly empty; register-blocked direct convolution in fp32 math "

@@ -269,8 +269,8 @@ static const auto_rule rules[] = {
      "register-blocked direct convolution"},
     {"implicit_precomp", ON_GPU, NULL, "on a GPU, where direct_regblock does not plan"},
     // Reduced math: no line above applies (their variants compute strict fp32 only), but this
-    // one, which plans in fp32 math: on MobileNet-v2's depthwise layers implicit_mma ran at
-    // 0.18-0.31x of cuDNN's find in tf32 and f16, direct_regblock ahead of cuDNN in fp32.
+    // one, which plans in fp32 math: on MobileNet-v2's depthwise layers in tf32 it ran 1.55x
+    // cuDNN's find (geo-mean), implicit_mma 0.54-1.37x (docs/find.md).
     // On big11x11 in tf32 fft_tiled in fp32 math ran 0.26 ms, implicit_mma 1.71 and cuDNN's
     // find 0.39 (the FFT has fp32 storage only: fp16 and bf16 fall through to implicit_mma).
     {"fft_tiled", ON_GPU | FP32_MATH, reduced_large_filter,

@@ -16,7 +16,8 @@
 // element (f, k, c') at (f * K + k) * C/groups + c', conjugated and scaled by `scale`
 // (1 / (LH * LW), rounded once on the host): the conjugate turns the convolution theorem's
 // product into cross-correlation (the filter's flip), and the inverse FFT's normalisation is
-// folded in here once.
+// folded in here once. x and w are read in their storage type (XC_DATA: fp32, or fp16/bf16
+// under XC_DTYPE, widened exactly by XC_LD); the spectra and all arithmetic are fp32.
 
 #include "xconv_fft_defaults.h"
 #include "xconv_fft.h"
@@ -46,14 +47,14 @@
 // is src[(h0 + i) * cols + w0 + j] where that lies inside, else 0. `ok` is false past the
 // last plane (its frame is all zeros and its spectrum is not stored).
 typedef struct xc_fft_plane {
-    const XC_GLOBAL float *src;
+    const XC_GLOBAL XC_DATA *src;  // x or w in the storage type (XC_LD reads it as a float)
     int h0, w0, rows, cols;
     int ok;
 } xc_fft_plane;
 
 // Plane `index` of a forward transform: spectrum column b = index of input channel c of the
 // pass starting at image n0 with `columns` columns, or filter plane index (filter != 0).
-XC_FUNC xc_fft_plane xc_fft_source(const XC_GLOBAL float *src, const int filter,
+XC_FUNC xc_fft_plane xc_fft_source(const XC_GLOBAL XC_DATA *src, const int filter,
                                    const int index, const int c, const int n0,
                                    const int columns)
 {
@@ -80,7 +81,7 @@ XC_FUNC float xc_fft_frame(const xc_fft_plane pl, const int i, const int j)
 {
     const int h = pl.h0 + i, w = pl.w0 + j;
     return pl.ok && (unsigned)h < (unsigned)pl.rows && (unsigned)w < (unsigned)pl.cols
-               ? pl.src[h * pl.cols + w]
+               ? XC_LD(pl.src, h * pl.cols + w)
                : 0.0f;
 }
 
@@ -88,7 +89,7 @@ XC_FUNC float xc_fft_frame(const xc_fft_plane pl, const int i, const int j)
 // real and imaginary parts) as LH x LW frames, transforms rows [row0, row1) along the width
 // and then every column along the height. buf holds the pairs, then the height's and the
 // width's twiddles.
-XC_FUNC void xc_fft_forward_2d(XC_LOCAL_PTR float2 *buf, const XC_GLOBAL float *src,
+XC_FUNC void xc_fft_forward_2d(XC_LOCAL_PTR float2 *buf, const XC_GLOBAL XC_DATA *src,
                                const int filter, const int first, const int c, const int n0,
                                const int columns, const int row0, const int row1)
 {
@@ -137,7 +138,7 @@ XC_FUNC float4 xc_fft_separate(XC_LOCAL_PTR const float2 *buf, const int p, cons
 // input-spectra region (floats). Work-group id 0: a block of PLANES spectrum columns b;
 // id 1: the input channel c.
 XC_KERNEL XC_WORK_GROUP_SIZE(XC_FFT_THREADS, 1, 1)
-void fft_input(const XC_GLOBAL float *XC_RESTRICT x, XC_GLOBAL float *XC_RESTRICT xf,
+void fft_input(const XC_GLOBAL XC_DATA *XC_RESTRICT x, XC_GLOBAL float *XC_RESTRICT xf,
                const int xf_offset, const int n0, const int images)
 {
     XC_LOCAL float2 buf[XC_FFT_LOCAL];
@@ -170,7 +171,7 @@ void fft_input(const XC_GLOBAL float *XC_RESTRICT x, XC_GLOBAL float *XC_RESTRIC
 // Filter spectra: planes (k, c') = k * C/groups + c', PLANES per work-group (id 0), each
 // conjugated and multiplied by scale. wf + wf_offset: the filter-spectra region (floats).
 XC_KERNEL XC_WORK_GROUP_SIZE(XC_FFT_THREADS, 1, 1)
-void fft_filter(const XC_GLOBAL float *XC_RESTRICT w, XC_GLOBAL float *XC_RESTRICT wf,
+void fft_filter(const XC_GLOBAL XC_DATA *XC_RESTRICT w, XC_GLOBAL float *XC_RESTRICT wf,
                 const int wf_offset, const float scale)
 {
     XC_LOCAL float2 buf[XC_FFT_LOCAL];

@@ -8,7 +8,8 @@
 // whose inverse is y1 + i y2 with both planes real. Z is stored at the positions the forward
 // passes would leave it in (common/xconv_fft.h), transformed along the columns, then along the
 // rows the crop keeps (DIT passes, natural order out), and the real and imaginary parts go to
-// the two planes' outputs. No normalisation here: the filter spectra carry 1 / (LH * LW).
+// the two planes' outputs. No normalisation here: the filter spectra carry 1 / (LH * LW). The
+// outputs are rounded once into y's storage type (XC_ST).
 //
 // The crop: frame element (i, j) of spectrum column b = (n - n0) * tiles + t is output
 // (n, k, ty * OUT_H + i, tx * OUT_W + j) of tile t = ty * TILES_W + tx, for i < OUT_H,
@@ -60,7 +61,7 @@ XC_FUNC float xc_fft_part(const float2 z, const int part)
 // Stores the cropped outputs of the frame (real plane `part` of the local pair `frame`) of tile
 // t of image n, output channel k into y, after the bias and activation: P x Q outputs, or with
 // a fused pool the frame's pooled outputs into y's Y_H x Y_W layout. Work-items share the loop.
-XC_FUNC void xc_fft_crop(XC_GLOBAL float *y, XC_LOCAL_PTR const float2 *frame, const int part,
+XC_FUNC void xc_fft_crop(XC_GLOBAL XC_DATA *y, XC_LOCAL_PTR const float2 *frame, const int part,
                          const int n, const int k, const int t XC_EPI_BIAS_FUNC_PARAM)
 {
     const int th = t / XC_FFT_TILES_W, tw = t % XC_FFT_TILES_W;  // tile row, column
@@ -77,7 +78,7 @@ XC_FUNC void xc_fft_crop(XC_GLOBAL float *y, XC_LOCAL_PTR const float2 *frame, c
         XC_POOL_WINDOW_MAX(m, r0, c0, XC_FFT_FRAME_VALUE)
 #undef XC_FFT_FRAME_VALUE
         if (yr < XC_Y_H && yc < XC_Y_W)
-            y[((n * XC_K + k) * XC_Y_H + yr) * XC_Y_W + yc] = m;
+            XC_ST(y, ((n * XC_K + k) * XC_Y_H + yr) * XC_Y_W + yc, m);
     }
 #else
     // Neighbouring work-items write neighbouring output columns.
@@ -85,7 +86,8 @@ XC_FUNC void xc_fft_crop(XC_GLOBAL float *y, XC_LOCAL_PTR const float2 *frame, c
         const int i = e / XC_FFT_OUT_W, j = e % XC_FFT_OUT_W;  // frame row, column
         const float2 z = frame[i * XC_FFT_PITCH + j];
         if (p0 + i < XC_P && q0 + j < XC_Q)
-            y[((n * XC_K + k) * XC_P + p0 + i) * XC_Q + q0 + j] = XC_EPI(xc_fft_part(z, part), k);
+            XC_ST(y, ((n * XC_K + k) * XC_P + p0 + i) * XC_Q + q0 + j,
+                  XC_EPI(xc_fft_part(z, part), k));
     }
 #endif
 }
@@ -115,7 +117,7 @@ XC_FUNC float2 xc_fft_combine(const XC_GLOBAL float *XC_RESTRICT in, const int s
 // their frames and writes the cropped outputs to y. buf holds the pairs, then the height's and
 // the width's twiddles.
 XC_FUNC void xc_fft_inverse_body(XC_LOCAL_PTR float2 *buf, const XC_GLOBAL float *in,
-                                 XC_GLOBAL float *y, const int k, const int b0, const int n0,
+                                 XC_GLOBAL XC_DATA *y, const int k, const int b0, const int n0,
                                  const int columns XC_EPI_BIAS_FUNC_PARAM)
 {
     XC_LOCAL_PTR float2 *tw_h = buf + XC_FFT_PAIRS * XC_FFT_PLANE_STRIDE;
@@ -164,7 +166,7 @@ XC_FUNC void xc_fft_inverse_body(XC_LOCAL_PTR float2 *buf, const XC_GLOBAL float
 // PLANES spectrum columns; id 1: the output channel k. With XC_EPI_BIAS, the bias comes last.
 XC_KERNEL XC_WORK_GROUP_SIZE(XC_FFT_THREADS, 1, 1)
 void fft_output(const XC_GLOBAL float *XC_RESTRICT yf, const int yf_offset,
-                XC_GLOBAL float *XC_RESTRICT y, const int n0, const int images
+                XC_GLOBAL XC_DATA *XC_RESTRICT y, const int n0, const int images
                 XC_EPI_BIAS_PARAM)
 {
     XC_LOCAL float2 buf[XC_FFT_LOCAL];

@@ -21,7 +21,7 @@
 #include "xconv_winograd_transforms.h"
 #include "xconv_winograd.h"
 
-XC_KERNEL void winograd_filter(const XC_GLOBAL float *XC_RESTRICT w,
+XC_KERNEL void winograd_filter(const XC_GLOBAL XC_DATA *XC_RESTRICT w,
                                XC_GLOBAL float *XC_RESTRICT u, const int u_offset)
 {
     const int f = XC_GLOBAL_ID(0);  // filter k * CG + c, bound K * CG
@@ -30,7 +30,7 @@ XC_KERNEL void winograd_filter(const XC_GLOBAL float *XC_RESTRICT w,
     float g[XC_R * XC_R];
 #pragma unroll
     for (int i = 0; i < XC_R * XC_R; i++)
-        g[i] = w[f * XC_R * XC_R + i];
+        g[i] = XC_LD(w, f * XC_R * XC_R + i);
     float t[XC_WINO_A * XC_R];  // G_INT g: alpha x r
     float v[XC_WINO_AA];        // G_INT g G_INT^T: alpha x alpha
     XC_WINO_G_2D(v, g, t)

@@ -23,7 +23,7 @@
 #define XC_WINO_T_LD (XC_N * XC_WINO_TILES)  // columns of V: tiles of a chunk, padded (planner)
 #endif
 
-XC_KERNEL void winograd_input(const XC_GLOBAL float *XC_RESTRICT x,
+XC_KERNEL void winograd_input(const XC_GLOBAL XC_DATA *XC_RESTRICT x,
                               XC_GLOBAL float *XC_RESTRICT v, const int v_offset, const int n0,
                               const int images)
 {
@@ -35,7 +35,7 @@ XC_KERNEL void winograd_input(const XC_GLOBAL float *XC_RESTRICT x,
     const int th = (t / XC_WINO_TILES_W) % XC_WINO_TILES_H;  // tile row
     const int tw = t % XC_WINO_TILES_W;                    // tile column
     const bool live = n < images;
-    const XC_GLOBAL float *plane = x + ((live ? n0 + n : 0) * XC_C + c) * XC_H * XC_W;
+    const XC_GLOBAL XC_DATA *plane = x + ((live ? n0 + n : 0) * XC_C + c) * XC_H * XC_W;
     float vt[XC_WINO_AA];  // B^T d B
     xc_wino_input_tile(plane, th * XC_WINO_M - XC_PAD_H, tw * XC_WINO_M - XC_PAD_W, live, vt);
     XC_GLOBAL float *out = v + v_offset + c * XC_WINO_T_LD + t;

@@ -75,7 +75,7 @@
 
 // Loads the alpha x alpha input tile whose top-left input is (ih0, iw0) of the H x W plane
 // (zeros outside it, and everywhere when !live) and writes V = B^T d B into vt.
-XC_FUNC void xc_wino_input_tile(const XC_GLOBAL float *plane, const int ih0, const int iw0,
+XC_FUNC void xc_wino_input_tile(const XC_GLOBAL XC_DATA *plane, const int ih0, const int iw0,
                                 const bool live, float *vt)
 {
     float d[XC_WINO_AA];
@@ -85,7 +85,7 @@ XC_FUNC void xc_wino_input_tile(const XC_GLOBAL float *plane, const int ih0, con
 #pragma unroll
         for (int j = 0; j < XC_WINO_A; j++) {
             const bool inside = row_in && (unsigned)(iw0 + j) < (unsigned)XC_W;
-            d[i * XC_WINO_A + j] = inside ? plane[(ih0 + i) * XC_W + iw0 + j] : 0.0f;
+            d[i * XC_WINO_A + j] = inside ? XC_LD(plane, (ih0 + i) * XC_W + iw0 + j) : 0.0f;
         }
     }
     float bd[XC_WINO_AA];  // B^T d, column by column
@@ -108,7 +108,7 @@ XC_FUNC void xc_wino_input_tile(const XC_GLOBAL float *plane, const int ih0, con
 // fused pool, the maximum of each of the tile's windows (windows divide the tile, tiles start on
 // window boundaries) that lies inside P x Q, into y's pooled layout (Y_H x Y_W), the windows'
 // outputs in row-major order as cl/epilogue.cl's pool takes them.
-XC_FUNC void xc_wino_store_tile(XC_GLOBAL float *y, const int n, const int k, const int p0,
+XC_FUNC void xc_wino_store_tile(XC_GLOBAL XC_DATA *y, const int n, const int k, const int p0,
                                 const int q0, const float *yt XC_EPI_BIAS_FUNC_PARAM)
 {
 #if XC_POOL_H
@@ -127,7 +127,7 @@ XC_FUNC void xc_wino_store_tile(XC_GLOBAL float *y, const int n, const int k, co
                                                 b * XC_POOL_W + j], k));
             }
             if (yr < XC_Y_H && yc < XC_Y_W)
-                y[((n * XC_K + k) * XC_Y_H + yr) * XC_Y_W + yc] = m;
+                XC_ST(y, ((n * XC_K + k) * XC_Y_H + yr) * XC_Y_W + yc, m);
         }
     }
 #else
@@ -136,8 +136,8 @@ XC_FUNC void xc_wino_store_tile(XC_GLOBAL float *y, const int n, const int k, co
 #pragma unroll
         for (int j = 0; j < XC_WINO_M; j++) {
             if (p0 + i < XC_P && q0 + j < XC_Q)
-                y[((n * XC_K + k) * XC_P + p0 + i) * XC_Q + q0 + j] =
-                    XC_EPI(yt[i * XC_WINO_M + j], k);
+                XC_ST(y, ((n * XC_K + k) * XC_P + p0 + i) * XC_Q + q0 + j,
+                      XC_EPI(yt[i * XC_WINO_M + j], k));
         }
     }
 #endif
@@ -146,7 +146,7 @@ XC_FUNC void xc_wino_store_tile(XC_GLOBAL float *y, const int n, const int k, co
 // Applies the output transform to the alpha^2 products of one tile and channel (row-major) and
 // stores the tile of image n, output channel k, whose first output is (p0, q0), through
 // xc_wino_store_tile.
-XC_FUNC void xc_wino_output_tile(XC_GLOBAL float *y, const int n, const int k, const int p0,
+XC_FUNC void xc_wino_output_tile(XC_GLOBAL XC_DATA *y, const int n, const int k, const int p0,
                                  const int q0, const float *prod XC_EPI_BIAS_FUNC_PARAM)
 {
     float am[XC_WINO_M * XC_WINO_A];  // A^T M, column by column: m x alpha

@@ -272,10 +272,10 @@ static const auto_rule rules[] = {
     // one, which plans in fp32 math: on MobileNet-v2's depthwise layers in tf32 it ran 1.55x
     // cuDNN's find (geo-mean), implicit_mma 0.54-1.37x (docs/find.md).
     // On big11x11 in tf32 fft_tiled in fp32 math ran 0.26 ms, implicit_mma 1.71 and cuDNN's
-    // find 0.39 (the FFT has fp32 storage only: fp16 and bf16 fall through to implicit_mma).
+    // find 0.39.
     {"fft_tiled", ON_GPU | FP32_MATH, reduced_large_filter,
      "math=tf32, f16 or bf16 on a wide busy stride-1 layer with a 7x7 or larger filter on a "
-     "GPU: tiled FFT convolution in fp32 math (more accurate than asked)"},
+     "GPU: tiled FFT convolution in fp32 math (more accurate than asked), the same storage"},
     {"gemm_1x1", ON_GPU | FP32_MATH, tf32_projection_vectors,
      "math=tf32 on a wide 1x1 layer that halves its channels or more, planes of whole float4s, "
      "on a GPU: one SGEMM over channels in fp32 math (more accurate than asked)"},

@@ -35,6 +35,7 @@ static const xconv_variant fft_variants[] = {
         .info = FFT_INFO(fft, "FFT convolution over the whole padded image: R2C of inputs and "
                               "filters, complex GEMM over channels, C2R and crop"),
         .fuses = true,
+        .dtypes = XCONV_DTYPE_BIT(XCONV_DTYPE_F16) | XCONV_DTYPE_BIT(XCONV_DTYPE_BF16),
         .applies = applies_fft,
         .plan = plan_fft,
     },
@@ -42,6 +43,7 @@ static const xconv_variant fft_variants[] = {
         .info = FFT_INFO(fft_tiled, "FFT convolution on overlap-save tiles that stay in local "
                                     "memory (tile size from the filter size)"),
         .fuses = true,
+        .dtypes = XCONV_DTYPE_BIT(XCONV_DTYPE_F16) | XCONV_DTYPE_BIT(XCONV_DTYPE_BF16),
         .applies = applies_fft_tiled,
         .plan = plan_fft_tiled,
     },

@@ -279,28 +279,34 @@ WINO_ENTRY(winograd_f23, 2, 3, false)
 WINO_ENTRY(winograd_f43, 4, 3, false)
 WINO_ENTRY(winograd_f25, 2, 5, false)
 
+// The storage types beside fp32 of the non-fused variants: their transforms read x and w and
+// write y in the storage type (XC_LD, XC_ST); the workspace and its GEMMs are fp32. The fused
+// kernels read x and write y as floats (fp32 only).
+#define WINO_HALF (XCONV_DTYPE_BIT(XCONV_DTYPE_F16) | XCONV_DTYPE_BIT(XCONV_DTYPE_BF16))
+
 // A row of the table: the fused and non-fused variants of one F(m, r) give the same bits
-// (the same products summed in the same order), so they share the threshold entry `accuracy`.
-#define WINO_ROW(ident, accuracy_entry, text)                                               \
+// (the same products summed in the same order), so they share the threshold entry `accuracy`;
+// `storage` the storage types beside fp32.
+#define WINO_ROW(ident, accuracy_entry, storage, text)                                      \
     {.info = {.name = #ident, .family = "winograd", .summary = text,                        \
               .accuracy = accuracy_entry, .notes = "winograd",                              \
               .backends = XCONV_ON_ALL_BACKENDS},                                           \
-     .fuses = true,                                                                         \
+     .fuses = true, .dtypes = storage,                                                      \
      .applies = ident##_applies, .plan = ident##_plan}
 
 static const xconv_variant winograd_variants[] = {
-    WINO_ROW(winograd_f23_fused, "winograd_f23", "Winograd F(2x2,3x3) in one kernel: tiles "
+    WINO_ROW(winograd_f23_fused, "winograd_f23", 0, "Winograd F(2x2,3x3) in one kernel: tiles "
              "transformed in local memory, products in registers"),
-    WINO_ROW(winograd_f43_fused, "winograd_f43", "Winograd F(4x4,3x3) in one kernel: tiles "
+    WINO_ROW(winograd_f43_fused, "winograd_f43", 0, "Winograd F(4x4,3x3) in one kernel: tiles "
              "transformed in local memory, products in registers"),
-    WINO_ROW(winograd_f25_fused, "winograd_f25", "Winograd F(2x2,5x5) in one kernel: tiles "
+    WINO_ROW(winograd_f25_fused, "winograd_f25", 0, "Winograd F(2x2,5x5) in one kernel: tiles "
              "transformed in local memory, products in registers"),
-    WINO_ROW(winograd_f23, "winograd_f23", "Winograd F(2x2,3x3): transforms into a workspace "
-             "around 16 batched SGEMMs over channels"),
-    WINO_ROW(winograd_f43, "winograd_f43", "Winograd F(4x4,3x3): transforms into a workspace "
-             "around 36 batched SGEMMs over channels"),
-    WINO_ROW(winograd_f25, "winograd_f25", "Winograd F(2x2,5x5): transforms into a workspace "
-             "around 36 batched SGEMMs over channels"),
+    WINO_ROW(winograd_f23, "winograd_f23", WINO_HALF, "Winograd F(2x2,3x3): transforms into a "
+             "workspace around 16 batched SGEMMs over channels"),
+    WINO_ROW(winograd_f43, "winograd_f43", WINO_HALF, "Winograd F(4x4,3x3): transforms into a "
+             "workspace around 36 batched SGEMMs over channels"),
+    WINO_ROW(winograd_f25, "winograd_f25", WINO_HALF, "Winograd F(2x2,5x5): transforms into a "
+             "workspace around 36 batched SGEMMs over channels"),
 };
 
 const xconv_variant *xconv_winograd_variants(int *count)

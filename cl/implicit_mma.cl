@@ -238,7 +238,7 @@ XC_FUNC unsigned int xc_mma_word_a(const XC_GLOBAL XC_MMA_SRC *w, const int row,
 #else
     const unsigned int lo = k < XC_MMA_GEMM_K ? (unsigned int)at[0] : 0u;
     const unsigned int hi = k + 1 < XC_MMA_GEMM_K ? (unsigned int)at[1] : 0u;
-    return lo | hi << 16;
+    return XC_PACK16(lo, hi);
 #endif
 }
 
@@ -251,7 +251,7 @@ XC_FUNC unsigned int xc_mma_word_a_rsc(const XC_GLOBAL XC_MMA_SRC *w, const int 
 #if XC_MMA_PACK == 1
     return xc_mma_tf32(at[0]);
 #else
-    return (unsigned int)at[0] | (unsigned int)at[XC_R * XC_S] << 16;
+    return XC_PACK16(at[0], at[XC_R * XC_S]);
 #endif
 }
 
@@ -345,7 +345,8 @@ XC_FUNC void xc_mma_load_b(const XC_GLOBAL XC_MMA_SRC *x, const xc_mma_col col, 
 #if XC_MMA_PACK == 1
         regs[i] = inside ? xc_mma_gather_rsc(at, c) : 0u;
 #else
-        regs[i] = inside ? xc_mma_gather_rsc(at, c) | xc_mma_gather_rsc(at, c + 1) << 16 : 0u;
+        regs[i] = inside ? XC_PACK16(xc_mma_gather_rsc(at, c), xc_mma_gather_rsc(at, c + 1))
+                         : 0u;
 #endif
     }
 #else
@@ -355,7 +356,7 @@ XC_FUNC void xc_mma_load_b(const XC_GLOBAL XC_MMA_SRC *x, const xc_mma_col col, 
 #if XC_MMA_PACK == 1
         regs[i] = xc_mma_gather(x, col, k);
 #else
-        regs[i] = xc_mma_gather(x, col, k) | xc_mma_gather(x, col, k + 1) << 16;
+        regs[i] = XC_PACK16(xc_mma_gather(x, col, k), xc_mma_gather(x, col, k + 1));
 #endif
     }
 #endif

@@ -9,6 +9,10 @@
 #ifndef XCONV_DIALECT_H
 #define XCONV_DIALECT_H
 
+// Two 16-bit values in one 32-bit word, the first in the lower half (the order of two
+// consecutive elements in memory on a little-endian device).
+#define XC_PACK16(lo, hi) ((unsigned int)(lo) | (unsigned int)(hi) << 16)
+
 #if defined(__OPENCL_VERSION__) || defined(__OPENCL_C_VERSION__)
 // =============================================================================================
 // OpenCL C
@@ -141,8 +145,8 @@ XC_FUNC float4 xc_half4_to_float4(const unsigned short *p)
 }
 XC_FUNC void xc_float4_to_half4(unsigned short *p, const float4 v)
 {
-    XC_ST_WORDS2(p, (unsigned int)xc_float_to_half(v.x) | (unsigned int)xc_float_to_half(v.y) << 16,
-                 (unsigned int)xc_float_to_half(v.z) | (unsigned int)xc_float_to_half(v.w) << 16);
+    XC_ST_WORDS2(p, XC_PACK16(xc_float_to_half(v.x), xc_float_to_half(v.y)),
+                 XC_PACK16(xc_float_to_half(v.z), xc_float_to_half(v.w)));
 }
 #endif
 #define XC_LD_HALF4(ptr) xc_half4_to_float4(ptr)
@@ -197,8 +201,8 @@ XC_FUNC float4 xc_ld4_bf16(const XC_GLOBAL XC_DATA *p)
 }
 XC_FUNC void xc_st4_bf16(XC_GLOBAL XC_DATA *p, const float4 v)
 {
-    XC_ST_WORDS2(p, (unsigned int)xc_float_to_bf16(v.x) | (unsigned int)xc_float_to_bf16(v.y) << 16,
-                 (unsigned int)xc_float_to_bf16(v.z) | (unsigned int)xc_float_to_bf16(v.w) << 16);
+    XC_ST_WORDS2(p, XC_PACK16(xc_float_to_bf16(v.x), xc_float_to_bf16(v.y)),
+                 XC_PACK16(xc_float_to_bf16(v.z), xc_float_to_bf16(v.w)));
 }
 #define XC_LD4(ptr, i) xc_ld4_bf16((ptr) + (i))
 #define XC_ST4(ptr, i, v) xc_st4_bf16((ptr) + (i), (v))

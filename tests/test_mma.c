@@ -135,9 +135,9 @@ static void test_plans(void)
         }
     printf("  implicit_mma: %d plans on sm_90 (small suite x tf32, f16, bf16)\n", planned);
     CHECK(planned == 3 * count);
-    // A wide product takes 128 x 128 tiles on 4 x 4 warps (33 KiB of local memory: the staged sums of C) where they
-    // make two waves over the compute units, else 64 x 128 on 2 x 4 warps, as where the
-    // device's local memory is smaller.
+    // A wide product takes 128 x 128 tiles on 4 x 4 warps (33 KiB of local memory: the staged
+    // sums of C) where they make two waves over the compute units, else 64 x 128 on 2 x 4
+    // warps, as where the device's local memory is smaller.
     xconv_problem p;
     xconv_mma_tiles t;
     if (!h100 || !parse_with("n=50,c=256,h=14,w=14,k=256,r=3,pad=1", "math=tf32", &p))

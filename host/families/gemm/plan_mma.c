@@ -5,7 +5,7 @@
 
 #include "families/gemm/plan_mma.h"
 
-// Words of k per local row: two 8-word mma slices (16 TF32 or 32 fp16/bf16 elements).
+// Words of k per K step: two 8-word mma slices (16 TF32 or 32 fp16/bf16 elements).
 #define MMA_K_WORDS 16
 #define MMA_WARP 32  // lanes of a warp: mma.sync is a warp's instruction (PTX)
 

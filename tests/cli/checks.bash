@@ -13,6 +13,16 @@ check() {
     fi
 }
 
+# `skip_without_nvrtc` ends the test with exit 77 (skipped) when "$xconv" has no NVRTC to
+# compile for sm_90 (the CUDA toolkit's libnvrtc not installed).
+skip_without_nvrtc() {
+    if ! "$xconv" compile --list-targets 2>/dev/null |
+        grep -q "compiler nvrtc for sm_90: installed"; then
+        echo "SKIP: NVRTC is not installed (the CUDA toolkit's libnvrtc)"
+        exit 77
+    fi
+}
+
 # `isolate_cache DIR` points XDG_CACHE_HOME at DIR, so that xconv's peaks file is the test's own,
 # while PoCL keeps its kernel cache where it was (it lives under XDG_CACHE_HOME too).
 isolate_cache() {

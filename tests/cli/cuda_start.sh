@@ -11,17 +11,14 @@ set -u
 xconv=$1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-if ! "$xconv" compile --list-targets 2>/dev/null | grep -q "compiler nvrtc for sm_90: installed"; then
-    echo "SKIP: NVRTC is not installed (the CUDA toolkit's libnvrtc)"
-    exit 77
-fi
+# shellcheck source=checks.bash
+source "$(dirname "${BASH_SOURCE[0]}")/checks.bash"
+skip_without_nvrtc
 if ! cc -shared -fPIC -O1 -std=c11 -o "$tmp/libcuda.so.1" \
     "$(dirname "${BASH_SOURCE[0]}")/../../scripts/fake_libcuda.c"; then
     echo "SKIP: no C compiler to build the stand-in libcuda"
     exit 77
 fi
-# shellcheck source=checks.bash
-source "$(dirname "${BASH_SOURCE[0]}")/checks.bash"
 # Only the stand-in is found, with a slow context; no driver cache of NVRTC's or PoCL's in play.
 export LD_LIBRARY_PATH=$tmp FAKE_CU_TRACE=1 FAKE_CU_INIT_MS=0 FAKE_CU_CTX_MS=1500
 export CUDA_CACHE_DISABLE=1

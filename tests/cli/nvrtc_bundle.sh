@@ -10,12 +10,9 @@ set -u
 xconv=$1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-if ! "$xconv" compile --list-targets 2>/dev/null | grep -q "compiler nvrtc for sm_90: installed"; then
-    echo "SKIP: NVRTC is not installed (the CUDA toolkit's libnvrtc)"
-    exit 77
-fi
 # shellcheck source=checks.bash
 source "$(dirname "${BASH_SOURCE[0]}")/checks.bash"
+skip_without_nvrtc
 shape=(--shape n=2,c=4,h=12,w=12,k=8,r=3,pad=1 --shape n=1,c=6,h=9,w=11,k=4,r=1)
 variants=direct_naive,direct_regblock,implicit_gemm
 b=$tmp/sm90.bundle

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-// GEMM on raw row-major matrices through the public API: ours (cl/sgemm.cl in strict fp32,
-// split-K adding a reduce step and a workspace the handle owns; implicit_mma on tensor cores in
-// the reduced math modes) or the vendor's (CLBlast, cuBLAS), each a plan on the matrices as
-// tensors.
+// GEMM on raw row-major matrices through the public API: ours (cl/sgemm.cl on fp32, split-K
+// adding a reduce step and a workspace the handle owns; gemm_1x1 on 16-bit storage, implicit_mma
+// on tensor cores in the reduced math modes) or the vendor's (CLBlast, cuBLAS), each a plan on
+// the matrices as tensors.
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,8 +16,9 @@ struct xconv_gemm {
 };
 
 // Plans ours for the product of p (dtype and math set) into *out, with C's storage type:
-// cl/sgemm.cl for fp32 in strict fp32, else implicit_mma (the 1x1 convolution p on tensor
-// cores, which stores y, C, in p's storage type).
+// cl/sgemm.cl for fp32 in strict fp32; otherwise the 1x1 convolution p, which stores y (C) in
+// p's storage type: gemm_1x1 (the same SGEMM body reading and writing 16-bit storage) in strict
+// fp32 math, implicit_mma (tensor cores) in the reduced math modes.
 static xconv_status plan_ours(xconv_device *dev, const xconv_problem *p,
                               const xconv_plan_options *opts, xconv_plan **out,
                               int64_t *c_dtype, xconv_error *err)
@@ -25,12 +26,8 @@ static xconv_status plan_ours(xconv_device *dev, const xconv_problem *p,
     *c_dtype = p->dtype;
     if (p->math == XCONV_MATH_F32 && p->dtype == XCONV_DTYPE_F32)
         return xconv_sgemm_plan(dev, p->k, p->w, p->c, opts, out, err);
-    if (p->math == XCONV_MATH_F32)
-        return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE,
-                               "gemm: ours reads %s A and B only with a reduced math mode "
-                               "(implicit_mma); strict fp32 math runs on fp32 operands",
-                               xconv_dtype_name(p->dtype));
-    *out = xconv_plan_create(dev, p, "implicit_mma", opts, err);
+    const char *variant = p->math == XCONV_MATH_F32 ? "gemm_1x1" : "implicit_mma";
+    *out = xconv_plan_create(dev, p, variant, opts, err);
     return *out ? XCONV_OK : err ? err->status : XCONV_ERR_NOT_APPLICABLE;
 }
 

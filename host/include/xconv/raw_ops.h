@@ -33,14 +33,15 @@ xconv_gemm *xconv_gemm_create(xconv_device *dev, int64_t m, int64_t n, int64_t k
 // Plans C = A * B as xconv_gemm_create does, with A and B stored as `dtype` (an xconv_dtype)
 // and products in math mode `math` (an xconv_math; the pairs of <xconv/problem.h>: tf32 on f32,
 // f16 on f16, bf16 on bf16, f32 on any), always with fp32 accumulation. impl "xconv": strict
-// fp32 on fp32 is our SGEMM; a reduced math mode runs implicit_mma (tensor cores; C = A * B is
-// the 1x1 convolution of one image x = B, w = A, y = C), whose C is stored in the storage type
-// (f32 for tf32); fp16 or bf16 storage with strict fp32 math has no kernel of ours
-// (XCONV_ERR_NOT_APPLICABLE). impl "vendor": C is fp32 in every mode (cuBLAS's
+// fp32 on fp32 is our SGEMM; otherwise C = A * B runs as the 1x1 convolution of one image
+// (x = B, w = A, y = C) and C is stored in the storage type (f32 for tf32): fp16 or bf16
+// storage with strict fp32 math through gemm_1x1, a reduced math mode through implicit_mma
+// (NVIDIA tensor cores). impl "vendor": C is fp32 in every mode (cuBLAS's
 // cublasGemmStridedBatchedEx for the reduced pairs; CLBlast runs fp32 only and refuses the rest
 // with XCONV_ERR_NOT_APPLICABLE when the product runs). Returns NULL with XCONV_ERR_INVALID for
 // an unknown or mismatched dtype and math, XCONV_ERR_NOT_APPLICABLE when ours has no kernel
-// for the pair on this device (no tensor cores), or xconv_gemm_create's statuses.
+// for the pair on this device (implicit_mma without tensor cores), or xconv_gemm_create's
+// statuses.
 xconv_gemm *xconv_gemm_create_typed(xconv_device *dev, int64_t m, int64_t n, int64_t k,
                                     int64_t dtype, int64_t math, const char *impl,
                                     const xconv_plan_options *opts, xconv_error *err);
@@ -48,8 +49,8 @@ xconv_gemm *xconv_gemm_create_typed(xconv_device *dev, int64_t m, int64_t n, int
 // Returns one line on the product, the tiles and the split chosen.
 const char *xconv_gemm_summary(const xconv_gemm *g);
 
-// Returns the storage type (an xconv_dtype) of g's C: XCONV_DTYPE_F32 except for ours in the
-// f16 and bf16 math modes (C in that type); -1 for NULL.
+// Returns the storage type (an xconv_dtype) of g's C: XCONV_DTYPE_F32 except for ours on fp16
+// or bf16 A and B (C in that type); -1 for NULL.
 int64_t xconv_gemm_c_dtype(const xconv_gemm *g);
 
 // Enqueues C = A * B on buffers of m x k and k x n elements of the product's storage type and

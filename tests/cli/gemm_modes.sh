@@ -63,15 +63,15 @@ done
 
 # The reduced math modes: nothing runs on a CPU, so an explicit size exits 1 and says why.
 for pair in "f32 tf32" "f16 f16" "bf16 bf16"; do
-    set -- $pair
-    "$xconv" bench --gemm "$size" --device pocl --repeat 1 --dtype "$1" --math "$2" \
+    read -r dtype math <<<"$pair"
+    "$xconv" bench --gemm "$size" --device pocl --repeat 1 --dtype "$dtype" --math "$math" \
         --json "$tmp/m.json" >"$tmp/m.txt" 2>&1
     rc=$?
-    check "bench --gemm --math $2 on a CPU exits 1 (got $rc)" test "$rc" -eq 1
-    check "--math $2: the message names the tensor cores" \
+    check "bench --gemm --math $math on a CPU exits 1 (got $rc)" test "$rc" -eq 1
+    check "--math $math: the message names the tensor cores" \
         grep -q "implicit_mma needs NVIDIA tensor cores" "$tmp/m.txt"
-    check "--math $2: n/a rows for implicit_mma and CLBlast, with the mode's threshold" \
-        python3 - "$tmp/m.json" "$1" "$2" <<'PY'
+    check "--math $math: n/a rows for implicit_mma and CLBlast, with the mode's threshold" \
+        python3 - "$tmp/m.json" "$dtype" "$math" <<'PY'
 import json, sys
 recs = json.load(open(sys.argv[1]))["records"]
 dtype, math = sys.argv[2], sys.argv[3]

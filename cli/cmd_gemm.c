@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // `xconv bench --gemm`: our SGEMM (cl/sgemm.cl) beside the vendor's (CLBlast, cuBLAS) on raw
-// matrices, each checked against float64 on the host before it is timed, as records; with
-// --math tf32, f16 or bf16 (and --dtype), ours is implicit_mma and cuBLAS's its typed GEMM.
+// matrices, each checked against float64 on the host before it is timed, as records. In the
+// other storage types and math modes (--dtype, --math) ours runs as a 1x1 convolution (gemm_1x1
+// on 16-bit storage, implicit_mma on tensor cores) and cuBLAS through its typed GEMM.
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -5,7 +5,8 @@
 # CLBlast's row not applicable with the reason; the reduced math modes (tf32, f16, bf16) make
 # n/a rows here (implicit_mma needs NVIDIA tensor cores, CLBlast runs fp32 only) and an explicit
 # size where nothing ran exits 1; the records carry dtype, math and the mode's threshold (the
-# gemm family's plus host/measure/thresholds.c's math term); strict fp32 keeps its two rows;
+# gemm family's plus host/measure/thresholds.c's math term) and timed rows a floor at the
+# device's peaks; strict fp32 keeps its two rows;
 # a math mode its dtype cannot feed and an unknown one are refused with exit 2. Skips (exit 77)
 # when no OpenCL CPU device is installed.
 # Usage: gemm_modes.sh PATH/TO/xconv
@@ -60,6 +61,20 @@ assert vendor["variant"] == "clblast_sgemm" and vendor["outcome"] == "not_applic
 assert "CLBlast runs SGEMM only here" in vendor["note"], vendor
 PY
 done
+
+# Floors at the device's peaks (XCONV_PEAKS: 100 GFLOP/s, 10 GB/s): fp32 math takes the FMA
+# peak, so gemm_1x1's fp16 row gets max(2mnk / 100 GFLOP/s, 2 bytes x (mk + kn + mn) / 10 GB/s).
+XCONV_PEAKS=100,10 "$xconv" bench --gemm "$size" --device pocl --repeat 1 --dtype f16 \
+    --json "$tmp/floor.json" >"$tmp/floor.txt" 2>&1
+check "--dtype f16 under XCONV_PEAKS: gemm_1x1's floor is the fp32 peak's" \
+    python3 - "$tmp/floor.json" <<'PY'
+import json, sys
+ours = json.load(open(sys.argv[1]))["records"][0]
+m, n, k = 70, 50, 90
+floor = max(2 * m * n * k / 100e9, 2 * (m * k + k * n + m * n) / 10e9) * 1e3
+assert abs(ours["floor_ms"] - floor) < 1e-6 * floor, (ours["floor_ms"], floor)
+assert abs(ours["floor_share"] - floor / ours["median_ms"]) < 1e-6, ours
+PY
 
 # The reduced math modes: nothing runs on a CPU, so an explicit size exits 1 and says why.
 for pair in "f32 tf32" "f16 f16" "bf16 bf16"; do

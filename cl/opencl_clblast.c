@@ -132,6 +132,12 @@ xconv_status xconv_opencl_sgemm(void *vctx, const xconv_gemm_args *g, xconv_erro
     opencl_context *ctx = vctx;
     if (!g || !g->a || !g->b || !g->c)
         return xconv_error_set(err, XCONV_ERR_INVALID, "sgemm: a buffer is NULL");
+    if (g->dtype != XCONV_DTYPE_F32 || g->math != XCONV_MATH_F32) {
+        const char *dtype = xconv_dtype_name(g->dtype), *math = xconv_math_name(g->math);
+        return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE,
+                               "CLBlast runs SGEMM only here (fp32 operands, strict fp32 math), "
+                               "not dtype=%s math=%s", dtype ? dtype : "?", math ? math : "?");
+    }
     if (g->m == 0 || g->n == 0 || g->batch == 0)
         return XCONV_OK;
     cl_event ev = NULL;

@@ -29,7 +29,7 @@ static const command commands[] = {
     {"bench", cmd_bench,
      "bench [--suite NAME | --shape SPEC | --shapes FILE ...] [--variant V ...] "
      "[--device D ...] [--repeat N] [--json FILE] [--csv FILE] | bench --gemm M,N,K|standard "
-     "| bench --fft LHxLW[:BATCH],...|standard",
+     "[--dtype T] [--math M] | bench --fft LHxLW[:BATCH],...|standard",
      "time variants with device events (checked first)"},
     {"matrix", cmd_matrix,
      "matrix [--suite NAME | --shape SPEC | --shapes FILE ...] [--variant V ... | --family F ...] "

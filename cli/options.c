@@ -112,7 +112,8 @@ static const flag flags[] = {
      "N       seed of the random inputs and --random shapes (default 1)"},
     {"--gemm", "bench", ARG_STRING, FIELD(gemm), 0,
      "M,N,K   time our SGEMM beside the vendor's on C(MxN) = A(MxK) B(KxN); 'standard': the "
-     "standard suite's GEMM sizes, 4096^3 and 8192^3"},
+     "standard suite's GEMM sizes, 4096^3 and 8192^3; with --dtype and --math, A and B in that "
+     "type and the products in that mode (implicit_mma beside cuBLAS's tensor-core GEMM)"},
     {"--pitfall", "bench", ARG_STRING, FIELD(pitfall), 0,
      "MODE    time the wrong way on purpose (docs/teaching/timing.md): first-run, no-sync, "
      "host-sync or mean; records say so in their note"},

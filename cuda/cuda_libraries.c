@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
-// The CUDA backend's vendor libraries: cuBLAS SGEMM on the backend's stream, the cuDNN rows
-// (cudnn_conv.c), and the versions of the driver and libraries that records name.
+// The CUDA backend's vendor libraries: cuBLAS SGEMM (and its typed GEMM for the reduced modes)
+// on the backend's stream, the cuDNN rows (cudnn_conv.c), and the versions of the driver and
+// libraries that records name.
 #include <stdio.h>
 #include <string.h>
 
+#include "cublas_types.h"
 #include "cuda_internal.h"
 #include "nvrtc_compile.h"
 
@@ -45,11 +47,11 @@ static xconv_status ensure_blas(cuda_ctx *ctx, xconv_error *err)
     return XCONV_OK;
 }
 
-// Checks one operand: rows x cols row-major with leading dimension ld, `batch` copies `stride`
-// apart from element `offset`, must fit buf and cuBLAS's int arguments.
-static xconv_status check_matrix(const char *name, const xconv_backend_buffer *buf, size_t offset,
-                                 size_t rows, size_t cols, size_t ld, size_t stride,
-                                 size_t batch, xconv_error *err)
+// Checks one operand: rows x cols row-major elements of elem bytes with leading dimension ld,
+// `batch` copies `stride` apart from element `offset`, must fit buf and cuBLAS's int arguments.
+static xconv_status check_matrix(const char *name, const xconv_backend_buffer *buf, size_t elem,
+                                 size_t offset, size_t rows, size_t cols, size_t ld,
+                                 size_t stride, size_t batch, xconv_error *err)
 {
     if (!buf)
         return xconv_error_set(err, XCONV_ERR_INVALID, "sgemm: %s is NULL", name);
@@ -61,22 +63,77 @@ static xconv_status check_matrix(const char *name, const xconv_backend_buffer *b
         return XCONV_OK;
     double last = (double)offset + (double)(batch - 1) * (double)stride +
                   (double)(rows - 1) * (double)ld + (double)cols;
-    if (last * sizeof(float) > (double)buf->bytes)
+    if (last * (double)elem > (double)buf->bytes)
         return xconv_error_set(err, XCONV_ERR_INVALID,
-                               "sgemm: %s reaches element %.0f of a buffer of %zu floats", name,
-                               last, buf->bytes / sizeof(float));
+                               "sgemm: %s reaches element %.0f of a buffer of %zu elements",
+                               name, last, buf->bytes / elem);
+    return XCONV_OK;
+}
+
+// Returns XCONV_OK when ctx's cuBLAS runs g's storage type and math mode with
+// cublasGemmStridedBatchedEx on this device, filling *types; else XCONV_ERR_NOT_APPLICABLE with
+// the reason (a mode the device's tensor cores lack, a cuBLAS without the call or before its
+// compute types).
+static xconv_status typed_gemm_types(const cuda_ctx *ctx, const xconv_gemm_args *g,
+                                     xconv_cublas_types *types, xconv_error *err)
+{
+    char reason[256];
+    if (!xconv_cublas_types_of(g->dtype, g->math, ctx->info.cc_major, types, reason,
+                               sizeof reason))
+        return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE, "%s", reason);
+    int major = 0;
+    if (!ctx->blas_api->gemm_strided_batched_ex)
+        return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE,
+                               "this cuBLAS has no cublasGemmStridedBatchedEx (the reduced modes "
+                               "need it)");
+    if (ctx->blas_api->get_property && ctx->blas_api->get_property(MAJOR_VERSION, &major) == 0 &&
+        major < 11)
+        return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE,
+                               "cuBLAS %d predates the compute types of cuBLAS 11 (the reduced "
+                               "modes need CUBLAS_COMPUTE_32F*)", major);
+    return XCONV_OK;
+}
+
+// Enqueues g through cublasGemmStridedBatchedEx with types (row-major C = A B as column-major
+// C^T = B^T A^T, as in cuda_sgemm).
+static xconv_status typed_gemm(cuda_ctx *ctx, const xconv_gemm_args *g,
+                               const xconv_cublas_types *types, xconv_error *err)
+{
+    const float one = 1.0f, zero = 0.0f;
+    size_t elem = g->dtype == XCONV_DTYPE_F32 ? sizeof(float) : sizeof(uint16_t);
+    const void *a = (const void *)(uintptr_t)(g->a->ptr + g->a_offset * elem);
+    const void *b = (const void *)(uintptr_t)(g->b->ptr + g->b_offset * elem);
+    void *c = (void *)(uintptr_t)(g->c->ptr + g->c_offset * sizeof(float));
+    cublasStatus_t s = ctx->blas_api->gemm_strided_batched_ex(
+        ctx->blas, CUBLAS_OP_N, CUBLAS_OP_N, (int)g->n, (int)g->m, (int)g->k, &one, b, types->ab,
+        (int)g->ldb, (long long)g->b_stride, a, types->ab, (int)g->lda, (long long)g->a_stride,
+        &zero, c, types->c, (int)g->ldc, (long long)g->c_stride, (int)g->batch, types->compute,
+        CUBLAS_GEMM_DEFAULT);
+    if (s != CUBLAS_STATUS_SUCCESS)
+        return cuda_vendor_failure(
+            ctx,
+            xconv_error_set(err, XCONV_ERR_DEVICE,
+                            "cublasGemmStridedBatchedEx (m %zu, n %zu, k %zu, batch %zu, A and B "
+                            "%s, %s): %s", g->m, g->n, g->k, g->batch,
+                            xconv_cublas_data_name(types->ab),
+                            xconv_cublas_compute_name(types->compute), blas_status(ctx, s)),
+            err);
     return XCONV_OK;
 }
 
 xconv_status cuda_sgemm(void *vctx, const xconv_gemm_args *g, xconv_error *err)
 {
     cuda_ctx *ctx = vctx;
-    xconv_status st = check_matrix("A", g->a, g->a_offset, g->m, g->k, g->lda, g->a_stride,
+    bool typed = g->dtype != XCONV_DTYPE_F32 || g->math != XCONV_MATH_F32;
+    size_t elem = g->dtype == XCONV_DTYPE_F32 ? sizeof(float) : sizeof(uint16_t);
+    xconv_status st = check_matrix("A", g->a, elem, g->a_offset, g->m, g->k, g->lda, g->a_stride,
                                    g->batch, err);
     if (st == XCONV_OK)
-        st = check_matrix("B", g->b, g->b_offset, g->k, g->n, g->ldb, g->b_stride, g->batch, err);
+        st = check_matrix("B", g->b, elem, g->b_offset, g->k, g->n, g->ldb, g->b_stride, g->batch,
+                          err);
     if (st == XCONV_OK)
-        st = check_matrix("C", g->c, g->c_offset, g->m, g->n, g->ldc, g->c_stride, g->batch, err);
+        st = check_matrix("C", g->c, sizeof(float), g->c_offset, g->m, g->n, g->ldc, g->c_stride,
+                          g->batch, err);
     if (st == XCONV_OK && g->batch > 1 && g->c_stride == 0)
         st = xconv_error_set(err, XCONV_ERR_INVALID, "sgemm: C stride 0 with batch %zu",
                              g->batch);
@@ -86,8 +143,13 @@ xconv_status cuda_sgemm(void *vctx, const xconv_gemm_args *g, xconv_error *err)
         st = cuda_make_current(ctx, err);
     if (st == XCONV_OK)
         st = ensure_blas(ctx, err);
+    xconv_cublas_types types;
+    if (st == XCONV_OK && typed)
+        st = typed_gemm_types(ctx, g, &types, err);
     if (st != XCONV_OK || g->batch == 0 || g->m == 0 || g->n == 0)
         return st;
+    if (typed)
+        return typed_gemm(ctx, g, &types, err);
     // Row-major C = A B is column-major C^T = B^T A^T: pass B first and swap m and n.
     const float one = 1.0f, zero = 0.0f;
     const float *a = (const float *)(uintptr_t)(g->a->ptr + g->a_offset * sizeof(float));

@@ -225,6 +225,8 @@ static const symbol_row cublas_rows[] = {
     CUBLAS_ROW(set_stream, "cublasSetStream_v2"),
     CUBLAS_ROW(set_math_mode, "cublasSetMathMode"),
     CUBLAS_ROW(sgemm_strided_batched, "cublasSgemmStridedBatched"),
+    {{"cublasGemmStridedBatchedEx"}, offsetof(xconv_cublas_api, gemm_strided_batched_ex),
+     true},
     {{"cublasGetStatusName"}, offsetof(xconv_cublas_api, get_status_name), true},
     {{"cublasGetProperty"}, offsetof(xconv_cublas_api, get_property), true},
 };

@@ -111,6 +111,16 @@ typedef struct xconv_cublas_api {
                                             long long stride_a, const float *b, int ldb,
                                             long long stride_b, const float *beta, float *c,
                                             int ldc, long long stride_c, int batch);
+    // Optional (NULL where the library lacks it; before cuBLAS 11.0 it took a cudaDataType
+    // as compute type): the typed GEMM of the reduced modes (tf32, fp16 or bf16 A and B).
+    cublasStatus_t (*gemm_strided_batched_ex)(cublasHandle_t handle, cublasOperation_t ta,
+                                              cublasOperation_t tb, int m, int n, int k,
+                                              const void *alpha, const void *a, cudaDataType a_type,
+                                              int lda, long long stride_a, const void *b,
+                                              cudaDataType b_type, int ldb, long long stride_b,
+                                              const void *beta, void *c, cudaDataType c_type,
+                                              int ldc, long long stride_c, int batch,
+                                              cublasComputeType_t compute, cublasGemmAlgo_t algo);
     const char *(*get_status_name)(cublasStatus_t s);  // NULL in cuBLAS < 11.4
     cublasStatus_t (*get_property)(libraryPropertyType type, int *value);  // optional
 } xconv_cublas_api;

@@ -250,6 +250,7 @@ EXPECT = {
     "xconv_error_set": "none",        # returns the status it is given
     "xconv_plan_summary": "empty",
     "xconv_gemm_summary": "empty",
+    "xconv_gemm_c_dtype": "neg",
     "xconv_fft2d_summary": "empty",
     "xconv_plan_step_count": "zero",
     "xconv_devices_count": "zero",

@@ -2,8 +2,8 @@
 // Tests the plan model and the generic runner with a stub backend that records what it is
 // asked to launch (no device needed): per-step defines (a duplicate is an error), any number of
 // steps with stable pointers, workspace regions and their offsets as int arguments, constant
-// arguments over regions, vendor steps' operands, the plan's checks, and prepare building each
-// distinct program once so that runs do no lookup.
+// arguments over regions, vendor steps' operands (and a typed GEMM's storage type and math), the
+// plan's checks, and prepare building each distinct program once so that runs do no lookup.
 #include <string.h>
 
 #include "tests/check.h"
@@ -381,6 +381,49 @@ static void test_variant_plan(void)
     xconv_device_close(dev);
 }
 
+// A vendor GEMM of raw matrices (xconv_gemm_create_typed) reaches the backend's slot with its
+// storage type and math mode: A and B sized in 16-bit elements, C in floats; strict fp32 on
+// fp32 passes zeros (the SGEMM the slot ran before the modes).
+static void test_typed_vendor_gemm(void)
+{
+    xconv_device *dev = stub_device();
+    xconv_error err = {0};
+    const struct {
+        int64_t dtype, math;
+        size_t elem;
+    } modes[] = {{XCONV_DTYPE_F32, XCONV_MATH_F32, 4}, {XCONV_DTYPE_F32, XCONV_MATH_TF32, 4},
+                 {XCONV_DTYPE_F16, XCONV_MATH_F16, 2}, {XCONV_DTYPE_BF16, XCONV_MATH_BF16, 2},
+                 {XCONV_DTYPE_F16, XCONV_MATH_F32, 2}};
+    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
+        xconv_gemm *g = xconv_gemm_create_typed(dev, 4, 8, 2, modes[i].dtype, modes[i].math,
+                                                "vendor", NULL, &err);
+        CHECK_MSG(g != NULL, "%s", err.msg);
+        if (!g)
+            continue;
+        CHECK(xconv_gemm_c_dtype(g) == XCONV_DTYPE_F32);
+        xconv_buffer *a = xconv_buffer_create(dev, 4 * 2 * modes[i].elem, &err);
+        xconv_buffer *b = xconv_buffer_create(dev, 2 * 8 * modes[i].elem, &err);
+        xconv_buffer *c = xconv_buffer_create(dev, 4 * 8 * 4, &err);
+        memset(&last_gemm, 0, sizeof last_gemm);
+        last_gemm.dtype = last_gemm.math = -1;
+        CHECK_MSG(xconv_gemm_run(g, a, b, c, &err) == XCONV_OK, "%s", err.msg);
+        CHECK(last_gemm.dtype == modes[i].dtype && last_gemm.math == modes[i].math);
+        CHECK(last_gemm.m == 4 && last_gemm.n == 8 && last_gemm.k == 2 && last_gemm.lda == 2 &&
+              last_gemm.ldb == 8 && last_gemm.ldc == 8);
+        CHECK(last_gemm.a == a->handle && last_gemm.b == b->handle && last_gemm.c == c->handle);
+        xconv_buffer_destroy(a);
+        xconv_buffer_destroy(b);
+        xconv_buffer_destroy(c);
+        xconv_gemm_destroy(g);
+    }
+    // A mode its storage cannot feed is refused before any plan.
+    CHECK(xconv_gemm_create_typed(dev, 4, 8, 2, XCONV_DTYPE_F32, XCONV_MATH_F16, "vendor", NULL,
+                                  &err) == NULL);
+    CHECK(err.status == XCONV_ERR_INVALID);
+    CHECK_CONTAINS(err.msg, "math=f16 needs dtype=f16");
+    xconv_device_close(dev);
+}
+
 int main(void)
 {
     test_defines();
@@ -388,5 +431,6 @@ int main(void)
     test_checks();
     test_runner();
     test_variant_plan();
+    test_typed_vendor_gemm();
     return check_summary("test_plan_model");
 }

@@ -65,14 +65,18 @@ typedef struct xconv_launch {
 // ---------------------------------------------------------------------------------------------
 // Vendor library calls (optional slots)
 
-// C[b] = A[b] * B[b] for b < batch, all row-major, no transposes, fp32 with no reduced precision
-// (no TF32). Offsets and strides are in elements; a stride of 0 reuses the same matrix.
+// C[b] = A[b] * B[b] for b < batch, all row-major, no transposes. A and B hold elements of
+// dtype (an xconv_dtype), C fp32; math (an xconv_math) is the arithmetic allowed: both 0 is
+// SGEMM with no reduced precision (no TF32). A slot that cannot run a pair refuses it with
+// XCONV_ERR_NOT_APPLICABLE and the reason. Offsets and strides are in elements (of A's and B's
+// type for A and B, floats for C); a stride of 0 reuses the same matrix.
 typedef struct xconv_gemm_args {
     size_t m, n, k;
     xconv_backend_buffer *a; size_t a_offset, lda, a_stride;
     xconv_backend_buffer *b; size_t b_offset, ldb, b_stride;
     xconv_backend_buffer *c; size_t c_offset, ldc, c_stride;
     size_t batch;
+    int64_t dtype, math;
 } xconv_gemm_args;
 
 // The buffers of a vendor convolution: x, w, y (the output from byte y_offset: a workspace

@@ -50,11 +50,13 @@ typedef struct xconv_gemm_operand {
     size_t offset, ld, stride;
 } xconv_gemm_operand;
 
-// C[b] = A[b] * B[b] for b < batch, row-major, through the backend's vendor BLAS.
+// C[b] = A[b] * B[b] for b < batch, row-major, through the backend's vendor BLAS: A and B in
+// storage type dtype, C fp32, products in math mode math (both 0: fp32 SGEMM, no TF32).
 typedef struct xconv_vendor_gemm_step {
     size_t m, n, k;
     xconv_gemm_operand a, b, c;
     size_t batch;
+    int64_t dtype, math;
 } xconv_vendor_gemm_step;
 
 // ---------------------------------------------------------------------------------------------

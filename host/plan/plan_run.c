@@ -194,7 +194,8 @@ static xconv_status run_vendor_sgemm(const xconv_plan *plan, const xconv_step *s
     xconv_gemm_args args = {.m = g->m, .n = g->n, .k = g->k, .batch = g->batch,
                             .lda = g->a.ld, .a_stride = g->a.stride,
                             .ldb = g->b.ld, .b_stride = g->b.stride,
-                            .ldc = g->c.ld, .c_stride = g->c.stride};
+                            .ldc = g->c.ld, .c_stride = g->c.stride,
+                            .dtype = g->dtype, .math = g->math};
     resolve_operand(plan, &g->a, t, &args.a, &args.a_offset);
     resolve_operand(plan, &g->b, t, &args.b, &args.b_offset);
     resolve_operand(plan, &g->c, t, &args.c, &args.c_offset);

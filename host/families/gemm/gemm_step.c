@@ -161,10 +161,8 @@ xconv_problem xconv_sgemm_problem(int64_t m, int64_t n, int64_t k)
     return p;
 }
 
-// Returns XCONV_OK when the three matrices of m x n x k fit dev's allocations, memory and the
-// 32-bit index range, else XCONV_ERR_OUT_OF_MEMORY with the numbers.
-static xconv_status check_sgemm_size(const xconv_device *dev, int64_t m, int64_t n, int64_t k,
-                                     xconv_error *err)
+xconv_status xconv_gemm_check_size(const xconv_device *dev, int64_t m, int64_t n, int64_t k,
+                                   xconv_error *err)
 {
     if (m < 1 || n < 1 || k < 1)
         return xconv_error_set(err, XCONV_ERR_INVALID, "GEMM sizes must be positive");
@@ -187,7 +185,7 @@ xconv_status xconv_sgemm_plan(xconv_device *dev, int64_t m, int64_t n, int64_t k
                               xconv_error *err)
 {
     *out = NULL;
-    xconv_status st = check_sgemm_size(dev, m, n, k, err);
+    xconv_status st = xconv_gemm_check_size(dev, m, n, k, err);
     if (st != XCONV_OK)
         return st;
     xconv_problem p = xconv_sgemm_problem(m, n, k);
@@ -234,19 +232,28 @@ xconv_status xconv_sgemm_plan(xconv_device *dev, int64_t m, int64_t n, int64_t k
     return XCONV_OK;
 }
 
-xconv_status xconv_vendor_sgemm_plan(xconv_device *dev, int64_t m, int64_t n, int64_t k,
-                                     xconv_plan **out, xconv_error *err)
+xconv_status xconv_vendor_gemm_plan(xconv_device *dev, int64_t m, int64_t n, int64_t k,
+                                    int64_t dtype, int64_t math, xconv_plan **out,
+                                    xconv_error *err)
 {
     *out = NULL;
     if (!dev->be || !dev->be->sgemm)
         return xconv_error_set(err, XCONV_ERR_UNAVAILABLE, "the %s backend has no vendor BLAS",
                                xconv_backend_name(dev->info.backend));
-    xconv_status st = check_sgemm_size(dev, m, n, k, err);
+    xconv_status st = xconv_gemm_check_size(dev, m, n, k, err);
     if (st != XCONV_OK)
         return st;
+    // A and B in the storage type (the plan's problem sizes x = B and w = A by it; C, fp32, is
+    // at least as large as y of that type).
     xconv_problem p = xconv_sgemm_problem(m, n, k);
+    p.dtype = dtype, p.math = math;
+    st = xconv_problem_check(&p, err);
+    if (st != XCONV_OK)
+        return st;
+    bool typed = dtype != XCONV_DTYPE_F32 || math != XCONV_MATH_F32;
     xconv_plan *plan = xconv_plan_new(dev, NULL, &p, NULL);
-    xconv_step *step = plan ? xconv_plan_add_vendor_sgemm(plan, "vendor SGEMM") : NULL;
+    xconv_step *step =
+        plan ? xconv_plan_add_vendor_sgemm(plan, typed ? "vendor GEMM" : "vendor SGEMM") : NULL;
     if (!step) {
         xconv_plan_destroy(plan);
         return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for a plan");
@@ -258,9 +265,15 @@ xconv_status xconv_vendor_sgemm_plan(xconv_device *dev, int64_t m, int64_t n, in
         .a = {.ref = XCONV_REF_W, .region = -1, .ld = uk, .stride = um * uk},
         .b = {.ref = XCONV_REF_X, .region = -1, .ld = un, .stride = uk * un},
         .c = {.ref = XCONV_REF_Y, .region = -1, .ld = un, .stride = um * un},
+        .dtype = dtype, .math = math,
     };
-    xconv_plan_summarize(plan, "vendor SGEMM %lldx%lldx%lld", (long long)m, (long long)n,
-                         (long long)k);
+    if (typed)
+        xconv_plan_summarize(plan, "vendor GEMM %lldx%lldx%lld: A and B %s, C f32, math %s",
+                             (long long)m, (long long)n, (long long)k, xconv_dtype_name(dtype),
+                             xconv_math_name(math));
+    else
+        xconv_plan_summarize(plan, "vendor SGEMM %lldx%lldx%lld", (long long)m, (long long)n,
+                             (long long)k);
     *out = plan;
     return XCONV_OK;
 }

@@ -205,6 +205,12 @@ void xconv_gemm_step_set_cols(xconv_step *step, int64_t cols);
 // convolution of one image with x = B (k channels of 1 x n), w = A and y = C.
 xconv_problem xconv_sgemm_problem(int64_t m, int64_t n, int64_t k);
 
+// Returns XCONV_OK when the three matrices of m x n x k fit dev's allocations, memory and the
+// 32-bit index range as fp32 (so in every storage type), XCONV_ERR_INVALID for a size under 1,
+// else XCONV_ERR_OUT_OF_MEMORY with the numbers.
+xconv_status xconv_gemm_check_size(const xconv_device *dev, int64_t m, int64_t n, int64_t k,
+                                   xconv_error *err);
+
 // Plans C = A * B of xconv_sgemm_problem(m, n, k) with cl/sgemm.cl on dev under opts (NULL:
 // defaults) into *out, with the tiles and split of xconv_gemm_choose (forced by gemm_tiles and
 // gemm_split_k); run it with tensors x = B, w = A, y = C and, when split, a workspace of the
@@ -216,9 +222,15 @@ xconv_status xconv_sgemm_plan(xconv_device *dev, int64_t m, int64_t n, int64_t k
                               const xconv_plan_options *opts, xconv_plan **out,
                               xconv_error *err);
 
-// Plans the same product through the backend's vendor BLAS (one VENDOR_SGEMM step) into *out.
-// Returns XCONV_OK, or XCONV_ERR_UNAVAILABLE when the backend has none.
-xconv_status xconv_vendor_sgemm_plan(xconv_device *dev, int64_t m, int64_t n, int64_t k,
-                                     xconv_plan **out, xconv_error *err);
+// Plans the same product through the backend's vendor BLAS (one VENDOR_SGEMM step) into *out,
+// with A and B in storage type dtype, C fp32 and products in math mode math (both
+// XCONV_*_F32: SGEMM; the pairs xconv_problem_check allows). The plan's problem carries dtype
+// and math, so its x (B) and w (A) are of that type and y (C) is at most fp32's size. Whether
+// the backend's library runs a reduced pair is its slot's to say when the plan runs
+// (XCONV_ERR_NOT_APPLICABLE). Returns XCONV_OK, XCONV_ERR_UNAVAILABLE when the backend has no
+// vendor BLAS, or XCONV_ERR_INVALID for a pair the problem refuses.
+xconv_status xconv_vendor_gemm_plan(xconv_device *dev, int64_t m, int64_t n, int64_t k,
+                                    int64_t dtype, int64_t math, xconv_plan **out,
+                                    xconv_error *err);
 
 #endif // XCONV_PLAN_GEMM_H

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// xconv's kernels on raw data, on their own: SGEMM on row-major matrices (ours or the
+// xconv's kernels on raw data, on their own: GEMM on row-major matrices (ours or the
 // vendor's) and 2-D real FFTs on planes (the FFT variants' transforms).
 #ifndef XCONV_PUBLIC_RAW_OPS_H
 #define XCONV_PUBLIC_RAW_OPS_H
@@ -15,7 +15,8 @@
 XCONV_API_BEGIN
 
 // ---------------------------------------------------------------------------------------------
-// SGEMM on raw row-major matrices: ours (cl/sgemm.cl) or the vendor's (CLBlast, cuBLAS)
+// GEMM on raw row-major matrices: ours (cl/sgemm.cl; implicit_mma in the reduced math modes)
+// or the vendor's (CLBlast, cuBLAS)
 
 typedef struct xconv_gemm xconv_gemm;  // one planned product C (m x n) = A (m x k) * B (k x n)
 
@@ -29,11 +30,32 @@ xconv_gemm *xconv_gemm_create(xconv_device *dev, int64_t m, int64_t n, int64_t k
                               const char *impl, const xconv_plan_options *opts,
                               xconv_error *err);
 
+// Plans C = A * B as xconv_gemm_create does, with A and B stored as `dtype` (an xconv_dtype)
+// and products in math mode `math` (an xconv_math; the pairs of <xconv/problem.h>: tf32 on f32,
+// f16 on f16, bf16 on bf16, f32 on any), always with fp32 accumulation. impl "xconv": strict
+// fp32 on fp32 is our SGEMM; otherwise C = A * B runs as the 1x1 convolution of one image
+// (x = B, w = A, y = C) and C is stored in the storage type (f32 for tf32): fp16 or bf16
+// storage with strict fp32 math through gemm_1x1, a reduced math mode through implicit_mma
+// (NVIDIA tensor cores). impl "vendor": C is fp32 in every mode (cuBLAS's
+// cublasGemmStridedBatchedEx for the reduced pairs; CLBlast runs fp32 only and refuses the rest
+// with XCONV_ERR_NOT_APPLICABLE when the product runs). Returns NULL with XCONV_ERR_INVALID for
+// an unknown or mismatched dtype and math, XCONV_ERR_NOT_APPLICABLE when ours has no kernel
+// for the pair on this device (implicit_mma without tensor cores), or xconv_gemm_create's
+// statuses.
+xconv_gemm *xconv_gemm_create_typed(xconv_device *dev, int64_t m, int64_t n, int64_t k,
+                                    int64_t dtype, int64_t math, const char *impl,
+                                    const xconv_plan_options *opts, xconv_error *err);
+
 // Returns one line on the product, the tiles and the split chosen.
 const char *xconv_gemm_summary(const xconv_gemm *g);
 
-// Enqueues C = A * B on buffers of m x k, k x n and m x n floats (asynchronous); returns the
-// first failure (XCONV_ERR_INVALID for a buffer too small).
+// Returns the storage type (an xconv_dtype) of g's C: XCONV_DTYPE_F32 except for ours on fp16
+// or bf16 A and B (C in that type); -1 for NULL.
+int64_t xconv_gemm_c_dtype(const xconv_gemm *g);
+
+// Enqueues C = A * B on buffers of m x k and k x n elements of the product's storage type and
+// m x n elements of C's (xconv_gemm_c_dtype) (asynchronous); returns the first failure
+// (XCONV_ERR_INVALID for a buffer too small).
 xconv_status xconv_gemm_run(xconv_gemm *g, xconv_buffer *a, xconv_buffer *b, xconv_buffer *c,
                             xconv_error *err);
 

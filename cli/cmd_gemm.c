@@ -469,8 +469,9 @@ static int parse_mode(const cli_options *opts, gemm_mode *mode)
 // Widens the run's table for the sizes and devices to come and returns the records expected
 // (two a size: ours and the vendor's).
 static int plan_run(const xconv_devices *devices, const int *indices, int ndevices,
-                    bool standard, gemm_mode mode, cli_stream *out)
+                    const gemm_size *explicit_size, gemm_mode mode, cli_stream *out)
 {
+    bool standard = explicit_size == NULL;
     int nshapes = 0;
     xconv_suite_find("standard", &nshapes);
     int sizes = standard ? nshapes + 2 : 1;
@@ -481,8 +482,19 @@ static int plan_run(const xconv_devices *devices, const int *indices, int ndevic
         xconv_device_label(info, r.device, sizeof r.device);
         snprintf(r.backend, sizeof r.backend, "%s", xconv_backend_name(info->backend));
         snprintf(r.variant, sizeof r.variant, "%s", vendor_name(info, mode));
-        snprintf(r.shape, sizeof r.shape, "gemm m=2147483647,n=2147483647,k=2147483647");
+        // One size: its own text, which the table names once above its rows. Several: the
+        // widest text a size can have and a second one, so that the table keeps a shape column.
+        if (!standard)
+            snprintf(r.shape, sizeof r.shape, "gemm m=%lld,n=%lld,k=%lld",
+                     (long long)explicit_size->m, (long long)explicit_size->n,
+                     (long long)explicit_size->k);
+        else
+            snprintf(r.shape, sizeof r.shape, "gemm m=2147483647,n=2147483647,k=2147483647");
         cli_stream_fit(out, &r);
+        if (standard) {
+            snprintf(r.shape, sizeof r.shape, "gemm m=1,n=1,k=1");
+            cli_stream_fit(out, &r);
+        }
     }
     return ndevices * sizes * 2;
 }
@@ -513,7 +525,7 @@ int cmd_bench_gemm(const cli_options *opts)
     cli_stream out;
     if (!rc)
         rc = cli_stream_open(&out, opts,
-                             plan_run(devices, indices, ndevices, standard, mode, NULL), true,
+                             plan_run(devices, indices, ndevices, standard ? NULL : &explicit_size, mode, NULL), true,
                              false, true);
     if (rc) {
         xconv_devices_free(devices);
@@ -521,7 +533,7 @@ int cmd_bench_gemm(const cli_options *opts)
         free(peak_source);
         return rc;
     }
-    plan_run(devices, indices, ndevices, standard, mode, &out);
+    plan_run(devices, indices, ndevices, standard ? NULL : &explicit_size, mode, &out);
     for (int d = 0; !rc && d < ndevices && !cli_stream_stopping(&out); d++) {
         xconv_device *dev = cli_open_device(devices, indices[d]);
         if (!dev) {

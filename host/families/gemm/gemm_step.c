@@ -109,11 +109,12 @@ xconv_status xconv_gemm_plan_step(const xconv_device_info *info, const xconv_pro
     // step's barrier: where the register file is known, the block's registers are capped at
     // half of it (128 a work-item for 256 work-items on NVIDIA GPUs). Without the cap NVIDIA's
     // OpenCL compiler gave the 128x128 blocks 130-137 registers and one work-group an SM, where
-    // NVRTC gave the same text 119-128 and two. A split-K slice keeps its bounds and partial
-    // stores in 8 more (res3x3's 4 slices spilled 4-5 registers under a cap of 128 on sm_90), so
-    // split blocks are counted with them and keep their compiler's choice there.
-    int64_t values = xconv_gemm_tile_registers(t, L->mode) + (L->split_k > 1 ? 8 : 0);
-    st = xconv_step_cap_registers(step, info, 2, threads_n * threads_m, values, err);
+    // NVRTC gave the same text 119-128 and two. Split-K blocks (132-136 registers uncapped)
+    // spill 3-5 registers under the cap on sm_90 and still ran 1.12-1.19x faster through CUDA
+    // with two work-groups an SM (ResNet-50's split 3x3 and 1x1 layers, both backends, never
+    // slower: bench/results/2026-11-27-h100-*-gemm_splitk_cap_*.json).
+    st = xconv_step_cap_registers(step, info, 2, threads_n * threads_m,
+                                  xconv_gemm_tile_registers(t, L->mode), err);
     if (st != XCONV_OK)
         return st;
     xconv_step_set_3d(step, global, local);

@@ -18,6 +18,7 @@ static const family_table_fn family_tables[] = {
     xconv_direct_variants,
     xconv_gemm_variants,
     xconv_mma_variants,
+    xconv_xmx_variants,
     xconv_winograd_variants,
     xconv_fft_variants,
     xconv_peer_variants,

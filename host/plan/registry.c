@@ -100,7 +100,7 @@ static bool types_apply(const xconv_variant *v, const xconv_problem *p, char *re
     if (p->math < 0 || p->math > XCONV_MATH_BF16 || !(maths & XCONV_MATH_BIT(p->math))) {
         if (p->math == XCONV_MATH_F32)
             snprintf(reason, len, "math=f32 is strict fp32: %s computes only reduced math "
-                     "(ask for math=tf32, f16 or bf16)", v->info.name);
+                     "(ask for %s)", v->info.name, math_list(maths));
         else
             snprintf(reason, len, "math=%s: %s does not implement this math mode (it computes "
                      "%s)", xconv_math_name(p->math) ? xconv_math_name(p->math) : "?",

@@ -20,6 +20,16 @@ if ! "$xconv" compile --list-targets | grep -A2 "^dg2 " |
     exit 77
 fi
 
+# The Intel profiles say at which sub-group size their engines run; the others have none.
+"$xconv" compile --list-targets >"$tmp/targets.txt"
+for case in "dg2 8" "pvc 16"; do
+    read -r target sg <<<"$case"
+    grep -A3 "^$target " "$tmp/targets.txt" >"$tmp/$target.txt"
+    check "$target's engines at sub-group $sg" \
+        grep -q "Intel matrix engines .* at sub-group $sg\$" "$tmp/$target.txt"
+done
+check "two profiles with engines" test "$(grep -c "Intel matrix engines" "$tmp/targets.txt")" -eq 2
+
 # Shapes: rows, columns and K not multiples of the tiles, groups, stride and dilation; one in
 # strict fp32 and one in tf32 (n/a).
 base=(n=2,c=5,h=7,w=9,k=20,r=3,pad=1 n=1,c=64,h=28,w=28,k=128,r=3,pad=1

@@ -1,21 +1,28 @@
 // SPDX-License-Identifier: MIT
 // implicit_xmx (Intel's matrix engines): applicability from the device's sub-group matrix
 // multiply-accumulate and the problem's math mode, its plans on the dg2 (sub-group 8) and pvc
-// (16) profiles, auto never choosing it (unmeasured), and the kernel's tiling and the
-// extension's operand layouts run on an OpenCL CPU device (PoCL) with the built-ins emulated
-// (XC_XMX_NATIVE 0) at both sub-group sizes, every element checked against the float64
-// reference. Its compilation by ocloc (and the dpas in it) is tests/cli/xmx_compile.sh's.
+// (16) profiles, auto never choosing it (unmeasured), the emulated kernel compiled through NVRTC
+// for sm_90 when NVRTC loads (the portable subset outside the built-ins), and the kernel's
+// tiling and the extension's operand layouts run on an OpenCL CPU device (PoCL) with the
+// built-ins emulated (XC_XMX_NATIVE 0) at both sub-group sizes, every element checked against
+// the float64 reference. Its compilation by ocloc (and the dpas in it) is
+// tests/cli/xmx_compile.sh's.
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../host/core/device.h"
+#include "../host/core/program_cache.h"
 #include "../host/plan/variant.h"
 #include "families/gemm/plan_xmx.h"
 #include "tests/check.h"
 #include "tests/fixtures.h"
 #include "measure/check.h"
+#ifdef XCONV_HAVE_CUDA
+#include "cuda/cuda_loader.h"
+#include "cuda/nvrtc_compile.h"
+#endif
 
 // Shapes of every kind the kernel's edges meet: rows, columns and K not multiples of any tile
 // (8-, 16-, 32- and 64-row tiles, two row tiles), groups, stride, dilation, padding on one side,
@@ -166,6 +173,51 @@ static void test_auto(void)
 }
 
 // ---------------------------------------------------------------------------------------------
+// The emulated kernel through NVRTC: the portable subset holds outside the built-ins
+
+#ifdef XCONV_HAVE_CUDA
+// Compiles the dg2 and pvc plans of one shape, emulated, in f16 and bf16 for sm_90.
+static void test_nvrtc(void)
+{
+    xconv_error err;
+    if (!xconv_nvrtc_load(&err)) {
+        printf("  NVRTC not loaded (%s): the emulation's CUDA compile not checked\n", err.msg);
+        return;
+    }
+    static const char *const targets[] = {"dg2", "pvc"};
+    const xconv_variant *v = xconv_variant_find("implicit_xmx", &err);
+    int compiled = 0;
+    for (int t = 0; v && t < 2; t++) {
+        xconv_device *dev = open_target(targets[t]);
+        for (int m = 0; dev && m < 2; m++) {
+            xconv_problem p;
+            xconv_plan *plan = NULL;
+            if (!parse_with(run_specs[1], math_specs[m], &p) ||
+                xconv_variant_plan(v, dev, &p, NULL, &plan, &err) != XCONV_OK)
+                continue;
+            xconv_step *s = xconv_plan_step(plan, 0);
+            for (int i = 0; i < s->ndefines; i++)
+                if (strcmp(s->defines[i].name, "XC_XMX_NATIVE") == 0)
+                    s->defines[i].value = 0;
+            char options[4096];
+            xconv_step_options(s, options, sizeof options);
+            char *ptx = NULL;
+            size_t len = 0;
+            xconv_status st = xconv_nvrtc_compile_ptx(xconv_kernel_source("implicit_xmx"),
+                                                      options, 9, 0, &ptx, &len, &err);
+            CHECK_MSG(st == XCONV_OK, "%s %s: %s", targets[t], math_specs[m], err.msg);
+            CHECK(st != XCONV_OK || strstr(ptx, ".entry implicit_xmx(") != NULL);
+            compiled += st == XCONV_OK;
+            free(ptx);
+            xconv_plan_destroy(plan);
+        }
+        xconv_device_close(dev);
+    }
+    printf("  implicit_xmx emulated through NVRTC for sm_90: %d of 4 compiled\n", compiled);
+}
+#endif
+
+// ---------------------------------------------------------------------------------------------
 // The kernel on an OpenCL CPU device, the built-ins emulated
 
 // Runs plan on x and w (fp32, rounded to the storage type) and downloads y as fp32; returns
@@ -287,6 +339,9 @@ int main(void)
     test_applicability();
     test_plans();
     test_auto();
+#ifdef XCONV_HAVE_CUDA
+    test_nvrtc();
+#endif
     test_emulated();
     return check_summary("test_xmx");
 }

@@ -5,8 +5,9 @@
 // for sm_90 when NVRTC loads (the portable subset outside the built-ins), and the kernel's
 // tiling and the extension's operand layouts run on an OpenCL CPU device (PoCL) with the
 // built-ins emulated (XC_XMX_NATIVE 0) at both sub-group sizes, every element checked against
-// the float64 reference. Its compilation by ocloc (and the dpas in it) is
-// tests/cli/xmx_compile.sh's.
+// the float64 reference. `oclgrind --data-races build/test_xmx` runs the emulated kernels under
+// Oclgrind's memory checker and race detector instead (no reports). Its compilation by ocloc
+// (and the dpas in it) is tests/cli/xmx_compile.sh's.
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

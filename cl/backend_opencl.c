@@ -116,6 +116,7 @@ static xconv_status opencl_open(int index, void **out, xconv_error *err)
     cl_device_type type = 0;
     clGetDeviceInfo(ctx->device, CL_DEVICE_TYPE, sizeof type, &type, NULL);
     ctx->region_events = (type & CL_DEVICE_TYPE_CPU) != 0;
+    ctx->nv_register_cap = xconv_opencl_has_extension(ctx->device, "cl_nv_compiler_options");
     *out = ctx;
     return XCONV_OK;
 }

@@ -214,7 +214,7 @@ static size_t info_size(cl_device_id dev, cl_device_info param)
 }
 
 // Returns true when the device lists extension `name`.
-static bool device_has_extension(cl_device_id dev, const char *name)
+bool xconv_opencl_has_extension(cl_device_id dev, const char *name)
 {
     size_t need = 0;
     if (clGetDeviceInfo(dev, CL_DEVICE_EXTENSIONS, 0, NULL, &need) != CL_SUCCESS || need == 0)
@@ -230,7 +230,7 @@ static bool device_has_extension(cl_device_id dev, const char *name)
 static bool device_fp64(cl_device_id dev)
 {
     return info_ulong(dev, CL_DEVICE_DOUBLE_FP_CONFIG) != 0 ||
-           device_has_extension(dev, "cl_khr_fp64");
+           xconv_opencl_has_extension(dev, "cl_khr_fp64");
 }
 
 // Returns the sub-group size at which the device runs Intel's sub-group matrix multiply-
@@ -238,7 +238,7 @@ static bool device_fp64(cl_device_id dev)
 // built-ins require; 0 without cl_intel_subgroup_matrix_multiply_accumulate or a size of 8 or 16.
 static int intel_mma_sub_group(cl_device_id dev)
 {
-    if (!device_has_extension(dev, "cl_intel_subgroup_matrix_multiply_accumulate"))
+    if (!xconv_opencl_has_extension(dev, "cl_intel_subgroup_matrix_multiply_accumulate"))
         return 0;
     size_t sizes[16] = {0}, bytes = 0;
     if (clGetDeviceInfo(dev, CL_DEVICE_SUB_GROUP_SIZES_INTEL, sizeof sizes, sizes, &bytes) !=
@@ -307,7 +307,7 @@ static void fill_info(cl_device_id dev, cl_platform_id plat, int index, xconv_de
     // NVIDIA's cl_nv_device_attribute_query reports the register file a work-group may use;
     // other devices do not say (0).
     // Its compute capability says which tensor-core instructions inline PTX may use.
-    if (device_has_extension(dev, "cl_nv_device_attribute_query")) {
+    if (xconv_opencl_has_extension(dev, "cl_nv_device_attribute_query")) {
         info->max_registers_per_work_group =
             (int)info_uint(dev, CL_DEVICE_REGISTERS_PER_BLOCK_NV);
         info->cc_major = (int)info_uint(dev, CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV);

@@ -42,6 +42,7 @@ typedef struct opencl_context {
     bool region_events;         // commands in a timed region keep their events (CPU devices)
     cl_event region_last;       // then the event of the region's latest command, NULL before one
     bool clock_checked;         // the profiling clock was seen to advance (first timer_start)
+    bool nv_register_cap;       // the compiler takes -cl-nv-maxrregcount (cl_nv_compiler_options)
 } opencl_context;
 
 // Every device of every platform, in enumeration order (the index is backend_index).
@@ -64,6 +65,9 @@ xconv_status xconv_opencl_enumerate(xconv_device_info *infos, int max, int *coun
 // The `advice` slot (cl/opencl_advice.c): one line per installed platform that lists no device,
 // saying how to enable Rusticl's; "" when every platform lists a device.
 void xconv_opencl_advice(char *buf, size_t len);
+
+// Returns true when the device lists extension `name`.
+bool xconv_opencl_has_extension(cl_device_id dev, const char *name);
 
 // Returns the name of an OpenCL status code ("CL_INVALID_WORK_GROUP_SIZE"), or "unknown".
 const char *xconv_opencl_status_name(cl_int code);

@@ -99,12 +99,20 @@ void xconv_opencl_program_free(void *vctx, xconv_backend_program *prog)
     free(prog);
 }
 
-// Returns the build options of every program: the caller's defines and
-// XCONV_OPENCL_BUILD_OPTIONS (malloc'd), or NULL without memory.
-static char *full_options(const char *options)
+// Returns the build options of a program: the caller's defines, XCONV_OPENCL_BUILD_OPTIONS and,
+// where the defines cap the registers (XCONV_REGISTER_CAP_NAME) and the compiler takes NVIDIA's
+// cl_nv_compiler_options, -cl-nv-maxrregcount (malloc'd), or NULL without memory.
+static char *full_options(const opencl_context *ctx, const char *options)
 {
-    return concat3(options ? options : "", options && options[0] ? " " : "",
-                   XCONV_OPENCL_BUILD_OPTIONS);
+    static const char cap_define[] = "-D" XCONV_REGISTER_CAP_NAME "=";
+    const char *cap = options ? strstr(options, cap_define) : NULL;
+    char tail[96];
+    if (cap && ctx->nv_register_cap)
+        snprintf(tail, sizeof tail, "%s -cl-nv-maxrregcount=%d", XCONV_OPENCL_BUILD_OPTIONS,
+                 atoi(cap + sizeof cap_define - 1));
+    else
+        snprintf(tail, sizeof tail, "%s", XCONV_OPENCL_BUILD_OPTIONS);
+    return concat3(options ? options : "", options && options[0] ? " " : "", tail);
 }
 
 xconv_status xconv_opencl_program_build(void *vctx, const char *source, const char *options,
@@ -119,7 +127,7 @@ xconv_status xconv_opencl_program_build(void *vctx, const char *source, const ch
         return xconv_error_set(err, XCONV_ERR_INVALID, "program_build: source is NULL");
     // #line 1 makes the compiler's log count lines from the caller's source.
     char *text = concat3(xconv_kernel_dialect(), "\n#line 1\n", source);
-    char *full = full_options(options);
+    char *full = full_options(ctx, options);
     xconv_backend_program *prog = text && full ? calloc(1, sizeof *prog) : NULL;
     xconv_status st = prog ? xconv_opencl_compile(ctx, text, full, &prog->program, log, err)
                            : xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "out of host memory");
@@ -186,7 +194,7 @@ xconv_status xconv_opencl_program_load(void *vctx, const void *data, size_t len,
         return xconv_opencl_fail(err, rc != CL_SUCCESS ? rc : status,
                                  "clCreateProgramWithBinary");
     }
-    char *full = full_options(options);
+    char *full = full_options(ctx, options);
     xconv_backend_program *prog = full ? calloc(1, sizeof *prog) : NULL;
     rc = prog ? clBuildProgram(program, 1, &ctx->device, full, NULL, NULL) : CL_OUT_OF_HOST_MEMORY;
     free(full);

@@ -53,15 +53,19 @@
 #define XC_FMA(a, b, c) fma((a), (b), (c))
 #define XC_FABS(a) fabs(a)
 #define XC_NAN NAN
-#define XC_LOAD4(ptr, i) vload4((i), (ptr))           // 4 floats at ptr + 4*i
-#define XC_STORE4(v, ptr, i) vstore4((v), (i), (ptr))
+// 4 floats at global ptr + 4*i, ptr 16-byte aligned: one 16-byte access, as in the CUDA
+// dialect. vload4/vstore4 need only 4-byte alignment, so NVIDIA's OpenCL compiler split them into
+// four 4-byte accesses (the FFT transforms' spectra moved in four times the instructions).
+#define XC_LOAD4(ptr, i) (((const __global float4 *)(ptr))[(i)])
+#define XC_STORE4(v, ptr, i) (((__global float4 *)(ptr))[(i)] = (v))
 #define XC_MAKE_FLOAT4(a, b, c, d) ((float4)((a), (b), (c), (d)))
 #define XC_MAKE_FLOAT2(a, b) ((float2)((a), (b)))
 #define XC_AS_UINT(f) as_uint(f)
 #define XC_AS_FLOAT(u) as_float(u)
-// Two 32-bit words at a global pointer (8 bytes; 4-byte alignment is enough), as a uint2.
-#define XC_LD_WORDS2(p) vload2(0, (const __global uint *)(p))
-#define XC_ST_WORDS2(p, lo, hi) vstore2((uint2)((lo), (hi)), 0, (__global uint *)(p))
+// Two 32-bit words at a global pointer, one 8-byte access (the pointer 8-byte aligned), as a
+// uint2 (vload2 would let NVIDIA's OpenCL compiler make two 4-byte accesses of it).
+#define XC_LD_WORDS2(p) (((const __global uint2 *)(p))[0])
+#define XC_ST_WORDS2(p, lo, hi) (((__global uint2 *)(p))[0] = (uint2)((lo), (hi)))
 
 // fp16 storage through the core built-ins: a `half` pointer needs no extension when it is only
 // read by vload_half and written by vstore_half (round to nearest even).

@@ -49,10 +49,13 @@ void xconv_nvrtc_compiler_id(char *buf, size_t len)
 // Options
 
 // Splits `options` in place (it is a private copy) into "-DNAME[=VALUE]" and "-UNAME" arguments
-// appended to argv. Returns XCONV_OK, or XCONV_ERR_INVALID naming a token that is not a define.
+// appended to argv; the register cap's define (XC_REGISTER_CAP=N) also appends
+// "--maxrregcount=N", written into cap_flag. Returns XCONV_OK, or XCONV_ERR_INVALID naming a
+// token that is not a define.
 static xconv_status split_defines(char *options, const char **argv, int max, int *argc,
-                                  xconv_error *err)
+                                  char *cap_flag, size_t cap_len, xconv_error *err)
 {
+    static const char cap_define[] = "-D" XCONV_REGISTER_CAP_NAME "=";
     char *save = NULL;
     for (char *tok = strtok_r(options, " \t\r\n", &save); tok;
          tok = strtok_r(NULL, " \t\r\n", &save)) {
@@ -64,6 +67,12 @@ static xconv_status split_defines(char *options, const char **argv, int max, int
         if (*argc >= max)
             return xconv_error_set(err, XCONV_ERR_INVALID, "more than %d build options", max);
         argv[(*argc)++] = tok;
+        if (strncmp(tok, cap_define, sizeof cap_define - 1) == 0) {
+            if (*argc >= max)
+                return xconv_error_set(err, XCONV_ERR_INVALID, "more than %d build options", max);
+            snprintf(cap_flag, cap_len, "--maxrregcount=%s", tok + sizeof cap_define - 1);
+            argv[(*argc)++] = cap_flag;
+        }
     }
     return XCONV_OK;
 }
@@ -222,6 +231,7 @@ xconv_status xconv_nvrtc_compile(const char *source, const char *options, int cc
     snprintf(arch_flag, sizeof arch_flag, "--gpu-architecture=%s", out->arch);
 
     const char *argv[MAX_ARGS];
+    char cap_flag[48];
     int argc = put_fixed_flags(nv, argv);
     argv[argc++] = arch_flag;
     char *opts = strdup(options ? options : "");
@@ -229,7 +239,7 @@ xconv_status xconv_nvrtc_compile(const char *source, const char *options, int cc
     if (!opts || !text)
         st = xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for the kernel text");
     else
-        st = split_defines(opts, argv, MAX_ARGS, &argc, err);
+        st = split_defines(opts, argv, MAX_ARGS, &argc, cap_flag, sizeof cap_flag, err);
     if (st == XCONV_OK)
         st = run_nvrtc(nv, text, argv, argc, real && want_cubin && nv->get_cubin, out, err);
     free(opts);
@@ -285,13 +295,15 @@ xconv_status xconv_nvrtc_report(const char *source, const char *options, int cc_
     char arch_flag[64];
     snprintf(arch_flag, sizeof arch_flag, "--gpu-architecture=sm_%d%d", cc_major, cc_minor);
     const char *argv[MAX_ARGS];
+    char cap_flag[48];
     int argc = put_fixed_flags(nv, argv);
     argv[argc++] = arch_flag;
     argv[argc++] = "--ptxas-options=-v";
     char *opts = strdup(options ? options : "");
     char *text = with_prelude(source);
     xconv_status st = !opts || !text ? xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory")
-                                     : split_defines(opts, argv, MAX_ARGS, &argc, err);
+                                     : split_defines(opts, argv, MAX_ARGS, &argc, cap_flag,
+                                                     sizeof cap_flag, err);
     nvrtcProgram prog = NULL;
     if (st == XCONV_OK &&
         nv->create_program(&prog, text, "xconv_kernel.cu", 0, NULL, NULL) != NVRTC_SUCCESS)

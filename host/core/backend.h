@@ -11,6 +11,9 @@
 extern "C" {
 #endif
 
+// The define of a program's options that caps the registers a work-item uses (program_build).
+#define XCONV_REGISTER_CAP_NAME "XC_REGISTER_CAP"
+
 // Opaque handles each backend defines for itself.
 typedef struct xconv_backend_buffer xconv_backend_buffer;    // device memory (cl_mem, CUdeviceptr)
 typedef struct xconv_backend_program xconv_backend_program;  // a built program/module
@@ -123,7 +126,9 @@ typedef struct xconv_backend_iface {
                                 xconv_error *err);
 
     // Builds `source` (the dialect header is prepended by the backend) with `options`, a string
-    // of "-DNAME=VALUE" defines. No cache: the core keeps one. A failed build returns
+    // of "-DNAME=VALUE" defines. A define XCONV_REGISTER_CAP_NAME=N caps the registers a
+    // work-item uses where the backend's compiler takes a cap, and is ignored elsewhere. No
+    // cache: the core keeps one. A failed build returns
     // XCONV_ERR_BUILD with the start of the compiler's log in the message and, when log is not
     // NULL, the whole log in *log (malloc'd, the caller frees it; NULL when there is none).
     xconv_status (*program_build)(void *ctx, const char *source, const char *options,

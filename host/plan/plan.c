@@ -271,6 +271,18 @@ bool xconv_registers_fit(const xconv_device_info *info, int64_t values)
            values + XCONV_REGISTERS_OTHER <= info->max_registers_per_item;
 }
 
+xconv_status xconv_step_cap_registers(xconv_step *s, const xconv_device_info *info, int groups,
+                                      size_t threads, int64_t values, xconv_error *err)
+{
+    if (info->max_registers_per_work_group <= 0 || groups < 1 || threads == 0)
+        return XCONV_OK;
+    int64_t cap = (int64_t)info->max_registers_per_work_group / ((int64_t)groups * (int64_t)threads);
+    cap -= cap % 8;
+    if (cap >= XCONV_REGISTER_CAP_NONE || cap < values + XCONV_REGISTERS_OTHER)
+        return XCONV_OK;
+    return xconv_step_define(s, XCONV_REGISTER_CAP_NAME, cap, err);
+}
+
 // ---------------------------------------------------------------------------------------------
 // The im2col step shared by the im2col + GEMM variants
 

@@ -105,6 +105,17 @@ xconv_status xconv_gemm_plan_step(const xconv_device_info *info, const xconv_pro
                         (size_t)ceil_div(L->m, t->tile_m) * threads_m,
                         (size_t)L->groups * (size_t)(L->split_k > 1 ? L->split_k : 1)};
     size_t local[3] = {threads_n, threads_m, 1};
+    // Two work-groups a compute unit, so that one's FMAs run while the other waits at the k
+    // step's barrier: where the register file is known, the block's registers are capped at
+    // half of it (128 a work-item for 256 work-items on NVIDIA GPUs). Without the cap NVIDIA's
+    // OpenCL compiler gave the 128x128 blocks 130-137 registers and one work-group an SM, where
+    // NVRTC gave the same text 119-128 and two. A split-K slice keeps its bounds and partial
+    // stores in 8 more (res3x3's 4 slices spilled 4-5 registers under a cap of 128 on sm_90), so
+    // split blocks are counted with them and keep their compiler's choice there.
+    int64_t values = xconv_gemm_tile_registers(t, L->mode) + (L->split_k > 1 ? 8 : 0);
+    st = xconv_step_cap_registers(step, info, 2, threads_n * threads_m, values, err);
+    if (st != XCONV_OK)
+        return st;
     xconv_step_set_3d(step, global, local);
     step->local_mem_bytes = xconv_gemm_local_bytes(t);
     if (d.table_local)

@@ -233,6 +233,24 @@ static bool device_fp64(cl_device_id dev)
            xconv_opencl_has_extension(dev, "cl_khr_fp64");
 }
 
+// Returns the sub-group size at which the device runs Intel's sub-group matrix multiply-
+// accumulate: its smallest sub-group (CL_DEVICE_SUB_GROUP_SIZES_INTEL), as the extension's
+// built-ins require; 0 without cl_intel_subgroup_matrix_multiply_accumulate or a size of 8 or 16.
+static int intel_mma_sub_group(cl_device_id dev)
+{
+    if (!xconv_opencl_has_extension(dev, "cl_intel_subgroup_matrix_multiply_accumulate"))
+        return 0;
+    size_t sizes[16] = {0}, bytes = 0;
+    if (clGetDeviceInfo(dev, CL_DEVICE_SUB_GROUP_SIZES_INTEL, sizeof sizes, sizes, &bytes) !=
+        CL_SUCCESS)
+        return 0;
+    size_t smallest = 0;
+    for (size_t i = 0; i < bytes / sizeof sizes[0] && i < 16; i++)
+        if (sizes[i] && (!smallest || sizes[i] < smallest))
+            smallest = sizes[i];
+    return smallest == 8 || smallest == 16 ? (int)smallest : 0;
+}
+
 // Returns the device's CL_DEVICE_SINGLE_FP_CONFIG as XCONV_FP_* bits.
 static unsigned fp32_config(cl_device_id dev)
 {
@@ -295,6 +313,7 @@ static void fill_info(cl_device_id dev, cl_platform_id plat, int index, xconv_de
         info->cc_major = (int)info_uint(dev, CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV);
         info->cc_minor = (int)info_uint(dev, CL_DEVICE_COMPUTE_CAPABILITY_MINOR_NV);
     }
+    info->intel_mma_sub_group = intel_mma_sub_group(dev);
     info->max_registers_per_item = registers_per_item(dev, info->is_gpu);
     info->max_scalar_registers = scalar_registers(dev, info->is_gpu);
     info->fp32_config = fp32_config(dev);

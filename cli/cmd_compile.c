@@ -75,6 +75,9 @@ void cli_print_targets(FILE *f, bool with_compilers)
             fprintf(f, "     compiler %s for %s: %s\n", t->compiler, t->arch,
                     ok ? "installed" : why);
         }
+        if (d->intel_mma_sub_group)
+            fprintf(f, "     Intel matrix engines (cl_intel_subgroup_matrix_multiply_accumulate) "
+                       "at sub-group %d\n", d->intel_mma_sub_group);
     }
 }
 

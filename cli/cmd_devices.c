@@ -37,6 +37,8 @@ static void print_device_json(FILE *f, int index, const xconv_device_info *d)
     fprintf(f, ", \"max_registers_per_work_group\": %d", d->max_registers_per_work_group);
     if (d->cc_major)
         fprintf(f, ", \"compute_capability\": \"%d.%d\"", d->cc_major, d->cc_minor);
+    if (d->intel_mma_sub_group)
+        fprintf(f, ", \"intel_mma_sub_group\": %d", d->intel_mma_sub_group);
     fprintf(f, ", \"fp32_config\": [");
     for (unsigned bit = 1, n = 0; bit; bit <<= 1)
         if ((d->fp32_config & bit) && xconv_fp_flag_name(bit))
@@ -92,6 +94,8 @@ static void print_device_text(int index, const xconv_device_info *d)
         printf(", %d registers per work-group", d->max_registers_per_work_group);
     if (d->cc_major)
         printf(", compute capability %d.%d", d->cc_major, d->cc_minor);
+    if (d->intel_mma_sub_group)
+        printf(", Intel matrix engines at sub-group %d", d->intel_mma_sub_group);
     char flags[256];
     printf("\n     fp32 %s\n     kernels built with %s\n",
            xconv_fp_config_format(d->fp32_config, flags, sizeof flags), d->build_flags);

@@ -77,7 +77,7 @@ static void print_error_check(const xconv_plan *plan, const xconv_problem *p)
     }
     if (p->math != XCONV_MATH_F32) {
         double math = xconv_threshold_math(p->math);
-        printf("  math: %s products on tensor cores, fp32 accumulation (threshold %.2g = %.2g + "
+        printf("  math: %s products on matrix engines, fp32 accumulation (threshold %.2g = %.2g + "
                "%.2g for %s)\n", xconv_math_name(p->math), threshold + math, threshold, math,
                p->math == XCONV_MATH_TF32 ? "the operands' rounding to TF32 and the accumulation"
                                           : "the accumulation; the products are exact");

@@ -44,6 +44,13 @@
 //      table of compute capability 9.0: 132 SMs (SXM5), 1980 MHz max boost, 65536 32-bit
 //      registers a block, 48 KB of static shared memory a block, 1024 threads a block, warps
 //      of 32, 64 KB of constant memory, 50 MB of L2, 80 GB HBM3.
+//  [M] Khronos, cl_intel_subgroup_matrix_multiply_accumulate (OpenCL extension registry, rev.
+//      1.1.0): the built-ins run at the device's smallest sub-group, 8 or 16. Xe-HPG (Arc) and
+//      Xe-HPC (Max) have the matrix engines (XMX) behind it; their smallest sub-groups are 8 and
+//      16 [O]. Debian's ocloc (IGC 1.0.12504, intel-opencl-icd 22.43) declares the built-ins
+//      only where the extension's macro is defined, and does not define it for dg2 or pvc;
+//      common/xconv_xmx.h declares them itself there, and ocloc's disassembly of implicit_xmx
+//      shows dpas.8x8 for both (docs/guide/vendors.md).
 //  [S] The OpenCL 1.2 specification, table 4.3: the minimum a conforming GPU reports (64 KB of
 //      constant buffer); used where the vendor's runtime reports a value no document gives.
 // The clock is the peak engine clock; peaks stay 0 (floors need measured or given peaks).
@@ -121,6 +128,7 @@ static const xconv_target targets[] = {
               .native_float_width = 1,
               .max_registers_per_item = 128,             // [X] 128 GRFs of 32 B at SIMD8
               .fp64 = false,                             // [A] Arc has no native fp64
+              .intel_mma_sub_group = 8,                  // [M] [O] XMX at sub-group 8
               .fp32_config = GPU_FP32, .build_flags = OPENCL_FLAGS}},
     {.name = "pvc", .product = "Intel Data Center GPU Max 1550", .compiler = "ocloc",
      .arch = "pvc",
@@ -140,6 +148,7 @@ static const xconv_target targets[] = {
               .native_float_width = 1,
               .max_registers_per_item = 64,              // [X] 128 GRFs of 64 B at SIMD32
               .fp64 = true,                              // [A]
+              .intel_mma_sub_group = 16,                 // [M] [O] XMX at sub-group 16
               .fp32_config = GPU_FP32, .build_flags = OPENCL_FLAGS}},
     {.name = "sm_90", .product = "NVIDIA H100 SXM5", .compiler = "nvrtc", .arch = "sm_90",
      .info = {.backend = XCONV_BACKEND_CUDA, .platform = "profile", .vendor = "NVIDIA",

@@ -18,6 +18,7 @@ static const family_table_fn family_tables[] = {
     xconv_direct_variants,
     xconv_gemm_variants,
     xconv_mma_variants,
+    xconv_xmx_variants,
     xconv_winograd_variants,
     xconv_fft_variants,
     xconv_peer_variants,
@@ -78,6 +79,16 @@ const xconv_variant *xconv_variant_find(const char *name, xconv_error *err)
 // ---------------------------------------------------------------------------------------------
 // Applicability and planning
 
+// Returns the math modes of XCONV_MATH_BIT set `maths` as a reason names them.
+static const char *math_list(unsigned maths)
+{
+    static const char *const lists[] = {"strict fp32: math=f32", "math=tf32", "math=f16",
+                                        "math=tf32 or f16", "math=bf16", "math=tf32 or bf16",
+                                        "math=f16 or bf16", "math=tf32, f16 or bf16"};
+    unsigned reduced = maths >> XCONV_MATH_TF32 & 7u;
+    return reduced ? lists[reduced] : lists[0];
+}
+
 // Returns true when v's kernels take p's storage type and math mode, else false with the reason.
 // A variant computes only the math modes it declares (xconv_variant.maths; strict fp32 when it
 // declares none), so strict fp32 never gets a reduced mode and a reduced mode never silently
@@ -89,11 +100,11 @@ static bool types_apply(const xconv_variant *v, const xconv_problem *p, char *re
     if (p->math < 0 || p->math > XCONV_MATH_BF16 || !(maths & XCONV_MATH_BIT(p->math))) {
         if (p->math == XCONV_MATH_F32)
             snprintf(reason, len, "math=f32 is strict fp32: %s computes only reduced math "
-                     "(ask for math=tf32, f16 or bf16)", v->info.name);
+                     "(ask for %s)", v->info.name, math_list(maths));
         else
             snprintf(reason, len, "math=%s: %s does not implement this math mode (it computes "
-                     "strict fp32: math=f32)",
-                     xconv_math_name(p->math) ? xconv_math_name(p->math) : "?", v->info.name);
+                     "%s)", xconv_math_name(p->math) ? xconv_math_name(p->math) : "?",
+                     v->info.name, math_list(maths));
         return false;
     }
     if (p->dtype == XCONV_DTYPE_F32)

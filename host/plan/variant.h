@@ -59,6 +59,7 @@ const xconv_variant *xconv_reference_variants(int *count);
 const xconv_variant *xconv_direct_variants(int *count);
 const xconv_variant *xconv_gemm_variants(int *count);
 const xconv_variant *xconv_mma_variants(int *count);  // host/families/gemm/variants_mma.c
+const xconv_variant *xconv_xmx_variants(int *count);  // host/families/gemm/variants_xmx.c
 const xconv_variant *xconv_winograd_variants(int *count);
 const xconv_variant *xconv_fft_variants(int *count);
 const xconv_variant *xconv_peer_variants(int *count);

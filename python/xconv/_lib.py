@@ -45,6 +45,7 @@ class CDeviceInfo(ctypes.Structure):
         ("native_float_width", ctypes.c_int), ("max_registers_per_work_group", ctypes.c_int),
         ("max_registers_per_item", ctypes.c_int), ("max_scalar_registers", ctypes.c_int),
         ("fp64", ctypes.c_bool), ("cc_major", ctypes.c_int), ("cc_minor", ctypes.c_int),
+        ("intel_mma_sub_group", ctypes.c_int),
         ("peak_gflops", ctypes.c_double), ("peak_gbps", ctypes.c_double),
         ("fp32_config", ctypes.c_uint), ("build_flags", ctypes.c_char * 192),
     ]

@@ -134,6 +134,10 @@ struct xconv_device_info {
                                  // not say (the direct planners count their filter taps in it)
     bool fp64;
     int cc_major, cc_minor;      // NVIDIA compute capability (CUDA, NVIDIA's OpenCL); else 0
+    int intel_mma_sub_group;     // the sub-group size at which the device runs Intel's
+                                 // matrix engines (cl_intel_subgroup_matrix_multiply_
+                                 // accumulate: its smallest sub-group, 8 on Xe-HPG, 16 on
+                                 // Xe-HPC); 0 when it does not report the extension
     double peak_gflops;          // measured or configured fp32 peak, 0 when unknown
     double peak_gbps;            // measured or configured memory bandwidth, 0 when unknown
     // The arithmetic our kernels get: XCONV_FP_* bits (OpenCL: the device's

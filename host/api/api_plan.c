@@ -15,21 +15,44 @@
 // ---------------------------------------------------------------------------------------------
 // Creation
 
+// Plans host variant `variant` for p (checked): a plan of no steps, which xconv_plan_forward
+// runs on the host. Returns it, or NULL after filling err.
+static xconv_plan *create_host(const xconv_problem *p, const char *variant,
+                               const xconv_plan_options *opts, xconv_error *err)
+{
+    const xconv_variant *v = xconv_variant_find(variant, err);
+    if (!v)
+        return NULL;
+    char reason[512] = "";
+    if (!v->run_host)
+        snprintf(reason, sizeof reason, "%s runs on a device (dev is NULL)",
+                 v->info.name);
+    if (!v->run_host || !xconv_variant_applies(v, NULL, p, reason, sizeof reason)) {
+        xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE, "%s", reason);
+        return NULL;
+    }
+    xconv_plan *plan = xconv_plan_new(NULL, v, p, opts);
+    if (!plan)
+        xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for a plan");
+    return plan;
+}
+
 xconv_plan *xconv_plan_create(xconv_device *dev, const xconv_problem *p, const char *variant,
                               const xconv_plan_options *opts, xconv_error *err)
 {
-    if (XCONV_NULL_ARG(err, dev) || XCONV_NULL_ARG(err, p) || XCONV_NULL_ARG(err, variant))
+    if (XCONV_NULL_ARG(err, p) || XCONV_NULL_ARG(err, variant))
         return NULL;
     // The problem is checked here once, against the device's largest allocation too.
-    if (xconv_problem_check_device(p, &dev->info, err) != XCONV_OK ||
-        xconv_plan_options_check(opts, err) != XCONV_OK)
+    xconv_status st = dev ? xconv_problem_check_device(p, &dev->info, err)
+                          : xconv_problem_check(p, err);
+    if (st != XCONV_OK || xconv_plan_options_check(opts, err) != XCONV_OK)
         return NULL;
-    if (xconv_device_lost(dev)) {  // planning asks vendor libraries on the device
-        xconv_error_set(err, XCONV_ERR_DEVICE_LOST, "%s", dev->gone_msg);
-        return NULL;
-    }
     xconv_plan *plan = NULL;
-    if (strcmp(variant, "auto") == 0) {
+    if (!dev) {
+        plan = create_host(p, variant, opts, err);
+    } else if (xconv_device_lost(dev)) {  // planning asks vendor libraries on the device
+        xconv_error_set(err, XCONV_ERR_DEVICE_LOST, "%s", dev->gone_msg);
+    } else if (strcmp(variant, "auto") == 0) {
         xconv_auto_info info;
         xconv_auto_plan(dev, p, opts, &info, &plan, err);
     } else {
@@ -180,20 +203,6 @@ xconv_status xconv_plan_region_get(const xconv_plan *plan, int i, const char **n
 // ---------------------------------------------------------------------------------------------
 // Host arrays
 
-// Runs host variant `variant` (dev NULL) on the host arrays.
-static xconv_status forward_host(const xconv_problem *p, const char *variant, const float *x,
-                                 const float *w, const float *bias, float *y, xconv_error *err)
-{
-    const xconv_variant *v = xconv_variant_find(variant, err);
-    if (!v)
-        return XCONV_ERR_NOT_FOUND;
-    char reason[256] = "";
-    if (!v->run_host || !xconv_variant_applies(v, NULL, p, reason, sizeof reason))
-        return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE, "%s", reason);
-    xconv_status st = xconv_problem_check(p, err);
-    return st == XCONV_OK ? v->run_host(p, x, w, bias, y, err) : st;
-}
-
 // Creates a buffer of `bytes` into *out and uploads src into it (when src is not NULL);
 // returns XCONV_OK or the failure.
 static xconv_status upload(xconv_device *dev, size_t bytes, const void *src, xconv_buffer **out,
@@ -242,12 +251,14 @@ static xconv_status download_tensor(xconv_buffer *buf, const xconv_problem *p, i
     return st;
 }
 
-// Runs plan on the host arrays: builds its programs, uploads x, w and the bias, runs, waits
+// Runs plan on the host arrays: a host variant's on the host; a device plan builds its programs, uploads x, w and the bias, runs, waits
 // and reads y back. The builds come first: they need no memory of the device, and a backend
 // whose context is still starting (CUDA's) compiles beside that start instead of after it.
 static xconv_status forward_plan(xconv_plan *plan, const float *x, const float *w,
                                  const float *bias, float *y, xconv_error *err)
 {
+    if (!plan->dev)  // a host variant's plan (xconv_plan_create with dev NULL)
+        return plan->variant->run_host(&plan->problem, x, w, bias, y, err);
     xconv_device *dev = plan->dev;
     const xconv_problem *p = &plan->problem;
     int64_t y_n = xconv_problem_y_elems(p);
@@ -292,10 +303,6 @@ xconv_status xconv_forward(xconv_device *dev, const xconv_problem *p, const char
     if (p->epi.bias && !bias)
         return xconv_error_set(err, XCONV_ERR_INVALID,
                                "the problem adds a bias: give its K values");
-    if (!dev) {
-        xconv_status st = forward_host(p, variant, x, w, bias, y, err);
-        return st == XCONV_OK ? xconv_error_clear(err) : st;
-    }
     xconv_plan *plan = xconv_plan_create(dev, p, variant, opts, err);
     if (!plan)
         return err->status;
@@ -316,9 +323,6 @@ xconv_status xconv_plan_forward(xconv_plan *plan, const float *x, const float *w
     if (plan->problem.epi.bias && !bias)
         return xconv_error_set(err, XCONV_ERR_INVALID,
                                "the problem adds a bias: give its K values");
-    if (!plan->dev)
-        return xconv_error_set(err, XCONV_ERR_INVALID,
-                               "xconv_plan_forward: the plan was made without a device");
     xconv_status st = forward_plan(plan, x, w, bias, y, err);
     return st == XCONV_OK ? xconv_error_clear(err) : st;
 }

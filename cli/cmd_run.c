@@ -223,8 +223,35 @@ static const char *variant_name(const cli_options *opts, const xconv_variant **v
     return xconv_variant_get_info(*v)->name;
 }
 
+// Prints the failure err of variant `name`; returns the exit code: 1, as validate and bench exit
+// for a variant that does not take the shape, or 2 for a malformed forced value.
+static int run_failed(const char *name, const xconv_error *err)
+{
+    cli_print_error(name, err);
+    return err->status == XCONV_ERR_PARSE ? CLI_USAGE : CLI_FAILED;
+}
+
+// Prints why xconv_plan_create (or the find before it) refused; returns the exit code. The plan
+// is where the problem is checked: a problem that breaks a rule (or a forced value it refuses,
+// XCONV_ERR_INVALID both) is bad input, 2, said with the shape; the rest is run_failed's.
+static int plan_failed(const cli_options *opts, const char *name, const xconv_problem *p,
+                       const xconv_error *err)
+{
+    if (err->status != XCONV_ERR_INVALID)
+        return run_failed(name, err);
+    char spec[256];
+    if (opts->nshapes)
+        snprintf(spec, sizeof spec, "%s", opts->shapes[0]);
+    else
+        xconv_shape_format(p, spec, sizeof spec);
+    char context[300];
+    snprintf(context, sizeof context, "shape '%s'", spec);
+    cli_print_error(context, err);
+    return CLI_USAGE;
+}
+
 // With --find normal or exhaustive: finds p on dev when the find-db has no fresh record of it
-// (printing what it timed) and stores the ranking. Returns 0 or CLI_FAILED after printing why.
+// (printing what it timed) and stores the ranking. Returns 0 or an exit code after printing why.
 static int find_first(const cli_options *opts, xconv_device *dev, xconv_cache *cache,
                       const xconv_problem *p)
 {
@@ -253,10 +280,8 @@ static int find_first(const cli_options *opts, xconv_device *dev, xconv_cache *c
         printf("found: %d run%s in %.1f s, stored in %s\n", summary.runs,
                cli_plural(summary.runs), summary.seconds, xconv_cache_dir(cache));
     xconv_find_record_free(&rec);
-    if (st != XCONV_OK) {
-        cli_print_error("find", &err);
-        return CLI_FAILED;
-    }
+    if (st != XCONV_OK)  // the problem is checked first there, as xconv_plan_create does
+        return plan_failed(opts, "find", p, &err);
     return 0;
 }
 
@@ -296,33 +321,6 @@ static int write_npy(FILE *f, const void *ctx)
     xconv_error err = {0};
     return xconv_npy_write_stream_dtype(f, o->y, 4, o->shape, o->dtype, &err) == XCONV_OK ? 0
                                                                                           : -1;
-}
-
-// Prints the failure err of variant `name`; returns the exit code: 1, as validate and bench exit
-// for a variant that does not take the shape, or 2 for a malformed forced value.
-static int run_failed(const char *name, const xconv_error *err)
-{
-    cli_print_error(name, err);
-    return err->status == XCONV_ERR_PARSE ? CLI_USAGE : CLI_FAILED;
-}
-
-// Prints why xconv_plan_create refused; returns the exit code. The plan is where the problem is
-// checked: a problem that breaks a rule (or a forced value it refuses, XCONV_ERR_INVALID both)
-// is bad input, 2, said with the shape; the rest is run_failed's.
-static int plan_failed(const cli_options *opts, const char *name, const xconv_problem *p,
-                       const xconv_error *err)
-{
-    if (err->status != XCONV_ERR_INVALID)
-        return run_failed(name, err);
-    char spec[256];
-    if (opts->nshapes)
-        snprintf(spec, sizeof spec, "%s", opts->shapes[0]);
-    else
-        xconv_shape_format(p, spec, sizeof spec);
-    char context[300];
-    snprintf(context, sizeof context, "shape '%s'", spec);
-    cli_print_error(context, err);
-    return CLI_USAGE;
 }
 
 // Prints the plan made (or refused, with err) with --verbose: its steps, and the floor at the

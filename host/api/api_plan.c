@@ -25,8 +25,7 @@ static xconv_plan *create_host(const xconv_problem *p, const char *variant,
         return NULL;
     char reason[512] = "";
     if (!v->run_host)
-        snprintf(reason, sizeof reason, "%s runs on a device (dev is NULL)",
-                 v->info.name);
+        snprintf(reason, sizeof reason, "%s runs on a device (dev is NULL)", v->info.name);
     if (!v->run_host || !xconv_variant_applies(v, NULL, p, reason, sizeof reason)) {
         xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE, "%s", reason);
         return NULL;

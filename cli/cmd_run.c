@@ -97,13 +97,13 @@ static int take_files(const cli_options *opts, unsigned seen, const xconv_npy *x
     return take_dtype(opts, seen, x, w, p);
 }
 
-// Builds the problem from --shape, --input and --weights; returns 0 or CLI_USAGE.
+// Builds the problem from --shape, --input and --weights; returns 0 or CLI_USAGE. The problem
+// is parsed here, not checked: xconv_plan_create checks it, once.
 static int build_problem(const cli_options *opts, xconv_problem *p, xconv_npy *x, xconv_npy *w)
 {
     xconv_error err = {0};
     *p = xconv_problem_default();
     unsigned seen = 0;
-    bool checked = false;  // the problem passed xconv_problem_check as it stands
     if (!opts->nshapes && !opts->nshape_files && !opts->input) {
         cli_error("give --shape SPEC, --shapes FILE or --input X.npy --weights W.npy");
         return CLI_USAGE;
@@ -122,9 +122,15 @@ static int build_problem(const cli_options *opts, xconv_problem *p, xconv_npy *x
         if (cli_shape_arg(opts->shapes[0], p, name, sizeof name))
             return CLI_USAGE;
         seen = ~0u;
-    } else if (opts->nshapes && xconv_shape_apply(opts->shapes[0], p, &seen, &err) != XCONV_OK) {
-        cli_print_error("--shape", &err);
-        return CLI_USAGE;
+    } else if (opts->nshapes) {
+        // --shape alone names every size (xconv_shape_read's rules: k is required, ...); with
+        // --input it gives only the keys the files do not.
+        xconv_status st = opts->input ? xconv_shape_apply(opts->shapes[0], p, &seen, &err)
+                                      : xconv_shape_read(opts->shapes[0], p, &seen, &err);
+        if (st != XCONV_OK) {
+            cli_print_error("--shape", &err);
+            return CLI_USAGE;
+        }
     }
     if (opts->nshape_files && cli_shape_from_file(opts->shape_files[0], p, &seen))
         return CLI_USAGE;
@@ -136,24 +142,13 @@ static int build_problem(const cli_options *opts, xconv_problem *p, xconv_npy *x
             rc = take_files(opts, seen, x, w, p);
         if (rc)
             return rc;
-    } else if (opts->nshapes && !benchdnn) {
-        // --shape alone names every size: xconv_shape_parse's rules (k is required, ...).
-        if (xconv_shape_parse(opts->shapes[0], p, &err) != XCONV_OK) {
-            cli_print_error("--shape", &err);
-            return CLI_USAGE;
-        }
-        checked = true;  // xconv_shape_parse checked the whole problem
     }
     if (opts->bias && (seen & XCONV_KEY_BIAS) && p->epi.bias == 0) {
         cli_error("--bias %s is given but the shape says bias=0", opts->bias);
         return CLI_USAGE;
     }
     if (opts->bias && !p->epi.bias)
-        p->epi.bias = 1, checked = false;
-    if (!checked && xconv_problem_check(p, &err) != XCONV_OK) {
-        cli_print_error("shape", &err);
-        return CLI_USAGE;
-    }
+        p->epi.bias = 1;
     return 0;
 }
 
@@ -228,8 +223,35 @@ static const char *variant_name(const cli_options *opts, const xconv_variant **v
     return xconv_variant_get_info(*v)->name;
 }
 
+// Prints the failure err of variant `name`; returns the exit code: 1, as validate and bench exit
+// for a variant that does not take the shape, or 2 for a malformed forced value.
+static int run_failed(const char *name, const xconv_error *err)
+{
+    cli_print_error(name, err);
+    return err->status == XCONV_ERR_PARSE ? CLI_USAGE : CLI_FAILED;
+}
+
+// Prints why xconv_plan_create (or the find before it) refused; returns the exit code. The plan
+// is where the problem is checked: a problem that breaks a rule (or a forced value it refuses,
+// XCONV_ERR_INVALID both) is bad input, 2, said with the shape; the rest is run_failed's.
+static int plan_failed(const cli_options *opts, const char *name, const xconv_problem *p,
+                       const xconv_error *err)
+{
+    if (err->status != XCONV_ERR_INVALID)
+        return run_failed(name, err);
+    char spec[256];
+    if (opts->nshapes)
+        snprintf(spec, sizeof spec, "%s", opts->shapes[0]);
+    else
+        xconv_shape_format(p, spec, sizeof spec);
+    char context[300];
+    snprintf(context, sizeof context, "shape '%s'", spec);
+    cli_print_error(context, err);
+    return CLI_USAGE;
+}
+
 // With --find normal or exhaustive: finds p on dev when the find-db has no fresh record of it
-// (printing what it timed) and stores the ranking. Returns 0 or CLI_FAILED after printing why.
+// (printing what it timed) and stores the ranking. Returns 0 or an exit code after printing why.
 static int find_first(const cli_options *opts, xconv_device *dev, xconv_cache *cache,
                       const xconv_problem *p)
 {
@@ -258,10 +280,8 @@ static int find_first(const cli_options *opts, xconv_device *dev, xconv_cache *c
         printf("found: %d run%s in %.1f s, stored in %s\n", summary.runs,
                cli_plural(summary.runs), summary.seconds, xconv_cache_dir(cache));
     xconv_find_record_free(&rec);
-    if (st != XCONV_OK) {
-        cli_print_error("find", &err);
-        return CLI_FAILED;
-    }
+    if (st != XCONV_OK)  // the problem is checked first there, as xconv_plan_create does
+        return plan_failed(opts, "find", p, &err);
     return 0;
 }
 
@@ -303,29 +323,22 @@ static int write_npy(FILE *f, const void *ctx)
                                                                                           : -1;
 }
 
-// Checks the variant and, for one that runs on the host, that it applies (the host's memory
-// among its rules); *host is set when it runs on the host. Returns 0 or an exit code.
-static int check_variant(const xconv_variant *v, const xconv_problem *p, bool *host)
+// Prints the plan made (or refused, with err) with --verbose: its steps, and the floor at the
+// device's peaks where they are known.
+static void print_plan(const cli_options *opts, xconv_device *dev, const char *name,
+                       const xconv_problem *p, const xconv_plan *plan, const xconv_error *err)
 {
-    *host = v && xconv_variant_get_info(v)->backends == 0;
-    char reason[512] = "";
-    if (*host && !xconv_variant_applies(v, NULL, p, reason, sizeof reason)) {
-        cli_error("%s", reason);
-        return CLI_FAILED;
-    }
-    return check_host_memory(p, *host);
-}
-
-// Prints the failure err of variant `name`; returns the exit code: 1, as validate and bench exit
-// for a variant that does not take the shape, or 2 for a malformed forced value.
-static int run_failed(const char *name, const xconv_error *err)
-{
-    cli_print_error(name, err);
-    return err->status == XCONV_ERR_PARSE ? CLI_USAGE : CLI_FAILED;
+    static cli_peaks_source src;  // unknown peaks when the peaks file is bad
+    cli_peaks peaks = {0};
+    if (cli_peaks_open(opts, &src) == 0)
+        cli_peaks_lookup(&src, xconv_device_get_info(dev), &peaks);
+    cli_peaks_close(&src);
+    cli_print_plan_made(dev, name, p, plan, err, &peaks);
 }
 
 // Runs the problem on the chosen variant and device with the files' data, or random inputs
 // (and the bias file's, or a random bias: stream 3 of the seed), and writes y to out when given.
+// The walk: xconv_plan_create (the problem checked, auto asked, once), xconv_plan_forward.
 static int run_problem(const cli_options *opts, const xconv_problem *p, const float *file_x,
                        const float *file_w, const float *file_bias, const cli_output *out)
 {
@@ -337,18 +350,14 @@ static int run_problem(const cli_options *opts, const xconv_problem *p, const fl
     unsigned flags = 0;
     if (cli_find_policy(opts, true, &flags))
         return CLI_USAGE;
-    bool host = false;
-    int rc = check_variant(v, p, &host);
-    if (rc)
-        return rc;
+    bool host = v && xconv_variant_get_info(v)->backends == 0;  // planned with no device
     xconv_plan_options plan_opts;
     cli_plan_options(&plan_opts);
     cli_epilogue_mode(opts, false, &plan_opts, NULL);  // checked by cmd_run
     xconv_device *dev = NULL;
     xconv_cache *cache = NULL;
-    xconv_plan *plan = NULL;  // planned once (the problem checked and auto asked there)
-    xconv_status st = XCONV_OK;
     char label[320] = "host";
+    int rc = 0;
     if (!host) {
         rc = open_device(opts, &dev, label, sizeof label);
         if (rc)
@@ -360,21 +369,19 @@ static int run_problem(const cli_options *opts, const xconv_problem *p, const fl
             cli_cache_close(cache);
             return rc;
         }
-        if (!(plan = xconv_plan_create(dev, p, name, &plan_opts, &err)))
-            st = err.status;
-        if (opts->verbose) {
-            static cli_peaks_source src;  // unknown peaks when the peaks file is bad
-            cli_peaks peaks = {0};
-            if (cli_peaks_open(opts, &src) == 0)
-                cli_peaks_lookup(&src, xconv_device_get_info(dev), &peaks);
-            cli_peaks_close(&src);
-            cli_print_plan_made(dev, name, p, plan, &err, &peaks);
-        }
     }
-    if (st != XCONV_OK) {  // refused before any work: no inputs drawn, nothing run
+    xconv_plan *plan = xconv_plan_create(dev, p, name, &plan_opts, &err);
+    if (dev && opts->verbose)
+        print_plan(opts, dev, name, p, plan, &err);
+    if (!plan)  // refused before any work: no inputs drawn, nothing run
+        rc = plan_failed(opts, name, p, &err);
+    else
+        rc = check_host_memory(p, host);
+    if (rc) {
+        xconv_plan_destroy(plan);
         xconv_device_close(dev);
         cli_cache_close(cache);
-        return run_failed(name, &err);
+        return rc;
     }
     float *rx = NULL, *rw = NULL;
     if (!file_x && random_inputs(opts, p, &rx, &rw)) {
@@ -396,13 +403,13 @@ static int run_problem(const cli_options *opts, const xconv_problem *p, const fl
     float *y = malloc((size_t)y_n * sizeof(float));
     // Run on the host arrays: what xconv_forward does, with the plan made above.
     double t0 = wall_ms();
+    xconv_status st;
     if (!y || (p->epi.bias && !bias))
         st = xconv_error_set(&err, XCONV_ERR_OUT_OF_MEMORY, "no host memory");
     else
-        st = dev ? xconv_plan_forward(plan, x, w, bias, y, &err)
-                 : xconv_forward(NULL, p, name, &plan_opts, x, w, bias, y, &err);
+        st = xconv_plan_forward(plan, x, w, bias, y, &err);
     double ms = wall_ms() - t0;
-    const xconv_variant *chosen = plan ? xconv_plan_variant(plan) : v;
+    const xconv_variant *chosen = xconv_plan_variant(plan);
     char spec[256];
     xconv_shape_format(p, spec, sizeof spec);
     if (st != XCONV_OK) {
@@ -410,9 +417,9 @@ static int run_problem(const cli_options *opts, const xconv_problem *p, const fl
     } else {
         printf("%s on %s: %s -> y[%lld,%lld,%lld,%lld], %.3f ms wall (upload, build, run and "
                "read back)\n",
-               chosen ? xconv_variant_get_info(chosen)->name : name, label, spec,
-               (long long)p->n, (long long)p->k, (long long)xconv_problem_y_h(p),
-               (long long)xconv_problem_y_w(p), ms);
+               xconv_variant_get_info(chosen)->name, label, spec, (long long)p->n,
+               (long long)p->k, (long long)xconv_problem_y_h(p), (long long)xconv_problem_y_w(p),
+               ms);
         xconv_auto_info info;
         if (xconv_plan_auto_info(plan, &info))
             printf("auto: %s\n", info.why);

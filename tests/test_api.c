@@ -308,7 +308,23 @@ static void test_convolve(xconv_device *dev)
     CHECK(max_error(&p, x, w, y) <= 1e-5);
     CHECK(xconv_convolve(NULL, &p, "cpu_ref", x, w, h, &err) == XCONV_OK);
     CHECK(max_error(&p, x, w, h) <= 1e-5);
-    CHECK(xconv_convolve(NULL, &p, "direct_naive", x, w, h, NULL) == XCONV_ERR_NOT_APPLICABLE);
+    CHECK(xconv_convolve(NULL, &p, "direct_naive", x, w, h, &err) == XCONV_ERR_NOT_APPLICABLE);
+    CHECK_CONTAINS(err.msg, "direct_naive runs on a device");
+    // A host variant's plan: made with no device, checked there, run on the host.
+    xconv_plan *plan = xconv_plan_create(NULL, &p, "cpu_ref", NULL, &err);
+    CHECK(plan != NULL && xconv_plan_step_count(plan) == 0);
+    CHECK(strcmp(xconv_variant_get_info(xconv_plan_variant(plan))->name, "cpu_ref") == 0);
+    memset(h, 0, yn * 4);
+    CHECK(xconv_plan_forward(plan, x, w, NULL, h, &err) == XCONV_OK);
+    CHECK(max_error(&p, x, w, h) <= 1e-5);
+    CHECK(xconv_plan_prepare(plan, NULL, &err) == XCONV_ERR_INVALID);  // nothing to build
+    xconv_plan_destroy(plan);
+    xconv_problem bad = p;
+    bad.groups = 3;  // 3 does not divide c=4: refused by the plan's check
+    CHECK(xconv_plan_create(NULL, &bad, "cpu_ref", NULL, &err) == NULL);
+    CHECK(err.status == XCONV_ERR_INVALID);
+    CHECK(xconv_plan_create(NULL, &p, "auto", NULL, &err) == NULL);
+    CHECK(err.status == XCONV_ERR_NOT_FOUND);
     CHECK(xconv_convolve(dev, &p, "no_such", x, w, y, &err) == XCONV_ERR_NOT_FOUND);
     free(x);
     free(w);

@@ -154,6 +154,39 @@ static void test_apply(void)
     CHECK(same(&p, &before) && seen == 12345);
 }
 
+// xconv_shape_read: parse's rules and defaults, without the check (xconv_plan_create's).
+static void test_read(void)
+{
+    xconv_problem p, parsed;
+    unsigned seen = 0;
+    xconv_error err = {0};
+    const char *spec = "n=2,c=4,h=9,w=9,k=8,r=3,stride=2,pool=2";
+    CHECK(xconv_shape_read(spec, &p, &seen, &err) == XCONV_OK);
+    CHECK(xconv_shape_parse(spec, &parsed, &err) == XCONV_OK);
+    CHECK(same(&p, &parsed));  // the same problem as parse's, s = r and the pool stride set
+    CHECK(p.s == 3 && p.epi.pool_stride_h == 2 && p.epi.pool_stride_w == 2);
+    CHECK(seen == (XCONV_KEY_N | XCONV_KEY_C | XCONV_KEY_H | XCONV_KEY_W | XCONV_KEY_K |
+                   XCONV_KEY_R | XCONV_KEY_STRIDE | XCONV_KEY_POOL));
+    // Read, not checked: a problem that breaks a rule is left for the plan to refuse.
+    CHECK(xconv_shape_read("n=1,c=6,h=8,w=8,k=4,r=3,groups=4", &p, NULL, &err) == XCONV_OK);
+    CHECK(p.groups == 4 && p.c == 6 && p.s == 3);
+    CHECK(xconv_problem_check(&p, &err) == XCONV_ERR_INVALID);
+    CHECK(xconv_shape_parse("n=1,c=6,h=8,w=8,k=4,r=3,groups=4", &parsed, &err) ==
+          XCONV_ERR_INVALID);
+    CHECK(xconv_shape_read("n=1,c=1,h=4,w=4,k=1,r=3,s=0", &p, NULL, &err) == XCONV_OK);
+    CHECK(p.s == 0);  // given as 0: stays, for the check to refuse
+    // Parse's rules stay: a missing size, a bad token; *p and *seen are left alone.
+    xconv_problem before = p;
+    seen = 777;
+    CHECK(xconv_shape_read("n=1,c=1,h=5,w=5,r=1", &p, &seen, &err) == XCONV_ERR_PARSE);
+    CHECK_CONTAINS(err.msg, "k is required");
+    CHECK(xconv_shape_read("n=1,c=1,h=5,w=5,k=1,r=1,q=2", &p, &seen, &err) == XCONV_ERR_PARSE);
+    CHECK_CONTAINS(err.msg, "unknown key 'q'");
+    CHECK(same(&p, &before) && seen == 777);
+    CHECK(xconv_shape_read(NULL, &p, NULL, &err) == XCONV_ERR_INVALID);
+    CHECK(xconv_shape_read("n=1", NULL, NULL, NULL) == XCONV_ERR_INVALID);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Formatting and suites
 
@@ -384,6 +417,7 @@ int main(void)
     test_parse_overrides();
     test_parse_bad_tokens();
     test_apply();
+    test_read();
     test_format();
     test_suites();
     test_small_coverage();

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The generic runner: prepare resolves every kernel step's program once; run checks the tensors
 // once and enqueues the steps in order, resolving arguments from small arrays (no string
-// formatting, hashing or lookup on the launch path).
+// formatting, hashing or lookup on the launch path); forward runs a plan on host arrays.
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -292,4 +292,137 @@ xconv_status xconv_plan_run(xconv_plan *plan, const xconv_tensors *t, xconv_erro
         }
     }
     return st;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Host arrays
+
+// Creates a buffer of `bytes` into *out and uploads src into it (when src is not NULL);
+// returns XCONV_OK or the failure.
+static xconv_status upload(xconv_device *dev, size_t bytes, const void *src, xconv_buffer **out,
+                           xconv_error *err)
+{
+    *out = xconv_buffer_create(dev, bytes, err);
+    if (!*out)
+        return err->status;
+    return src ? xconv_buffer_upload(*out, 0, bytes, src, err) : XCONV_OK;
+}
+
+// Creates a buffer of count elements of p's storage type into *out and uploads the fp32 values
+// src into it rounded to that type (src NULL: uninitialised); returns XCONV_OK or the failure.
+static xconv_status upload_tensor(xconv_device *dev, const xconv_problem *p, int64_t count,
+                                  const float *src, xconv_buffer **out, xconv_error *err)
+{
+    size_t bytes = (size_t)count * xconv_problem_elem_bytes(p);
+    if (!src || p->dtype == XCONV_DTYPE_F32)
+        return upload(dev, bytes, src, out, err);
+    void *stored = malloc(bytes ? bytes : 1);
+    if (!stored)
+        return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no host memory for %zu bytes",
+                               bytes);
+    xconv_dtype_from_f32(p->dtype, src, stored, (size_t)count);
+    xconv_status st = upload(dev, bytes, stored, out, err);
+    free(stored);
+    return st;
+}
+
+// Downloads count elements of p's storage type from buf into dst as fp32 values; returns
+// XCONV_OK or the failure.
+static xconv_status download_tensor(xconv_buffer *buf, const xconv_problem *p, int64_t count,
+                                    float *dst, xconv_error *err)
+{
+    size_t bytes = (size_t)count * xconv_problem_elem_bytes(p);
+    if (p->dtype == XCONV_DTYPE_F32)
+        return xconv_buffer_download(buf, 0, bytes, dst, err);
+    void *stored = malloc(bytes ? bytes : 1);
+    if (!stored)
+        return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no host memory for %zu bytes",
+                               bytes);
+    xconv_status st = xconv_buffer_download(buf, 0, bytes, stored, err);
+    if (st == XCONV_OK)
+        xconv_dtype_to_f32(p->dtype, stored, dst, (size_t)count);
+    free(stored);
+    return st;
+}
+
+// Runs plan on the host arrays: a host variant's on the host; a device plan builds its programs, uploads x, w and the bias, runs, waits
+// and reads y back. The builds come first: they need no memory of the device, and a backend
+// whose context is still starting (CUDA's) compiles beside that start instead of after it.
+static xconv_status forward_plan(xconv_plan *plan, const float *x, const float *w,
+                                 const float *bias, float *y, xconv_error *err)
+{
+    if (!plan->dev)  // a host variant's plan (xconv_plan_create with dev NULL)
+        return plan->variant->run_host(&plan->problem, x, w, bias, y, err);
+    xconv_device *dev = plan->dev;
+    const xconv_problem *p = &plan->problem;
+    int64_t y_n = xconv_problem_y_elems(p);
+    xconv_tensors t = {0};
+    xconv_status st = xconv_device_usable(dev, err);  // a profile's or a lost device's word
+    if (st == XCONV_OK)
+        st = xconv_plan_prepare(plan, NULL, err);
+    if (st == XCONV_OK)
+        st = upload_tensor(dev, p, xconv_problem_x_elems(p), x, &t.x, err);
+    if (st == XCONV_OK)
+        st = upload_tensor(dev, p, xconv_problem_w_elems(p), w, &t.w, err);
+    if (st == XCONV_OK)
+        st = upload_tensor(dev, p, y_n, NULL, &t.y, err);
+    if (st == XCONV_OK && p->epi.bias)
+        st = upload(dev, (size_t)p->k * sizeof(float), bias, &t.bias, err);
+    if (st == XCONV_OK && plan->workspace_bytes)
+        st = upload(dev, plan->workspace_bytes, NULL, &t.workspace, err);
+    if (st == XCONV_OK)
+        st = xconv_plan_run(plan, &t, err);
+    if (st == XCONV_OK)
+        st = xconv_device_wait(dev, err);
+    if (st == XCONV_OK)
+        st = download_tensor(t.y, p, y_n, y, err);
+    xconv_buffer_destroy(t.workspace);
+    xconv_buffer_destroy(t.bias);
+    xconv_buffer_destroy(t.y);
+    xconv_buffer_destroy(t.w);
+    xconv_buffer_destroy(t.x);
+    return st;
+}
+
+xconv_status xconv_forward(xconv_device *dev, const xconv_problem *p, const char *variant,
+                           const xconv_plan_options *opts, const float *x, const float *w,
+                           const float *bias, float *y, xconv_error *err)
+{
+    xconv_error local = {0};
+    if (!err)
+        err = &local;
+    if (XCONV_NULL_ARG(err, p) || XCONV_NULL_ARG(err, variant) || XCONV_NULL_ARG(err, x) ||
+        XCONV_NULL_ARG(err, w) || XCONV_NULL_ARG(err, y))
+        return XCONV_ERR_INVALID;
+    if (p->epi.bias && !bias)
+        return xconv_error_set(err, XCONV_ERR_INVALID,
+                               "the problem adds a bias: give its K values");
+    xconv_plan *plan = xconv_plan_create(dev, p, variant, opts, err);
+    if (!plan)
+        return err->status;
+    xconv_status st = forward_plan(plan, x, w, bias, y, err);
+    xconv_plan_destroy(plan);
+    return st == XCONV_OK ? xconv_error_clear(err) : st;
+}
+
+xconv_status xconv_plan_forward(xconv_plan *plan, const float *x, const float *w,
+                                const float *bias, float *y, xconv_error *err)
+{
+    xconv_error local = {0};
+    if (!err)
+        err = &local;
+    if (XCONV_NULL_ARG(err, plan) || XCONV_NULL_ARG(err, x) || XCONV_NULL_ARG(err, w) ||
+        XCONV_NULL_ARG(err, y))
+        return XCONV_ERR_INVALID;
+    if (plan->problem.epi.bias && !bias)
+        return xconv_error_set(err, XCONV_ERR_INVALID,
+                               "the problem adds a bias: give its K values");
+    xconv_status st = forward_plan(plan, x, w, bias, y, err);
+    return st == XCONV_OK ? xconv_error_clear(err) : st;
+}
+
+xconv_status xconv_convolve(xconv_device *dev, const xconv_problem *p, const char *variant,
+                            const float *x, const float *w, float *y, xconv_error *err)
+{
+    return xconv_forward(dev, p, variant, NULL, x, w, NULL, y, err);
 }

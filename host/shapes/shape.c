@@ -286,27 +286,42 @@ xconv_status xconv_shape_apply(const char *spec, xconv_problem *p, unsigned *see
     return XCONV_OK;
 }
 
-xconv_status xconv_shape_parse(const char *spec, xconv_problem *p, xconv_error *err)
+xconv_status xconv_shape_read(const char *spec, xconv_problem *p, unsigned *seen,
+                              xconv_error *err)
 {
     if (XCONV_NULL_ARG(err, spec) || XCONV_NULL_ARG(err, p))
         return XCONV_ERR_INVALID;
     xconv_problem q = xconv_problem_default();
-    unsigned seen = 0;
-    xconv_status st = xconv_shape_apply(spec, &q, &seen, err);
+    unsigned keys_seen = 0;
+    xconv_status st = xconv_shape_apply(spec, &q, &keys_seen, err);
     if (st)
         return st;
     for (int i = KEY_N; i < KEY_S; i++)  // every size but s (which defaults to r) is required
-        if (!(seen & keys[i].bit))
+        if (!(keys_seen & keys[i].bit))
             return xconv_error_set(err, XCONV_ERR_PARSE,
                                    "shape '%s': %s is required (a shape names n, c, h, w, k "
                                    "and r)", spec, keys[i].name);
     // The SPEC's derived defaults (s = r, ...); a key given as 0 stays, for the check to refuse.
     xconv_problem given = q;
     xconv_problem_complete(&q);
-    if (seen & XCONV_KEY_S)
+    if (keys_seen & XCONV_KEY_S)
         q.s = given.s;
-    if (seen & XCONV_KEY_POOL_STRIDE)
+    if (keys_seen & XCONV_KEY_POOL_STRIDE)
         q.epi = given.epi;
+    *p = q;
+    if (seen)
+        *seen = keys_seen;
+    return XCONV_OK;
+}
+
+xconv_status xconv_shape_parse(const char *spec, xconv_problem *p, xconv_error *err)
+{
+    if (XCONV_NULL_ARG(err, spec) || XCONV_NULL_ARG(err, p))
+        return XCONV_ERR_INVALID;
+    xconv_problem q;
+    xconv_status st = xconv_shape_read(spec, &q, NULL, err);
+    if (st)
+        return st;
     if ((st = xconv_problem_check(&q, err))) {
         xconv_error_prefix(err, "shape '%s'", spec);
         return st;

@@ -158,7 +158,9 @@ typedef struct xconv_tensors {
 
 // Plans p on dev with variant `variant`: a registry name, or "auto" (xconv_auto_choose: the
 // device's find-db record for p when a cache with one is attached, else the rules of
-// docs/find.md). opts NULL: defaults.
+// docs/find.md). opts NULL: defaults. dev NULL plans a host variant (cpu_ref): a plan of no steps
+// that xconv_plan_forward runs on the host (xconv_plan_prepare and xconv_plan_run refuse it).
+// Checks p (xconv_problem_check; with a device, xconv_problem_check_device) and opts first.
 // Builds nothing (see xconv_plan_prepare). Returns NULL with XCONV_ERR_NOT_APPLICABLE and the
 // reason when the variant does not apply, XCONV_ERR_OUT_OF_MEMORY when a tensor of p passes the
 // device's largest allocation (as xconv_problem_check_device), or another status.

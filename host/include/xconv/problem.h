@@ -160,6 +160,14 @@ xconv_status xconv_problem_check_device(const xconv_problem *p, const xconv_devi
 // checks it; returns XCONV_ERR_PARSE naming the bad token, or the check's status.
 xconv_status xconv_shape_parse(const char *spec, xconv_problem *p, xconv_error *err);
 
+// Parses spec as xconv_shape_parse does (n, c, h, w, k and r required, the SPEC's defaults such
+// as s = r applied) without checking the problem: for a caller that hands it to a function that
+// checks it anyway (xconv_plan_create). *seen (NULL: not wanted) gets one bit per key spec names
+// (XCONV_KEY_* below). Returns XCONV_ERR_PARSE naming the bad token or missing key; *p is left
+// alone on failure.
+xconv_status xconv_shape_read(const char *spec, xconv_problem *p, unsigned *seen,
+                              xconv_error *err);
+
 // Like xconv_shape_parse, but only applies the keys present in spec on top of *p and does not
 // check the result; *seen gets one bit per key set (XCONV_KEY_* below). A pool window given
 // without its stride sets the stride to the window. For merging with .npy.

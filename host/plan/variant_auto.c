@@ -332,19 +332,15 @@ const char *xconv_auto_source_name(xconv_auto_source source)
 // ---------------------------------------------------------------------------------------------
 // Choosing
 
-// Plans by the first rule line that plans p on dev; fills info. Returns XCONV_OK, or the
-// failure of a line's planning that was not XCONV_ERR_NOT_APPLICABLE, or that status.
-static xconv_status from_rules(xconv_device *dev, const xconv_problem *p,
-                               const xconv_plan_options *opts, xconv_auto_info *info,
-                               xconv_plan **plan, xconv_error *err)
+// Plans by the first rule line that plans p on dev; fills info (its why: the line, `note`, the
+// GPU features, db_note). Returns XCONV_OK, or the failure of a line's planning that was not
+// XCONV_ERR_NOT_APPLICABLE, or that status.
+static xconv_status first_rule(xconv_device *dev, const xconv_problem *p,
+                               const xconv_plan_options *opts, const char *note,
+                               const char *db_note, xconv_auto_info *info, xconv_plan **plan,
+                               xconv_error *err)
 {
     unsigned kind = dev->info.is_cpu ? ON_CPU : ON_GPU;
-    char db_note[sizeof info->why / 2];
-    snprintf(db_note, sizeof db_note, "%s%.*s",
-             !dev->cache || (dev->cache->flags & XCONV_CACHE_NO_FIND_DB) ? ""
-             : info->stale_ignored ? "; the find-db's record is stale (re-time it: xconv find)"
-             : info->why[0] ? "; " : "; the find-db has no record of the shape",
-             (int)sizeof db_note - 64, info->why);
     xconv_status st = xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE, "auto: no variant plans");
     for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
         const auto_rule *r = &rules[i];
@@ -363,12 +359,37 @@ static xconv_status from_rules(xconv_device *dev, const xconv_problem *p,
                 gpu_features(&dev->info, p, features, sizeof features);
             info->variant = v;
             info->source = XCONV_AUTO_RULES;
-            snprintf(info->why, sizeof info->why, "rules, line %zu: %s%s%s", i + 1, r->why,
-                     features, db_note);
+            snprintf(info->why, sizeof info->why, "rules, line %zu: %s%s%s%s", i + 1, r->why,
+                     note, features, db_note);
         }
         break;
     }
     return st;
+}
+
+// Plans by the rules (first_rule). A reduced math mode that no line plans (a device without
+// the matrix engines of any variant auto picks: CPUs, AMD GPUs, Intel's, whose implicit_xmx is
+// unmeasured) is planned by the rules in fp32 math: more accurate than asked, never less, in
+// the same storage.
+static xconv_status from_rules(xconv_device *dev, const xconv_problem *p,
+                               const xconv_plan_options *opts, xconv_auto_info *info,
+                               xconv_plan **plan, xconv_error *err)
+{
+    char db_note[sizeof info->why / 2];
+    snprintf(db_note, sizeof db_note, "%s%.*s",
+             !dev->cache || (dev->cache->flags & XCONV_CACHE_NO_FIND_DB) ? ""
+             : info->stale_ignored ? "; the find-db's record is stale (re-time it: xconv find)"
+             : info->why[0] ? "; " : "; the find-db has no record of the shape",
+             (int)sizeof db_note - 64, info->why);
+    xconv_status st = first_rule(dev, p, opts, "", db_note, info, plan, err);
+    if (st != XCONV_ERR_NOT_APPLICABLE || p->math == XCONV_MATH_F32)
+        return st;
+    xconv_problem fp32_math = *p;
+    fp32_math.math = XCONV_MATH_F32;
+    char note[96];
+    snprintf(note, sizeof note, " (in fp32 math: no variant auto picks computes math=%s here)",
+             xconv_math_name(p->math));
+    return first_rule(dev, &fp32_math, opts, note, db_note, info, plan, err);
 }
 
 // Writes the why of a find-db choice: entry `at` of rec (of `passing` passing ones).

@@ -106,8 +106,14 @@ check "math=tf32: the reason is given" \
 check "math=tf32 without tensor cores: implicit_mma says what it needs" \
     grep -q "needs NVIDIA tensor cores (compute capability 8.0+)" "$tmp/tf32.txt"
 "$xconv" validate --shape n=1,c=2,h=6,w=6,k=3,r=3,math=tf32 --device pocl >"$tmp/tf32.txt" 2>&1
-check "math=tf32: every variant and auto n/a, none ran in fp32" \
-    bash -c "grep -q 'records: 0 failed' '$tmp/tf32.txt' && ! grep -q ' pass ' '$tmp/tf32.txt'"
+check "math=tf32 without matrix engines: every variant n/a, auto passes (in fp32 math)" \
+    bash -c "grep -q 'records: 0 failed' '$tmp/tf32.txt' && \
+             test \"\$(grep -c ' pass ' '$tmp/tf32.txt')\" -eq 1 && grep -q '^auto .* pass ' '$tmp/tf32.txt'"
+"$xconv" explain --shape n=1,c=2,h=6,w=6,k=3,r=3,dtype=bf16,math=bf16 --device pocl \
+    >"$tmp/auto_bf16.txt" 2>&1
+check "auto in bf16 math without matrix engines: a rule line in fp32 math, and it says so" \
+    grep -q "rules, line .*(in fp32 math: no variant auto picks computes math=bf16 here)" \
+    "$tmp/auto_bf16.txt"
 "$xconv" validate --shape n=1,c=2,h=6,w=6,k=3,r=3 --math f16 --device pocl >"$tmp/m.txt" 2>&1
 rc=$?
 check "--math f16 on fp32 storage is a usage error (2)" test "$rc" -eq 2

@@ -255,26 +255,30 @@ const char *xconv_plan_baked_values(const xconv_plan *plan, char *buf, size_t le
     int runtime = 0, baked = 0;
     for (int i = 0; i < plan->nsteps; i++) {
         const xconv_step *s = plan->steps[i];
-        if (s->kind != XCONV_STEP_KERNEL || xconv_step_value(s, "XC_C", -1) < 0)
-            continue;  // no problem defines (raw matrices, the FFT API's planes)
+        if (s->kind != XCONV_STEP_KERNEL)
+            continue;
         if (s->batch_arg) {
             runtime++;
-        } else if (baked++ < 3 && used < sizeof steps) {
-            int n = snprintf(steps + used, sizeof steps - used, "%s%s", used ? ", " : "",
-                             s->label);
-            used += n > 0 ? (size_t)n : 0;
+            continue;
         }
+        if (!s->bake_batch && xconv_step_value(s, "XC_N", -1) < 0)
+            continue;  // nothing of the batch (the FFT API's planes)
+        baked++;
+        if (strstr(steps, s->label) || used >= sizeof steps)
+            continue;  // named already (a later pass)
+        int n = snprintf(steps + used, sizeof steps - used, "%s%s", used ? ", " : "", s->label);
+        used += n > 0 ? (size_t)n : 0;
     }
     if (!runtime && !baked)
         return NULL;
     if (!runtime)
-        snprintf(buf, len, "N: baked%s", plan->opts.bake_batch ? "" : " (its steps' defines "
+        snprintf(buf, len, "N: baked%s", plan->opts.bake_batch ? "" : " (the steps' defines "
                                                                    "depend on it)");
     else if (!baked)
         snprintf(buf, len, "N: a run-time argument");
     else
-        snprintf(buf, len, "N: a run-time argument, baked in %s%s (their defines depend on it)",
-                 steps, baked > 3 ? ", ..." : "");
+        snprintf(buf, len, "N: a run-time argument, baked in %s (their defines depend on it)",
+                 steps);
     return buf;
 }
 

@@ -79,8 +79,6 @@ static bool add_plan(xconv_device *dev, const char *v, xconv_problem p, int64_t 
         free(text);
         snprintf(key, sizeof key, "%s %s", info.source, options);
         add_key(set, key);
-        if (getenv("DUMP"))
-            printf("KEY %s %s n=%lld bake=%d %s\n", v, info.kernel, (long long)n, bake, key);
         if (plan_set)
             add_key(plan_set, key);
     }

@@ -67,7 +67,7 @@ XC_CONSTANT_ARRAY(XC_DATA, xd_filter, XD_FILTER_ELEMS)
 XC_KERNEL XC_WORK_GROUP_SIZE(XD_WG_W, XD_WG_H, 1)
 void direct_const(const XC_GLOBAL XC_DATA *XC_RESTRICT x,
                   XC_CONSTANT_PARAM(XC_DATA, xd_filter),
-                  XC_GLOBAL XC_DATA *XC_RESTRICT y XC_EPI_BIAS_PARAM)
+                  XC_GLOBAL XC_DATA *XC_RESTRICT y XC_EPI_BIAS_PARAM XC_BATCH_PARAM)
 {
 #if XD_FLAT
     const int tx = 0, ty = 0;  // the "tile" is the work-item's own block
@@ -79,7 +79,7 @@ void direct_const(const XC_GLOBAL XC_DATA *XC_RESTRICT x,
     const int ty = XC_LOCAL_ID(1);  // row block within the tile, < XD_WG_H
     const int g = XC_GROUP_ID(0);   // flat (n, group, k-block, tile row, tile column)
 #endif
-    const xd_block b = xd_locate(g, tx, ty);
+    const xd_block b = xd_locate(g, tx, ty XC_BATCH_ARG);
     int ih0[XD_BLOCK_H];
     int iw0[XD_BLOCK_W];
     xd_first_inputs(b, ih0, iw0);

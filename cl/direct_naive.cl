@@ -40,7 +40,7 @@
 
 XC_KERNEL void direct_naive(const XC_GLOBAL XC_DATA *XC_RESTRICT x,
                             const XC_GLOBAL XC_DATA *XC_RESTRICT w,
-                            XC_GLOBAL XC_DATA *XC_RESTRICT y XC_EPI_BIAS_PARAM)
+                            XC_GLOBAL XC_DATA *XC_RESTRICT y XC_EPI_BIAS_PARAM XC_BATCH_PARAM)
 {
     const int index = XC_GLOBAL_ID(0);  // flat index of y, bound XD_Y_ELEMS
     if (index >= XD_Y_ELEMS)

@@ -57,7 +57,7 @@
 XC_KERNEL XC_WORK_GROUP_SIZE(XD_WG_W, XD_WG_H, 1)
 void direct_regblock(const XC_GLOBAL XC_DATA *XC_RESTRICT x,
                      const XC_GLOBAL XC_DATA *XC_RESTRICT w,
-                     XC_GLOBAL XC_DATA *XC_RESTRICT y XC_EPI_BIAS_PARAM)
+                     XC_GLOBAL XC_DATA *XC_RESTRICT y XC_EPI_BIAS_PARAM XC_BATCH_PARAM)
 {
     // Filters [c][r][s][k] of one chunk; 16-byte aligned so that 4 consecutive k are one load.
     XC_LOCAL float wl[XD_STAGE_ELEMS + XD_STAGE_PAD] __attribute__((aligned(16)));
@@ -77,7 +77,7 @@ void direct_regblock(const XC_GLOBAL XC_DATA *XC_RESTRICT x,
 #else
         const int g = XC_GROUP_ID(0);  // flat (n, group, k-block, tile row, tile column)
 #endif
-        const xd_block b = xd_locate(g, tx, ty);
+        const xd_block b = xd_locate(g, tx, ty XC_BATCH_ARG);
         const int k_stage = XD_FLAT ? b.k0 : 0;  // first staged output channel of this work-item
         int ih0[XD_BLOCK_H];
         int iw0[XD_BLOCK_W];

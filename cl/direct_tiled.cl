@@ -22,7 +22,7 @@
 XC_KERNEL XC_WORK_GROUP_SIZE(XD_WG_W, XD_WG_H, 1)
 void direct_tiled(const XC_GLOBAL XC_DATA *XC_RESTRICT x,
                   const XC_GLOBAL XC_DATA *XC_RESTRICT w,
-                  XC_GLOBAL XC_DATA *XC_RESTRICT y XC_EPI_BIAS_PARAM)
+                  XC_GLOBAL XC_DATA *XC_RESTRICT y XC_EPI_BIAS_PARAM XC_BATCH_PARAM)
 {
 #include "xconv_direct_tiled_body.h"
 }

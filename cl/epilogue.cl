@@ -15,7 +15,7 @@
 // v[v_offset + i] = act(v[v_offset + i] + bias[k]) for every output i of the convolution (k its
 // channel); v is y itself, or the workspace with the region's offset in floats.
 XC_KERNEL void epilogue_bias_act(XC_GLOBAL float *XC_RESTRICT v, const int v_offset
-                                 XC_EPI_BIAS_PARAM)
+                                 XC_EPI_BIAS_PARAM XC_BATCH_PARAM)
 {
     const int i = XC_GLOBAL_ID(0);  // flat N x K x P x Q index, bound N*K*P*Q
     if (i >= XC_N * XC_K * XC_PQ)
@@ -30,7 +30,7 @@ XC_KERNEL void epilogue_bias_act(XC_GLOBAL float *XC_RESTRICT v, const int v_off
 // yr * XC_POOL_STRIDE_H - XC_POOL_PAD_H.. (XC_POOL_H of them), columns likewise; rows and
 // columns outside P x Q are -infinity, a NaN gives NaN, ties keep the first (row-major).
 XC_KERNEL void epilogue_pool(const XC_GLOBAL float *XC_RESTRICT in, const int in_offset,
-                             XC_GLOBAL float *XC_RESTRICT y)
+                             XC_GLOBAL float *XC_RESTRICT y XC_BATCH_PARAM)
 {
     const int i = XC_GLOBAL_ID(0);  // flat N x K x Y_H x Y_W index, bound N*K*Y_H*Y_W
     if (i >= XC_N * XC_K * XC_Y_H * XC_Y_W)

@@ -40,7 +40,8 @@
 XC_KERNEL XC_WORK_GROUP_SIZE(XC_FFT_GEMM_THREADS_N, XC_FFT_GEMM_THREADS_M, 1)
 void fft_cgemm(const XC_GLOBAL float *XC_RESTRICT xf, const int xf_offset,
                const XC_GLOBAL float *XC_RESTRICT wf, const int wf_offset,
-               XC_GLOBAL float *XC_RESTRICT yf, const int yf_offset, const int columns)
+               XC_GLOBAL float *XC_RESTRICT yf, const int yf_offset, const int columns
+               XC_BATCH_PARAM)
 {
     XC_LOCAL float2 w_tile[XC_FFT_GEMM_TILE_K * XC_FFT_GEMM_TILE_M];  // [c'][k']
     XC_LOCAL float2 x_tile[XC_FFT_GEMM_TILE_K * XC_FFT_GEMM_TILE_N];  // [c'][b]

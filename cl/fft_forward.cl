@@ -139,7 +139,7 @@ XC_FUNC float4 xc_fft_separate(XC_LOCAL_PTR const float2 *buf, const int p, cons
 // id 1: the input channel c.
 XC_KERNEL XC_WORK_GROUP_SIZE(XC_FFT_THREADS, 1, 1)
 void fft_input(const XC_GLOBAL XC_DATA *XC_RESTRICT x, XC_GLOBAL float *XC_RESTRICT xf,
-               const int xf_offset, const int n0, const int images)
+               const int xf_offset, const int n0, const int images XC_BATCH_PARAM)
 {
     XC_LOCAL float2 buf[XC_FFT_LOCAL];
     const int c = XC_GROUP_ID(1);                   // input channel, bound C
@@ -172,7 +172,7 @@ void fft_input(const XC_GLOBAL XC_DATA *XC_RESTRICT x, XC_GLOBAL float *XC_RESTR
 // conjugated and multiplied by scale. wf + wf_offset: the filter-spectra region (floats).
 XC_KERNEL XC_WORK_GROUP_SIZE(XC_FFT_THREADS, 1, 1)
 void fft_filter(const XC_GLOBAL XC_DATA *XC_RESTRICT w, XC_GLOBAL float *XC_RESTRICT wf,
-                const int wf_offset, const float scale)
+                const int wf_offset, const float scale XC_BATCH_PARAM)
 {
     XC_LOCAL float2 buf[XC_FFT_LOCAL];
     const int pl0 = XC_GROUP_ID(0) * XC_FFT_PLANES;  // first filter plane

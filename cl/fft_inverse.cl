@@ -167,7 +167,7 @@ XC_FUNC void xc_fft_inverse_body(XC_LOCAL_PTR float2 *buf, const XC_GLOBAL float
 XC_KERNEL XC_WORK_GROUP_SIZE(XC_FFT_THREADS, 1, 1)
 void fft_output(const XC_GLOBAL float *XC_RESTRICT yf, const int yf_offset,
                 XC_GLOBAL XC_DATA *XC_RESTRICT y, const int n0, const int images
-                XC_EPI_BIAS_PARAM)
+                XC_EPI_BIAS_PARAM XC_BATCH_PARAM)
 {
     XC_LOCAL float2 buf[XC_FFT_LOCAL];
     const int k = XC_GROUP_ID(1);                   // output channel, bound K

@@ -10,7 +10,7 @@
 #define XC_COL_COLS (XC_P * XC_Q)
 
 XC_KERNEL void im2col(const XC_GLOBAL float *XC_RESTRICT x, XC_GLOBAL float *XC_RESTRICT col,
-                      const int n0, const int images)
+                      const int n0, const int images XC_BATCH_PARAM)
 {
     const int pq = XC_GLOBAL_ID(0);     // output position p*Q + q, bound XC_P*XC_Q
     const int cr = XC_GLOBAL_ID(1);     // input channel and filter row c*R + r, bound XC_C*XC_R

@@ -496,7 +496,8 @@ XC_FUNC void xc_mma_store_c(XC_GLOBAL XC_DATA *y, XC_LOCAL_PTR float *stage, con
 // reaches every barrier and every mma: out-of-range rows and columns only mask loads and stores.
 XC_KERNEL XC_WORK_GROUP_SIZE(XC_MMA_THREADS, 1, 1)
 void implicit_mma(const XC_GLOBAL XC_MMA_SRC *XC_RESTRICT x,
-                  const XC_GLOBAL XC_MMA_SRC *XC_RESTRICT w, XC_GLOBAL XC_DATA *XC_RESTRICT y)
+                  const XC_GLOBAL XC_MMA_SRC *XC_RESTRICT w, XC_GLOBAL XC_DATA *XC_RESTRICT y
+                  XC_BATCH_PARAM)
 {
     // The operands' two buffers, and then the staged sums of C (16-byte aligned).
     XC_LOCAL uint4 lds_units[XC_MMA_LOCAL_WORDS / 4];

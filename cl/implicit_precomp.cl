@@ -15,7 +15,7 @@
 #define XC_GEMM_TABLE_LD XC_TABLE_ROWS  // rows of the table, padded (from the planner)
 #endif
 
-XC_KERNEL void implicit_precomp_table(XC_GLOBAL int *XC_RESTRICT table)
+XC_KERNEL void implicit_precomp_table(XC_GLOBAL int *XC_RESTRICT table XC_BATCH_PARAM)
 {
     const int kk = XC_GLOBAL_ID(0);  // row (c, r, s) of the GEMM's input operand, bound LD
     if (kk >= XC_GEMM_TABLE_LD)

@@ -615,7 +615,8 @@ XC_FUNC void xc_gemm_body(const XC_GLOBAL XC_DATA *a, const XC_GLOBAL XC_DATA *b
 // (elements), `cols` columns: operands that are workspace regions (the Winograd GEMMs).
 XC_KERNEL void sgemm_regions(const XC_GLOBAL float *XC_RESTRICT a, const int a_offset,
                              const XC_GLOBAL float *XC_RESTRICT b, const int b_offset,
-                             XC_GLOBAL float *XC_RESTRICT c, const int c_offset, const int cols)
+                             XC_GLOBAL float *XC_RESTRICT c, const int c_offset, const int cols
+                             XC_BATCH_PARAM)
 {
     XC_GEMM_DECLARE_LOCAL(lds);
     xc_gemm_body(a + a_offset, b + b_offset, (const XC_GLOBAL int4 *)0, c + c_offset, cols,
@@ -626,7 +627,8 @@ XC_KERNEL void sgemm_regions(const XC_GLOBAL float *XC_RESTRICT a, const int a_o
 // columns. im2col_gemm (B: the im2col workspace), gemm_1x1 (B: the input) and plain SGEMM.
 XC_KERNEL void sgemm(const XC_GLOBAL XC_DATA *XC_RESTRICT a,
                      const XC_GLOBAL XC_DATA *XC_RESTRICT b, XC_GLOBAL XC_GEMM_C_T *XC_RESTRICT c,
-                     const int b_offset, const int c_offset, const int cols XC_EPI_BIAS_PARAM)
+                     const int b_offset, const int c_offset, const int cols XC_EPI_BIAS_PARAM
+                     XC_BATCH_PARAM)
 {
     XC_GEMM_DECLARE_LOCAL(lds);
     xc_gemm_body(a, b + b_offset, (const XC_GLOBAL int4 *)0, c + c_offset, cols,
@@ -637,7 +639,7 @@ XC_KERNEL void sgemm(const XC_GLOBAL XC_DATA *XC_RESTRICT a,
 XC_KERNEL void implicit_gemm(const XC_GLOBAL XC_DATA *XC_RESTRICT x,
                              const XC_GLOBAL XC_DATA *XC_RESTRICT w,
                              XC_GLOBAL XC_GEMM_C_T *XC_RESTRICT y
-                             XC_GEMM_C_OFFSET_PARAM XC_EPI_BIAS_PARAM)
+                             XC_GEMM_C_OFFSET_PARAM XC_EPI_BIAS_PARAM XC_BATCH_PARAM)
 {
     XC_GEMM_DECLARE_LOCAL(lds);
     xc_gemm_body(w, x, (const XC_GLOBAL int4 *)0, XC_GEMM_C_ARG(y), XC_GEMM_CONV_COLS,
@@ -648,7 +650,7 @@ XC_KERNEL void implicit_gemm(const XC_GLOBAL XC_DATA *XC_RESTRICT x,
 XC_KERNEL void implicit_precomp(const XC_GLOBAL XC_DATA *XC_RESTRICT x,
                                 const XC_GLOBAL XC_DATA *XC_RESTRICT w,
                                 XC_GLOBAL XC_GEMM_C_T *XC_RESTRICT y XC_GEMM_C_OFFSET_PARAM,
-                                XC_GEMM_TABLE_PARAM XC_EPI_BIAS_PARAM)
+                                XC_GEMM_TABLE_PARAM XC_EPI_BIAS_PARAM XC_BATCH_PARAM)
 {
 #if XC_GEMM_TABLE_LOCAL
     XC_GEMM_DECLARE_LOCAL(lds);

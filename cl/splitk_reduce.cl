@@ -67,7 +67,8 @@ XC_FUNC float xc_splitk_pool(const XC_GLOBAL float *rows, const int j, const int
 
 XC_KERNEL void splitk_reduce(const XC_GLOBAL float *XC_RESTRICT part,
                              XC_GLOBAL XC_DATA *XC_RESTRICT c, const int part_offset,
-                             const int c_offset, const int cols XC_EPI_BIAS_PARAM)
+                             const int c_offset, const int cols XC_EPI_BIAS_PARAM
+                             XC_BATCH_PARAM)
 {
     const int j = XC_GLOBAL_ID(0);      // column of C (pooled output), bound cols
     const int row = XC_GLOBAL_ID(1);    // row of C, bound M

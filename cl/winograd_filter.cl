@@ -22,7 +22,7 @@
 #include "xconv_winograd.h"
 
 XC_KERNEL void winograd_filter(const XC_GLOBAL XC_DATA *XC_RESTRICT w,
-                               XC_GLOBAL float *XC_RESTRICT u, const int u_offset)
+                               XC_GLOBAL float *XC_RESTRICT u, const int u_offset XC_BATCH_PARAM)
 {
     const int f = XC_GLOBAL_ID(0);  // filter k * CG + c, bound K * CG
     if (f >= XC_K * XC_CG)

@@ -104,7 +104,8 @@
 
 XC_KERNEL XC_WORK_GROUP_SIZE(1, 1, 1)
 void winograd_fused(const XC_GLOBAL float *XC_RESTRICT x, const XC_GLOBAL float *XC_RESTRICT u,
-                    const int u_offset, XC_GLOBAL float *XC_RESTRICT y XC_EPI_BIAS_PARAM)
+                    const int u_offset, XC_GLOBAL float *XC_RESTRICT y XC_EPI_BIAS_PARAM
+                    XC_BATCH_PARAM)
 {
     XC_LOCAL XC_WINO_V acc[XC_WINO_AA * XC_WINO_K_BLOCK];  // [xi][k]: the products' sums
     XC_LOCAL XC_WINO_V vin[XC_WINO_C_CHUNK * XC_WINO_AA];  // [c][xi]: a chunk's input tiles
@@ -299,7 +300,8 @@ XC_FUNC void xc_wino_group_tile(const XC_GLOBAL float *x_group, const int t, con
 
 XC_KERNEL XC_WORK_GROUP_SIZE(XC_WINO_THREADS, 1, 1)
 void winograd_fused(const XC_GLOBAL float *XC_RESTRICT x, const XC_GLOBAL float *XC_RESTRICT u,
-                    const int u_offset, XC_GLOBAL float *XC_RESTRICT y XC_EPI_BIAS_PARAM)
+                    const int u_offset, XC_GLOBAL float *XC_RESTRICT y XC_EPI_BIAS_PARAM
+                    XC_BATCH_PARAM)
 {
     // Staging: V[xi][c][tile] then U[xi][c][k]; at the end the exchange X[xi][k][tile].
     XC_LOCAL float4 lds4[XC_WINO_LOCAL_FLOAT4];

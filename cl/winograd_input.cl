@@ -25,7 +25,7 @@
 
 XC_KERNEL void winograd_input(const XC_GLOBAL XC_DATA *XC_RESTRICT x,
                               XC_GLOBAL float *XC_RESTRICT v, const int v_offset, const int n0,
-                              const int images)
+                              const int images XC_BATCH_PARAM)
 {
     const int t = XC_GLOBAL_ID(0);  // column: tile of the chunk, bound T_LD
     const int c = XC_GLOBAL_ID(1);  // input channel, bound C

@@ -24,7 +24,7 @@
 
 XC_KERNEL void winograd_output(const XC_GLOBAL float *XC_RESTRICT mm, const int m_offset,
                                XC_GLOBAL XC_DATA *XC_RESTRICT y, const int n0, const int images
-                               XC_EPI_BIAS_PARAM)
+                               XC_EPI_BIAS_PARAM XC_BATCH_PARAM)
 {
     const int t = XC_GLOBAL_ID(0);  // column: tile of the chunk, bound images * TILES
     const int k = XC_GLOBAL_ID(1);  // output channel, bound K

@@ -71,6 +71,10 @@ int cli_collect_variants(const cli_options *opts, bool allow_auto,
 // that plans runs, so the commands' own calls cannot fail.
 int cli_plan_options(xconv_plan_options *plan);
 
+// Takes --bake-batch (on or off; NULL: the library's default) for every later
+// cli_plan_options. Returns 0, or CLI_USAGE after printing the values it takes.
+int cli_set_bake_batch(const char *value);
+
 // Sets plan->epilogue from --epilogue (auto, fused, unfused; with allow_both also "both", which
 // sets *both and auto). Returns 0, or CLI_USAGE after printing the valid modes.
 int cli_epilogue_mode(const cli_options *opts, bool allow_both, xconv_plan_options *plan,

@@ -185,6 +185,10 @@ static const flag flags[] = {
     {"--peaks", "report", ARG_LIST, FIELD(peaks), FIELD(npeaks),
      "[DEV=]G,B  fp32 GFLOP/s and GB/s of devices whose file has no peaks (DEV: a name "
      "substring; repeatable)"},
+    {"--bake-batch", "run validate bench explain find matrix compile precompile", ARG_STRING,
+     FIELD(bake_batch), 0,
+     "on|off  on: compile the batch size into every program; off (default): pass it as an "
+     "argument, so that the batches of a shape share programs"},
     {"--find", "validate bench explain matrix", ARG_STRING, FIELD(find_policy), 0,
      "POLICY  what auto reads: db (the default: records made under this driver, xconv and "
      "kernels), trust (stale records too), off (the rules only)"},

@@ -402,9 +402,26 @@ static bool read_forcing(int i, xconv_plan_options *plan)
     return true;
 }
 
+// --bake-batch: -1 not given (the library's default), else 0 or 1.
+static int bake_batch = -1;
+
+int cli_set_bake_batch(const char *value)
+{
+    if (!value)
+        return 0;
+    if (strcmp(value, "on") != 0 && strcmp(value, "off") != 0) {
+        cli_error("--bake-batch '%s': expected on or off", value);
+        return CLI_USAGE;
+    }
+    bake_batch = strcmp(value, "on") == 0;
+    return 0;
+}
+
 int cli_plan_options(xconv_plan_options *plan)
 {
     xconv_plan_options_default(plan);
+    if (bake_batch >= 0)
+        plan->bake_batch = bake_batch;
     xconv_error err = {0};
     for (int i = 0; i < (int)(sizeof forcings / sizeof forcings[0]); i++) {
         if (!read_forcing(i, plan)) {

@@ -161,6 +161,25 @@ XC_FUNC void xc_float4_to_half4(unsigned short *p, const float4 v)
 #endif
 
 // =============================================================================================
+// The batch size N: baked into the program as the define XC_N, or, where the host defines
+// XC_N_RUNTIME instead so that one program serves every batch, the kernel's last argument (an
+// int the host appends to every step whose defines leave N out). Every entry point that reads
+// the problem ends its parameter list with XC_BATCH_PARAM (after XC_EPI_BIAS_PARAM); a helper
+// that reads XC_N ends its own with XC_BATCH_PARAM and is called with XC_BATCH_ARG last.
+
+#if XC_N_RUNTIME
+#ifdef XC_N
+#error "xconv_dialect.h: XC_N and XC_N_RUNTIME are both defined"
+#endif
+#define XC_BATCH_PARAM , const int xc_batch
+#define XC_BATCH_ARG , xc_batch
+#define XC_N xc_batch
+#else
+#define XC_BATCH_PARAM
+#define XC_BATCH_ARG
+#endif
+
+// =============================================================================================
 // Storage of x, w and y: XC_DATA is the element type of their pointers, XC_LD(ptr, i) reads
 // element i as a float and XC_ST(ptr, i, v) rounds the float v into element i. XC_DTYPE (the
 // host's xconv_dtype, undefined for fp32) selects fp32, fp16 (XC_DTYPE 1) or bf16 (2); the math

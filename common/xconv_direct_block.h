@@ -90,7 +90,7 @@ typedef struct {
 
 // Returns the block of work-item (tx, ty) (both 0 for flat plans) whose flat index g counts
 // (n, group, k-block, tile row, tile column), tile column fastest.
-XC_FUNC xd_block xd_locate(int g, int tx, int ty)
+XC_FUNC xd_block xd_locate(int g, int tx, int ty XC_BATCH_PARAM)
 {
     xd_block b;
     b.tile_q = (g % XD_TILES_W) * XD_TILE_W;

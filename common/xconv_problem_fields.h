@@ -26,6 +26,10 @@
     X(XC_P, xconv_problem_out_h(p), "output height")                                \
     X(XC_Q, xconv_problem_out_w(p), "output width")
 
+// Defined (1) instead of XC_N when the batch size reaches the kernel as its last argument
+// (common/xconv_dialect.h's XC_BATCH_PARAM), so that every batch shares one program.
+#define XCONV_BATCH_RUNTIME_DEFINE "XC_N_RUNTIME"
+
 // The storage type of x, w and y (xconv_dtype: 1 fp16, 2 bf16), defined only when it is not
 // fp32; kernels read and write the tensors through XC_LD / XC_ST (common/xconv_dialect.h).
 #define XCONV_DTYPE_DEFINE "XC_DTYPE"

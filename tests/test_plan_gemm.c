@@ -555,7 +555,8 @@ static void test_chunks(void)
         CHECK_MSG(steps_of(plan, "im2col") == 3 && steps_of(plan, "sgemm") == 3,
                   "%d steps", plan->nsteps);
         CHECK(plan->workspace_bytes == 3 * image_bytes && plan->nregions == 1);
-        CHECK(define_of(plan, "XC_GEMM_N") == 3 * 32 * 32);
+        // N reaches the kernels as an argument: XC_GEMM_N, which they never read, is left out.
+        CHECK(define_of(plan, "XC_GEMM_N") == -1 && define_of(plan, "XC_GEMM_SEG") == 32 * 32);
         // The last pass has two images: its im2col says so, its SGEMM covers fewer columns.
         const xconv_step *col = xconv_plan_step(plan, 4), *last = xconv_plan_step(plan, 5);
         const xconv_step *first = xconv_plan_step(plan, 1);
@@ -564,7 +565,8 @@ static void test_chunks(void)
         CHECK(last->args[4].i == 6 * 8 * 32 * 32);  // y's first element of image 6
         // The im2col steps see only the problem's defines; the SGEMM steps the GEMM's as well.
         CHECK(xconv_step_value(col, "XC_GEMM_N", -1) == -1);
-        CHECK(xconv_step_value(col, "XC_N", -1) == 8);
+        CHECK(xconv_step_value(col, "XC_N", -1) == -1 && col->batch_arg && col->batch == 8 &&
+              col->args[col->nargs - 1].i == 8);
         xconv_plan_destroy(plan);
     }
     // The planning option caps the images a pass.
@@ -574,6 +576,17 @@ static void test_chunks(void)
     CHECK(xconv_variant_plan(v, &dev, &p, &opts, &plan, &err) == XCONV_OK);
     if (plan)
         CHECK(steps_of(plan, "im2col") == 4 && plan->regions[0].bytes == 2 * image_bytes);
+    xconv_plan_destroy(plan);
+    // The batch baked: XC_N and the product's columns are defines, and no step takes N.
+    xconv_plan_options_default(&opts);
+    opts.bake_batch = 1;
+    CHECK(xconv_variant_plan(v, &dev, &p, &opts, &plan, &err) == XCONV_OK);
+    if (plan) {
+        CHECK(define_of(plan, "XC_GEMM_N") == 3 * 32 * 32);
+        CHECK(xconv_step_value(xconv_plan_step(plan, 0), "XC_N", -1) == 8);
+        for (int i = 0; i < plan->nsteps; i++)
+            CHECK(!xconv_plan_step(plan, i)->batch_arg);
+    }
     xconv_plan_destroy(plan);
 
     dev.info.max_alloc_bytes = image_bytes - 1;  // not even one image

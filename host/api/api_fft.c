@@ -23,8 +23,10 @@ static xconv_status plan_one(xconv_device *dev, const xconv_fft2d *f, bool inver
         return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for a plan");
     xconv_status st = xconv_fft_plan_planes(&dev->info, f->lh, f->lw, f->batch, inverse, plan,
                                             err);
-    if (st == XCONV_OK)
+    if (st == XCONV_OK) {
+        xconv_plan_add_batch_args(plan);
         st = xconv_plan_check(plan, err);
+    }
     if (st != XCONV_OK)
         xconv_plan_destroy(plan);
     else

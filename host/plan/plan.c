@@ -57,6 +57,7 @@ static xconv_step *add_step(xconv_plan *plan, xconv_step_kind kind, const char *
     if (!s)
         return NULL;
     s->kind = kind;
+    s->bake_batch = plan->opts.bake_batch != 0;
     snprintf(s->label, sizeof s->label, "%s", label ? label : "");
     plan->steps[plan->nsteps++] = s;
     return s;
@@ -150,7 +151,16 @@ xconv_status xconv_step_define_problem(xconv_step *step, const xconv_problem *p,
                                        xconv_error *err)
 {
     xconv_status st = XCONV_OK;
-    XCONV_PROBLEM_DEFINES(XCONV_STEP_DEFINE_ROW)
+    if (!step->bake_batch) {
+        st = xconv_step_define(step, XCONV_BATCH_RUNTIME_DEFINE, 1, err);
+        step->batch_arg = true;
+        step->batch = (int32_t)p->n;
+    }
+#define XCONV_STEP_DEFINE_FIELD(name, expr, meaning)                                        \
+    if (st == XCONV_OK && (step->bake_batch || strcmp(#name, "XC_N") != 0))                 \
+        st = xconv_step_define(step, #name, (long long)(expr), err);
+    XCONV_PROBLEM_DEFINES(XCONV_STEP_DEFINE_FIELD)
+#undef XCONV_STEP_DEFINE_FIELD
     // The storage type only when it is not fp32, so fp32 programs keep their options.
     if (st == XCONV_OK && p->dtype != XCONV_DTYPE_F32)
         st = xconv_step_define(step, XCONV_DTYPE_DEFINE, (long long)p->dtype, err);
@@ -162,6 +172,9 @@ xconv_status xconv_step_define_all(xconv_step *s, const xconv_step *from, xconv_
     xconv_status st = XCONV_OK;
     for (int i = 0; st == XCONV_OK && i < from->ndefines; i++)
         st = xconv_step_define(s, from->defines[i].name, from->defines[i].value, err);
+    s->bake_batch = from->bake_batch;  // the defines say whether it takes the batch argument
+    s->batch_arg = from->batch_arg;
+    s->batch = from->batch;
     return st;
 }
 
@@ -226,6 +239,47 @@ void xconv_step_arg_region(xconv_step *s, const xconv_plan *plan, int region)
                                 .region = region});
     size_t offset = region >= 0 && region < plan->nregions ? plan->regions[region].offset : 0;
     xconv_step_arg_int(s, (int32_t)(offset / sizeof(float)));
+}
+
+void xconv_plan_add_batch_args(xconv_plan *plan)
+{
+    for (int i = 0; i < plan->nsteps; i++)
+        if (plan->steps[i]->kind == XCONV_STEP_KERNEL && plan->steps[i]->batch_arg)
+            xconv_step_arg_int(plan->steps[i], plan->steps[i]->batch);
+}
+
+const char *xconv_plan_baked_values(const xconv_plan *plan, char *buf, size_t len)
+{
+    char steps[192] = "";
+    size_t used = 0;
+    int runtime = 0, baked = 0;
+    for (int i = 0; i < plan->nsteps; i++) {
+        const xconv_step *s = plan->steps[i];
+        if (s->kind != XCONV_STEP_KERNEL)
+            continue;
+        if (s->batch_arg) {
+            runtime++;
+            continue;
+        }
+        if (!s->bake_batch && xconv_step_value(s, "XC_N", -1) < 0)
+            continue;  // nothing of the batch (the FFT API's planes)
+        baked++;
+        if (strstr(steps, s->label) || used >= sizeof steps)
+            continue;  // named already (a later pass)
+        int n = snprintf(steps + used, sizeof steps - used, "%s%s", used ? ", " : "", s->label);
+        used += n > 0 ? (size_t)n : 0;
+    }
+    if (!runtime && !baked)
+        return NULL;
+    if (!runtime)
+        snprintf(buf, len, "N: baked%s", plan->opts.bake_batch ? "" : " (the steps' defines "
+                                                                   "depend on it)");
+    else if (!baked)
+        snprintf(buf, len, "N: a run-time argument");
+    else
+        snprintf(buf, len, "N: a run-time argument, baked in %s (their defines depend on it)",
+                 steps);
+    return buf;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -86,6 +86,12 @@ typedef struct xconv_step {
     const char *vendor_algo;  // VENDOR_CONV: the backend's algorithm name
     int out_region;           // VENDOR_CONV: the workspace region it writes (-1: y)
     xconv_program *program;   // KERNEL: resolved by prepare; launches do no lookup
+    // KERNEL: whether xconv_step_define_problem compiles the batch size in (XC_N; from the
+    // plan's bake_batch option, or set by a planner whose other defines depend on N), and the
+    // batch it takes as its last argument otherwise (batch_arg; xconv_plan_add_batch_args).
+    bool bake_batch;
+    bool batch_arg;
+    int32_t batch;
 } xconv_step;
 
 typedef struct xconv_region {
@@ -176,12 +182,15 @@ xconv_status xconv_step_define(xconv_step *s, const char *name, long long value,
     if (st == XCONV_OK)                                                                     \
         st = xconv_step_define(step, #name, (long long)(expr), err);
 
-// Adds the problem's fields (common/xconv_problem_fields.h) as defines of step; returns the
-// first failure of xconv_step_define.
+// Adds the problem's fields (common/xconv_problem_fields.h) as defines of step: all of them when
+// step->bake_batch, else XC_N_RUNTIME in place of XC_N, the batch p->n then reaching the kernel
+// as its last argument (xconv_plan_add_batch_args). Returns the first failure of
+// xconv_step_define.
 xconv_status xconv_step_define_problem(xconv_step *step, const xconv_problem *p,
                                        xconv_error *err);
 
-// Adds every define of `from` to s, in order; returns the first failure of xconv_step_define.
+// Adds every define of `from` to s, in order, and takes its batch argument (batch_arg, batch)
+// with them; returns the first failure of xconv_step_define.
 xconv_status xconv_step_define_all(xconv_step *s, const xconv_step *from, xconv_error *err);
 
 // Returns the value of define `name` of s, or `fallback` when s has none.
@@ -285,6 +294,15 @@ xconv_status xconv_test_fault_run(xconv_plan *plan, const xconv_tensors *t, xcon
 // a backend context, for planning alone), or NULL without host memory. opts NULL: defaults.
 xconv_plan *xconv_plan_new(xconv_device *dev, const xconv_variant *v, const xconv_problem *p,
                            const xconv_plan_options *opts);
+
+// Appends the batch argument (an int, the last) to every step that takes it (batch_arg): once,
+// after the variant's and the epilogue's steps have their own arguments.
+void xconv_plan_add_batch_args(xconv_plan *plan);
+
+// Writes whether plan's kernel steps compile the batch size N in (every other problem value
+// always is): "N: baked", "N: a run-time argument", or which steps bake it; returns buf,
+// or NULL when plan has no kernel step of a problem.
+const char *xconv_plan_baked_values(const xconv_plan *plan, char *buf, size_t len);
 
 // Checks a filled plan against the device and itself: local memory of each step, the
 // workspace against the largest allocation, dropped arguments or regions, region and argument

@@ -178,8 +178,14 @@ xconv_status xconv_variant_plan(const xconv_variant *v, xconv_device *dev,
         st = v->plan(dev, &plan->conv, &plan->opts, plan, err);
     if (st == XCONV_OK && epilogue)
         st = xconv_plan_epilogue(&dev->info, p, plan, err);
-    if (st == XCONV_OK)
+    if (st == XCONV_OK) {
+        char text[256];
+        xconv_plan_add_batch_args(plan);
+        const char *baked = xconv_plan_baked_values(plan, text, sizeof text);
+        if (baked)
+            xconv_plan_summarize(plan, "%s", baked);
         st = xconv_plan_check(plan, err);
+    }
     if (st != XCONV_OK) {
         xconv_plan_destroy(plan);
         return st;

@@ -485,6 +485,7 @@ static xconv_status add_step(xconv_plan *plan, const xconv_fft_choice *c, const 
     xconv_step *s = *out = xconv_plan_add_step(plan, label, source, kernel);
     if (!s)
         return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for a step");
+    s->bake_batch = true;  // XC_FFT_BATCH, the spectrum's columns, are a pass's images x tiles
     xconv_status st = xconv_step_define_problem(s, &c->problem, err);
     if (st == XCONV_OK)
         st = xconv_fft_define(s, t, err);

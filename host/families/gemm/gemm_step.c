@@ -2,6 +2,7 @@
 // GEMM steps: the defines and launch geometry of one product on cl/sgemm.cl with the tiles
 // plan_gemm.c chose, its offset table's place, and our SGEMM on raw matrices.
 #include <math.h>
+#include <string.h>
 
 #include "families/gemm/plan_gemm.h"
 #include "xconv_gemm_params.h"
@@ -58,14 +59,24 @@ static xconv_gemm_derived derive(const xconv_device_info *info, const xconv_gemm
     return d;
 }
 
-// Adds the defines of L and t (common/xconv_gemm_params.h) to s; returns the first failure.
+// True when the kernels read a define of L that depends on the batch: a split product's
+// partials (XC_GEMM_PART_LD, N's columns rounded up) or pool windows' columns as one segment
+// (XC_GEMM_SEG). Otherwise XC_GEMM_N, which the kernels never read (the columns reach them as
+// an argument or from XC_N), is the only one.
+static bool reads_batch_define(const xconv_gemm_layout *L)
+{
+    return L->split_k > 1 || (L->seg == L->n && L->c_seg_stride == 0);
+}
+
+// Adds the defines of L and t (common/xconv_gemm_params.h) to s, XC_GEMM_N only when s compiles
+// its batch in; returns the first failure.
 static xconv_status define_gemm(xconv_step *s, const xconv_gemm_layout *L,
                                 const xconv_gemm_tiles *t, const xconv_gemm_derived *d,
                                 xconv_error *err)
 {
     xconv_status st = XCONV_OK;
 #define XCONV_DEFINE_PARAM(name, expr, meaning)                       \
-    if (st == XCONV_OK)                                               \
+    if (st == XCONV_OK && (s->bake_batch || strcmp(#name, "XC_GEMM_N") != 0)) \
         st = xconv_step_define(s, #name, (long long)(expr), err);
     if (L->mode == XCONV_GEMM_B_TABLE) {
         XCONV_GEMM_TABLE_DEFINES(XCONV_DEFINE_PARAM)
@@ -95,6 +106,7 @@ xconv_status xconv_gemm_plan_step(const xconv_device_info *info, const xconv_pro
     if (!step)
         return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for a step");
     xconv_gemm_derived d = derive(info, L, t);
+    step->bake_batch = step->bake_batch || !p || reads_batch_define(L);
     xconv_status st = p ? xconv_step_define_problem(step, p, err) : XCONV_OK;
     if (st == XCONV_OK)
         st = define_gemm(step, L, t, &d, err);

@@ -505,6 +505,7 @@ xconv_status xconv_gemm_plan_reduce(const xconv_device_info *info, const xconv_p
     if (!step)
         return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for a step");
     const xconv_gemm_derived derived = {.part_ld = xconv_gemm_part_ld(L)}, *d = &derived;
+    step->bake_batch = true;  // the partials' row stride (XC_GEMM_PART_LD) is N's columns
     xconv_status st = p ? xconv_step_define_problem(step, p, err) : XCONV_OK;
     XCONV_GEMM_REDUCE_DEFINES(XCONV_STEP_DEFINE_ROW)
     if (st != XCONV_OK)

@@ -368,6 +368,14 @@ static xconv_status plan_implicit_precomp(const xconv_device *dev, const xconv_p
 
 #define GEMM_TUNINGS_MAX 64
 
+// Returns the columns of GEMM step s: XC_GEMM_N, or where the batch is a run-time argument (no
+// XC_GEMM_N) its segments of XC_GEMM_SEG columns, one an image.
+static int64_t gemm_cols(const xconv_step *s)
+{
+    long long seg = xconv_step_value(s, "XC_GEMM_SEG", 1);
+    return xconv_step_value(s, "XC_GEMM_N", s->batch_arg ? seg * s->batch : 1);
+}
+
 // Reads the tiles, the split and the product of plan's first GEMM step into *t, *split and *L
 // (enough of L for the search space: mode, sizes, B's layout); returns false when it has none.
 static bool planned_gemm(const xconv_plan *plan, xconv_gemm_tiles *t, int *split,
@@ -388,7 +396,7 @@ static bool planned_gemm(const xconv_plan *plan, xconv_gemm_tiles *t, int *split
         *split = (int)xconv_step_value(s, "XC_GEMM_SPLIT_K", 1);
         *L = (xconv_gemm_layout){
             .mode = (xconv_gemm_mode)xconv_step_value(s, "XC_GEMM_B_MODE", 0),
-            .m = xconv_step_value(s, "XC_GEMM_M", 1), .n = xconv_step_value(s, "XC_GEMM_N", 1),
+            .m = xconv_step_value(s, "XC_GEMM_M", 1), .n = gemm_cols(s),
             .k = xconv_step_value(s, "XC_GEMM_K", 1), .ldb = xconv_step_value(s, "XC_GEMM_LDB", 1),
             .seg = xconv_step_value(s, "XC_GEMM_SEG", 1),
             .b_seg_stride = xconv_step_value(s, "XC_GEMM_B_SEG_STRIDE", 0),

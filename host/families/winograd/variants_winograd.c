@@ -15,14 +15,16 @@
 // Steps
 
 // Appends a kernel step running `kernel` of cl/<kernel>.cl with p's defines and launch l into
-// *out; returns XCONV_OK or the failure of an allocation or a define.
+// *out, the batch compiled in when `bakes_n` (its other defines depend on it); returns XCONV_OK
+// or the failure of an allocation or a define.
 static xconv_status add_step(xconv_plan *plan, const char *label, const char *kernel,
-                             const xconv_problem *p, const xconv_wino_launch *l,
+                             const xconv_problem *p, const xconv_wino_launch *l, bool bakes_n,
                              xconv_step **out, xconv_error *err)
 {
     xconv_step *s = xconv_plan_add_step(plan, label, kernel, kernel);
     if (!s)
         return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for a step");
+    s->bake_batch = s->bake_batch || bakes_n;
     xconv_step_set_3d(s, l->global, l->local);
     s->dims = l->dims;
     s->local_mem_bytes = l->local_mem_bytes;
@@ -36,7 +38,8 @@ static xconv_status plan_filter(xconv_plan *plan, const xconv_problem *p,
                                 int u, xconv_error *err)
 {
     xconv_step *step = NULL;
-    xconv_status st = add_step(plan, "filter transform", "winograd_filter", p, l, &step, err);
+    xconv_status st = add_step(plan, "filter transform", "winograd_filter", p, l, false, &step,
+                               err);
     XCONV_WINO_FILTER_DEFINES(XCONV_STEP_DEFINE_ROW)
     if (st != XCONV_OK)
         return st;
@@ -52,7 +55,8 @@ static xconv_status plan_tiles(xconv_plan *plan, const char *label, const char *
                                const xconv_wino_launch *l, xconv_step **out, xconv_error *err)
 {
     xconv_step *step = NULL;
-    xconv_status st = add_step(plan, label, kernel, p, l, &step, err);
+    // The columns of V and M (XC_WINO_T_LD) are a pass's tiles: N stays compiled in.
+    xconv_status st = add_step(plan, label, kernel, p, l, true, &step, err);
     XCONV_WINO_TILE_DEFINES(XCONV_STEP_DEFINE_ROW)
     *out = step;
     return st;
@@ -82,7 +86,8 @@ static xconv_status plan_fused_step(xconv_plan *plan, const xconv_problem *p,
                                     int u, xconv_error *err)
 {
     xconv_step *step = NULL;
-    xconv_status st = add_step(plan, "fused Winograd", "winograd_fused", p, l, &step, err);
+    xconv_status st = add_step(plan, "fused Winograd", "winograd_fused", p, l, false, &step,
+                               err);
     XCONV_WINO_FUSED_DEFINES(XCONV_STEP_DEFINE_ROW)
     if (st != XCONV_OK)
         return st;

@@ -283,7 +283,7 @@ typedef struct xc_mma_col {
     int ih0, iw0;
 } xc_mma_col;
 
-XC_FUNC xc_mma_col xc_mma_column(const int j)
+XC_FUNC xc_mma_col xc_mma_column(const int j XC_BATCH_PARAM)
 {
     xc_mma_col col;
     const bool ok = j < XC_MMA_COLS;
@@ -459,7 +459,7 @@ XC_FUNC void xc_mma_multiply(XC_LOCAL_PTR const unsigned int *buf, const int war
     ((2 * XC_MMA_BUFFER > XC_MMA_STAGE_WORDS ? 2 * XC_MMA_BUFFER : XC_MMA_STAGE_WORDS + 3) / 4 * 4)
 
 XC_FUNC void xc_mma_store_c(XC_GLOBAL XC_DATA *y, XC_LOCAL_PTR float *stage, const int row0,
-                            const int col0, const int lane, const float *acc)
+                            const int col0, const int lane, const float *acc XC_BATCH_PARAM)
 {
     const int g = lane / 4, t = lane % 4;
 #pragma unroll
@@ -524,7 +524,7 @@ void implicit_mma(const XC_GLOBAL XC_MMA_SRC *XC_RESTRICT x,
     y += group * XC_MMA_GEMM_M * XC_P * XC_Q;
     const int col = tid % XC_MMA_TILE_N;                // B column this work-item loads
     const int kw0 = tid / XC_MMA_TILE_N * XC_MMA_B_RUN;  // its first word of k, bound KW
-    const xc_mma_col column = xc_mma_column(col0 + col);
+    const xc_mma_col column = xc_mma_column(col0 + col XC_BATCH_ARG);
 
     float acc[XC_MMA_M * XC_MMA_N * 4];
 #pragma unroll
@@ -548,5 +548,6 @@ void implicit_mma(const XC_GLOBAL XC_MMA_SRC *XC_RESTRICT x,
     xc_mma_multiply(lds + ((XC_MMA_STEPS - 1) % 2) * XC_MMA_BUFFER, warp_m, warp_n, lane,
                     scratch, acc);
     xc_mma_store_c(y, (XC_LOCAL_PTR float *)lds + warp * 16 * XC_MMA_STAGE_LD,
-                   row0 + warp_m * XC_MMA_WARP_M, col0 + warp_n * XC_MMA_WARP_N, lane, acc);
+                   row0 + warp_m * XC_MMA_WARP_M, col0 + warp_n * XC_MMA_WARP_N, lane,
+                   acc XC_BATCH_ARG);
 }

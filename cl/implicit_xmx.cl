@@ -99,7 +99,7 @@ typedef struct xc_xmx_col {
     int ih0, iw0;
 } xc_xmx_col;
 
-XC_FUNC xc_xmx_col xc_xmx_column(const int j)
+XC_FUNC xc_xmx_col xc_xmx_column(const int j XC_BATCH_PARAM)
 {
     xc_xmx_col col;
     const bool ok = j < XC_XMX_COLS;
@@ -142,7 +142,8 @@ XC_FUNC void xc_xmx_load_b(const XC_GLOBAL unsigned short *x, const xc_xmx_col c
 // loads and stores.
 XC_KERNEL XC_WORK_GROUP_SIZE(XC_XMX_THREADS, 1, 1) XC_XMX_SUB_GROUP_SIZE
 void implicit_xmx(const XC_GLOBAL unsigned short *XC_RESTRICT x,
-                  const XC_GLOBAL unsigned short *XC_RESTRICT w, XC_GLOBAL XC_DATA *XC_RESTRICT y)
+                  const XC_GLOBAL unsigned short *XC_RESTRICT w, XC_GLOBAL XC_DATA *XC_RESTRICT y
+                  XC_BATCH_PARAM)
 {
     XC_LOCAL unsigned int scratch_all[XC_XMX_SCRATCH_WORDS];  // the emulation's exchange
     const int tid = XC_LOCAL_ID(0);                  // bound THREADS
@@ -161,7 +162,7 @@ void implicit_xmx(const XC_GLOBAL unsigned short *XC_RESTRICT x,
     xc_xmx_col cols[XC_XMX_BLOCKS_N];
 #pragma unroll
     for (int j = 0; j < XC_XMX_BLOCKS_N; j++)
-        cols[j] = xc_xmx_column(col0 + j * XC_XMX_SG + lane);
+        cols[j] = xc_xmx_column(col0 + j * XC_XMX_SG + lane XC_BATCH_ARG);
     float acc[XC_XMX_BLOCKS_M * XC_XMX_BLOCKS_N * 8];
 #pragma unroll
     for (int i = 0; i < XC_XMX_BLOCKS_M * XC_XMX_BLOCKS_N * 8; i++)

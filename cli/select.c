@@ -421,7 +421,7 @@ int cli_plan_options(xconv_plan_options *plan)
 {
     xconv_plan_options_default(plan);
     if (bake_batch >= 0)
-        plan->bake_batch = bake_batch;
+        plan->runtime_batch = !bake_batch;
     xconv_error err = {0};
     for (int i = 0; i < (int)(sizeof forcings / sizeof forcings[0]); i++) {
         if (!read_forcing(i, plan)) {

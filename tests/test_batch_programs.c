@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// The batch size at run time (xconv_plan_options.bake_batch = 0): plans of one shape at batch 1
+// The batch size at run time (xconv_plan_options.runtime_batch = 1): plans of one shape at batch 1
 // and batch 32 compile the same programs wherever the planner chose the same tiles (forced here
-// for the tiled families), and with bake_batch = 1 none. Planned on the sm_90 target profile (no
+// for the tiled families), and baked (the default) none. Planned on the sm_90 target profile (no
 // GPU, nothing compiled).
 // With arguments (suite names, or shape files) it prints instead how many distinct
 // programs every variant's plans of those shapes at batch 1 plus batch 32 compile, baked and not.
@@ -51,8 +51,8 @@ static void free_set(program_set *set)
     set->count = 0;
 }
 
-// Plans variant v for p at batch n with options base (NULL: the defaults) and bake_batch as
-// given on dev, and adds its programs to set (and to *plan_set, when not NULL); returns false
+// Plans variant v for p at batch n with options base (NULL: the defaults) and the batch baked
+// (bake) or not, on dev, and adds its programs to set (and to *plan_set, when not NULL); returns false
 // when it does not plan.
 static bool add_plan(xconv_device *dev, const char *v, xconv_problem p, int64_t n, int bake,
                      const xconv_plan_options *base, program_set *set, program_set *plan_set)
@@ -61,7 +61,7 @@ static bool add_plan(xconv_device *dev, const char *v, xconv_problem p, int64_t 
     xconv_plan_options_default(&opts);
     if (base)
         opts = *base;
-    opts.bake_batch = bake;
+    opts.runtime_batch = !bake;
     p.n = n;
     xconv_error err = {0};
     xconv_plan *plan = xconv_plan_create(dev, &p, v, &opts, &err);

@@ -179,10 +179,10 @@ static void check_device(const xconv_device_info *info, const char *label)
             CHECK(strlen(plan->summary) > 20);
             char options[4096];
             xconv_step_options(step, options, sizeof options);
-            // The problem's defines first, the batch a run-time argument (the default).
-            CHECK(strstr(options, "-DXC_N_RUNTIME=1 -DXC_C=") == options);
-            CHECK(!strstr(options, "-DXC_N="));
-            CHECK(step->batch_arg && step->batch == p.n);
+            // The problem's defines first, the batch baked (the default).
+            CHECK(strstr(options, "-DXC_N=") == options);
+            CHECK(!strstr(options, "XC_N_RUNTIME"));
+            CHECK(!step->batch_arg);
             CHECK_CONTAINS(options, "-DXD_BLOCK_K=");
             CHECK_CONTAINS(options, "-DXD_CHUNK_C=");
             // Arguments: x, w (a constant for direct_const), y.

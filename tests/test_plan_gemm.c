@@ -550,7 +550,10 @@ static void test_chunks(void)
     dev.info.max_alloc_bytes = 3 * image_bytes + 100;  // three images a pass: 3, 3, 2
     const xconv_variant *v = xconv_variant_find("im2col_gemm", &err);
     xconv_plan *plan = NULL;
-    CHECK(v && xconv_variant_plan(v, &dev, &p, NULL, &plan, &err) == XCONV_OK);
+    xconv_plan_options runtime;
+    xconv_plan_options_default(&runtime);
+    runtime.runtime_batch = 1;
+    CHECK(v && xconv_variant_plan(v, &dev, &p, &runtime, &plan, &err) == XCONV_OK);
     if (plan) {
         CHECK_MSG(steps_of(plan, "im2col") == 3 && steps_of(plan, "sgemm") == 3,
                   "%d steps", plan->nsteps);
@@ -577,9 +580,9 @@ static void test_chunks(void)
     if (plan)
         CHECK(steps_of(plan, "im2col") == 4 && plan->regions[0].bytes == 2 * image_bytes);
     xconv_plan_destroy(plan);
-    // The batch baked: XC_N and the product's columns are defines, and no step takes N.
+    // The batch baked (the default): XC_N and the product's columns are defines, and no step
+    // takes N.
     xconv_plan_options_default(&opts);
-    opts.bake_batch = 1;
     CHECK(xconv_variant_plan(v, &dev, &p, &opts, &plan, &err) == XCONV_OK);
     if (plan) {
         CHECK(define_of(plan, "XC_GEMM_N") == 3 * 32 * 32);

@@ -57,7 +57,7 @@ static xconv_step *add_step(xconv_plan *plan, xconv_step_kind kind, const char *
     if (!s)
         return NULL;
     s->kind = kind;
-    s->bake_batch = plan->opts.bake_batch != 0;
+    s->bake_batch = plan->opts.runtime_batch == 0;
     snprintf(s->label, sizeof s->label, "%s", label ? label : "");
     plan->steps[plan->nsteps++] = s;
     return s;
@@ -272,7 +272,7 @@ const char *xconv_plan_baked_values(const xconv_plan *plan, char *buf, size_t le
     if (!runtime && !baked)
         return NULL;
     if (!runtime)
-        snprintf(buf, len, "N: baked%s", plan->opts.bake_batch ? "" : " (the steps' defines "
+        snprintf(buf, len, "N: baked%s", !plan->opts.runtime_batch ? "" : " (the steps' defines "
                                                                    "depend on it)");
     else if (!baked)
         snprintf(buf, len, "N: a run-time argument");

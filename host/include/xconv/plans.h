@@ -135,10 +135,11 @@ typedef struct xconv_plan_options {
     int fft_tile_h, fft_tile_w; // forces the FFT family's transform size (fft_tiled: the tile;
                                 // fft: at least the padded image), 2^a 3^b 5^c; 0: chosen
     int64_t fft_chunk;          // most images per FFT pass; 0: as many as fit
-    int bake_batch;             // 1: the batch size N compiled into each program (XC_N); 0:
-                                // N passed to the kernels as an argument, so that one program
-                                // serves every batch (steps whose other defines depend on N
-                                // keep it compiled in: xconv_plan_summary says which)
+    int runtime_batch;          // 0: the batch size N compiled into each program (XC_N), the
+                                // default; 1: N passed to the kernels as an argument, so that
+                                // one program serves every batch (steps whose other defines
+                                // depend on N keep it compiled in: xconv_plan_summary says
+                                // which). Up to 1.4x slower on some layers (docs/guide/compile.md)
     // Later versions append fields here; xconv_plan_options_default sets every one.
 } xconv_plan_options;
 

@@ -121,6 +121,8 @@
 #define XC_MMA_SRC unsigned short
 #endif
 
+#include "xconv_matrix_operands.h"
+
 // ---------------------------------------------------------------------------------------------
 // The instruction: D = A * B + C on one 16 x 8 tile (a: 4 words, b: 2 words, acc: 4 floats)
 
@@ -167,17 +169,7 @@ XC_FUNC float xc_mma_value(const unsigned int w, const int upper)
     (void)upper;
     return XC_AS_FLOAT(w);
 #else
-    const unsigned int h = upper ? w >> 16 : w & 0xffffu;
-#if XC_MMA_MATH == 3
-    return XC_AS_FLOAT(h << 16);
-#else
-    const unsigned int sign = (h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
-    if (e == 0)  // zero or subnormal: m * 2^-24
-        return (sign ? -1.0f : 1.0f) * (float)m * 5.9604644775390625e-8f;
-    if (e == 31)
-        return XC_AS_FLOAT(sign | 0x7f800000u | (m << 13));
-    return XC_AS_FLOAT(sign | ((e + 112u) << 23) | (m << 13));
-#endif
+    return xc_matrix_half_value(w, upper, XC_MMA_MATH == 3);
 #endif
 }
 
@@ -276,26 +268,8 @@ XC_FUNC void xc_mma_load_a(const XC_GLOBAL XC_MMA_SRC *w, const int row0, const 
     }
 }
 
-// Where this work-item's column of B starts in x: the image's offset and the window's corner.
-// A column past C's has a corner far outside the image, so every load from it is a zero.
-typedef struct xc_mma_col {
-    int offset;
-    int ih0, iw0;
-} xc_mma_col;
-
-XC_FUNC xc_mma_col xc_mma_column(const int j XC_BATCH_PARAM)
-{
-    xc_mma_col col;
-    const bool ok = j < XC_MMA_COLS;
-    const int jj = ok ? j : 0;
-    const int n = jj / (XC_P * XC_Q);   // image, bound N
-    const int p = (jj / XC_Q) % XC_P;   // output row, bound P
-    const int q = jj % XC_Q;            // output column, bound Q
-    col.ih0 = ok ? p * XC_STRIDE_H - XC_PAD_H : -1073741824;
-    col.iw0 = q * XC_STRIDE_W - XC_PAD_W;
-    col.offset = n * XC_C * XC_H * XC_W;
-    return col;
-}
+// This work-item's column of B: xc_matrix_column (common/xconv_matrix_operands.h).
+typedef xc_matrix_col xc_mma_col;
 
 // Element k of the column (row (c, r, s) of B) as the mma reads it: its bits, 0 in the padding
 // and past K.
@@ -524,7 +498,7 @@ void implicit_mma(const XC_GLOBAL XC_MMA_SRC *XC_RESTRICT x,
     y += group * XC_MMA_GEMM_M * XC_P * XC_Q;
     const int col = tid % XC_MMA_TILE_N;                // B column this work-item loads
     const int kw0 = tid / XC_MMA_TILE_N * XC_MMA_B_RUN;  // its first word of k, bound KW
-    const xc_mma_col column = xc_mma_column(col0 + col XC_BATCH_ARG);
+    const xc_mma_col column = xc_matrix_column(col0 + col XC_BATCH_ARG);
 
     float acc[XC_MMA_M * XC_MMA_N * 4];
 #pragma unroll

@@ -63,6 +63,7 @@
 #error "implicit_xmx.cl: f16 reads fp16 storage and bf16 bf16 storage"
 #endif
 
+#include "xconv_matrix_operands.h"
 #include "xconv_xmx.h"
 
 // ---------------------------------------------------------------------------------------------
@@ -92,26 +93,8 @@ XC_FUNC void xc_xmx_load_a(const XC_GLOBAL unsigned short *w, const int row0, co
     }
 }
 
-// Where a lane's column of B starts in x: the image's offset and the window's corner. A column
-// past C's has a corner far outside the image, so every load from it is a zero.
-typedef struct xc_xmx_col {
-    int offset;
-    int ih0, iw0;
-} xc_xmx_col;
-
-XC_FUNC xc_xmx_col xc_xmx_column(const int j XC_BATCH_PARAM)
-{
-    xc_xmx_col col;
-    const bool ok = j < XC_XMX_COLS;
-    const int jj = ok ? j : 0;
-    const int n = jj / (XC_P * XC_Q);   // image, bound N
-    const int p = (jj / XC_Q) % XC_P;   // output row, bound P
-    const int q = jj % XC_Q;            // output column, bound Q
-    col.ih0 = ok ? p * XC_STRIDE_H - XC_PAD_H : -1073741824;
-    col.iw0 = q * XC_STRIDE_W - XC_PAD_W;
-    col.offset = n * XC_C * XC_H * XC_W;
-    return col;
-}
+// A lane's column of B: xc_matrix_column (common/xconv_matrix_operands.h).
+typedef xc_matrix_col xc_xmx_col;
 
 // Element k (row (c, r, s)) of the column: its bits, 0 in the padding and past K.
 XC_FUNC unsigned int xc_xmx_gather(const XC_GLOBAL unsigned short *x, const xc_xmx_col col,
@@ -162,7 +145,7 @@ void implicit_xmx(const XC_GLOBAL unsigned short *XC_RESTRICT x,
     xc_xmx_col cols[XC_XMX_BLOCKS_N];
 #pragma unroll
     for (int j = 0; j < XC_XMX_BLOCKS_N; j++)
-        cols[j] = xc_xmx_column(col0 + j * XC_XMX_SG + lane XC_BATCH_ARG);
+        cols[j] = xc_matrix_column(col0 + j * XC_XMX_SG + lane XC_BATCH_ARG);
     float acc[XC_XMX_BLOCKS_M * XC_XMX_BLOCKS_N * 8];
 #pragma unroll
     for (int i = 0; i < XC_XMX_BLOCKS_M * XC_XMX_BLOCKS_N * 8; i++)

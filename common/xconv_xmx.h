@@ -96,17 +96,7 @@ XC_FUNC void xc_xmx_mad(float *acc, const unsigned int *a, const unsigned int *b
 // The value of the 16-bit element `upper` (0: the lower half, 1: the upper) of word w, exactly.
 XC_FUNC float xc_xmx_value(const unsigned int w, const int upper)
 {
-    const unsigned int h = upper ? w >> 16 : w & 0xffffu;
-#if XC_XMX_MATH == 3
-    return XC_AS_FLOAT(h << 16);
-#else
-    const unsigned int sign = (h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
-    if (e == 0)  // zero or subnormal: m * 2^-24
-        return (sign ? -1.0f : 1.0f) * (float)m * 5.9604644775390625e-8f;
-    if (e == 31)
-        return XC_AS_FLOAT(sign | 0x7f800000u | (m << 13));
-    return XC_AS_FLOAT(sign | ((e + 112u) << 23) | (m << 13));
-#endif
+    return xc_matrix_half_value(w, upper, XC_XMX_MATH == 3);
 }
 
 // The built-in's result on one lane: each lane publishes its words of A in scratch (its

@@ -215,7 +215,9 @@ static const flag flags[] = {
      "        remove the find-db's records (with --device: that device's only)"},
     {"--clear-kernels", "find", ARG_NONE, FIELD(clear_kernels), 0,
      "        remove the compiled kernels kept on disk"},
-    {"--help", "devices variants run validate bench explain report find matrix peaks behaviour",
+    {"--help",
+     "devices variants run validate bench explain report find matrix peaks behaviour compile "
+     "precompile",
      ARG_NONE, FIELD(help), 0, "        this help"},
 };
 

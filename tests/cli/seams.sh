@@ -36,6 +36,11 @@ check "bench --help lists the planning variables" grep -q "^  XCONV_GEMM_TILES" 
     "$tmp/bench_help.txt"
 check "explain --help says auto is the default" grep -q "auto.*the default" \
     <("$xconv" explain --help)
+for c in $("$xconv" --help | awk '/^Commands:/{on=1; next} on && /^  [a-z]/{print $1}'); do
+    "$xconv" "$c" --help >"$tmp/c_help.txt" 2>&1
+    check "$c --help prints its usage (exit 0)" \
+        bash -c "[ $? -eq 0 ] && grep -q '^Usage: xconv $c' '$tmp/c_help.txt'"
+done
 
 # A --shape benchdnn descriptor that is not one is refused by name.
 "$xconv" validate --shape mb1ic3ihXoc8 >"$tmp/out" 2>"$tmp/err"

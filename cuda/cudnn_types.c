@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "cudnn_types.h"
+#include "tensor_op_modes.h"
 
 // ---------------------------------------------------------------------------------------------
 // Names
@@ -37,51 +38,17 @@ const char *xconv_cudnn_data_name(cudnnDataType_t data)
 // ---------------------------------------------------------------------------------------------
 // The choice
 
-// The tensor-op math of each reduced mode: the storage it needs and the compute capability that
-// has it (TF32 and bf16 came with Ampere, fp16 tensor cores with Volta).
-static const struct {
-    int64_t math, dtype;
-    int cc_major;
-} tensor_op_modes[] = {
-    {XCONV_MATH_TF32, XCONV_DTYPE_F32, 8},
-    {XCONV_MATH_F16, XCONV_DTYPE_F16, 7},
-    {XCONV_MATH_BF16, XCONV_DTYPE_BF16, 8},
-};
-
 bool xconv_cudnn_types_of(const xconv_problem *p, int cc_major, xconv_cudnn_types *out,
                           char *reason, size_t len)
 {
     static const cudnnDataType_t data[] = {CUDNN_DATA_FLOAT, CUDNN_DATA_HALF,
                                            CUDNN_DATA_BFLOAT16};
-    const char *dtype = xconv_dtype_name(p->dtype), *math = xconv_math_name(p->math);
-    if (!dtype || !math) {
-        snprintf(reason, len, "cuDNN rows: dtype %lld / math %lld is not a storage type and "
-                 "math mode they describe", (long long)p->dtype, (long long)p->math);
+    if (!xconv_tensor_op_mode_check(p->dtype, p->math, cc_major, "cuDNN rows", reason, len))
         return false;
-    }
-    *out = (xconv_cudnn_types){.data = data[p->dtype], .compute = CUDNN_DATA_FLOAT,
-                               .math = CUDNN_FMA_MATH};
-    if (p->math == XCONV_MATH_F32)
-        return true;
-    for (size_t i = 0; i < sizeof tensor_op_modes / sizeof tensor_op_modes[0]; i++) {
-        if (tensor_op_modes[i].math != p->math)
-            continue;
-        if (tensor_op_modes[i].dtype != p->dtype) {
-            snprintf(reason, len, "cuDNN rows: math=%s needs dtype=%s (got dtype=%s)", math,
-                     xconv_dtype_name(tensor_op_modes[i].dtype), dtype);
-            return false;
-        }
-        if (cc_major > 0 && cc_major < tensor_op_modes[i].cc_major) {
-            snprintf(reason, len, "cuDNN rows: math=%s needs tensor cores of compute "
-                     "capability %d.0 or later (this device is %d.x)", math,
-                     tensor_op_modes[i].cc_major, cc_major);
-            return false;
-        }
-        out->math = CUDNN_TENSOR_OP_MATH;
-        return true;
-    }
-    snprintf(reason, len, "cuDNN rows: math=%s has no cuDNN math type here", math);
-    return false;
+    *out = (xconv_cudnn_types){
+        .data = data[p->dtype], .compute = CUDNN_DATA_FLOAT,
+        .math = p->math == XCONV_MATH_F32 ? CUDNN_FMA_MATH : CUDNN_TENSOR_OP_MATH};
+    return true;
 }
 
 bool xconv_cudnn_math_accepts(const xconv_cudnn_types *t, cudnnMathType_t ran)

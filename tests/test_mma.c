@@ -309,34 +309,6 @@ static void round_tf32(float *v, size_t n)
     }
 }
 
-// Runs plan (the PTX define switched off) on x and w (fp32, rounded to the storage type) and
-// downloads y as fp32; returns the status.
-static xconv_status run_emulated(xconv_device *dev, xconv_plan *plan, const xconv_problem *p,
-                                 const float *x, const float *w, float *y, xconv_error *err)
-{
-    size_t eb = xconv_problem_elem_bytes(p);
-    size_t xn = (size_t)xconv_problem_x_elems(p), wn = (size_t)xconv_problem_w_elems(p);
-    size_t yn = (size_t)xconv_problem_y_elems(p);
-    void *xs = malloc(xn * eb), *ws = malloc(wn * eb), *ys = malloc(yn * eb);
-    xconv_tensors t = {.x = xconv_buffer_create(dev, xn * eb, err),
-                       .w = xconv_buffer_create(dev, wn * eb, err),
-                       .y = xconv_buffer_create(dev, yn * eb, err)};
-    xconv_status st = xs && ws && ys && t.x && t.w && t.y ? XCONV_OK : XCONV_ERR_OUT_OF_MEMORY;
-    if (st == XCONV_OK && !(xconv_dtype_from_f32(p->dtype, x, xs, xn) &&
-                            xconv_dtype_from_f32(p->dtype, w, ws, wn)))
-        st = XCONV_ERR_INVALID;
-    st = st ? st : xconv_buffer_upload(t.x, 0, xn * eb, xs, err);
-    st = st ? st : xconv_buffer_upload(t.w, 0, wn * eb, ws, err);
-    st = st ? st : xconv_plan_run(plan, &t, err);
-    st = st ? st : xconv_device_wait(dev, err);
-    st = st ? st : xconv_buffer_download(t.y, 0, yn * eb, ys, err);
-    if (st == XCONV_OK)
-        xconv_dtype_to_f32(p->dtype, ys, y, yn);
-    xconv_buffer_destroy(t.x), xconv_buffer_destroy(t.w), xconv_buffer_destroy(t.y);
-    free(xs), free(ws), free(ys);
-    return st;
-}
-
 // One shape in one math mode: the emulated kernel against float64 over the operands the
 // tensor cores read (rounded to the storage type, and for tf32 to TF32): every product is then
 // exact and the sums are fp32, so the family's threshold plus the output's rounding holds, a
@@ -384,7 +356,7 @@ static void check_emulated(xconv_device *dev, const xconv_variant *v, int index,
         memcpy(xt, x, xn * 4), memcpy(wt, w, wn * 4);
         if (p.math == XCONV_MATH_TF32)
             round_tf32(xt, xn), round_tf32(wt, wn);
-        st = run_emulated(dev, plan, &p, x, w, y, &err);
+        st = run_stored(dev, plan, &p, x, w, y, &err);
         CHECK_MSG(st == XCONV_OK, "%s %s: %s", spec, types, err.msg);
         xconv_compare_result exact, mode;
         CHECK(xconv_reference_conv(&p, xt, wt, ref, norm, 1, &err) == XCONV_OK);

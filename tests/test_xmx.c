@@ -221,39 +221,6 @@ static void test_nvrtc(void)
 // ---------------------------------------------------------------------------------------------
 // The kernel on an OpenCL CPU device, the built-ins emulated
 
-// Runs plan on x and w (fp32, rounded to the storage type) and downloads y as fp32; returns
-// the status.
-static xconv_status run_plan(xconv_device *dev, xconv_plan *plan, const xconv_problem *p,
-                             const float *x, const float *w, float *y, xconv_error *err)
-{
-    size_t eb = xconv_problem_elem_bytes(p);
-    size_t xn = (size_t)xconv_problem_x_elems(p), wn = (size_t)xconv_problem_w_elems(p);
-    size_t yn = (size_t)xconv_problem_y_elems(p);
-    void *xs = malloc(xn * eb), *ws = malloc(wn * eb), *ys = malloc(yn * eb);
-    xconv_tensors t = {.x = xconv_buffer_create(dev, xn * eb, err),
-                       .w = xconv_buffer_create(dev, wn * eb, err),
-                       .y = xconv_buffer_create(dev, (yn * eb + 3) / 4 * 4, err)};
-    xconv_status st = xs && ws && ys && t.x && t.w && t.y ? XCONV_OK : XCONV_ERR_OUT_OF_MEMORY;
-    if (st == XCONV_OK && !(xconv_dtype_from_f32(p->dtype, x, xs, xn) &&
-                            xconv_dtype_from_f32(p->dtype, w, ws, wn)))
-        st = XCONV_ERR_INVALID;
-    // y poisoned: every 16-bit element a NaN of the storage type (f16 0x7e00, bf16 0x7fc0).
-    uint32_t poison_bits = p->dtype == XCONV_DTYPE_F16 ? 0x7e007e00u : 0x7fc07fc0u;
-    float poison;
-    memcpy(&poison, &poison_bits, sizeof poison);
-    st = st ? st : xconv_buffer_fill_f32(t.y, (yn * eb + 3) / 4, poison, err);
-    st = st ? st : xconv_buffer_upload(t.x, 0, xn * eb, xs, err);
-    st = st ? st : xconv_buffer_upload(t.w, 0, wn * eb, ws, err);
-    st = st ? st : xconv_plan_run(plan, &t, err);
-    st = st ? st : xconv_device_wait(dev, err);
-    st = st ? st : xconv_buffer_download(t.y, 0, yn * eb, ys, err);
-    if (st == XCONV_OK)
-        xconv_dtype_to_f32(p->dtype, ys, y, yn);
-    xconv_buffer_destroy(t.x), xconv_buffer_destroy(t.w), xconv_buffer_destroy(t.y);
-    free(xs), free(ws), free(ys);
-    return st;
-}
-
 // One shape in one math mode at sub-group size sg: the emulated kernel against float64 over
 // the stored operands. Every product of two 16-bit values is exact in fp32 and the sums are
 // fp32, so the error is the sums' and the output's rounding: within 1e-5 of the scale plus
@@ -290,7 +257,7 @@ static void check_emulated(xconv_device *dev, const xconv_variant *v, int index,
         xconv_random_fill(w, wn, 7, 2);
         xconv_dtype_round(p.dtype, x, xn);
         xconv_dtype_round(p.dtype, w, wn);
-        st = run_plan(dev, plan, &p, x, w, y, &err);
+        st = run_stored(dev, plan, &p, x, w, y, &err);
         CHECK_MSG(st == XCONV_OK, "%s %s: %s", spec, types, err.msg);
         xconv_compare_result r;
         CHECK(xconv_reference_conv(&p, x, w, ref, norm, 1, &err) == XCONV_OK);

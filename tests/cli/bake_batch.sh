@@ -13,10 +13,7 @@ trap 'rm -rf "$tmp"' EXIT
 # shellcheck source=checks.bash
 source "$(dirname "${BASH_SOURCE[0]}")/checks.bash"
 
-if ! "$xconv" devices 2>/dev/null | grep -qi "opencl.*\(pthread\|cpu\|pocl\)\|CPU,"; then
-    echo "SKIP: no OpenCL CPU device (install pocl-opencl-icd)"
-    exit 77
-fi
+skip_without_cpu_device
 
 # same_output WHAT ARGS...: `xconv run ARGS` with the batch baked and not: both exit 0 and
 # write the same bytes.

@@ -23,6 +23,15 @@ skip_without_nvrtc() {
     fi
 }
 
+# `skip_without_cpu_device` ends the test with exit 77 (skipped) when "$xconv" lists no OpenCL
+# CPU device (PoCL's, or another runtime's CPU device).
+skip_without_cpu_device() {
+    if ! "$xconv" devices 2>/dev/null | grep -qi "opencl.*\(pthread\|cpu\|pocl\)\|CPU,"; then
+        echo "SKIP: no OpenCL CPU device (install pocl-opencl-icd)"
+        exit 77
+    fi
+}
+
 # `isolate_cache DIR` points XDG_CACHE_HOME at DIR, so that xconv's peaks file is the test's own,
 # while PoCL keeps its kernel cache where it was (it lives under XDG_CACHE_HOME too).
 isolate_cache() {

@@ -11,12 +11,9 @@ set -u
 xconv=$1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-if ! "$xconv" devices 2>/dev/null | grep -qi "opencl.*\(pthread\|cpu\|pocl\)\|CPU,"; then
-    echo "SKIP: no OpenCL CPU device (install pocl-opencl-icd)"
-    exit 77
-fi
 # shellcheck source=checks.bash
 source "$(dirname "${BASH_SOURCE[0]}")/checks.bash"
+skip_without_cpu_device
 
 # The suite, fused and unfused rows side by side, on variants that fuse everything (direct_naive),
 # part (direct_tiled, im2col_gemm, gemm_1x1: the pool where blocks hold windows, or never),

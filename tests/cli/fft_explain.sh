@@ -10,12 +10,9 @@ set -u
 xconv=$1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-if ! "$xconv" devices 2>/dev/null | grep -qi "opencl.*\(pthread\|cpu\|pocl\)\|CPU,"; then
-    echo "SKIP: no OpenCL CPU device (install pocl-opencl-icd)"
-    exit 77
-fi
 # shellcheck source=checks.bash
 source "$(dirname "${BASH_SOURCE[0]}")/checks.bash"
+skip_without_cpu_device
 
 # big11x11 at n=4: fft transforms the padded 74x74 image at 75x75, fft_tiled 3x2 tiles.
 "$xconv" explain --device pocl --shape n=4,c=32,h=64,w=64,k=32,r=11,pad=5 \

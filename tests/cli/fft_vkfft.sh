@@ -10,12 +10,9 @@ set -u
 xconv=$1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-if ! "$xconv" devices 2>/dev/null | grep -qi "opencl.*\(pthread\|cpu\|pocl\)\|CPU,"; then
-    echo "SKIP: no OpenCL CPU device (install pocl-opencl-icd)"
-    exit 77
-fi
 # shellcheck source=checks.bash
 source "$(dirname "${BASH_SOURCE[0]}")/checks.bash"
+skip_without_cpu_device
 
 sizes=8x8:64,12x10:5,16x15:1,24x20:16,75x75:3
 "$xconv" bench --fft "$sizes" --device pocl --repeat 3 --warmup 1 --json "$tmp/fft.json" \

@@ -11,12 +11,9 @@ xconv=$1
 tmp=$(mktemp -d)
 pid=
 trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$tmp"' EXIT
-if ! "$xconv" devices 2>/dev/null | grep -qi "opencl.*\(pthread\|cpu\|pocl\)\|CPU,"; then
-    echo "SKIP: no OpenCL CPU device (install pocl-opencl-icd)"
-    exit 77
-fi
 # shellcheck source=checks.bash
 source "$(dirname "${BASH_SOURCE[0]}")/checks.bash"
+skip_without_cpu_device
 export XCONV_CACHE_DIR=$tmp/cache
 a=n=2,c=4,h=12,w=12,k=8,r=3,pad=1
 b=n=2,c=3,h=10,w=10,k=4,r=1

@@ -14,12 +14,9 @@ set -u
 xconv=$1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-if ! "$xconv" devices 2>/dev/null | grep -qi "opencl.*\(pthread\|cpu\|pocl\)\|CPU,"; then
-    echo "SKIP: no OpenCL CPU device (install pocl-opencl-icd)"
-    exit 77
-fi
 # shellcheck source=checks.bash
 source "$(dirname "${BASH_SOURCE[0]}")/checks.bash"
+skip_without_cpu_device
 
 half=direct_naive,direct_const,direct_tiled,direct_tiled_db,direct_regblock
 half=$half,gemm_1x1,implicit_gemm,implicit_precomp,fft,fft_tiled

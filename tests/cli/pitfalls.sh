@@ -8,12 +8,9 @@ set -u
 xconv=$1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-if ! "$xconv" devices 2>/dev/null | grep -qi "opencl.*\(pthread\|cpu\|pocl\)\|CPU,"; then
-    echo "SKIP: no OpenCL CPU device (install pocl-opencl-icd)"
-    exit 77
-fi
 # shellcheck source=checks.bash
 source "$(dirname "${BASH_SOURCE[0]}")/checks.bash"
+skip_without_cpu_device
 
 shape=n=2,c=4,h=12,w=12,k=4,r=3,pad=1
 for mode in first-run no-sync host-sync mean; do

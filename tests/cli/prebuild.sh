@@ -9,12 +9,9 @@ set -u
 xconv=$1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-if ! "$xconv" devices 2>/dev/null | grep -qi "opencl.*\(pthread\|cpu\|pocl\)\|CPU,"; then
-    echo "SKIP: no OpenCL CPU device (install pocl-opencl-icd)"
-    exit 77
-fi
 # shellcheck source=checks.bash
 source "$(dirname "${BASH_SOURCE[0]}")/checks.bash"
+skip_without_cpu_device
 run=(validate --device pocl --shape n=2,c=4,h=12,w=12,k=8,r=3,pad=1
      --shape n=1,c=6,h=9,w=11,k=4,r=1
      --variant auto,direct_naive,direct_regblock,implicit_gemm,winograd_f43,fft)

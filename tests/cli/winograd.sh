@@ -12,12 +12,9 @@ set -u
 xconv=$1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-if ! "$xconv" devices 2>/dev/null | grep -qi "opencl.*\(pthread\|cpu\|pocl\)\|CPU,"; then
-    echo "SKIP: no OpenCL CPU device (install pocl-opencl-icd)"
-    exit 77
-fi
 # shellcheck source=checks.bash
 source "$(dirname "${BASH_SOURCE[0]}")/checks.bash"
+skip_without_cpu_device
 nonfused=winograd_f23,winograd_f43,winograd_f25
 fused=winograd_f23_fused,winograd_f43_fused,winograd_f25_fused
 

@@ -525,8 +525,9 @@ int cmd_bench_gemm(const cli_options *opts)
     cli_stream out;
     if (!rc)
         rc = cli_stream_open(&out, opts,
-                             plan_run(devices, indices, ndevices, standard ? NULL : &explicit_size, mode, NULL), true,
-                             false, true);
+                             plan_run(devices, indices, ndevices,
+                                      standard ? NULL : &explicit_size, mode, NULL),
+                             true, false, true);
     if (rc) {
         xconv_devices_free(devices);
         cli_peaks_close(peak_source);

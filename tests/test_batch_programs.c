@@ -52,8 +52,8 @@ static void free_set(program_set *set)
 }
 
 // Plans variant v for p at batch n with options base (NULL: the defaults) and the batch baked
-// (bake) or not, on dev, and adds its programs to set (and to *plan_set, when not NULL); returns false
-// when it does not plan.
+// (bake) or not, on dev, and adds its programs to set (and to *plan_set, when not NULL);
+// returns false when it does not plan.
 static bool add_plan(xconv_device *dev, const char *v, xconv_problem p, int64_t n, int bake,
                      const xconv_plan_options *base, program_set *set, program_set *plan_set)
 {

@@ -61,10 +61,11 @@ static void list_backend(xconv_devices *list, int kind, unsigned backends)
 // NVIDIA's OpenCL reports CL_DEVICE_GLOBAL_MEM_CACHE_SIZE as its SMs' L1 caches together (4.1
 // MiB on an H100: 132 x 32 KiB), not the L2 that keeps data between kernels (50 MiB, which
 // CUDA's driver reports). Timing sizes its rotating input sets by the last-level cache, so
-// through OpenCL a layer of 9 to 100 MB ran from a warm L2 where CUDA's runs did not (MobileNet-v2's
-// 24 MB b7 depthwise layer timed 1.5x faster through OpenCL for that alone). An OpenCL GPU with
-// the same name and compute capability as a CUDA device takes that device's cache size where it
-// is larger; the CUDA backend is asked for its devices here when the list left it out.
+// through OpenCL a layer of 9 to 100 MB ran from a warm L2 where CUDA's runs did not
+// (MobileNet-v2's 24 MB b7 depthwise layer timed 1.5x faster through OpenCL for that alone).
+// An OpenCL GPU with the same name and compute capability as a CUDA device takes that device's
+// cache size where it is larger; the CUDA backend is asked for its devices here when the list
+// left it out.
 static void share_cache_sizes(xconv_devices *list, unsigned backends)
 {
     bool nvidia_opencl = false;

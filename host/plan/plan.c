@@ -330,7 +330,8 @@ xconv_status xconv_step_cap_registers(xconv_step *s, const xconv_device_info *in
 {
     if (info->max_registers_per_work_group <= 0 || groups < 1 || threads == 0)
         return XCONV_OK;
-    int64_t cap = (int64_t)info->max_registers_per_work_group / ((int64_t)groups * (int64_t)threads);
+    int64_t cap = (int64_t)info->max_registers_per_work_group /
+                  ((int64_t)groups * (int64_t)threads);
     cap -= cap % 8;
     if (cap >= XCONV_REGISTER_CAP_NONE || cap < values + XCONV_REGISTERS_OTHER)
         return XCONV_OK;

@@ -257,12 +257,12 @@ bool xconv_registers_fit(const xconv_device_info *info, int64_t values);
 
 // Caps the registers of s's work-items (the define XCONV_REGISTER_CAP_NAME, core/backend.h,
 // which the backends give to the compilers that take a cap: NVRTC's --maxrregcount, NVIDIA's
-// OpenCL compiler's -cl-nv-maxrregcount where it lists cl_nv_compiler_options) so that `groups` of its
-// work-groups of `threads` work-items share one compute unit's register file, on devices that
-// report the file (max_registers_per_work_group; 0: nothing is done). The cap is rounded down to
-// a multiple of 8 (the allocation unit of NVIDIA's register file) and set only where it leaves
-// `values` + XCONV_REGISTERS_OTHER registers and is below XCONV_REGISTER_CAP_NONE. Returns the
-// first failure of xconv_step_define, else XCONV_OK.
+// OpenCL compiler's -cl-nv-maxrregcount where it lists cl_nv_compiler_options) so that
+// `groups` of its work-groups of `threads` work-items share one compute unit's register file,
+// on devices that report the file (max_registers_per_work_group; 0: nothing is done). The cap
+// is rounded down to a multiple of 8 (the allocation unit of NVIDIA's register file) and set
+// only where it leaves `values` + XCONV_REGISTERS_OTHER registers and is below
+// XCONV_REGISTER_CAP_NONE. Returns the first failure of xconv_step_define, else XCONV_OK.
 xconv_status xconv_step_cap_registers(xconv_step *s, const xconv_device_info *info, int groups,
                                       size_t threads, int64_t values, xconv_error *err);
 

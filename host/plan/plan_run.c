@@ -345,9 +345,10 @@ static xconv_status download_tensor(xconv_buffer *buf, const xconv_problem *p, i
     return st;
 }
 
-// Runs plan on the host arrays: a host variant's on the host; a device plan builds its programs, uploads x, w and the bias, runs, waits
-// and reads y back. The builds come first: they need no memory of the device, and a backend
-// whose context is still starting (CUDA's) compiles beside that start instead of after it.
+// Runs plan on the host arrays: a host variant's on the host; a device plan builds its
+// programs, uploads x, w and the bias, runs, waits and reads y back. The builds come first:
+// they need no memory of the device, and a backend whose context is still starting (CUDA's)
+// compiles beside that start instead of after it.
 static xconv_status forward_plan(xconv_plan *plan, const float *x, const float *w,
                                  const float *bias, float *y, xconv_error *err)
 {

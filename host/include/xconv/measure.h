@@ -60,9 +60,10 @@ typedef struct xconv_result {
 // Runs plan (made by xconv_plan_create) once on host arrays: uploads x and w
 // (xconv_problem_x_elems / _w_elems floats, rounded to the problem's dtype), the bias (K floats;
 // NULL when the problem adds none), runs, waits, and reads y back (xconv_problem_y_elems
-// floats); a host variant's plan (made with dev NULL) computes y on the host instead. xconv_forward is xconv_plan_create, this, and xconv_plan_destroy; planning once
-// lets a caller ask the plan what it chose (xconv_plan_variant, xconv_plan_auto_info) without
-// planning again. Returns XCONV_OK or the first failure.
+// floats); a host variant's plan (made with dev NULL) computes y on the host instead.
+// xconv_forward is xconv_plan_create, this, and xconv_plan_destroy; planning once lets a caller
+// ask the plan what it chose (xconv_plan_variant, xconv_plan_auto_info) without planning again.
+// Returns XCONV_OK or the first failure.
 xconv_status xconv_plan_forward(xconv_plan *plan, const float *x, const float *w, const float *bias,
                                 float *y, xconv_error *err);
 

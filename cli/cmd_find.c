@@ -36,10 +36,13 @@ static void print_ranking(const xconv_find_record *rec)
             snprintf(rank, sizeof rank, "%d", i + 1);
             snprintf(ms, sizeof ms, "%.4f", e->median_ms);
         }
-        snprintf(tuning, sizeof tuning, "%s%s%s%s%s", e->tuning.direct_tiling,
+        bool tuned = e->tuning.direct_tiling[0] || e->tuning.gemm_tiles[0];
+        snprintf(tuning, sizeof tuning, "%s%s%s%s%s%s%s",
+                 e->tuning.math[0] ? "fp32 math" : "", e->tuning.math[0] && tuned ? ", " : "",
+                 e->tuning.direct_tiling,
                  e->tuning.direct_tiling[0] && e->tuning.gemm_tiles[0] ? " " : "",
-                 e->tuning.gemm_tiles, e->notes[0] && (e->tuning.direct_tiling[0] ||
-                 e->tuning.gemm_tiles[0]) ? "; " : "", e->notes);
+                 e->tuning.gemm_tiles,
+                 e->notes[0] && (tuned || e->tuning.math[0]) ? "; " : "", e->notes);
         printf("  %-4s %-20s %10s %10.3g %12llu  %s\n", rank, e->variant, ms, e->max_err,
                (unsigned long long)e->workspace_bytes, tuning);
     }

@@ -284,6 +284,28 @@ static void test_plans(xconv_device *dev)
     CHECK(xconv_tuning_apply(&tuning, &opts, &err) == XCONV_ERR_PARSE);
     CHECK_CONTAINS(err.msg, "'64,32'");
     CHECK(memcmp(&before, &opts, sizeof opts) == 0);  // unchanged
+    snprintf(tuning.gemm_tiles, sizeof tuning.gemm_tiles, "64,32,16,4,4,1");
+    snprintf(tuning.math, sizeof tuning.math, "f16");  // only "f32" (or "") is a tuning's math
+    CHECK(xconv_tuning_apply(&tuning, &opts, &err) == XCONV_ERR_PARSE);
+    CHECK_CONTAINS(err.msg, "'f16'");
+    snprintf(tuning.math, sizeof tuning.math, "f32");
+    CHECK(xconv_tuning_apply(&tuning, &opts, &err) == XCONV_OK && opts.fp32_math == 1);
+    // fp32_math: a variant that computes only strict fp32 plans a tf32 problem in fp32 math
+    // and says so; without it the problem's math mode refuses it.
+    xconv_problem tf32 = p;
+    tf32.math = XCONV_MATH_TF32;
+    xconv_plan_options_default(&opts);
+    CHECK(xconv_plan_create(dev, &tf32, "direct_naive", &opts, &err) == NULL);
+    CHECK(err.status == XCONV_ERR_NOT_APPLICABLE);
+    CHECK_CONTAINS(err.msg, "math=tf32");
+    opts.fp32_math = 1;
+    xconv_plan *widened = xconv_plan_create(dev, &tf32, "direct_naive", &opts, &err);
+    CHECK_MSG(widened && strstr(xconv_plan_summary(widened), "in fp32 math") != NULL, "%s",
+              widened ? xconv_plan_summary(widened) : err.msg);
+    xconv_plan_destroy(widened);
+    opts.fp32_math = 2;
+    CHECK(xconv_plan_options_check(&opts, &err) == XCONV_ERR_INVALID);
+    CHECK_CONTAINS(err.msg, "fp32_math");
     CHECK(xconv_plan_create(dev, &p, "gemm_1x1", NULL, &err) == NULL);
     CHECK(err.status == XCONV_ERR_NOT_APPLICABLE);
     CHECK(xconv_plan_create(dev, &p, "cpu_ref", NULL, &err) == NULL);

@@ -151,6 +151,7 @@ static void test_format(void)
     xconv_find_record rec;
     make_record(&info, &p, "im2col_gemm", "32,64,16,4,8,4,4", "direct_tiled", &rec);
     snprintf(rec.date, sizeof rec.date, "2024-01-02T03:04:05Z");
+    snprintf(rec.entries[0].tuning.math, sizeof rec.entries[0].tuning.math, "f32");
     char *text = xconv_find_db_format(&rec, 1);
     CHECK(text && strncmp(text, XCONV_FIND_DB_HEADER, strlen(XCONV_FIND_DB_HEADER)) == 0);
     CHECK(text && strchr(text + strlen(XCONV_FIND_DB_HEADER), '\n') ==
@@ -169,6 +170,8 @@ static void test_format(void)
         CHECK(back[0].entries[0].workspace_bytes == 123456789012ull);
         CHECK(strcmp(back[0].entries[0].tuning.gemm_tiles, "32,64,16,4,8,4,4") == 0);
         CHECK(strcmp(back[0].entries[1].variant, "direct_tiled") == 0);
+        CHECK(strcmp(back[0].entries[1].tuning.math, "f32") == 0);  // timed in fp32 math
+        CHECK(back[0].entries[0].tuning.math[0] == '\0');  // written without the field
         CHECK(!back[0].entries[2].passed && back[0].entries[2].max_err == 1.0);
     }
     xconv_find_records_free(back, count);
@@ -178,6 +181,8 @@ static void test_format(void)
         "rec\tbackend=opencl\n",
         "rec\tbackend=opencl\tdevice=d\tdriver=\txconv=0\tkernels=k\tshape=n=1\tmode=normal\t"
         "date=x\tentry=v|maybe|1|0|0|0|||\n",
+        "rec\tbackend=opencl\tdevice=d\tdriver=\txconv=0\tkernels=k\tshape=n=1\tmode=normal\t"
+        "date=x\tentry=v|pass|1|0|0|0||||f16\n",  // a math other than f32
         "garbage line\n",
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -372,6 +377,29 @@ static void test_auto(void)
     xconv_find_records_free(all, count);
     xconv_find_record empty = {0};
     CHECK(xconv_find_db_store(cache, &empty, &err) == XCONV_ERR_INVALID);
+
+    // Under tf32 math, a record's fp32-math entry plans in fp32 math (a CPU has no variant that
+    // computes tf32); the same entry without it does not plan and the rules take over.
+    const char *tf32 = "n=2,c=3,h=9,w=11,k=4,r=3,pad=1,math=tf32";
+    xconv_problem pt = shape(tf32);
+    xconv_find_record widened;
+    make_record(&dev.info, &pt, "direct_tiled", NULL, "direct_const", &widened);
+    snprintf(widened.entries[1].tuning.math, sizeof widened.entries[1].tuning.math, "f32");
+    CHECK(xconv_find_db_store(cache, &widened, &err) == XCONV_OK);
+    a = choose(&dev, tf32);
+    CHECK(a.source == XCONV_AUTO_DB && strcmp(a.variant->info.name, "direct_tiled") == 0);
+    CHECK(strcmp(a.tuning.math, "f32") == 0);
+    CHECK_CONTAINS(a.why, "in fp32 math");
+    plan = xconv_plan_create(&dev, &pt, "auto", NULL, &err);
+    CHECK_MSG(plan && strstr(xconv_plan_summary(plan), "in fp32 math") != NULL, "%s",
+              plan ? xconv_plan_summary(plan) : err.msg);
+    xconv_plan_destroy(plan);
+    widened.entries[1].tuning.math[0] = '\0';
+    CHECK(xconv_find_db_store(cache, &widened, &err) == XCONV_OK);
+    a = choose(&dev, tf32);
+    CHECK(a.source == XCONV_AUTO_RULES);
+    CHECK_CONTAINS(a.why, "no passing entry of the find-db's record plans now");
+    xconv_find_record_free(&widened);
 
     // A record whose passing entries do not plan here (a variant this build lacks, a reference
     // auto never chooses): the rules, saying why.

@@ -17,7 +17,7 @@
 #include "caches/find_db.h"
 
 #define MAX_DB_BYTES ((size_t)64 << 20)
-#define ENTRY_FIELDS 9
+#define ENTRY_FIELDS 10  // the last, math, is left out by files written before it
 
 // ---------------------------------------------------------------------------------------------
 // Records
@@ -184,7 +184,8 @@ static bool get_value(const char *s, size_t n, char *buf, size_t len)
     return true;
 }
 
-// Appends one entry field ("entry=variant|pass|ms|err|threshold|workspace|tiling|tiles|notes").
+// Appends one entry field ("entry=variant|pass|ms|err|threshold|workspace|tiling|tiles|notes"
+// and "|f32" for an entry timed in fp32 math under a reduced mode).
 static void add_entry(text_buf *b, const xconv_find_entry *e)
 {
     add(b, "\tentry=", 7);
@@ -196,6 +197,10 @@ static void add_entry(text_buf *b, const xconv_find_entry *e)
     add_value(b, e->tuning.gemm_tiles);
     add(b, "|", 1);
     add_value(b, e->notes);
+    if (e->tuning.math[0]) {
+        add(b, "|", 1);
+        add_value(b, e->tuning.math);
+    }
 }
 
 char *xconv_find_db_format(const xconv_find_record *recs, int count)
@@ -241,8 +246,8 @@ static bool get_double(const char *s, size_t n, double *out)
 // Parses an entry's value (n bytes of s) into *e; returns NULL or what is wrong.
 static const char *parse_entry(const char *s, size_t n, xconv_find_entry *e)
 {
-    const char *field[ENTRY_FIELDS];
-    size_t flen[ENTRY_FIELDS];
+    const char *field[ENTRY_FIELDS] = {0};
+    size_t flen[ENTRY_FIELDS] = {0};
     int nf = 0;
     for (const char *p = s, *end = s + n; nf < ENTRY_FIELDS; nf++) {
         const char *bar = memchr(p, '|', (size_t)(end - p));
@@ -254,7 +259,7 @@ static const char *parse_entry(const char *s, size_t n, xconv_find_entry *e)
         }
         p = bar + 1;
     }
-    if (nf < ENTRY_FIELDS)
+    if (nf < ENTRY_FIELDS - 1)
         return "an entry has too few fields";
     memset(e, 0, sizeof *e);
     double ws = 0;
@@ -272,8 +277,11 @@ static const char *parse_entry(const char *s, size_t n, xconv_find_entry *e)
     e->workspace_bytes = (uint64_t)ws;
     if (!get_value(field[6], flen[6], e->tuning.direct_tiling, sizeof e->tuning.direct_tiling) ||
         !get_value(field[7], flen[7], e->tuning.gemm_tiles, sizeof e->tuning.gemm_tiles) ||
-        !get_value(field[8], flen[8], e->notes, sizeof e->notes))
+        !get_value(field[8], flen[8], e->notes, sizeof e->notes) ||
+        (nf > 9 && !get_value(field[9], flen[9], e->tuning.math, sizeof e->tuning.math)))
         return "an entry has a bad text field";
+    if (e->tuning.math[0] && strcmp(e->tuning.math, "f32") != 0)
+        return "an entry's math is not f32";
     return NULL;
 }
 

@@ -140,9 +140,13 @@ static xconv_status case_run(xconv_case *c, const xconv_variant *variant, const 
     }
     // A variant auto chose applies as auto planned it (a reduced math mode may run in fp32
     // math: variant_auto.c's FP32_MATH lines), so only a named one is checked here.
+    // So is one the options plan in fp32 math.
     char reason[512] = "";
     bool by_auto = strcmp(plan_name, "auto") == 0;
-    if (v->backends && (!c->dev || (!by_auto && !xconv_variant_applies(variant, c->dev, &c->p,
+    xconv_problem planned = c->p;
+    if (c->opts.plan.fp32_math)
+        planned.math = XCONV_MATH_F32;
+    if (v->backends && (!c->dev || (!by_auto && !xconv_variant_applies(variant, c->dev, &planned,
                                                                          reason, sizeof reason)))) {
         rec->outcome = XCONV_OUTCOME_NOT_APPLICABLE;
         snprintf(rec->note, sizeof rec->note, "%s", c->dev ? reason : "needs a device");

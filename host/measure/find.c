@@ -112,7 +112,8 @@ static xconv_status try_variant(find_state *s, const xconv_variant *v, const xco
     if (tuned.direct_tiling[0] || tuned.gemm_tiles[0] || s->round[0]) {
         char note[sizeof r->note];
         memcpy(note, r->note, sizeof note);
-        // The run's own note goes last and is cut when the whole does not fit.
+        // The run's own note goes last and is cut when the whole does not fit (an fp32-math
+        // tuning is named there by the plan's summary).
         int len =
             snprintf(r->note, sizeof r->note, "%s%s%s%s%s%s; ", s->round,
                      s->round[0] && (tuned.direct_tiling[0] || tuned.gemm_tiles[0]) ? ", " : "",
@@ -142,7 +143,13 @@ static xconv_status try_variant(find_state *s, const xconv_variant *v, const xco
 // ---------------------------------------------------------------------------------------------
 // The passes
 
-// Times every eligible variant with its planner's plan into rec's entries.
+// The tuning that plans a variant in strict fp32 math (xconv_plan_options.fp32_math).
+static const xconv_tuning fp32_math_tuning = {.math = "f32"};
+
+// Times every eligible variant with its planner's plan into rec's entries. Under a reduced
+// math mode, a variant that does not compute it is timed in fp32 math: more accurate than
+// asked, and where our fp32 kernels beat the matrix engines (variant_auto.c's FP32_MATH lines)
+// the faster.
 static xconv_status plain_pass(find_state *s, xconv_find_record *rec, xconv_error *err)
 {
     for (int i = 0; i < xconv_variant_count() && !s->stop; i++) {
@@ -152,6 +159,9 @@ static xconv_status plain_pass(find_state *s, xconv_find_record *rec, xconv_erro
         xconv_find_entry e;
         bool ran = false;
         xconv_status st = try_variant(s, v, NULL, &e, &ran, err);
+        if (st == XCONV_OK && !ran && s->p->math != XCONV_MATH_F32 &&
+            !s->opts->measure.plan.fp32_math)
+            st = try_variant(s, v, &fp32_math_tuning, &e, &ran, err);
         if (st != XCONV_OK)
             return st;
         if (ran && !xconv_find_record_append(rec, &e))
@@ -199,7 +209,12 @@ static xconv_status tuning_pass(find_state *s, xconv_find_record *rec, double st
         if (entry->median_ms > best * s->opts->tune_within)
             break;
         const xconv_variant *v = xconv_variant_find(entry->variant, NULL);
-        int count = v ? xconv_variant_tunings(v, s->dev, s->p, tunings, MAX_TUNINGS) : 0;
+        xconv_problem planned = *s->p;  // an fp32-math entry's tunings are fp32 math's
+        if (entry->tuning.math[0])
+            planned.math = XCONV_MATH_F32;
+        int count = v ? xconv_variant_tunings(v, s->dev, &planned, tunings, MAX_TUNINGS) : 0;
+        for (int j = 0; j < count; j++)
+            memcpy(tunings[j].math, entry->tuning.math, sizeof tunings[j].math);
         for (int j = 1; j < count && st == XCONV_OK && !s->stop; j++) {  // 0: the planner's
             if (now_s() - start > s->opts->budget_s) {
                 s->summary->budget_reached = true;
@@ -247,7 +262,8 @@ static xconv_status confirm_pass(find_state *s, xconv_find_record *rec, xconv_er
         for (int k = 0; k < n && st == XCONV_OK && !s->stop; k++) {
             xconv_find_entry *entry = &rec->entries[who[k]];
             const xconv_variant *v = xconv_variant_find(entry->variant, NULL);
-            bool tuned = entry->tuning.direct_tiling[0] || entry->tuning.gemm_tiles[0];
+            bool tuned = entry->tuning.direct_tiling[0] || entry->tuning.gemm_tiles[0] ||
+                         entry->tuning.math[0];
             xconv_find_entry e;
             bool ran = false;
             st = v ? try_variant(s, v, tuned ? &entry->tuning : NULL, &e, &ran, err) : XCONV_OK;

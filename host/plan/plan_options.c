@@ -125,6 +125,7 @@ xconv_status xconv_plan_options_check(const xconv_plan_options *opts, xconv_erro
                       : opts->winograd_chunk < 0 ? "winograd_chunk"
                       : opts->fft_chunk < 0 ? "fft_chunk"
                       : opts->runtime_batch < 0 || opts->runtime_batch > 1 ? "runtime_batch"
+                      : opts->fp32_math < 0 || opts->fp32_math > 1 ? "fp32_math"
                       : opts->fft_tile_h < 0 || opts->fft_tile_w < 0 ? "fft_tile_h/fft_tile_w"
                       : gemm_bad(&opts->gemm_tiles) ? gemm_bad(&opts->gemm_tiles)
                       : wino_bad(&opts->winograd_fused) ? wino_bad(&opts->winograd_fused)
@@ -210,6 +211,8 @@ void xconv_tuning_keep_forced(const xconv_plan_options *opts, xconv_tuning *tuni
         tuning->direct_tiling[0] = '\0';
     if (opts && xconv_forced_gemm_tiles_set(&opts->gemm_tiles))
         tuning->gemm_tiles[0] = '\0';
+    if (opts && opts->fp32_math)
+        tuning->math[0] = '\0';
 }
 
 xconv_status xconv_tuning_apply(const xconv_tuning *tuning, xconv_plan_options *opts,
@@ -231,6 +234,12 @@ xconv_status xconv_tuning_apply(const xconv_tuning *tuning, xconv_plan_options *
         return xconv_error_set(err, XCONV_ERR_PARSE, "the tuning's GEMM tiles '%.*s' do not "
                                "parse: expected TM,TN,TK,WM,WN[,VW[,PAD[,SPLIT]]]",
                                (int)sizeof tuning->gemm_tiles, tuning->gemm_tiles);
+    if (!memchr(tuning->math, '\0', sizeof tuning->math) ||
+        (tuning->math[0] && strcmp(tuning->math, "f32") != 0))
+        return xconv_error_set(err, XCONV_ERR_PARSE, "the tuning's math '%.*s' is not \"f32\" or "
+                               "\"\"", (int)sizeof tuning->math, tuning->math);
+    if (tuning->math[0])
+        o.fp32_math = 1;
     *opts = o;
     return XCONV_OK;
 }

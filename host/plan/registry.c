@@ -162,6 +162,13 @@ xconv_status xconv_variant_plan(const xconv_variant *v, xconv_device *dev,
 {
     *out = NULL;
     char reason[512] = "";
+    // fp32_math plans a reduced math mode in strict fp32 math: more accurate than asked.
+    xconv_problem fp32_math = *p;
+    bool widened = opts && opts->fp32_math && p->math != XCONV_MATH_F32;
+    if (widened) {
+        fp32_math.math = XCONV_MATH_F32;
+        p = &fp32_math;
+    }
     xconv_plan *plan = xconv_plan_new(dev, v, p, opts);
     if (!plan)
         return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for a plan");
@@ -184,6 +191,8 @@ xconv_status xconv_variant_plan(const xconv_variant *v, xconv_device *dev,
         const char *baked = xconv_plan_baked_values(plan, text, sizeof text);
         if (baked)
             xconv_plan_summarize(plan, "%s", baked);
+        if (widened)
+            xconv_plan_summarize(plan, "in fp32 math (more accurate than asked)");
         st = xconv_plan_check(plan, err);
     }
     if (st != XCONV_OK) {

@@ -398,7 +398,8 @@ static void db_why(const xconv_find_record *rec, int at, int passing, bool stale
 {
     const xconv_find_entry *e = &rec->entries[at];
     int n = snprintf(info->why, sizeof info->why, "find-db: fastest of %d passing in a %s find "
-                     "of %s, %.4g ms%s%s%s%s", passing, rec->mode, rec->date, e->median_ms,
+                     "of %s, %.4g ms%s%s%s%s%s", passing, rec->mode, rec->date, e->median_ms,
+                     e->tuning.math[0] ? ", in fp32 math (more accurate than asked)" : "",
                      e->tuning.direct_tiling[0] || e->tuning.gemm_tiles[0] ? ", tuned " : "",
                      e->tuning.direct_tiling, e->tuning.direct_tiling[0] &&
                      e->tuning.gemm_tiles[0] ? " " : "", e->tuning.gemm_tiles);

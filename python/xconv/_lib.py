@@ -60,7 +60,8 @@ class CVariantInfo(ctypes.Structure):
 
 
 class CTuning(ctypes.Structure):
-    _fields_ = [("direct_tiling", ctypes.c_char * 160), ("gemm_tiles", ctypes.c_char * 64)]
+    _fields_ = [("direct_tiling", ctypes.c_char * 160), ("gemm_tiles", ctypes.c_char * 64),
+                ("math", ctypes.c_char * 8)]
 
 
 class CAutoInfo(ctypes.Structure):

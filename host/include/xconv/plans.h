@@ -140,6 +140,10 @@ typedef struct xconv_plan_options {
                                 // one program serves every batch (steps whose other defines
                                 // depend on N keep it compiled in: xconv_plan_summary says
                                 // which). Up to 1.4x slower on some layers (docs/guide/compile.md)
+    int fp32_math;              // 0: the problem's math mode; 1: strict fp32 math even where
+                                // the problem allows tf32, f16 or bf16 math (more accurate than
+                                // asked, never less; the same storage), as auto's fp32 lines
+                                // and find's "f32" tunings plan
     // Later versions append fields here; xconv_plan_options_default sets every one.
 } xconv_plan_options;
 
@@ -313,6 +317,8 @@ typedef struct xconv_tuning {
                               // variant name; entries joined by ';')
     char gemm_tiles[64];      // forced GEMM tiles, "TM,TN,TK,WM,WN[,VW[,PAD[,SPLIT]]]" (VW
                               // 4 and PAD VW when left out)
+    char math[8];             // "f32": planned in strict fp32 math for a problem that allows a
+                              // reduced mode (xconv_plan_options.fp32_math); "": its own mode
 } xconv_tuning;
 
 // Fills out (at most max) with the tunings of v worth timing for p on dev, the planner's own
@@ -322,8 +328,8 @@ int xconv_variant_tunings(const xconv_variant *v, const xconv_device *dev,
                           const xconv_problem *p, xconv_tuning *out, int max);
 
 // Sets the fields of *opts that tuning forces from its text: the direct_tiling entry of each
-// kernel it names (replacing one opts has for that kernel) and gemm_tiles; fields tuning
-// leaves "" keep their value. Returns XCONV_OK, or XCONV_ERR_PARSE naming the text that does
+// kernel it names (replacing one opts has for that kernel), gemm_tiles, and fp32_math for math
+// "f32"; fields tuning leaves "" keep their value. Returns XCONV_OK, or XCONV_ERR_PARSE naming the text that does
 // not parse (opts then unchanged).
 xconv_status xconv_tuning_apply(const xconv_tuning *tuning, xconv_plan_options *opts,
                                 xconv_error *err);

@@ -53,10 +53,6 @@ typedef struct xconv_cu_api {
     CUresult (*event_record)(CUevent ev, CUstream s);
     CUresult (*event_synchronize)(CUevent ev);
     CUresult (*event_elapsed_time)(float *ms, CUevent start, CUevent stop);
-    // For VkFFT's CUDA backend (cuda/vkfft_cuda.c), beside the ones above.
-    CUresult (*func_set_attribute)(CUfunction fn, CUfunction_attribute attr, int value);
-    CUresult (*ctx_synchronize)(void);
-    CUresult (*memcpy_htod)(CUdeviceptr dst, const void *src, size_t bytes);
     // Optional (drivers of CUDA 12.4 and later; NULL before): kernel listing and parameters.
     CUresult (*module_get_function_count)(unsigned int *count, CUmodule mod);
     CUresult (*module_enumerate_functions)(CUfunction *fns, unsigned int count, CUmodule mod);

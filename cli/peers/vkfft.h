@@ -4,7 +4,7 @@
 // `xconv bench --fft` times them beside ours. Kept out of the library: VkFFT prints on failed
 // builds and sets the process's locale while it generates code. Built as the static library
 // xconv_vkfft, with a backend where CMake found vkFFT.h (and, for CUDA, the toolkit's headers;
-// the driver and NVRTC are loaded at run time through cuda/cuda_loader.c).
+// the driver and NVRTC are loaded at run time, vkfft_cuda_calls.h).
 #ifndef XCONV_BENCH_VKFFT_H
 #define XCONV_BENCH_VKFFT_H
 
@@ -35,7 +35,7 @@ xconv_status xconv_vkfft_run(xconv_vkfft *v, int inverse, xconv_error *err);
 void xconv_vkfft_destroy(xconv_vkfft *v);
 
 // ---------------------------------------------------------------------------------------------
-// The backends' halves (cli/peers/vkfft_opencl.c, cuda/vkfft_cuda.c): the same calls on an opaque
+// The backends' halves (vkfft_opencl.c, vkfft_cuda.c): the same calls on an opaque
 // application of one backend, and what VkFFT printed (captured, never shown on stdout).
 
 void *xconv_vkfft_opencl_create(xconv_device *dev, int64_t lh, int64_t lw, int64_t batch,

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Included by the VkFFT translation units (cli/peers/vkfft_opencl.c, cuda/vkfft_cuda.c) after
+// Included by the VkFFT translation units (vkfft_opencl.c, vkfft_cuda.c) after
 // <vkFFT.h> and vkfft.h: the calls into VkFFT both backends make the same way, compiled once in
 // each against its backend's VkFFT types. Errors carry what VkFFT printed (vkfft_capture.h).
 #ifndef XCONV_PEERS_VKFFT_CALLS_H

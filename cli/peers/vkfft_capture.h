@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Included by the VkFFT translation units (cli/peers/vkfft_opencl.c, cuda/vkfft_cuda.c) just
+// Included by the VkFFT translation units (vkfft_opencl.c, vkfft_cuda.c) just
 // before <vkFFT.h>: VkFFT's printf (the generated code and the compiler's log of a failed build)
 // goes into a per-thread buffer whose tail the error message carries, never to stdout.
 #ifndef XCONV_BENCH_VKFFT_CAPTURE_H

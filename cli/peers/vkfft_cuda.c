@@ -1,72 +1,28 @@
 // SPDX-License-Identifier: MIT
 // VkFFT's CUDA backend on an open xconv device: one application on the device's primary context
-// and stream, in place on one of our buffers (cli/peers/vkfft.h). Not part of the library: CMake
-// builds it into xconv_vkfft where it finds vkFFT.h and the CUDA toolkit's headers.
+// and stream (xconv_device_native), in place on one of our buffers (vkfft.h). Not part of the
+// library, a client of its public headers: CMake builds it into xconv_vkfft where it finds
+// vkFFT.h and the CUDA toolkit's headers.
 //
 // VkFFT calls the driver API, the runtime API and NVRTC by name. Here every one of those calls
-// is renamed, before <vkFFT.h> is read, to a static function of this file that goes through
-// cuda/cuda_loader.c's tables (the runtime's calls become the driver's on the current context,
-// the primary one), so nothing links libcuda, libcudart or libnvrtc at build time and xconv
-// still starts on machines without them.
+// is renamed, before <vkFFT.h> is read, to an entry point loaded with dlopen (vkfft_cuda_calls.h;
+// the runtime's calls become the driver's on the current context, the primary one), so the xconv
+// command links neither libcuda, libcudart nor libnvrtc and starts on machines without them.
 #include <stdint.h>
 #include <stdlib.h>
 
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 #include <nvrtc.h>
-
-#include "../cli/peers/vkfft.h"
-#include "cuda_loader.h"
 #include <xconv/xconv.h>
 
+#include "vkfft.h"
+#include "vkfft_cuda_calls.h"
+
 // ---------------------------------------------------------------------------------------------
-// The calls VkFFT makes, through the loaded tables
+// The calls VkFFT makes, through the loaded entry points
 
-static const xconv_cu_api *vk_cu;         // set before VkFFT runs (xconv_vkfft_cuda_create)
-static const xconv_nvrtc_api *vk_nvrtc;
-
-static CUresult vk_cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice d)
-{
-    return vk_cu->device_get_attribute(v, a, d);
-}
-
-static CUresult vk_cuFuncSetAttribute(CUfunction f, CUfunction_attribute a, int v)
-{
-    return vk_cu->func_set_attribute(f, a, v);
-}
-
-static CUresult vk_cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
-                                  unsigned bx, unsigned by, unsigned bz, unsigned shared,
-                                  CUstream s, void **params, void **extra)
-{
-    return vk_cu->launch_kernel(f, gx, gy, gz, bx, by, bz, shared, s, params, extra);
-}
-
-static CUresult vk_cuMemcpyHtoD(CUdeviceptr dst, const void *src, size_t bytes)
-{
-    return vk_cu->memcpy_htod(dst, src, bytes);
-}
-
-static CUresult vk_cuModuleGetFunction(CUfunction *f, CUmodule m, const char *name)
-{
-    return vk_cu->module_get_function(f, m, name);
-}
-
-static CUresult vk_cuModuleGetGlobal(CUdeviceptr *p, size_t *bytes, CUmodule m, const char *name)
-{
-    return vk_cu->module_get_global(p, bytes, m, name);
-}
-
-static CUresult vk_cuModuleLoadDataEx(CUmodule *m, const void *image, unsigned n,
-                                      CUjit_option *opts, void **values)
-{
-    return vk_cu->module_load_data_ex(m, image, n, opts, values);
-}
-
-static CUresult vk_cuModuleUnload(CUmodule m)
-{
-    return vk_cu->module_unload(m);
-}
+static const xconv_vkfft_cuda_calls *vk_cu;  // set before VkFFT runs (xconv_vkfft_cuda_create)
 
 // The runtime's calls, on the driver API of the current (primary) context.
 static cudaError_t vk_status(CUresult r)
@@ -123,54 +79,18 @@ static cudaError_t vk_cudaEventSynchronize(cudaEvent_t e)
     return vk_status(vk_cu->event_synchronize((CUevent)e));
 }
 
-static nvrtcResult vk_nvrtcCreateProgram(nvrtcProgram *p, const char *src, const char *name,
-                                         int nheaders, const char *const *headers,
-                                         const char *const *include_names)
-{
-    return vk_nvrtc->create_program(p, src, name, nheaders, headers, include_names);
-}
-
-static nvrtcResult vk_nvrtcDestroyProgram(nvrtcProgram *p)
-{
-    return vk_nvrtc->destroy_program(p);
-}
-
-static nvrtcResult vk_nvrtcCompileProgram(nvrtcProgram p, int nopts, const char *const *opts)
-{
-    return vk_nvrtc->compile_program(p, nopts, opts);
-}
-
-static nvrtcResult vk_nvrtcGetPTXSize(nvrtcProgram p, size_t *bytes)
-{
-    return vk_nvrtc->get_ptx_size(p, bytes);
-}
-
-static nvrtcResult vk_nvrtcGetPTX(nvrtcProgram p, char *ptx)
-{
-    return vk_nvrtc->get_ptx(p, ptx);
-}
-
-static nvrtcResult vk_nvrtcGetProgramLog(nvrtcProgram p, char *log)
-{
-    return vk_nvrtc->get_program_log(p, log);
-}
-
-static const char *vk_nvrtcGetErrorString(nvrtcResult r)
-{
-    return vk_nvrtc->get_error_string(r);
-}
-
-// The headers above made some of these macros for versioned symbols; VkFFT gets ours instead.
+// VkFFT's names for the calls: the loaded entry points, the runtime's on the driver's above.
+// cuda.h made two of them macros for versioned symbols, which the loaded entry points replace.
 #undef cuMemcpyHtoD
 #undef cuModuleGetGlobal
-#define cuDeviceGetAttribute vk_cuDeviceGetAttribute
-#define cuFuncSetAttribute vk_cuFuncSetAttribute
-#define cuLaunchKernel vk_cuLaunchKernel
-#define cuMemcpyHtoD vk_cuMemcpyHtoD
-#define cuModuleGetFunction vk_cuModuleGetFunction
-#define cuModuleGetGlobal vk_cuModuleGetGlobal
-#define cuModuleLoadDataEx vk_cuModuleLoadDataEx
-#define cuModuleUnload vk_cuModuleUnload
+#define cuDeviceGetAttribute (vk_cu->device_get_attribute)
+#define cuFuncSetAttribute (vk_cu->func_set_attribute)
+#define cuLaunchKernel (vk_cu->launch_kernel)
+#define cuMemcpyHtoD (vk_cu->memcpy_htod)
+#define cuModuleGetFunction (vk_cu->module_get_function)
+#define cuModuleGetGlobal (vk_cu->module_get_global)
+#define cuModuleLoadDataEx (vk_cu->module_load_data_ex)
+#define cuModuleUnload (vk_cu->module_unload)
 #define cudaMalloc vk_cudaMalloc
 #define cudaFree vk_cudaFree
 #define cudaMemcpy vk_cudaMemcpy
@@ -179,19 +99,19 @@ static const char *vk_nvrtcGetErrorString(nvrtcResult r)
 #define cudaEventDestroy vk_cudaEventDestroy
 #define cudaEventRecord vk_cudaEventRecord
 #define cudaEventSynchronize vk_cudaEventSynchronize
-#define nvrtcCreateProgram vk_nvrtcCreateProgram
-#define nvrtcDestroyProgram vk_nvrtcDestroyProgram
-#define nvrtcCompileProgram vk_nvrtcCompileProgram
-#define nvrtcGetPTXSize vk_nvrtcGetPTXSize
-#define nvrtcGetPTX vk_nvrtcGetPTX
-#define nvrtcGetProgramLog vk_nvrtcGetProgramLog
-#define nvrtcGetErrorString vk_nvrtcGetErrorString
+#define nvrtcCreateProgram (vk_cu->nvrtc_create_program)
+#define nvrtcDestroyProgram (vk_cu->nvrtc_destroy_program)
+#define nvrtcCompileProgram (vk_cu->nvrtc_compile_program)
+#define nvrtcGetPTXSize (vk_cu->nvrtc_get_ptx_size)
+#define nvrtcGetPTX (vk_cu->nvrtc_get_ptx)
+#define nvrtcGetProgramLog (vk_cu->nvrtc_get_program_log)
+#define nvrtcGetErrorString (vk_cu->nvrtc_get_error_string)
 
-#include "../cli/peers/vkfft_capture.h"
+#include "vkfft_capture.h"
 #define VKFFT_BACKEND 1
 #include <vkFFT.h>
 #undef printf
-#include "../cli/peers/vkfft_calls.h"
+#include "vkfft_calls.h"
 
 // ---------------------------------------------------------------------------------------------
 // The application
@@ -210,15 +130,18 @@ typedef struct vk_app {
 static xconv_status make_current(const vk_app *a, xconv_error *err)
 {
     CUresult r = vk_cu->ctx_set_current(a->context);
-    return r == CUDA_SUCCESS ? XCONV_OK
-                             : xconv_error_set(err, XCONV_ERR_DEVICE, "cuCtxSetCurrent: %s",
-                                               xconv_cu_result_name(r));
+    const char *name = NULL;
+    if (r == CUDA_SUCCESS)
+        return XCONV_OK;
+    if (vk_cu->get_error_name(r, &name) == CUDA_SUCCESS && name)
+        return xconv_error_set(err, XCONV_ERR_DEVICE, "cuCtxSetCurrent: %s", name);
+    return xconv_error_set(err, XCONV_ERR_DEVICE, "cuCtxSetCurrent: CUresult %d", (int)r);
 }
 
 void *xconv_vkfft_cuda_create(xconv_device *dev, int64_t lh, int64_t lw, int64_t batch,
                               xconv_buffer *buf, xconv_error *err)
 {
-    if (!(vk_cu = xconv_cu_load(err)) || !(vk_nvrtc = xconv_nvrtc_load(err)))
+    if (!(vk_cu = xconv_vkfft_cuda_calls_load(err)))
         return NULL;
     vk_app *a = calloc(1, sizeof *a);
     if (!a) {

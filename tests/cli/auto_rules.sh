@@ -5,7 +5,7 @@
 # profile (planning only, no GPU) and compares its time there with the fastest passing variant.
 # Fails when a pick is more than 15% AND more than 4 us behind the fastest (6-15 us kernels at
 # the launch floor differ by a few us from run to run and between the backends), or when the
-# geo-mean over the 167 device x shape pairs passes 1.03x (the rules of this commit: 1.025x).
+# geo-mean over the 167 device x shape pairs passes 1.03x (the rules of this commit: 1.021x).
 # Also checks that the script refuses a file that is not records and fails on a bound the
 # rules cannot meet. About 2 s.
 # Usage: auto_rules.sh PATH/TO/xconv

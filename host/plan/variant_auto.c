@@ -138,10 +138,10 @@ static bool wide_busy_strided_stem(const xconv_device_info *dev, const xconv_pro
 
 // Depthwise layers (one input channel and one filter a group) with at most this many FLOPs per
 // compute unit take direct_naive: one work-item an output, where direct_regblock, with one
-// filter a group to block over, makes a quarter of the items (4 outputs each) and leaves the
-// units short of work. On MobileNet-v2's b3 depthwise layer at batch 1 (6.2e4 a unit on the
-// H100) direct_naive ran 6-14% ahead in all 4 H100 records (2 a backend), on the small suite's
-// depthwise3x3 (1.4e4) within 2% either way.
+// filter a group to block over, blocks outputs instead (4 an item on MobileNet-v2's b3 layer)
+// and leaves the units short of items. On MobileNet-v2's b3 depthwise layer at batch 1 (6.2e4
+// a unit on the H100) direct_naive ran 6-14% ahead in all 4 H100 records (2 a backend), on the
+// small suite's depthwise3x3 (1.4e4) within 2% either way.
 #define AUTO_DEPTHWISE_NAIVE_MAX_FLOPS_PER_UNIT 1e5
 
 // Whether p is depthwise with at most AUTO_DEPTHWISE_NAIVE_MAX_FLOPS_PER_UNIT a compute unit.

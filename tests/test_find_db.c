@@ -238,9 +238,10 @@ static xconv_auto_info choose(xconv_device *dev, const char *spec)
 // The rules on a GPU (an H100-like description, 132 units, 48 KiB of local memory): Winograd
 // F(4x4,3x3) for wide 3x3 stride-1 layers with >= 2e7 FLOPs a unit and F(2x2,3x3) from a
 // quarter of that, tiled FFT for busy wide ones with larger filters, implicit_precomp for other
-// busy wide ones whose offset table takes at most 1/8 of local memory, gemm_1x1 for wide 1x1
-// layers with >= 128 filters and planes of whole float4s, the implicit GEMM for the other wide
-// ones, direct_regblock for narrow or small ones.
+// busy wide ones whose offset table takes at most 1/8 of local memory, direct_regblock for busy
+// stems over few channels at stride 4, gemm_1x1 for wide 1x1 layers with >= 128 filters over
+// >= 256 channels and planes of whole float4s, the implicit GEMM for the other wide ones,
+// direct_naive for small depthwise ones, direct_regblock for other narrow or small ones.
 static void test_auto_gpu_rules(void)
 {
     xconv_device dev = {.info = gpu_info()};
@@ -257,12 +258,19 @@ static void test_auto_gpu_rules(void)
         {"n=32,c=64,h=56,w=56,k=64,r=3,dil=2,pad=2", "implicit_precomp"},      // 4608 bytes
         {"n=32,c=256,h=28,w=28,k=256,r=3,stride=2,pad=1", "implicit_gemm"},    // 18432 bytes
         {"n=1,c=128,h=56,w=56,k=128,r=3,stride=2,pad=1", "implicit_gemm"},     // 1.8e6
-        {"n=8,c=64,h=56,w=56,k=256,r=1", "gemm_1x1"},
+        {"n=64,c=3,h=227,w=227,k=96,r=11,stride=4", "direct_regblock"},  // a stem at stride 4
+        {"n=1,c=3,h=227,w=227,k=96,r=11,stride=4", "implicit_gemm"},     // 1.6e6: not busy
+        {"n=8,c=256,h=56,w=56,k=256,r=1", "gemm_1x1"},
+        {"n=8,c=64,h=56,w=56,k=256,r=1", "implicit_gemm"},       // 64 input channels
+        {"n=32,c=128,h=28,w=28,k=512,r=1", "implicit_gemm"},     // 128 input channels
         {"n=32,c=256,h=56,w=56,k=64,r=1", "implicit_gemm"},      // 64 filters
         {"n=32,c=512,h=7,w=7,k=2048,r=1", "implicit_gemm"},      // 49-float planes
         {"n=32,c=256,h=56,w=56,k=512,r=1,stride=2", "implicit_gemm"},
         {"n=1,c=144,h=28,w=28,k=32,r=1", "direct_regblock"},     // 7.2e6 FLOPs: small
         {"n=100,c=1,h=48,w=48,k=6,r=5", "direct_regblock"},
+        {"n=1,c=144,h=56,w=56,k=144,r=3,pad=1,groups=144", "direct_naive"},  // 6.2e4 a unit
+        {"n=32,c=144,h=56,w=56,k=144,r=3,pad=1,groups=144", "direct_regblock"},  // 2.0e6
+        {"n=1,c=144,h=56,w=56,k=288,r=3,pad=1,groups=144", "direct_regblock"},  // 2 a group
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         xconv_auto_info a = choose(&dev, want[i].spec);

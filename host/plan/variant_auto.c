@@ -91,13 +91,20 @@ static bool wide_1x1(const xconv_device_info *dev, const xconv_problem *p)
 // behind with 64.
 #define AUTO_GEMM_1X1_MIN_KG 128
 
+// ... and sums over at least this many input channels a group (the GEMM's K). With 512 to
+// 1024 it ran ahead of implicit_gemm in 32 of the 36 H100 records of ResNet-50's res3_reduce,
+// res4_reduce(_first) and res5_reduce_first (1-5%); with 64 and 128 (res2_expand_down,
+// res3_expand at batches 1 and 32) behind in 12 of 14 (up to 11%); with 256 even.
+#define AUTO_GEMM_1X1_MIN_CG 256
+
 // Whether p is a wide pointwise product (above) with AUTO_GEMM_1X1_MIN_KG filters a group or
-// more, whose input planes are whole float4s, so that gemm_1x1 reads B in vectors (the GEMM
-// planner's condition for B from memory, in every storage type).
+// more over AUTO_GEMM_1X1_MIN_CG input channels or more, whose input planes are whole float4s,
+// so that gemm_1x1 reads B in vectors (the GEMM planner's condition for B from memory, in every
+// storage type).
 static bool wide_pointwise_vectors(const xconv_device_info *dev, const xconv_problem *p)
 {
     return wide(dev, p) && pointwise(p) && p->k / p->groups >= AUTO_GEMM_1X1_MIN_KG &&
-           p->h * p->w % 4 == 0;
+           p->c / p->groups >= AUTO_GEMM_1X1_MIN_CG && p->h * p->w % 4 == 0;
 }
 
 // Whether p is a wide product with enough work per compute unit for a plan of several steps.
@@ -111,6 +118,37 @@ static bool wide_busy_small_table(const xconv_device_info *dev, const xconv_prob
 {
     return wide_busy(dev, p) &&
            (uint64_t)table_bytes(p) * AUTO_TABLE_LOCAL_SHARE <= dev->local_mem_bytes;
+}
+
+// A stem over an image's few channels (at most this many a group) at a stride of at least
+// AUTO_STEM_MIN_STRIDE both ways takes direct_regblock where it is busy: on alex11x11s4 (3
+// channels, 11x11, stride 4) it ran ahead of implicit_precomp in all 16 H100 records that time
+// both (8 a backend: 1-3% through CUDA, 5-7% through OpenCL). At stride 2 (stem7x7s2) it ran
+// 8x behind, so the line asks for 4.
+#define AUTO_STEM_MAX_CG 4
+#define AUTO_STEM_MIN_STRIDE 4
+
+// Whether p is a wide busy product over at most AUTO_STEM_MAX_CG input channels a group with a
+// stride of at least AUTO_STEM_MIN_STRIDE in both directions.
+static bool wide_busy_strided_stem(const xconv_device_info *dev, const xconv_problem *p)
+{
+    return wide_busy(dev, p) && p->c / p->groups <= AUTO_STEM_MAX_CG &&
+           p->stride_h >= AUTO_STEM_MIN_STRIDE && p->stride_w >= AUTO_STEM_MIN_STRIDE;
+}
+
+// Depthwise layers (one input channel and one filter a group) with at most this many FLOPs per
+// compute unit take direct_naive: one work-item an output, where direct_regblock, with one
+// filter a group to block over, blocks outputs instead (4 an item on MobileNet-v2's b3 layer)
+// and leaves the units short of items. On MobileNet-v2's b3 depthwise layer at batch 1 (6.2e4
+// a unit on the H100) direct_naive ran 6-14% ahead in all 4 H100 records (2 a backend), on the
+// small suite's depthwise3x3 (1.4e4) within 2% either way.
+#define AUTO_DEPTHWISE_NAIVE_MAX_FLOPS_PER_UNIT 1e5
+
+// Whether p is depthwise with at most AUTO_DEPTHWISE_NAIVE_MAX_FLOPS_PER_UNIT a compute unit.
+static bool small_depthwise(const xconv_device_info *dev, const xconv_problem *p)
+{
+    return p->groups > 1 && p->c == p->groups && p->k == p->groups &&
+           flops_per_unit(dev, p) <= AUTO_DEPTHWISE_NAIVE_MAX_FLOPS_PER_UNIT;
 }
 
 // Whether p is a wide product (above) at stride 1 and dilation 1.
@@ -241,11 +279,12 @@ static const auto_rule rules[] = {
     {"im2col_gemm", ON_CPU, NULL,
      "on a CPU, with the filters too large for constant memory, im2col and our SGEMM"},
     {"gemm_1x1", ON_GPU, wide_pointwise_vectors,
-     "a wide 1x1 stride-1 unpadded layer with >= 128 filters a group and input planes of whole "
-     "float4s on a GPU: one SGEMM over channels, B read in vectors"},
+     "a wide 1x1 stride-1 unpadded layer with >= 128 filters and >= 256 input channels a group "
+     "and input planes of whole float4s on a GPU: one SGEMM over channels, B read in vectors"},
     {"implicit_gemm", ON_GPU, wide_1x1,
-     "a wide 1x1 layer on a GPU, strided, padded, with < 128 filters a group or planes not "
-     "whole float4s: the implicit GEMM (a 1x1 filter leaves a table nothing to precompute)"},
+     "a wide 1x1 layer on a GPU, strided, padded, with < 128 filters or < 256 input channels a "
+     "group or planes not whole float4s: the implicit GEMM (a 1x1 filter leaves a table nothing "
+     "to precompute)"},
     {"winograd_f43", ON_GPU, wide_3x3_busy,
      "a wide 3x3 stride-1 layer with >= 2e7 FLOPs a compute unit on a GPU: Winograd F(4x4,3x3) "
      "(error checked over 4x4 blocks)"},
@@ -255,6 +294,9 @@ static const auto_rule rules[] = {
     {"fft_tiled", ON_GPU, wide_5x5_up_busy,
      "a wide stride-1 layer with a 5x5 or larger filter and >= 2e7 FLOPs a compute unit on a "
      "GPU: tiled FFT convolution"},
+    {"direct_regblock", ON_GPU, wide_busy_strided_stem,
+     "a wide layer over <= 4 input channels a group at stride >= 4 with >= 2e7 FLOPs a compute "
+     "unit on a GPU (an image's stem): register-blocked direct convolution"},
     {"implicit_precomp", ON_GPU, wide_busy_small_table,
      "a wide layer with >= 2e7 FLOPs a compute unit and an offset table of at most 1/8 of local "
      "memory on a GPU: implicit GEMM reading the table"},
@@ -264,6 +306,9 @@ static const auto_rule rules[] = {
     {"implicit_gemm", ON_GPU, wide,
      "a wide layer with < 2e7 FLOPs a compute unit on a GPU: one implicit GEMM, one launch "
      "(Winograd's, the FFT's and implicit_precomp's plans take several)"},
+    {"direct_naive", ON_GPU, small_depthwise,
+     "a depthwise layer with <= 1e5 FLOPs a compute unit on a GPU: one work-item an output "
+     "(direct_regblock's blocks would hold one filter and leave units idle)"},
     {"direct_regblock", ON_GPU, NULL,
      "a narrow or small product on a GPU (< 32 filters a group, < 64 taps or < 1e8 FLOPs): "
      "register-blocked direct convolution"},

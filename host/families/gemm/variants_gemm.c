@@ -453,8 +453,8 @@ static int gemm_tunings(const xconv_variant *v, xconv_device *dev, const xconv_p
 
 // runtime_batch: the batch size at run time by default where the H100 measured it at most 2%
 // slower than baked (im2col_gemm, 1.002 at worst over the standard suite); baked where it cost
-// more on ResNet-50's layers: implicit_gemm 1.042, implicit_precomp 1.43, gemm_1x1 1.062
-// (docs/guide/compile.md, "What baking N buys").
+// more on ResNet-50's layers: implicit_gemm 1.0205, implicit_precomp 1.43, gemm_1x1 1.048
+// (docs/guide/compile.md, "What baking N buys"; scripts/bake_batch_cost.py).
 static const xconv_variant gemm_variants[] = {
     {
         .info = GEMM_INFO(im2col_gemm, "im2col kernel into a workspace (batch in chunks), then "

@@ -187,8 +187,9 @@ static const flag flags[] = {
      "substring; repeatable)"},
     {"--bake-batch", "run validate bench explain find matrix compile precompile", ARG_STRING,
      FIELD(bake_batch), 0,
-     "on|off  on (default): compile the batch size into every program; off: pass it as an "
-     "argument, so that the batches of a shape share programs (some kernels run slower)"},
+     "on|off  on: compile the batch size into every program; off: pass it as an argument, so "
+     "that the batches of a shape share programs (some kernels run slower); default: each "
+     "variant's (off where it costs under 2%)"},
     {"--find", "validate bench explain matrix", ARG_STRING, FIELD(find_policy), 0,
      "POLICY  what auto reads: db (the default: records made under this driver, xconv and "
      "kernels), trust (stale records too), off (the rules only)"},

@@ -402,8 +402,9 @@ static bool read_forcing(int i, xconv_plan_options *plan)
     return true;
 }
 
-// --bake-batch: -1 not given (the library's default), else 0 or 1.
-static int bake_batch = -1;
+// --bake-batch: XCONV_BATCH_DEFAULT when not given (each variant's default), else
+// XCONV_BATCH_BAKED (on) or XCONV_BATCH_RUNTIME (off).
+static int bake_batch = XCONV_BATCH_DEFAULT;
 
 int cli_set_bake_batch(const char *value)
 {
@@ -413,15 +414,14 @@ int cli_set_bake_batch(const char *value)
         cli_error("--bake-batch '%s': expected on or off", value);
         return CLI_USAGE;
     }
-    bake_batch = strcmp(value, "on") == 0;
+    bake_batch = strcmp(value, "on") == 0 ? XCONV_BATCH_BAKED : XCONV_BATCH_RUNTIME;
     return 0;
 }
 
 int cli_plan_options(xconv_plan_options *plan)
 {
     xconv_plan_options_default(plan);
-    if (bake_batch >= 0)
-        plan->runtime_batch = !bake_batch;
+    plan->runtime_batch = bake_batch;
     xconv_error err = {0};
     for (int i = 0; i < (int)(sizeof forcings / sizeof forcings[0]); i++) {
         if (!read_forcing(i, plan)) {

@@ -552,7 +552,7 @@ static void test_chunks(void)
     xconv_plan *plan = NULL;
     xconv_plan_options runtime;
     xconv_plan_options_default(&runtime);
-    runtime.runtime_batch = 1;
+    runtime.runtime_batch = XCONV_BATCH_RUNTIME;
     CHECK(v && xconv_variant_plan(v, &dev, &p, &runtime, &plan, &err) == XCONV_OK);
     if (plan) {
         CHECK_MSG(steps_of(plan, "im2col") == 3 && steps_of(plan, "sgemm") == 3,
@@ -580,9 +580,10 @@ static void test_chunks(void)
     if (plan)
         CHECK(steps_of(plan, "im2col") == 4 && plan->regions[0].bytes == 2 * image_bytes);
     xconv_plan_destroy(plan);
-    // The batch baked (the default): XC_N and the product's columns are defines, and no step
-    // takes N.
+    // The batch baked (forced: im2col_gemm takes it at run time by default): XC_N and the
+    // product's columns are defines, and no step takes N.
     xconv_plan_options_default(&opts);
+    opts.runtime_batch = XCONV_BATCH_BAKED;
     CHECK(xconv_variant_plan(v, &dev, &p, &opts, &plan, &err) == XCONV_OK);
     if (plan) {
         CHECK(define_of(plan, "XC_GEMM_N") == 3 * 32 * 32);

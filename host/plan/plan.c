@@ -42,6 +42,18 @@ void xconv_plan_destroy(xconv_plan *plan)
     free(plan);
 }
 
+bool xconv_plan_runtime_batch(const xconv_plan *plan)
+{
+    switch (plan->opts.runtime_batch) {
+    case XCONV_BATCH_RUNTIME:
+        return true;
+    case XCONV_BATCH_DEFAULT:
+        return plan->variant && plan->variant->runtime_batch;
+    default:
+        return false;
+    }
+}
+
 // Appends a zeroed step of `kind`; returns it, or NULL without host memory.
 static xconv_step *add_step(xconv_plan *plan, xconv_step_kind kind, const char *label)
 {
@@ -57,7 +69,7 @@ static xconv_step *add_step(xconv_plan *plan, xconv_step_kind kind, const char *
     if (!s)
         return NULL;
     s->kind = kind;
-    s->bake_batch = plan->opts.runtime_batch == 0;
+    s->bake_batch = !xconv_plan_runtime_batch(plan);
     snprintf(s->label, sizeof s->label, "%s", label ? label : "");
     plan->steps[plan->nsteps++] = s;
     return s;
@@ -272,8 +284,8 @@ const char *xconv_plan_baked_values(const xconv_plan *plan, char *buf, size_t le
     if (!runtime && !baked)
         return NULL;
     if (!runtime)
-        snprintf(buf, len, "N: baked%s", !plan->opts.runtime_batch ? "" : " (the steps' defines "
-                                                                   "depend on it)");
+        snprintf(buf, len, "N: baked%s", !xconv_plan_runtime_batch(plan) ? "" : " (the steps' "
+                                                                        "defines depend on it)");
     else if (!baked)
         snprintf(buf, len, "N: a run-time argument");
     else

@@ -295,6 +295,11 @@ xconv_status xconv_test_fault_run(xconv_plan *plan, const xconv_tensors *t, xcon
 xconv_plan *xconv_plan_new(xconv_device *dev, const xconv_variant *v, const xconv_problem *p,
                            const xconv_plan_options *opts);
 
+// Returns whether plan's kernels take the batch size N at run time: as its options force
+// (XCONV_BATCH_RUNTIME, XCONV_BATCH_BAKED), else as its variant's default (runtime_batch;
+// a plan of no variant, the API's GEMM and FFT, bakes it).
+bool xconv_plan_runtime_batch(const xconv_plan *plan);
+
 // Appends the batch argument (an int, the last) to every step that takes it (batch_arg): once,
 // after the variant's and the epilogue's steps have their own arguments.
 void xconv_plan_add_batch_args(xconv_plan *plan);

@@ -124,7 +124,8 @@ xconv_status xconv_plan_options_check(const xconv_plan_options *opts, xconv_erro
                       : opts->batch_chunk < 0 ? "batch_chunk"
                       : opts->winograd_chunk < 0 ? "winograd_chunk"
                       : opts->fft_chunk < 0 ? "fft_chunk"
-                      : opts->runtime_batch < 0 || opts->runtime_batch > 1 ? "runtime_batch"
+                      : opts->runtime_batch < XCONV_BATCH_DEFAULT ||
+                              opts->runtime_batch > XCONV_BATCH_BAKED ? "runtime_batch"
                       : opts->fp32_math < 0 || opts->fp32_math > 1 ? "fp32_math"
                       : opts->fft_tile_h < 0 || opts->fft_tile_w < 0 ? "fft_tile_h/fft_tile_w"
                       : gemm_bad(&opts->gemm_tiles) ? gemm_bad(&opts->gemm_tiles)

@@ -29,6 +29,14 @@ struct xconv_variant {
     // refuses the others before calling applies, so no variant runs a mode it was not asked for.
     unsigned maths;
 
+    // True: under XCONV_BATCH_DEFAULT the kernels take the batch size N at run time (one program
+    // serves every batch); false: N is compiled in. True only where the H100 measured taking N
+    // at run time at most 2% slower than baked on every shape, both GPU backends, beyond the
+    // spread of two baked runs (bench/results/2026-11-27-h100-96bc74d-bake_batch_*.json, read by
+    // scripts/bake_batch_cost.py; the table in docs/guide/compile.md), or where every step bakes
+    // N anyway. A variant not measured, or past 2% within the runs' noise, stays false.
+    bool runtime_batch;
+
     // Returns true when the variant can run p on dev (NULL for host variants: on the host),
     // else false with the reason in `reason`. NULL means it applies to every valid problem.
     bool (*applies)(const xconv_device *dev, const xconv_problem *p, char *reason, size_t len);

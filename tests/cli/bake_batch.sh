@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# The batch size baked into the programs (--bake-batch on, the default) or passed as an argument
-# (off): every family's kernels on PoCL at N=1 and N=3 give bitwise the same output both
-# ways (the arithmetic is the same), validate passes both ways, the split-K reduce and the
-# unfused epilogue's steps included; explain says whether N is baked; a bad value is refused.
+# The batch size baked into the programs (--bake-batch on) or passed as an argument (off):
+# every family's kernels on PoCL at N=1 and N=3 give bitwise the same output both ways (the
+# arithmetic is the same), validate passes both ways, the split-K reduce and the unfused
+# epilogue's steps included; explain says whether N is baked, by each variant's default
+# (direct_tiled bakes it, direct_tiled_db takes it at run time) and as forced; a bad value is
+# refused.
 # Skips (exit 77) without an OpenCL CPU device.
 # Usage: bake_batch.sh PATH/TO/xconv
 set -u
@@ -66,7 +68,13 @@ done
     >"$tmp/e.txt" 2>&1
 check "explain --bake-batch off: N a run-time argument" grep -q "N: a run-time argument" "$tmp/e.txt"
 "$xconv" explain --device pocl --variant direct_tiled --shape "n=2,$conv3" >"$tmp/e.txt" 2>&1
-check "explain: N baked (the default)" grep -q "N: baked" "$tmp/e.txt"
+check "explain direct_tiled: N baked (its default)" grep -q "N: baked" "$tmp/e.txt"
+"$xconv" explain --device pocl --variant direct_tiled_db --shape "n=2,$conv3" >"$tmp/e.txt" 2>&1
+check "explain direct_tiled_db: N a run-time argument (its default)" \
+    grep -q "N: a run-time argument" "$tmp/e.txt"
+"$xconv" explain --device pocl --variant direct_tiled_db --shape "n=2,$conv3" --bake-batch on \
+    >"$tmp/e.txt" 2>&1
+check "explain direct_tiled_db --bake-batch on: N baked" grep -q "N: baked" "$tmp/e.txt"
 "$xconv" explain --device pocl --variant fft --shape "n=2,$conv3" --bake-batch off \
     >"$tmp/e.txt" 2>&1
 check "explain fft: N baked where the defines depend on it" \

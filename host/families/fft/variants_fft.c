@@ -30,6 +30,8 @@ FFT_PLANNER(fft_tiled, XCONV_FFT_TILED)
     {.name = #ident, .family = "fft", .summary = text, .accuracy = "fft", .notes = "fft", \
      .backends = XCONV_ON_ALL_BACKENDS}
 
+// runtime_batch: every FFT step's defines depend on N (XC_FFT_BATCH), so its programs are the
+// same either way; the plan's summary then says why N is baked.
 static const xconv_variant fft_variants[] = {
     {
         .info = FFT_INFO(fft, "FFT convolution over the whole padded image: R2C of inputs and "
@@ -38,6 +40,7 @@ static const xconv_variant fft_variants[] = {
         .dtypes = XCONV_DTYPE_BIT(XCONV_DTYPE_F16) | XCONV_DTYPE_BIT(XCONV_DTYPE_BF16),
         .applies = applies_fft,
         .plan = plan_fft,
+        .runtime_batch = true,
     },
     {
         .info = FFT_INFO(fft_tiled, "FFT convolution on overlap-save tiles that stay in local "
@@ -46,6 +49,7 @@ static const xconv_variant fft_variants[] = {
         .dtypes = XCONV_DTYPE_BIT(XCONV_DTYPE_F16) | XCONV_DTYPE_BIT(XCONV_DTYPE_BF16),
         .applies = applies_fft_tiled,
         .plan = plan_fft_tiled,
+        .runtime_batch = true,
     },
 };
 

@@ -451,6 +451,10 @@ static int gemm_tunings(const xconv_variant *v, xconv_device *dev, const xconv_p
     {.name = #ident, .family = "gemm", .summary = text, .accuracy = "gemm", .notes = "", \
      .backends = XCONV_ON_ALL_BACKENDS}
 
+// runtime_batch: the batch size at run time by default where the H100 measured it at most 2%
+// slower than baked (im2col_gemm, 1.002 at worst over the standard suite); baked where it cost
+// more on ResNet-50's layers: implicit_gemm 1.0205, implicit_precomp 1.43, gemm_1x1 1.048
+// (docs/guide/compile.md, "What baking N buys"; scripts/bake_batch_cost.py).
 static const xconv_variant gemm_variants[] = {
     {
         .info = GEMM_INFO(im2col_gemm, "im2col kernel into a workspace (batch in chunks), then "
@@ -458,6 +462,7 @@ static const xconv_variant gemm_variants[] = {
         .fuses = true,
         .plan = plan_im2col_gemm,
         .tunings = gemm_tunings,
+        .runtime_batch = true,
     },
     {
         .info = GEMM_INFO(implicit_gemm, "our SGEMM with the input operand gathered from x on "

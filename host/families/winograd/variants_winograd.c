@@ -291,26 +291,35 @@ WINO_ENTRY(winograd_f25, 2, 5, false)
 
 // A row of the table: the fused and non-fused variants of one F(m, r) give the same bits
 // (the same products summed in the same order), so they share the threshold entry `accuracy`;
-// `storage` the storage types beside fp32.
-#define WINO_ROW(ident, accuracy_entry, storage, text)                                      \
+// `storage` the storage types beside fp32; `runtime_n` the batch size at run time by default
+// (xconv_variant.runtime_batch): where the H100 measured it at most 2% slower than baked
+// (f23 1.014, f25 1.001, f25_fused 1.017 at worst), baked where it cost more (f43 1.024,
+// f23_fused 1.032, f43_fused 1.031; docs/guide/compile.md, "What baking N buys").
+#define WINO_ROW(ident, accuracy_entry, storage, runtime_n, text)                           \
     {.info = {.name = #ident, .family = "winograd", .summary = text,                        \
               .accuracy = accuracy_entry, .notes = "winograd",                              \
               .backends = XCONV_ON_ALL_BACKENDS},                                           \
-     .fuses = true, .dtypes = storage,                                                      \
+     .fuses = true, .dtypes = storage, .runtime_batch = runtime_n,                          \
      .applies = ident##_applies, .plan = ident##_plan}
 
 static const xconv_variant winograd_variants[] = {
-    WINO_ROW(winograd_f23_fused, "winograd_f23", 0, "Winograd F(2x2,3x3) in one kernel: tiles "
+    WINO_ROW(winograd_f23_fused, "winograd_f23", 0, false,
+             "Winograd F(2x2,3x3) in one kernel: tiles "
              "transformed in local memory, products in registers"),
-    WINO_ROW(winograd_f43_fused, "winograd_f43", 0, "Winograd F(4x4,3x3) in one kernel: tiles "
+    WINO_ROW(winograd_f43_fused, "winograd_f43", 0, false,
+             "Winograd F(4x4,3x3) in one kernel: tiles "
              "transformed in local memory, products in registers"),
-    WINO_ROW(winograd_f25_fused, "winograd_f25", 0, "Winograd F(2x2,5x5) in one kernel: tiles "
+    WINO_ROW(winograd_f25_fused, "winograd_f25", 0, true,
+             "Winograd F(2x2,5x5) in one kernel: tiles "
              "transformed in local memory, products in registers"),
-    WINO_ROW(winograd_f23, "winograd_f23", WINO_HALF, "Winograd F(2x2,3x3): transforms into a "
+    WINO_ROW(winograd_f23, "winograd_f23", WINO_HALF, true,
+             "Winograd F(2x2,3x3): transforms into a "
              "workspace around 16 batched SGEMMs over channels"),
-    WINO_ROW(winograd_f43, "winograd_f43", WINO_HALF, "Winograd F(4x4,3x3): transforms into a "
+    WINO_ROW(winograd_f43, "winograd_f43", WINO_HALF, false,
+             "Winograd F(4x4,3x3): transforms into a "
              "workspace around 36 batched SGEMMs over channels"),
-    WINO_ROW(winograd_f25, "winograd_f25", WINO_HALF, "Winograd F(2x2,5x5): transforms into a "
+    WINO_ROW(winograd_f25, "winograd_f25", WINO_HALF, true,
+             "Winograd F(2x2,5x5): transforms into a "
              "workspace around 36 batched SGEMMs over channels"),
 };
 

@@ -119,6 +119,14 @@ typedef struct xconv_forced_wino_block {
               // work-item
 } xconv_forced_wino_block;
 
+// Where a plan's kernels take the batch size N from (xconv_plan_options.runtime_batch).
+typedef enum xconv_batch_mode {
+    XCONV_BATCH_DEFAULT = 0,  // the variant's default: at run time where that was measured to
+                              // cost under 2%, else baked (docs/guide/compile.md)
+    XCONV_BATCH_RUNTIME = 1,  // an argument of every step whose other defines allow it
+    XCONV_BATCH_BAKED = 2,    // compiled into every program (-DXC_N=32)
+} xconv_batch_mode;
+
 // The planning options.
 typedef struct xconv_plan_options {
     // forces the direct family's tilings: at most one entry per kernel, in any order, unused
@@ -135,11 +143,11 @@ typedef struct xconv_plan_options {
     int fft_tile_h, fft_tile_w; // forces the FFT family's transform size (fft_tiled: the tile;
                                 // fft: at least the padded image), 2^a 3^b 5^c; 0: chosen
     int64_t fft_chunk;          // most images per FFT pass; 0: as many as fit
-    int runtime_batch;          // 0: the batch size N compiled into each program (XC_N), the
-                                // default; 1: N passed to the kernels as an argument, so that
-                                // one program serves every batch (steps whose other defines
-                                // depend on N keep it compiled in: xconv_plan_summary says
-                                // which). Up to 1.4x slower on some layers (docs/guide/compile.md)
+    int runtime_batch;          // an xconv_batch_mode: whether the batch size N is compiled
+                                // into each program (XC_N) or passed to the kernels as an
+                                // argument, so that one program serves every batch (steps whose
+                                // other defines depend on N keep it compiled in:
+                                // xconv_plan_summary says which). 0: each variant's default
     int fp32_math;              // 0: the problem's math mode; 1: strict fp32 math even where
                                 // the problem allows tf32, f16 or bf16 math (more accurate than
                                 // asked, never less; the same storage), as auto's fp32 lines

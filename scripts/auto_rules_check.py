@@ -25,7 +25,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # both backends (2c24c36); the rules-only matrices of an earlier rule table (84d39d6): the
 # standard suite, the small suite and the cut network layers through both backends; and the
 # standard suite's every-variant runs of later builds (fe03b55 with a cold and a warm driver
-# cache, 96bc74d with the batch baked in, the default). b9729f0's standard matrix is left out:
+# cache, 96bc74d with the batch baked in, the default); the rules-only matrices of lines 7, 12
+# and 16-17 (bc6674b, two runs) and of the direct family on MobileNet-v2's depthwise layers at
+# batch 32 (3a64594, two runs). b9729f0's standard matrix is left out:
 # its OpenCL winograd_f43 on res3x3 ran 1.5x its time in the seven other records.
 DEFAULT_FILES = [
     "bench/results/2026-11-27-h100-16b5a22-matrix_gpu_cold_after.json",
@@ -38,6 +40,10 @@ DEFAULT_FILES = [
     "bench/results/2026-11-27-h100-fe03b55-matrix_gpu_cold_drivercache.json",
     "bench/results/2026-11-27-h100-fe03b55-matrix_gpu_warm_drivercache.json",
     "bench/results/2026-11-27-h100-96bc74d-bake_batch_standard_on1.json",
+    "bench/results/2026-11-27-h100-bc6674b-matrix_rules_r37_1.json",
+    "bench/results/2026-11-27-h100-bc6674b-matrix_rules_r37_2.json",
+    "bench/results/2026-11-27-h100-3a64594-matrix_depthwise_b32_1.json",
+    "bench/results/2026-11-27-h100-3a64594-matrix_depthwise_b32_2.json",
 ]
 
 # Families auto never picks (xconv_variant_auto_eligible): their records are not candidates.
@@ -91,17 +97,33 @@ def load_groups(paths):
 
 def auto_picks(xconv, target, shapes):
     """Returns {shape: (variant, why)} for auto's rules-only pick of each shape on the target
-    profile, from one `xconv explain` run. Raises RuntimeError when explain fails or a shape's
-    plan is missing from its output."""
-    argv = [xconv, "explain", "--target", target, "--find", "off", "--variant", "auto"]
-    for s in shapes:
-        argv += ["--shape", s]
-    env = dict(os.environ, XCONV_CACHE_DIR="none")
-    proc = subprocess.run(argv, capture_output=True, text=True, env=env)
-    if proc.returncode != 0:
-        raise RuntimeError(f"xconv explain exited {proc.returncode}: {proc.stderr.strip()}")
-    picks, current = {}, None
-    for line in proc.stdout.splitlines():
+    profile, from `xconv explain` runs of at most EXPLAIN_SHAPES shapes each. Raises
+    RuntimeError when explain fails or a shape's plan is missing from its output."""
+    shapes = list(shapes)
+    picks = {}
+    for first in range(0, len(shapes), EXPLAIN_SHAPES):
+        argv = [xconv, "explain", "--target", target, "--find", "off", "--variant", "auto"]
+        for s in shapes[first:first + EXPLAIN_SHAPES]:
+            argv += ["--shape", s]
+        env = dict(os.environ, XCONV_CACHE_DIR="none")
+        proc = subprocess.run(argv, capture_output=True, text=True, env=env)
+        if proc.returncode != 0:
+            raise RuntimeError(f"xconv explain exited {proc.returncode}: {proc.stderr.strip()}")
+        parse_explain(proc.stdout, picks)
+    missing = [s for s in shapes if s not in picks]
+    if missing:
+        raise RuntimeError(f"xconv explain printed no auto plan for {', '.join(missing)}")
+    return picks
+
+
+# The most --shape options one `xconv explain` takes.
+EXPLAIN_SHAPES = 64
+
+
+def parse_explain(text, picks):
+    """Adds explain's auto plans in text to picks ({shape: (variant, why)})."""
+    current = None
+    for line in text.splitlines():
         if line.startswith("plan of auto -> "):
             variant, rest = line[len("plan of auto -> "):].split(" for ", 1)
             current = rest.split(" on ", 1)[0]
@@ -109,10 +131,6 @@ def auto_picks(xconv, target, shapes):
         elif current and line.strip().startswith("auto: "):
             picks[current] = (picks[current][0], line.strip()[len("auto: "):])
             current = None
-    missing = [s for s in shapes if s not in picks]
-    if missing:
-        raise RuntimeError(f"xconv explain printed no auto plan for {', '.join(missing)}")
-    return picks
 
 
 # ---------------------------------------------------------------------------------------------
@@ -127,12 +145,18 @@ def rule_line(why):
 
 def compare(groups, picks):
     """Returns one row a group: (file, device, shape, name, pick, rule, pick_ms, best, best_ms,
-    ratio); pick_ms and ratio are None when the records have no passing time of the pick."""
+    ratio); pick_ms and ratio are None when the records have no passing time of the pick. A
+    group that did not time the pick is left out where another file timed it on that device
+    (a matrix over a few variants beside one over the whole family)."""
+    timed = {(device, shape) for (_, device, shape), g in groups.items()
+             if picks[shape][0] in g["times"]}
     rows = []
     for (base, device, shape), g in groups.items():
         best = min(g["times"], key=g["times"].get)
         pick, why = picks[shape]
         pick_ms = g["times"].get(pick)
+        if pick_ms is None and (device, shape) in timed:
+            continue
         ratio = pick_ms / g["times"][best] if pick_ms else None
         rows.append((base, device, shape, g["name"], pick, rule_line(why), pick_ms, best,
                      g["times"][best], ratio))

@@ -5,7 +5,8 @@
 // A work-group transforms XC_FFT_PLANES half spectra as PLANES/2 complex transforms: the
 // spectra Y1 and Y2 of columns b = 2p and 2p+1 are extended to full LH x LW spectra by
 // Hermitian symmetry (Y(u, v) = conj Y(-u, -v) for v > LW/2) and combined as Z = Y1 + i Y2,
-// whose inverse is y1 + i y2 with both planes real. Z is stored at the positions the forward
+// whose inverse is y1 + i y2 with both planes real: each stored frequency is read once and
+// gives Z(u, v) and, past the stored half, Z(-u, -v). Z is stored at the positions the forward
 // passes would leave it in (common/xconv_fft.h), transformed along the columns, then along the
 // rows the crop keeps (DIT passes, natural order out), and the real and imaginary parts go to
 // the two planes' outputs. No normalisation here: the filter spectra carry 1 / (LH * LW). The

@@ -27,6 +27,14 @@
 #define XC_FFT_GEMM_THREADS_N (XC_FFT_GEMM_TILE_N / XC_FFT_GEMM_WPT_N)
 #define XC_FFT_GEMM_THREADS (XC_FFT_GEMM_THREADS_M * XC_FFT_GEMM_THREADS_N)
 #define XC_FFT_GEMM_M_BLOCKS ((XC_KG + XC_FFT_GEMM_TILE_M - 1) / XC_FFT_GEMM_TILE_M)
+// The pitch of the W block's local rows (one input channel's TILE_M output channels): two
+// complex numbers past the row. Neighbouring work-items store a filter's run of input channels
+// c' = 0, 1, ... of one k' down a column, and a pitch of TILE_M (32 or 16 complex numbers)
+// put that run in one bank, 8 stores to a bank; two more staggers the rows by a bank pair
+// each. The compute loop reads along rows (k' = ty, ty + 1, ...), conflict-free either way.
+#define XC_FFT_GEMM_W_PITCH (XC_FFT_GEMM_TILE_M + 2)
+#define XC_FFT_GEMM_W_ELEMS (XC_FFT_GEMM_TILE_M * XC_FFT_GEMM_TILE_K)  // the W block's
+#define XC_FFT_GEMM_X_ELEMS (XC_FFT_GEMM_TILE_K * XC_FFT_GEMM_TILE_N)  // the X block's
 
 #if XC_FFT_GEMM_TILE_M % XC_FFT_GEMM_WPT_M != 0 || XC_FFT_GEMM_TILE_N % XC_FFT_GEMM_WPT_N != 0
 #error "fft_cgemm.cl: tiles must be multiples of the work per item"
@@ -43,7 +51,7 @@ void fft_cgemm(const XC_GLOBAL float *XC_RESTRICT xf, const int xf_offset,
                XC_GLOBAL float *XC_RESTRICT yf, const int yf_offset, const int columns
                XC_BATCH_PARAM)
 {
-    XC_LOCAL float2 w_tile[XC_FFT_GEMM_TILE_K * XC_FFT_GEMM_TILE_M];  // [c'][k']
+    XC_LOCAL float2 w_tile[XC_FFT_GEMM_TILE_K * XC_FFT_GEMM_W_PITCH];  // [c'][k']
     XC_LOCAL float2 x_tile[XC_FFT_GEMM_TILE_K * XC_FFT_GEMM_TILE_N];  // [c'][b]
     const int tx = XC_LOCAL_ID(0);  // column work-item, bound THREADS_N
     const int ty = XC_LOCAL_ID(1);  // row work-item, bound THREADS_M
@@ -65,13 +73,15 @@ void fft_cgemm(const XC_GLOBAL float *XC_RESTRICT xf, const int xf_offset,
             acc[i][j] = XC_MAKE_FLOAT2(0.0f, 0.0f);
 
     for (int c0 = 0; c0 < XC_CG; c0 += XC_FFT_GEMM_TILE_K) {
-        for (int e = tid; e < XC_FFT_GEMM_TILE_K * XC_FFT_GEMM_TILE_M; e += XC_FFT_GEMM_THREADS) {
+        // W: neighbouring work-items read neighbouring input channels of a filter (runs of
+        // TILE_K) and store them down a column of the block.
+        for (int e = tid; e < XC_FFT_GEMM_W_ELEMS; e += XC_FFT_GEMM_THREADS) {
             const int m = e / XC_FFT_GEMM_TILE_K, kk = e % XC_FFT_GEMM_TILE_K;  // k', c' in tile
             const int ok = m0 + m < XC_KG && c0 + kk < XC_CG;
-            w_tile[kk * XC_FFT_GEMM_TILE_M + m] =
+            w_tile[kk * XC_FFT_GEMM_W_PITCH + m] =
                 ok ? w[(m0 + m) * XC_CG + c0 + kk] : XC_MAKE_FLOAT2(0.0f, 0.0f);
         }
-        for (int e = tid; e < XC_FFT_GEMM_TILE_K * XC_FFT_GEMM_TILE_N; e += XC_FFT_GEMM_THREADS) {
+        for (int e = tid; e < XC_FFT_GEMM_X_ELEMS; e += XC_FFT_GEMM_THREADS) {
             const int kk = e / XC_FFT_GEMM_TILE_N, n = e % XC_FFT_GEMM_TILE_N;  // c', b in tile
             const int ok = c0 + kk < XC_CG && b0 + n < columns;
             x_tile[kk * XC_FFT_GEMM_TILE_N + n] =
@@ -83,7 +93,7 @@ void fft_cgemm(const XC_GLOBAL float *XC_RESTRICT xf, const int xf_offset,
             float2 a[XC_FFT_GEMM_WPT_M], v[XC_FFT_GEMM_WPT_N];
 #pragma unroll
             for (int i = 0; i < XC_FFT_GEMM_WPT_M; i++)
-                a[i] = w_tile[kk * XC_FFT_GEMM_TILE_M + ty + i * XC_FFT_GEMM_THREADS_M];
+                a[i] = w_tile[kk * XC_FFT_GEMM_W_PITCH + ty + i * XC_FFT_GEMM_THREADS_M];
 #pragma unroll
             for (int j = 0; j < XC_FFT_GEMM_WPT_N; j++)
                 v[j] = x_tile[kk * XC_FFT_GEMM_TILE_N + tx + j * XC_FFT_GEMM_THREADS_N];

@@ -5,7 +5,8 @@
 // A work-group transforms XC_FFT_PLANES half spectra as PLANES/2 complex transforms: the
 // spectra Y1 and Y2 of columns b = 2p and 2p+1 are extended to full LH x LW spectra by
 // Hermitian symmetry (Y(u, v) = conj Y(-u, -v) for v > LW/2) and combined as Z = Y1 + i Y2,
-// whose inverse is y1 + i y2 with both planes real. Z is stored at the positions the forward
+// whose inverse is y1 + i y2 with both planes real: each stored frequency is read once and
+// gives Z(u, v) and, past the stored half, Z(-u, -v). Z is stored at the positions the forward
 // passes would leave it in (common/xconv_fft.h), transformed along the columns, then along the
 // rows the crop keeps (DIT passes, natural order out), and the real and imaginary parts go to
 // the two planes' outputs. No normalisation here: the filter spectra carry 1 / (LH * LW). The
@@ -30,6 +31,7 @@
 // Derived parameters
 
 #define XC_FFT_ROWS_OUT (XC_FFT_OUT_H < XC_FFT_LH ? XC_FFT_OUT_H : XC_FFT_LH)  // rows kept
+#define XC_FFT_LOAD_BATCH 2  // stored frequencies a work-item reads before it stores them
 
 #if XC_FFT_PLANES % 2 != 0 || XC_FFT_PITCH < XC_FFT_LW
 #error "fft_inverse.cl: XC_FFT_PLANES must be even and XC_FFT_PITCH at least XC_FFT_LW"
@@ -52,21 +54,22 @@
 // ---------------------------------------------------------------------------------------------
 // The body
 
+#if XC_POOL_H
 // Part `part` of z: its real (0) or imaginary (1) half, the outputs of one of a pair of channels.
 XC_FUNC float xc_fft_part(const float2 z, const int part)
 {
     return part ? z.y : z.x;
 }
 
-// Stores the cropped outputs of the frame (real plane `part` of the local pair `frame`) of tile
-// t of image n, output channel k into y, after the bias and activation: P x Q outputs, or with
-// a fused pool the frame's pooled outputs into y's Y_H x Y_W layout. Work-items share the loop.
-XC_FUNC void xc_fft_crop(XC_GLOBAL XC_DATA *y, XC_LOCAL_PTR const float2 *frame, const int part,
-                         const int n, const int k, const int t XC_EPI_BIAS_FUNC_PARAM)
+// Stores the pooled outputs of the frame (real plane `part` of the local pair `frame`) of tile
+// t of image n, output channel k into y's Y_H x Y_W layout, after the bias and activation: the
+// pooled outputs whose windows the frame holds. Work-items share the loop.
+XC_FUNC void xc_fft_crop_pool(XC_GLOBAL XC_DATA *y, XC_LOCAL_PTR const float2 *frame,
+                              const int part, const int n, const int k,
+                              const int t XC_EPI_BIAS_FUNC_PARAM)
 {
     const int th = t / XC_FFT_TILES_W, tw = t % XC_FFT_TILES_W;  // tile row, column
     const int p0 = th * XC_FFT_OUT_H, q0 = tw * XC_FFT_OUT_W;     // its first output
-#if XC_POOL_H
     for (int e = XC_LOCAL_ID(0); e < XC_FFT_POOL_ROWS * XC_FFT_POOL_COLS; e += XC_FFT_THREADS) {
         const int yr = th * XC_FFT_POOL_ROWS + e / XC_FFT_POOL_COLS;  // pooled row, < Y_H kept
         const int yc = tw * XC_FFT_POOL_COLS + e % XC_FFT_POOL_COLS;  // pooled column, < Y_W
@@ -80,37 +83,64 @@ XC_FUNC void xc_fft_crop(XC_GLOBAL XC_DATA *y, XC_LOCAL_PTR const float2 *frame,
         if (yr < XC_Y_H && yc < XC_Y_W)
             XC_ST(y, ((n * XC_K + k) * XC_Y_H + yr) * XC_Y_W + yc, m);
     }
+}
 #else
-    // Neighbouring work-items write neighbouring output columns.
+// Stores the cropped outputs of both real planes of the local pair `frame`, spectrum columns b
+// (the real parts) and b + 1 (the imaginary parts, when b + 1 < columns) of the pass from
+// image n0, output channel k, into y after the bias and activation: P x Q outputs, each frame
+// element read once for both. Work-items share the loop; neighbouring work-items write
+// neighbouring output columns of each plane.
+XC_FUNC void xc_fft_crop_pair(XC_GLOBAL XC_DATA *y, XC_LOCAL_PTR const float2 *frame,
+                              const int b, const int columns, const int n0,
+                              const int k XC_EPI_BIAS_FUNC_PARAM)
+{
+    const int second = b + 1 < columns;
+    const int t1 = b % XC_FFT_TILES, t2 = (b + 1) % XC_FFT_TILES;  // the planes' tiles
+    // The planes' output planes: channel k of their images.
+    const int o1 = ((n0 + b / XC_FFT_TILES) * XC_K + k) * XC_P * XC_Q;
+    const int o2 = ((n0 + (b + 1) / XC_FFT_TILES) * XC_K + k) * XC_P * XC_Q;
+    const int p1 = (t1 / XC_FFT_TILES_W) * XC_FFT_OUT_H;  // the tiles' first outputs
+    const int q1 = (t1 % XC_FFT_TILES_W) * XC_FFT_OUT_W;
+    const int p2 = (t2 / XC_FFT_TILES_W) * XC_FFT_OUT_H;
+    const int q2 = (t2 % XC_FFT_TILES_W) * XC_FFT_OUT_W;
     for (int e = XC_LOCAL_ID(0); e < XC_FFT_ROWS_OUT * XC_FFT_OUT_W; e += XC_FFT_THREADS) {
         const int i = e / XC_FFT_OUT_W, j = e % XC_FFT_OUT_W;  // frame row, column
         const float2 z = frame[i * XC_FFT_PITCH + j];
-        if (p0 + i < XC_P && q0 + j < XC_Q)
-            XC_ST(y, ((n * XC_K + k) * XC_P + p0 + i) * XC_Q + q0 + j,
-                  XC_EPI(xc_fft_part(z, part), k));
+        if (p1 + i < XC_P && q1 + j < XC_Q)
+            XC_ST(y, o1 + (p1 + i) * XC_Q + q1 + j, XC_EPI(z.x, k));
+        if (second && p2 + i < XC_P && q2 + j < XC_Q)
+            XC_ST(y, o2 + (p2 + i) * XC_Q + q2 + j, XC_EPI(z.y, k));
     }
+}
 #endif
+
+// The stored halves Y1, Y2 of columns b and b + 1 (`second`: b + 1 exists) at frequency f:
+// .xy Y1(f), .zw Y2(f), from `in`, element (f, b) at in[f * stride + b] (complex).
+XC_FUNC float4 xc_fft_stored(const XC_GLOBAL float *XC_RESTRICT in, const int stride,
+                             const int f, const int second)
+{
+    const XC_GLOBAL float *s = in + 2 * f * stride;
+    if (XC_FFT_BATCH % 2 == 0 && second)
+        return XC_LOAD4(s, 0);
+    return XC_MAKE_FLOAT4(s[0], s[1], second ? s[2] : 0.0f, second ? s[3] : 0.0f);
 }
 
-// Y1 + i Y2 at natural frequency (u, v) of the full spectrum, from the stored halves of
-// columns b and b + 1 (`second`: b + 1 exists) at `in`, element (f, b) at in[f * stride + b].
-XC_FUNC float2 xc_fft_combine(const XC_GLOBAL float *XC_RESTRICT in, const int stride,
-                              const int u, const int v, const int second)
+// Z = Y1 + i Y2 at a frequency whose stored Y1, Y2 are y (.xy, .zw), or (mirror) at its
+// negative, where Y(-u, -v) = conj Y(u, v).
+XC_FUNC float2 xc_fft_combine(float4 y, const int mirror)
 {
-    const int mirror = v >= XC_FFT_COLS;                             // Y(u,v) = conj Y(-u,-v)
-    const int uu = mirror && u ? XC_FFT_LH - u : u;
-    const int f = uu * XC_FFT_COLS + (mirror ? XC_FFT_LW - v : v);  // stored frequency
-    const XC_GLOBAL float *s = in + 2 * f * stride;
-    float4 y;  // Y1 in .xy, Y2 in .zw
-    if (XC_FFT_BATCH % 2 == 0 && second)
-        y = XC_LOAD4(s, 0);
-    else
-        y = XC_MAKE_FLOAT4(s[0], s[1], second ? s[2] : 0.0f, second ? s[3] : 0.0f);
     if (mirror) {
         y.y = -y.y;
         y.w = -y.w;
     }
     return XC_MAKE_FLOAT2(y.x - y.w, y.y + y.z);
+}
+
+// Local position of natural frequency (u, v) of the full spectrum within a pair's frame.
+XC_FUNC int xc_fft_frame_position(const int u, const int v)
+{
+    return xc_fft_position(u, XC_FFT_LH, XC_FFT_RADIX_H) * XC_FFT_PITCH +
+           xc_fft_position(v, XC_FFT_LW, XC_FFT_RADIX_W);
 }
 
 // Transforms the work-group's spectrum columns b0, b0 + 1, ... of output channel k back to
@@ -125,18 +155,38 @@ XC_FUNC void xc_fft_inverse_body(XC_LOCAL_PTR float2 *buf, const XC_GLOBAL float
     xc_fft_twiddles(tw_h, XC_FFT_LH);
     xc_fft_twiddles(tw_w, XC_FFT_LW);
 
-    // Load: neighbouring work-items take neighbouring pairs, then frequencies.
-    for (int e = XC_LOCAL_ID(0); e < XC_FFT_PAIRS * XC_FFT_LH * XC_FFT_LW; e += XC_FFT_THREADS) {
-        const int p = e % XC_FFT_PAIRS;                // pair, bound PAIRS
-        const int v = (e / XC_FFT_PAIRS) % XC_FFT_LW;  // frequency column, bound LW
-        const int u = e / (XC_FFT_PAIRS * XC_FFT_LW);  // frequency row, bound LH
-        const int b = b0 + 2 * p;
-        const float2 z = b < columns ? xc_fft_combine(in + 4 * p, XC_K * XC_FFT_BATCH, u, v,
-                                                      b + 1 < columns)
-                                     : XC_MAKE_FLOAT2(0.0f, 0.0f);
-        buf[p * XC_FFT_PLANE_STRIDE +
-            xc_fft_position(u, XC_FFT_LH, XC_FFT_RADIX_H) * XC_FFT_PITCH +
-            xc_fft_position(v, XC_FFT_LW, XC_FFT_RADIX_W)] = z;
+    // Load: each stored frequency (u, v), v <= LW/2, once, as one 16-byte read of both
+    // columns' halves, into Z(u, v) and, where v has a mirror -v past the stored half, into
+    // Z(-u, -v) (Hermitian symmetry). Reading the stored half alone halves the global reads,
+    // each a scattered 16 bytes (frequencies are K x BATCH complex numbers apart). A work-item
+    // issues XC_FFT_LOAD_BATCH reads before it stores any, so that they are in flight
+    // together. Neighbouring work-items take neighbouring pairs, then frequencies.
+    for (int e0 = 0; e0 < XC_FFT_PAIRS * XC_FFT_FREQS;
+         e0 += XC_FFT_LOAD_BATCH * XC_FFT_THREADS) {
+        float4 got[XC_FFT_LOAD_BATCH];
+#pragma unroll
+        for (int r = 0; r < XC_FFT_LOAD_BATCH; r++) {
+            const int e = e0 + r * XC_FFT_THREADS + XC_LOCAL_ID(0);
+            const int p = e % XC_FFT_PAIRS;  // pair, bound PAIRS
+            const int f = e / XC_FFT_PAIRS;  // stored frequency, bound FREQS
+            const int b = b0 + 2 * p;        // the pair's first column
+            got[r] = f < XC_FFT_FREQS && b < columns
+                         ? xc_fft_stored(in + 4 * p, XC_K * XC_FFT_BATCH, f, b + 1 < columns)
+                         : XC_MAKE_FLOAT4(0.0f, 0.0f, 0.0f, 0.0f);
+        }
+#pragma unroll
+        for (int r = 0; r < XC_FFT_LOAD_BATCH; r++) {
+            const int e = e0 + r * XC_FFT_THREADS + XC_LOCAL_ID(0);
+            const int p = e % XC_FFT_PAIRS, f = e / XC_FFT_PAIRS;
+            if (f >= XC_FFT_FREQS)
+                break;
+            const int u = f / XC_FFT_COLS, v = f % XC_FFT_COLS;  // frequency row, column
+            XC_LOCAL_PTR float2 *pair = buf + p * XC_FFT_PLANE_STRIDE;
+            pair[xc_fft_frame_position(u, v)] = xc_fft_combine(got[r], 0);
+            if (v > 0 && v <= XC_FFT_LW - XC_FFT_COLS)  // -v is not stored: v's mirror
+                pair[xc_fft_frame_position(u ? XC_FFT_LH - u : 0, XC_FFT_LW - v)] =
+                    xc_fft_combine(got[r], 1);
+        }
     }
     XC_BARRIER();
 
@@ -148,14 +198,23 @@ XC_FUNC void xc_fft_inverse_body(XC_LOCAL_PTR float2 *buf, const XC_GLOBAL float
                                XC_FFT_PLANE_STRIDE, XC_FFT_PITCH, 1, 0};
     XC_FFT_INVERSE_LINES(buf, tw_w, XC_FFT_LW, XC_FFT_RADIX_W, rows)
 
-    // Crop and store, plane by plane.
+    // Crop and store.
+#if XC_POOL_H
     for (int c = 0; c < XC_FFT_PLANES; c++) {  // real plane: pair c / 2, part c % 2
         const int b = b0 + c;                    // spectrum column
         if (b >= columns)
             break;
-        xc_fft_crop(y, buf + (c / 2) * XC_FFT_PLANE_STRIDE, c % 2, n0 + b / XC_FFT_TILES,
-                    k, b % XC_FFT_TILES XC_EPI_BIAS_ARG);
+        xc_fft_crop_pool(y, buf + (c / 2) * XC_FFT_PLANE_STRIDE, c % 2, n0 + b / XC_FFT_TILES,
+                         k, b % XC_FFT_TILES XC_EPI_BIAS_ARG);
     }
+#else
+    for (int p = 0; p < XC_FFT_PAIRS; p++) {  // pair p: columns b0 + 2p and b0 + 2p + 1
+        if (b0 + 2 * p >= columns)
+            break;
+        xc_fft_crop_pair(y, buf + p * XC_FFT_PLANE_STRIDE, b0 + 2 * p, columns, n0,
+                         k XC_EPI_BIAS_ARG);
+    }
+#endif
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -474,7 +474,9 @@ static void gemm_geometry(xconv_step *s, const xconv_fft_choice *c, int64_t colu
                         (size_t)c->freqs};
     size_t local[3] = {tn, tm, 1};
     xconv_step_set_3d(s, global, local);
-    s->local_mem_bytes = (size_t)g->gemm_tile_k * (size_t)(g->gemm_tile_m + g->gemm_tile_n) * 8;
+    // The W block's rows are TILE_M + 2 long (cl/fft_cgemm.cl: XC_FFT_GEMM_W_PITCH).
+    s->local_mem_bytes =
+        (size_t)g->gemm_tile_k * (size_t)(g->gemm_tile_m + 2 + g->gemm_tile_n) * 8;
 }
 
 // Appends a kernel step with the problem's defines and t's; returns it in *out, or the failure.

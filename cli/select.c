@@ -372,6 +372,7 @@ static const forcing forcings[] = {
     {"XCONV_WINO_FUSED", "TB,KB,CC,WT,WK[,VEC] (5 or 6 integers)"},
     {"XCONV_FFT_TILE", "a transform size L or HxW, each from 2 to 4096"},
     {"XCONV_FFT_CHUNK", "a whole number of images (0: as many as fit)"},
+    {"XCONV_FFT_PLANES", "2, 4 or 8 planes per work-group (0: chosen)"},
 };
 
 // Reads forcing variable i into plan (an unset one leaves the default); returns false when it
@@ -398,6 +399,11 @@ static bool read_forcing(int i, xconv_plan_options *plan)
         plan->fft_tile_w = (int)w;
         return true;
     case 7: return env_int(name, 0, INT64_MAX, &plan->fft_chunk);
+    case 8:
+        if (!env_int(name, 0, 8, &split))
+            return false;
+        plan->fft_planes = (int)split;
+        return true;
     }
     return true;
 }

@@ -266,12 +266,14 @@ static xconv_fft_params shared_params(const xconv_device_info *info, const xconv
 }
 
 // Sets t's planes and work-items per work-group for a transform step over `planes_max` planes
-// at most.
-static void transform_work(const xconv_device_info *info, xconv_fft_params *t,
-                           int64_t planes_max)
+// at most, or `forced` planes (opts->fft_planes, 0: chosen). Returns false with the reason when
+// the forced planes' frames pass the device's local memory.
+static bool transform_work(const xconv_device_info *info, xconv_fft_params *t,
+                           int64_t planes_max, int forced, char *why, size_t len)
 {
     // GPUs: up to 4 pairs (8 planes: neighbouring work-items store 64-byte runs of spectra)
-    // within half the local memory; CPUs: one pair.
+    // within half the local memory; CPUs: one pair. A pair is 16 bytes of a frequency's run, so
+    // one pair a work-group writes (and the inverse reads) half a 32-byte sector per access.
     int pairs = 1;
     for (int want = info->is_cpu ? 1 : 4; want > 1; want /= 2) {
         if (transform_local_bytes(t->lh, t->pitch, t->lw, want) <= info->local_mem_bytes / 2 &&
@@ -280,8 +282,19 @@ static void transform_work(const xconv_device_info *info, xconv_fft_params *t,
             break;
         }
     }
+    if (forced) {
+        pairs = forced / 2;
+        size_t local = transform_local_bytes(t->lh, t->pitch, t->lw, pairs);
+        if (local > info->local_mem_bytes) {
+            snprintf(why, len, "%d planes per work-group of %dx%d transforms need %zu bytes of "
+                     "local memory; the device has %llu", forced, t->lh, t->lw, local,
+                     (unsigned long long)info->local_mem_bytes);
+            return false;
+        }
+    }
     t->planes = 2 * pairs;
     t->threads = choose_threads(info, t->lh, t->lw, pairs);
+    return true;
 }
 
 static int next_pow2(int64_t v)
@@ -428,10 +441,12 @@ xconv_status xconv_fft_choose(xconv_fft_kind kind, const xconv_device_info *info
         return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE, "%s: %s", name, why);
     c->filter_scale = (float)(1.0 / ((double)c->lh * (double)c->lw));
     c->params = shared_params(info, c);
-    transform_work(info, &c->params, c->batch);
+    int forced = opts ? opts->fft_planes : 0;
+    if (!transform_work(info, &c->params, c->batch, forced, why, sizeof why))
+        return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE, "%s: %s", name, why);
     gemm_tiles(info, p, &c->params);
     c->filter = c->params;
-    transform_work(info, &c->filter, p->k * (p->c / p->groups));
+    transform_work(info, &c->filter, p->k * (p->c / p->groups), forced, why, sizeof why);
     return XCONV_OK;
 }
 
@@ -642,7 +657,7 @@ xconv_status xconv_fft_plan_planes(const xconv_device_info *info, int64_t lh, in
     c.chunk = c.batch = batch;  // one pass over the caller's buffers: no workspace
     c.passes = 1;
     c.params = shared_params(info, &c);
-    transform_work(info, &c.params, batch);
+    transform_work(info, &c.params, batch, 0, why, sizeof why);
     gemm_tiles(info, &p, &c.params);
     xconv_step *s;
     xconv_status st = inverse ? add_step(plan, &c, "inverse transform", "fft_inverse",

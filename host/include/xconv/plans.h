@@ -152,6 +152,9 @@ typedef struct xconv_plan_options {
                                 // the problem allows tf32, f16 or bf16 math (more accurate than
                                 // asked, never less; the same storage), as auto's fp32 lines
                                 // and find's "f32" tunings plan
+    int fft_planes;             // forces the real planes per work-group of the FFT family's
+                                // transforms: 2, 4 or 8 (1, 2 or 4 pairs; the results do not
+                                // depend on it); 0: chosen from the device's local memory
     // Later versions append fields here; xconv_plan_options_default sets every one.
 } xconv_plan_options;
 

@@ -455,6 +455,37 @@ static void test_chunks(void)
     CHECK(c.lh == 27 && c.lw == 27 && c.chunk == 2);
 }
 
+// Forced planes per work-group: every transform step takes them (conv5x5's 32x60 tiles on the
+// H100-like GPU: one pair chosen, two or four asked), refused with the bytes where the frames
+// pass the local memory; out-of-range values are the options check's.
+static void test_forced_planes(void)
+{
+    xconv_device_info gpu = gpu_info();
+    const char *spec = "n=32,c=32,h=56,w=56,k=64,r=5,pad=2";
+    xconv_problem p = parse(spec);
+    xconv_fft_choice c;
+    xconv_error err = {0};
+    CHECK(plan_and_check(XCONV_FFT_TILED, &gpu, &p, NULL, spec, &c, &err) == XCONV_OK);
+    CHECK_MSG(c.lh == 32 && c.lw == 60 && c.params.planes == 2 && c.filter.planes == 2,
+              "%dx%d, planes %d and %d", c.lh, c.lw, c.params.planes, c.filter.planes);
+    xconv_plan_options o = forced(0, 0, 0);
+    o.fft_planes = 4;
+    CHECK(plan_and_check(XCONV_FFT_TILED, &gpu, &p, &o, "4 planes", &c, &err) == XCONV_OK);
+    CHECK_MSG(c.params.planes == 4 && c.filter.planes == 4 && c.params.threads == 256,
+              "planes %d and %d, %d work-items", c.params.planes, c.filter.planes,
+              c.params.threads);
+    o.fft_planes = 8;  // 4 x 32 x 60 x 8 + (32 + 60) x 8 = 62176 bytes
+    check_refused(XCONV_FFT_TILED, &gpu, spec, &o,
+                  (const char *const[]){"8 planes per work-group", "32x60", "62176",
+                                        "49152", NULL});
+    static const int bad[] = {-2, 1, 3, 6, 16};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        o.fft_planes = bad[i];
+        CHECK_MSG(xconv_plan_options_check(&o, &err) == XCONV_ERR_INVALID, "%d", bad[i]);
+        CHECK_CONTAINS(err.msg, "fft_planes");
+    }
+}
+
 // The transform sizes the planner picks for the FFT chapter's measured shapes on a GPU.
 static void test_targets(void)
 {
@@ -645,6 +676,37 @@ static void test_chunked_runs(xconv_device *dev)
     }
 }
 
+// Two, four and eight planes a work-group give the same bits (each pair's transform is the
+// same arithmetic whichever work-group holds it), with a last work-group of fewer columns.
+static void test_planes_runs(xconv_device *dev)
+{
+    static const char *const names[] = {"fft", "fft_tiled"};
+    for (int v = 0; v < 2; v++) {
+        run_case rc;
+        if (!case_init(&rc, "n=3,c=5,h=14,w=13,k=6,r=3,s=4,pad=1")) {
+            CHECK_MSG(false, "no host memory");
+            case_free(&rc);
+            continue;
+        }
+        float *two = malloc(rc.yn * 4);
+        xconv_plan_options o = forced(v ? 8 : 0, v ? 8 : 0, 0);
+        o.fft_planes = 2;
+        bool ran = two && check_run(dev, &rc, names[v], &o, "with 2 planes a work-group");
+        if (ran)
+            memcpy(two, rc.y, rc.yn * 4);
+        for (int planes = 4; ran && planes <= 8; planes *= 2) {
+            o.fft_planes = planes;
+            char what[64];
+            snprintf(what, sizeof what, "with %d planes a work-group", planes);
+            if (check_run(dev, &rc, names[v], &o, what))
+                CHECK_MSG(memcmp(two, rc.y, rc.yn * 4) == 0, "%s %s: not the bits of 2 planes",
+                          names[v], what);
+        }
+        free(two);
+        case_free(&rc);
+    }
+}
+
 // The transforms on raw planes (xconv_fft2d): the forward against a float64 DFT, the inverse
 // of the forward as lh * lw times the planes, for radices 4, 3, 5 and 2 and an odd batch.
 static void test_planes(xconv_device *dev)
@@ -795,12 +857,14 @@ int main(void)
     test_suites_fit(&cpu);
     test_suites_fit(&small);
     test_chunks();
+    test_forced_planes();
     test_targets();
     test_register_rule();
     xconv_device *dev = open_device();
     if (dev) {
         test_forced_runs(dev);
         test_chunked_runs(dev);
+        test_planes_runs(dev);
         test_planes(dev);
         xconv_device_close(dev);
     } else {

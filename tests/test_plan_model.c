@@ -354,11 +354,13 @@ static void test_variant_plan(void)
                      "direct_regblock") == 0);
     xconv_plan_destroy(plan);
     // On a GPU (the stub says no compute units: all FLOPs count as one unit's), a wide 1x1
-    // problem with 128 filters takes gemm_1x1, a small one direct_regblock, a wide 3x3 stride-1
-    // product winograd_f43, a wide strided one implicit_precomp.
+    // problem with 128 filters over 256 channels takes gemm_1x1 (over 64, implicit_gemm), a
+    // small one direct_regblock, a wide 3x3 stride-1 product winograd_f43, a wide strided one
+    // implicit_precomp.
     const struct {
         const char *spec, *variant;
-    } cases[] = {{"n=8,c=64,h=32,w=32,k=128,r=1", "gemm_1x1"},
+    } cases[] = {{"n=8,c=256,h=32,w=32,k=128,r=1", "gemm_1x1"},
+                 {"n=8,c=64,h=32,w=32,k=128,r=1", "implicit_gemm"},
                  {"n=2,c=64,h=8,w=8,k=32,r=1", "direct_regblock"},
                  {"n=8,c=64,h=32,w=32,k=64,r=3,pad=1", "winograd_f43"},
                  {"n=8,c=64,h=64,w=64,k=64,r=3,stride=2,pad=1", "implicit_precomp"},

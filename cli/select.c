@@ -372,6 +372,8 @@ static const forcing forcings[] = {
     {"XCONV_WINO_FUSED", "TB,KB,CC,WT,WK[,VEC] (5 or 6 integers)"},
     {"XCONV_FFT_TILE", "a transform size L or HxW, each from 2 to 4096"},
     {"XCONV_FFT_CHUNK", "a whole number of images (0: as many as fit)"},
+    {"XCONV_MMA_PIPELINE", "0 (the planner's choice), 1 (registers) or 2 (packed operands, "
+                           "cp.async ring)"},
 };
 
 // Reads forcing variable i into plan (an unset one leaves the default); returns false when it
@@ -398,6 +400,11 @@ static bool read_forcing(int i, xconv_plan_options *plan)
         plan->fft_tile_w = (int)w;
         return true;
     case 7: return env_int(name, 0, INT64_MAX, &plan->fft_chunk);
+    case 8:
+        if (!env_int(name, 0, 2, &split))
+            return false;
+        plan->mma_pipeline = (int)split;
+        return true;
     }
     return true;
 }

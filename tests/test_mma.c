@@ -314,8 +314,10 @@ static void round_tf32(float *v, size_t n)
 // exact and the sums are fp32, so the family's threshold plus the output's rounding holds, a
 // wrong fragment index is off by whole terms. Also within the mode's own threshold against
 // the reference over the stored (unrounded-to-TF32) operands.
-static void check_emulated(xconv_device *dev, const xconv_variant *v, int index,
-                           const char *types)
+// The packed pipeline (XC_MMA_PIPELINE 2) is planned with the device's local memory capped at
+// local_cap bytes (0: as it reports), which sets the ring's stages, and expects `stages` (0: any).
+static void check_emulated_with(xconv_device *dev, const xconv_variant *v, int index,
+                                const char *types, int pipeline, size_t local_cap, int stages)
 {
     xconv_problem p;
     xconv_error err;
@@ -323,25 +325,50 @@ static void check_emulated(xconv_device *dev, const xconv_variant *v, int index,
     if (!parse_with(spec, types, &p))
         return;
     xconv_plan *plan = NULL;
-    int units = dev->info.compute_units;
+    xconv_plan_options opts;
+    xconv_plan_options_default(&opts);
+    opts.mma_pipeline = pipeline;
+    xconv_device_info saved = dev->info;
     dev->info.compute_units = run_units[index];
-    xconv_status st = xconv_variant_plan(v, dev, &p, NULL, &plan, &err);
-    dev->info.compute_units = units;
+    if (local_cap && local_cap < dev->info.local_mem_bytes)
+        dev->info.local_mem_bytes = local_cap;
+    xconv_status st = xconv_variant_plan(v, dev, &p, &opts, &plan, &err);
+    dev->info = saved;
     CHECK_MSG(st == XCONV_OK, "%s %s: %s", spec, types, err.msg);
     if (st != XCONV_OK)
         return;
-    xconv_step *s = xconv_plan_step(plan, 0);
+    bool packed = pipeline == XCONV_MMA_PIPELINE_PACKED;
+    xconv_step *s = xconv_plan_step(plan, plan->nsteps - 1);
+    CHECK(plan->nsteps == (packed ? 3 : 1) &&
+          strcmp(s->source, packed ? "implicit_mma_packed" : "implicit_mma") == 0);
     int want = run_tile_m[index] == 128 && dev->info.local_mem_bytes < 40960 ? 64  // Oclgrind
                                                                               : run_tile_m[index];
-    CHECK_MSG(xconv_step_value(s, "XC_MMA_TILE_M", 0) == want, "%s: %lld-row tiles", spec,
-              xconv_step_value(s, "XC_MMA_TILE_M", 0));
+    if (!local_cap)
+        CHECK_MSG(xconv_step_value(s, "XC_MMA_TILE_M", 0) == want, "%s: %lld-row tiles", spec,
+                  xconv_step_value(s, "XC_MMA_TILE_M", 0));
     long long k_step = xconv_step_value(s, "XC_MMA_TILE_K", 0);
-    CHECK_MSG(k_step > 0 && xconv_step_value(s, "XC_MMA_RSC", -1) == ((p.c / p.groups) % k_step == 0),
-              "%s %s: k walked as (r, s, c) exactly when a group's channels fill whole K steps",
-              spec, types);
-    for (int i = 0; i < s->ndefines; i++)
-        if (strcmp(s->defines[i].name, "XC_MMA_PTX") == 0)
-            s->defines[i].value = 0;
+    if (!packed)
+        CHECK_MSG(k_step > 0 &&
+                      xconv_step_value(s, "XC_MMA_RSC", -1) == ((p.c / p.groups) % k_step == 0),
+                  "%s %s: k walked as (r, s, c) exactly when a group's channels fill whole K "
+                  "steps", spec, types);
+    long long got_stages = xconv_step_value(s, "XC_MMA_STAGES", 0);
+    if (packed) {
+        // The workspace: packed filters and x, channels padded to whole 16-byte chunks.
+        int64_t cp = xconv_mma_packed_channels(&p), eb = p.math == XCONV_MATH_TF32 ? 4 : 2;
+        CHECK(cp % (16 / eb) == 0 && cp >= p.c / p.groups && cp < p.c / p.groups + 16 / eb);
+        CHECK_MSG(xconv_plan_workspace_size(plan) >=
+                      (size_t)((p.k * p.r * p.s + p.n * p.h * p.w * p.groups) * cp * eb),
+                  "%s: workspace %zu", spec, xconv_plan_workspace_size(plan));
+        CHECK_MSG(got_stages >= 2 && got_stages <= 4 && (!stages || got_stages == stages),
+                  "%s %s: %lld stages, expected %d", spec, types, got_stages, stages);
+    }
+    for (int j = 0; j < plan->nsteps; j++) {
+        xconv_step *sj = xconv_plan_step(plan, j);
+        for (int i = 0; i < sj->ndefines; i++)
+            if (strcmp(sj->defines[i].name, "XC_MMA_PTX") == 0)
+                sj->defines[i].value = 0;
+    }
     size_t xn = (size_t)xconv_problem_x_elems(&p), wn = (size_t)xconv_problem_w_elems(&p);
     size_t yn = (size_t)xconv_problem_y_elems(&p);
     float *x = malloc(xn * 4), *w = malloc(wn * 4), *y = malloc(yn * 4);
@@ -365,8 +392,10 @@ static void check_emulated(xconv_device *dev, const xconv_variant *v, int index,
         xconv_compare_full(y, ref, norm, (int64_t)yn, &mode);
         double storage = xconv_threshold_storage(p.dtype);
         double limit = xconv_threshold_for_family("gemm") + storage + xconv_threshold_math(p.math);
-        printf("  %-44s %-21s error %.2g over the operands read (%.2g over the stored)\n", spec,
-               types, exact.max_norm_err, mode.max_norm_err);
+        char how[24];
+        snprintf(how, sizeof how, packed ? "packed, %lld stages" : "registers", got_stages);
+        printf("  %-44s %-21s %-17s error %.2g over the operands read (%.2g over the stored)\n",
+               spec, types, how, exact.max_norm_err, mode.max_norm_err);
         CHECK_MSG(st != XCONV_OK || xconv_compare_passed(&exact, 1e-5 + storage),
                   "%s %s: %lld non-finite, error %.3g at %lld", spec, types,
                   (long long)exact.nonfinite, exact.max_norm_err, (long long)exact.worst_index);
@@ -375,6 +404,12 @@ static void check_emulated(xconv_device *dev, const xconv_variant *v, int index,
     }
     free(x), free(w), free(y), free(xt), free(wt), free(ref), free(norm);
     xconv_plan_destroy(plan);
+}
+
+static void check_emulated(xconv_device *dev, const xconv_variant *v, int index,
+                           const char *types)
+{
+    check_emulated_with(dev, v, index, types, XCONV_MMA_PIPELINE_AUTO, 0, 0);
 }
 
 static void test_emulated(void)
@@ -402,6 +437,23 @@ static void test_emulated(void)
         check_emulated(dev, v, 3, math_specs[m]);
         check_emulated(dev, v, 7, math_specs[m]);  // k walked as (r, s, c)
         check_emulated(dev, v, 8, math_specs[m]);
+    }
+    // The packed pipeline (x and w packed, a cp.async ring emulated by loads and stores): every
+    // shape in tf32, with the ring's 2, 3 and 4 stages (local memory capped as on a 48 KiB
+    // device and below); fp16 and bf16 (8 channels a chunk: 5, 12, 40 and 1 channel padded) on
+    // a spread of them.
+    const int packed_pipe = XCONV_MMA_PIPELINE_PACKED;
+    for (int i = 0; v && i < RUN_SPECS; i++)
+        check_emulated_with(dev, v, i, math_specs[0], packed_pipe, 0, 0);
+    check_emulated_with(dev, v, 3, math_specs[0], packed_pipe, 48 << 10, 3);   // 128 x 128
+    check_emulated_with(dev, v, 8, math_specs[0], packed_pipe, 33 << 10, 2);   // 128 x 128
+    check_emulated_with(dev, v, 1, math_specs[0], packed_pipe, 48 << 10, 4);   // 64 x 128
+    for (int m = 1; v && m < 3; m++) {
+        check_emulated_with(dev, v, 0, math_specs[m], packed_pipe, 0, 0);
+        check_emulated_with(dev, v, 2, math_specs[m], packed_pipe, 0, 0);  // groups
+        check_emulated_with(dev, v, 5, math_specs[m], packed_pipe, 0, 0);  // 1x1, 40 channels
+        check_emulated_with(dev, v, 6, math_specs[m], packed_pipe, 0, 0);  // one channel
+        check_emulated_with(dev, v, 8, math_specs[m], packed_pipe, 48 << 10, 3);
     }
     dev->info.cc_major = 0;
     xconv_device_close(dev);

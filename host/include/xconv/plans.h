@@ -144,6 +144,10 @@ typedef struct xconv_plan_options {
                                 // the problem allows tf32, f16 or bf16 math (more accurate than
                                 // asked, never less; the same storage), as auto's fp32 lines
                                 // and find's "f32" tunings plan
+    int mma_pipeline;           // implicit_mma's pipeline: 0 the planner's choice (today 1); 1
+                                // registers double-buffered from x and w as stored; 2 x and w
+                                // packed into the workspace (channels fastest) and fed through
+                                // a cp.async ring (cl/implicit_mma_packed.cl)
     // Later versions append fields here; xconv_plan_options_default sets every one.
 } xconv_plan_options;
 

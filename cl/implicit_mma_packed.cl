@@ -174,7 +174,8 @@ XC_FUNC void xc_mma_ldsm(unsigned int *r, XC_LOCAL_PTR const unsigned int *buf, 
 {
     const int j = lane / 8, i = lane % 8;
     const int row = base + i + 8 * (b_order ? j >> 1 : j & 1);
-    XC_LOCAL_PTR const unsigned int *at = buf + xc_mma_chunk_at(row, c0 + (b_order ? j & 1 : j >> 1));
+    const int chunk = c0 + (b_order ? j & 1 : j >> 1);
+    XC_LOCAL_PTR const unsigned int *at = buf + xc_mma_chunk_at(row, chunk);
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
                  : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
                  : "r"(XC_LOCAL_ADDR(at))
@@ -250,8 +251,8 @@ XC_FUNC void xc_mma_issue(XC_LOCAL_PTR unsigned int *stage, const XC_GLOBAL unsi
         if (XC_MMA_A_CHUNKS % XC_MMA_THREADS == 0 || e < XC_MMA_A_CHUNKS) {
             const int row = e / XC_MMA_KC;                    // of the tile
             const bool ok = inside_k && row0 + row < XC_MMA_GEMM_M;
-            xc_mma_copy(stage + xc_mma_chunk_at(row, ch), ok ? wp + (row0 + row) * XC_MMA_KPW + kw : wp,
-                        ok);
+            xc_mma_copy(stage + xc_mma_chunk_at(row, ch),
+                        ok ? wp + (row0 + row) * XC_MMA_KPW + kw : wp, ok);
         }
     }
 #pragma unroll

@@ -240,8 +240,80 @@ static void test_thresholds(void)
 // The planned kernels through NVRTC and ptxas for sm_90
 
 #ifdef XCONV_HAVE_CUDA
-// Compiles the plan of spec in each math mode to CUBIN; checks the PTX has the mode's mma and
-// (tf32) the rounding of its operands, and ptxas's report no spills.
+// Returns true when every function of a ptxas report (-v) spills nothing.
+static bool no_spills(const char *log)
+{
+    int functions = 0;
+    for (const char *at = strstr(log, " bytes spill stores"); at;
+         at = strstr(at + 1, " bytes spill stores"), functions++)
+        if (at == log || at[-1] != '0' || (at - 1 > log && at[-2] != ' '))
+            return false;
+    return functions > 0;
+}
+
+static const char *const mma_ops[] = {"mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32",
+                                     "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32",
+                                     "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"};
+
+// What the packed pipeline's PTX holds: its copies, fragment loads and packing kernels.
+static const char *const packed_ops[] = {"cp.async.cg.shared.global", "cp.async.commit_group",
+                                         "cp.async.wait_group",
+                                         "ldmatrix.sync.aligned.m8n8.x4.shared.b16",
+                                         ".entry implicit_mma_pack_w",
+                                         ".entry implicit_mma_pack_x"};
+
+// Compiles the plan of spec in math mode m (pipeline `pipe`: 0 the default, 2 packed) to
+// CUBIN; checks the PTX has the mode's mma, (tf32) the rounding of its operands, (packed) the
+// copies, ldmatrix and packing kernels, and, where `report`, ptxas's report no spills.
+static void nvrtc_one(xconv_device *h100, const xconv_variant *v, const char *spec, int m,
+                      int pipe, bool report)
+{
+    xconv_error err;
+    xconv_problem p;
+    xconv_plan *plan = NULL;
+    xconv_plan_options opts;
+    xconv_plan_options_default(&opts);
+    opts.mma_pipeline = pipe;
+    if (!parse_with(spec, math_specs[m], &p) ||
+        xconv_variant_plan(v, h100, &p, &opts, &plan, &err) != XCONV_OK) {
+        CHECK_MSG(false, "%s %s: %s", spec, math_specs[m], err.msg);
+        return;
+    }
+    // The product's step (the last); the packing steps share its program.
+    const xconv_step *step = xconv_plan_step(plan, plan->nsteps - 1);
+    char options[4096];
+    xconv_step_options(step, options, sizeof options);
+    const char *source = xconv_kernel_source(step->source);
+    xconv_nvrtc_image img;
+    xconv_status st = xconv_nvrtc_compile(source, options, 9, 0, true, &img, &err);
+    CHECK_MSG(st == XCONV_OK, "%s %s: %s", spec, math_specs[m], err.msg);
+    if (st == XCONV_OK) {
+        CHECK_MSG(strstr(img.ptx, mma_ops[m]) != NULL, "%s: no %s", math_specs[m], mma_ops[m]);
+        CHECK((strstr(img.ptx, "cvt.rna.tf32.f32") != NULL) == (m == 0));
+        for (int o = 0; pipe && o < (int)(sizeof packed_ops / sizeof packed_ops[0]); o++)
+            CHECK_MSG(strstr(img.ptx, packed_ops[o]) != NULL, "%s %s: no %s in the PTX", spec,
+                      math_specs[m], packed_ops[o]);
+        CHECK(img.is_cubin && strcmp(img.arch, "sm_90") == 0);
+        xconv_nvrtc_image_free(&img);
+    }
+    char *log = NULL;
+    if (report && xconv_nvrtc_report(source, options, 9, 0, &log, &err) == XCONV_OK) {
+        char entry[64];
+        snprintf(entry, sizeof entry, "entry function '%s'", step->kernel);
+        const char *at = strstr(log, entry);
+        const char *regs = strstr(at ? at : log, "Used ");
+        printf("  %s%s, %lldx%lld tiles: %.*s\n", pipe ? "packed, " : "", math_specs[m],
+               xconv_step_value(step, "XC_MMA_TILE_M", 0),
+               xconv_step_value(step, "XC_MMA_TILE_N", 0), regs ? (int)strcspn(regs, "\n") : 0,
+               regs ? regs : "");
+        CHECK_MSG(no_spills(log), "%s spills:\n%s", math_specs[m], log);
+    }
+    free(log);
+    xconv_plan_destroy(plan);
+}
+
+// Both pipelines' planned kernels through NVRTC for sm_90, in every math mode, on 128 x 128 and
+// 64 x 128 tiles (with ptxas's report), groups and a rectangular dilated filter.
 static void test_nvrtc(void)
 {
     xconv_error err;
@@ -249,47 +321,17 @@ static void test_nvrtc(void)
         printf("  NVRTC not loaded (%s): sm_90 compilation not checked\n", err.msg);
         return;
     }
-    static const char *const ops[] = {"mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32",
-                                      "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32",
-                                      "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"};
     static const char *const specs[] = {"n=50,c=256,h=28,w=28,k=256,r=3,pad=1",  // 128 x 128
                                         "n=8,c=64,h=28,w=28,k=128,r=3,pad=1",     // 64 x 128
                                         "n=2,c=12,h=6,w=6,k=6,r=3,groups=3,pad=1",
                                         "n=1,c=3,h=9,w=11,k=17,r=2,s=3,dil=2,pad_w=2"};
     xconv_device *h100 = open_target("sm_90");
     const xconv_variant *v = xconv_variant_find("implicit_mma", &err);
-    for (int m = 0; h100 && v && m < 3; m++)
-        for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
-            xconv_problem p;
-            xconv_plan *plan = NULL;
-            if (!parse_with(specs[i], math_specs[m], &p) ||
-                xconv_variant_plan(v, h100, &p, NULL, &plan, &err) != XCONV_OK)
-                continue;
-            char options[4096];
-            xconv_step_options(xconv_plan_step(plan, 0), options, sizeof options);
-            const char *source = xconv_kernel_source("implicit_mma");
-            xconv_nvrtc_image img;
-            xconv_status st = xconv_nvrtc_compile(source, options, 9, 0, true, &img, &err);
-            CHECK_MSG(st == XCONV_OK, "%s %s: %s", specs[i], math_specs[m], err.msg);
-            if (st == XCONV_OK) {
-                CHECK_MSG(strstr(img.ptx, ops[m]) != NULL, "%s: no %s", math_specs[m], ops[m]);
-                CHECK((strstr(img.ptx, "cvt.rna.tf32.f32") != NULL) == (m == 0));
-                CHECK(img.is_cubin && strcmp(img.arch, "sm_90") == 0);
-                xconv_nvrtc_image_free(&img);
-            }
-            char *log = NULL;
-            if (i < 2 && xconv_nvrtc_report(source, options, 9, 0, &log, &err) == XCONV_OK) {
-                const char *regs = strstr(log, "Used ");
-                printf("  %s, %lldx%lld tiles: %.*s\n", math_specs[m],
-                       xconv_step_value(xconv_plan_step(plan, 0), "XC_MMA_TILE_M", 0),
-                       xconv_step_value(xconv_plan_step(plan, 0), "XC_MMA_TILE_N", 0),
-                       regs ? (int)strcspn(regs, "\n") : 0, regs ? regs : "");
-                CHECK_MSG(strstr(log, "0 bytes spill stores") != NULL, "%s spills:\n%s",
-                          math_specs[m], log);
-            }
-            free(log);
-            xconv_plan_destroy(plan);
-        }
+    const int pipes[] = {XCONV_MMA_PIPELINE_AUTO, XCONV_MMA_PIPELINE_PACKED};
+    for (int k = 0; h100 && v && k < 2; k++)
+        for (int m = 0; m < 3; m++)
+            for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++)
+                nvrtc_one(h100, v, specs[i], m, pipes[k], i < 2);
     xconv_device_close(h100);
 }
 #endif

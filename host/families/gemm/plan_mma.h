@@ -48,7 +48,11 @@ xconv_status xconv_mma_plan_step(const xconv_device_info *info, const xconv_prob
 
 // The pipelines of implicit_mma (xconv_plan_options.mma_pipeline): the planner's choice (today
 // the register path), registers double-buffered from x and w as stored, packed operands.
-enum { XCONV_MMA_PIPELINE_AUTO = 0, XCONV_MMA_PIPELINE_REGISTERS = 1, XCONV_MMA_PIPELINE_PACKED = 2 };
+enum {
+    XCONV_MMA_PIPELINE_AUTO = 0,
+    XCONV_MMA_PIPELINE_REGISTERS = 1,
+    XCONV_MMA_PIPELINE_PACKED = 2,
+};
 
 // Channels of a group as packed: p's rounded up to a 16-byte chunk of the math mode's words (4
 // TF32 values, 8 fp16 or bf16).

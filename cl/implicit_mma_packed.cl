@@ -105,8 +105,9 @@ XC_KERNEL void implicit_mma_pack_w(const XC_GLOBAL XC_MMA_SRC *XC_RESTRICT w,
                  xc_mma_pack_word(at, XC_R * XC_S, c0 + 3 * XC_MMA_PACK));
 }
 
-// x as (N, H, W, G, CP): work-item (pos, gc) writes chunk gc of pixel pos (consecutive
-// work-items read consecutive pixels of a channel).
+// x as (N, H, W, G, CP): work-item (pos, gc) writes chunk gc of pixel pos. Work-groups of 8
+// pixels x 8 chunks: a warp's 8 pixels x 4 chunks read 32 contiguous bytes of each channel and
+// write 64 contiguous bytes of each pixel.
 XC_KERNEL void implicit_mma_pack_x(const XC_GLOBAL XC_MMA_SRC *XC_RESTRICT x,
                                    XC_GLOBAL unsigned int *XC_RESTRICT ws, const int x_off
                                    XC_BATCH_PARAM)

@@ -153,6 +153,35 @@ static void test_plans(void)
     xconv_mma_choose(&small_local, &p, &t);
     CHECK(t.tile_m == 64 && t.tile_n == 128 && t.warps_m == 2 && t.warps_n == 4);
     CHECK(xconv_mma_channels_first(&p, &t));  // 256 channels: k walked as (r, s, c)
+    // The packed pipeline: 128 x 128 tiles on 2 x 4 warps with a 3-stage ring (48 KiB), 64 x
+    // 128 with 4 stages; x and w packed in the workspace, three steps.
+    xconv_mma_packed_choose(&h100->info, &p, &t);
+    CHECK(t.tile_m == 128 && t.tile_n == 128 && t.warps_m == 2 && t.warps_n == 4);
+    CHECK(xconv_mma_packed_stages(&h100->info, &t, p.math) == 3);
+    CHECK(xconv_mma_packed_local_bytes(&t, p.math, 3) == 49152);
+    xconv_plan_options opts;
+    xconv_plan_options_default(&opts);
+    opts.mma_pipeline = XCONV_MMA_PIPELINE_PACKED;
+    xconv_error err2;
+    xconv_plan *plan = NULL;
+    CHECK(parse_with("n=8,c=64,h=28,w=28,k=128,r=3,pad=1", "dtype=f16,math=f16", &p));
+    CHECK(v && xconv_variant_plan(v, h100, &p, &opts, &plan, &err2) == XCONV_OK);
+    if (plan) {
+        const xconv_step *s = xconv_plan_step(plan, plan->nsteps - 1);
+        CHECK(plan->nsteps == 3 && strcmp(s->kernel, "implicit_mma_packed") == 0 &&
+              strcmp(xconv_plan_step(plan, 0)->kernel, "implicit_mma_pack_w") == 0 &&
+              strcmp(xconv_plan_step(plan, 1)->kernel, "implicit_mma_pack_x") == 0);
+        CHECK(xconv_step_value(s, "XC_MMA_TILE_M", 0) == 64 &&
+              xconv_step_value(s, "XC_MMA_STAGES", 0) == 4 && s->local_mem_bytes == 49152);
+        // 128 x 9 x 64 filter words and 8 x 28 x 28 x 64 input words of 2 bytes, aligned.
+        CHECK(xconv_plan_workspace_size(plan) == 147456 + 802816);
+        CHECK_CONTAINS(plan->summary, "4-stage cp.async ring");
+    }
+    xconv_plan_destroy(plan);
+    // A pipeline out of range is refused by the options' check.
+    opts.mma_pipeline = 3;
+    CHECK(xconv_plan_options_check(&opts, &err2) == XCONV_ERR_INVALID);
+    CHECK_CONTAINS(err2.msg, "mma_pipeline");
     xconv_device_close(h100);
 }
 

@@ -166,6 +166,16 @@ int xconv_mma_packed_stages(const xconv_device_info *info, const xconv_mma_tiles
     return 0;
 }
 
+void xconv_mma_packed_choose(const xconv_device_info *info, const xconv_problem *p,
+                             xconv_mma_tiles *t)
+{
+    xconv_mma_choose(info, p, t);
+    // 128 x 128 tiles on 2 x 4 warps of 64 x 32 (256 work-items): per 8-word slice a warp's four
+    // A and two B ldmatrix feed 16 mma rather than 2 + 2 feeding 8 (4 x 4 warps of 32 x 32).
+    if (t->tile_m == 128 && t->tile_n == 128)
+        t->warps_m = 2, t->warps_n = 4;
+}
+
 // Adds the defines every step of the packed pipeline compiles with: the batch baked in (the
 // workspace's size depends on it), the problem's, the tiles' and the stages.
 static xconv_status packed_defines(xconv_step *s, const xconv_problem *p,
@@ -227,8 +237,8 @@ xconv_status xconv_mma_plan_packed(const xconv_device_info *info, const xconv_pr
         return st;
     // Packing: a work-item a 16-byte chunk (4 words).
     xconv_step_set_1d(pw, xconv_round_up((size_t)(w_words / 4), 64), 64);
-    xconv_step_set_2d(px, xconv_round_up((size_t)(p->n * p->h * p->w), 64),
-                      (size_t)(p->groups * cp / pack / 4), 64, 1);
+    xconv_step_set_2d(px, (size_t)(p->n * p->h * p->w), (size_t)(p->groups * cp / pack / 4), 8,
+                      8);
     xconv_step_arg_buffer(pw, XCONV_REF_W);
     xconv_step_arg_region(pw, plan, w_region);
     xconv_step_arg_buffer(px, XCONV_REF_X);

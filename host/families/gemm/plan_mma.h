@@ -58,6 +58,11 @@ enum {
 // TF32 values, 8 fp16 or bf16).
 int64_t xconv_mma_packed_channels(const xconv_problem *p);
 
+// The packed pipeline's tiles for p on info's device: xconv_mma_choose's, 128 x 128 tiles on
+// 2 x 4 warps of 64 x 32 instead of 4 x 4 of 32 x 32. Fills *t.
+void xconv_mma_packed_choose(const xconv_device_info *info, const xconv_problem *p,
+                             xconv_mma_tiles *t);
+
 // Bytes of local memory of the packed kernel with tiles t and `stages` stages in math `math`.
 size_t xconv_mma_packed_local_bytes(const xconv_mma_tiles *t, int64_t math, int stages);
 

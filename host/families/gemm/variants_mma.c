@@ -32,9 +32,11 @@ static xconv_status plan_implicit_mma(const xconv_device *dev, const xconv_probl
                                       xconv_error *err)
 {
     xconv_mma_tiles t;
-    xconv_mma_choose(&dev->info, p, &t);
-    if (opts && opts->mma_pipeline == XCONV_MMA_PIPELINE_PACKED)
+    if (opts && opts->mma_pipeline == XCONV_MMA_PIPELINE_PACKED) {
+        xconv_mma_packed_choose(&dev->info, p, &t);
         return xconv_mma_plan_packed(&dev->info, p, &t, plan, err);
+    }
+    xconv_mma_choose(&dev->info, p, &t);
     return xconv_mma_plan_step(&dev->info, p, &t, plan, err);
 }
 

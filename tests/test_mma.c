@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: MIT
 // implicit_mma (NVIDIA tensor cores): applicability from the device's compute capability and the
-// problem's math mode, its plans and tiles on the sm_90 profile, auto's choice, the math
-// thresholds, the planned kernels compiled for sm_90 through NVRTC and ptxas (mma.sync and
-// cvt.rna.tf32 in the PTX, no spills) when NVRTC loads, and the kernel's tiling and PTX fragment
+// problem's math mode, its plans and tiles on the sm_90 profile in both pipelines (registers;
+// packed operands through a cp.async ring), auto's choice, the math thresholds, the planned
+// kernels compiled for sm_90 through NVRTC and ptxas (mma.sync, cvt.rna.tf32, cp.async and
+// ldmatrix in the PTX, no spills) when NVRTC loads, and both pipelines' tiling and PTX fragment
 // layouts run on an OpenCL CPU device (PoCL) with the mma emulated (XC_MMA_PTX 0), against the
 // float64 reference over the operands as the tensor cores read them. `oclgrind
 // --local-mem-size 65536 --data-races build/test_mma` runs the emulated kernels under
 // Oclgrind's memory checker and race detector instead (no reports; the emulation's exchange
-// buffer beside the eight- and sixteen-warp tiles passes Oclgrind's default 32 KiB).
+// buffer beside the eight- and sixteen-warp tiles passes Oclgrind's default 32 KiB); with the
+// argument `packed` only the packed pipeline's emulated checks run.
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -531,7 +533,8 @@ static void check_emulated(xconv_device *dev, const xconv_variant *v, int index,
     check_emulated_with(dev, v, index, types, XCONV_MMA_PIPELINE_AUTO, 0, 0);
 }
 
-static void test_emulated(void)
+// packed_only: only the packed pipeline's checks (`test_mma packed`, for Oclgrind).
+static void test_emulated(bool packed_only)
 {
     xconv_device *dev = open_cpu();
     if (!dev) {
@@ -549,9 +552,9 @@ static void test_emulated(void)
     // Every shape in tf32; fp16 and bf16 (the same word layout, two elements a word) on the
     // 32-row tiles with a K tail and on the 128 x 128 tiles (PoCL's builds of the emulation,
     // a barrier pair per mma, dominate the test's time).
-    for (int i = 0; v && i < RUN_SPECS; i++)
+    for (int i = 0; v && !packed_only && i < RUN_SPECS; i++)
         check_emulated(dev, v, i, math_specs[0]);
-    for (int m = 1; v && m < 3; m++) {
+    for (int m = 1; v && !packed_only && m < 3; m++) {
         check_emulated(dev, v, 0, math_specs[m]);
         check_emulated(dev, v, 3, math_specs[m]);
         check_emulated(dev, v, 7, math_specs[m]);  // k walked as (r, s, c)
@@ -582,8 +585,12 @@ static void test_emulated(void)
     xconv_device_close(dev);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "packed") == 0) {
+        test_emulated(true);
+        return check_summary("test_mma packed");
+    }
     test_applicability();
     test_plans();
     test_auto();
@@ -591,6 +598,6 @@ int main(void)
 #ifdef XCONV_HAVE_CUDA
     test_nvrtc();
 #endif
-    test_emulated();
+    test_emulated(false);
     return check_summary("test_mma");
 }

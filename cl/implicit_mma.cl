@@ -44,6 +44,7 @@
 #define XC_MMA_RSC 0        // 1: k walked as (r, s, c), one filter tap a K step (above)
 #endif
 
+#include "xconv_matrix_operands.h"
 #include "xconv_mma.h"
 
 // ---------------------------------------------------------------------------------------------

@@ -38,6 +38,7 @@
 #define XC_MMA_STAGES 3     // local-memory stages of the ring: 2, 3 or 4
 #endif
 
+#include "xconv_matrix_operands.h"
 #include "xconv_mma.h"
 
 // ---------------------------------------------------------------------------------------------

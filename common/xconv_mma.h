@@ -3,7 +3,8 @@
 // cl/implicit_mma_packed.cl, packed operands through a cp.async ring): their tuning defines and
 // the tiles derived from them, the mma.sync instruction as inline PTX or its emulation through
 // local memory (XC_MMA_PTX 0, the CPU-device tests), TF32 rounding, and the store of C through
-// local memory. cl/implicit_mma.cl's header says how the fragments and tiles are laid out.
+// local memory. cl/implicit_mma.cl's header says how the fragments and tiles are laid out. A
+// kernel includes xconv_matrix_operands.h before it (embedded kernels resolve one level).
 #ifndef XCONV_MMA_H
 #define XCONV_MMA_H
 
@@ -69,8 +70,6 @@
 #else
 #define XC_MMA_SRC unsigned short
 #endif
-
-#include "xconv_matrix_operands.h"
 
 // ---------------------------------------------------------------------------------------------
 // The instruction: D = A * B + C on one 16 x 8 tile (a: 4 words, b: 2 words, acc: 4 floats)

@@ -403,8 +403,13 @@ static void check_emulated_with(xconv_device *dev, const xconv_variant *v, int i
     opts.mma_pipeline = pipeline;
     xconv_device_info saved = dev->info;
     dev->info.compute_units = run_units[index];
-    if (local_cap && local_cap < dev->info.local_mem_bytes)
-        dev->info.local_mem_bytes = local_cap;
+    // The emulation's exchange buffer (6 words a work-item, at most 512) sits beside the ring,
+    // which the planner sizes for the PTX kernel: leave it room (Oclgrind's 64 KiB).
+    size_t cap = local_cap, room = dev->info.local_mem_bytes - 512 * 6 * 4;
+    if (pipeline == XCONV_MMA_PIPELINE_PACKED && room < dev->info.local_mem_bytes)
+        cap = cap && cap < room ? cap : room;
+    if (cap && cap < dev->info.local_mem_bytes)
+        dev->info.local_mem_bytes = cap;
     xconv_status st = xconv_variant_plan(v, dev, &p, &opts, &plan, &err);
     dev->info = saved;
     CHECK_MSG(st == XCONV_OK, "%s %s: %s", spec, types, err.msg);

@@ -509,6 +509,8 @@ static void check_same_bits(xconv_device *dev, const xconv_variant *v, int index
         xconv_plan *plan = NULL;
         xconv_device_info saved = dev->info;
         dev->info.compute_units = run_units[index];
+        if (k && dev->info.local_mem_bytes > 512 * 6 * 4)  // room for the exchange buffer
+            dev->info.local_mem_bytes -= 512 * 6 * 4;       // (as check_emulated_with)
         xconv_status st = xconv_variant_plan(v, dev, &p, &opts, &plan, &err);
         dev->info = saved;
         for (int j = 0; st == XCONV_OK && j < plan->nsteps; j++) {

@@ -88,6 +88,8 @@ static const environment_entry environment[] = {
     {PLANNING, "  XCONV_FFT_CHUNK    caps the images per FFT pass\n"},
     {PLANNING, "  XCONV_FFT_PLANES   forces the planes per work-group of the FFT transforms: 2, 4, "
                "8\n"},
+    {PLANNING, "  XCONV_MMA_PIPELINE implicit_mma's pipeline: 0 the planner's, 1 registers, 2 packed\n"
+               "                     operands through a cp.async ring\n"},
     {"run validate bench matrix explain report peaks",
      "  XCONV_PEAKS        [DEV=]GFLOPS,GBPS[;...]: peaks for floors, over xconv peaks' "
      "measurements\n"},

@@ -373,6 +373,8 @@ static const forcing forcings[] = {
     {"XCONV_FFT_TILE", "a transform size L or HxW, each from 2 to 4096"},
     {"XCONV_FFT_CHUNK", "a whole number of images (0: as many as fit)"},
     {"XCONV_FFT_PLANES", "2, 4 or 8 planes per work-group (0: chosen)"},
+    {"XCONV_MMA_PIPELINE", "0 (the planner's choice), 1 (registers) or 2 (packed operands, "
+                           "cp.async ring)"},
 };
 
 // Reads forcing variable i into plan (an unset one leaves the default); returns false when it
@@ -403,6 +405,11 @@ static bool read_forcing(int i, xconv_plan_options *plan)
         if (!env_int(name, 0, 8, &split))
             return false;
         plan->fft_planes = (int)split;
+        return true;
+    case 9:
+        if (!env_int(name, 0, 2, &split))
+            return false;
+        plan->mma_pipeline = (int)split;
         return true;
     }
     return true;

@@ -66,6 +66,13 @@
 // uint2 (vload2 would let NVIDIA's OpenCL compiler make two 4-byte accesses of it).
 #define XC_LD_WORDS2(p) (((const __global uint2 *)(p))[0])
 #define XC_ST_WORDS2(p, lo, hi) (((__global uint2 *)(p))[0] = (uint2)((lo), (hi)))
+// Four 32-bit words at a global pointer, one 16-byte access (the pointer 16-byte aligned).
+#define XC_LD_WORDS4(p) (((const __global uint4 *)(p))[0])
+#define XC_ST_WORDS4(p, a, b, c, d) (((__global uint4 *)(p))[0] = (uint4)((a), (b), (c), (d)))
+// The address of a local-memory pointer in PTX's .shared window, as inline PTX (cp.async,
+// ldmatrix) takes it: a __local pointer converted to an integer (NVIDIA's OpenCL: the
+// address-space-3 pointer's value, a 32-bit offset).
+#define XC_LOCAL_ADDR(p) ((unsigned int)(size_t)(p))
 
 // fp16 storage through the core built-ins: a `half` pointer needs no extension when it is only
 // read by vload_half and written by vstore_half (round to nearest even).
@@ -116,6 +123,11 @@
 // Two 32-bit words at a global pointer, one 8-byte access (the pointer 8-byte aligned).
 #define XC_LD_WORDS2(p) (((const uint2 *)(p))[0])
 #define XC_ST_WORDS2(p, lo, hi) (((uint2 *)(p))[0] = make_uint2((lo), (hi)))
+// Four 32-bit words at a global pointer, one 16-byte access (the pointer 16-byte aligned).
+#define XC_LD_WORDS4(p) (((const uint4 *)(p))[0])
+#define XC_ST_WORDS4(p, a, b, c, d) (((uint4 *)(p))[0] = make_uint4((a), (b), (c), (d)))
+// The address of a __shared__ pointer in PTX's .shared window, as inline PTX takes it.
+#define XC_LOCAL_ADDR(p) ((unsigned int)__cvta_generic_to_shared(p))
 
 // fp16 storage as 16-bit words converted by PTX's cvt (exact to fp32; round to nearest even
 // back), the same operations as OpenCL's vload_half and vstore_half_rte (defined only where

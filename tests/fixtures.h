@@ -48,9 +48,10 @@ static inline xconv_device *open_cpu(void)
     return dev;
 }
 
-// Runs plan on dev over x and w (fp32, rounded to p's storage type) and downloads y as fp32; y
-// starts as a NaN of the storage type in every element (fp32 0x7fc00000, f16 0x7e00, bf16
-// 0x7fc0), so an element the kernel never writes fails the comparison. Returns the status.
+// Runs plan on dev (with a workspace of its size) over x and w (fp32, rounded to p's storage
+// type) and downloads y as fp32; y starts as a NaN of the storage type in every element (fp32
+// 0x7fc00000, f16 0x7e00, bf16 0x7fc0), so an element the kernel never writes fails the
+// comparison. Returns the status.
 static inline xconv_status run_stored(xconv_device *dev, xconv_plan *plan,
                                       const xconv_problem *p, const float *x, const float *w,
                                       float *y, xconv_error *err)
@@ -62,7 +63,12 @@ static inline xconv_status run_stored(xconv_device *dev, xconv_plan *plan,
     xconv_tensors t = {.x = xconv_buffer_create(dev, xn * eb, err),
                        .w = xconv_buffer_create(dev, wn * eb, err),
                        .y = xconv_buffer_create(dev, (yn * eb + 3) / 4 * 4, err)};
-    xconv_status st = xs && ws && ys && t.x && t.w && t.y ? XCONV_OK : XCONV_ERR_OUT_OF_MEMORY;
+    size_t workspace = xconv_plan_workspace_size(plan);
+    if (workspace)
+        t.workspace = xconv_buffer_create(dev, workspace, err);
+    xconv_status st = xs && ws && ys && t.x && t.w && t.y && (!workspace || t.workspace)
+                          ? XCONV_OK
+                          : XCONV_ERR_OUT_OF_MEMORY;
     if (st == XCONV_OK && !(xconv_dtype_from_f32(p->dtype, x, xs, xn) &&
                             xconv_dtype_from_f32(p->dtype, w, ws, wn)))
         st = XCONV_ERR_INVALID;
@@ -80,6 +86,7 @@ static inline xconv_status run_stored(xconv_device *dev, xconv_plan *plan,
     if (st == XCONV_OK)
         xconv_dtype_to_f32(p->dtype, ys, y, yn);
     xconv_buffer_destroy(t.x), xconv_buffer_destroy(t.w), xconv_buffer_destroy(t.y);
+    xconv_buffer_destroy(t.workspace);
     free(xs), free(ws), free(ys);
     return st;
 }

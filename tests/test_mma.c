@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: MIT
 // implicit_mma (NVIDIA tensor cores): applicability from the device's compute capability and the
-// problem's math mode, its plans and tiles on the sm_90 profile, auto's choice, the math
-// thresholds, the planned kernels compiled for sm_90 through NVRTC and ptxas (mma.sync and
-// cvt.rna.tf32 in the PTX, no spills) when NVRTC loads, and the kernel's tiling and PTX fragment
+// problem's math mode, its plans and tiles on the sm_90 profile in both pipelines (registers;
+// packed operands through a cp.async ring), auto's choice, the math thresholds, the planned
+// kernels compiled for sm_90 through NVRTC and ptxas (mma.sync, cvt.rna.tf32, cp.async and
+// ldmatrix in the PTX, no spills) when NVRTC loads, and both pipelines' tiling and PTX fragment
 // layouts run on an OpenCL CPU device (PoCL) with the mma emulated (XC_MMA_PTX 0), against the
 // float64 reference over the operands as the tensor cores read them. `oclgrind
 // --local-mem-size 65536 --data-races build/test_mma` runs the emulated kernels under
 // Oclgrind's memory checker and race detector instead (no reports; the emulation's exchange
-// buffer beside the eight- and sixteen-warp tiles passes Oclgrind's default 32 KiB).
+// buffer beside the eight- and sixteen-warp tiles passes Oclgrind's default 32 KiB); with the
+// argument `packed` only the packed pipeline's emulated checks run.
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -153,6 +155,35 @@ static void test_plans(void)
     xconv_mma_choose(&small_local, &p, &t);
     CHECK(t.tile_m == 64 && t.tile_n == 128 && t.warps_m == 2 && t.warps_n == 4);
     CHECK(xconv_mma_channels_first(&p, &t));  // 256 channels: k walked as (r, s, c)
+    // The packed pipeline: 128 x 128 tiles on 2 x 4 warps with a 3-stage ring (48 KiB), 64 x
+    // 128 with 4 stages; x and w packed in the workspace, three steps.
+    xconv_mma_packed_choose(&h100->info, &p, &t);
+    CHECK(t.tile_m == 128 && t.tile_n == 128 && t.warps_m == 2 && t.warps_n == 4);
+    CHECK(xconv_mma_packed_stages(&h100->info, &t, p.math) == 3);
+    CHECK(xconv_mma_packed_local_bytes(&t, p.math, 3) == 49152);
+    xconv_plan_options opts;
+    xconv_plan_options_default(&opts);
+    opts.mma_pipeline = XCONV_MMA_PIPELINE_PACKED;
+    xconv_error err2;
+    xconv_plan *plan = NULL;
+    CHECK(parse_with("n=8,c=64,h=28,w=28,k=128,r=3,pad=1", "dtype=f16,math=f16", &p));
+    CHECK(v && xconv_variant_plan(v, h100, &p, &opts, &plan, &err2) == XCONV_OK);
+    if (plan) {
+        const xconv_step *s = xconv_plan_step(plan, plan->nsteps - 1);
+        CHECK(plan->nsteps == 3 && strcmp(s->kernel, "implicit_mma_packed") == 0 &&
+              strcmp(xconv_plan_step(plan, 0)->kernel, "implicit_mma_pack_w") == 0 &&
+              strcmp(xconv_plan_step(plan, 1)->kernel, "implicit_mma_pack_x") == 0);
+        CHECK(xconv_step_value(s, "XC_MMA_TILE_M", 0) == 64 &&
+              xconv_step_value(s, "XC_MMA_STAGES", 0) == 4 && s->local_mem_bytes == 49152);
+        // 128 x 9 x 64 filter words and 8 x 28 x 28 x 64 input words of 2 bytes, aligned.
+        CHECK(xconv_plan_workspace_size(plan) == 147456 + 802816);
+        CHECK_CONTAINS(plan->summary, "4-stage cp.async ring");
+    }
+    xconv_plan_destroy(plan);
+    // A pipeline out of range is refused by the options' check.
+    opts.mma_pipeline = 3;
+    CHECK(xconv_plan_options_check(&opts, &err2) == XCONV_ERR_INVALID);
+    CHECK_CONTAINS(err2.msg, "mma_pipeline");
     xconv_device_close(h100);
 }
 
@@ -247,8 +278,80 @@ static void test_thresholds(void)
 // The planned kernels through NVRTC and ptxas for sm_90
 
 #ifdef XCONV_HAVE_CUDA
-// Compiles the plan of spec in each math mode to CUBIN; checks the PTX has the mode's mma and
-// (tf32) the rounding of its operands, and ptxas's report no spills.
+// Returns true when every function of a ptxas report (-v) spills nothing.
+static bool no_spills(const char *log)
+{
+    int functions = 0;
+    for (const char *at = strstr(log, " bytes spill stores"); at;
+         at = strstr(at + 1, " bytes spill stores"), functions++)
+        if (at == log || at[-1] != '0' || (at - 1 > log && at[-2] != ' '))
+            return false;
+    return functions > 0;
+}
+
+static const char *const mma_ops[] = {"mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32",
+                                     "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32",
+                                     "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"};
+
+// What the packed pipeline's PTX holds: its copies, fragment loads and packing kernels.
+static const char *const packed_ops[] = {"cp.async.cg.shared.global", "cp.async.commit_group",
+                                         "cp.async.wait_group",
+                                         "ldmatrix.sync.aligned.m8n8.x4.shared.b16",
+                                         ".entry implicit_mma_pack_w",
+                                         ".entry implicit_mma_pack_x"};
+
+// Compiles the plan of spec in math mode m (pipeline `pipe`: 0 the default, 2 packed) to
+// CUBIN; checks the PTX has the mode's mma, (tf32) the rounding of its operands, (packed) the
+// copies, ldmatrix and packing kernels, and, where `report`, ptxas's report no spills.
+static void nvrtc_one(xconv_device *h100, const xconv_variant *v, const char *spec, int m,
+                      int pipe, bool report)
+{
+    xconv_error err;
+    xconv_problem p;
+    xconv_plan *plan = NULL;
+    xconv_plan_options opts;
+    xconv_plan_options_default(&opts);
+    opts.mma_pipeline = pipe;
+    if (!parse_with(spec, math_specs[m], &p) ||
+        xconv_variant_plan(v, h100, &p, &opts, &plan, &err) != XCONV_OK) {
+        CHECK_MSG(false, "%s %s: %s", spec, math_specs[m], err.msg);
+        return;
+    }
+    // The product's step (the last); the packing steps share its program.
+    const xconv_step *step = xconv_plan_step(plan, plan->nsteps - 1);
+    char options[4096];
+    xconv_step_options(step, options, sizeof options);
+    const char *source = xconv_kernel_source(step->source);
+    xconv_nvrtc_image img;
+    xconv_status st = xconv_nvrtc_compile(source, options, 9, 0, true, &img, &err);
+    CHECK_MSG(st == XCONV_OK, "%s %s: %s", spec, math_specs[m], err.msg);
+    if (st == XCONV_OK) {
+        CHECK_MSG(strstr(img.ptx, mma_ops[m]) != NULL, "%s: no %s", math_specs[m], mma_ops[m]);
+        CHECK((strstr(img.ptx, "cvt.rna.tf32.f32") != NULL) == (m == 0));
+        for (int o = 0; pipe && o < (int)(sizeof packed_ops / sizeof packed_ops[0]); o++)
+            CHECK_MSG(strstr(img.ptx, packed_ops[o]) != NULL, "%s %s: no %s in the PTX", spec,
+                      math_specs[m], packed_ops[o]);
+        CHECK(img.is_cubin && strcmp(img.arch, "sm_90") == 0);
+        xconv_nvrtc_image_free(&img);
+    }
+    char *log = NULL;
+    if (report && xconv_nvrtc_report(source, options, 9, 0, &log, &err) == XCONV_OK) {
+        char entry[64];
+        snprintf(entry, sizeof entry, "entry function '%s'", step->kernel);
+        const char *at = strstr(log, entry);
+        const char *regs = strstr(at ? at : log, "Used ");
+        printf("  %s%s, %lldx%lld tiles: %.*s\n", pipe ? "packed, " : "", math_specs[m],
+               xconv_step_value(step, "XC_MMA_TILE_M", 0),
+               xconv_step_value(step, "XC_MMA_TILE_N", 0), regs ? (int)strcspn(regs, "\n") : 0,
+               regs ? regs : "");
+        CHECK_MSG(no_spills(log), "%s spills:\n%s", math_specs[m], log);
+    }
+    free(log);
+    xconv_plan_destroy(plan);
+}
+
+// Both pipelines' planned kernels through NVRTC for sm_90, in every math mode, on 128 x 128 and
+// 64 x 128 tiles (with ptxas's report), groups and a rectangular dilated filter.
 static void test_nvrtc(void)
 {
     xconv_error err;
@@ -256,47 +359,17 @@ static void test_nvrtc(void)
         printf("  NVRTC not loaded (%s): sm_90 compilation not checked\n", err.msg);
         return;
     }
-    static const char *const ops[] = {"mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32",
-                                      "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32",
-                                      "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"};
     static const char *const specs[] = {"n=50,c=256,h=28,w=28,k=256,r=3,pad=1",  // 128 x 128
                                         "n=8,c=64,h=28,w=28,k=128,r=3,pad=1",     // 64 x 128
                                         "n=2,c=12,h=6,w=6,k=6,r=3,groups=3,pad=1",
                                         "n=1,c=3,h=9,w=11,k=17,r=2,s=3,dil=2,pad_w=2"};
     xconv_device *h100 = open_target("sm_90");
     const xconv_variant *v = xconv_variant_find("implicit_mma", &err);
-    for (int m = 0; h100 && v && m < 3; m++)
-        for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
-            xconv_problem p;
-            xconv_plan *plan = NULL;
-            if (!parse_with(specs[i], math_specs[m], &p) ||
-                xconv_variant_plan(v, h100, &p, NULL, &plan, &err) != XCONV_OK)
-                continue;
-            char options[4096];
-            xconv_step_options(xconv_plan_step(plan, 0), options, sizeof options);
-            const char *source = xconv_kernel_source("implicit_mma");
-            xconv_nvrtc_image img;
-            xconv_status st = xconv_nvrtc_compile(source, options, 9, 0, true, &img, &err);
-            CHECK_MSG(st == XCONV_OK, "%s %s: %s", specs[i], math_specs[m], err.msg);
-            if (st == XCONV_OK) {
-                CHECK_MSG(strstr(img.ptx, ops[m]) != NULL, "%s: no %s", math_specs[m], ops[m]);
-                CHECK((strstr(img.ptx, "cvt.rna.tf32.f32") != NULL) == (m == 0));
-                CHECK(img.is_cubin && strcmp(img.arch, "sm_90") == 0);
-                xconv_nvrtc_image_free(&img);
-            }
-            char *log = NULL;
-            if (i < 2 && xconv_nvrtc_report(source, options, 9, 0, &log, &err) == XCONV_OK) {
-                const char *regs = strstr(log, "Used ");
-                printf("  %s, %lldx%lld tiles: %.*s\n", math_specs[m],
-                       xconv_step_value(xconv_plan_step(plan, 0), "XC_MMA_TILE_M", 0),
-                       xconv_step_value(xconv_plan_step(plan, 0), "XC_MMA_TILE_N", 0),
-                       regs ? (int)strcspn(regs, "\n") : 0, regs ? regs : "");
-                CHECK_MSG(strstr(log, "0 bytes spill stores") != NULL, "%s spills:\n%s",
-                          math_specs[m], log);
-            }
-            free(log);
-            xconv_plan_destroy(plan);
-        }
+    const int pipes[] = {XCONV_MMA_PIPELINE_AUTO, XCONV_MMA_PIPELINE_PACKED};
+    for (int k = 0; h100 && v && k < 2; k++)
+        for (int m = 0; m < 3; m++)
+            for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++)
+                nvrtc_one(h100, v, specs[i], m, pipes[k], i < 2);
     xconv_device_close(h100);
 }
 #endif
@@ -321,8 +394,10 @@ static void round_tf32(float *v, size_t n)
 // exact and the sums are fp32, so the family's threshold plus the output's rounding holds, a
 // wrong fragment index is off by whole terms. Also within the mode's own threshold against
 // the reference over the stored (unrounded-to-TF32) operands.
-static void check_emulated(xconv_device *dev, const xconv_variant *v, int index,
-                           const char *types)
+// The packed pipeline (XC_MMA_PIPELINE 2) is planned with the device's local memory capped at
+// local_cap bytes (0: as it reports), which sets the ring's stages, and expects `stages` (0: any).
+static void check_emulated_with(xconv_device *dev, const xconv_variant *v, int index,
+                                const char *types, int pipeline, size_t local_cap, int stages)
 {
     xconv_problem p;
     xconv_error err;
@@ -330,25 +405,55 @@ static void check_emulated(xconv_device *dev, const xconv_variant *v, int index,
     if (!parse_with(spec, types, &p))
         return;
     xconv_plan *plan = NULL;
-    int units = dev->info.compute_units;
+    xconv_plan_options opts;
+    xconv_plan_options_default(&opts);
+    opts.mma_pipeline = pipeline;
+    xconv_device_info saved = dev->info;
     dev->info.compute_units = run_units[index];
-    xconv_status st = xconv_variant_plan(v, dev, &p, NULL, &plan, &err);
-    dev->info.compute_units = units;
+    // The emulation's exchange buffer (6 words a work-item, at most 512) sits beside the ring,
+    // which the planner sizes for the PTX kernel: leave it room (Oclgrind's 64 KiB).
+    size_t cap = local_cap, room = dev->info.local_mem_bytes - 512 * 6 * 4;
+    if (pipeline == XCONV_MMA_PIPELINE_PACKED && room < dev->info.local_mem_bytes)
+        cap = cap && cap < room ? cap : room;
+    if (cap && cap < dev->info.local_mem_bytes)
+        dev->info.local_mem_bytes = cap;
+    xconv_status st = xconv_variant_plan(v, dev, &p, &opts, &plan, &err);
+    dev->info = saved;
     CHECK_MSG(st == XCONV_OK, "%s %s: %s", spec, types, err.msg);
     if (st != XCONV_OK)
         return;
-    xconv_step *s = xconv_plan_step(plan, 0);
+    bool packed = pipeline == XCONV_MMA_PIPELINE_PACKED;
+    xconv_step *s = xconv_plan_step(plan, plan->nsteps - 1);
+    CHECK(plan->nsteps == (packed ? 3 : 1) &&
+          strcmp(s->source, packed ? "implicit_mma_packed" : "implicit_mma") == 0);
     int want = run_tile_m[index] == 128 && dev->info.local_mem_bytes < 40960 ? 64  // Oclgrind
                                                                               : run_tile_m[index];
-    CHECK_MSG(xconv_step_value(s, "XC_MMA_TILE_M", 0) == want, "%s: %lld-row tiles", spec,
-              xconv_step_value(s, "XC_MMA_TILE_M", 0));
+    if (!local_cap)
+        CHECK_MSG(xconv_step_value(s, "XC_MMA_TILE_M", 0) == want, "%s: %lld-row tiles", spec,
+                  xconv_step_value(s, "XC_MMA_TILE_M", 0));
     long long k_step = xconv_step_value(s, "XC_MMA_TILE_K", 0);
-    CHECK_MSG(k_step > 0 && xconv_step_value(s, "XC_MMA_RSC", -1) == ((p.c / p.groups) % k_step == 0),
-              "%s %s: k walked as (r, s, c) exactly when a group's channels fill whole K steps",
-              spec, types);
-    for (int i = 0; i < s->ndefines; i++)
-        if (strcmp(s->defines[i].name, "XC_MMA_PTX") == 0)
-            s->defines[i].value = 0;
+    if (!packed)
+        CHECK_MSG(k_step > 0 &&
+                      xconv_step_value(s, "XC_MMA_RSC", -1) == ((p.c / p.groups) % k_step == 0),
+                  "%s %s: k walked as (r, s, c) exactly when a group's channels fill whole K "
+                  "steps", spec, types);
+    long long got_stages = xconv_step_value(s, "XC_MMA_STAGES", 0);
+    if (packed) {
+        // The workspace: packed filters and x, channels padded to whole 16-byte chunks.
+        int64_t cp = xconv_mma_packed_channels(&p), eb = p.math == XCONV_MATH_TF32 ? 4 : 2;
+        CHECK(cp % (16 / eb) == 0 && cp >= p.c / p.groups && cp < p.c / p.groups + 16 / eb);
+        CHECK_MSG(xconv_plan_workspace_size(plan) >=
+                      (size_t)((p.k * p.r * p.s + p.n * p.h * p.w * p.groups) * cp * eb),
+                  "%s: workspace %zu", spec, xconv_plan_workspace_size(plan));
+        CHECK_MSG(got_stages >= 2 && got_stages <= 4 && (!stages || got_stages == stages),
+                  "%s %s: %lld stages, expected %d", spec, types, got_stages, stages);
+    }
+    for (int j = 0; j < plan->nsteps; j++) {
+        xconv_step *sj = xconv_plan_step(plan, j);
+        for (int i = 0; i < sj->ndefines; i++)
+            if (strcmp(sj->defines[i].name, "XC_MMA_PTX") == 0)
+                sj->defines[i].value = 0;
+    }
     size_t xn = (size_t)xconv_problem_x_elems(&p), wn = (size_t)xconv_problem_w_elems(&p);
     size_t yn = (size_t)xconv_problem_y_elems(&p);
     float *x = malloc(xn * 4), *w = malloc(wn * 4), *y = malloc(yn * 4);
@@ -372,8 +477,10 @@ static void check_emulated(xconv_device *dev, const xconv_variant *v, int index,
         xconv_compare_full(y, ref, norm, (int64_t)yn, &mode);
         double storage = xconv_threshold_storage(p.dtype);
         double limit = xconv_threshold_for_family("gemm") + storage + xconv_threshold_math(p.math);
-        printf("  %-44s %-21s error %.2g over the operands read (%.2g over the stored)\n", spec,
-               types, exact.max_norm_err, mode.max_norm_err);
+        char how[24];
+        snprintf(how, sizeof how, packed ? "packed, %lld stages" : "registers", got_stages);
+        printf("  %-44s %-21s %-17s error %.2g over the operands read (%.2g over the stored)\n",
+               spec, types, how, exact.max_norm_err, mode.max_norm_err);
         CHECK_MSG(st != XCONV_OK || xconv_compare_passed(&exact, 1e-5 + storage),
                   "%s %s: %lld non-finite, error %.3g at %lld", spec, types,
                   (long long)exact.nonfinite, exact.max_norm_err, (long long)exact.worst_index);
@@ -384,7 +491,64 @@ static void check_emulated(xconv_device *dev, const xconv_variant *v, int index,
     xconv_plan_destroy(plan);
 }
 
-static void test_emulated(void)
+// Where a group's channels fill whole K steps both pipelines walk k as (r, s, c) in the same
+// steps and slices, so each output's sums are the same mma in the same order: y must be the
+// same to the bit (on the tensor cores too).
+static void check_same_bits(xconv_device *dev, const xconv_variant *v, int index,
+                            const char *types)
+{
+    xconv_problem p;
+    xconv_error err;
+    if (!parse_with(run_specs[index], types, &p))
+        return;
+    size_t xn = (size_t)xconv_problem_x_elems(&p), wn = (size_t)xconv_problem_w_elems(&p);
+    size_t yn = (size_t)xconv_problem_y_elems(&p);
+    float *x = malloc(xn * 4), *w = malloc(wn * 4), *y[2] = {malloc(yn * 4), malloc(yn * 4)};
+    CHECK(x && w && y[0] && y[1]);
+    for (int k = 0; x && w && y[0] && y[1] && k < 2; k++) {
+        xconv_random_fill(x, xn, 5, 1);
+        xconv_random_fill(w, wn, 5, 2);
+        xconv_dtype_round(p.dtype, x, xn);
+        xconv_dtype_round(p.dtype, w, wn);
+        xconv_plan_options opts;
+        xconv_plan_options_default(&opts);
+        opts.mma_pipeline = k ? XCONV_MMA_PIPELINE_PACKED : XCONV_MMA_PIPELINE_REGISTERS;
+        xconv_plan *plan = NULL;
+        xconv_device_info saved = dev->info;
+        dev->info.compute_units = run_units[index];
+        if (k && dev->info.local_mem_bytes > 512 * 6 * 4)  // room for the exchange buffer
+            dev->info.local_mem_bytes -= 512 * 6 * 4;       // (as check_emulated_with)
+        xconv_status st = xconv_variant_plan(v, dev, &p, &opts, &plan, &err);
+        dev->info = saved;
+        for (int j = 0; st == XCONV_OK && j < plan->nsteps; j++) {
+            xconv_step *sj = xconv_plan_step(plan, j);
+            for (int i = 0; i < sj->ndefines; i++)
+                if (strcmp(sj->defines[i].name, "XC_MMA_PTX") == 0)
+                    sj->defines[i].value = 0;
+        }
+        st = st ? st : run_stored(dev, plan, &p, x, w, y[k], &err);
+        CHECK_MSG(st == XCONV_OK, "%s %s: %s", run_specs[index], types, err.msg);
+        xconv_plan_destroy(plan);
+    }
+    if (x && w && y[0] && y[1]) {
+        size_t differ = 0;
+        for (size_t i = 0; i < yn; i++)
+            differ += memcmp(&y[0][i], &y[1][i], 4) != 0;
+        printf("  %-44s %-21s registers vs packed: %zu of %zu outputs differ in their bits\n",
+               run_specs[index], types, differ, yn);
+        CHECK(differ == 0);
+    }
+    free(x), free(w), free(y[0]), free(y[1]);
+}
+
+static void check_emulated(xconv_device *dev, const xconv_variant *v, int index,
+                           const char *types)
+{
+    check_emulated_with(dev, v, index, types, XCONV_MMA_PIPELINE_AUTO, 0, 0);
+}
+
+// packed_only: only the packed pipeline's checks (`test_mma packed`, for Oclgrind).
+static void test_emulated(bool packed_only)
 {
     xconv_device *dev = open_cpu();
     if (!dev) {
@@ -402,20 +566,45 @@ static void test_emulated(void)
     // Every shape in tf32; fp16 and bf16 (the same word layout, two elements a word) on the
     // 32-row tiles with a K tail and on the 128 x 128 tiles (PoCL's builds of the emulation,
     // a barrier pair per mma, dominate the test's time).
-    for (int i = 0; v && i < RUN_SPECS; i++)
+    for (int i = 0; v && !packed_only && i < RUN_SPECS; i++)
         check_emulated(dev, v, i, math_specs[0]);
-    for (int m = 1; v && m < 3; m++) {
+    for (int m = 1; v && !packed_only && m < 3; m++) {
         check_emulated(dev, v, 0, math_specs[m]);
         check_emulated(dev, v, 3, math_specs[m]);
         check_emulated(dev, v, 7, math_specs[m]);  // k walked as (r, s, c)
         check_emulated(dev, v, 8, math_specs[m]);
     }
+    // The packed pipeline (x and w packed, a cp.async ring emulated by loads and stores): every
+    // shape in tf32, with the ring's 2, 3 and 4 stages (local memory capped as on a 48 KiB
+    // device and below); fp16 and bf16 (8 channels a chunk: 5, 12, 40 and 1 channel padded) on
+    // a spread of them.
+    const int packed_pipe = XCONV_MMA_PIPELINE_PACKED;
+    for (int i = 0; v && i < RUN_SPECS; i++)
+        check_emulated_with(dev, v, i, math_specs[0], packed_pipe, 0, 0);
+    check_emulated_with(dev, v, 3, math_specs[0], packed_pipe, 48 << 10, 3);   // 128 x 128
+    check_emulated_with(dev, v, 8, math_specs[0], packed_pipe, 33 << 10, 2);   // 128 x 128
+    check_emulated_with(dev, v, 1, math_specs[0], packed_pipe, 48 << 10, 4);   // 64 x 128
+    for (int m = 1; v && m < 3; m++) {
+        check_emulated_with(dev, v, 0, math_specs[m], packed_pipe, 0, 0);
+        check_emulated_with(dev, v, 2, math_specs[m], packed_pipe, 0, 0);  // groups
+        check_emulated_with(dev, v, 5, math_specs[m], packed_pipe, 0, 0);  // 1x1, 40 channels
+        check_emulated_with(dev, v, 6, math_specs[m], packed_pipe, 0, 0);  // one channel
+        check_emulated_with(dev, v, 8, math_specs[m], packed_pipe, 48 << 10, 3);
+    }
+    for (int m = 0; v && m < 3; m++) {
+        check_same_bits(dev, v, 7, math_specs[m]);  // 32 channels: whole K steps in every mode
+        check_same_bits(dev, v, 8, math_specs[m]);  // 64, stride, dilation, padding
+    }
     dev->info.cc_major = 0;
     xconv_device_close(dev);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "packed") == 0) {
+        test_emulated(true);
+        return check_summary("test_mma packed");
+    }
     test_applicability();
     test_plans();
     test_auto();
@@ -423,6 +612,6 @@ int main(void)
 #ifdef XCONV_HAVE_CUDA
     test_nvrtc();
 #endif
-    test_emulated();
+    test_emulated(false);
     return check_summary("test_mma");
 }

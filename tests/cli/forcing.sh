@@ -10,7 +10,7 @@ trap 'rm -rf "$tmp"' EXIT
 source "$(dirname "$0")/checks.bash"
 export XCONV_CACHE_DIR=$tmp/cache
 unset XCONV_DIRECT_PLAN XCONV_GEMM_TILES XCONV_GEMM_SPLIT XCONV_GEMM_CHUNK XCONV_WINO_CHUNK \
-    XCONV_WINO_FUSED XCONV_FFT_TILE XCONV_FFT_CHUNK XCONV_FFT_PLANES
+    XCONV_WINO_FUSED XCONV_FFT_TILE XCONV_FFT_CHUNK XCONV_FFT_PLANES XCONV_MMA_PIPELINE
 shape=n=1,c=2,h=6,w=6,k=2,r=3
 
 for bad in XCONV_GEMM_SPLIT=2abc XCONV_GEMM_SPLIT= XCONV_GEMM_SPLIT=17 XCONV_GEMM_SPLIT=-1 \
@@ -18,7 +18,8 @@ for bad in XCONV_GEMM_SPLIT=2abc XCONV_GEMM_SPLIT= XCONV_GEMM_SPLIT=17 XCONV_GEM
     XCONV_FFT_TILE=8y8 XCONV_FFT_TILE=8x XCONV_FFT_TILE=1 XCONV_FFT_TILE=8x8x8 \
     XCONV_FFT_PLANES=16 XCONV_FFT_PLANES=-2 XCONV_FFT_PLANES=4x \
     XCONV_DIRECT_PLAN= XCONV_DIRECT_PLAN=direct_const:1,2 XCONV_DIRECT_PLAN=:1,1,1,1,1,1,1,1 \
-    XCONV_GEMM_TILES=16,16,8,4 XCONV_GEMM_TILES=16,16,8,4,4x XCONV_WINO_FUSED=16,8,4; do
+    XCONV_GEMM_TILES=16,16,8,4 XCONV_GEMM_TILES=16,16,8,4,4x XCONV_WINO_FUSED=16,8,4 \
+    XCONV_MMA_PIPELINE=3 XCONV_MMA_PIPELINE=x; do
     name=${bad%%=*}
     value=${bad#*=}
     for cmd in run validate bench explain; do
@@ -32,7 +33,7 @@ done
 # Values the variables take are taken (the planner then says what does not fit).
 for good in XCONV_GEMM_SPLIT=0 XCONV_GEMM_SPLIT=16 XCONV_FFT_TILE=8 XCONV_FFT_TILE=8x12 \
     XCONV_GEMM_CHUNK=0 XCONV_WINO_CHUNK=3 XCONV_GEMM_TILES=16,16,8,4,4,4,0,2 \
-    XCONV_FFT_PLANES=0 XCONV_FFT_PLANES=8; do
+    XCONV_FFT_PLANES=0 XCONV_FFT_PLANES=8 XCONV_MMA_PIPELINE=2; do
     env "$good" "$xconv" run --shape $shape --variant direct_naive >"$tmp/out" 2>"$tmp/err"
     rc=$?
     check "$good is taken (exit $rc): $(cat "$tmp/err")" [ "$rc" -eq 0 ]

@@ -134,3 +134,129 @@ xconv_status xconv_mma_plan_step(const xconv_device_info *info, const xconv_prob
                          xconv_mma_channels_first(p, t) ? "(r,s,c)" : "(c,r,s)");
     return XCONV_OK;
 }
+
+// ---------------------------------------------------------------------------------------------
+// The packed-operand pipeline (cl/implicit_mma_packed.cl)
+
+#define MMA_MAX_STAGES 4  // the ring's most stages (the kernel takes 2 to 4)
+
+int64_t xconv_mma_packed_channels(const xconv_problem *p)
+{
+    int64_t chunk = 4 * mma_pack(p->math);  // elements of a 16-byte chunk
+    return (p->c / p->groups + chunk - 1) / chunk * chunk;
+}
+
+size_t xconv_mma_packed_local_bytes(const xconv_mma_tiles *t, int64_t math, int stages)
+{
+    // The ring: each stage TILE_M rows of A and TILE_N columns of B of a K step's words; or
+    // the staged sums of C where they are larger (as xconv_mma_local_bytes).
+    size_t words = (size_t)(t->tile_k / mma_pack(math));
+    size_t ring = (size_t)stages * (size_t)(t->tile_m + t->tile_n) * words;
+    size_t staged = (size_t)(t->warps_m * t->warps_n) * 16 * (size_t)(t->tile_n / t->warps_n + 1);
+    size_t larger = ring > staged ? ring : (staged + 3) / 4 * 4;
+    return larger * sizeof(uint32_t);
+}
+
+int xconv_mma_packed_stages(const xconv_device_info *info, const xconv_mma_tiles *t,
+                            int64_t math)
+{
+    for (int stages = MMA_MAX_STAGES; stages >= 2; stages--)
+        if (xconv_mma_packed_local_bytes(t, math, stages) <= info->local_mem_bytes)
+            return stages;
+    return 0;
+}
+
+void xconv_mma_packed_choose(const xconv_device_info *info, const xconv_problem *p,
+                             xconv_mma_tiles *t)
+{
+    xconv_mma_choose(info, p, t);
+    // 128 x 128 tiles on 2 x 4 warps of 64 x 32 (256 work-items): per 8-word slice a warp's four
+    // A and two B ldmatrix feed 16 mma rather than 2 + 2 feeding 8 (4 x 4 warps of 32 x 32).
+    if (t->tile_m == 128 && t->tile_n == 128)
+        t->warps_m = 2, t->warps_n = 4;
+}
+
+// Adds the defines every step of the packed pipeline compiles with: the batch baked in (the
+// workspace's size depends on it), the problem's, the tiles' and the stages.
+static xconv_status packed_defines(xconv_step *s, const xconv_problem *p,
+                                   const xconv_mma_tiles *t, int stages, xconv_error *err)
+{
+    s->bake_batch = true;
+    xconv_status st = xconv_step_define_problem(s, p, err);
+    const struct { const char *name; long long value; } defs[] = {
+        {"XC_MMA_MATH", (long long)p->math}, {"XC_MMA_PTX", 1},
+        {"XC_MMA_TILE_M", t->tile_m}, {"XC_MMA_TILE_N", t->tile_n},
+        {"XC_MMA_TILE_K", t->tile_k}, {"XC_MMA_WARPS_M", t->warps_m},
+        {"XC_MMA_WARPS_N", t->warps_n}, {"XC_MMA_STAGES", stages},
+    };
+    for (size_t i = 0; st == XCONV_OK && i < sizeof defs / sizeof defs[0]; i++)
+        st = xconv_step_define(s, defs[i].name, defs[i].value, err);
+    return st;
+}
+
+xconv_status xconv_mma_plan_packed(const xconv_device_info *info, const xconv_problem *p,
+                                   const xconv_mma_tiles *t, xconv_plan *plan,
+                                   xconv_error *err)
+{
+    int64_t cp = xconv_mma_packed_channels(p), rs = p->r * p->s;
+    int64_t pack = mma_pack(p->math);
+    int64_t x_words = p->n * p->h * p->w * p->groups * cp / pack, w_words = p->k * rs * cp / pack;
+    int64_t pq = xconv_problem_out_h(p) * xconv_problem_out_w(p);
+    // Every word index of the workspace (offsets included, regions 256-byte aligned) and every
+    // element index of x, w and y in 32 bits.
+    if (x_words + w_words + 128 > XCONV_MAX_INDEX || p->n * p->c * p->h * p->w > XCONV_MAX_INDEX ||
+        p->n * p->k * pq > XCONV_MAX_INDEX || p->k * (p->c / p->groups) * rs > XCONV_MAX_INDEX)
+        return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE, "implicit_mma (packed): x, w, y or "
+                               "the packed operands pass the kernels' 32-bit index range");
+    size_t threads = (size_t)(t->warps_m * t->warps_n * MMA_WARP);
+    int stages = xconv_mma_packed_stages(info, t, p->math);
+    if (threads > info->max_work_group_size || threads > info->max_work_item_sizes[0] ||
+        stages < 2)
+        return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE,
+                               "implicit_mma (packed): %zu work-items and %zu bytes of local "
+                               "memory (two stages) pass the device's %zu and %llu", threads,
+                               xconv_mma_packed_local_bytes(t, p->math, 2),
+                               info->max_work_group_size,
+                               (unsigned long long)info->local_mem_bytes);
+    int w_region = xconv_plan_region(plan, "packed w", (size_t)w_words * 4);
+    int x_region = xconv_plan_region(plan, "packed x", (size_t)x_words * 4);
+    xconv_step *pw = xconv_plan_add_step(plan, "pack filters (K,R,S,C)", "implicit_mma_packed",
+                                         "implicit_mma_pack_w");
+    xconv_step *px = pw ? xconv_plan_add_step(plan, "pack x (N,H,W,C)", "implicit_mma_packed",
+                                              "implicit_mma_pack_x")
+                        : NULL;
+    xconv_step *s = px ? xconv_plan_add_step(plan, "tensor-core implicit GEMM (packed)",
+                                             "implicit_mma_packed", "implicit_mma_packed")
+                       : NULL;
+    if (!s)
+        return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for a step");
+    xconv_status st = packed_defines(pw, p, t, stages, err);
+    st = st ? st : packed_defines(px, p, t, stages, err);
+    st = st ? st : packed_defines(s, p, t, stages, err);
+    if (st != XCONV_OK)
+        return st;
+    // Packing: a work-item a 16-byte chunk (4 words).
+    xconv_step_set_1d(pw, xconv_round_up((size_t)(w_words / 4), 64), 64);
+    xconv_step_set_2d(px, (size_t)(p->n * p->h * p->w), (size_t)(p->groups * cp / pack / 4), 8,
+                      8);
+    xconv_step_arg_buffer(pw, XCONV_REF_W);
+    xconv_step_arg_region(pw, plan, w_region);
+    xconv_step_arg_buffer(px, XCONV_REF_X);
+    xconv_step_arg_region(px, plan, x_region);
+    int64_t kg = p->k / p->groups, cols = p->n * pq;
+    size_t global[3] = {(size_t)((cols + t->tile_n - 1) / t->tile_n) * threads,
+                        (size_t)((kg + t->tile_m - 1) / t->tile_m), (size_t)p->groups};
+    size_t local[3] = {threads, 1, 1};
+    xconv_step_set_3d(s, global, local);
+    s->local_mem_bytes = xconv_mma_packed_local_bytes(t, p->math, stages);
+    xconv_step_arg_region(s, plan, x_region);
+    xconv_step_arg_region(s, plan, w_region);
+    xconv_step_arg_buffer(s, XCONV_REF_Y);
+    xconv_plan_summarize(plan, "mma.sync %s, fp32 accumulation: %lldx%lldx%lld x %lld group%s, "
+                         "%dx%d tiles of %dx%d warps, k step %d walked as (r,s,c) over %lld "
+                         "packed channels, %d-stage cp.async ring", mma_shape(p->math),
+                         (long long)kg, (long long)cols, (long long)(cp * rs),
+                         (long long)p->groups, p->groups == 1 ? "" : "s", t->tile_m, t->tile_n,
+                         t->warps_m, t->warps_n, t->tile_k, (long long)cp, stages);
+    return XCONV_OK;
+}

@@ -42,4 +42,41 @@ size_t xconv_mma_local_bytes(const xconv_mma_tiles *t, int64_t math);
 xconv_status xconv_mma_plan_step(const xconv_device_info *info, const xconv_problem *p,
                                  const xconv_mma_tiles *t, xconv_plan *plan, xconv_error *err);
 
+// The packed-operand pipeline (cl/implicit_mma_packed.cl): x and the filters packed into the
+// workspace, channels fastest and padded to whole 16-byte chunks, then the product fed through
+// a ring of `stages` local-memory stages by 16-byte cp.async copies.
+
+// The pipelines of implicit_mma (xconv_plan_options.mma_pipeline): the planner's choice (today
+// the register path), registers double-buffered from x and w as stored, packed operands.
+enum {
+    XCONV_MMA_PIPELINE_AUTO = 0,
+    XCONV_MMA_PIPELINE_REGISTERS = 1,
+    XCONV_MMA_PIPELINE_PACKED = 2,
+};
+
+// Channels of a group as packed: p's rounded up to a 16-byte chunk of the math mode's words (4
+// TF32 values, 8 fp16 or bf16).
+int64_t xconv_mma_packed_channels(const xconv_problem *p);
+
+// The packed pipeline's tiles for p on info's device: xconv_mma_choose's, 128 x 128 tiles on
+// 2 x 4 warps of 64 x 32 instead of 4 x 4 of 32 x 32. Fills *t.
+void xconv_mma_packed_choose(const xconv_device_info *info, const xconv_problem *p,
+                             xconv_mma_tiles *t);
+
+// Bytes of local memory of the packed kernel with tiles t and `stages` stages in math `math`.
+size_t xconv_mma_packed_local_bytes(const xconv_mma_tiles *t, int64_t math, int stages);
+
+// The stages of the packed ring on info's device: the most, up to 4, whose local memory fits;
+// 0 when not even 2 fit.
+int xconv_mma_packed_stages(const xconv_device_info *info, const xconv_mma_tiles *t,
+                            int64_t math);
+
+// Appends the packed pipeline for p on info's device with tiles t: the two packing steps (their
+// workspace regions "packed w" and "packed x") and the product, and the summary line. Returns
+// XCONV_OK, XCONV_ERR_NOT_APPLICABLE when p passes the kernels' 32-bit index range or t does
+// not fit the device in two stages, or XCONV_ERR_OUT_OF_MEMORY.
+xconv_status xconv_mma_plan_packed(const xconv_device_info *info, const xconv_problem *p,
+                                   const xconv_mma_tiles *t, xconv_plan *plan,
+                                   xconv_error *err);
+
 #endif // XCONV_PLAN_MMA_H

@@ -25,13 +25,17 @@ static bool implicit_mma_applies(const xconv_device *dev, const xconv_problem *p
     return false;
 }
 
-// One step: the product on tensor cores, gathering B from x, storing y.
+// One step: the product on tensor cores, gathering B from x, storing y; or, where the options
+// ask for the packed pipeline, x and w packed first and the product fed by a cp.async ring.
 static xconv_status plan_implicit_mma(const xconv_device *dev, const xconv_problem *p,
                                       const xconv_plan_options *opts, xconv_plan *plan,
                                       xconv_error *err)
 {
-    (void)opts;
     xconv_mma_tiles t;
+    if (opts && opts->mma_pipeline == XCONV_MMA_PIPELINE_PACKED) {
+        xconv_mma_packed_choose(&dev->info, p, &t);
+        return xconv_mma_plan_packed(&dev->info, p, &t, plan, err);
+    }
     xconv_mma_choose(&dev->info, p, &t);
     return xconv_mma_plan_step(&dev->info, p, &t, plan, err);
 }

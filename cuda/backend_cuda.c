@@ -125,6 +125,8 @@ static xconv_status describe_device(const xconv_cu_api *cu, int index, xconv_dev
     info->const_mem_bytes =
         (uint64_t)attribute(cu, dev, CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY);
     info->cache_bytes = (uint64_t)attribute(cu, dev, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE);
+    info->local_mem_per_unit_bytes = (uint64_t)attribute(
+        cu, dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR);
     info->max_work_group_size =
         (size_t)attribute(cu, dev, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
     info->max_work_item_sizes[0] = (size_t)attribute(cu, dev, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X);

@@ -97,6 +97,7 @@ static void share_cache_sizes(xconv_devices *list, unsigned backends)
                 cu->cc_minor == cl->cc_minor && strcmp(cu->name, cl->name) == 0 &&
                 cu->cache_bytes > cl->cache_bytes) {
                 cl->cache_bytes = cu->cache_bytes;
+                cl->local_mem_per_unit_bytes = cu->local_mem_per_unit_bytes;
                 break;
             }
         }

@@ -161,6 +161,7 @@ static const xconv_target targets[] = {
               .max_alloc_bytes = 80 * GIB,               // [N] one allocation: all memory
               .const_mem_bytes = 64 * KIB,               // [N]
               .cache_bytes = 50 * 1024 * KIB,            // [N]
+              .local_mem_per_unit_bytes = 228 * KIB,     // [N] shared memory an SM
               .max_work_group_size = 1024,               // [N]
               .max_work_item_sizes = {1024, 1024, 64},   // [N]
               .preferred_multiple = 32,                  // [N] warp

@@ -48,6 +48,7 @@ class CDeviceInfo(ctypes.Structure):
         ("intel_mma_sub_group", ctypes.c_int),
         ("peak_gflops", ctypes.c_double), ("peak_gbps", ctypes.c_double),
         ("fp32_config", ctypes.c_uint), ("build_flags", ctypes.c_char * 192),
+        ("local_mem_per_unit_bytes", ctypes.c_uint64),
     ]
 
 

@@ -25,14 +25,37 @@ static bool implicit_mma_applies(const xconv_device *dev, const xconv_problem *p
     return false;
 }
 
-// One step: the product on tensor cores, gathering B from x, storing y; or, where the options
-// ask for the packed pipeline, x and w packed first and the product fed by a cp.async ring.
+// Where the packed pipeline runs when the options leave the choice to the planner: a filter of
+// more than one tap (x is read R x S times, packed once), or output planes of at most 28x28
+// with at least 256 filters a group (the product's columns long enough to repay the pass that
+// packs x); and at least 32 channels a group (the packing pads them to 16-byte chunks). On the
+// H100 (2026-11-27-h100-09db270-mma_pipeline_*.json, two runs of each) packed against registers:
+// vgg3x3 1.30x (tf32) and 1.38x (f16); ResNet-50's batch-50 layers with 28x28 planes or less
+// and >= 256 filters 1.32-2.52x in tf32 and 1.01-1.85x in f16; on its 56x56 1x1 layers 0.56-0.96x
+// and on res3_reduce (128 filters) 0.79x in f16, which keep the register pipeline.
+#define MMA_PACKED_MAX_PLANE (28 * 28)
+#define MMA_PACKED_MIN_FILTERS 256
+#define MMA_PACKED_MIN_CHANNELS 32
+
+// Whether the planner's choice for p is the packed pipeline.
+static bool packed_pays(const xconv_problem *p)
+{
+    int64_t kg = p->k / p->groups, cg = p->c / p->groups;
+    int64_t plane = xconv_problem_out_h(p) * xconv_problem_out_w(p);
+    return cg >= MMA_PACKED_MIN_CHANNELS &&
+           (p->r * p->s > 1 || (plane <= MMA_PACKED_MAX_PLANE && kg >= MMA_PACKED_MIN_FILTERS));
+}
+
+// One step: the product on tensor cores, gathering B from x, storing y; or the packed
+// pipeline (asked for, or where it pays: packed_pays), x and w packed first and the product
+// fed by a cp.async ring.
 static xconv_status plan_implicit_mma(const xconv_device *dev, const xconv_problem *p,
                                       const xconv_plan_options *opts, xconv_plan *plan,
                                       xconv_error *err)
 {
     xconv_mma_tiles t;
-    if (opts && opts->mma_pipeline == XCONV_MMA_PIPELINE_PACKED) {
+    int pipeline = opts ? opts->mma_pipeline : 0;
+    if (pipeline == XCONV_MMA_PIPELINE_PACKED || (pipeline == 0 && packed_pays(p))) {
         xconv_mma_packed_choose(&dev->info, p, &t);
         return xconv_mma_plan_packed(&dev->info, p, &t, plan, err);
     }

@@ -145,6 +145,10 @@ struct xconv_device_info {
     // and the compiler options and contraction setting every xconv kernel is built with.
     unsigned fp32_config;
     char build_flags[192];       // "-cl-std=CL1.2; #pragma OPENCL FP_CONTRACT OFF"
+    uint64_t local_mem_per_unit_bytes;  // local memory one compute unit holds for all its
+                                        // work-groups (CUDA's MAX_SHARED_MEMORY_PER_
+                                        // MULTIPROCESSOR; NVIDIA's OpenCL takes CUDA's value
+                                        // for the same GPU); 0 when the device does not say
 };
 
 // Bits of xconv_device_info.fp32_config (the values of OpenCL's CL_FP_* flags).

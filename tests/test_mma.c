@@ -97,13 +97,35 @@ static void test_applicability(void)
     xconv_device_close(amd);
 }
 
-// Every small-suite shape plans in every math mode on the sm_90 profile: one step of 4 warps,
-// the math and storage in its defines, PTX chosen, local memory within the device's.
+// Every small-suite shape plans in every math mode on the sm_90 profile with the register
+// pipeline: one step of 4 warps, the math and storage in its defines, PTX chosen, local memory
+// within the device's. Left to the planner, the packed pipeline (three steps) where it pays: a
+// filter of several taps or planes of at most 28x28 with >= 256 filters, >= 32 channels.
 static void test_plans(void)
 {
     xconv_device *h100 = open_target("sm_90");
     xconv_error err;
     const xconv_variant *v = xconv_variant_find("implicit_mma", &err);
+    xconv_plan_options registers;
+    xconv_plan_options_default(&registers);
+    registers.mma_pipeline = XCONV_MMA_PIPELINE_REGISTERS;
+    static const struct {
+        const char *spec;
+        int steps;
+    } chosen[] = {{"n=16,c=64,h=224,w=224,k=64,r=3,pad=1", 3},  // vgg3x3: 9 taps
+                  {"n=50,c=1024,h=14,w=14,k=256,r=1", 3},       // 14x14, 256 filters
+                  {"n=50,c=256,h=56,w=56,k=64,r=1", 1},         // 56x56 planes
+                  {"n=50,c=512,h=28,w=28,k=128,r=1", 1},        // 128 filters
+                  {"n=32,c=3,h=224,w=224,k=64,r=7,stride=2,pad=3", 1}};  // 3 channels
+    for (size_t i = 0; h100 && v && i < sizeof chosen / sizeof chosen[0]; i++) {
+        xconv_problem p;
+        xconv_plan *plan = NULL;
+        CHECK(parse_with(chosen[i].spec, "dtype=f16,math=f16", &p));
+        xconv_status st = xconv_variant_plan(v, h100, &p, NULL, &plan, &err);
+        CHECK_MSG(st == XCONV_OK && plan->nsteps == chosen[i].steps, "%s: %d steps, want %d",
+                  chosen[i].spec, st == XCONV_OK ? plan->nsteps : -1, chosen[i].steps);
+        xconv_plan_destroy(plan);
+    }
     int count = 0, planned = 0;
     const xconv_named_shape *suite = xconv_suite_find("small", &count);
     CHECK(suite && count > 0 && h100 && v);
@@ -113,7 +135,7 @@ static void test_plans(void)
             if (!parse_with(suite[i].spec, math_specs[m], &p))
                 continue;
             xconv_plan *plan = NULL;
-            xconv_status st = xconv_variant_plan(v, h100, &p, NULL, &plan, &err);
+            xconv_status st = xconv_variant_plan(v, h100, &p, &registers, &plan, &err);
             CHECK_MSG(st == XCONV_OK, "%s %s: %s", suite[i].name, math_specs[m], err.msg);
             if (st != XCONV_OK)
                 continue;
@@ -219,11 +241,14 @@ static void test_auto(void)
                   "big11x11 with '%s': %s", large[i],
                   st == XCONV_OK ? info.variant->info.name : err.msg);
     }
-    // tf32 where the fp32 kernels ran faster: channel-reducing 1x1 layers and Winograd's busy
-    // 3x3 layers with small planes; in fp16 and on large planes the tensor cores.
+    // tf32 where the fp32 kernels ran faster: channel-reducing 1x1 layers where implicit_mma
+    // does not run its packed pipeline (fewer than 256 filters or planes over 28x28) and
+    // Winograd's busy 3x3 layers with small planes; in fp16 and on large planes the tensor cores.
     const struct { const char *spec, *types, *pick; } tf32_lines[] = {
-        {"n=32,c=2048,h=7,w=7,k=512,r=1", "math=tf32", "implicit_gemm"},
-        {"n=32,c=1024,h=14,w=14,k=256,r=1", "math=tf32", "gemm_1x1"},
+        {"n=32,c=2048,h=7,w=7,k=512,r=1", "math=tf32", "implicit_mma"},
+        {"n=32,c=1024,h=14,w=14,k=256,r=1", "math=tf32", "implicit_mma"},
+        {"n=32,c=512,h=28,w=28,k=128,r=1", "math=tf32", "gemm_1x1"},
+        {"n=32,c=512,h=27,w=27,k=128,r=1", "math=tf32", "implicit_gemm"},
         {"n=32,c=1024,h=14,w=14,k=256,r=1", "dtype=f16,math=f16", "implicit_mma"},
         {"n=32,c=256,h=14,w=14,k=1024,r=1", "math=tf32", "implicit_mma"},
         {"n=32,c=256,h=14,w=14,k=256,r=3,pad=1", "math=tf32", "winograd_f43"},
@@ -407,7 +432,8 @@ static void check_emulated_with(xconv_device *dev, const xconv_variant *v, int i
     xconv_plan *plan = NULL;
     xconv_plan_options opts;
     xconv_plan_options_default(&opts);
-    opts.mma_pipeline = pipeline;
+    opts.mma_pipeline = pipeline == XCONV_MMA_PIPELINE_PACKED ? XCONV_MMA_PIPELINE_PACKED
+                                                              : XCONV_MMA_PIPELINE_REGISTERS;
     xconv_device_info saved = dev->info;
     dev->info.compute_units = run_units[index];
     // The emulation's exchange buffer (6 words a work-item, at most 512) sits beside the ring,

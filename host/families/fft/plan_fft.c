@@ -272,19 +272,21 @@ static bool transform_work(const xconv_device_info *info, xconv_fft_params *t,
                            int64_t planes_max, int forced, char *why, size_t len)
 {
     // GPUs: up to 4 pairs (8 planes: neighbouring work-items store 64-byte runs of spectra)
-    // where two such work-groups fit a compute unit's local memory (the device's per-unit
-    // amount where it says, else twice a work-group's); CPUs: one pair. A pair is 16 bytes of a
-    // frequency's run, so one pair a work-group writes (and the inverse reads) half a 32-byte
-    // sector per access. On the H100 (48 KiB a work-group, 228 KiB an SM) conv5x5's 32x60 tiles
-    // in two pairs (31456 bytes) ran 1.17x faster than in one, both backends
-    // (2026-11-27-h100-09db270-fft_planes_{2,4}*.json).
+    // within half the local memory, and two pairs where two such work-groups fit a compute
+    // unit's local memory (the device's per-unit amount where it says); CPUs: one pair. A pair
+    // is 16 bytes of a frequency's run, so one pair a work-group writes (and the inverse reads)
+    // half a 32-byte sector per access. On the H100 (48 KiB a work-group, 228 KiB an SM)
+    // conv5x5's 32x60 tiles in two pairs (31456 bytes) ran 1.17x faster than in one, both
+    // backends; big11x11's in four pairs 1.03x slower than in two
+    // (2026-11-27-h100-09db270-fft_planes_*.json, 2026-11-27-h100-08c3a2a-fft_default_*.json).
     uint64_t unit = info->local_mem_per_unit_bytes ? info->local_mem_per_unit_bytes
                                                    : info->local_mem_bytes;
     int pairs = 1;
     for (int want = info->is_cpu ? 1 : 4; want > 1; want /= 2) {
         size_t bytes = transform_local_bytes(t->lh, t->pitch, t->lw, want);
-        if (bytes <= info->local_mem_bytes && 2 * bytes <= unit &&
-            2 * (want / 2) < planes_max) {
+        bool fits = bytes <= info->local_mem_bytes / 2 ||
+                    (want == 2 && bytes <= info->local_mem_bytes && 2 * bytes <= unit);
+        if (fits && 2 * (want / 2) < planes_max) {
             pairs = want;
             break;
         }

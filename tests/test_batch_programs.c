@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "families/gemm/plan_mma.h"
 #include "plan/variant.h"
 #include "xconv/xconv.h"
 
@@ -315,10 +316,15 @@ int main(int argc, char **argv)
             check_sharing(dev, "gemm_1x1", &p, &forced, true);
         // implicit_mma (reduced math only) has no forced tiles; its planner chooses the same
         // for both batches of the 7x7 and 3x3 layers (the 1x1's batch 1 gets a smaller tile).
+        // Its register pipeline takes N at run time; the packed one bakes N in every step
+        // (its summary says so), so the register pipeline is forced here.
         xconv_problem reduced = p;
         reduced.math = XCONV_MATH_TF32;
+        xconv_plan_options registers;
+        xconv_plan_options_default(&registers);
+        registers.mma_pipeline = XCONV_MMA_PIPELINE_REGISTERS;
         if (p.r > 1)
-            check_sharing(dev, "implicit_mma", &reduced, NULL, true);
+            check_sharing(dev, "implicit_mma", &reduced, &registers, true);
         for (size_t v = 0; p.r == 3 && v < sizeof fused3x3 / sizeof fused3x3[0]; v++)
             check_sharing(dev, fused3x3[v], &p, &forced, true);
         // The FFT's steps keep N compiled in (XC_FFT_BATCH): nothing to share.

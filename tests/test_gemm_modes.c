@@ -26,6 +26,7 @@ static void test_profile_plans(void)
     xconv_plan_options opts;
     xconv_plan_options_default(&opts);
     opts.gemm_split_k = 1;  // no split-K workspace: a profile allocates nothing
+    opts.mma_pipeline = 1;  // implicit_mma's register pipeline: nor the packed one's workspace
     xconv_error err = {0};
     const struct {
         int64_t dtype, math, c_dtype;

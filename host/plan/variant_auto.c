@@ -347,8 +347,8 @@ static const auto_rule rules[] = {
      "a narrow or small product on a GPU (< 32 filters a group, < 64 taps or < 1e8 FLOPs): "
      "register-blocked direct convolution"},
     {"implicit_precomp", ON_GPU, NULL, "on a GPU, where direct_regblock does not plan"},
-    // Reduced math: no line above applies (their variants compute strict fp32 only). The
-    // FP32_MATH lines below plan it in fp32 math where our fp32 kernels ran faster than the
+    // Reduced math: of the lines above only the depthwise ones apply (the others' variants
+    // compute strict fp32 only). The FP32_MATH lines below plan it in fp32 math where our fp32 kernels ran faster than the
     // tensor cores (docs/find.md has each line's evidence). On big11x11 in tf32 fft_tiled ran
     // 0.26 ms, implicit_mma 1.71 and cuDNN's find 0.39.
     {"fft_tiled", ON_GPU | FP32_MATH, reduced_large_filter,
@@ -364,8 +364,9 @@ static const auto_rule rules[] = {
      "math=tf32 on a wide busy 3x3 stride-1 layer with outputs of at most 28x28 on a GPU: "
      "Winograd F(4x4,3x3) in fp32 math (more accurate than asked; error checked over 4x4 "
      "blocks)"},
-    // On MobileNet-v2's depthwise layers in tf32 this line ran 1.55x cuDNN's find (geo-mean),
-    // implicit_mma 0.54-1.37x.
+    // Narrow groups that are not depthwise (the depthwise lines above take those). On
+    // MobileNet-v2's depthwise layers in tf32, before those lines, this line ran 1.55x cuDNN's
+    // find (geo-mean), implicit_mma 0.54-1.37x.
     {"direct_regblock", ON_GPU | FP32_MATH, reduced_narrow_groups,
      "math=tf32, f16 or bf16 with < 16 filters a group (depthwise) on a GPU: the tensor cores' "
      "16-row tiles would be mostly empty; register-blocked direct convolution in fp32 math "

@@ -348,9 +348,9 @@ static const auto_rule rules[] = {
      "register-blocked direct convolution"},
     {"implicit_precomp", ON_GPU, NULL, "on a GPU, where direct_regblock does not plan"},
     // Reduced math: of the lines above only the depthwise ones apply (the others' variants
-    // compute strict fp32 only). The FP32_MATH lines below plan it in fp32 math where our fp32 kernels ran faster than the
-    // tensor cores (docs/find.md has each line's evidence). On big11x11 in tf32 fft_tiled ran
-    // 0.26 ms, implicit_mma 1.71 and cuDNN's find 0.39.
+    // compute strict fp32 only). The FP32_MATH lines below plan it in fp32 math where our
+    // fp32 kernels ran faster than the tensor cores (docs/find.md has each line's evidence).
+    // On big11x11 in tf32 fft_tiled ran 0.26 ms, implicit_mma 1.71 and cuDNN's find 0.39.
     {"fft_tiled", ON_GPU | FP32_MATH, reduced_large_filter,
      "math=tf32, f16 or bf16 on a wide busy stride-1 layer with a 7x7 or larger filter on a "
      "GPU: tiled FFT convolution in fp32 math (more accurate than asked), the same storage"},

@@ -106,6 +106,11 @@ int cli_select_devices(const cli_options *opts, xconv_devices **devices, int *in
         snprintf((dst)->platform, sizeof (dst)->platform, "%s", (info)->platform);          \
     } while (0)
 
+// Opens the device info describes, as xconv_device_open_info does, with the timed regions'
+// start that XCONV_TIMING_DELAY asks for (unset or auto: the library's default; 0 or off; 1 or
+// on: xconv_timing_delay). Returns NULL with err filled when the variable holds other text.
+xconv_device *cli_device_open_info(const xconv_device_info *info, xconv_error *err);
+
 // Opens the device at index of list. Returns it, or NULL after printing why (naming the device).
 xconv_device *cli_open_device(const xconv_devices *list, int index);
 

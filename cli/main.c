@@ -93,6 +93,9 @@ static const environment_entry environment[] = {
     {"run validate bench matrix explain report peaks",
      "  XCONV_PEAKS        [DEV=]GFLOPS,GBPS[;...]: peaks for floors, over xconv peaks' "
      "measurements\n"},
+    {"bench matrix peaks find",
+     "  XCONV_TIMING_DELAY how timed regions start: auto (a delay on GPUs), 0 or off (a plain\n"
+     "                     mark), 1 or on (the delay on CPU devices too)\n"},
     {"run validate bench matrix explain find",
      "  XCONV_CACHE_DIR    the cache of compiled kernels and the find-db (default\n"
      "                     $XDG_CACHE_HOME/xconv, else ~/.cache/xconv; none: no cache)\n"},

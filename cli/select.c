@@ -538,11 +538,48 @@ int cli_select_devices(const cli_options *opts, xconv_devices **devices, int *in
     return 0;
 }
 
+// Reads XCONV_TIMING_DELAY into *mode; returns false for text it does not take.
+static bool timing_delay_mode(xconv_timing_delay *mode)
+{
+    static const struct {
+        const char *text;
+        xconv_timing_delay mode;
+    } names[] = {{"auto", XCONV_TIMING_DELAY_AUTO}, {"0", XCONV_TIMING_DELAY_OFF},
+                 {"off", XCONV_TIMING_DELAY_OFF}, {"1", XCONV_TIMING_DELAY_ON},
+                 {"on", XCONV_TIMING_DELAY_ON}};
+    const char *text = getenv("XCONV_TIMING_DELAY");
+    *mode = XCONV_TIMING_DELAY_AUTO;
+    for (size_t i = 0; text && *text && i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(text, names[i].text) == 0) {
+            *mode = names[i].mode;
+            return true;
+        }
+    return !text || !*text;
+}
+
+xconv_device *cli_device_open_info(const xconv_device_info *info, xconv_error *err)
+{
+    xconv_timing_delay mode;
+    if (!timing_delay_mode(&mode)) {
+        xconv_error_set(err, XCONV_ERR_INVALID, "XCONV_TIMING_DELAY='%s': expected auto (the "
+                        "default: timed regions start after a delay on GPUs), 0 or off (a "
+                        "plain start mark) or 1 or on (the delay on every device)",
+                        getenv("XCONV_TIMING_DELAY"));
+        return NULL;
+    }
+    xconv_device *dev = xconv_device_open_info(info, err);
+    if (dev && xconv_device_set_timing_delay(dev, mode, err) != XCONV_OK) {
+        xconv_device_close(dev);
+        return NULL;
+    }
+    return dev;
+}
+
 xconv_device *cli_open_device(const xconv_devices *list, int index)
 {
     const xconv_device_info *info = xconv_devices_info_at(list, index);
     xconv_error err = {0};
-    xconv_device *dev = xconv_device_open_info(info, &err);
+    xconv_device *dev = cli_device_open_info(info, &err);
     if (!dev)
         cli_print_error(info->name, &err);
     return dev;

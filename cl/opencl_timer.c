@@ -141,8 +141,9 @@ static xconv_status run_stamp(opencl_context *ctx, cl_uint iters, cl_ulong *star
         rc = clGetEventProfilingInfo(ctx->timer_event, CL_PROFILING_COMMAND_END, sizeof *end, end,
                                      NULL);
     region_release(ctx);
-    return rc == CL_SUCCESS ? XCONV_OK
-                            : xconv_opencl_fail_wait(err, rc, "reading the timer's profiling events");
+    if (rc != CL_SUCCESS)
+        return xconv_opencl_fail_wait(err, rc, "reading the timer's profiling events");
+    return XCONV_OK;
 }
 
 // Checks that the device's profiling clock advances: of two stamps, the second enqueued after

@@ -180,12 +180,17 @@ static void test_delay(void *ctx)
     if (!prog || !be->timer_delay)
         return;
 
-    // A delay of 3 ms (white-box: past the doubling's bound, so a test can outlast nothing by
-    // chance) against 1 ms of host work between the mark and the launch.
-    enum { HOST_US = 1000 };
+    // A delay of 3 ms (white-box: past the doubling's bound, so that no region of the test
+    // doubles it) against 1 ms of host work between the mark and the launch. Up to ten regions
+    // each, until one shows it: with the delay the host work stays out, without it it is in (a
+    // busy machine's threads may hold up a region's commands, or its host work, in some).
+    enum { HOST_US = 1000, REGIONS = 10 };
     be->timer_delay(ctx, XCONV_TIMING_DELAY_ON);
     oc->delay.target_ns = 3e6;
-    double on_ms = region_with_host_work(ctx, prog, &l, HOST_US);
+    double on_ms = 1e9, off_ms = 0.0;
+    int on_regions = 0, off_regions = 0;
+    while (on_regions++ < REGIONS && !(on_ms < 0.5 * HOST_US * 1e-3))
+        on_ms = fmin(on_ms, region_with_host_work(ctx, prog, &l, HOST_US));
     CHECK_MSG(oc->delay.calibrated && oc->delay.iters > 0 && oc->delay.ns_per_iter > 0.0,
               "calibrated: %d, %u steps of %g ns", oc->delay.calibrated, oc->delay.iters,
               oc->delay.ns_per_iter);
@@ -193,10 +198,12 @@ static void test_delay(void *ctx)
     CHECK_MSG(steps_ms > 1.5 && steps_ms < 6.0, "%u steps of %g ns: %.2f ms for a target of 3 ms",
               oc->delay.iters, oc->delay.ns_per_iter, steps_ms);
     be->timer_delay(ctx, XCONV_TIMING_DELAY_OFF);
-    double off_ms = region_with_host_work(ctx, prog, &l, HOST_US);
-    printf("  %d us of host work in the region: %.3f ms timed after the delay (%u steps), "
-           "%.3f ms after a plain stamp\n", HOST_US, on_ms, oc->delay.iters, off_ms);
-    CHECK_MSG(on_ms >= 0.0 && on_ms < 0.8 * HOST_US * 1e-3, "after the delay: %.3f ms", on_ms);
+    while (off_regions++ < REGIONS && !(off_ms >= 0.9 * HOST_US * 1e-3))
+        off_ms = fmax(off_ms, region_with_host_work(ctx, prog, &l, HOST_US));
+    printf("  %d us of host work in the region: %.3f ms timed after the delay (%u steps, "
+           "region %d), %.3f ms after a plain stamp (region %d)\n", HOST_US, on_ms,
+           oc->delay.iters, on_regions - 1, off_ms, off_regions - 1);
+    CHECK_MSG(on_ms >= 0.0 && on_ms < 0.5 * HOST_US * 1e-3, "after the delay: %.3f ms", on_ms);
     CHECK_MSG(off_ms >= 0.9 * HOST_US * 1e-3, "after a plain stamp: %.3f ms", off_ms);
 
     // Back to the default: a CPU device starts regions with the plain stamp again.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// The OpenCL backend: a context and profiling queue per device, buffers, launches and event
-// timing, in one table (programs, device listing and CLBlast live in cl/opencl_*.c).
+// The OpenCL backend: a context and profiling queue per device, buffers and launches, in one
+// table (programs, device listing, timed regions and CLBlast live in cl/opencl_*.c).
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -17,12 +17,14 @@
 // - on other devices, the END of a marker enqueued after the region, which completes only once
 //   every command before it has (2 us after the last kernel on NVIDIA's OpenCL). There our
 //   commands carry no events: NVIDIA's OpenCL starts a kernel that returns an event 6-8 us later.
-// On a CPU device the start kernel runs no steps (a stamp: its queue is run by host threads that
-// take each command as it comes). On other devices it spins for about XCONV_DELAY_TARGET_NS
-// (cl/opencl_delay.c calibrates the steps), so that the host has enqueued the whole region
-// before the region starts, and the region holds the device's work, not the host's launch path.
-// The delay is bounded by its step count: a region whose host work outlasts it (a library that
-// waits for the device) is timed as before, with that host work inside. The region is charged
+// On a CPU device the start kernel runs no steps (a stamp): its queue's threads start a command
+// the host hands over at once, but one queued behind the delay only once they notice the delay
+// ended, which would put that lag in the region. On other devices it spins for about
+// XCONV_DELAY_TARGET_NS (cl/opencl_delay.c calibrates the steps), so that the host has enqueued
+// the whole region before the region starts, and the region holds the device's work, not the
+// host's launch path. The delay is bounded by its step count: a region whose host work outlasts
+// it (a library that waits for the device) is timed as before, with that host work inside, and
+// timer_stop doubles later regions' delay (up to XCONV_DELAY_MAX_TARGET_NS). The region is charged
 // one gap between commands, the device starting its first command after the mark, as CUDA's
 // start event charges it. docs/guide/reading-results.md ("What is timed") says why.
 

@@ -93,6 +93,9 @@ check "MobileNet-v2's b1_dw on the H100's profile: strips of 8 (got '$(strips $b
 small=n=1,c=8,h=7,w=7,k=8,r=3,pad=1,groups=8
 check "a tiny layer fills the device with strips of 1 (got '$(strips $small sm_90)')" \
     test "$(strips $small sm_90)" = 1
+b15=n=32,c=960,h=7,w=7,k=960,r=3,pad=1,groups=960
+check "7x7 planes with work enough: strips of 7, whole columns (got '$(strips $b15 sm_90)')" \
+    test "$(strips $b15 sm_90)" = 7
 "$xconv" explain --device pocl --variant direct_depthwise --shape "$b1" >"$tmp/explain.txt" 2>&1
 check "explain: the step, its strip define and N at run time" \
     grep -q "XD_DW_ROWS=.*" "$tmp/explain.txt"
@@ -115,6 +118,10 @@ check "the same output with N baked and at run time" cmp -s "$tmp/bake_on.npy" "
     --shape n=1,c=8,h=8,w=8,k=8,r=3,pad=1,groups=4 >"$tmp/na.txt" 2>&1
 check "grouped (not depthwise) layers: n/a, the reason says why" \
     grep -q "reads 2 input channels (C/groups); direct_depthwise takes one" "$tmp/na.txt"
+"$xconv" validate --device pocl --variant direct_depthwise --all \
+    --shape n=1,c=2,h=16,w=16,k=2,r=13,pad=6,groups=2 >"$tmp/na.txt" 2>&1
+check "a 13x13 filter: n/a, the reason says why" \
+    grep -q "the 13x13 filter has 169 taps; direct_depthwise keeps at most 121" "$tmp/na.txt"
 
 # ---------------------------------------------------------------------------------------------
 # The lead's bench command, on two MobileNet-v2 layers cut to a CPU's size

@@ -91,11 +91,18 @@ bool xconv_depthwise_applies(const xconv_device_info *info, const xconv_problem 
                  (long long)(p->c / p->groups));
         return false;
     }
-    if (p->r * p->s > DW_TAPS_MAX || !strip_fits(info, p, 1)) {
+    if (p->r * p->s > DW_TAPS_MAX) {
         snprintf(reason, len,
-                 "the %lldx%lld filter's taps do not fit a work-item's registers (at most %d "
-                 "taps, %d registers a work-item)",
-                 (long long)p->r, (long long)p->s, DW_TAPS_MAX, info->max_registers_per_item);
+                 "the %lldx%lld filter has %lld taps; direct_depthwise keeps at most %d in "
+                 "registers",
+                 (long long)p->r, (long long)p->s, (long long)(p->r * p->s), DW_TAPS_MAX);
+        return false;
+    }
+    if (!strip_fits(info, p, 1)) {
+        snprintf(reason, len,
+                 "the %lldx%lld filter's taps and a row of them pass the %d registers a "
+                 "work-item of the device holds",
+                 (long long)p->r, (long long)p->s, info->max_registers_per_item);
         return false;
     }
     return true;

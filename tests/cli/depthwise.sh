@@ -116,12 +116,13 @@ check "the same output with N baked and at run time" cmp -s "$tmp/bake_on.npy" "
 # A layer whose output channels read several input channels is refused with the reason.
 "$xconv" validate --device pocl --variant direct_depthwise --all \
     --shape n=1,c=8,h=8,w=8,k=8,r=3,pad=1,groups=4 >"$tmp/na.txt" 2>&1
-check "grouped (not depthwise) layers: n/a, the reason says why" \
-    grep -q "reads 2 input channels (C/groups); direct_depthwise takes one" "$tmp/na.txt"
+check "grouped (not depthwise) layers: n/a, the reason says why" grep -q \
+    "needs one input channel per output channel (depthwise: C/groups = 1); each reads 2 here" \
+    "$tmp/na.txt"
 "$xconv" validate --device pocl --variant direct_depthwise --all \
     --shape n=1,c=2,h=16,w=16,k=2,r=13,pad=6,groups=2 >"$tmp/na.txt" 2>&1
 check "a 13x13 filter: n/a, the reason says why" \
-    grep -q "the 13x13 filter has 169 taps; direct_depthwise keeps at most 121" "$tmp/na.txt"
+    grep -q "the 13x13 filter has 169 taps; direct_depthwise needs at most 121" "$tmp/na.txt"
 
 # ---------------------------------------------------------------------------------------------
 # The lead's bench command, on two MobileNet-v2 layers cut to a CPU's size

@@ -86,15 +86,15 @@ bool xconv_depthwise_applies(const xconv_device_info *info, const xconv_problem 
 {
     if (p->c / p->groups != 1) {
         snprintf(reason, len,
-                 "each output channel reads %lld input channels (C/groups); direct_depthwise "
-                 "takes one (depthwise layers)",
+                 "direct_depthwise needs one input channel per output channel (depthwise: "
+                 "C/groups = 1); each reads %lld here",
                  (long long)(p->c / p->groups));
         return false;
     }
     if (p->r * p->s > DW_TAPS_MAX) {
         snprintf(reason, len,
-                 "the %lldx%lld filter has %lld taps; direct_depthwise keeps at most %d in "
-                 "registers",
+                 "the %lldx%lld filter has %lld taps; direct_depthwise needs at most %d (they "
+                 "stay in registers)",
                  (long long)p->r, (long long)p->s, (long long)(p->r * p->s), DW_TAPS_MAX);
         return false;
     }

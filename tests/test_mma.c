@@ -325,11 +325,12 @@ static const char *const packed_ops[] = {"cp.async.cg.shared.global", "cp.async.
                                          ".entry implicit_mma_pack_w",
                                          ".entry implicit_mma_pack_x"};
 
-// Compiles the plan of spec in math mode m (pipeline `pipe`: 0 the default, 2 packed) to
-// CUBIN; checks the PTX has the mode's mma, (tf32) the rounding of its operands, (packed) the
-// copies, ldmatrix and packing kernels, and, where `report`, ptxas's report no spills.
+// Compiles the plan of spec in math mode m (pipeline `pipe`: 0 the default, 2 packed; tiles
+// forced unless NULL; split-K forced unless 0) to CUBIN; checks the PTX has the mode's mma,
+// (tf32) the rounding of its operands, (packed) the copies, ldmatrix and packing kernels, and,
+// where `report`, ptxas's report no spills.
 static void nvrtc_one(xconv_device *h100, const xconv_variant *v, const char *spec, int m,
-                      int pipe, bool report)
+                      int pipe, bool report, const xconv_forced_mma_tiles *tiles, int split)
 {
     xconv_error err;
     xconv_problem p;
@@ -337,13 +338,19 @@ static void nvrtc_one(xconv_device *h100, const xconv_variant *v, const char *sp
     xconv_plan_options opts;
     xconv_plan_options_default(&opts);
     opts.mma_pipeline = pipe;
+    if (tiles)
+        opts.mma_tiles = *tiles;
+    opts.mma_split_k = split;
     if (!parse_with(spec, math_specs[m], &p) ||
         xconv_variant_plan(v, h100, &p, &opts, &plan, &err) != XCONV_OK) {
         CHECK_MSG(false, "%s %s: %s", spec, math_specs[m], err.msg);
         return;
     }
-    // The product's step (the last); the packing steps share its program.
+    // The product's step (the last, or the one before a split's reduce); the packing steps
+    // share its program.
     const xconv_step *step = xconv_plan_step(plan, plan->nsteps - 1);
+    if (strcmp(step->kernel, "splitk_reduce") == 0)
+        step = xconv_plan_step(plan, plan->nsteps - 2);
     char options[4096];
     xconv_step_options(step, options, sizeof options);
     const char *source = xconv_kernel_source(step->source);
@@ -365,9 +372,15 @@ static void nvrtc_one(xconv_device *h100, const xconv_variant *v, const char *sp
         snprintf(entry, sizeof entry, "entry function '%s'", step->kernel);
         const char *at = strstr(log, entry);
         const char *regs = strstr(at ? at : log, "Used ");
-        printf("  %s%s, %lldx%lld tiles: %.*s\n", pipe ? "packed, " : "", math_specs[m],
+        printf("  %s%s, %lldx%lldx%lld tiles on %lldx%lld warps, %lld stages, split %lld: "
+               "%.*s\n", pipe ? "packed, " : "", math_specs[m],
                xconv_step_value(step, "XC_MMA_TILE_M", 0),
-               xconv_step_value(step, "XC_MMA_TILE_N", 0), regs ? (int)strcspn(regs, "\n") : 0,
+               xconv_step_value(step, "XC_MMA_TILE_N", 0),
+               xconv_step_value(step, "XC_MMA_TILE_K", 0),
+               xconv_step_value(step, "XC_MMA_WARPS_M", 0),
+               xconv_step_value(step, "XC_MMA_WARPS_N", 0),
+               xconv_step_value(step, "XC_MMA_STAGES", 0),
+               xconv_step_value(step, "XC_MMA_SPLIT", 1), regs ? (int)strcspn(regs, "\n") : 0,
                regs ? regs : "");
         CHECK_MSG(no_spills(log), "%s spills:\n%s", math_specs[m], log);
     }
@@ -394,7 +407,17 @@ static void test_nvrtc(void)
     for (int k = 0; h100 && v && k < 2; k++)
         for (int m = 0; m < 3; m++)
             for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++)
-                nvrtc_one(h100, v, specs[i], m, pipes[k], i < 2);
+                nvrtc_one(h100, v, specs[i], m, pipes[k], i < 2, NULL, 0);
+    // The tiles the lead's sweep forces (XCONV_MMA_TILES), and split-K, on res5_3x3 at batch
+    // 50 in f16 (with ptxas's report: no spills).
+    static const xconv_forced_mma_tiles sweep[] = {
+        {128, 128, 32, 2, 4, 0}, {128, 128, 32, 4, 2, 0}, {64, 128, 64, 2, 4, 0},
+        {128, 64, 32, 4, 2, 0},  {256, 128, 32, 4, 2, 2}, {64, 128, 32, 2, 4, 4}};
+    const char *res5 = "n=50,c=512,h=7,w=7,k=512,r=3,pad=1";
+    for (size_t i = 0; h100 && v && i < sizeof sweep / sizeof sweep[0]; i++)
+        nvrtc_one(h100, v, res5, 1, XCONV_MMA_PIPELINE_PACKED, true, &sweep[i], 1);
+    nvrtc_one(h100, v, res5, 1, XCONV_MMA_PIPELINE_PACKED, true, NULL, 4);
+    nvrtc_one(h100, v, res5, 0, XCONV_MMA_PIPELINE_PACKED, true, &sweep[0], 3);
     xconv_device_close(h100);
 }
 #endif
@@ -414,15 +437,52 @@ static void round_tf32(float *v, size_t n)
     }
 }
 
+// The packed pipeline's sums as the emulated kernels form them (XC_MMA_PTX 0), for the bitwise
+// check: output (n, k, p, q) walks k as (r, s, c) over a group's channels padded to whole
+// 16-byte chunks (the padding and taps outside the image add products of zero), one fp32 fma a
+// term in k order; under split-K the walk is cut every slice_k elements, each slice summed from
+// zero and the slices added in order (cl/splitk_reduce.cl); y is then rounded to the storage
+// type. xt and wt hold the operands as the mma reads them.
+static void model_packed(const xconv_problem *p, const float *xt, const float *wt,
+                         int64_t slice_k, float *y)
+{
+    int64_t P = xconv_problem_out_h(p), Q = xconv_problem_out_w(p);
+    int64_t cg = p->c / p->groups, kg = p->k / p->groups, cp = xconv_mma_packed_channels(p);
+    for (int64_t n = 0; n < p->n; n++)
+        for (int64_t k = 0; k < p->k; k++)
+            for (int64_t oh = 0; oh < P; oh++)
+                for (int64_t ow = 0; ow < Q; ow++) {
+                    int64_t g = k / kg;
+                    float total = 0.0f, sum = 0.0f;
+                    for (int64_t kk = 0; kk < p->r * p->s * cp; kk++) {
+                        if (kk && kk % slice_k == 0)
+                            total = kk == slice_k ? sum : total + sum, sum = 0.0f;
+                        int64_t r = kk / cp / p->s, sc = kk / cp % p->s, c = kk % cp;
+                        int64_t ih = oh * p->stride_h - p->pad_h + r * p->dil_h;
+                        int64_t iw = ow * p->stride_w - p->pad_w + sc * p->dil_w;
+                        bool in = c < cg && ih >= 0 && ih < p->h && iw >= 0 && iw < p->w;
+                        float xv = in ? xt[((n * p->c + g * cg + c) * p->h + ih) * p->w + iw] : 0;
+                        float wv = c < cg ? wt[((k * cg + c) * p->r + r) * p->s + sc] : 0;
+                        sum = fmaf(wv, xv, sum);
+                    }
+                    bool split = slice_k < p->r * p->s * cp;
+                    y[((n * p->k + k) * P + oh) * Q + ow] = split ? total + sum : sum;
+                }
+    xconv_dtype_round(p->dtype, y, (size_t)(p->n * p->k * P * Q));
+}
+
 // One shape in one math mode: the emulated kernel against float64 over the operands the
 // tensor cores read (rounded to the storage type, and for tf32 to TF32): every product is then
 // exact and the sums are fp32, so the family's threshold plus the output's rounding holds, a
 // wrong fragment index is off by whole terms. Also within the mode's own threshold against
 // the reference over the stored (unrounded-to-TF32) operands.
 // The packed pipeline (XC_MMA_PIPELINE 2) is planned with the device's local memory capped at
-// local_cap bytes (0: as it reports), which sets the ring's stages, and expects `stages` (0: any).
+// local_cap bytes (0: as it reports), which sets the ring's stages, and expects `stages` (0: any);
+// its y must equal model_packed's to the bit in every element. tiles (NULL: none) forces the
+// tiles (either pipeline); split is the packed pipeline's forced split-K (0: the planner's).
 static void check_emulated_with(xconv_device *dev, const xconv_variant *v, int index,
-                                const char *types, int pipeline, size_t local_cap, int stages)
+                                const char *types, int pipeline, size_t local_cap, int stages,
+                                const xconv_forced_mma_tiles *tiles, int split)
 {
     xconv_problem p;
     xconv_error err;
@@ -434,6 +494,10 @@ static void check_emulated_with(xconv_device *dev, const xconv_variant *v, int i
     xconv_plan_options_default(&opts);
     opts.mma_pipeline = pipeline == XCONV_MMA_PIPELINE_PACKED ? XCONV_MMA_PIPELINE_PACKED
                                                               : XCONV_MMA_PIPELINE_REGISTERS;
+    if (tiles)
+        opts.mma_tiles = *tiles;
+    if (pipeline == XCONV_MMA_PIPELINE_PACKED)
+        opts.mma_split_k = split;
     xconv_device_info saved = dev->info;
     dev->info.compute_units = run_units[index];
     // The emulation's exchange buffer (6 words a work-item, at most 512) sits beside the ring,
@@ -449,12 +513,30 @@ static void check_emulated_with(xconv_device *dev, const xconv_variant *v, int i
     if (st != XCONV_OK)
         return;
     bool packed = pipeline == XCONV_MMA_PIPELINE_PACKED;
-    xconv_step *s = xconv_plan_step(plan, plan->nsteps - 1);
-    CHECK(plan->nsteps == (packed ? 3 : 1) &&
+    // The product: the last step, or the one before the split's reduce.
+    bool split_planned = packed && plan->nsteps == 4;
+    xconv_step *s = xconv_plan_step(plan, plan->nsteps - 1 - split_planned);
+    CHECK(plan->nsteps == (packed ? 3 + split_planned : 1) &&
           strcmp(s->source, packed ? "implicit_mma_packed" : "implicit_mma") == 0);
+    long long slices = xconv_step_value(s, "XC_MMA_SPLIT", 1);
+    CHECK_MSG(split_planned == (slices > 1) && (split < 2 || slices > 1) && (split != 1 ||
+              slices == 1), "%s %s: split %d forced, %lld slices planned", spec, types, split,
+              slices);
+    if (split_planned)
+        CHECK(strcmp(xconv_plan_step(plan, 3)->kernel, "splitk_reduce") == 0 &&
+              xconv_step_value(xconv_plan_step(plan, 3), "XC_GEMM_SPLIT_K", 0) == slices);
+    if (tiles) {
+        const long long want_tiles[5] = {tiles->tm, tiles->tn, tiles->tk, tiles->wm, tiles->wn};
+        const char *names[5] = {"XC_MMA_TILE_M", "XC_MMA_TILE_N", "XC_MMA_TILE_K",
+                                "XC_MMA_WARPS_M", "XC_MMA_WARPS_N"};
+        for (int i = 0; i < 5; i++)
+            CHECK_MSG(xconv_step_value(s, names[i], 0) == want_tiles[i], "%s: %s %lld, forced "
+                      "%lld", spec, names[i], xconv_step_value(s, names[i], 0), want_tiles[i]);
+        CHECK_CONTAINS(xconv_plan_summary(plan), "tiles forced by the options");
+    }
     int want = run_tile_m[index] == 128 && dev->info.local_mem_bytes < 40960 ? 64  // Oclgrind
                                                                               : run_tile_m[index];
-    if (!local_cap)
+    if (!local_cap && !tiles)
         CHECK_MSG(xconv_step_value(s, "XC_MMA_TILE_M", 0) == want, "%s: %lld-row tiles", spec,
                   xconv_step_value(s, "XC_MMA_TILE_M", 0));
     long long k_step = xconv_step_value(s, "XC_MMA_TILE_K", 0);
@@ -503,10 +585,31 @@ static void check_emulated_with(xconv_device *dev, const xconv_variant *v, int i
         xconv_compare_full(y, ref, norm, (int64_t)yn, &mode);
         double storage = xconv_threshold_storage(p.dtype);
         double limit = xconv_threshold_for_family("gemm") + storage + xconv_threshold_math(p.math);
-        char how[24];
-        snprintf(how, sizeof how, packed ? "packed, %lld stages" : "registers", got_stages);
+        char how[64];
+        int at = snprintf(how, sizeof how, packed ? "packed, %lld stages" : "registers",
+                          got_stages);
+        if (tiles)
+            at += snprintf(how + at, sizeof how - (size_t)at, ", %dx%dx%d on %dx%d", tiles->tm,
+                           tiles->tn, tiles->tk, tiles->wm, tiles->wn);
+        if (slices > 1)
+            snprintf(how + at, sizeof how - (size_t)at, ", split %lld", slices);
         printf("  %-44s %-21s %-17s error %.2g over the operands read (%.2g over the stored)\n",
                spec, types, how, exact.max_norm_err, mode.max_norm_err);
+        if (packed) {  // every element to the bit: the emulation's fp32 fmas, slices in order
+            float *model = malloc(yn * 4);
+            int64_t slice_k = xconv_step_value(s, "XC_MMA_SPLIT_STEPS", 0) *
+                              xconv_step_value(s, "XC_MMA_TILE_K", 0);
+            CHECK(model != NULL);
+            if (model) {
+                model_packed(&p, xt, wt, slices > 1 ? slice_k : INT64_MAX, model);
+                size_t differ = 0;
+                for (size_t i = 0; i < yn; i++)
+                    differ += memcmp(&model[i], &y[i], 4) != 0;
+                CHECK_MSG(differ == 0, "%s %s: %zu of %zu outputs differ from the fp32 model",
+                          spec, types, differ, yn);
+            }
+            free(model);
+        }
         CHECK_MSG(st != XCONV_OK || xconv_compare_passed(&exact, 1e-5 + storage),
                   "%s %s: %lld non-finite, error %.3g at %lld", spec, types,
                   (long long)exact.nonfinite, exact.max_norm_err, (long long)exact.worst_index);
@@ -539,6 +642,7 @@ static void check_same_bits(xconv_device *dev, const xconv_variant *v, int index
         xconv_plan_options opts;
         xconv_plan_options_default(&opts);
         opts.mma_pipeline = k ? XCONV_MMA_PIPELINE_PACKED : XCONV_MMA_PIPELINE_REGISTERS;
+        opts.mma_split_k = k ? 1 : 0;  // unsplit: the same sums in the same order
         xconv_plan *plan = NULL;
         xconv_device_info saved = dev->info;
         dev->info.compute_units = run_units[index];
@@ -570,7 +674,7 @@ static void check_same_bits(xconv_device *dev, const xconv_variant *v, int index
 static void check_emulated(xconv_device *dev, const xconv_variant *v, int index,
                            const char *types)
 {
-    check_emulated_with(dev, v, index, types, XCONV_MMA_PIPELINE_AUTO, 0, 0);
+    check_emulated_with(dev, v, index, types, XCONV_MMA_PIPELINE_AUTO, 0, 0, NULL, 1);
 }
 
 // packed_only: only the packed pipeline's checks (`test_mma packed`, for Oclgrind).
@@ -606,17 +710,38 @@ static void test_emulated(bool packed_only)
     // a spread of them.
     const int packed_pipe = XCONV_MMA_PIPELINE_PACKED;
     for (int i = 0; v && i < RUN_SPECS; i++)
-        check_emulated_with(dev, v, i, math_specs[0], packed_pipe, 0, 0);
-    check_emulated_with(dev, v, 3, math_specs[0], packed_pipe, 48 << 10, 3);   // 128 x 128
-    check_emulated_with(dev, v, 8, math_specs[0], packed_pipe, 33 << 10, 2);   // 128 x 128
-    check_emulated_with(dev, v, 1, math_specs[0], packed_pipe, 48 << 10, 4);   // 64 x 128
+        check_emulated_with(dev, v, i, math_specs[0], packed_pipe, 0, 0, NULL, 1);
+    check_emulated_with(dev, v, 3, math_specs[0], packed_pipe, 48 << 10, 3, NULL, 1);  // 128x128
+    check_emulated_with(dev, v, 8, math_specs[0], packed_pipe, 33 << 10, 2, NULL, 1);  // 128x128
+    check_emulated_with(dev, v, 1, math_specs[0], packed_pipe, 48 << 10, 4, NULL, 1);  // 64x128
     for (int m = 1; v && m < 3; m++) {
-        check_emulated_with(dev, v, 0, math_specs[m], packed_pipe, 0, 0);
-        check_emulated_with(dev, v, 2, math_specs[m], packed_pipe, 0, 0);  // groups
-        check_emulated_with(dev, v, 5, math_specs[m], packed_pipe, 0, 0);  // 1x1, 40 channels
-        check_emulated_with(dev, v, 6, math_specs[m], packed_pipe, 0, 0);  // one channel
-        check_emulated_with(dev, v, 8, math_specs[m], packed_pipe, 48 << 10, 3);
+        check_emulated_with(dev, v, 0, math_specs[m], packed_pipe, 0, 0, NULL, 1);
+        check_emulated_with(dev, v, 2, math_specs[m], packed_pipe, 0, 0, NULL, 1);  // groups
+        check_emulated_with(dev, v, 5, math_specs[m], packed_pipe, 0, 0, NULL, 1);  // 40 chans
+        check_emulated_with(dev, v, 6, math_specs[m], packed_pipe, 0, 0, NULL, 1);  // 1 chan
+        check_emulated_with(dev, v, 8, math_specs[m], packed_pipe, 48 << 10, 3, NULL, 1);
     }
+    // Forced tiles (XCONV_MMA_TILES): K steps of 8, 16 and 32 words, 2 to 8 warps in both
+    // orientations, forced stages; in the register pipeline too.
+    const int registers = XCONV_MMA_PIPELINE_REGISTERS;
+    const xconv_forced_mma_tiles narrow_k = {32, 64, 8, 2, 2, 2}, wide_k = {128, 64, 64, 4, 2, 0};
+    const xconv_forced_mma_tiles wide_n = {64, 128, 32, 2, 4, 3}, deep = {16, 32, 32, 1, 2, 2};
+    const xconv_forced_mma_tiles reg_a = {32, 64, 16, 1, 2, 0}, reg_b = {64, 64, 32, 2, 2, 0};
+    const xconv_forced_mma_tiles quad = {64, 64, 32, 2, 2, 3};
+    check_emulated_with(dev, v, 0, math_specs[0], packed_pipe, 0, 0, &narrow_k, 1);
+    check_emulated_with(dev, v, 8, math_specs[1], packed_pipe, 0, 0, &wide_k, 1);
+    check_emulated_with(dev, v, 1, math_specs[2], packed_pipe, 0, 3, &wide_n, 1);
+    check_emulated_with(dev, v, 4, math_specs[0], packed_pipe, 0, 2, &deep, 1);
+    check_emulated_with(dev, v, 1, math_specs[0], registers, 0, 0, &reg_a, 1);
+    check_emulated_with(dev, v, 0, math_specs[1], registers, 0, 0, &reg_b, 1);
+    // Split-K (XCONV_MMA_SPLIT): slices of several steps and of one (a half step last), groups,
+    // forced tiles with it, and the planner's own split of a one-tile grid (shape 7, 64 units).
+    check_emulated_with(dev, v, 8, math_specs[0], packed_pipe, 0, 0, NULL, 3);
+    check_emulated_with(dev, v, 3, math_specs[0], packed_pipe, 0, 0, NULL, 5);
+    check_emulated_with(dev, v, 0, math_specs[1], packed_pipe, 0, 0, NULL, 2);
+    check_emulated_with(dev, v, 2, math_specs[2], packed_pipe, 0, 0, NULL, 3);
+    check_emulated_with(dev, v, 8, math_specs[1], packed_pipe, 0, 3, &quad, 4);
+    check_emulated_with(dev, v, 7, math_specs[0], packed_pipe, 0, 0, NULL, 0);
     for (int m = 0; v && m < 3; m++) {
         check_same_bits(dev, v, 7, math_specs[m]);  // 32 channels: whole K steps in every mode
         check_same_bits(dev, v, 8, math_specs[m]);  // 64, stride, dilation, padding

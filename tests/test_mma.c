@@ -209,6 +209,147 @@ static void test_plans(void)
     xconv_device_close(h100);
 }
 
+// Plans p (spec in f16) on dev with opts; returns the plan or NULL, with the error in *err.
+static xconv_plan *plan_f16(xconv_device *dev, const char *spec, const xconv_plan_options *opts,
+                            xconv_error *err)
+{
+    xconv_problem p;
+    xconv_plan *plan = NULL;
+    const xconv_variant *v = xconv_variant_find("implicit_mma", err);
+    if (!v || !parse_with(spec, "dtype=f16,math=f16", &p) ||
+        xconv_variant_plan(v, dev, &p, opts, &plan, err) != XCONV_OK)
+        return NULL;
+    return plan;
+}
+
+// Forced tiles and split-K on the sm_90 profile: the tiles of the lead's sweep plan in both
+// pipelines, tiles the kernels cannot take and rings past the local memory are refused saying
+// why; the planner splits res5_3x3 at batch 50 (160 tiles of 64 x 128 for 132 compute units)
+// four ways and leaves vgg3x3 whole; a forced split is normalised; split-K with the register
+// pipeline forced is refused.
+static void test_forced_and_split(void)
+{
+    xconv_device *h100 = open_target("sm_90");
+    if (!h100)
+        return;
+    const char *res5 = "n=50,c=512,h=7,w=7,k=512,r=3,pad=1";
+    const char *vgg = "n=16,c=64,h=224,w=224,k=64,r=3,pad=1";
+    xconv_error err;
+    xconv_plan_options opts;
+    xconv_plan_options_default(&opts);
+    xconv_plan *plan = plan_f16(h100, res5, &opts, &err);
+    CHECK_MSG(plan && plan->nsteps == 4, "res5_3x3: %s", plan ? "not split" : err.msg);
+    if (plan && plan->nsteps == 4) {
+        const xconv_step *s = xconv_plan_step(plan, 2), *reduce = xconv_plan_step(plan, 3);
+        CHECK(strcmp(reduce->kernel, "splitk_reduce") == 0 &&
+              xconv_step_value(reduce, "XC_GEMM_SPLIT_K", 0) == 4);
+        CHECK(xconv_step_value(s, "XC_MMA_SPLIT", 0) == 4 &&
+              xconv_step_value(s, "XC_MMA_SPLIT_STEPS", 0) == 36 &&
+              xconv_step_value(s, "XC_MMA_PART_LD", 0) == 2452 && s->global[2] == 4);
+        CHECK_CONTAINS(plan->summary, "split-K: 4 K slices of 36 steps");
+        // 4 slices of 512 x 2452 floats beside the packed operands.
+        CHECK(xconv_plan_workspace_size(plan) >= (size_t)4 * 512 * 2452 * 4);
+    }
+    xconv_plan_destroy(plan);
+    plan = plan_f16(h100, vgg, &opts, &err);
+    CHECK(plan && plan->nsteps == 3);  // 12544 column tiles: no split
+    xconv_plan_destroy(plan);
+    const int forced[][2] = {{1, 1}, {16, 16}, {200, 0}};  // {split, slices}; 200: refused
+    for (int i = 0; i < 3; i++) {
+        opts.mma_split_k = forced[i][0];
+        if (forced[i][1] == 0) {
+            CHECK(xconv_plan_options_check(&opts, &err) == XCONV_ERR_INVALID);
+            CHECK_CONTAINS(err.msg, "mma_split_k");
+            continue;
+        }
+        plan = plan_f16(h100, res5, &opts, &err);
+        const xconv_step *s = plan ? xconv_plan_step(plan, 2) : NULL;
+        CHECK_MSG(s && xconv_step_value(s, "XC_MMA_SPLIT", 1) == forced[i][1],
+                  "split %d forced: %s", forced[i][0], plan ? "other slices" : err.msg);
+        CHECK(plan && (forced[i][1] == 1 || strstr(plan->summary, "mma_split_k")));
+        xconv_plan_destroy(plan);
+    }
+    opts.mma_split_k = 4;
+    opts.mma_pipeline = XCONV_MMA_PIPELINE_REGISTERS;
+    plan = plan_f16(h100, res5, &opts, &err);
+    CHECK(!plan);
+    CHECK_CONTAINS(err.msg, "packed pipeline");
+    xconv_plan_destroy(plan);
+    // The sweep's tiles: {TM, TN, TK, WM, WN, STAGES} and the pipeline; the ring's stages
+    // (the most in 48 KiB when not forced).
+    static const struct {
+        xconv_forced_mma_tiles t;
+        int pipeline, stages;
+    } good[] = {{{128, 128, 32, 2, 4, 0}, 2, 3}, {{128, 128, 32, 4, 2, 0}, 2, 3},
+                {{64, 128, 64, 2, 4, 0}, 2, 2},  {{128, 64, 32, 4, 2, 0}, 2, 4},
+                {{256, 128, 32, 4, 2, 2}, 2, 2}, {{64, 128, 32, 2, 4, 4}, 2, 4},
+                {{128, 128, 32, 4, 4, 0}, 1, 0}, {{64, 128, 32, 2, 4, 0}, 1, 0},
+                {{64, 64, 64, 2, 2, 0}, 1, 0}};
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        xconv_plan_options_default(&opts);
+        opts.mma_tiles = good[i].t;
+        opts.mma_pipeline = good[i].pipeline;
+        opts.mma_split_k = 1;
+        if (good[i].pipeline == XCONV_MMA_PIPELINE_REGISTERS)
+            opts.mma_split_k = 0;
+        plan = plan_f16(h100, res5, &opts, &err);
+        const xconv_step *s = plan ? xconv_plan_step(plan, plan->nsteps - 1) : NULL;
+        CHECK_MSG(s && xconv_step_value(s, "XC_MMA_TILE_M", 0) == good[i].t.tm &&
+                      xconv_step_value(s, "XC_MMA_TILE_N", 0) == good[i].t.tn &&
+                      xconv_step_value(s, "XC_MMA_TILE_K", 0) == good[i].t.tk &&
+                      xconv_step_value(s, "XC_MMA_WARPS_M", 0) == good[i].t.wm &&
+                      xconv_step_value(s, "XC_MMA_WARPS_N", 0) == good[i].t.wn &&
+                      xconv_step_value(s, "XC_MMA_STAGES", 0) == good[i].stages &&
+                      s->local_mem_bytes <= h100->info.local_mem_bytes,
+                  "tiles %zu: %s", i, plan ? "other defines" : err.msg);
+        if (plan)
+            CHECK_CONTAINS(plan->summary, "tiles forced by the options");
+        xconv_plan_destroy(plan);
+    }
+    // Refused, saying why: {tiles, pipeline, what the message names}.
+    static const struct {
+        xconv_forced_mma_tiles t;
+        int pipeline;
+        const char *why;
+    } bad[] = {
+        {{128, 128, 64, 2, 4, 0}, 2, "bytes of local memory"},  // 64 KiB in two stages
+        {{128, 128, 32, 2, 4, 4}, 2, "bytes of local memory"},  // 64 KiB in four
+        {{48, 128, 32, 2, 4, 0}, 2, "multiple of 16 x WM"},
+        {{64, 128, 48, 2, 4, 0}, 2, "TK must be 16, 32 or 64"},
+        {{256, 256, 32, 2, 4, 0}, 2, "at most 4096 sums"},
+        {{64, 128, 32, 3, 2, 0}, 2, "power of two"},
+        {{64, 256, 32, 1, 4, 0}, 1, "register pipeline needs"},  // 128 work-items, 256 columns
+        {{64, 128, 32, 2, 4, 3}, 1, "ring's stages"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        xconv_plan_options_default(&opts);
+        opts.mma_tiles = bad[i].t;
+        opts.mma_pipeline = bad[i].pipeline;
+        plan = plan_f16(h100, res5, &opts, &err);
+        CHECK_MSG(!plan, "tiles %zu planned", i);
+        CHECK_CONTAINS(err.msg, bad[i].why);
+        xconv_plan_destroy(plan);
+    }
+    // tf32 counts TK in its own elements: 8, 16 or 32.
+    xconv_problem p;
+    xconv_mma_tiles t = {64, 128, 64, 2, 4};
+    char why[256];
+    CHECK(parse_with(res5, "math=tf32", &p));
+    CHECK(!xconv_mma_tiles_take(&t, p.math, true, why, sizeof why));
+    CHECK_CONTAINS(why, "TK must be 8, 16 or 32");
+    t.tile_k = 8;
+    CHECK(xconv_mma_tiles_take(&t, p.math, true, why, sizeof why));
+    // The options' own ranges.
+    xconv_plan_options_default(&opts);
+    opts.mma_tiles = (xconv_forced_mma_tiles){64, 128, 32, 2, 4, 1};
+    CHECK(xconv_plan_options_check(&opts, &err) == XCONV_ERR_INVALID);
+    CHECK_CONTAINS(err.msg, "mma_tiles.stages");
+    opts.mma_tiles = (xconv_forced_mma_tiles){64, 0, 32, 2, 4, 0};
+    CHECK(xconv_plan_options_check(&opts, &err) == XCONV_ERR_INVALID);
+    CHECK_CONTAINS(err.msg, "mma_tiles.tn");
+    xconv_device_close(h100);
+}
+
 // auto takes implicit_mma for a reduced math mode where tensor cores exist, never for strict
 // fp32.
 static void test_auto(void)
@@ -417,7 +558,8 @@ static void test_nvrtc(void)
     for (size_t i = 0; h100 && v && i < sizeof sweep / sizeof sweep[0]; i++)
         nvrtc_one(h100, v, res5, 1, XCONV_MMA_PIPELINE_PACKED, true, &sweep[i], 1);
     nvrtc_one(h100, v, res5, 1, XCONV_MMA_PIPELINE_PACKED, true, NULL, 4);
-    nvrtc_one(h100, v, res5, 0, XCONV_MMA_PIPELINE_PACKED, true, &sweep[0], 3);
+    const xconv_forced_mma_tiles tf32_tiles = {128, 128, 16, 2, 4, 0};  // k step: 16 words
+    nvrtc_one(h100, v, res5, 0, XCONV_MMA_PIPELINE_PACKED, true, &tf32_tiles, 3);
     xconv_device_close(h100);
 }
 #endif
@@ -758,6 +900,7 @@ int main(int argc, char **argv)
     }
     test_applicability();
     test_plans();
+    test_forced_and_split();
     test_auto();
     test_thresholds();
 #ifdef XCONV_HAVE_CUDA

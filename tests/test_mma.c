@@ -9,7 +9,9 @@
 // --local-mem-size 65536 --data-races build/test_mma` runs the emulated kernels under
 // Oclgrind's memory checker and race detector instead (no reports; the emulation's exchange
 // buffer beside the eight- and sixteen-warp tiles passes Oclgrind's default 32 KiB); with the
-// argument `packed` only the packed pipeline's emulated checks run.
+// argument `packed` only the packed pipeline's emulated checks run, with `forced` only those of
+// forced tiles (XCONV_MMA_TILES) and split-K. Every output of the packed pipeline, split or not,
+// must equal to the bit a model of the emulation's fp32 sums (slices added in order).
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -819,8 +821,34 @@ static void check_emulated(xconv_device *dev, const xconv_variant *v, int index,
     check_emulated_with(dev, v, index, types, XCONV_MMA_PIPELINE_AUTO, 0, 0, NULL, 1);
 }
 
-// packed_only: only the packed pipeline's checks (`test_mma packed`, for Oclgrind).
-static void test_emulated(bool packed_only)
+// Forced tiles (XCONV_MMA_TILES) and split-K (XCONV_MMA_SPLIT) emulated on dev: K steps of 8, 16
+// and 32 words, 2 to 8 warps in both orientations, forced stages, the register pipeline too;
+// slices of several steps and of one (a half step last), groups, forced tiles with a split, and
+// the planner's own split of a one-tile grid (shape 7 on 64 compute units).
+static void test_forced_emulated(xconv_device *dev, const xconv_variant *v)
+{
+    const int packed_pipe = XCONV_MMA_PIPELINE_PACKED, registers = XCONV_MMA_PIPELINE_REGISTERS;
+    const xconv_forced_mma_tiles narrow_k = {32, 64, 8, 2, 2, 2}, wide_k = {128, 64, 64, 4, 2, 0};
+    const xconv_forced_mma_tiles wide_n = {64, 128, 32, 2, 4, 3}, deep = {16, 32, 32, 1, 2, 2};
+    const xconv_forced_mma_tiles reg_a = {32, 64, 16, 1, 2, 0}, reg_b = {64, 64, 32, 2, 2, 0};
+    const xconv_forced_mma_tiles quad = {64, 64, 32, 2, 2, 3};
+    check_emulated_with(dev, v, 0, math_specs[0], packed_pipe, 0, 0, &narrow_k, 1);
+    check_emulated_with(dev, v, 8, math_specs[1], packed_pipe, 0, 0, &wide_k, 1);
+    check_emulated_with(dev, v, 1, math_specs[2], packed_pipe, 0, 3, &wide_n, 1);
+    check_emulated_with(dev, v, 4, math_specs[0], packed_pipe, 0, 2, &deep, 1);
+    check_emulated_with(dev, v, 1, math_specs[0], registers, 0, 0, &reg_a, 1);
+    check_emulated_with(dev, v, 0, math_specs[1], registers, 0, 0, &reg_b, 1);
+    check_emulated_with(dev, v, 8, math_specs[0], packed_pipe, 0, 0, NULL, 3);
+    check_emulated_with(dev, v, 3, math_specs[0], packed_pipe, 0, 0, NULL, 5);
+    check_emulated_with(dev, v, 0, math_specs[1], packed_pipe, 0, 0, NULL, 2);
+    check_emulated_with(dev, v, 2, math_specs[2], packed_pipe, 0, 0, NULL, 3);
+    check_emulated_with(dev, v, 8, math_specs[1], packed_pipe, 0, 3, &quad, 4);
+    check_emulated_with(dev, v, 7, math_specs[0], packed_pipe, 0, 0, NULL, 0);
+}
+
+// packed_only: only the packed pipeline's checks (`test_mma packed`, for Oclgrind); forced_only:
+// only the forced tiles and split-K (`test_mma forced`).
+static void test_emulated(bool packed_only, bool forced_only)
 {
     xconv_device *dev = open_cpu();
     if (!dev) {
@@ -851,6 +879,12 @@ static void test_emulated(bool packed_only)
     // device and below); fp16 and bf16 (8 channels a chunk: 5, 12, 40 and 1 channel padded) on
     // a spread of them.
     const int packed_pipe = XCONV_MMA_PIPELINE_PACKED;
+    if (v && forced_only) {
+        test_forced_emulated(dev, v);
+        dev->info.cc_major = 0;
+        xconv_device_close(dev);
+        return;
+    }
     for (int i = 0; v && i < RUN_SPECS; i++)
         check_emulated_with(dev, v, i, math_specs[0], packed_pipe, 0, 0, NULL, 1);
     check_emulated_with(dev, v, 3, math_specs[0], packed_pipe, 48 << 10, 3, NULL, 1);  // 128x128
@@ -863,27 +897,8 @@ static void test_emulated(bool packed_only)
         check_emulated_with(dev, v, 6, math_specs[m], packed_pipe, 0, 0, NULL, 1);  // 1 chan
         check_emulated_with(dev, v, 8, math_specs[m], packed_pipe, 48 << 10, 3, NULL, 1);
     }
-    // Forced tiles (XCONV_MMA_TILES): K steps of 8, 16 and 32 words, 2 to 8 warps in both
-    // orientations, forced stages; in the register pipeline too.
-    const int registers = XCONV_MMA_PIPELINE_REGISTERS;
-    const xconv_forced_mma_tiles narrow_k = {32, 64, 8, 2, 2, 2}, wide_k = {128, 64, 64, 4, 2, 0};
-    const xconv_forced_mma_tiles wide_n = {64, 128, 32, 2, 4, 3}, deep = {16, 32, 32, 1, 2, 2};
-    const xconv_forced_mma_tiles reg_a = {32, 64, 16, 1, 2, 0}, reg_b = {64, 64, 32, 2, 2, 0};
-    const xconv_forced_mma_tiles quad = {64, 64, 32, 2, 2, 3};
-    check_emulated_with(dev, v, 0, math_specs[0], packed_pipe, 0, 0, &narrow_k, 1);
-    check_emulated_with(dev, v, 8, math_specs[1], packed_pipe, 0, 0, &wide_k, 1);
-    check_emulated_with(dev, v, 1, math_specs[2], packed_pipe, 0, 3, &wide_n, 1);
-    check_emulated_with(dev, v, 4, math_specs[0], packed_pipe, 0, 2, &deep, 1);
-    check_emulated_with(dev, v, 1, math_specs[0], registers, 0, 0, &reg_a, 1);
-    check_emulated_with(dev, v, 0, math_specs[1], registers, 0, 0, &reg_b, 1);
-    // Split-K (XCONV_MMA_SPLIT): slices of several steps and of one (a half step last), groups,
-    // forced tiles with it, and the planner's own split of a one-tile grid (shape 7, 64 units).
-    check_emulated_with(dev, v, 8, math_specs[0], packed_pipe, 0, 0, NULL, 3);
-    check_emulated_with(dev, v, 3, math_specs[0], packed_pipe, 0, 0, NULL, 5);
-    check_emulated_with(dev, v, 0, math_specs[1], packed_pipe, 0, 0, NULL, 2);
-    check_emulated_with(dev, v, 2, math_specs[2], packed_pipe, 0, 0, NULL, 3);
-    check_emulated_with(dev, v, 8, math_specs[1], packed_pipe, 0, 3, &quad, 4);
-    check_emulated_with(dev, v, 7, math_specs[0], packed_pipe, 0, 0, NULL, 0);
+    if (v)
+        test_forced_emulated(dev, v);
     for (int m = 0; v && m < 3; m++) {
         check_same_bits(dev, v, 7, math_specs[m]);  // 32 channels: whole K steps in every mode
         check_same_bits(dev, v, 8, math_specs[m]);  // 64, stride, dilation, padding
@@ -894,9 +909,10 @@ static void test_emulated(bool packed_only)
 
 int main(int argc, char **argv)
 {
-    if (argc > 1 && strcmp(argv[1], "packed") == 0) {
-        test_emulated(true);
-        return check_summary("test_mma packed");
+    if (argc > 1 && (strcmp(argv[1], "packed") == 0 || strcmp(argv[1], "forced") == 0)) {
+        bool forced = strcmp(argv[1], "forced") == 0;
+        test_emulated(true, forced);
+        return check_summary(forced ? "test_mma forced" : "test_mma packed");
     }
     test_applicability();
     test_plans();
@@ -906,6 +922,6 @@ int main(int argc, char **argv)
 #ifdef XCONV_HAVE_CUDA
     test_nvrtc();
 #endif
-    test_emulated(false);
+    test_emulated(false, false);
     return check_summary("test_mma");
 }

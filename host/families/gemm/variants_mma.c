@@ -64,8 +64,9 @@ static xconv_status plan_implicit_mma(const xconv_device *dev, const xconv_probl
                                "pipeline's, and the register pipeline is forced",
                                split > 1 ? "split-K (mma_split_k)" : "a ring's stages");
     xconv_status st;
-    if (pipeline == XCONV_MMA_PIPELINE_PACKED ||
-        (pipeline == XCONV_MMA_PIPELINE_AUTO && (split > 1 || stages || packed_pays(p)))) {
+    bool packed = pipeline == XCONV_MMA_PIPELINE_PACKED ||
+                  (pipeline == XCONV_MMA_PIPELINE_AUTO && (split > 1 || stages || packed_pays(p)));
+    if (packed) {
         xconv_mma_packed_choose(&dev->info, p, &t);
         t = forced ? forced_t : t;
         split = split ? split : xconv_mma_split_choose(&dev->info, p, &t);
@@ -79,7 +80,7 @@ static xconv_status plan_implicit_mma(const xconv_device *dev, const xconv_probl
         xconv_plan_summarize(plan, "tiles forced by the options (mma_tiles %d,%d,%d,%d,%d,%d)",
                              forced_t.tile_m, forced_t.tile_n, forced_t.tile_k, forced_t.warps_m,
                              forced_t.warps_n, stages);
-    if (st == XCONV_OK && opts && opts->mma_split_k)
+    if (st == XCONV_OK && packed && opts->mma_split_k)
         xconv_plan_summarize(plan, "split forced by the options (mma_split_k %d)",
                              opts->mma_split_k);
     return st;

@@ -321,6 +321,8 @@ static void test_forced_and_split(void)
         {{256, 256, 32, 2, 4, 0}, 2, "at most 4096 sums"},
         {{64, 128, 32, 3, 2, 0}, 2, "power of two"},
         {{64, 256, 32, 1, 4, 0}, 1, "register pipeline needs"},  // 128 work-items, 256 columns
+        {{1 << 30, 1 << 30, 32, 1 << 20, 1 << 20, 0}, 2, "TM, TN and TK must be 1 to 1024"},
+        {{64, 128, 1, 2, 4, 0}, 2, "TK must be 16, 32 or 64"},  // 0 words: no split model
         {{64, 128, 32, 2, 4, 3}, 1, "ring's stages"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -739,7 +741,11 @@ static void check_emulated_with(xconv_device *dev, const xconv_variant *v, int i
             snprintf(how + at, sizeof how - (size_t)at, ", split %lld", slices);
         printf("  %-44s %-21s %-17s error %.2g over the operands read (%.2g over the stored)\n",
                spec, types, how, exact.max_norm_err, mode.max_norm_err);
-        if (packed) {  // every element to the bit: the emulation's fp32 fmas, slices in order
+        // Every element to the bit: the emulation's fp32 fmas, slices in order. Not under
+        // Oclgrind, whose fp32 fma rounds twice (through double) in rare ties: a few outputs
+        // then differ in their last bit, split or not (its run checks memory and races).
+        bool oclgrind = strstr(dev->info.name, "Oclgrind") != NULL;
+        if (packed && !oclgrind) {
             float *model = malloc(yn * 4);
             int64_t slice_k = xconv_step_value(s, "XC_MMA_SPLIT_STEPS", 0) *
                               xconv_step_value(s, "XC_MMA_TILE_K", 0);

@@ -63,26 +63,30 @@ bool xconv_mma_forced_tiles(const xconv_plan_options *opts, xconv_mma_tiles *t, 
 // 4 x 2 warps: 217 registers, no spills, in test_mma's ptxas report for sm_90).
 #define MMA_MAX_WARPS 32
 #define MMA_MAX_LANE_SUMS 128
+#define MMA_MAX_TILE 1024  // the most rows, columns or k elements of a tile
 
 bool xconv_mma_tiles_take(const xconv_mma_tiles *t, int64_t math, bool packed, char *why,
                           size_t len)
 {
-    int pack = mma_pack(math), warps = t->warps_m * t->warps_n;
-    int kw = t->tile_k / pack, threads = warps * MMA_WARP;
     const char *bad = NULL;
-    if (t->tile_m < 1 || t->tile_n < 1 || t->tile_k < 1 || t->warps_m < 1 || t->warps_n < 1)
-        bad = "every size is at least 1";
-    else if (warps > MMA_MAX_WARPS || (warps & (warps - 1)))
+    if (t->tile_m < 1 || t->tile_n < 1 || t->tile_k < 1 || t->warps_m < 1 || t->warps_n < 1 ||
+        t->tile_m > MMA_MAX_TILE || t->tile_n > MMA_MAX_TILE || t->tile_k > MMA_MAX_TILE ||
+        t->warps_m > MMA_MAX_WARPS || t->warps_n > MMA_MAX_WARPS)
+        bad = "TM, TN and TK must be 1 to 1024, WM and WN 1 to 32";
+    // In those ranges every product below fits an int.
+    int pack = mma_pack(math), warps = bad ? 1 : t->warps_m * t->warps_n;
+    int kw = t->tile_k / pack, threads = warps * MMA_WARP;
+    if (!bad && (warps > MMA_MAX_WARPS || (warps & (warps - 1))))
         bad = "WM x WN warps must be a power of two, at most 32";
-    else if (t->tile_m % (16 * t->warps_m) || t->tile_n % (16 * t->warps_n))
+    if (!bad && (t->tile_m % (16 * t->warps_m) || t->tile_n % (16 * t->warps_n)))
         bad = "TM must be a multiple of 16 x WM and TN of 16 x WN (whole 16 x 16 warp tiles)";
-    else if (t->tile_m / t->warps_m * (t->tile_n / t->warps_n) > MMA_MAX_LANE_SUMS * MMA_WARP)
+    if (!bad && t->tile_m / t->warps_m * (t->tile_n / t->warps_n) > MMA_MAX_LANE_SUMS * MMA_WARP)
         bad = "a warp's block (TM/WM x TN/WN) holds at most 4096 sums (128 a lane)";
-    else if (t->tile_k % pack || (kw != 8 && kw != 16 && kw != 32))
+    if (!bad && (t->tile_k % pack || (kw != 8 && kw != 16 && kw != 32)))
         bad = pack == 1 ? "TK must be 8, 16 or 32 (tf32 elements a K step)"
                         : "TK must be 16, 32 or 64 (f16/bf16 elements a K step)";
-    else if (!packed && ((t->tile_m * kw) % threads || threads % t->tile_n ||
-                         kw % (threads / t->tile_n)))
+    if (!bad && !packed &&
+        ((t->tile_m * kw) % threads || threads % t->tile_n || kw % (threads / t->tile_n)))
         bad = "the register pipeline needs TM x TK words in whole rounds of the work-items, "
               "TN dividing the work-items and TK words a whole share of each column of B";
     if (bad)
@@ -365,6 +369,9 @@ xconv_status xconv_mma_plan_packed(const xconv_device_info *info, const xconv_pr
                                    const xconv_mma_tiles *t, int stages, int split,
                                    xconv_plan *plan, xconv_error *err)
 {
+    char why[256];
+    if (!xconv_mma_tiles_take(t, p->math, true, why, sizeof why))
+        return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE, "%s", why);
     int64_t cp = xconv_mma_packed_channels(p), rs = p->r * p->s;
     int64_t pack = mma_pack(p->math);
     int64_t x_words = p->n * p->h * p->w * p->groups * cp / pack, w_words = p->k * rs * cp / pack;
@@ -379,9 +386,6 @@ xconv_status xconv_mma_plan_packed(const xconv_device_info *info, const xconv_pr
         return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE, "implicit_mma (packed): x, w, y, "
                                "the packed operands or the split-K partials pass the kernels' "
                                "32-bit index range");
-    char why[256];
-    if (!xconv_mma_tiles_take(t, p->math, true, why, sizeof why))
-        return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE, "%s", why);
     xconv_status st = packed_ring(info, p, t, &stages, err);
     if (st != XCONV_OK)
         return st;

@@ -67,8 +67,11 @@ static xconv_status plan_implicit_mma(const xconv_device *dev, const xconv_probl
     bool packed = pipeline == XCONV_MMA_PIPELINE_PACKED ||
                   (pipeline == XCONV_MMA_PIPELINE_AUTO && (split > 1 || stages || packed_pays(p)));
     if (packed) {
+        char why[256];
         xconv_mma_packed_choose(&dev->info, p, &t);
         t = forced ? forced_t : t;
+        if (!xconv_mma_tiles_take(&t, p->math, true, why, sizeof why))  // before the split's
+            return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE, "%s", why);  // model uses t
         split = split ? split : xconv_mma_split_choose(&dev->info, p, &t);
         st = xconv_mma_plan_packed(&dev->info, p, &t, stages, split, plan, err);
     } else {

@@ -742,8 +742,9 @@ static void check_emulated_with(xconv_device *dev, const xconv_variant *v, int i
         printf("  %-44s %-21s %-17s error %.2g over the operands read (%.2g over the stored)\n",
                spec, types, how, exact.max_norm_err, mode.max_norm_err);
         // Every element to the bit: the emulation's fp32 fmas, slices in order. Not under
-        // Oclgrind, whose fp32 fma rounds twice (through double) in rare ties: a few outputs
-        // then differ in their last bit, split or not (its run checks memory and races).
+        // Oclgrind: there f16 runs of shape 8 differ from PoCL's (and the model) in the last
+        // bit of 8 or 9 of 28000 outputs, split or not, with the same largest error; that run
+        // is for its memory checker and race detector (no reports).
         bool oclgrind = strstr(dev->info.name, "Oclgrind") != NULL;
         if (packed && !oclgrind) {
             float *model = malloc(yn * 4);
@@ -834,7 +835,7 @@ static void check_emulated(xconv_device *dev, const xconv_variant *v, int index,
 static void test_forced_emulated(xconv_device *dev, const xconv_variant *v)
 {
     const int packed_pipe = XCONV_MMA_PIPELINE_PACKED, registers = XCONV_MMA_PIPELINE_REGISTERS;
-    const xconv_forced_mma_tiles narrow_k = {32, 64, 8, 2, 2, 2}, wide_k = {128, 64, 64, 4, 2, 0};
+    const xconv_forced_mma_tiles narrow_k = {32, 64, 8, 2, 2, 2}, wide_k = {128, 64, 64, 4, 2, 2};
     const xconv_forced_mma_tiles wide_n = {64, 128, 32, 2, 4, 3}, deep = {16, 32, 32, 1, 2, 2};
     const xconv_forced_mma_tiles reg_a = {32, 64, 16, 1, 2, 0}, reg_b = {64, 64, 32, 2, 2, 0};
     const xconv_forced_mma_tiles quad = {64, 64, 32, 2, 2, 3};

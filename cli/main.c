@@ -90,6 +90,10 @@ static const environment_entry environment[] = {
                "8\n"},
     {PLANNING, "  XCONV_MMA_PIPELINE implicit_mma's pipeline: 0 the planner's, 1 registers, 2 packed\n"
                "                     operands through a cp.async ring\n"},
+    {PLANNING, "  XCONV_MMA_TILES    forces implicit_mma's tiles TM,TN,TK,WM,WN[,STAGES]\n"
+               "                     (docs/guide/cli.md)\n"},
+    {PLANNING, "  XCONV_MMA_SPLIT    forces implicit_mma's split-K (packed pipeline): 1 none,\n"
+               "                     2..16 K slices\n"},
     {"run validate bench matrix explain report peaks",
      "  XCONV_PEAKS        [DEV=]GFLOPS,GBPS[;...]: peaks for floors, over xconv peaks' "
      "measurements\n"},

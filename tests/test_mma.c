@@ -226,8 +226,8 @@ static xconv_plan *plan_f16(xconv_device *dev, const char *spec, const xconv_pla
 
 // Forced tiles and split-K on the sm_90 profile: the tiles of the lead's sweep plan in both
 // pipelines, tiles the kernels cannot take and rings past the local memory are refused saying
-// why; the planner splits res5_3x3 at batch 50 (160 tiles of 64 x 128 for 132 compute units)
-// four ways and leaves vgg3x3 whole; a forced split is normalised; split-K with the register
+// why; the planner takes 128 x 128 tiles for res5_3x3 at batch 50 (80 of them for 132 compute
+// units) and splits them three ways, and leaves vgg3x3 whole; a forced split is normalised; split-K with the register
 // pipeline forced is refused.
 static void test_forced_and_split(void)
 {
@@ -244,13 +244,16 @@ static void test_forced_and_split(void)
     if (plan && plan->nsteps == 4) {
         const xconv_step *s = xconv_plan_step(plan, 2), *reduce = xconv_plan_step(plan, 3);
         CHECK(strcmp(reduce->kernel, "splitk_reduce") == 0 &&
-              xconv_step_value(reduce, "XC_GEMM_SPLIT_K", 0) == 4);
-        CHECK(xconv_step_value(s, "XC_MMA_SPLIT", 0) == 4 &&
-              xconv_step_value(s, "XC_MMA_SPLIT_STEPS", 0) == 36 &&
-              xconv_step_value(s, "XC_MMA_PART_LD", 0) == 2452 && s->global[2] == 4);
-        CHECK_CONTAINS(plan->summary, "split-K: 4 K slices of 36 steps");
-        // 4 slices of 512 x 2452 floats beside the packed operands.
-        CHECK(xconv_plan_workspace_size(plan) >= (size_t)4 * 512 * 2452 * 4);
+              xconv_step_value(reduce, "XC_GEMM_SPLIT_K", 0) == 3);
+        CHECK(xconv_step_value(s, "XC_MMA_TILE_M", 0) == 128 &&
+              xconv_step_value(s, "XC_MMA_TILE_N", 0) == 128);
+        CHECK(xconv_step_value(s, "XC_MMA_SPLIT", 0) == 3 &&
+              xconv_step_value(s, "XC_MMA_SPLIT_STEPS", 0) == 48 &&
+              xconv_step_value(s, "XC_MMA_PART_LD", 0) == 2452 && s->global[2] == 3);
+        CHECK_CONTAINS(plan->summary, "128x128 tiles of 2x4 warps");
+        CHECK_CONTAINS(plan->summary, "split-K: 3 K slices of 48 steps");
+        // 3 slices of 512 x 2452 floats beside the packed operands.
+        CHECK(xconv_plan_workspace_size(plan) >= (size_t)3 * 512 * 2452 * 4);
     }
     xconv_plan_destroy(plan);
     plan = plan_f16(h100, vgg, &opts, &err);
@@ -409,13 +412,13 @@ static void test_auto(void)
                   "%s with '%s': %s", tf32_lines[i].spec, tf32_lines[i].types,
                   st == XCONV_OK ? info.variant->info.name : err.msg);
     }
-    // Depthwise layers in a reduced mode: direct_naive or direct_tiled_db in fp32 math, and
+    // Depthwise layers in a reduced mode: direct_depthwise in fp32 math, and
     // other groups of fewer than 16 filters direct_regblock in fp32 math; the storage kept.
     const char *modes[] = {"math=tf32", "dtype=f16,math=f16", "dtype=bf16,math=bf16"};
     static const struct {
         const char *spec, *pick;
-    } narrow[] = {{"n=8,c=64,h=28,w=28,k=64,r=3,pad=1,groups=64", "direct_naive"},
-                  {"n=32,c=64,h=56,w=56,k=64,r=3,pad=1,groups=64", "direct_tiled_db"},
+    } narrow[] = {{"n=8,c=64,h=28,w=28,k=64,r=3,pad=1,groups=64", "direct_depthwise"},
+                  {"n=32,c=64,h=56,w=56,k=64,r=3,pad=1,groups=64", "direct_depthwise"},
                   {"n=8,c=64,h=28,w=28,k=128,r=3,pad=1,groups=16", "direct_regblock"}};
     for (int i = 0; i < 9; i++) {
         xconv_problem p;

@@ -224,6 +224,22 @@ void xconv_mma_packed_choose(const xconv_device_info *info, const xconv_problem 
                              xconv_mma_tiles *t)
 {
     xconv_mma_choose(info, p, t);
+    // Where 128 x 128 tiles make less than two waves, split-K (xconv_mma_split_choose) can still
+    // fill one with them: take them over 64 x 128 when their split grid covers every compute
+    // unit. On the H100, ResNet-50's res5_3x3 at batch 50 in f16: 128 x 128 split 3 0.0846 ms
+    // against 64 x 128 split 4 0.0943 (2026-11-28-h100-efba137-mma_res5_f16_*.json).
+    xconv_mma_tiles big = *t;
+    big.tile_m = big.tile_n = 128;
+    big.warps_m = 2, big.warps_n = 4;
+    if (t->tile_m == 64 && p->k / p->groups >= 128 &&
+        xconv_mma_packed_local_bytes(&big, p->math, 2) <= info->local_mem_bytes &&
+        (size_t)(big.warps_m * big.warps_n * MMA_WARP) <= info->max_work_group_size) {
+        int64_t cols = p->n * xconv_problem_out_h(p) * xconv_problem_out_w(p);
+        int64_t tiles = (p->k / p->groups + 127) / 128 * ((cols + 127) / 128) * p->groups;
+        int split = xconv_mma_split_choose(info, p, &big);
+        if (split > 1 && tiles * split >= (int64_t)info->compute_units)
+            *t = big;
+    }
     // 128 x 128 tiles on 2 x 4 warps of 64 x 32 (256 work-items): per 8-word slice a warp's four
     // A and two B ldmatrix feed 16 mma rather than 2 + 2 feeding 8 (4 x 4 warps of 32 x 32).
     if (t->tile_m == 128 && t->tile_n == 128)

@@ -68,15 +68,31 @@ static bool reads_batch_define(const xconv_gemm_layout *L)
     return L->split_k > 1 || (L->seg == L->n && L->c_seg_stride == 0);
 }
 
-// Adds the defines of L and t (common/xconv_gemm_params.h) to s, XC_GEMM_N only when s compiles
-// its batch in; returns the first failure.
+// True when define `name` of the product is left out of s: XC_GEMM_N where s takes the batch
+// at run time, every shape define where it takes the sizes (XCONV_GEMM_SHAPE_FIELDS).
+static bool left_out(const xconv_step *s, const char *name)
+{
+    if (!s->bake_batch && strcmp(name, "XC_GEMM_N") == 0)
+        return true;
+    if (s->bake_dims)
+        return false;
+    static const char list[] = XCONV_GEMM_SHAPE_FIELDS;
+    size_t len = strlen(name);
+    for (const char *f = list; (f = strstr(f, name)) != NULL; f += len)
+        if ((f == list || f[-1] == ' ') && (f[len] == ' ' || !f[len]))
+            return true;
+    return false;
+}
+
+// Adds the defines of L and t (common/xconv_gemm_params.h) to s, but those left_out says s
+// takes at run time; returns the first failure.
 static xconv_status define_gemm(xconv_step *s, const xconv_gemm_layout *L,
                                 const xconv_gemm_tiles *t, const xconv_gemm_derived *d,
                                 xconv_error *err)
 {
     xconv_status st = XCONV_OK;
 #define XCONV_DEFINE_PARAM(name, expr, meaning)                       \
-    if (st == XCONV_OK && (s->bake_batch || strcmp(#name, "XC_GEMM_N") != 0)) \
+    if (st == XCONV_OK && !left_out(s, #name))                        \
         st = xconv_step_define(s, #name, (long long)(expr), err);
     if (L->mode == XCONV_GEMM_B_TABLE) {
         XCONV_GEMM_TABLE_DEFINES(XCONV_DEFINE_PARAM)
@@ -107,6 +123,9 @@ xconv_status xconv_gemm_plan_step(const xconv_device_info *info, const xconv_pro
         return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for a step");
     xconv_gemm_derived d = derive(info, L, t);
     step->bake_batch = step->bake_batch || !p || reads_batch_define(L);
+    // Run-time sizes: the batch with them, where no define depends on either.
+    if (p && L->runtime_dims && !reads_batch_define(L) && !p->epi.pool_h)
+        step->bake_batch = step->bake_dims = false;
     xconv_status st = p ? xconv_step_define_problem(step, p, err) : XCONV_OK;
     if (st == XCONV_OK)
         st = define_gemm(step, L, t, &d, err);

@@ -36,6 +36,10 @@ typedef struct xconv_gemm_layout {
     int64_t groups;
     int split_k;
     int64_t taps;  // B mode GATHER: filter taps (r x s) of each input channel in K; else 0
+    // A convolution's product as cl/sgemm.cl derives it from the problem's sizes (B x itself or
+    // gathered from it, conv_layout's strides): the step may take the sizes at run time, and
+    // does where the plan's options ask (xconv_plan_runtime_dims) and it is unsplit and unpooled.
+    bool runtime_dims;
 } xconv_gemm_layout;
 
 // What the kernels' defines derive from a layout and its tiles (see xconv_gemm_plan_step).

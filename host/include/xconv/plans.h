@@ -159,6 +159,14 @@ typedef struct xconv_plan_options {
                                 // registers double-buffered from x and w as stored; 2 x and w
                                 // packed into the workspace (channels fastest) and fed through
                                 // a cp.async ring (cl/implicit_mma_packed.cl)
+    int runtime_dims;           // an xconv_batch_mode for the problem's other sizes (C, H, W,
+                                // K, P, Q): compiled into each program (the default, 0, and
+                                // XCONV_BATCH_BAKED) or, with XCONV_BATCH_RUNTIME, passed to
+                                // the kernels as arguments with the batch size, so that the
+                                // layers of a network that plan the same tiles share programs.
+                                // Taken by implicit_gemm's and gemm_1x1's unsplit, unpooled
+                                // GEMMs; every other step keeps them compiled in
+                                // (xconv_plan_summary says which)
     // Later versions append fields here; xconv_plan_options_default sets every one.
 } xconv_plan_options;
 

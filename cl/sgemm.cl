@@ -103,28 +103,12 @@
 #define XC_GEMM_TABLE_CONST 0  // mode 2: the table in constant memory (1; 2*K ints must fit)
 #endif                         // or in global memory (0)
 // With XC_DIMS_RUNTIME (common/xconv_dialect.h: the problem's sizes are kernel arguments) the
-// host leaves the product's shape out and it follows from the sizes as a convolution's product
-// (host/families/gemm/variants_gemm.c, conv_layout): M = K/groups filters, K = C/groups * R * S
-// taps, columns in segments of P*Q (one an image); B is x (gemm_1x1: R = S = 1, stride 1, no
-// padding, so P*Q = H*W) or gathered from it.
-#if XC_DIMS_RUNTIME
-#if defined(XC_GEMM_M) || defined(XC_GEMM_K) || defined(XC_GEMM_SEG) || XC_GEMM_REGIONS || \
-    XC_GEMM_B_MODE == 2 || XC_GEMM_SPLIT_K > 1 || XC_POOL_H
-#error "sgemm.cl: run-time sizes take the product's shape from them, unsplit, unpooled"
+// product's shape follows from the sizes (a convolution's; not the Winograd regions' GEMM, the
+// offset table's mode 2 or a fused pool, whose steps keep the sizes compiled in).
+#if XC_DIMS_RUNTIME && (XC_GEMM_REGIONS || XC_GEMM_B_MODE == 2 || XC_POOL_H)
+#error "sgemm.cl: run-time sizes for a convolution's unpooled product, B in memory or gathered"
 #endif
-#define XC_GEMM_M XC_KG
-#define XC_GEMM_K (XC_CG * XC_R * XC_S)
-#define XC_GEMM_SEG (XC_P * XC_Q)
-#define XC_GEMM_B_SEG_STRIDE (XC_C * XC_R * XC_S * XC_GEMM_SEG)
-#define XC_GEMM_C_SEG_STRIDE (XC_K * XC_GEMM_SEG)
-#define XC_GEMM_A_GROUP_STRIDE (XC_GEMM_M * XC_GEMM_K)
-#if XC_GEMM_B_MODE == 0
-#define XC_GEMM_B_GROUP_STRIDE (XC_GEMM_K * XC_GEMM_SEG)
-#else
-#define XC_GEMM_B_GROUP_STRIDE (XC_CG * XC_H * XC_W)
-#endif
-#define XC_GEMM_C_GROUP_STRIDE (XC_GEMM_M * XC_GEMM_SEG)
-#endif
+#include "xconv_gemm_sizes.h"
 #if !defined(XC_GEMM_M) || !defined(XC_GEMM_K)
 #error "sgemm.cl needs XC_GEMM_M and XC_GEMM_K"
 #endif
@@ -213,7 +197,8 @@
 #if XC_GEMM_B_MODE != 0 && XC_GEMM_VEC_B != 1
 #error "sgemm.cl: gathered B is loaded one float at a time"
 #endif
-#if XC_GEMM_SPLIT_K > 1 && (XC_GEMM_SPLIT_K - 1) * XC_GEMM_SPLIT_STEPS >= XC_GEMM_K_STEPS
+#if !XC_DIMS_RUNTIME && XC_GEMM_SPLIT_K > 1 && \
+    (XC_GEMM_SPLIT_K - 1) * XC_GEMM_SPLIT_STEPS >= XC_GEMM_K_STEPS
 #error "sgemm.cl: every K slice needs at least one K step"
 #endif
 // fp16 and bf16 storage (XC_DTYPE: x, w and y of a convolution's GEMM; common/xconv_dialect.h)

@@ -139,6 +139,16 @@ size_t xconv_gemm_split_bytes(const xconv_gemm_layout *L);
 void xconv_gemm_summarize_split(xconv_plan *plan, const xconv_gemm_layout *L,
                                 const xconv_gemm_tiles *t, bool epilogue);
 
+// True when the steps of L (its GEMM and split-K reduce) for problem p (NULL: raw matrices)
+// take the problem's sizes and the batch as arguments: where L asks for it (runtime_dims) and
+// no fused pool needs them compiled in.
+bool xconv_gemm_takes_sizes(const xconv_problem *p, const xconv_gemm_layout *L);
+
+// True when GEMM define `name` (common/xconv_gemm_params.h) is left out of step s: XC_GEMM_N
+// where s takes the batch at run time, every one of XCONV_GEMM_SHAPE_FIELDS where it takes the
+// sizes.
+bool xconv_gemm_left_out(const xconv_step *s, const char *name);
+
 // Appends the reduce step of split-K product L (cl/splitk_reduce.cl): C's `cols` columns from
 // element c_offset of tensor c_ref = the sum of the partials in workspace region `region`, in
 // slice order, with p's defines first (p NULL: none). The step applies `parts` of p's epilogue

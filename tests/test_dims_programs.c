@@ -191,7 +191,8 @@ static void count_programs(xconv_device *dev, const xconv_problem *shapes, int n
         opts.runtime_dims = modes[m];
         for (int s = 0; s < nshapes; s++) {
             for (int v = -1; v < xconv_variant_count(); v++) {
-                const char *name = v < 0 ? "auto" : xconv_variant_get_info(xconv_variant_at(v))->name;
+                const char *name =
+                    v < 0 ? "auto" : xconv_variant_get_info(xconv_variant_at(v))->name;
                 xconv_error err = {0};
                 xconv_plan *plan = xconv_plan_create(dev, &shapes[s], name, &opts, &err);
                 if (!plan)

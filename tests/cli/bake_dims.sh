@@ -3,8 +3,8 @@
 # The problem's sizes baked into implicit_gemm's and gemm_1x1's programs (--bake-dims on, the
 # default) or passed as arguments (off, or XCONV_BAKE_DIMS=off): on PoCL over odd shapes
 # (strides, padding, dilation, groups, rectangular filters, a fused bias and activation, a fused
-# pool, fp16 storage, split-K) every element passes validate both ways and `run` writes the same bytes
-# both ways (the arithmetic is the same); explain says which values are baked; a layer of
+# pool, fp16 storage, split-K) every element passes validate both ways and `run` writes the
+# same bytes both ways (the arithmetic is the same); explain says which values are baked; a layer of
 # another shape with the same plan builds no program; a bad value is refused.
 # Skips (exit 77) without an OpenCL CPU device.
 # Usage: bake_dims.sh PATH/TO/xconv
@@ -72,11 +72,13 @@ explain() {
     "$xconv" explain --device pocl "$@" >"$tmp/e.txt" 2>&1
 }
 explain --variant implicit_gemm --shape "n=2,c=6,h=9,w=11,k=10,r=3,pad=1" --bake-dims off
-check "explain --bake-dims off: the sizes are arguments" \
-    grep -q "N: a run-time argument; C, H, W, K, P, Q: run-time arguments (R, S, strides, padding, dilation and groups baked)" "$tmp/e.txt"
+words="N: a run-time argument; C, H, W, K, P, Q: run-time arguments (R, S, strides, padding, "
+words+="dilation and groups baked)"
+check "explain --bake-dims off: the sizes are arguments" grep -qF "$words" "$tmp/e.txt"
 check "explain --bake-dims off: no size among the defines" \
     eval '! grep -qE -- "-DXC_(N|C|H|W|K|P|Q|CG|KG|GEMM_M|GEMM_K|GEMM_SEG)=" "$tmp/e.txt"'
-check "explain --bake-dims off: XC_DIMS_RUNTIME defined" grep -q -- "-DXC_DIMS_RUNTIME=1" "$tmp/e.txt"
+check "explain --bake-dims off: XC_DIMS_RUNTIME defined" \
+    grep -q -- "-DXC_DIMS_RUNTIME=1" "$tmp/e.txt"
 XCONV_GEMM_SPLIT=2 explain --variant implicit_gemm --shape "n=2,c=6,h=9,w=11,k=10,r=3,pad=1" \
     --bake-dims off
 check "explain split-K --bake-dims off: the GEMM and the reduce take the sizes" \
@@ -100,7 +102,8 @@ for bake in on off; do
     check "two layers --bake-dims $bake: pass (rc $rc)" test "$rc" -eq 0
     want=2
     [ "$bake" = off ] && want=1
-    check "two layers --bake-dims $bake: $want program(s) built ($(grep -o '[0-9]* programs\? built ahead' "$tmp/p.txt"))" \
+    built=$(grep -o '[0-9]* programs\? built ahead' "$tmp/p.txt")
+    check "two layers --bake-dims $bake: $want program(s) built ($built)" \
         grep -qE "^time: .*\\($want programs? built ahead" "$tmp/p.txt"
 done
 unset XCONV_CACHE_DIR XCONV_GEMM_TILES

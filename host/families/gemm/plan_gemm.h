@@ -38,7 +38,7 @@ typedef struct xconv_gemm_layout {
     int64_t taps;  // B mode GATHER: filter taps (r x s) of each input channel in K; else 0
     // A convolution's product as cl/sgemm.cl derives it from the problem's sizes (B x itself or
     // gathered from it, conv_layout's strides): the step may take the sizes at run time, and
-    // does where the plan's options ask (xconv_plan_runtime_dims) and it is unsplit and unpooled.
+    // does where the plan's options ask (xconv_plan_runtime_dims) and no fused pool needs them.
     bool runtime_dims;
 } xconv_gemm_layout;
 

@@ -103,10 +103,11 @@
 #define XC_GEMM_TABLE_CONST 0  // mode 2: the table in constant memory (1; 2*K ints must fit)
 #endif                         // or in global memory (0)
 // With XC_DIMS_RUNTIME (common/xconv_dialect.h: the problem's sizes are kernel arguments) the
-// product's shape follows from the sizes (a convolution's; not the Winograd regions' GEMM, the
-// offset table's mode 2 or a fused pool, whose steps keep the sizes compiled in).
-#if XC_DIMS_RUNTIME && (XC_GEMM_REGIONS || XC_GEMM_B_MODE == 2 || XC_POOL_H)
-#error "sgemm.cl: run-time sizes for a convolution's unpooled product, B in memory or gathered"
+// product's shape follows from the sizes (a convolution's; not the Winograd regions' GEMM or a
+// fused pool, whose steps keep the sizes compiled in). Mode 2's XC_GEMM_TABLE_LD stays a define:
+// it sizes the table's constant array and local copy.
+#if XC_DIMS_RUNTIME && (XC_GEMM_REGIONS || XC_POOL_H)
+#error "sgemm.cl: run-time sizes for a convolution's unpooled product"
 #endif
 #include "xconv_gemm_sizes.h"
 #if !defined(XC_GEMM_M) || !defined(XC_GEMM_K)

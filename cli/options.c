@@ -192,8 +192,9 @@ static const flag flags[] = {
      "variant's (off where it costs under 2%)"},
     {"--bake-dims", "run validate bench explain find matrix compile precompile", ARG_STRING,
      FIELD(bake_dims), 0,
-     "on|off  off: pass the sizes C, H, W, K, P, Q (and N) to implicit_gemm's and gemm_1x1's "
-     "GEMMs as arguments, so that layers planned with the same tiles share programs; "
+     "on|off  off: pass the sizes C, H, W, K, P, Q (and N) to the GEMMs of implicit_gemm, "
+     "implicit_precomp and gemm_1x1 as arguments, so that layers planned with the same tiles "
+     "share programs; "
      "on (the default): compile them in (env XCONV_BAKE_DIMS)"},
     {"--find", "validate bench explain matrix", ARG_STRING, FIELD(find_policy), 0,
      "POLICY  what auto reads: db (the default: records made under this driver, xconv and "

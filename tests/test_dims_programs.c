@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The problem's sizes at run time (xconv_plan_options.runtime_dims = XCONV_BATCH_RUNTIME):
-// implicit_gemm's and gemm_1x1's plans of two different layers with the same plan parameters
+// the plans of implicit_gemm, implicit_precomp and gemm_1x1 of two different layers with the
+// same plan parameters
 // (tiles forced, the same filter, stride, padding, dilation, groups and vector widths) compile
 // one program (the same kernel text and defines, the backends' program key) whose defines
 // name no size, and the sizes reach the kernel as its last arguments; baked (the default and
@@ -171,7 +172,8 @@ static void check_baked(xconv_device *dev, const char *v, const char *spec,
               v, spec, why, i);
     }
     const char *summary = xconv_plan_summary(plan);
-    if (strcmp(v, "gemm_1x1") == 0 || strcmp(v, "implicit_gemm") == 0)
+    if (strcmp(v, "gemm_1x1") == 0 || strcmp(v, "implicit_gemm") == 0 ||
+        strcmp(v, "implicit_precomp") == 0)
         CHECK(strstr(summary, "C, H, W, K, P, Q: baked"),
               "%s on %s (%s): the summary '%s' does not say the sizes are baked", v, spec, why,
               summary);
@@ -198,13 +200,14 @@ static void count_programs(xconv_device *dev, const xconv_problem *shapes, int n
                 if (!plan)
                     continue;
                 add_programs(plan, v < 0 ? &chosen : &all);
-                if (!strcmp(name, "implicit_gemm") || !strcmp(name, "gemm_1x1"))
+                if (!strcmp(name, "implicit_gemm") || !strcmp(name, "gemm_1x1") ||
+                    !strcmp(name, "implicit_precomp"))
                     add_programs(plan, &gemm);
                 xconv_plan_destroy(plan);
             }
         }
         printf("sizes %s: %d shapes: %d distinct programs of every variant, %d of "
-               "implicit_gemm and gemm_1x1, %d of auto's choices\n", names[m], nshapes,
+               "implicit_gemm, implicit_precomp and gemm_1x1, %d of auto's choices\n", names[m], nshapes,
                all.count, gemm.count, chosen.count);
         free_set(&all);
         free_set(&chosen);
@@ -263,6 +266,12 @@ int main(int argc, char **argv)
                "n=1,c=512,h=7,w=7,k=512,r=3,pad=1,bias=1,act=relu", &split, 2);
     check_pair(dev, "gemm_1x1", "n=2,c=1024,h=14,w=14,k=256,r=1",
                "n=1,c=2048,h=12,w=12,k=512,r=1", &split, 2);
+    // implicit_precomp: its offset table and GEMM, the layers' C/groups x R x S alike (the
+    // table's rows stay a define), split too.
+    check_pair(dev, "implicit_precomp", "n=32,c=64,h=56,w=56,k=64,r=3,pad=1",
+               "n=8,c=64,h=28,w=20,k=128,r=3,pad=1", &forced, 2);
+    check_pair(dev, "implicit_precomp", "n=2,c=256,h=14,w=14,k=256,r=3,pad=1",
+               "n=1,c=256,h=12,w=12,k=512,r=3,pad=1", &split, 3);
     // A fused pool keeps the sizes compiled in, as do the variants that do not take them.
     check_baked(dev, "implicit_gemm", "n=2,c=16,h=16,w=16,k=16,r=3,pad=1,pool=2", &forced,
                 "pooled");

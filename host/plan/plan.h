@@ -311,7 +311,8 @@ bool xconv_plan_runtime_batch(const xconv_plan *plan);
 
 // Returns whether plan's options ask for the problem's sizes at run time
 // (xconv_plan_options.runtime_dims XCONV_BATCH_RUNTIME); every variant's default bakes them.
-// The planners that can (implicit_gemm's and gemm_1x1's GEMMs) then take the batch at run time
+// The planners that can (the GEMMs of implicit_gemm, implicit_precomp and gemm_1x1) then take
+// the batch at run time
 // too.
 bool xconv_plan_runtime_dims(const xconv_plan *plan);
 

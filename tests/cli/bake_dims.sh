@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# The problem's sizes baked into implicit_gemm's and gemm_1x1's programs (--bake-dims on, the
-# default) or passed as arguments (off, or XCONV_BAKE_DIMS=off): on PoCL over odd shapes
+# The problem's sizes baked into the programs of implicit_gemm, implicit_precomp and gemm_1x1
+# (--bake-dims on, the default) or passed as arguments (off, or XCONV_BAKE_DIMS=off): on PoCL over odd shapes
 # (strides, padding, dilation, groups, rectangular filters, a fused bias and activation, a fused
 # pool, fp16 storage, split-K) every element passes validate both ways and `run` writes the
 # same bytes both ways (the arithmetic is the same); explain says which values are baked; a layer of
@@ -48,6 +48,8 @@ for bake in on off; do
             --bake-dims "$bake" --variant implicit_gemm --shapes "$tmp/gathered.shapes"
         XCONV_GEMM_SPLIT=$split validate "gemm_1x1 --bake-dims $bake, split $split" \
             --bake-dims "$bake" --variant gemm_1x1 --shapes "$tmp/pointwise.shapes"
+        XCONV_GEMM_SPLIT=$split validate "implicit_precomp --bake-dims $bake, split $split" \
+            --bake-dims "$bake" --variant implicit_precomp --shapes "$tmp/gathered.shapes"
     done
 done
 
@@ -66,6 +68,7 @@ same_output() {
 }
 same_output implicit_gemm "n=2,c=5,h=13,w=10,k=7,r=3,stride=2,pad=2,dil=2"
 same_output gemm_1x1 "n=3,c=12,h=5,w=7,k=9,r=1,groups=3"
+same_output implicit_precomp "n=2,c=8,h=7,w=9,k=12,r=3,pad=1,groups=4,bias=1,act=relu"
 
 # explain says which values are baked.
 explain() {

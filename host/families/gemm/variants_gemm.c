@@ -320,6 +320,7 @@ static xconv_status plan_implicit_precomp(const xconv_device *dev, const xconv_p
     (void)opts;  // &plan->opts are the options
     xconv_gemm_layout L = conv_layout(p, XCONV_GEMM_B_TABLE, p->n);
     L.b_group_stride = p->c / p->groups * p->h * p->w;
+    L.runtime_dims = xconv_plan_runtime_dims(plan);  // XC_GEMM_TABLE_LD stays baked
     xconv_gemm_tiles t;
     xconv_status st = xconv_gemm_choose(&dev->info, &L, &plan->opts, &t, err);
     if (st != XCONV_OK)

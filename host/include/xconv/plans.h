@@ -164,9 +164,9 @@ typedef struct xconv_plan_options {
                                 // XCONV_BATCH_BAKED) or, with XCONV_BATCH_RUNTIME, passed to
                                 // the kernels as arguments with the batch size, so that the
                                 // layers of a network that plan the same tiles share programs.
-                                // Taken by implicit_gemm's and gemm_1x1's GEMM steps (and
-                                // their split-K reduce) without a fused pool; every other step
-                                // keeps them compiled in
+                                // Taken by the GEMM steps of implicit_gemm, implicit_precomp
+                                // (and its offset table) and gemm_1x1 and their split-K reduce,
+                                // without a fused pool; every other step keeps them compiled in
                                 // (xconv_plan_summary says which)
     // Later versions append fields here; xconv_plan_options_default sets every one.
 } xconv_plan_options;

@@ -380,7 +380,8 @@ static int64_t gemm_cols(const xconv_step *s)
 }
 
 // The product of a GEMM step that takes the problem's sizes at run time (no shape defines),
-// from the plan's problem as its planner laid it out (plan_gemm_1x1, plan_implicit_gemm).
+// from the plan's problem as its planner laid it out (plan_gemm_1x1, plan_implicit_gemm,
+// plan_implicit_precomp; for the latter the first such step is the table's, with its defines).
 static xconv_gemm_layout runtime_layout(const xconv_plan *plan, const xconv_step *s)
 {
     const xconv_problem *p = &plan->conv;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// The OpenCL backend: a context and profiling queue per device, buffers, launches and event
-// timing, in one table (programs, device listing and CLBlast live in cl/opencl_*.c).
+// The OpenCL backend: a context and profiling queue per device, buffers and launches, in one
+// table (programs, device listing, timed regions and CLBlast live in cl/opencl_*.c).
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +11,6 @@
 // Contexts open in this process; CLBlast's caches are dropped when it returns to 0.
 static atomic_int open_contexts;
 
-static void region_release(opencl_context *ctx);  // Timing, below
 static void release_queue(opencl_context *ctx);   // Open and close, below
 static cl_int create_queue(opencl_context *ctx);
 
@@ -48,17 +47,11 @@ static cl_int create_queue(opencl_context *ctx)
 // Releases ctx's queue, context and timer objects (after a fault: nothing is waited for).
 static void release_queue(opencl_context *ctx)
 {
-    region_release(ctx);
-    if (ctx->stamp_kernel)
-        clReleaseKernel(ctx->stamp_kernel);
-    if (ctx->stamp_program)
-        clReleaseProgram(ctx->stamp_program);
+    xconv_opencl_timer_release(ctx);
     if (ctx->queue)
         clReleaseCommandQueue(ctx->queue);
     if (ctx->context)
         clReleaseContext(ctx->context);
-    ctx->stamp_kernel = NULL;
-    ctx->stamp_program = NULL;
     ctx->queue = NULL;
     ctx->context = NULL;
 }
@@ -97,6 +90,7 @@ static xconv_status opencl_open(int index, void **out, xconv_error *err)
         return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "out of host memory");
     }
     atomic_fetch_add(&open_contexts, 1);
+    xconv_delay_init(&ctx->delay);
     ctx->device = list.devices[index];
     ctx->platform = list.platforms[index];
     xconv_opencl_devices_free(&list);
@@ -505,148 +499,7 @@ static xconv_status opencl_launch(void *vctx, xconv_backend_program *prog, const
 }
 
 // ---------------------------------------------------------------------------------------------
-// Timing
-//
-// A timed region may hold several of our launches and CLBlast calls, and CLBlast enqueues
-// kernels (several per call: im2col, pad, transpose, gemm) of which it returns only the last
-// one's event. timer_start enqueues a one-work-item "stamp" kernel on the in-order queue, and
-// the region's time runs from END(stamp) to the region's end as the device reports it:
-// - on a CPU device, the END of the region's last command: every command in the region keeps
-//   its event (each CLBlast call the one it returns). A host thread runs the queue there, and
-//   notices a command's end only later (15-25 us on PoCL's 16 threads), so any mark enqueued
-//   after the region (a marker, a second stamp) completes that much after the region did;
-// - on other devices, the END of a marker enqueued after the region, which completes only once
-//   every command before it has (2 us after the last kernel on NVIDIA's OpenCL). There our
-//   commands carry no events: NVIDIA's OpenCL starts a kernel that returns an event 6-8 us later.
-// Either way the region is charged one gap between commands, the device starting its first
-// command after the stamp, as CUDA's start event charges it. The span also holds any time the
-// device sat idle waiting for the host (CLBlast compiling on its first call, say), so callers
-// warm up before timing. docs/guide/reading-results.md ("What is timed") says why.
-
-static const char stamp_source[] = "__kernel void xconv_stamp(void) {}\n";
-
-cl_event *xconv_opencl_region_slot(opencl_context *ctx, cl_event *ev)
-{
-    *ev = NULL;
-    return ctx->timer_event && ctx->region_events ? ev : NULL;
-}
-
-void xconv_opencl_region_note(opencl_context *ctx, cl_event ev)
-{
-    if (!ev)
-        return;
-    if (!ctx->timer_event || !ctx->region_events) {
-        clReleaseEvent(ev);
-        return;
-    }
-    if (ctx->region_last)
-        clReleaseEvent(ctx->region_last);
-    ctx->region_last = ev;
-}
-
-// Enqueues the start stamp into ctx->timer_event; builds the stamp kernel on first use.
-static xconv_status enqueue_stamp(opencl_context *ctx, xconv_error *err)
-{
-    if (!ctx->stamp_kernel) {
-        if (!ctx->stamp_program) {
-            xconv_status st = xconv_opencl_compile(ctx, stamp_source, XCONV_OPENCL_BUILD_OPTIONS,
-                                      &ctx->stamp_program, NULL, err);
-            if (st != XCONV_OK)
-                return st;
-        }
-        cl_int rc;
-        ctx->stamp_kernel = clCreateKernel(ctx->stamp_program, "xconv_stamp", &rc);
-        if (!ctx->stamp_kernel)
-            return xconv_opencl_fail(err, rc, "creating the timer's stamp kernel");
-    }
-    size_t one = 1;
-    cl_int rc = clEnqueueNDRangeKernel(ctx->queue, ctx->stamp_kernel, 1, NULL, &one, &one, 0,
-                                       NULL, &ctx->timer_event);
-    if (rc == CL_SUCCESS)
-        return XCONV_OK;
-    ctx->timer_event = NULL;
-    return xconv_opencl_fail(err, rc, "enqueueing the timer's stamp");
-}
-
-// Ends any region: releases its stamp and last command.
-static void region_release(opencl_context *ctx)
-{
-    if (ctx->region_last)
-        clReleaseEvent(ctx->region_last);
-    if (ctx->timer_event)
-        clReleaseEvent(ctx->timer_event);
-    ctx->region_last = NULL;
-    ctx->timer_event = NULL;
-}
-
-// Checks that the device's profiling clock advances: of two stamps, the second enqueued after
-// the first has finished, the second must end later. Returns XCONV_OK, or XCONV_ERR_UNAVAILABLE
-// when both report the same time (Mesa 22.3's Rusticl answers fixed placeholders, 0 to 3 ns).
-static xconv_status check_clock(opencl_context *ctx, xconv_error *err)
-{
-    cl_ulong end[2] = {0, 0};
-    for (int i = 0; i < 2; i++) {
-        xconv_status st = enqueue_stamp(ctx, err);
-        if (st != XCONV_OK)
-            return st;
-        cl_int rc = clWaitForEvents(1, &ctx->timer_event);
-        if (rc == CL_SUCCESS)
-            rc = clGetEventProfilingInfo(ctx->timer_event, CL_PROFILING_COMMAND_END,
-                                         sizeof end[i], &end[i], NULL);
-        region_release(ctx);
-        if (rc != CL_SUCCESS)
-            return xconv_opencl_fail_wait(err, rc, "reading the timer's profiling events");
-    }
-    if (end[1] == end[0])
-        return xconv_error_set(err, XCONV_ERR_UNAVAILABLE,
-                               "the device's profiling clock does not advance (two kernels run "
-                               "one after the other both end at %llu ns), so xconv cannot time "
-                               "work on it", (unsigned long long)end[0]);
-    ctx->clock_checked = true;
-    return XCONV_OK;
-}
-
-static xconv_status opencl_timer_start(void *vctx, xconv_error *err)
-{
-    opencl_context *ctx = vctx;
-    region_release(ctx);
-    xconv_status st = ctx->clock_checked ? XCONV_OK : check_clock(ctx, err);
-    return st == XCONV_OK ? enqueue_stamp(ctx, err) : st;
-}
-
-static xconv_status opencl_timer_stop(void *vctx, double *ms, xconv_error *err)
-{
-    opencl_context *ctx = vctx;
-    *ms = 0.0;
-    if (!ctx->timer_event)
-        return xconv_error_set(err, XCONV_ERR_INVALID, "timer_stop without timer_start");
-    // The region's end: its last command's event, or a marker after it.
-    cl_event end_event = ctx->region_last, marker = NULL;
-    cl_int rc = CL_SUCCESS;
-    const char *what = "reading the timer's profiling events";
-    if (!end_event) {
-        rc = clEnqueueMarkerWithWaitList(ctx->queue, 0, NULL, &marker);
-        end_event = marker;
-        if (rc != CL_SUCCESS)
-            what = "enqueueing the timer's end marker";
-    }
-    if (rc == CL_SUCCESS)
-        rc = clWaitForEvents(1, &end_event);
-    cl_ulong begin = 0, end = 0;
-    if (rc == CL_SUCCESS)
-        rc = clGetEventProfilingInfo(ctx->timer_event, CL_PROFILING_COMMAND_END, sizeof begin,
-                                     &begin, NULL);
-    if (rc == CL_SUCCESS)
-        rc = clGetEventProfilingInfo(end_event, CL_PROFILING_COMMAND_END, sizeof end, &end,
-                                     NULL);
-    if (marker)
-        clReleaseEvent(marker);
-    region_release(ctx);
-    if (rc != CL_SUCCESS)
-        return xconv_opencl_fail_wait(err, rc, what);
-    *ms = end > begin ? (double)(end - begin) * 1e-6 : 0.0;
-    return XCONV_OK;
-}
+// Waiting (timed regions: cl/opencl_timer.c)
 
 static xconv_status opencl_finish(void *vctx, xconv_error *err)
 {
@@ -691,8 +544,9 @@ static const xconv_backend_iface opencl_iface = {
     .program_load = xconv_opencl_program_load,
     .compiler_id = xconv_opencl_compiler_id,
     .launch = opencl_launch,
-    .timer_start = opencl_timer_start,
-    .timer_stop = opencl_timer_stop,
+    .timer_start = xconv_opencl_timer_start,
+    .timer_stop = xconv_opencl_timer_stop,
+    .timer_delay = xconv_opencl_timer_mode,
     .finish = opencl_finish,
     .reset = opencl_reset,
     .native = opencl_native,

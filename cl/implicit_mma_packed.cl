@@ -33,6 +33,12 @@
 // header in all three math modes. The fragment-order layout of implicit_mma puts a chunk's four
 // words in four lanes' slots, which a 16-byte copy cannot write; hence rows and ldmatrix here.
 // XC_MMA_PTX 0 reads the same words with plain loads.
+//
+// Split-K (XC_MMA_SPLIT S > 1, for grids under a wave of the device): group id 2 runs over
+// groups x S; slice s walks K steps [s SPLIT_STEPS, (s + 1) SPLIT_STEPS) through the same ring
+// and stores its fp32 sums as partial C (common/xconv_mma.h) in the workspace, the partials of
+// group g, slice s at word y_off + (g S + s) M PART_LD; cl/splitk_reduce.cl then adds the S
+// partials in slice order and rounds once into y (the same sums on every backend).
 
 #ifndef XC_MMA_STAGES
 #define XC_MMA_STAGES 3     // local-memory stages of the ring: 2, 3 or 4
@@ -49,6 +55,9 @@
 #define XC_MMA_GCPW (XC_GROUPS * XC_MMA_CPW)                 // words of a packed pixel of x
 #define XC_MMA_KPW (XC_R * XC_S * XC_MMA_CPW)                // words of a packed row of A
 #define XC_MMA_PSTEPS ((XC_MMA_KPW + XC_MMA_KW - 1) / XC_MMA_KW)
+#ifndef XC_MMA_SPLIT_STEPS
+#define XC_MMA_SPLIT_STEPS XC_MMA_PSTEPS  // K steps of one slice (all of them unsplit)
+#endif
 #define XC_MMA_STAGE ((XC_MMA_TILE_M + XC_MMA_TILE_N) * XC_MMA_KW)  // words of one stage
 #define XC_MMA_A_CHUNKS (XC_MMA_TILE_M * XC_MMA_KC)
 #define XC_MMA_B_CHUNKS (XC_MMA_TILE_N * XC_MMA_KC)
@@ -64,6 +73,10 @@
 #endif
 #if XC_MMA_STAGES < 2 || XC_MMA_STAGES > 4
 #error "implicit_mma_packed.cl: XC_MMA_STAGES is 2, 3 or 4"
+#endif
+#if XC_MMA_SPLIT < 1 || XC_MMA_SPLIT_STEPS * XC_MMA_SPLIT < XC_MMA_PSTEPS || \
+    XC_MMA_SPLIT_STEPS * (XC_MMA_SPLIT - 1) >= XC_MMA_PSTEPS
+#error "implicit_mma_packed.cl: SPLIT slices of SPLIT_STEPS K steps, none empty, cover K"
 #endif
 #if XC_MMA_THREADS % XC_MMA_KC
 #error "implicit_mma_packed.cl: a work-item copies one chunk column of every row it copies"
@@ -305,13 +318,14 @@ XC_FUNC void xc_mma_packed_multiply(XC_LOCAL_PTR const unsigned int *stage, cons
 // ---------------------------------------------------------------------------------------------
 // The product
 
-// y = conv(x, w) from packed A (the workspace from word w_off) and packed x (from word x_off):
-// group id 0 indexes column tiles, 1 row tiles, 2 the group. Every work-item reaches every
-// barrier, copy group and mma: out-of-range rows and columns only zero copies and mask stores.
+// y = conv(x, w) from packed A (the workspace from word w_off) and packed x (from word x_off),
+// y from element y_off (split: the partials, in the workspace): group id 0 indexes column
+// tiles, 1 row tiles, 2 the group (and the slice). Every work-item reaches every barrier, copy
+// group and mma: out-of-range rows and columns only zero copies and mask stores.
 XC_KERNEL XC_WORK_GROUP_SIZE(XC_MMA_THREADS, 1, 1)
 void implicit_mma_packed(const XC_GLOBAL unsigned int *XC_RESTRICT xws, const int x_off,
                          const XC_GLOBAL unsigned int *XC_RESTRICT wws, const int w_off,
-                         XC_GLOBAL XC_DATA *XC_RESTRICT y XC_BATCH_PARAM)
+                         XC_GLOBAL XC_MMA_OUT *XC_RESTRICT y, const int y_off XC_BATCH_PARAM)
 {
     XC_LOCAL uint4 lds_units[XC_MMA_LOCAL_WORDS / 4];  // the ring, then the staged sums of C
     XC_LOCAL_PTR unsigned int *lds = (XC_LOCAL_PTR unsigned int *)lds_units;
@@ -329,10 +343,19 @@ void implicit_mma_packed(const XC_GLOBAL unsigned int *XC_RESTRICT xws, const in
 #endif
     const int col0 = XC_GROUP_ID(0) * XC_MMA_TILE_N;
     const int row0 = XC_GROUP_ID(1) * XC_MMA_TILE_M;
-    const int group = XC_GROUP_ID(2);
+    const int group = XC_GROUP_ID(2) / XC_MMA_SPLIT;   // bound GROUPS
+    const int slice = XC_GROUP_ID(2) % XC_MMA_SPLIT;   // of K, bound SPLIT
+    const int step0 = slice * XC_MMA_SPLIT_STEPS;      // the slice's first K step
+    const int steps = XC_MMA_PSTEPS - step0 < XC_MMA_SPLIT_STEPS ? XC_MMA_PSTEPS - step0
+                                                                 : XC_MMA_SPLIT_STEPS;
     const XC_GLOBAL unsigned int *wp = wws + w_off + group * XC_MMA_GEMM_M * XC_MMA_KPW;
     const XC_GLOBAL unsigned int *xp = xws + x_off + group * XC_MMA_CPW;
+    y += y_off;
+#if XC_MMA_SPLIT > 1
+    y += XC_GROUP_ID(2) * XC_MMA_GEMM_M * XC_MMA_PART_LD;
+#else
     y += group * XC_MMA_GEMM_M * XC_P * XC_Q;
+#endif
 
     // This work-item's columns of B: column (tid + i THREADS) / KC of the tile.
     xc_mma_packed_col cols[XC_MMA_B_ITERS];
@@ -346,19 +369,20 @@ void implicit_mma_packed(const XC_GLOBAL unsigned int *XC_RESTRICT xws, const in
     for (int i = 0; i < XC_MMA_M * XC_MMA_N * 4; i++)
         acc[i] = 0.0f;
 
+    // The slice's steps: step `step` of the loop is K step step0 + step.
 #pragma unroll
     for (int s = 0; s < XC_MMA_STAGES - 1; s++) {
-        if (s < XC_MMA_PSTEPS)
-            xc_mma_issue(lds + s * XC_MMA_STAGE, wp, xp, s, tid, row0, cols);
+        if (s < steps)
+            xc_mma_issue(lds + s * XC_MMA_STAGE, wp, xp, step0 + s, tid, row0, cols);
         xc_mma_commit();
     }
-    for (int step = 0; step < XC_MMA_PSTEPS; step++) {
+    for (int step = 0; step < steps; step++) {
         xc_mma_wait_ring();  // this work-item's copies of `step` have landed
         XC_BARRIER();        // everyone's have; everyone is done with step - 1's stage
         const int next = step + XC_MMA_STAGES - 1;
-        if (next < XC_MMA_PSTEPS)
-            xc_mma_issue(lds + next % XC_MMA_STAGES * XC_MMA_STAGE, wp, xp, next, tid, row0,
-                         cols);
+        if (next < steps)
+            xc_mma_issue(lds + next % XC_MMA_STAGES * XC_MMA_STAGE, wp, xp, step0 + next, tid,
+                         row0, cols);
         xc_mma_commit();
         xc_mma_packed_multiply(lds + step % XC_MMA_STAGES * XC_MMA_STAGE, warp_m, warp_n, lane,
                                scratch, acc);

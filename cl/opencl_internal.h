@@ -7,6 +7,7 @@
 #include <stdbool.h>
 
 #include "../host/core/backend.h"
+#include "opencl_delay.h"
 
 // What the device info says of the build: XCONV_OPENCL_BUILD_OPTIONS (host/core/backend.h) and the
 // dialect's contraction setting (common/xconv_dialect.h).
@@ -36,9 +37,14 @@ typedef struct opencl_context {
     uint64_t max_alloc_bytes;   // CL_DEVICE_MAX_MEM_ALLOC_SIZE
     uint64_t const_mem_bytes;   // CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE
     cl_uint base_align_bytes;   // CL_DEVICE_MEM_BASE_ADDR_ALIGN in bytes: sub-buffer origins
-    cl_program stamp_program;   // the one-work-item kernel that marks timer regions
-    cl_kernel stamp_kernel;
-    cl_event timer_event;       // the stamp timer_start enqueued, NULL outside a region
+    xconv_backend_program *delay_program;  // cl/timer_delay.cl: marks timed regions' starts
+    cl_kernel delay_kernel;
+    cl_mem delay_sink;          // the one word it writes
+    int delay_mode;             // an xconv_timing_delay: whether regions start with a delay
+    xconv_delay delay;          // its calibration (kept over a reset: the device is the same)
+    cl_event timer_event;       // the start kernel timer_start enqueued, NULL outside a region
+    bool region_delayed;        // the region opened with a delay of ctx->delay.iters steps
+    double region_host_start_ns;  // the host's clock just before it enqueued that delay
     bool region_events;         // commands in a timed region keep their events (CPU devices)
     cl_event region_last;       // then the event of the region's latest command, NULL before one
     bool clock_checked;         // the profiling clock was seen to advance (first timer_start)
@@ -104,6 +110,14 @@ cl_event *xconv_opencl_region_slot(opencl_context *ctx, cl_event *ev);
 // Takes ev (NULL is fine): inside a region on a CPU device it becomes the region's last command,
 // replacing the one before; otherwise it is released.
 void xconv_opencl_region_note(opencl_context *ctx, cl_event ev);
+
+// The timer slots (cl/opencl_timer.c): timer_start, timer_stop, and timer_delay (mode: an
+// xconv_timing_delay). xconv_opencl_timer_release ends any region and frees the start kernel
+// (before the queue and context go); the calibration is kept.
+xconv_status xconv_opencl_timer_start(void *vctx, xconv_error *err);
+xconv_status xconv_opencl_timer_stop(void *vctx, double *ms, xconv_error *err);
+void xconv_opencl_timer_mode(void *vctx, int mode);
+void xconv_opencl_timer_release(opencl_context *ctx);
 
 // Drops CLBlast's process-wide caches of compiled kernels; called when the last context closes,
 // since those caches hold references to the context's programs.

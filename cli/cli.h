@@ -66,7 +66,9 @@ int cli_collect_variants(const cli_options *opts, bool allow_auto,
 // family's tiling), XCONV_GEMM_TILES (GEMM tiles), XCONV_GEMM_SPLIT (the GEMM family's split-K),
 // XCONV_GEMM_CHUNK (images per im2col pass), XCONV_WINO_CHUNK and XCONV_WINO_FUSED (the
 // Winograd family's), XCONV_FFT_TILE (the FFT transform size), XCONV_FFT_CHUNK (images per
-// FFT pass) and XCONV_FFT_PLANES (planes per work-group of the FFT transforms). Each is read strictly: a variable set to text it does not take ("", "2abc", "8y8")
+// FFT pass), XCONV_FFT_PLANES (planes per work-group of the FFT transforms), XCONV_MMA_PIPELINE,
+// XCONV_MMA_TILES and XCONV_MMA_SPLIT (implicit_mma's pipeline, tiles and split-K). Each is read
+// strictly: a variable set to text it does not take ("", "2abc", "8y8")
 // returns CLI_USAGE after one line naming it; else 0. main() checks them before any command
 // that plans runs, so the commands' own calls cannot fail.
 int cli_plan_options(xconv_plan_options *plan);
@@ -112,6 +114,11 @@ int cli_select_devices(const cli_options *opts, xconv_devices **devices, int *in
         snprintf((dst)->driver, sizeof (dst)->driver, "%s", (info)->driver);                \
         snprintf((dst)->platform, sizeof (dst)->platform, "%s", (info)->platform);          \
     } while (0)
+
+// Opens the device info describes, as xconv_device_open_info does, with the timed regions'
+// start that XCONV_TIMING_DELAY asks for (unset or auto: the library's default; 0 or off; 1 or
+// on: xconv_timing_delay). Returns NULL with err filled when the variable holds other text.
+xconv_device *cli_device_open_info(const xconv_device_info *info, xconv_error *err);
 
 // Opens the device at index of list. Returns it, or NULL after printing why (naming the device).
 xconv_device *cli_open_device(const xconv_devices *list, int index);

@@ -76,7 +76,7 @@ static int open_devices(const xconv_devices *list, const int *indices, int n,
 {
     xconv_error err = {0};
     for (int i = 0; i < n; i++) {
-        devs[i] = xconv_device_open_info(xconv_devices_info_at(list, indices[i]), &err);
+        devs[i] = cli_device_open_info(xconv_devices_info_at(list, indices[i]), &err);
         if (!devs[i]) {
             char label[320];
             xconv_device_label(xconv_devices_info_at(list, indices[i]), label, sizeof label);

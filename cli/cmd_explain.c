@@ -232,7 +232,7 @@ int cmd_explain(const cli_options *opts)
     xconv_error err = {0};
     xconv_cache *cache = cli_cache_open(opts, flags);
     for (int d = 0; d < ndevices && rc == CLI_OK; d++) {
-        xconv_device *dev = xconv_device_open_info(xconv_devices_info_at(list, indices[d]), &err);
+        xconv_device *dev = cli_device_open_info(xconv_devices_info_at(list, indices[d]), &err);
         if (!dev) {
             cli_print_error("device", &err);
             rc = CLI_FAILED;

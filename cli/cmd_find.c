@@ -336,7 +336,7 @@ static int find_all(const cli_options *opts, xconv_cache *cache)
     for (int d = 0; !rc && d < ndevices && !cli_interrupted(); d++) {
         char label[320];
         xconv_device_label(xconv_devices_info_at(list, indices[d]), label, sizeof label);
-        xconv_device *dev = xconv_device_open_info(xconv_devices_info_at(list, indices[d]), &err);
+        xconv_device *dev = cli_device_open_info(xconv_devices_info_at(list, indices[d]), &err);
         if (!dev) {
             cli_print_error(label, &err);
             failed++;

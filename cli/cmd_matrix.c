@@ -350,7 +350,7 @@ static int run_cells(matrix_job *job, int first)
     const xconv_matrix_device *md = &job->run.devices[d];
     cli_peaks peaks = {.gflops = md->peak_gflops, .gbps = md->peak_gbps};
     memcpy(peaks.mma_gflops, md->peak_mma_gflops, sizeof peaks.mma_gflops);
-    xconv_device *dev = xconv_device_open_info(info, &err);
+    xconv_device *dev = cli_device_open_info(info, &err);
     if (!dev) {
         if (!job->worker.active)
             cli_print_error(md->id, &err);

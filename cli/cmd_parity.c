@@ -180,9 +180,9 @@ int cmd_parity(const cli_options *opts)
         return rc;
     }
     xconv_error err = {0};
-    xconv_device *ocl = xconv_device_open_info(xconv_devices_info_at(list, ocl_index), &err);
+    xconv_device *ocl = cli_device_open_info(xconv_devices_info_at(list, ocl_index), &err);
     xconv_device *cuda =
-        ocl ? xconv_device_open_info(xconv_devices_info_at(list, cuda_index), &err) : NULL;
+        ocl ? cli_device_open_info(xconv_devices_info_at(list, cuda_index), &err) : NULL;
     if (!cuda) {
         cli_print_error("device", &err);
         rc = CLI_FAILED;

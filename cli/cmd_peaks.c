@@ -73,7 +73,7 @@ static int measure_device(const xconv_device_info *info, int repeat, const xconv
     xconv_error err = {0};
     char label[320];
     xconv_device_label(info, label, sizeof label);
-    xconv_device *dev = xconv_device_open_info(info, &err);
+    xconv_device *dev = cli_device_open_info(info, &err);
     xconv_peaks p;
     xconv_status st = dev ? xconv_peaks_measure(dev, repeat, &p, &err) : err.status;
     xconv_device_close(dev);

@@ -59,7 +59,7 @@ static int open_all(const cli_options *opts, xconv_cache *cache, open_devices *d
         xconv_device_label(xconv_devices_info_at(d->list, indices[i]), d->labels[d->count],
                            sizeof d->labels[0]);
         const xconv_device_info *info = xconv_devices_info_at(d->list, indices[i]);
-        xconv_device *dev = xconv_device_open_info(info, &err);
+        xconv_device *dev = cli_device_open_info(info, &err);
         if (!dev) {
             cli_print_error(d->labels[d->count], &err);
             rc = CLI_FAILED;

@@ -296,7 +296,7 @@ static int open_device(const cli_options *opts, xconv_device **dev, char *label,
         return CLI_USAGE;
     }
     int rc = cli_select_devices(opts, &list, &index, &count);
-    if (!rc && !(*dev = xconv_device_open_info(xconv_devices_info_at(list, index), &err))) {
+    if (!rc && !(*dev = cli_device_open_info(xconv_devices_info_at(list, index), &err))) {
         cli_print_error("device", &err);
         rc = CLI_FAILED;
     }

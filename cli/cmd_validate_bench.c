@@ -204,7 +204,7 @@ static int run_cases(matrix_run *m, int base, int first)
     char spec[256];
     const xconv_device_info *info = xconv_devices_info_at(m->devices, m->indices[m->device]);
     int nv = m->nvariants;
-    xconv_device *dev = xconv_device_open_info(info, &err);
+    xconv_device *dev = cli_device_open_info(info, &err);
     if (!dev) {
         if (!m->worker.active)
             cli_print_error(m->label, &err);

@@ -90,9 +90,16 @@ static const environment_entry environment[] = {
                "8\n"},
     {PLANNING, "  XCONV_MMA_PIPELINE implicit_mma's pipeline: 0 the planner's, 1 registers, 2 packed\n"
                "                     operands through a cp.async ring\n"},
+    {PLANNING, "  XCONV_MMA_TILES    forces implicit_mma's tiles TM,TN,TK,WM,WN[,STAGES]\n"
+               "                     (docs/guide/cli.md)\n"},
+    {PLANNING, "  XCONV_MMA_SPLIT    forces implicit_mma's split-K (packed pipeline): 1 none,\n"
+               "                     2..16 K slices\n"},
     {"run validate bench matrix explain report peaks",
      "  XCONV_PEAKS        [DEV=]GFLOPS,GBPS[;...]: peaks for floors, over xconv peaks' "
      "measurements\n"},
+    {"bench matrix peaks find",
+     "  XCONV_TIMING_DELAY how timed regions start: auto (a delay on GPUs), 0 or off (a plain\n"
+     "                     mark), 1 or on (the delay on CPU devices too)\n"},
     {"run validate bench matrix explain find",
      "  XCONV_CACHE_DIR    the cache of compiled kernels and the find-db (default\n"
      "                     $XDG_CACHE_HOME/xconv, else ~/.cache/xconv; none: no cache)\n"},

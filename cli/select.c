@@ -315,6 +315,17 @@ static bool gemm_tiles(const char *text, xconv_forced_gemm_tiles *t)
     return n >= 0;
 }
 
+// Reads text, "TM,TN,TK,WM,WN[,STAGES]" (STAGES 0, the most that fit, when left out), into *t;
+// returns false for any other text and for all zeros (which in the library leave the tiles to
+// the planner).
+static bool mma_tiles(const char *text, xconv_forced_mma_tiles *t)
+{
+    int v[6];
+    int n = int_list(text, 5, 6, v);
+    *t = (xconv_forced_mma_tiles){v[0], v[1], v[2], v[3], v[4], v[5]};
+    return n >= 0 && (v[0] || v[1] || v[2] || v[3] || v[4] || v[5]);
+}
+
 // Reads text, "TB,KB,CC,WT,WK[,VEC]", into *b; returns false for any other text and for all
 // zeros (which in the library leave the block to the planner).
 static bool wino_fused(const char *text, xconv_forced_wino_block *b)
@@ -375,6 +386,10 @@ static const forcing forcings[] = {
     {"XCONV_FFT_PLANES", "2, 4 or 8 planes per work-group (0: chosen)"},
     {"XCONV_MMA_PIPELINE", "0 (the planner's choice), 1 (registers) or 2 (packed operands, "
                            "cp.async ring)"},
+    {"XCONV_MMA_TILES", "TM,TN,TK,WM,WN[,STAGES] (5 or 6 integers: implicit_mma's tiles, k step "
+                        "in elements, warps, the packed ring's stages 2 to 4)"},
+    {"XCONV_MMA_SPLIT", "an integer from 0 (chosen per product) to 16 (implicit_mma's packed "
+                        "pipeline: 1 none, 2..16 K slices)"},
 };
 
 // Reads forcing variable i into plan (an unset one leaves the default); returns false when it
@@ -410,6 +425,12 @@ static bool read_forcing(int i, xconv_plan_options *plan)
         if (!env_int(name, 0, 2, &split))
             return false;
         plan->mma_pipeline = (int)split;
+        return true;
+    case 10: return !text || mma_tiles(text, &plan->mma_tiles);
+    case 11:
+        if (!env_int(name, 0, 16, &split))
+            return false;
+        plan->mma_split_k = (int)split;
         return true;
     }
     return true;
@@ -573,11 +594,48 @@ int cli_select_devices(const cli_options *opts, xconv_devices **devices, int *in
     return 0;
 }
 
+// Reads XCONV_TIMING_DELAY into *mode; returns false for text it does not take.
+static bool timing_delay_mode(xconv_timing_delay *mode)
+{
+    static const struct {
+        const char *text;
+        xconv_timing_delay mode;
+    } names[] = {{"auto", XCONV_TIMING_DELAY_AUTO}, {"0", XCONV_TIMING_DELAY_OFF},
+                 {"off", XCONV_TIMING_DELAY_OFF}, {"1", XCONV_TIMING_DELAY_ON},
+                 {"on", XCONV_TIMING_DELAY_ON}};
+    const char *text = getenv("XCONV_TIMING_DELAY");
+    *mode = XCONV_TIMING_DELAY_AUTO;
+    for (size_t i = 0; text && *text && i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(text, names[i].text) == 0) {
+            *mode = names[i].mode;
+            return true;
+        }
+    return !text || !*text;
+}
+
+xconv_device *cli_device_open_info(const xconv_device_info *info, xconv_error *err)
+{
+    xconv_timing_delay mode;
+    if (!timing_delay_mode(&mode)) {
+        xconv_error_set(err, XCONV_ERR_INVALID, "XCONV_TIMING_DELAY='%s': expected auto (the "
+                        "default: timed regions start after a delay on GPUs), 0 or off (a "
+                        "plain start mark) or 1 or on (the delay on every device)",
+                        getenv("XCONV_TIMING_DELAY"));
+        return NULL;
+    }
+    xconv_device *dev = xconv_device_open_info(info, err);
+    if (dev && xconv_device_set_timing_delay(dev, mode, err) != XCONV_OK) {
+        xconv_device_close(dev);
+        return NULL;
+    }
+    return dev;
+}
+
 xconv_device *cli_open_device(const xconv_devices *list, int index)
 {
     const xconv_device_info *info = xconv_devices_info_at(list, index);
     xconv_error err = {0};
-    xconv_device *dev = xconv_device_open_info(info, &err);
+    xconv_device *dev = cli_device_open_info(info, &err);
     if (!dev)
         cli_print_error(info->name, &err);
     return dev;

@@ -32,6 +32,9 @@
 #ifndef XC_MMA_TILE_K
 #define XC_MMA_TILE_K 32    // k per local-memory step: a multiple of 8 words (16 tf32, 32 f16)
 #endif
+#ifndef XC_MMA_SPLIT
+#define XC_MMA_SPLIT 1      // K slices (the packed pipeline's split-K): 1, or 2 to 16 with C
+#endif                      // stored as fp32 partials, XC_MMA_PART_LD floats a row
 
 // ---------------------------------------------------------------------------------------------
 // Derived parameters
@@ -61,6 +64,16 @@
 #endif
 #if XC_MMA_THREADS & (XC_MMA_THREADS - 1)
 #error "xconv_mma.h: WARPS_M * WARPS_N warps, a power of two"
+#endif
+
+// What C is stored as: y in the storage type, or a slice's fp32 partial sums under split-K.
+#if XC_MMA_SPLIT > 1
+#ifndef XC_MMA_PART_LD
+#error "xconv_mma.h: split-K needs XC_MMA_PART_LD, the partials' row stride"
+#endif
+#define XC_MMA_OUT float
+#else
+#define XC_MMA_OUT XC_DATA
 #endif
 
 // The operands as stored: fp32 for tf32, the 16-bit words themselves for f16 and bf16 (raw
@@ -174,11 +187,13 @@ XC_FUNC unsigned int xc_mma_tf32(const float f)
 // one), then each lane takes one column and writes its 16 rows, so that a warp's store is
 // WARP_N consecutive output positions of one filter (contiguous within an image) rather than
 // four-float pieces of eight filters. Rows past M and columns past C's are skipped. Every
-// work-item of the work-group calls it (two barriers a 16-row tile).
+// work-item of the work-group calls it (two barriers a 16-row tile). Under split-K (XC_MMA_SPLIT
+// > 1) y is the slice's partial C instead, row-major with PART_LD floats a row, the sums as
+// they are (fp32).
 #define XC_MMA_STAGE_LD (XC_MMA_WARP_N + 1)  // floats per staged row
 #define XC_MMA_STAGE_WORDS (XC_MMA_WARPS_M * XC_MMA_WARPS_N * 16 * XC_MMA_STAGE_LD)
 
-XC_FUNC void xc_mma_store_c(XC_GLOBAL XC_DATA *y, XC_LOCAL_PTR float *stage, const int row0,
+XC_FUNC void xc_mma_store_c(XC_GLOBAL XC_MMA_OUT *y, XC_LOCAL_PTR float *stage, const int row0,
                             const int col0, const int lane, const float *acc XC_BATCH_PARAM)
 {
     const int g = lane / 4, t = lane % 4;
@@ -197,6 +212,14 @@ XC_FUNC void xc_mma_store_c(XC_GLOBAL XC_DATA *y, XC_LOCAL_PTR float *stage, con
             const int col = col0 + c;  // column of C, bound COLS
             if (col >= XC_MMA_COLS)
                 continue;
+#if XC_MMA_SPLIT > 1
+#pragma unroll
+            for (int r = 0; r < 16; r++) {
+                const int row = row0 + i * 16 + r;  // row of C, bound M
+                if (row < XC_MMA_GEMM_M)
+                    y[row * XC_MMA_PART_LD + col] = stage[r * XC_MMA_STAGE_LD + c];
+            }
+#else
             const int n = col / (XC_P * XC_Q), pq = col % (XC_P * XC_Q);
 #pragma unroll
             for (int r = 0; r < 16; r++) {
@@ -205,6 +228,7 @@ XC_FUNC void xc_mma_store_c(XC_GLOBAL XC_DATA *y, XC_LOCAL_PTR float *stage, con
                     XC_ST(y, (n * XC_K + row) * (XC_P * XC_Q) + pq,
                           stage[r * XC_MMA_STAGE_LD + c]);
             }
+#endif
         }
     }
 }

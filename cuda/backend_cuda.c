@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// The CUDA backend: the driver API loaded at run time, devices, buffers, launches and timing
+// The CUDA backend: the driver API loaded at run time, devices, buffers, launches and waiting
 // (the primary context and its stream: cuda_context.c; NVRTC-built modules: cuda_programs.c;
-// cuBLAS and cuDNN: cuda_libraries.c).
+// timed regions: cuda_timer.c; cuBLAS and cuDNN: cuda_libraries.c).
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -215,6 +215,7 @@ static xconv_status cuda_open(int backend_index, void **out, xconv_error *err)
     if (!ctx)
         return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for a CUDA context");
     ctx->cu = cu;
+    ctx->delay_ns = XCONV_CUDA_DELAY_NS;
     pthread_mutex_init(&ctx->open_lock, NULL);
     if (open_context(ctx, backend_index, err) != XCONV_OK) {
         cuda_close(ctx);
@@ -540,34 +541,9 @@ static xconv_status cuda_launch(void *vctx, xconv_backend_program *prog, const x
 }
 
 // ---------------------------------------------------------------------------------------------
-// Timing and waiting
+// Waiting
 
-static xconv_status cuda_timer_start(void *vctx, xconv_error *err)
-{
-    cuda_ctx *ctx = vctx;
-    CU_CURRENT(ctx);
-    CU_TRY(ctx->cu->event_record(ctx->start, ctx->stream), "cuEventRecord (start)");
-    ctx->timing = true;
-    return XCONV_OK;
-}
-
-static xconv_status cuda_timer_stop(void *vctx, double *ms, xconv_error *err)
-{
-    cuda_ctx *ctx = vctx;
-    *ms = 0.0;
-    if (ctx->lost)
-        return xconv_error_set(err, XCONV_ERR_DEVICE_LOST, LOST_MESSAGE);
-    if (!ctx->timing)
-        return xconv_error_set(err, XCONV_ERR_INVALID, "timer_stop without timer_start");
-    ctx->timing = false;
-    CU_CURRENT(ctx);
-    float elapsed = 0.0f;
-    CU_TRY(ctx->cu->event_record(ctx->stop, ctx->stream), "cuEventRecord (stop)");
-    CU_TRY(ctx->cu->event_synchronize(ctx->stop), "cuEventSynchronize");
-    CU_TRY(ctx->cu->event_elapsed_time(&elapsed, ctx->start, ctx->stop), "cuEventElapsedTime");
-    *ms = elapsed;
-    return XCONV_OK;
-}
+// (Timed regions: cuda_timer.c.)
 
 static xconv_status cuda_finish(void *vctx, xconv_error *err)
 {
@@ -618,6 +594,7 @@ static const xconv_backend_iface cuda_backend = {
     .launch = cuda_launch,
     .timer_start = cuda_timer_start,
     .timer_stop = cuda_timer_stop,
+    .timer_delay = cuda_timer_mode,
     .finish = cuda_finish,
     .reset = cuda_reset,
     .native = cuda_native,

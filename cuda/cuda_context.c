@@ -75,6 +75,7 @@ xconv_status cuda_make_current(cuda_ctx *ctx, xconv_error *err)
 void cuda_context_release(cuda_ctx *ctx, bool wait)
 {
     cuda_context_ready(ctx, NULL);  // a context still being made is waited for, then released
+    cuda_timer_release(ctx);
     const xconv_cu_api *cu = ctx->cu;
     if (ctx->retained && !ctx->lost && cu->ctx_set_current(ctx->pctx) == CUDA_SUCCESS) {
         if (ctx->stream && wait)

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The CUDA backend's internals shared by its files: backend_cuda.c (devices, buffers, launches,
-// timing), cuda_context.c (the context, made on a thread of its own), cuda_programs.c (NVRTC
-// builds and modules) and cuda_libraries.c (cuBLAS, the cuDNN rows, versions).
+// waiting), cuda_context.c (the context, made on a thread of its own), cuda_programs.c (NVRTC
+// builds and modules), cuda_timer.c (timed regions) and cuda_libraries.c (cuBLAS, the cuDNN
+// rows, versions).
 #ifndef XCONV_CUDA_INTERNAL_H
 #define XCONV_CUDA_INTERNAL_H
 
@@ -49,6 +50,13 @@ typedef struct cuda_ctx {
     CUstream stream;
     CUevent start, stop;       // the timer's marks
     bool timing;               // start was recorded and stop not yet
+    xconv_backend_program *delay_prog;  // the timer's delay kernel (cuda_timer.c), built on the
+    CUfunction delay_fn;                // first timer_start
+    bool delay_failed;         // it could not be built: regions start without it
+    bool delay_off;            // XCONV_TIMING_DELAY_OFF: regions start without it
+    bool delayed;              // the region now open started after the delay
+    double delay_ns;           // how long the delay lasts (doubled when the host outlasts it)
+    double region_host_start_ns;  // the host's clock just before the open region's delay
     bool lost;                 // a sticky error broke the context for good (see cuda_reset):
                                // no slot calls the driver on it again but close
     xconv_device_info info;
@@ -122,6 +130,17 @@ xconv_status cuda_program_load(void *vctx, const void *data, size_t len,
                                xconv_error *err);
 void cuda_compiler_id(void *vctx, char *buf, size_t len);
 void cuda_program_free(void *vctx, xconv_backend_program *prog);
+
+// How long the timer's delay lasts at first, and at most (cuda_timer.c).
+#define XCONV_CUDA_DELAY_NS 100000.0
+#define XCONV_CUDA_DELAY_MAX_NS 1600000.0
+
+// The timer slots (cuda_timer.c): timer_start, timer_stop and timer_delay (mode: an
+// xconv_timing_delay). cuda_timer_release frees the delay kernel (before the context goes).
+xconv_status cuda_timer_start(void *vctx, xconv_error *err);
+xconv_status cuda_timer_stop(void *vctx, double *ms, xconv_error *err);
+void cuda_timer_mode(void *vctx, int mode);
+void cuda_timer_release(cuda_ctx *ctx);
 
 // The library slots of the backend's table (cuda_libraries.c).
 xconv_status cuda_sgemm(void *vctx, const xconv_gemm_args *g, xconv_error *err);

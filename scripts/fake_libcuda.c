@@ -129,7 +129,12 @@ CUresult cuStreamDestroy_v2(CUstream s) { (void)s; return 0; }
 CUresult cuStreamSynchronize(CUstream s) { (void)s; return 0; }
 CUresult cuEventCreate(CUevent *e, unsigned f) { (void)f; *e = &handle; return 0; }
 CUresult cuEventDestroy_v2(CUevent e) { (void)e; return 0; }
-CUresult cuEventRecord(CUevent e, CUstream s) { (void)e, (void)s; return 0; }
+CUresult cuEventRecord(CUevent e, CUstream s)
+{
+    (void)e, (void)s;
+    note("cuEventRecord");
+    return 0;
+}
 CUresult cuEventSynchronize(CUevent e) { (void)e; return 0; }
 CUresult cuEventElapsedTime_v2(float *ms, CUevent a, CUevent b) { (void)a, (void)b; *ms = 0.01f; return 0; }
 CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n) { *p = (CUdeviceptr)(size_t)calloc(1, n ? n : 1); return 0; }
@@ -162,7 +167,15 @@ CUresult cuMemsetD32Async(CUdeviceptr d, unsigned v, size_t n, CUstream st)
     return 0;
 }
 CUresult cuModuleUnload(CUmodule m) { (void)m; return 0; }
-CUresult cuModuleGetFunction(CUfunction *f, CUmodule m, const char *n) { (void)m, (void)n; *f = &handle; return 0; }
+CUresult cuModuleGetFunction(CUfunction *f, CUmodule m, const char *n)
+{
+    char what[160];
+    (void)m;
+    snprintf(what, sizeof what, "cuModuleGetFunction %s", n);
+    note(what);
+    *f = &handle;
+    return 0;
+}
 CUresult cuModuleGetGlobal_v2(CUdeviceptr *p, size_t *bytes, CUmodule m, const char *n)
 {
     (void)m, (void)n;

@@ -171,6 +171,8 @@ ARGS = {
     "int warmup": ("0", ["-1"], set()),
     "int repeat": ("1", ["0", "-1"], set()),
     "xconv_timing * out": ("&(xconv_timing){0}", [], set()),
+    "xconv_timing_delay mode": ("XCONV_TIMING_DELAY_AUTO", ["(xconv_timing_delay)99",
+                                                            "(xconv_timing_delay)-1"], set()),
     "double * samples": ("(double[4]){0}", [], {"nullable"}),
     "xconv_peaks * out": ("&(xconv_peaks){0}", [], set()),
     "xconv_native_device * out": ("&(xconv_native_device){0}", [], set()),

@@ -241,9 +241,8 @@ static xconv_auto_info choose(xconv_device *dev, const char *spec)
 // busy wide ones whose offset table takes at most 1/8 of local memory, direct_regblock for busy
 // stems over few channels at stride 4, gemm_1x1 for wide 1x1 layers with >= 128 filters over
 // >= 256 channels and planes of whole float4s, the implicit GEMM for the other wide ones,
-// direct_tiled_db for busy stride-1 depthwise ones with outputs >= 28 wide (in fp32 math under a
-// reduced mode too), direct_naive for the other depthwise ones, direct_regblock for other narrow
-// or small ones.
+// direct_depthwise for depthwise ones (in fp32 math under a reduced mode too), direct_naive for
+// those whose filter it does not take, direct_regblock for other narrow or small ones.
 static void test_auto_gpu_rules(void)
 {
     xconv_device dev = {.info = gpu_info()};
@@ -270,11 +269,12 @@ static void test_auto_gpu_rules(void)
         {"n=32,c=256,h=56,w=56,k=512,r=1,stride=2", "implicit_gemm"},
         {"n=1,c=144,h=28,w=28,k=32,r=1", "direct_regblock"},     // 7.2e6 FLOPs: small
         {"n=100,c=1,h=48,w=48,k=6,r=5", "direct_regblock"},
-        {"n=1,c=144,h=56,w=56,k=144,r=3,pad=1,groups=144", "direct_naive"},  // 6.2e4 a unit
-        {"n=32,c=144,h=56,w=56,k=144,r=3,pad=1,groups=144", "direct_tiled_db"},  // 2.0e6
-        {"n=32,c=144,h=56,w=56,k=144,r=3,stride=2,pad=1,groups=144", "direct_naive"},
-        {"n=32,c=960,h=7,w=7,k=960,r=3,pad=1,groups=960", "direct_naive"},  // 7x7 planes
-        {"n=32,c=144,h=56,w=56,k=144,r=3,pad=1,groups=144,math=tf32", "direct_tiled_db"},
+        {"n=1,c=144,h=56,w=56,k=144,r=3,pad=1,groups=144", "direct_depthwise"},  // 6.2e4 a unit
+        {"n=32,c=144,h=56,w=56,k=144,r=3,pad=1,groups=144", "direct_depthwise"},  // 2.0e6
+        {"n=32,c=144,h=56,w=56,k=144,r=3,stride=2,pad=1,groups=144", "direct_depthwise"},
+        {"n=32,c=960,h=7,w=7,k=960,r=3,pad=1,groups=960", "direct_depthwise"},  // 7x7 planes
+        {"n=32,c=144,h=56,w=56,k=144,r=3,pad=1,groups=144,math=tf32", "direct_depthwise"},
+        {"n=1,c=16,h=32,w=32,k=16,r=13,pad=6,groups=16", "direct_naive"},  // 169 taps
         {"n=1,c=144,h=56,w=56,k=288,r=3,pad=1,groups=144", "direct_regblock"},  // 2 a group
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {

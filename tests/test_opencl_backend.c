@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 // The OpenCL backend's own checks beside the shared ones (test_backend_conformance): which
-// event ends a timed region (white-box), the build options and log, and CLBlast's convgemm
-// against the host's convolution.
+// event ends a timed region and how the start delay keeps host work out of it (white-box), the
+// build options and log, and CLBlast's convgemm against the host's convolution.
 #include <math.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "../host/core/backend.h"
 #include "cl/opencl_internal.h"
@@ -143,6 +144,80 @@ static void test_regions(void *ctx)
     free(log);
 }
 
+// One region: the start mark, `sleep_us` of host work, one launch of l, the end. Returns its ms.
+static double region_with_host_work(void *ctx, xconv_backend_program *prog,
+                                    const xconv_launch *l, long sleep_us)
+{
+    xconv_error err = {0};
+    double ms = -1.0;
+    CHECK_MSG(be->timer_start(ctx, &err) == XCONV_OK, "%s", err.msg);
+    struct timespec nap = {.tv_sec = 0, .tv_nsec = sleep_us * 1000};
+    nanosleep(&nap, NULL);
+    CHECK_MSG(be->launch(ctx, prog, l, &err) == XCONV_OK, "%s", err.msg);
+    CHECK_MSG(be->timer_stop(ctx, &ms, &err) == XCONV_OK, "%s", err.msg);
+    return ms;
+}
+
+// The start delay (cl/opencl_timer.c), forced on (it is on by default on GPUs only): it is
+// calibrated to a time that grows with its steps, and host work shorter than the delay stays out
+// of the region, where the plain stamp lets it in.
+static void test_delay(void *ctx)
+{
+    opencl_context *oc = ctx;
+    xconv_error err = {0};
+    enum { N = 64 };
+    xconv_backend_buffer *bx = NULL, *by = NULL;
+    CHECK(be->buffer_alloc(ctx, N * 4, &bx, &err) == XCONV_OK);
+    CHECK(be->buffer_alloc(ctx, N * 4, &by, &err) == XCONV_OK);
+    CHECK(be->buffer_fill(ctx, bx, N, 1.0f, &err) == XCONV_OK);
+    xconv_backend_program *prog = NULL;
+    CHECK(be->program_build(ctx, axpb_source, "", &prog, NULL, &err) == XCONV_OK);
+    xconv_arg args[] = {XCONV_ARG_BUF(bx), XCONV_ARG_BUF(by), XCONV_ARG_I32(N),
+                        XCONV_ARG_F32(2.0f)};
+    xconv_launch l = {.kernel = "axpb", .dims = 1, .global = {N}, .local = {64},
+                      .args = args, .nargs = 4};
+    CHECK(be->timer_delay != NULL);
+    if (!prog || !be->timer_delay)
+        return;
+
+    // A delay of 3 ms (white-box: past the doubling's bound, so that no region of the test
+    // doubles it) against 1 ms of host work between the mark and the launch. Up to ten regions
+    // each, until one shows it: with the delay the host work stays out, without it it is in (a
+    // busy machine's threads may hold up a region's commands, or its host work, in some).
+    enum { HOST_US = 1000, REGIONS = 10 };
+    be->timer_delay(ctx, XCONV_TIMING_DELAY_ON);
+    oc->delay.target_ns = 3e6;
+    double on_ms = 1e9, off_ms = 0.0;
+    int on_regions = 0, off_regions = 0;
+    while (on_regions++ < REGIONS && !(on_ms < 0.5 * HOST_US * 1e-3))
+        on_ms = fmin(on_ms, region_with_host_work(ctx, prog, &l, HOST_US));
+    CHECK_MSG(oc->delay.calibrated && oc->delay.iters > 0 && oc->delay.ns_per_iter > 0.0,
+              "calibrated: %d, %u steps of %g ns", oc->delay.calibrated, oc->delay.iters,
+              oc->delay.ns_per_iter);
+    double steps_ms = oc->delay.iters * oc->delay.ns_per_iter * 1e-6;
+    CHECK_MSG(steps_ms > 1.5 && steps_ms < 6.0, "%u steps of %g ns: %.2f ms for a target of 3 ms",
+              oc->delay.iters, oc->delay.ns_per_iter, steps_ms);
+    be->timer_delay(ctx, XCONV_TIMING_DELAY_OFF);
+    while (off_regions++ < REGIONS && !(off_ms >= 0.9 * HOST_US * 1e-3))
+        off_ms = fmax(off_ms, region_with_host_work(ctx, prog, &l, HOST_US));
+    printf("  %d us of host work in the region: %.3f ms timed after the delay (%u steps, "
+           "region %d), %.3f ms after a plain stamp (region %d)\n", HOST_US, on_ms,
+           oc->delay.iters, on_regions - 1, off_ms, off_regions - 1);
+    CHECK_MSG(on_ms >= 0.0 && on_ms < 0.5 * HOST_US * 1e-3, "after the delay: %.3f ms", on_ms);
+    CHECK_MSG(off_ms >= 0.9 * HOST_US * 1e-3, "after a plain stamp: %.3f ms", off_ms);
+
+    // Back to the default: a CPU device starts regions with the plain stamp again.
+    be->timer_delay(ctx, XCONV_TIMING_DELAY_AUTO);
+    CHECK(be->timer_start(ctx, &err) == XCONV_OK);
+    CHECK_MSG(oc->region_delayed == !oc->region_events, "auto on a %s device: %s delay",
+              oc->region_events ? "CPU" : "non-CPU", oc->region_delayed ? "a" : "no");
+    double ms = 0.0;
+    CHECK(be->timer_stop(ctx, &ms, &err) == XCONV_OK);
+    be->program_free(ctx, prog);
+    be->buffer_free(ctx, bx);
+    be->buffer_free(ctx, by);
+}
+
 // ---------------------------------------------------------------------------------------------
 // CLBlast
 
@@ -234,6 +309,7 @@ static void test_device(const xconv_device_info *info)
     if (st != XCONV_OK)
         return;
     test_regions(ctx);
+    test_delay(ctx);
     test_vendor(ctx);
     be->close(ctx);
 }

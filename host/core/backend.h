@@ -173,6 +173,10 @@ typedef struct xconv_backend_iface {
     // (device events, not a host clock).
     xconv_status (*timer_stop)(void *ctx, double *ms, xconv_error *err);
 
+    // Optional: how timer_start marks a region's start from now on (mode: an
+    // xconv_timing_delay). NULL: the backend has one way only.
+    void (*timer_delay)(void *ctx, int mode);
+
     // Waits until everything enqueued has finished.
     xconv_status (*finish)(void *ctx, xconv_error *err);
 

@@ -61,3 +61,17 @@ xconv_status xconv_device_measure(xconv_device *dev, xconv_enqueue_fn enqueue, v
     free(ms);
     return st;
 }
+
+xconv_status xconv_device_set_timing_delay(xconv_device *dev, xconv_timing_delay mode,
+                                           xconv_error *err)
+{
+    if (XCONV_NULL_ARG(err, dev))
+        return XCONV_ERR_INVALID;
+    if (mode != XCONV_TIMING_DELAY_AUTO && mode != XCONV_TIMING_DELAY_OFF &&
+        mode != XCONV_TIMING_DELAY_ON)
+        return xconv_error_set(err, XCONV_ERR_INVALID, "mode: %d is not an xconv_timing_delay "
+                               "(auto 0, off 1, on 2)", (int)mode);
+    if (dev->be && dev->be->timer_delay && dev->ctx)
+        dev->be->timer_delay(dev->ctx, (int)mode);
+    return XCONV_OK;
+}

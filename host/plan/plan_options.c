@@ -101,6 +101,19 @@ static const char *gemm_bad(const xconv_forced_gemm_tiles *t)
                                            : NULL;
 }
 
+// Returns the field of mma_tiles out of its range, or NULL (whether the kernels take the
+// tiles is the planner's to say).
+static const char *mma_bad(const xconv_forced_mma_tiles *t)
+{
+    static const xconv_forced_mma_tiles none = {0};
+    if (memcmp(t, &none, sizeof none) == 0)
+        return NULL;
+    return t->tm < 1 ? "mma_tiles.tm" : t->tn < 1 ? "mma_tiles.tn" : t->tk < 1 ? "mma_tiles.tk"
+           : t->wm < 1 ? "mma_tiles.wm" : t->wn < 1 ? "mma_tiles.wn"
+           : t->stages != 0 && (t->stages < 2 || t->stages > 4) ? "mma_tiles.stages"
+                                                                 : NULL;
+}
+
 // Returns the field of winograd_fused out of its range, or NULL.
 static const char *wino_bad(const xconv_forced_wino_block *b)
 {
@@ -130,11 +143,13 @@ xconv_status xconv_plan_options_check(const xconv_plan_options *opts, xconv_erro
                               opts->runtime_dims > XCONV_BATCH_BAKED ? "runtime_dims"
                       : opts->fp32_math < 0 || opts->fp32_math > 1 ? "fp32_math"
                       : opts->mma_pipeline < 0 || opts->mma_pipeline > 2 ? "mma_pipeline"
+                      : opts->mma_split_k < 0 || opts->mma_split_k > 16 ? "mma_split_k"
                       : opts->fft_tile_h < 0 || opts->fft_tile_w < 0 ? "fft_tile_h/fft_tile_w"
                       : opts->fft_planes != 0 && opts->fft_planes != 2 &&
                               opts->fft_planes != 4 && opts->fft_planes != 8 ? "fft_planes"
                       : gemm_bad(&opts->gemm_tiles) ? gemm_bad(&opts->gemm_tiles)
                       : wino_bad(&opts->winograd_fused) ? wino_bad(&opts->winograd_fused)
+                      : mma_bad(&opts->mma_tiles) ? mma_bad(&opts->mma_tiles)
                                                         : NULL;
     for (int i = 0; !bad && i < XCONV_DIRECT_TILINGS_MAX; i++)
         bad = direct_bad(opts, i, direct, sizeof direct);

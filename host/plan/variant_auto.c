@@ -136,35 +136,22 @@ static bool wide_busy_strided_stem(const xconv_device_info *dev, const xconv_pro
            p->stride_h >= AUTO_STEM_MIN_STRIDE && p->stride_w >= AUTO_STEM_MIN_STRIDE;
 }
 
-// Depthwise layers (one input channel and one filter a group) go to the two simplest direct
-// kernels: direct_regblock, with one filter a group to block over, blocks outputs instead and
-// ran 1.2-2.0x behind the fastest on all ten of MobileNet-v2's depthwise layers at batch 32
-// through both backends (bench/results/2026-11-27-h100-3a64594-matrix_depthwise_b32_{1,2}.json).
-// There direct_tiled_db (its input tile in local memory) ran fastest on the stride-1 layers with
-// outputs 28 or more wide (56x56 and 112x112 planes: 4-15% ahead of direct_naive), and
-// direct_naive (one work-item an output) on the rest: every stride-2 layer and the 14x14 and 7x7
-// planes, up to 1.85x ahead of direct_tiled_db on 7x7; each pick within 3% of the fastest of
-// the direct family in both runs, both backends. Below AUTO_DEPTHWISE_NAIVE_MAX_FLOPS_PER_UNIT
-// direct_naive led on MobileNet-v2's b3 layer at batch 1 (6.2e4 a unit on the H100) by 6-14% in
-// all 4 earlier records (2 a backend), on the small suite's depthwise3x3 (1.4e4) within 2%.
-#define AUTO_DEPTHWISE_NAIVE_MAX_FLOPS_PER_UNIT 1e5
-#define AUTO_DEPTHWISE_TILED_MIN_OUT_W 28
+// Depthwise layers (one input channel and one filter a group) go to direct_depthwise, whose
+// work-items stream strips of outputs down a column (cl/direct_depthwise.cl): on a layer of
+// about 2 FLOP/byte the time is the bytes moved, and the kernel reads each input row once a
+// strip with neighbouring items on neighbouring columns. Not yet timed on a GPU: the line
+// replaces one that took direct_tiled_db at stride 1 on outputs 28 or more wide with > 1e5
+// FLOPs a compute unit, and the next line's direct_naive elsewhere (each within 3% of the
+// direct family's fastest on MobileNet-v2's ten depthwise layers at batch 32, both backends:
+// bench/results/2026-11-27-h100-3a64594-matrix_depthwise_b32_{1,2}.json; docs/find.md keeps
+// that evidence). direct_regblock, with one filter a group to block over, ran 1.2-2.0x behind
+// the fastest there. The direct_naive line stays for filters direct_depthwise does not take.
 
 // Whether p is depthwise: one input channel and one filter a group.
 static bool depthwise(const xconv_device_info *dev, const xconv_problem *p)
 {
     (void)dev;
     return p->groups > 1 && p->c == p->groups && p->k == p->groups;
-}
-
-// Whether p is a depthwise layer at stride 1 and dilation 1 with outputs at least
-// AUTO_DEPTHWISE_TILED_MIN_OUT_W wide and more than AUTO_DEPTHWISE_NAIVE_MAX_FLOPS_PER_UNIT a
-// compute unit.
-static bool depthwise_wide_planes(const xconv_device_info *dev, const xconv_problem *p)
-{
-    return depthwise(dev, p) && p->stride_h == 1 && p->stride_w == 1 && p->dil_h == 1 &&
-           p->dil_w == 1 && xconv_problem_out_w(p) >= AUTO_DEPTHWISE_TILED_MIN_OUT_W &&
-           flops_per_unit(dev, p) > AUTO_DEPTHWISE_NAIVE_MAX_FLOPS_PER_UNIT;
 }
 
 // Whether p is a wide product (above) at stride 1 and dilation 1.
@@ -335,14 +322,14 @@ static const auto_rule rules[] = {
      "(Winograd's, the FFT's and implicit_precomp's plans take several)"},
     // The depthwise lines plan a reduced math mode in fp32 math too: the tensor cores' 16-row
     // tiles would hold one filter (in tf32 on MobileNet-v2's b3 layer at batch 32 direct_tiled_db
-    // in fp32 math ran 0.063 ms, implicit_mma 0.281: 2026-11-27-h100-bc6674b-find_tf32_fp32_math).
-    {"direct_tiled_db", ON_GPU | FP32_MATH, depthwise_wide_planes,
-     "a depthwise stride-1 layer with outputs >= 28 wide and > 1e5 FLOPs a compute unit on a "
-     "GPU: the input tile in local memory, double-buffered (a reduced math mode in fp32 math: "
-     "more accurate than asked)"},
+    // in fp32 math ran 0.063 ms, implicit_mma 0.281: 2026-11-27-h100-bc6674b-find_tf32_fp32_math;
+    // direct_depthwise has taken the line since, untimed in tf32).
+    {"direct_depthwise", ON_GPU | FP32_MATH, depthwise,
+     "a depthwise layer on a GPU: strips of outputs down a column, each input row read once a "
+     "strip (a reduced math mode in fp32 math: more accurate than asked)"},
     {"direct_naive", ON_GPU | FP32_MATH, depthwise,
-     "a depthwise layer on a GPU (strided, small planes or little work): one work-item an output "
-     "(a reduced math mode in fp32 math: more accurate than asked)"},
+     "a depthwise layer on a GPU whose filter direct_depthwise does not take: one work-item an "
+     "output (a reduced math mode in fp32 math: more accurate than asked)"},
     {"direct_regblock", ON_GPU, NULL,
      "a narrow or small product on a GPU (< 32 filters a group, < 64 taps or < 1e8 FLOPs): "
      "register-blocked direct convolution"},

@@ -124,9 +124,12 @@ need(set(recs) == {(s, v) for s in stacks for v in variants},
      "a record per stack and OpenCL variant of the registry")
 
 # Variants that apply to none of these shapes (3x3 and 1x1 filters): F(2x2,5x5) takes 5x5 only;
-# and implicit_mma and implicit_xmx, which need NVIDIA tensor cores or Intel's matrix engines
-# and a reduced math mode (none of these stacks has either, the probes ask strict fp32).
-no_shape = {"winograd_f25", "winograd_f25_fused", "implicit_mma", "implicit_xmx"}
+# direct_depthwise depthwise layers only (these read several input channels an output channel;
+# tests/cli/depthwise.sh checks it bitwise against direct_naive); and implicit_mma and
+# implicit_xmx, which need NVIDIA tensor cores or Intel's matrix engines and a reduced math mode
+# (none of these stacks has either, the probes ask strict fp32).
+no_shape = {"winograd_f25", "winograd_f25_fused", "direct_depthwise", "implicit_mma",
+            "implicit_xmx"}
 # Denormal probes a Winograd algorithm with 6x6 tiles does not keep: its filter transform
 # scales denormal weights by fractions (1/6, 2/15, ...), rounding them on the coarse denormal
 # grid, and its output transform multiplies denormal products by up to 8.

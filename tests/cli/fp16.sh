@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Reduced storage through the CLI on PoCL's CPU device: every variant with fp16 and bf16 kernels
-# validated on the small suite in both types (gemm_1x1, the FFT and Winograd variants where
-# they apply; the others not applicable with the reason, never run as fp32), the records' dtype,
-# math and threshold fields, the refusals (a math mode a variant lacks, tensor cores this device lacks, a math mode its
+# validated on the small suite in both types (gemm_1x1, direct_depthwise, the FFT and Winograd
+# variants where they apply; the others not applicable with the reason, never run as fp32), the
+# records' dtype, math and threshold fields, the refusals (a math mode a variant lacks, tensor cores this device lacks, a math mode its
 # dtype cannot feed, an unknown type),
 # a forced split-K with fp16, explain's storage line,
 # float16 .npy in and out of `run` (the fp16 output is the fp32 output rounded to fp16), and one
@@ -18,7 +18,7 @@ trap 'rm -rf "$tmp"' EXIT
 source "$(dirname "${BASH_SOURCE[0]}")/checks.bash"
 skip_without_cpu_device
 
-half=direct_naive,direct_const,direct_tiled,direct_tiled_db,direct_regblock
+half=direct_naive,direct_const,direct_tiled,direct_tiled_db,direct_depthwise,direct_regblock
 half=$half,gemm_1x1,implicit_gemm,implicit_precomp,fft,fft_tiled
 half=$half,winograd_f23,winograd_f43,winograd_f25
 
@@ -44,6 +44,8 @@ for r in recs:
     name = r["variant"]
     if name == "gemm_1x1" and r["outcome"] == "not_applicable":
         assert "needs a 1x1 filter" in r["note"], r["note"]
+    elif name == "direct_depthwise" and r["outcome"] == "not_applicable":
+        assert "needs one input channel per output channel" in r["note"], r["note"]
     elif name in half and name.startswith(("fft", "winograd")) and \
             r["outcome"] == "not_applicable":
         assert "dtype=" not in r["note"], r["note"]  # a shape the family takes in no type
@@ -62,6 +64,7 @@ for r in recs:
 for v in half:
     assert sum(r["variant"] == v for r in recs) == len(shapes), v
 assert any(r["variant"] == "gemm_1x1" and r["outcome"] == "pass" for r in recs)
+assert any(r["variant"] == "direct_depthwise" and r["outcome"] == "pass" for r in recs)
 assert any(r["variant"] == "fft_tiled" and r["outcome"] == "pass" for r in recs)
 assert any(r["variant"] == "winograd_f43" and r["outcome"] == "pass" for r in recs)
 EOF

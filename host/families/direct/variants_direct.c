@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "families/direct/plan_depthwise.h"
 #include "families/direct/plan_direct.h"
 #include "plan/plan_epilogue.h"
 #include "plan/variant.h"
@@ -33,6 +34,25 @@ static xconv_status plan_direct_naive(const xconv_device *dev, const xconv_probl
         st = xconv_step_fuse_epilogue(step, p, XCONV_FUSED_BIAS_ACT | XCONV_FUSED_POOL, plan,
                                       err);
     return st;
+}
+
+// ---------------------------------------------------------------------------------------------
+// direct_depthwise: strips of outputs down a column, one input channel per output channel
+
+// direct_depthwise applies where every output channel reads one input channel.
+static bool applies_direct_depthwise(const xconv_device *dev, const xconv_problem *p,
+                                     char *reason, size_t len)
+{
+    return xconv_depthwise_applies(&dev->info, p, reason, len);
+}
+
+// Plans direct_depthwise (host/families/direct/plan_depthwise.c).
+static xconv_status plan_direct_depthwise(const xconv_device *dev, const xconv_problem *p,
+                                          const xconv_plan_options *opts, xconv_plan *plan,
+                                          xconv_error *err)
+{
+    (void)opts;
+    return xconv_depthwise_plan(&dev->info, p, plan, err);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -102,6 +122,8 @@ DIRECT_TUNINGS(direct_regblock, XCONV_DIRECT_REGBLOCK)
 // slower than baked (direct_tiled_db, 1.007 at worst over the standard suite); baked where it
 // cost more: direct_const 1.036, direct_tiled 1.030 (ResNet-50's layers), direct_regblock
 // 1.25; direct_naive was not measured (docs/guide/compile.md, "What baking N buys").
+// direct_depthwise takes N at run time unmeasured: N bounds its plane index and enters no
+// address arithmetic (cl/direct_depthwise.cl), so its program serves every batch.
 
 static const xconv_variant direct_variants[] = {
     {
@@ -135,6 +157,15 @@ static const xconv_variant direct_variants[] = {
         .dtypes = XCONV_DTYPE_BIT(XCONV_DTYPE_F16) | XCONV_DTYPE_BIT(XCONV_DTYPE_BF16),
         .plan = plan_direct_tiled_db,
         .tunings = tunings_direct_tiled_db,
+        .runtime_batch = true,
+    },
+    {
+        .info = DIRECT_INFO(direct_depthwise, "one input channel per output channel "
+                                              "(depthwise): strips of outputs down a column"),
+        .applies = applies_direct_depthwise,
+        .fuses = true,
+        .dtypes = XCONV_DTYPE_BIT(XCONV_DTYPE_F16) | XCONV_DTYPE_BIT(XCONV_DTYPE_BF16),
+        .plan = plan_direct_depthwise,
         .runtime_batch = true,
     },
     {

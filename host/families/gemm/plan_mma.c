@@ -2,7 +2,9 @@
 // The tensor-core implicit GEMM's planner: applicability from the device's compute capability,
 // tiles for cl/implicit_mma.cl, and its one step.
 #include <stdio.h>
+#include <string.h>
 
+#include "families/gemm/plan_gemm.h"
 #include "families/gemm/plan_mma.h"
 
 // Words of k per K step: two 8-word mma slices (16 TF32 or 32 fp16/bf16 elements).
@@ -42,6 +44,55 @@ void xconv_mma_choose(const xconv_device_info *info, const xconv_problem *p,
         xconv_mma_local_bytes(&big, p->math) <= info->local_mem_bytes &&
         (size_t)(big.warps_m * big.warps_n * MMA_WARP) <= info->max_work_group_size)
         *t = big;
+}
+
+bool xconv_mma_forced_tiles(const xconv_plan_options *opts, xconv_mma_tiles *t, int *stages)
+{
+    static const xconv_forced_mma_tiles none = {0};
+    if (!opts || memcmp(&opts->mma_tiles, &none, sizeof none) == 0)
+        return false;
+    const xconv_forced_mma_tiles *f = &opts->mma_tiles;
+    *t = (xconv_mma_tiles){.tile_m = f->tm, .tile_n = f->tn, .tile_k = f->tk, .warps_m = f->wm,
+                           .warps_n = f->wn};
+    *stages = f->stages;
+    return true;
+}
+
+// The most warps of a work-group and fp32 sums of C a lane the kernels are given: 128 sums
+// leave a lane's fragments and addresses the rest of its 255 registers (256 x 128 tiles on
+// 4 x 2 warps: 217 registers, no spills, in test_mma's ptxas report for sm_90).
+#define MMA_MAX_WARPS 32
+#define MMA_MAX_LANE_SUMS 128
+#define MMA_MAX_TILE 1024  // the most rows, columns or k elements of a tile
+
+bool xconv_mma_tiles_take(const xconv_mma_tiles *t, int64_t math, bool packed, char *why,
+                          size_t len)
+{
+    const char *bad = NULL;
+    if (t->tile_m < 1 || t->tile_n < 1 || t->tile_k < 1 || t->warps_m < 1 || t->warps_n < 1 ||
+        t->tile_m > MMA_MAX_TILE || t->tile_n > MMA_MAX_TILE || t->tile_k > MMA_MAX_TILE ||
+        t->warps_m > MMA_MAX_WARPS || t->warps_n > MMA_MAX_WARPS)
+        bad = "TM, TN and TK must be 1 to 1024, WM and WN 1 to 32";
+    // In those ranges every product below fits an int.
+    int pack = mma_pack(math), warps = bad ? 1 : t->warps_m * t->warps_n;
+    int kw = t->tile_k / pack, threads = warps * MMA_WARP;
+    if (!bad && (warps > MMA_MAX_WARPS || (warps & (warps - 1))))
+        bad = "WM x WN warps must be a power of two, at most 32";
+    if (!bad && (t->tile_m % (16 * t->warps_m) || t->tile_n % (16 * t->warps_n)))
+        bad = "TM must be a multiple of 16 x WM and TN of 16 x WN (whole 16 x 16 warp tiles)";
+    if (!bad && t->tile_m / t->warps_m * (t->tile_n / t->warps_n) > MMA_MAX_LANE_SUMS * MMA_WARP)
+        bad = "a warp's block (TM/WM x TN/WN) holds at most 4096 sums (128 a lane)";
+    if (!bad && (t->tile_k % pack || (kw != 8 && kw != 16 && kw != 32)))
+        bad = pack == 1 ? "TK must be 8, 16 or 32 (tf32 elements a K step)"
+                        : "TK must be 16, 32 or 64 (f16/bf16 elements a K step)";
+    if (!bad && !packed &&
+        ((t->tile_m * kw) % threads || threads % t->tile_n || kw % (threads / t->tile_n)))
+        bad = "the register pipeline needs TM x TK words in whole rounds of the work-items, "
+              "TN dividing the work-items and TK words a whole share of each column of B";
+    if (bad)
+        snprintf(why, len, "implicit_mma%s tiles %d,%d,%d,%d,%d: %s", packed ? " (packed)" : "",
+                 t->tile_m, t->tile_n, t->tile_k, t->warps_m, t->warps_n, bad);
+    return !bad;
 }
 
 bool xconv_mma_channels_first(const xconv_problem *p, const xconv_mma_tiles *t)
@@ -100,6 +151,9 @@ xconv_status xconv_mma_plan_step(const xconv_device_info *info, const xconv_prob
     if (!mma_fits_index(p))
         return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE,
                                "implicit_mma: x, w or y passes the kernel's 32-bit index range");
+    char why[256];
+    if (!xconv_mma_tiles_take(t, p->math, false, why, sizeof why))
+        return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE, "%s", why);
     size_t threads = (size_t)(t->warps_m * t->warps_n * MMA_WARP);
     size_t local_bytes = xconv_mma_local_bytes(t, p->math);
     if (threads > info->max_work_group_size || threads > info->max_work_item_sizes[0] ||
@@ -176,50 +230,170 @@ void xconv_mma_packed_choose(const xconv_device_info *info, const xconv_problem 
         t->warps_m = 2, t->warps_n = 4;
 }
 
+// ---------------------------------------------------------------------------------------------
+// The packed pipeline's split-K
+
+int64_t xconv_mma_packed_steps(const xconv_problem *p, const xconv_mma_tiles *t)
+{
+    int64_t words = p->r * p->s * xconv_mma_packed_channels(p) / mma_pack(p->math);
+    int64_t kw = t->tile_k / mma_pack(p->math);
+    return (words + kw - 1) / kw;
+}
+
+int xconv_mma_split_normalize(const xconv_problem *p, const xconv_mma_tiles *t, int parts)
+{
+    int64_t steps = xconv_mma_packed_steps(p, t);
+    if (parts < 2 || steps < 2)
+        return 1;
+    if (parts > steps)
+        parts = (int)steps;
+    int64_t per = (steps + parts - 1) / parts;  // slices of whole steps, none empty
+    return (int)((steps + per - 1) / per);
+}
+
+// The partials' product of p's packed product with tiles t split into `split` slices: C of a
+// group's filters by the output positions, the layout cl/splitk_reduce.cl reads (y as C: a
+// segment an image, one filter a row).
+static xconv_gemm_layout split_layout(const xconv_problem *p, int split)
+{
+    int64_t pq = xconv_problem_out_h(p) * xconv_problem_out_w(p), kg = p->k / p->groups;
+    return (xconv_gemm_layout){.m = kg, .n = p->n * pq, .ldc = pq, .seg = pq,
+                               .c_seg_stride = p->k * pq, .c_group_stride = kg * pq,
+                               .groups = p->groups, .split_k = split};
+}
+
+int xconv_mma_split_choose(const xconv_device_info *info, const xconv_problem *p,
+                           const xconv_mma_tiles *t)
+{
+    int64_t units = info->compute_units > 0 ? info->compute_units : 1;
+    int64_t kg = p->k / p->groups, cols = p->n * xconv_problem_out_h(p) * xconv_problem_out_w(p);
+    int64_t tiles = (kg + t->tile_m - 1) / t->tile_m * ((cols + t->tile_n - 1) / t->tile_n) *
+                    p->groups;
+    int64_t steps = xconv_mma_packed_steps(p, t);
+    if (2 * tiles >= 3 * units || steps < 2 * XCONV_MMA_SPLIT_MIN_STEPS)
+        return 1;
+    // A slice's partials, written and read once, in K steps of the same bytes: TM x TN floats
+    // twice against (TM + TN) x TK elements of operands.
+    double eb = p->math == XCONV_MATH_TF32 ? 4.0 : 2.0;
+    double partial_steps = 2.0 * t->tile_m * t->tile_n * 4.0 /
+                           ((double)(t->tile_m + t->tile_n) * t->tile_k * eb);
+    int best = 1;
+    double best_cost = (double)((tiles + units - 1) / units * steps);
+    for (int parts = 2; parts <= XCONV_MMA_SPLIT_MAX; parts++) {
+        int64_t per = (steps + parts - 1) / parts;
+        xconv_gemm_layout L = split_layout(p, parts);
+        if (xconv_mma_split_normalize(p, t, parts) != parts || per < XCONV_MMA_SPLIT_MIN_STEPS ||
+            xconv_gemm_split_bytes(&L) > info->max_alloc_bytes / 4)
+            continue;
+        double cost = (double)((tiles * parts + units - 1) / units) * ((double)per + partial_steps);
+        if (cost < best_cost * 0.999)
+            best_cost = cost, best = parts;
+    }
+    return best;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The packed pipeline's steps
+
 // Adds the defines every step of the packed pipeline compiles with: the batch baked in (the
-// workspace's size depends on it), the problem's, the tiles' and the stages.
+// workspace's size depends on it), the problem's, the tiles', the stages and the split (its
+// slices' K steps and the partials' row stride when split).
 static xconv_status packed_defines(xconv_step *s, const xconv_problem *p,
-                                   const xconv_mma_tiles *t, int stages, xconv_error *err)
+                                   const xconv_mma_tiles *t, int stages,
+                                   const xconv_gemm_layout *L, xconv_error *err)
 {
     s->bake_batch = true;
     xconv_status st = xconv_step_define_problem(s, p, err);
+    int64_t steps = xconv_mma_packed_steps(p, t);
     const struct { const char *name; long long value; } defs[] = {
         {"XC_MMA_MATH", (long long)p->math}, {"XC_MMA_PTX", 1},
         {"XC_MMA_TILE_M", t->tile_m}, {"XC_MMA_TILE_N", t->tile_n},
         {"XC_MMA_TILE_K", t->tile_k}, {"XC_MMA_WARPS_M", t->warps_m},
         {"XC_MMA_WARPS_N", t->warps_n}, {"XC_MMA_STAGES", stages},
+        {"XC_MMA_SPLIT", L->split_k},
+        {"XC_MMA_SPLIT_STEPS", (steps + L->split_k - 1) / L->split_k},
+        {"XC_MMA_PART_LD", xconv_gemm_part_ld(L)},
     };
-    for (size_t i = 0; st == XCONV_OK && i < sizeof defs / sizeof defs[0]; i++)
+    size_t count = sizeof defs / sizeof defs[0] - (L->split_k > 1 ? 0 : 3);
+    for (size_t i = 0; st == XCONV_OK && i < count; i++)
         st = xconv_step_define(s, defs[i].name, defs[i].value, err);
     return st;
 }
 
-xconv_status xconv_mma_plan_packed(const xconv_device_info *info, const xconv_problem *p,
-                                   const xconv_mma_tiles *t, xconv_plan *plan,
-                                   xconv_error *err)
+// Refuses stages the kernel does not take or t's ring does not fit on info's device; else
+// returns XCONV_OK with *stages the ring's (the most that fit when 0).
+static xconv_status packed_ring(const xconv_device_info *info, const xconv_problem *p,
+                                const xconv_mma_tiles *t, int *stages, xconv_error *err)
 {
+    size_t threads = (size_t)(t->warps_m * t->warps_n * MMA_WARP);
+    int forced = *stages;
+    if (forced && (forced < 2 || forced > MMA_MAX_STAGES))
+        return xconv_error_set(err, XCONV_ERR_INVALID, "implicit_mma (packed): %d stages: the "
+                               "ring takes 2 to %d", forced, MMA_MAX_STAGES);
+    *stages = forced ? forced : xconv_mma_packed_stages(info, t, p->math);
+    int shown = forced ? forced : 2;
+    if (threads > info->max_work_group_size || threads > info->max_work_item_sizes[0] ||
+        *stages < 2 || xconv_mma_packed_local_bytes(t, p->math, *stages) > info->local_mem_bytes)
+        return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE,
+                               "implicit_mma (packed): %dx%d tiles, k step %d: %zu work-items "
+                               "and %zu bytes of local memory (%d stages) pass the device's %zu "
+                               "and %llu", t->tile_m, t->tile_n, t->tile_k, threads,
+                               xconv_mma_packed_local_bytes(t, p->math, shown), shown,
+                               info->max_work_group_size,
+                               (unsigned long long)info->local_mem_bytes);
+    return XCONV_OK;
+}
+
+// Adds the packed product's summary lines: the product and, when split, its slices.
+static void packed_summary(xconv_plan *plan, const xconv_problem *p, const xconv_mma_tiles *t,
+                           int stages, const xconv_gemm_layout *L)
+{
+    int64_t cp = xconv_mma_packed_channels(p), rs = p->r * p->s;
+    xconv_plan_summarize(plan, "mma.sync %s, fp32 accumulation: %lldx%lldx%lld x %lld group%s, "
+                         "%dx%d tiles of %dx%d warps, k step %d walked as (r,s,c) over %lld "
+                         "packed channels, %d-stage cp.async ring", mma_shape(p->math),
+                         (long long)L->m, (long long)L->n, (long long)(cp * rs),
+                         (long long)p->groups, p->groups == 1 ? "" : "s", t->tile_m, t->tile_n,
+                         t->warps_m, t->warps_n, t->tile_k,
+                         (long long)cp, stages);
+    if (L->split_k > 1) {
+        int64_t steps = xconv_mma_packed_steps(p, t);
+        xconv_plan_summarize(plan, "split-K: %d K slices of %lld steps (%.1f MiB of fp32 "
+                             "partials), then a reduce in slice order", L->split_k,
+                             (long long)((steps + L->split_k - 1) / L->split_k),
+                             xconv_gemm_split_bytes(L) / 1048576.0);
+    }
+}
+
+xconv_status xconv_mma_plan_packed(const xconv_device_info *info, const xconv_problem *p,
+                                   const xconv_mma_tiles *t, int stages, int split,
+                                   xconv_plan *plan, xconv_error *err)
+{
+    char why[256];
+    if (!xconv_mma_tiles_take(t, p->math, true, why, sizeof why))
+        return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE, "%s", why);
     int64_t cp = xconv_mma_packed_channels(p), rs = p->r * p->s;
     int64_t pack = mma_pack(p->math);
     int64_t x_words = p->n * p->h * p->w * p->groups * cp / pack, w_words = p->k * rs * cp / pack;
     int64_t pq = xconv_problem_out_h(p) * xconv_problem_out_w(p);
+    xconv_gemm_layout L = split_layout(p, xconv_mma_split_normalize(p, t, split));
+    int64_t part_words = (int64_t)(xconv_gemm_split_bytes(&L) / 4);
     // Every word index of the workspace (offsets included, regions 256-byte aligned) and every
     // element index of x, w and y in 32 bits.
-    if (x_words + w_words + 128 > XCONV_MAX_INDEX || p->n * p->c * p->h * p->w > XCONV_MAX_INDEX ||
-        p->n * p->k * pq > XCONV_MAX_INDEX || p->k * (p->c / p->groups) * rs > XCONV_MAX_INDEX)
-        return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE, "implicit_mma (packed): x, w, y or "
-                               "the packed operands pass the kernels' 32-bit index range");
-    size_t threads = (size_t)(t->warps_m * t->warps_n * MMA_WARP);
-    int stages = xconv_mma_packed_stages(info, t, p->math);
-    if (threads > info->max_work_group_size || threads > info->max_work_item_sizes[0] ||
-        stages < 2)
-        return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE,
-                               "implicit_mma (packed): %zu work-items and %zu bytes of local "
-                               "memory (two stages) pass the device's %zu and %llu", threads,
-                               xconv_mma_packed_local_bytes(t, p->math, 2),
-                               info->max_work_group_size,
-                               (unsigned long long)info->local_mem_bytes);
+    if (x_words + w_words + part_words + 192 > XCONV_MAX_INDEX ||
+        p->n * p->c * p->h * p->w > XCONV_MAX_INDEX || p->n * p->k * pq > XCONV_MAX_INDEX ||
+        p->k * (p->c / p->groups) * rs > XCONV_MAX_INDEX)
+        return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE, "implicit_mma (packed): x, w, y, "
+                               "the packed operands or the split-K partials pass the kernels' "
+                               "32-bit index range");
+    xconv_status st = packed_ring(info, p, t, &stages, err);
+    if (st != XCONV_OK)
+        return st;
     int w_region = xconv_plan_region(plan, "packed w", (size_t)w_words * 4);
     int x_region = xconv_plan_region(plan, "packed x", (size_t)x_words * 4);
+    int part_region = L.split_k > 1 ? xconv_plan_region(plan, "split-K partials",
+                                                         xconv_gemm_split_bytes(&L))
+                                    : -1;
     xconv_step *pw = xconv_plan_add_step(plan, "pack filters (K,R,S,C)", "implicit_mma_packed",
                                          "implicit_mma_pack_w");
     xconv_step *px = pw ? xconv_plan_add_step(plan, "pack x (N,H,W,C)", "implicit_mma_packed",
@@ -230,9 +404,9 @@ xconv_status xconv_mma_plan_packed(const xconv_device_info *info, const xconv_pr
                        : NULL;
     if (!s)
         return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for a step");
-    xconv_status st = packed_defines(pw, p, t, stages, err);
-    st = st ? st : packed_defines(px, p, t, stages, err);
-    st = st ? st : packed_defines(s, p, t, stages, err);
+    st = packed_defines(pw, p, t, stages, &L, err);
+    st = st ? st : packed_defines(px, p, t, stages, &L, err);
+    st = st ? st : packed_defines(s, p, t, stages, &L, err);
     if (st != XCONV_OK)
         return st;
     // Packing: a work-item a 16-byte chunk (4 words).
@@ -243,20 +417,25 @@ xconv_status xconv_mma_plan_packed(const xconv_device_info *info, const xconv_pr
     xconv_step_arg_region(pw, plan, w_region);
     xconv_step_arg_buffer(px, XCONV_REF_X);
     xconv_step_arg_region(px, plan, x_region);
-    int64_t kg = p->k / p->groups, cols = p->n * pq;
-    size_t global[3] = {(size_t)((cols + t->tile_n - 1) / t->tile_n) * threads,
-                        (size_t)((kg + t->tile_m - 1) / t->tile_m), (size_t)p->groups};
+    size_t threads = (size_t)(t->warps_m * t->warps_n * MMA_WARP);
+    size_t global[3] = {(size_t)((L.n + t->tile_n - 1) / t->tile_n) * threads,
+                        (size_t)((L.m + t->tile_m - 1) / t->tile_m),
+                        (size_t)(p->groups * L.split_k)};
     size_t local[3] = {threads, 1, 1};
     xconv_step_set_3d(s, global, local);
     s->local_mem_bytes = xconv_mma_packed_local_bytes(t, p->math, stages);
     xconv_step_arg_region(s, plan, x_region);
     xconv_step_arg_region(s, plan, w_region);
-    xconv_step_arg_buffer(s, XCONV_REF_Y);
-    xconv_plan_summarize(plan, "mma.sync %s, fp32 accumulation: %lldx%lldx%lld x %lld group%s, "
-                         "%dx%d tiles of %dx%d warps, k step %d walked as (r,s,c) over %lld "
-                         "packed channels, %d-stage cp.async ring", mma_shape(p->math),
-                         (long long)kg, (long long)cols, (long long)(cp * rs),
-                         (long long)p->groups, p->groups == 1 ? "" : "s", t->tile_m, t->tile_n,
-                         t->warps_m, t->warps_n, t->tile_k, (long long)cp, stages);
-    return XCONV_OK;
+    if (L.split_k > 1)  // the partials, then their sum into y
+        xconv_step_arg_region(s, plan, part_region);
+    else {
+        xconv_step_arg_buffer(s, XCONV_REF_Y);
+        xconv_step_arg_int(s, 0);
+    }
+    st = L.split_k > 1 ? xconv_gemm_plan_reduce(info, p, &L, plan, part_region, XCONV_REF_Y, 0,
+                                                L.n, 0, err)
+                       : XCONV_OK;
+    if (st == XCONV_OK)
+        packed_summary(plan, p, t, stages, &L);
+    return st;
 }

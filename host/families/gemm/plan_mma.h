@@ -29,6 +29,18 @@ bool xconv_mma_supported(const xconv_device_info *info);
 void xconv_mma_choose(const xconv_device_info *info, const xconv_problem *p,
                       xconv_mma_tiles *t);
 
+// Returns true when opts (NULL: none) force implicit_mma's tiles (xconv_plan_options.mma_tiles);
+// then fills *t with them and *stages with the forced ring's stages (0: the most that fit).
+bool xconv_mma_forced_tiles(const xconv_plan_options *opts, xconv_mma_tiles *t, int *stages);
+
+// Returns true when the kernels take tiles t in math mode `math`, on the packed pipeline
+// (packed) or the register one: warp tiles of whole 16 x 16 tiles and at most 128 sums a lane,
+// a power-of-two count of at most 32 warps, K steps of 8, 16 or 32 words (tf32: 8, 16 or 32
+// elements; f16, bf16: 16, 32 or 64), and for the register pipeline A and B blocks that split
+// evenly over the work-items, a fixed column of B a work-item. Else false, with why.
+bool xconv_mma_tiles_take(const xconv_mma_tiles *t, int64_t math, bool packed, char *why,
+                          size_t len);
+
 // Returns true when the kernel walks p's reduction as (r, s, c), channels fastest
 // (XC_MMA_RSC): a group's channels fill whole K steps of t.
 bool xconv_mma_channels_first(const xconv_problem *p, const xconv_mma_tiles *t);
@@ -71,12 +83,39 @@ size_t xconv_mma_packed_local_bytes(const xconv_mma_tiles *t, int64_t math, int 
 int xconv_mma_packed_stages(const xconv_device_info *info, const xconv_mma_tiles *t,
                             int64_t math);
 
+// The most K slices of the packed pipeline's split-K.
+#define XCONV_MMA_SPLIT_MAX 16
+
+// K steps of p's packed product with tiles t (the padded reduction R S CP in steps of tile_k).
+int64_t xconv_mma_packed_steps(const xconv_problem *p, const xconv_mma_tiles *t);
+
+// Returns `parts` limited to p's K steps under t and reduced until no slice is empty (1 for
+// parts < 2): the split xconv_mma_plan_packed builds.
+int xconv_mma_split_normalize(const xconv_problem *p, const xconv_mma_tiles *t, int parts);
+
+// The fewest K steps a slice keeps under the planner's split.
+#define XCONV_MMA_SPLIT_MIN_STEPS 4
+
+// The planner's split-K for p's packed product with tiles t on info's device: 1 (none) unless
+// its tiles make under 1.5 waves of one work-group a compute unit and K holds at least twice
+// XCONV_MMA_SPLIT_MIN_STEPS steps; then the split of 1 to XCONV_MMA_SPLIT_MAX slices (each of
+// at least XCONV_MMA_SPLIT_MIN_STEPS steps, partials within a quarter of the largest
+// allocation) that gives the busiest compute unit the fewest K steps, a slice's partial sums
+// counted as the K steps that move as many bytes (written, then read by the reduce).
+int xconv_mma_split_choose(const xconv_device_info *info, const xconv_problem *p,
+                           const xconv_mma_tiles *t);
+
+
 // Appends the packed pipeline for p on info's device with tiles t: the two packing steps (their
-// workspace regions "packed w" and "packed x") and the product, and the summary line. Returns
-// XCONV_OK, XCONV_ERR_NOT_APPLICABLE when p passes the kernels' 32-bit index range or t does
-// not fit the device in two stages, or XCONV_ERR_OUT_OF_MEMORY.
+// workspace regions "packed w" and "packed x") and the product, and the summary line. The ring
+// has `stages` stages (0: the most, up to 4, that fit). With split > 1 (normalised by
+// xconv_mma_split_normalize) the product's K steps are cut into that many slices, each
+// summed into fp32 partials (workspace region "split-K partials"), and a reduce step
+// (cl/splitk_reduce.cl) adds them in slice order into y. Returns XCONV_OK,
+// XCONV_ERR_NOT_APPLICABLE when p passes the kernels' 32-bit index range or t does not fit the
+// device in two stages (or in the forced stages), or XCONV_ERR_OUT_OF_MEMORY.
 xconv_status xconv_mma_plan_packed(const xconv_device_info *info, const xconv_problem *p,
-                                   const xconv_mma_tiles *t, xconv_plan *plan,
-                                   xconv_error *err);
+                                   const xconv_mma_tiles *t, int stages, int split,
+                                   xconv_plan *plan, xconv_error *err);
 
 #endif // XCONV_PLAN_MMA_H

@@ -47,20 +47,46 @@ static bool packed_pays(const xconv_problem *p)
 }
 
 // One step: the product on tensor cores, gathering B from x, storing y; or the packed
-// pipeline (asked for, or where it pays: packed_pays), x and w packed first and the product
-// fed by a cp.async ring.
+// pipeline (asked for, a split asked for, or where it pays: packed_pays), x and w packed first
+// and the product fed by a cp.async ring, split over K where its tiles leave the device's
+// compute units idle (xconv_mma_split_choose) or as forced. Forced tiles (opts->mma_tiles)
+// replace the planner's in either pipeline.
 static xconv_status plan_implicit_mma(const xconv_device *dev, const xconv_problem *p,
                                       const xconv_plan_options *opts, xconv_plan *plan,
                                       xconv_error *err)
 {
-    xconv_mma_tiles t;
-    int pipeline = opts ? opts->mma_pipeline : 0;
-    if (pipeline == XCONV_MMA_PIPELINE_PACKED || (pipeline == 0 && packed_pays(p))) {
+    xconv_mma_tiles t, forced_t;
+    int pipeline = opts ? opts->mma_pipeline : 0, split = opts ? opts->mma_split_k : 0;
+    int stages = 0;
+    bool forced = xconv_mma_forced_tiles(opts, &forced_t, &stages);
+    if (pipeline == XCONV_MMA_PIPELINE_REGISTERS && (split > 1 || stages))
+        return xconv_error_set(err, XCONV_ERR_INVALID, "implicit_mma: %s is the packed "
+                               "pipeline's, and the register pipeline is forced",
+                               split > 1 ? "split-K (mma_split_k)" : "a ring's stages");
+    xconv_status st;
+    bool packed = pipeline == XCONV_MMA_PIPELINE_PACKED ||
+                  (pipeline == XCONV_MMA_PIPELINE_AUTO && (split > 1 || stages || packed_pays(p)));
+    if (packed) {
+        char why[256];
         xconv_mma_packed_choose(&dev->info, p, &t);
-        return xconv_mma_plan_packed(&dev->info, p, &t, plan, err);
+        t = forced ? forced_t : t;
+        if (!xconv_mma_tiles_take(&t, p->math, true, why, sizeof why))  // before the split's
+            return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE, "%s", why);  // model uses t
+        split = split ? split : xconv_mma_split_choose(&dev->info, p, &t);
+        st = xconv_mma_plan_packed(&dev->info, p, &t, stages, split, plan, err);
+    } else {
+        xconv_mma_choose(&dev->info, p, &t);
+        t = forced ? forced_t : t;
+        st = xconv_mma_plan_step(&dev->info, p, &t, plan, err);
     }
-    xconv_mma_choose(&dev->info, p, &t);
-    return xconv_mma_plan_step(&dev->info, p, &t, plan, err);
+    if (st == XCONV_OK && forced)
+        xconv_plan_summarize(plan, "tiles forced by the options (mma_tiles %d,%d,%d,%d,%d,%d)",
+                             forced_t.tile_m, forced_t.tile_n, forced_t.tile_k, forced_t.warps_m,
+                             forced_t.warps_n, stages);
+    if (st == XCONV_OK && packed && opts->mma_split_k)
+        xconv_plan_summarize(plan, "split forced by the options (mma_split_k %d)",
+                             opts->mma_split_k);
+    return st;
 }
 
 static const xconv_variant mma_variants[] = {

@@ -119,6 +119,16 @@ typedef struct xconv_forced_wino_block {
               // work-item
 } xconv_forced_wino_block;
 
+// Forced tiles of implicit_mma (both pipelines: cl/implicit_mma.cl, cl/implicit_mma_packed.cl).
+// All zeros: chosen per product; else tm to wn are taken as given and checked against what the
+// kernels take (the planner refuses others with XCONV_ERR_NOT_APPLICABLE saying why).
+typedef struct xconv_forced_mma_tiles {
+    int tm, tn;      // block of C per work-group: rows (filters) and columns (output positions)
+    int tk;          // k elements per K step (per stage of the packed ring): 8 words or more
+    int wm, wn;      // warps along the rows and the columns
+    int stages;      // the packed ring's stages, 2 to 4; 0: the most the local memory holds
+} xconv_forced_mma_tiles;
+
 // Where a plan's kernels take the batch size N from (xconv_plan_options.runtime_batch).
 typedef enum xconv_batch_mode {
     XCONV_BATCH_DEFAULT = 0,  // the variant's default: at run time where that was measured to
@@ -159,6 +169,9 @@ typedef struct xconv_plan_options {
                                 // registers double-buffered from x and w as stored; 2 x and w
                                 // packed into the workspace (channels fastest) and fed through
                                 // a cp.async ring (cl/implicit_mma_packed.cl)
+    xconv_forced_mma_tiles mma_tiles;  // forces implicit_mma's tiles; zeros: chosen per product
+    int mma_split_k;            // forces the packed pipeline's split-K: 1 no split, 2..16 K
+                                // slices (fewer where K has fewer steps); 0: chosen per product
     int runtime_dims;           // an xconv_batch_mode for the problem's other sizes (C, H, W,
                                 // K, P, Q): compiled into each program (the default, 0, and
                                 // XCONV_BATCH_BAKED) or, with XCONV_BATCH_RUNTIME, passed to

@@ -34,6 +34,23 @@ xconv_status xconv_device_measure(xconv_device *dev, xconv_enqueue_fn enqueue, v
                                   int warmup, int repeat, xconv_timing *out, double *samples,
                                   xconv_error *err);
 
+// How a timed region starts on the device's queue (docs/guide/reading-results.md, "What is
+// timed"). On a GPU a plain start mark completes at once on the idle device, which then waits
+// while the host enqueues the run: that host time would be timed. A delay, a short kernel of
+// about 100 us the device runs before the mark, lets the host enqueue the run first.
+typedef enum xconv_timing_delay {
+    XCONV_TIMING_DELAY_AUTO = 0,  // the delay on GPUs, a plain mark on CPU devices (whose queues
+                                  // are host threads): the default
+    XCONV_TIMING_DELAY_OFF = 1,   // a plain mark on every device
+    XCONV_TIMING_DELAY_ON = 2,    // the delay on every device, CPU devices too
+} xconv_timing_delay;
+
+// Sets how dev's timed regions (xconv_device_measure) start from now on. Returns XCONV_OK, or
+// XCONV_ERR_INVALID for a mode that is not an xconv_timing_delay. A backend with one way only
+// (or a device that only plans) keeps it.
+xconv_status xconv_device_set_timing_delay(xconv_device *dev, xconv_timing_delay mode,
+                                           xconv_error *err);
+
 // ---------------------------------------------------------------------------------------------
 // Peaks: the device's limits, measured with xconv's own micro-kernels (cl/peak_*.cl)
 

@@ -102,6 +102,14 @@
 #ifndef XC_GEMM_TABLE_CONST
 #define XC_GEMM_TABLE_CONST 0  // mode 2: the table in constant memory (1; 2*K ints must fit)
 #endif                         // or in global memory (0)
+// With XC_DIMS_RUNTIME (common/xconv_dialect.h: the problem's sizes are kernel arguments) the
+// product's shape follows from the sizes (a convolution's; not the Winograd regions' GEMM or a
+// fused pool, whose steps keep the sizes compiled in). Mode 2's XC_GEMM_TABLE_LD stays a define:
+// it sizes the table's constant array and local copy.
+#if XC_DIMS_RUNTIME && (XC_GEMM_REGIONS || XC_POOL_H)
+#error "sgemm.cl: run-time sizes for a convolution's unpooled product"
+#endif
+#include "xconv_gemm_sizes.h"
 #if !defined(XC_GEMM_M) || !defined(XC_GEMM_K)
 #error "sgemm.cl needs XC_GEMM_M and XC_GEMM_K"
 #endif
@@ -190,7 +198,8 @@
 #if XC_GEMM_B_MODE != 0 && XC_GEMM_VEC_B != 1
 #error "sgemm.cl: gathered B is loaded one float at a time"
 #endif
-#if XC_GEMM_SPLIT_K > 1 && (XC_GEMM_SPLIT_K - 1) * XC_GEMM_SPLIT_STEPS >= XC_GEMM_K_STEPS
+#if !XC_DIMS_RUNTIME && XC_GEMM_SPLIT_K > 1 && \
+    (XC_GEMM_SPLIT_K - 1) * XC_GEMM_SPLIT_STEPS >= XC_GEMM_K_STEPS
 #error "sgemm.cl: every K slice needs at least one K step"
 #endif
 // fp16 and bf16 storage (XC_DTYPE: x, w and y of a convolution's GEMM; common/xconv_dialect.h)
@@ -265,7 +274,7 @@ XC_GEMM_TABLE_ARRAY
 
 // Loads rows [row0, row0 + TILE_M) x k [k0, k0 + TILE_K) of A into regs (zeros outside A).
 XC_FUNC void xc_gemm_load_a(const XC_GLOBAL XC_DATA *a, const int row0, const int k0,
-                            const int tid, float *regs)
+                            const int tid, float *regs XC_BATCH_PARAM)
 {
 #pragma unroll
     for (int i = 0; i < XC_GEMM_A_LOADS; i++) {
@@ -310,7 +319,7 @@ typedef struct xc_gemm_col {
     bool ok;
 } xc_gemm_col;
 
-XC_FUNC xc_gemm_col xc_gemm_b_column(const int j, const int cols)
+XC_FUNC xc_gemm_col xc_gemm_b_column(const int j, const int cols XC_BATCH_PARAM)
 {
     xc_gemm_col col;
     col.ok = j < cols;
@@ -364,7 +373,7 @@ XC_FUNC xc_gemm_col xc_gemm_b_column(const int j, const int cols)
 // in the padding). xc_gemm_table is mode 2's offset table, unused otherwise.
 XC_FUNC void xc_gemm_load_b(const XC_GLOBAL XC_DATA *b,
                             XC_GEMM_TABLE_READ, const xc_gemm_col col,
-                            const int k0, const int tid, float *regs)
+                            const int k0, const int tid, float *regs XC_BATCH_PARAM)
 {
     const int first_row = tid / XC_GEMM_B_VECS_N;  // bound ROWS_PER_PASS
 #if XC_GEMM_B_MODE == 0
@@ -490,7 +499,7 @@ XC_FUNC void xc_gemm_multiply(XC_LOCAL_PTR const float *a_tile,
 // the block: XC_EPI of output channel xc_k0 + r).
 XC_FUNC void xc_gemm_store_c(XC_GLOBAL XC_GEMM_C_T *c, const int row0, const int col0,
                              const int cols, const int tx, const int ty, const float *acc
-                             XC_GEMM_EPI_PARAMS)
+                             XC_GEMM_EPI_PARAMS XC_BATCH_PARAM)
 {
 #pragma unroll
     for (int i = 0; i < XC_GEMM_WPT_M; i++) {
@@ -542,7 +551,8 @@ XC_FUNC void xc_gemm_store_c(XC_GLOBAL XC_GEMM_C_T *c, const int row0, const int
 // out of range only mask loads and stores, and a slice's step count is the work-group's own.
 XC_FUNC void xc_gemm_body(const XC_GLOBAL XC_DATA *a, const XC_GLOBAL XC_DATA *b,
                           XC_GEMM_TABLE_READ, XC_GLOBAL XC_GEMM_C_T *c,
-                          const int cols, XC_LOCAL_PTR float *lds XC_EPI_BIAS_FUNC_PARAM)
+                          const int cols, XC_LOCAL_PTR float *lds XC_EPI_BIAS_FUNC_PARAM
+                          XC_BATCH_PARAM)
 {
     const int tx = XC_LOCAL_ID(0);                     // column work-item, bound THREADS_N
     const int ty = XC_LOCAL_ID(1);                     // row work-item, bound THREADS_M
@@ -561,7 +571,7 @@ XC_FUNC void xc_gemm_body(const XC_GLOBAL XC_DATA *a, const XC_GLOBAL XC_DATA *b
     a += group * XC_GEMM_A_GROUP_STRIDE;
     b += group * XC_GEMM_B_GROUP_STRIDE;
     const xc_gemm_col col =
-        xc_gemm_b_column(col0 + (tid % XC_GEMM_B_VECS_N) * XC_GEMM_VEC_B, cols);
+        xc_gemm_b_column(col0 + (tid % XC_GEMM_B_VECS_N) * XC_GEMM_VEC_B, cols XC_BATCH_ARG);
 
     float acc[XC_GEMM_WPT_M * XC_GEMM_WPT_N];
 #pragma unroll
@@ -570,21 +580,21 @@ XC_FUNC void xc_gemm_body(const XC_GLOBAL XC_DATA *a, const XC_GLOBAL XC_DATA *b
     float a_regs[XC_GEMM_A_LOADS * XC_GEMM_VEC_A];
     float b_regs[XC_GEMM_B_LOADS * XC_GEMM_VEC_B];
 
-    xc_gemm_load_a(a, row0, XC_GEMM_K_AT(0), tid, a_regs);
-    xc_gemm_load_b(b, xc_gemm_table, col, XC_GEMM_K_AT(0), tid, b_regs);
+    xc_gemm_load_a(a, row0, XC_GEMM_K_AT(0), tid, a_regs XC_BATCH_ARG);
+    xc_gemm_load_b(b, xc_gemm_table, col, XC_GEMM_K_AT(0), tid, b_regs XC_BATCH_ARG);
     xc_gemm_store_a(lds, tid, a_regs);
     xc_gemm_store_b(lds + XC_GEMM_A_TILE, tid, b_regs);
     XC_BARRIER();
     // Every K step but the last: load the next step while multiplying this one.
-#if XC_GEMM_K_STEPS > 1
+#if XC_DIMS_RUNTIME || XC_GEMM_K_STEPS > 1
 #if XC_GEMM_ROLL_STEPS
 #pragma unroll 1
 #endif
     for (int step = 0; step + 1 < XC_GEMM_STEPS; step++) {
         XC_LOCAL_PTR float *now = lds + (step % 2) * XC_GEMM_BUFFER;
         XC_LOCAL_PTR float *next = lds + ((step + 1) % 2) * XC_GEMM_BUFFER;
-        xc_gemm_load_a(a, row0, XC_GEMM_K_AT(step + 1), tid, a_regs);
-        xc_gemm_load_b(b, xc_gemm_table, col, XC_GEMM_K_AT(step + 1), tid, b_regs);
+        xc_gemm_load_a(a, row0, XC_GEMM_K_AT(step + 1), tid, a_regs XC_BATCH_ARG);
+        xc_gemm_load_b(b, xc_gemm_table, col, XC_GEMM_K_AT(step + 1), tid, b_regs XC_BATCH_ARG);
         xc_gemm_multiply(now, now + XC_GEMM_A_TILE, tx, ty, acc);
         xc_gemm_store_a(next, tid, a_regs);
         xc_gemm_store_b(next + XC_GEMM_A_TILE, tid, b_regs);
@@ -594,7 +604,7 @@ XC_FUNC void xc_gemm_body(const XC_GLOBAL XC_DATA *a, const XC_GLOBAL XC_DATA *b
     XC_LOCAL_PTR float *last = lds + ((XC_GEMM_STEPS - 1) % 2) * XC_GEMM_BUFFER;
     xc_gemm_multiply(last, last + XC_GEMM_A_TILE, tx, ty, acc);
     xc_gemm_store_c(c + XC_GEMM_C_BASE, row0, col0, cols, tx, ty, acc
-                    XC_GEMM_EPI_ARGS(group * XC_GEMM_M));
+                    XC_GEMM_EPI_ARGS(group * XC_GEMM_M) XC_BATCH_ARG);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -620,7 +630,7 @@ XC_KERNEL void sgemm_regions(const XC_GLOBAL float *XC_RESTRICT a, const int a_o
 {
     XC_GEMM_DECLARE_LOCAL(lds);
     xc_gemm_body(a + a_offset, b + b_offset, (const XC_GLOBAL int4 *)0, c + c_offset, cols,
-                 (XC_LOCAL_PTR float *)lds);
+                 (XC_LOCAL_PTR float *)lds XC_BATCH_ARG);
 }
 #elif XC_GEMM_B_MODE == 0
 // C[g] = A[g] * B[g] where B starts at b + b_offset and C at c + c_offset (elements), `cols`
@@ -632,7 +642,7 @@ XC_KERNEL void sgemm(const XC_GLOBAL XC_DATA *XC_RESTRICT a,
 {
     XC_GEMM_DECLARE_LOCAL(lds);
     xc_gemm_body(a, b + b_offset, (const XC_GLOBAL int4 *)0, c + c_offset, cols,
-                 (XC_LOCAL_PTR float *)lds XC_EPI_BIAS_ARG);
+                 (XC_LOCAL_PTR float *)lds XC_EPI_BIAS_ARG XC_BATCH_ARG);
 }
 #elif XC_GEMM_B_MODE == 1
 // y = conv(x, w) with the input operand gathered from x: M = K/groups, N = N*P*Q.
@@ -643,7 +653,7 @@ XC_KERNEL void implicit_gemm(const XC_GLOBAL XC_DATA *XC_RESTRICT x,
 {
     XC_GEMM_DECLARE_LOCAL(lds);
     xc_gemm_body(w, x, (const XC_GLOBAL int4 *)0, XC_GEMM_C_ARG(y), XC_GEMM_CONV_COLS,
-                 (XC_LOCAL_PTR float *)lds XC_EPI_BIAS_ARG);
+                 (XC_LOCAL_PTR float *)lds XC_EPI_BIAS_ARG XC_BATCH_ARG);
 }
 #else
 // implicit_gemm with each row's input offset from the table cl/implicit_precomp.cl builds.
@@ -660,11 +670,11 @@ XC_KERNEL void implicit_precomp(const XC_GLOBAL XC_DATA *XC_RESTRICT x,
         table_lds[i] = xc_gemm_table[i];
     XC_BARRIER();
     xc_gemm_body(w, x, table_lds, XC_GEMM_C_ARG(y), XC_GEMM_CONV_COLS,
-                 (XC_LOCAL_PTR float *)lds XC_EPI_BIAS_ARG);
+                 (XC_LOCAL_PTR float *)lds XC_EPI_BIAS_ARG XC_BATCH_ARG);
 #else
     XC_GEMM_DECLARE_LOCAL(lds);
     xc_gemm_body(w, x, xc_gemm_table, XC_GEMM_C_ARG(y), XC_GEMM_CONV_COLS,
-                 (XC_LOCAL_PTR float *)lds XC_EPI_BIAS_ARG);
+                 (XC_LOCAL_PTR float *)lds XC_EPI_BIAS_ARG XC_BATCH_ARG);
 #endif
 }
 #endif

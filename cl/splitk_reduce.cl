@@ -17,6 +17,11 @@
 // neighbouring work-items on neighbouring columns, so most reads of a partial and writes of C
 // are coalesced.
 
+// With XC_DIMS_RUNTIME the product's shape follows from the problem's sizes, as the GEMM's.
+#if XC_DIMS_RUNTIME && XC_POOL_H
+#error "splitk_reduce.cl: a pooled reduce keeps the sizes compiled in"
+#endif
+#include "xconv_gemm_sizes.h"
 #if !defined(XC_GEMM_M) || !defined(XC_GEMM_SPLIT_K) || !defined(XC_GEMM_PART_LD)
 #error "splitk_reduce.cl needs XC_GEMM_M, XC_GEMM_SPLIT_K and XC_GEMM_PART_LD"
 #endif
@@ -38,7 +43,7 @@
 #define XC_SPLITK_SLICE (XC_GEMM_M * XC_GEMM_PART_LD)  // elements of one partial matrix
 
 // The sum of the SPLIT_K partials at p, slice 0 first.
-XC_FUNC float xc_splitk_sum(const XC_GLOBAL float *p)
+XC_FUNC float xc_splitk_sum(const XC_GLOBAL float *p XC_BATCH_PARAM)
 {
     float sum = p[0];
     for (int s = 1; s < XC_GEMM_SPLIT_K; s++)
@@ -51,14 +56,14 @@ XC_FUNC float xc_splitk_sum(const XC_GLOBAL float *p)
 // pixels outside P x Q are skipped (its padding, -infinity), ties keep the first (row-major),
 // as cl/epilogue.cl's pool.
 XC_FUNC float xc_splitk_pool(const XC_GLOBAL float *rows, const int j, const int k
-                             XC_EPI_BIAS_FUNC_PARAM)
+                             XC_EPI_BIAS_FUNC_PARAM XC_BATCH_PARAM)
 {
     const int win = j % (XC_Y_H * XC_Y_W);  // window in its image, bound Y_H * Y_W
     const XC_GLOBAL float *img = rows + j / (XC_Y_H * XC_Y_W) * (XC_P * XC_Q);
     const int r0 = win / XC_Y_W * XC_POOL_STRIDE_H - XC_POOL_PAD_H;  // window's first row
     const int c0 = win % XC_Y_W * XC_POOL_STRIDE_W - XC_POOL_PAD_W;  // and column
     float m = XC_EPI_NEG_INF;
-#define XC_SPLITK_VALUE(r, c) XC_EPI(xc_splitk_sum(img + (r) * XC_Q + (c)), k)
+#define XC_SPLITK_VALUE(r, c) XC_EPI(xc_splitk_sum(img + (r) * XC_Q + (c) XC_BATCH_ARG), k)
     XC_POOL_WINDOW_MAX(m, r0, c0, XC_SPLITK_VALUE)
 #undef XC_SPLITK_VALUE
     return m;
@@ -83,9 +88,9 @@ XC_KERNEL void splitk_reduce(const XC_GLOBAL float *XC_RESTRICT part,
 #if XC_POOL_H
     XC_GLOBAL XC_DATA *out = c + c_offset;
     XC_ST(out, (j / (XC_Y_H * XC_Y_W) * XC_K + k) * (XC_Y_H * XC_Y_W) + j % (XC_Y_H * XC_Y_W),
-          xc_splitk_pool(rows, j, k XC_EPI_BIAS_ARG));
+          xc_splitk_pool(rows, j, k XC_EPI_BIAS_ARG XC_BATCH_ARG));
 #else
-    const float sum = xc_splitk_sum(rows + j);
+    const float sum = xc_splitk_sum(rows + j XC_BATCH_ARG);
     XC_GLOBAL XC_DATA *out = c + c_offset + group * XC_GEMM_C_GROUP_STRIDE;
     XC_ST(out, (j / XC_GEMM_SEG) * XC_GEMM_C_SEG_STRIDE + j % XC_GEMM_SEG + row * XC_GEMM_LDC,
           XC_EPI(sum, k));

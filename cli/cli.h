@@ -76,6 +76,13 @@ int cli_plan_options(xconv_plan_options *plan);
 // Takes --bake-batch (on or off; NULL: the library's default) for every later
 // cli_plan_options. Returns 0, or CLI_USAGE after printing the values it takes.
 int cli_set_bake_batch(const char *value);
+// --bake-dims on|off, or when value is NULL the environment's XCONV_BAKE_DIMS (the same
+// words); returns 0 or CLI_USAGE after saying what is wrong.
+int cli_set_bake_dims(const char *value);
+// The word ("on", "off") that --bake-batch and --bake-dims (or XCONV_BAKE_DIMS) set, NULL where
+// neither was given: for the helper processes, which take the same planning.
+const char *cli_bake_batch_word(void);
+const char *cli_bake_dims_word(void);
 
 // Sets plan->epilogue from --epilogue (auto, fused, unfused; with allow_both also "both", which
 // sets *both and auto). Returns 0, or CLI_USAGE after printing the valid modes.

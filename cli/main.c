@@ -207,7 +207,7 @@ int main(int argc, char **argv)
         print_command_help(cmd);
         return CLI_OK;
     }
-    if ((rc = cli_set_bake_batch(opts.bake_batch)))
+    if ((rc = cli_set_bake_batch(opts.bake_batch)) || (rc = cli_set_bake_dims(opts.bake_dims)))
         return rc;
     xconv_plan_options forced;  // a forcing variable it does not take: refused before work
     if (reads_forcing(cmd->name) && (rc = cli_plan_options(&forced)))

@@ -190,6 +190,12 @@ static const flag flags[] = {
      "on|off  on: compile the batch size into every program; off: pass it as an argument, so "
      "that the batches of a shape share programs (some kernels run slower); default: each "
      "variant's (off where it costs under 2%)"},
+    {"--bake-dims", "run validate bench explain find matrix compile precompile", ARG_STRING,
+     FIELD(bake_dims), 0,
+     "on|off  off: pass the sizes C, H, W, K, P, Q (and N) to the GEMMs of implicit_gemm, "
+     "implicit_precomp and gemm_1x1 as arguments, so that layers planned with the same tiles "
+     "share programs; "
+     "on (the default): compile them in (env XCONV_BAKE_DIMS)"},
     {"--find", "validate bench explain matrix", ARG_STRING, FIELD(find_policy), 0,
      "POLICY  what auto reads: db (the default: records made under this driver, xconv and "
      "kernels), trust (stale records too), off (the rules only)"},

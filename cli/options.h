@@ -66,6 +66,7 @@ typedef struct cli_options {
     int build_threads;                   // --build-threads N (0: none ahead; -1: the cores)
     const char *import, *export_path;    // precompile --import FILE, --export FILE
     const char *bake_batch;              // --bake-batch on|off: N compiled in, or an argument
+    const char *bake_dims;               // --bake-dims on|off: C, H, W, K, P, Q compiled in
 } cli_options;
 
 // Parses argv[2..] for `command` into opts. Returns 0, or 2 after printing a message on stderr

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "interrupt.h"
 #include "prebuild.h"
 #include "progress.h"
@@ -92,13 +93,28 @@ static char **helper_env(void)
     return env;
 }
 
-// Starts `xconv precompile --device SEL --shapes FILE --variant LIST --build-threads 1` with
-// its output discarded; returns its pid, or -1.
+// Starts `xconv precompile --device SEL --shapes FILE --build-threads 1 [--bake-batch B]
+// [--bake-dims D] [--variant LIST]` (this process's --bake-batch and --bake-dims, so that it
+// plans the same programs) with its output discarded; returns its pid, or -1.
 static pid_t spawn_helper(const char *sel, const char *file, const char *variants, char **env)
 {
-    char *argv[] = {"xconv", "precompile", "--device", (char *)sel, "--shapes", (char *)file,
-                    "--build-threads", "1", variants[0] ? "--variant" : NULL,
-                    (char *)variants, NULL};
+    char *argv[14] = {"xconv", "precompile", "--device", (char *)sel, "--shapes", (char *)file,
+                      "--build-threads", "1"};
+    int argc = 8;
+    const char *batch = cli_bake_batch_word(), *dims = cli_bake_dims_word();
+    if (batch) {
+        argv[argc++] = "--bake-batch";
+        argv[argc++] = (char *)batch;
+    }
+    if (dims) {
+        argv[argc++] = "--bake-dims";
+        argv[argc++] = (char *)dims;
+    }
+    if (variants[0]) {
+        argv[argc++] = "--variant";
+        argv[argc++] = (char *)variants;
+    }
+    argv[argc] = NULL;
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);

@@ -452,10 +452,45 @@ int cli_set_bake_batch(const char *value)
     return 0;
 }
 
+// --bake-dims (or XCONV_BAKE_DIMS): XCONV_BATCH_DEFAULT when neither is given (the sizes
+// baked), else XCONV_BATCH_BAKED (on) or XCONV_BATCH_RUNTIME (off).
+static int bake_dims = XCONV_BATCH_DEFAULT;
+
+int cli_set_bake_dims(const char *value)
+{
+    const char *from = value ? "--bake-dims" : "XCONV_BAKE_DIMS";
+    if (!value)
+        value = getenv("XCONV_BAKE_DIMS");
+    if (!value)
+        return 0;
+    if (strcmp(value, "on") != 0 && strcmp(value, "off") != 0) {
+        cli_error("%s '%s': expected on or off", from, value);
+        return CLI_USAGE;
+    }
+    bake_dims = strcmp(value, "on") == 0 ? XCONV_BATCH_BAKED : XCONV_BATCH_RUNTIME;
+    return 0;
+}
+
+static const char *bake_word(int mode)
+{
+    return mode == XCONV_BATCH_BAKED ? "on" : mode == XCONV_BATCH_RUNTIME ? "off" : NULL;
+}
+
+const char *cli_bake_batch_word(void)
+{
+    return bake_word(bake_batch);
+}
+
+const char *cli_bake_dims_word(void)
+{
+    return bake_word(bake_dims);
+}
+
 int cli_plan_options(xconv_plan_options *plan)
 {
     xconv_plan_options_default(plan);
     plan->runtime_batch = bake_batch;
+    plan->runtime_dims = bake_dims;
     xconv_error err = {0};
     for (int i = 0; i < (int)(sizeof forcings / sizeof forcings[0]); i++) {
         if (!read_forcing(i, plan)) {

@@ -179,7 +179,35 @@ XC_FUNC void xc_float4_to_half4(unsigned short *p, const float4 v)
 // the problem ends its parameter list with XC_BATCH_PARAM (after XC_EPI_BIAS_PARAM); a helper
 // that reads XC_N ends its own with XC_BATCH_PARAM and is called with XC_BATCH_ARG last.
 
-#if XC_N_RUNTIME
+//
+// With XC_DIMS_RUNTIME too (the GEMM family's shared programs), the problem's other sizes come
+// after N as arguments in the same way, in this order: C, H, W, K, P, Q (ints); XC_CG and XC_KG
+// are derived from them and the baked XC_GROUPS. R, S, strides, padding, dilation and groups stay
+// defines. The parameters travel with XC_BATCH_PARAM / XC_BATCH_ARG, so a helper that reads any
+// of these sizes ends its parameter list with XC_BATCH_PARAM.
+
+#if XC_DIMS_RUNTIME && !XC_N_RUNTIME
+#error "xconv_dialect.h: XC_DIMS_RUNTIME needs XC_N_RUNTIME"
+#endif
+#if XC_DIMS_RUNTIME
+#if defined(XC_C) || defined(XC_H) || defined(XC_W) || defined(XC_K) || defined(XC_P) || \
+    defined(XC_Q) || defined(XC_CG) || defined(XC_KG)
+#error "xconv_dialect.h: XC_DIMS_RUNTIME with a size defined too"
+#endif
+#define XC_BATCH_PARAM                                                                   \
+    , const int xc_batch, const int xc_dim_c, const int xc_dim_h, const int xc_dim_w,     \
+        const int xc_dim_k, const int xc_dim_p, const int xc_dim_q
+#define XC_BATCH_ARG , xc_batch, xc_dim_c, xc_dim_h, xc_dim_w, xc_dim_k, xc_dim_p, xc_dim_q
+#define XC_N xc_batch
+#define XC_C xc_dim_c
+#define XC_H xc_dim_h
+#define XC_W xc_dim_w
+#define XC_K xc_dim_k
+#define XC_P xc_dim_p
+#define XC_Q xc_dim_q
+#define XC_CG (xc_dim_c / XC_GROUPS)
+#define XC_KG (xc_dim_k / XC_GROUPS)
+#elif XC_N_RUNTIME
 #ifdef XC_N
 #error "xconv_dialect.h: XC_N and XC_N_RUNTIME are both defined"
 #endif

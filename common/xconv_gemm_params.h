@@ -41,6 +41,14 @@
     X(XC_GEMM_VEC_C, d->vec_c, "C stored as vectors of this many floats")           \
     X(XC_GEMM_UNROLL_K, d->unroll_k, "1: the k loop of a step is unrolled")
 
+// The defines of the product's shape that the kernels derive from the problem's sizes when
+// they are kernel arguments (XC_DIMS_RUNTIME, common/xconv_gemm_sizes.h): left out of such a
+// step's defines (a GEMM's or its split-K reduce's).
+#define XCONV_GEMM_SHAPE_FIELDS                                                     \
+    "XC_GEMM_M XC_GEMM_N XC_GEMM_K XC_GEMM_LDA XC_GEMM_LDB XC_GEMM_LDC XC_GEMM_SEG "  \
+    "XC_GEMM_B_SEG_STRIDE XC_GEMM_C_SEG_STRIDE XC_GEMM_A_GROUP_STRIDE "             \
+    "XC_GEMM_B_GROUP_STRIDE XC_GEMM_C_GROUP_STRIDE XC_GEMM_PART_LD XC_GEMM_SPLIT_STEPS"
+
 // Split-K (only when the product is split): the GEMM step's slices and its partials' layout.
 #define XCONV_GEMM_SPLIT_DEFINES(X)                                                 \
     X(XC_GEMM_SPLIT_K, L->split_k, "K slices, each summed into its own partial C")  \

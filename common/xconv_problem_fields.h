@@ -30,6 +30,20 @@
 // (common/xconv_dialect.h's XC_BATCH_PARAM), so that every batch shares one program.
 #define XCONV_BATCH_RUNTIME_DEFINE "XC_N_RUNTIME"
 
+// Defined (1) with XC_N_RUNTIME when the other sizes below reach the kernel as arguments too,
+// after the batch and in this order (common/xconv_dialect.h); the fields they derive (XC_CG,
+// XC_KG) are left out as well. The GEMM family's shared programs.
+#define XCONV_DIMS_RUNTIME_DEFINE "XC_DIMS_RUNTIME"
+#define XCONV_PROBLEM_RUNTIME_DIMS(X)                                               \
+    X(XC_C, p->c)                                                                   \
+    X(XC_H, p->h)                                                                   \
+    X(XC_W, p->w)                                                                   \
+    X(XC_K, p->k)                                                                   \
+    X(XC_P, xconv_problem_out_h(p))                                                 \
+    X(XC_Q, xconv_problem_out_w(p))
+// The fields left out of a step's defines when the sizes are arguments.
+#define XCONV_PROBLEM_RUNTIME_FIELDS "XC_N XC_C XC_H XC_W XC_K XC_CG XC_KG XC_P XC_Q"
+
 // The storage type of x, w and y (xconv_dtype: 1 fp16, 2 bf16), defined only when it is not
 // fp32; kernels read and write the tensors through XC_LD / XC_ST (common/xconv_dialect.h).
 #define XCONV_DTYPE_DEFINE "XC_DTYPE"

@@ -54,6 +54,11 @@ bool xconv_plan_runtime_batch(const xconv_plan *plan)
     }
 }
 
+bool xconv_plan_runtime_dims(const xconv_plan *plan)
+{
+    return plan->opts.runtime_dims == XCONV_BATCH_RUNTIME;
+}
+
 // Appends a zeroed step of `kind`; returns it, or NULL without host memory.
 static xconv_step *add_step(xconv_plan *plan, xconv_step_kind kind, const char *label)
 {
@@ -70,6 +75,7 @@ static xconv_step *add_step(xconv_plan *plan, xconv_step_kind kind, const char *
         return NULL;
     s->kind = kind;
     s->bake_batch = !xconv_plan_runtime_batch(plan);
+    s->bake_dims = true;
     snprintf(s->label, sizeof s->label, "%s", label ? label : "");
     plan->steps[plan->nsteps++] = s;
     return s;
@@ -159,17 +165,42 @@ xconv_status xconv_step_define(xconv_step *s, const char *name, long long value,
     return XCONV_OK;
 }
 
+// True when field `name` (a define of common/xconv_problem_fields.h) is left to the kernel's
+// arguments in step: the batch unless it is baked, the sizes unless they are.
+static bool runtime_field(const xconv_step *step, const char *name)
+{
+    if (!step->bake_batch && strcmp(name, "XC_N") == 0)
+        return true;
+    if (step->bake_dims)
+        return false;
+    static const char list[] = XCONV_PROBLEM_RUNTIME_FIELDS;
+    size_t len = strlen(name);
+    for (const char *f = list; (f = strstr(f, name)) != NULL; f += len)
+        if ((f == list || f[-1] == ' ') && (f[len] == ' ' || !f[len]))
+            return true;
+    return false;
+}
+
 xconv_status xconv_step_define_problem(xconv_step *step, const xconv_problem *p,
                                        xconv_error *err)
 {
     xconv_status st = XCONV_OK;
+    step->bake_dims = step->bake_dims || step->bake_batch;  // the sizes come after the batch
     if (!step->bake_batch) {
         st = xconv_step_define(step, XCONV_BATCH_RUNTIME_DEFINE, 1, err);
         step->batch_arg = true;
         step->batch = (int32_t)p->n;
     }
+    if (st == XCONV_OK && !step->bake_dims) {
+        st = xconv_step_define(step, XCONV_DIMS_RUNTIME_DEFINE, 1, err);
+        step->dims_arg = true;
+        int i = 0;
+#define XCONV_STEP_DIM(name, expr) step->sizes[i++] = (int32_t)(expr);
+        XCONV_PROBLEM_RUNTIME_DIMS(XCONV_STEP_DIM)
+#undef XCONV_STEP_DIM
+    }
 #define XCONV_STEP_DEFINE_FIELD(name, expr, meaning)                                        \
-    if (st == XCONV_OK && (step->bake_batch || strcmp(#name, "XC_N") != 0))                 \
+    if (st == XCONV_OK && !runtime_field(step, #name))                                      \
         st = xconv_step_define(step, #name, (long long)(expr), err);
     XCONV_PROBLEM_DEFINES(XCONV_STEP_DEFINE_FIELD)
 #undef XCONV_STEP_DEFINE_FIELD
@@ -187,6 +218,9 @@ xconv_status xconv_step_define_all(xconv_step *s, const xconv_step *from, xconv_
     s->bake_batch = from->bake_batch;  // the defines say whether it takes the batch argument
     s->batch_arg = from->batch_arg;
     s->batch = from->batch;
+    s->bake_dims = from->bake_dims;
+    s->dims_arg = from->dims_arg;
+    memcpy(s->sizes, from->sizes, sizeof s->sizes);
     return st;
 }
 
@@ -255,9 +289,46 @@ void xconv_step_arg_region(xconv_step *s, const xconv_plan *plan, int region)
 
 void xconv_plan_add_batch_args(xconv_plan *plan)
 {
-    for (int i = 0; i < plan->nsteps; i++)
-        if (plan->steps[i]->kind == XCONV_STEP_KERNEL && plan->steps[i]->batch_arg)
-            xconv_step_arg_int(plan->steps[i], plan->steps[i]->batch);
+    for (int i = 0; i < plan->nsteps; i++) {
+        xconv_step *s = plan->steps[i];
+        if (s->kind != XCONV_STEP_KERNEL || !s->batch_arg)
+            continue;
+        xconv_step_arg_int(s, s->batch);
+        for (int d = 0; s->dims_arg && d < XCONV_RUNTIME_DIMS; d++)
+            xconv_step_arg_int(s, s->sizes[d]);
+    }
+}
+
+// Writes "; " and which kernel steps take the sizes C, H, W, K, P, Q as arguments (the plan's
+// options asked for them at run time) into buf.
+static void baked_dims(const xconv_plan *plan, char *buf, size_t len)
+{
+    char steps[192] = "";
+    size_t used = 0;
+    int runtime = 0, baked = 0;
+    for (int i = 0; i < plan->nsteps; i++) {
+        const xconv_step *s = plan->steps[i];
+        if (s->kind != XCONV_STEP_KERNEL || (!s->batch_arg && xconv_step_value(s, "XC_N", -1) < 0))
+            continue;  // not a step of the problem
+        if (s->dims_arg) {
+            runtime++;
+            continue;
+        }
+        baked++;
+        if (strstr(steps, s->label) || used >= sizeof steps)
+            continue;
+        int n = snprintf(steps + used, sizeof steps - used, "%s%s", used ? ", " : "", s->label);
+        used += n > 0 ? (size_t)n : 0;
+    }
+    if (!runtime)
+        snprintf(buf, len, "; C, H, W, K, P, Q: baked (the variant or its steps' defines need "
+                           "them)");
+    else if (!baked)
+        snprintf(buf, len, "; C, H, W, K, P, Q: run-time arguments (R, S, strides, padding, "
+                           "dilation and groups baked)");
+    else
+        snprintf(buf, len, "; C, H, W, K, P, Q: run-time arguments, baked in %s (its defines "
+                           "need them)", steps);
 }
 
 const char *xconv_plan_baked_values(const xconv_plan *plan, char *buf, size_t len)
@@ -291,6 +362,10 @@ const char *xconv_plan_baked_values(const xconv_plan *plan, char *buf, size_t le
     else
         snprintf(buf, len, "N: a run-time argument, baked in %s (their defines depend on it)",
                  steps);
+    if (xconv_plan_runtime_dims(plan)) {
+        size_t at = strlen(buf);
+        baked_dims(plan, buf + at, at < len ? len - at : 0);
+    }
     return buf;
 }
 

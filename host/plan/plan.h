@@ -9,6 +9,7 @@
 #include "core/program_cache.h"
 
 #define XCONV_MAX_REGIONS 16
+#define XCONV_RUNTIME_DIMS 6    // C, H, W, K, P, Q (common/xconv_problem_fields.h)
 #define XCONV_REGION_ALIGN 256  // bytes: every region starts at a multiple of this
 
 // ---------------------------------------------------------------------------------------------
@@ -92,6 +93,13 @@ typedef struct xconv_step {
     bool bake_batch;
     bool batch_arg;
     int32_t batch;
+    // KERNEL: whether xconv_step_define_problem compiles the problem's other sizes in (true
+    // but where a planner that derives every define of its step from them sets it, with
+    // bake_batch false: the GEMM family's shared programs), and the sizes C, H, W, K, P, Q it
+    // takes after the batch otherwise (dims_arg; xconv_plan_add_batch_args).
+    bool bake_dims;
+    bool dims_arg;
+    int32_t sizes[XCONV_RUNTIME_DIMS];
 } xconv_step;
 
 typedef struct xconv_region {
@@ -190,7 +198,8 @@ xconv_status xconv_step_define_problem(xconv_step *step, const xconv_problem *p,
                                        xconv_error *err);
 
 // Adds every define of `from` to s, in order, and takes its batch argument (batch_arg, batch)
-// with them; returns the first failure of xconv_step_define.
+// and size arguments (bake_dims, dims_arg, sizes) with them; returns the first failure of
+// xconv_step_define.
 xconv_status xconv_step_define_all(xconv_step *s, const xconv_step *from, xconv_error *err);
 
 // Returns the value of define `name` of s, or `fallback` when s has none.
@@ -300,13 +309,22 @@ xconv_plan *xconv_plan_new(xconv_device *dev, const xconv_variant *v, const xcon
 // a plan of no variant, the API's GEMM and FFT, bakes it).
 bool xconv_plan_runtime_batch(const xconv_plan *plan);
 
-// Appends the batch argument (an int, the last) to every step that takes it (batch_arg): once,
-// after the variant's and the epilogue's steps have their own arguments.
+// Returns whether plan's options ask for the problem's sizes at run time
+// (xconv_plan_options.runtime_dims XCONV_BATCH_RUNTIME); every variant's default bakes them.
+// The planners that can (the GEMMs of implicit_gemm, implicit_precomp and gemm_1x1) then take
+// the batch at run time
+// too.
+bool xconv_plan_runtime_dims(const xconv_plan *plan);
+
+// Appends the batch argument (an int, the last) to every step that takes it (batch_arg), and
+// after it the sizes C, H, W, K, P, Q to every step that takes them (dims_arg): once, after the
+// variant's and the epilogue's steps have their own arguments.
 void xconv_plan_add_batch_args(xconv_plan *plan);
 
-// Writes whether plan's kernel steps compile the batch size N in (every other problem value
-// always is): "N: baked", "N: a run-time argument", or which steps bake it; returns buf,
-// or NULL when plan has no kernel step of a problem.
+// Writes whether plan's kernel steps compile the batch size N in: "N: baked", "N: a run-time
+// argument", or which steps bake it; then, where the options ask for the other sizes at run
+// time, which steps take them ("C, H, W, K, P, Q: run-time arguments ..."; every other value
+// is baked). Returns buf, or NULL when plan has no kernel step of a problem.
 const char *xconv_plan_baked_values(const xconv_plan *plan, char *buf, size_t len);
 
 // Checks a filled plan against the device and itself: local memory of each step, the

@@ -186,7 +186,7 @@ xconv_status xconv_variant_plan(const xconv_variant *v, xconv_device *dev,
     if (st == XCONV_OK && epilogue)
         st = xconv_plan_epilogue(&dev->info, p, plan, err);
     if (st == XCONV_OK) {
-        char text[256];
+        char text[384];
         xconv_plan_add_batch_args(plan);
         const char *baked = xconv_plan_baked_values(plan, text, sizeof text);
         if (baked)

@@ -30,9 +30,15 @@ static bool fits_index(const xconv_gemm_layout *L)
            part_end <= XCONV_MAX_INDEX / 2;
 }
 
-// The defines L and t derive (vector widths, unrolling, the table's place) on info's device.
-static xconv_gemm_derived derive(const xconv_device_info *info, const xconv_gemm_layout *L,
-                                 const xconv_gemm_tiles *t)
+bool xconv_gemm_takes_sizes(const xconv_problem *p, const xconv_gemm_layout *L)
+{
+    return p && L->runtime_dims && !p->epi.pool_h;
+}
+
+// The defines L and t derive (vector widths, unrolling, the table's place) on info's device for
+// p (NULL: raw matrices).
+static xconv_gemm_derived derive(const xconv_device_info *info, const xconv_problem *p,
+                                 const xconv_gemm_layout *L, const xconv_gemm_tiles *t)
 {
     bool split = L->split_k > 1;  // C: the partials, rows of part_ld floats at 16-byte offsets
     xconv_gemm_derived d = {
@@ -55,7 +61,10 @@ static xconv_gemm_derived derive(const xconv_device_info *info, const xconv_gemm
         d.split_steps = xconv_gemm_split_steps(L, t);
         d.part_ld = xconv_gemm_part_ld(L);
     }
-    d.roll_steps = xconv_gemm_roll_steps(info, t, L->mode, xconv_gemm_split_steps(L, t));
+    // With the sizes at run time the K steps are not known when compiling: the loop is kept
+    // rolled wherever a long one would be (the programs of every K alike).
+    int64_t steps = xconv_gemm_takes_sizes(p, L) ? INT32_MAX : xconv_gemm_split_steps(L, t);
+    d.roll_steps = xconv_gemm_roll_steps(info, t, L->mode, steps);
     return d;
 }
 
@@ -68,15 +77,29 @@ static bool reads_batch_define(const xconv_gemm_layout *L)
     return L->split_k > 1 || (L->seg == L->n && L->c_seg_stride == 0);
 }
 
-// Adds the defines of L and t (common/xconv_gemm_params.h) to s, XC_GEMM_N only when s compiles
-// its batch in; returns the first failure.
+bool xconv_gemm_left_out(const xconv_step *s, const char *name)
+{
+    if (!s->bake_batch && strcmp(name, "XC_GEMM_N") == 0)
+        return true;
+    if (s->bake_dims)
+        return false;
+    static const char list[] = XCONV_GEMM_SHAPE_FIELDS;
+    size_t len = strlen(name);
+    for (const char *f = list; (f = strstr(f, name)) != NULL; f += len)
+        if ((f == list || f[-1] == ' ') && (f[len] == ' ' || !f[len]))
+            return true;
+    return false;
+}
+
+// Adds the defines of L and t (common/xconv_gemm_params.h) to s, but those s takes at run time
+// (xconv_gemm_left_out); returns the first failure.
 static xconv_status define_gemm(xconv_step *s, const xconv_gemm_layout *L,
                                 const xconv_gemm_tiles *t, const xconv_gemm_derived *d,
                                 xconv_error *err)
 {
     xconv_status st = XCONV_OK;
 #define XCONV_DEFINE_PARAM(name, expr, meaning)                       \
-    if (st == XCONV_OK && (s->bake_batch || strcmp(#name, "XC_GEMM_N") != 0)) \
+    if (st == XCONV_OK && !xconv_gemm_left_out(s, #name))             \
         st = xconv_step_define(s, #name, (long long)(expr), err);
     if (L->mode == XCONV_GEMM_B_TABLE) {
         XCONV_GEMM_TABLE_DEFINES(XCONV_DEFINE_PARAM)
@@ -105,8 +128,10 @@ xconv_status xconv_gemm_plan_step(const xconv_device_info *info, const xconv_pro
     xconv_step *step = xconv_plan_add_step(plan, label, source, kernel);
     if (!step)
         return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for a step");
-    xconv_gemm_derived d = derive(info, L, t);
+    xconv_gemm_derived d = derive(info, p, L, t);
     step->bake_batch = step->bake_batch || !p || reads_batch_define(L);
+    if (xconv_gemm_takes_sizes(p, L))  // the batch with them
+        step->bake_batch = step->bake_dims = false;
     xconv_status st = p ? xconv_step_define_problem(step, p, err) : XCONV_OK;
     if (st == XCONV_OK)
         st = define_gemm(step, L, t, &d, err);

@@ -505,9 +505,16 @@ xconv_status xconv_gemm_plan_reduce(const xconv_device_info *info, const xconv_p
     if (!step)
         return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for a step");
     const xconv_gemm_derived derived = {.part_ld = xconv_gemm_part_ld(L)}, *d = &derived;
-    step->bake_batch = true;  // the partials' row stride (XC_GEMM_PART_LD) is N's columns
+    // The partials' row stride (XC_GEMM_PART_LD) is N's columns: N is baked with it, unless
+    // the product's sizes are arguments (cl/splitk_reduce.cl derives the stride from them).
+    step->bake_batch = !xconv_gemm_takes_sizes(p, L);
+    step->bake_dims = step->bake_batch;
     xconv_status st = p ? xconv_step_define_problem(step, p, err) : XCONV_OK;
-    XCONV_GEMM_REDUCE_DEFINES(XCONV_STEP_DEFINE_ROW)
+#define XCONV_REDUCE_DEFINE(name, expr, meaning)                                            \
+    if (st == XCONV_OK && !xconv_gemm_left_out(step, #name))                                \
+        st = xconv_step_define(step, #name, (long long)(expr), err);
+    XCONV_GEMM_REDUCE_DEFINES(XCONV_REDUCE_DEFINE)
+#undef XCONV_REDUCE_DEFINE
     if (st != XCONV_OK)
         return st;
     size_t multiple = info->preferred_multiple ? info->preferred_multiple : 1;

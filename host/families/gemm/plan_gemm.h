@@ -36,6 +36,10 @@ typedef struct xconv_gemm_layout {
     int64_t groups;
     int split_k;
     int64_t taps;  // B mode GATHER: filter taps (r x s) of each input channel in K; else 0
+    // A convolution's product as cl/sgemm.cl derives it from the problem's sizes (B x itself or
+    // gathered from it, conv_layout's strides): the step may take the sizes at run time, and
+    // does where the plan's options ask (xconv_plan_runtime_dims) and no fused pool needs them.
+    bool runtime_dims;
 } xconv_gemm_layout;
 
 // What the kernels' defines derive from a layout and its tiles (see xconv_gemm_plan_step).
@@ -134,6 +138,16 @@ size_t xconv_gemm_split_bytes(const xconv_gemm_layout *L);
 // epilogue is true); adds nothing when L is not split.
 void xconv_gemm_summarize_split(xconv_plan *plan, const xconv_gemm_layout *L,
                                 const xconv_gemm_tiles *t, bool epilogue);
+
+// True when the steps of L (its GEMM and split-K reduce) for problem p (NULL: raw matrices)
+// take the problem's sizes and the batch as arguments: where L asks for it (runtime_dims) and
+// no fused pool needs them compiled in.
+bool xconv_gemm_takes_sizes(const xconv_problem *p, const xconv_gemm_layout *L);
+
+// True when GEMM define `name` (common/xconv_gemm_params.h) is left out of step s: XC_GEMM_N
+// where s takes the batch at run time, every one of XCONV_GEMM_SHAPE_FIELDS where it takes the
+// sizes.
+bool xconv_gemm_left_out(const xconv_step *s, const char *name);
 
 // Appends the reduce step of split-K product L (cl/splitk_reduce.cl): C's `cols` columns from
 // element c_offset of tensor c_ref = the sum of the partials in workspace region `region`, in

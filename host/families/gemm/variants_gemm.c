@@ -254,6 +254,7 @@ static xconv_status plan_gemm_1x1(const xconv_device *dev, const xconv_problem *
 {
     (void)opts;
     xconv_gemm_layout L = conv_layout(p, XCONV_GEMM_B_MEMORY, p->n);
+    L.runtime_dims = xconv_plan_runtime_dims(plan);  // B is x: sgemm.cl's strides for mode 0
     xconv_step *step = NULL;
     xconv_status st =
         plan_gemm_step(dev, p, &L, NULL, "sgemm", "SGEMM on the input", plan, &step, err);
@@ -275,6 +276,7 @@ static xconv_status plan_implicit_gemm(const xconv_device *dev, const xconv_prob
     xconv_gemm_layout L = conv_layout(p, XCONV_GEMM_B_GATHER, p->n);
     L.b_group_stride = p->c / p->groups * p->h * p->w;  // a group's first channel in x
     L.taps = p->r * p->s;
+    L.runtime_dims = xconv_plan_runtime_dims(plan);
     xconv_gemm_tiles t;
     xconv_status st = xconv_gemm_choose(&dev->info, &L, &plan->opts, &t, err);
     bool pooled = st == XCONV_OK && L.split_k < 2 && gemm_pool_fits(p, plan) &&
@@ -318,6 +320,7 @@ static xconv_status plan_implicit_precomp(const xconv_device *dev, const xconv_p
     (void)opts;  // &plan->opts are the options
     xconv_gemm_layout L = conv_layout(p, XCONV_GEMM_B_TABLE, p->n);
     L.b_group_stride = p->c / p->groups * p->h * p->w;
+    L.runtime_dims = xconv_plan_runtime_dims(plan);  // XC_GEMM_TABLE_LD stays baked
     xconv_gemm_tiles t;
     xconv_status st = xconv_gemm_choose(&dev->info, &L, &plan->opts, &t, err);
     if (st != XCONV_OK)
@@ -376,6 +379,19 @@ static int64_t gemm_cols(const xconv_step *s)
     return xconv_step_value(s, "XC_GEMM_N", s->batch_arg ? seg * s->batch : 1);
 }
 
+// The product of a GEMM step that takes the problem's sizes at run time (no shape defines),
+// from the plan's problem as its planner laid it out (plan_gemm_1x1, plan_implicit_gemm,
+// plan_implicit_precomp; for the latter the first such step is the table's, with its defines).
+static xconv_gemm_layout runtime_layout(const xconv_plan *plan, const xconv_step *s)
+{
+    const xconv_problem *p = &plan->conv;
+    xconv_gemm_mode mode = (xconv_gemm_mode)xconv_step_value(s, "XC_GEMM_B_MODE", 0);
+    xconv_gemm_layout L = conv_layout(p, mode, p->n);
+    if (mode != XCONV_GEMM_B_MEMORY)
+        L.b_group_stride = p->c / p->groups * p->h * p->w;
+    return L;
+}
+
 // Reads the tiles, the split and the product of plan's first GEMM step into *t, *split and *L
 // (enough of L for the search space: mode, sizes, B's layout); returns false when it has none.
 static bool planned_gemm(const xconv_plan *plan, xconv_gemm_tiles *t, int *split,
@@ -394,6 +410,10 @@ static bool planned_gemm(const xconv_plan *plan, xconv_gemm_tiles *t, int *split
             (int)xconv_step_value(s, "XC_GEMM_VW", 0),
             (int)xconv_step_value(s, "XC_GEMM_PAD", 0)};
         *split = (int)xconv_step_value(s, "XC_GEMM_SPLIT_K", 1);
+        if (s->dims_arg) {
+            *L = runtime_layout(plan, s);
+            return true;
+        }
         *L = (xconv_gemm_layout){
             .mode = (xconv_gemm_mode)xconv_step_value(s, "XC_GEMM_B_MODE", 0),
             .m = xconv_step_value(s, "XC_GEMM_M", 1), .n = gemm_cols(s),

@@ -172,6 +172,15 @@ typedef struct xconv_plan_options {
     xconv_forced_mma_tiles mma_tiles;  // forces implicit_mma's tiles; zeros: chosen per product
     int mma_split_k;            // forces the packed pipeline's split-K: 1 no split, 2..16 K
                                 // slices (fewer where K has fewer steps); 0: chosen per product
+    int runtime_dims;           // an xconv_batch_mode for the problem's other sizes (C, H, W,
+                                // K, P, Q): compiled into each program (the default, 0, and
+                                // XCONV_BATCH_BAKED) or, with XCONV_BATCH_RUNTIME, passed to
+                                // the kernels as arguments with the batch size, so that the
+                                // layers of a network that plan the same tiles share programs.
+                                // Taken by the GEMM steps of implicit_gemm, implicit_precomp
+                                // (and its offset table) and gemm_1x1 and their split-K reduce,
+                                // without a fused pool; every other step keeps them compiled in
+                                // (xconv_plan_summary says which)
     // Later versions append fields here; xconv_plan_options_default sets every one.
 } xconv_plan_options;
 

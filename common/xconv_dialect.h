@@ -81,6 +81,8 @@
 #define XC_ST_HALF(ptr, i, v) vstore_half_rte((v), (i), (ptr))
 #define XC_LD_HALF4(ptr) vload_half4(0, (ptr))  // 4 halves as a float4
 #define XC_ST_HALF4(ptr, v) vstore_half4_rte((v), 0, (ptr))
+#define XC_LD_HALF2(ptr) vload_half2(0, (ptr))  // 2 halves as a float2
+#define XC_ST_HALF2(ptr, v) vstore_half2_rte((v), 0, (ptr))
 
 #elif defined(__CUDACC_RTC__) || defined(__CUDACC__)
 // =============================================================================================
@@ -164,9 +166,22 @@ XC_FUNC void xc_float4_to_half4(unsigned short *p, const float4 v)
     XC_ST_WORDS2(p, XC_PACK16(xc_float_to_half(v.x), xc_float_to_half(v.y)),
                  XC_PACK16(xc_float_to_half(v.z), xc_float_to_half(v.w)));
 }
+XC_FUNC float2 xc_half2_to_float2(const unsigned short *p)
+{
+    const unsigned int u = ((const unsigned int *)p)[0];
+    return make_float2(xc_half_to_float((unsigned short)(u & 0xffffu)),
+                       xc_half_to_float((unsigned short)(u >> 16)));
+}
+XC_FUNC void xc_float2_to_half2(unsigned short *p, const float2 v)
+{
+    ((unsigned int *)p)[0] = XC_PACK16(xc_float_to_half(v.x), xc_float_to_half(v.y));
+}
 #endif
 #define XC_LD_HALF4(ptr) xc_half4_to_float4(ptr)
 #define XC_ST_HALF4(ptr, v) xc_float4_to_half4((ptr), (v))
+// 2 halves as a float2 and back, one 4-byte access each.
+#define XC_LD_HALF2(ptr) xc_half2_to_float2(ptr)
+#define XC_ST_HALF2(ptr, v) xc_float2_to_half2((ptr), (v))
 
 #else
 #error "xconv_dialect.h: compile as OpenCL C or as CUDA"
@@ -272,6 +287,30 @@ XC_FUNC void xc_st4_bf16(XC_GLOBAL XC_DATA *p, const float4 v)
 #else
 #define XC_LD4(ptr, i) (((const XC_GLOBAL float4 *)((ptr) + (i)))[0])
 #define XC_ST4(ptr, i, v) (((XC_GLOBAL float4 *)((ptr) + (i)))[0] = (v))
+#endif
+
+// Two elements at once: XC_LD2(ptr, i) reads elements [i, i + 2) of a global XC_DATA pointer
+// as a float2, XC_ST2(ptr, i, v) rounds the float2 v into them; i is even and the pointer's base
+// aligned to two elements, so fp16 and bf16 are one 4-byte access (the lower element in the
+// lower half) and fp32 one 8-byte access. Each element rounds as XC_ST rounds it.
+#if XC_DTYPE == 1
+#define XC_LD2(ptr, i) XC_LD_HALF2((ptr) + (i))
+#define XC_ST2(ptr, i, v) XC_ST_HALF2((ptr) + (i), (v))
+#elif XC_DTYPE == 2
+XC_FUNC float2 xc_ld2_bf16(const XC_GLOBAL XC_DATA *p)
+{
+    const unsigned int u = ((const XC_GLOBAL unsigned int *)p)[0];
+    return XC_MAKE_FLOAT2(XC_AS_FLOAT(u << 16), XC_AS_FLOAT(u & 0xffff0000u));
+}
+XC_FUNC void xc_st2_bf16(XC_GLOBAL XC_DATA *p, const float2 v)
+{
+    ((XC_GLOBAL unsigned int *)p)[0] = XC_PACK16(xc_float_to_bf16(v.x), xc_float_to_bf16(v.y));
+}
+#define XC_LD2(ptr, i) xc_ld2_bf16((ptr) + (i))
+#define XC_ST2(ptr, i, v) xc_st2_bf16((ptr) + (i), (v))
+#else
+#define XC_LD2(ptr, i) (((const XC_GLOBAL float2 *)((ptr) + (i)))[0])
+#define XC_ST2(ptr, i, v) (((XC_GLOBAL float2 *)((ptr) + (i)))[0] = (v))
 #endif
 
 #endif // XCONV_DIALECT_H

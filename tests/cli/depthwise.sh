@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # direct_depthwise on PoCL's CPU device: every element against cpu_ref over strides 1 and 2
-# (and mixed), 3x3, 5x5, 7x7 and rectangular filters, padding, dilation, odd and small and
-# large planes, channel multipliers (K/groups > 1), with a fused bias and activation and an
-# unfused pool, in fp32, fp16 and bf16 storage; bitwise the output of direct_naive (the same
-# sums in the same order); the strip length the planner picks for small and large planes; one
-# program for every batch (N at run time) and the same output with N baked; the refusal of a
-# layer whose output channels read several input channels; the lead's bench command on two
-# cut MobileNet-v2 layers; and two small shapes under Oclgrind's memory checker (skipped
-# without oclgrind or in the sanitizer build). Skips (exit 77) without an OpenCL CPU device.
+# (and mixed), 3x3, 5x5, 7x7 and rectangular filters, padding, dilation, odd, even, one-column,
+# small and large planes, channel multipliers (K/groups > 1), with a fused bias and activation
+# and an unfused pool, in fp32, fp16 and bf16 storage; bitwise the output of direct_naive (the
+# same sums in the same order) in each storage type, over odd and even widths; the strip length
+# and block columns (two for 16-bit storage, rows as 2-element words where W is even) the
+# planner picks; one program for every batch (N at run time) and the same output with N baked;
+# the refusal of a layer whose output channels read several input channels; the lead's bench
+# command on two cut MobileNet-v2 layers; and two small shapes under Oclgrind's memory checker
+# (skipped without oclgrind or in the sanitizer build). Skips (exit 77) without an OpenCL CPU
+# device.
 # Usage: depthwise.sh PATH/TO/xconv
 set -u
 xconv=$(realpath "$1")
@@ -34,6 +36,9 @@ shapes=(
     "n=1,c=2,h=60,w=61,k=2,r=3,pad=1,groups=2"             # a tall plane: strips of 8
     "n=1,c=3,h=11,w=14,k=3,r=5,s=3,stride_h=2,stride_w=1,pad_h=1,pad_w=0,groups=3"
     "n=1,c=4,h=9,w=9,k=4,r=3,groups=4"                     # unpadded
+    "n=1,c=4,h=12,w=14,k=4,r=3,stride=2,pad=1,groups=4"    # stride 2, even W, odd Q
+    "n=1,c=4,h=10,w=12,k=4,r=3,groups=4"                   # unpadded, even W: words from 0
+    "n=2,c=4,h=9,w=1,k=4,r=3,s=1,pad_h=1,groups=4"         # one column
 )
 # With an epilogue (fp32 storage only, as every variant so far): the bias and relu6 fused, the
 # pool its own step.
@@ -67,9 +72,14 @@ EOF
     [ "$rc" -eq 0 ] || tail -20 "$tmp/$dtype.txt" >&2
 done
 
-# The same sums in the same order as direct_naive's: the same bytes, in fp32 and fp16.
-for s in "${shapes[0]},dtype=f32" "${shapes[3]},dtype=f16" "${shapes[4]},dtype=bf16" \
-    "${shapes[5]},dtype=f16" "$epilogue"; do
+# The same sums in the same order as direct_naive's: the same bytes in every storage type, over
+# odd and even widths (16-bit rows loaded as scalars and as 2-element words), strides 1 and 2,
+# dilation and a channel multiplier.
+bitwise=("$epilogue")
+for i in 0 1 3 4 5 11 12; do
+    for dtype in f32 f16 bf16; do bitwise+=("${shapes[$i]},dtype=$dtype"); done
+done
+for s in "${bitwise[@]}"; do
     rm -f "$tmp"/direct_*.npy
     for v in direct_depthwise direct_naive; do
         "$xconv" run --device pocl --seed 5 --variant "$v" --shape "$s" \
@@ -96,9 +106,24 @@ check "a tiny layer fills the device with strips of 1 (got '$(strips $small sm_9
 b15=n=32,c=960,h=7,w=7,k=960,r=3,pad=1,groups=960
 check "7x7 planes with work enough: strips of 7, whole columns (got '$(strips $b15 sm_90)')" \
     test "$(strips $b15 sm_90)" = 7
+# columns SHAPE TARGET: the columns a work-item's block spans, and how its rows load.
+columns() {
+    "$xconv" explain --target "$2" --variant direct_depthwise --shape "$1" 2>&1 |
+        sed -n -e 's/.*outputs down \([0-9]*\) column.*loaded once a strip\(.*\), the .*/\1\2/p'
+}
+check "b1_dw in fp32: one column a work-item (got '$(columns $b1 sm_90)')" \
+    test "$(columns $b1 sm_90)" = 1
+for dtype in f16 bf16; do
+    got=$(columns "$b1,dtype=$dtype" sm_90)
+    check "b1_dw in $dtype: two columns, rows as 2-element words (got '$got')" \
+        test "$got" = "2 as aligned 2-element words"
+done
+got=$(columns "$b15,dtype=f16" sm_90)
+check "b15_dw in f16 (W = 7, odd): two columns, rows loaded by element (got '$got')" \
+    test "$got" = 2
 "$xconv" explain --device pocl --variant direct_depthwise --shape "$b1" >"$tmp/explain.txt" 2>&1
-check "explain: the step, its strip define and N at run time" \
-    grep -q "XD_DW_ROWS=.*" "$tmp/explain.txt"
+check "explain: the step, its strip and column defines" \
+    grep -q "XD_DW_ROWS=.* -DXD_DW_COLS=1 -DXD_DW_PAIRS=0" "$tmp/explain.txt"
 check "explain says N is a run-time argument" grep -q "N: a run-time argument" "$tmp/explain.txt"
 
 # One program for every batch; N baked or not, the same bytes.

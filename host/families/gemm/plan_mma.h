@@ -93,8 +93,11 @@ int64_t xconv_mma_packed_steps(const xconv_problem *p, const xconv_mma_tiles *t)
 // parts < 2): the split xconv_mma_plan_packed builds.
 int xconv_mma_split_normalize(const xconv_problem *p, const xconv_mma_tiles *t, int parts);
 
-// The fewest K steps a slice keeps under the planner's split.
-#define XCONV_MMA_SPLIT_MIN_STEPS 4
+// The fewest K steps a slice keeps under the planner's split. On the H100 in tf32, splits into
+// slices of 43-48 steps ran faster (ResNet-50's res5_reduce and res5_3x3 at batch 50) and
+// splits into two slices of 32 slower (res1x1 1.14x, res4_reduce 1.30x:
+// 2026-11-28-h100-ac7949f-tf32_cudnn.json against 2026-11-27-h100-38e8a82-tf32_cudnn.json).
+#define XCONV_MMA_SPLIT_MIN_STEPS 40
 
 // The planner's split-K for p's packed product with tiles t on info's device: 1 (none) unless
 // its tiles make under 1.5 waves of one work-group a compute unit and K holds at least twice

@@ -27,7 +27,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # standard suite's every-variant runs of later builds (fe03b55 with a cold and a warm driver
 # cache, 96bc74d with the batch baked in, the default); the rules-only matrices of lines 7, 12
 # and 16-17 (bc6674b, two runs) and of the direct family on MobileNet-v2's depthwise layers at
-# batch 32 (3a64594, two runs). b9729f0's standard matrix is left out:
+# batch 32 (3a64594, two runs); the direct family with direct_depthwise and the GEMMs on every
+# depthwise shape of those files (f9c489a, two runs: the older files' depthwise groups, which did
+# not time direct_depthwise, are left out where these timed it). b9729f0's standard matrix is left out:
 # its OpenCL winograd_f43 on res3x3 ran 1.5x its time in the seven other records.
 DEFAULT_FILES = [
     "bench/results/2026-11-27-h100-16b5a22-matrix_gpu_cold_after.json",
@@ -44,6 +46,8 @@ DEFAULT_FILES = [
     "bench/results/2026-11-27-h100-bc6674b-matrix_rules_r37_2.json",
     "bench/results/2026-11-27-h100-3a64594-matrix_depthwise_b32_1.json",
     "bench/results/2026-11-27-h100-3a64594-matrix_depthwise_b32_2.json",
+    "bench/results/2026-11-28-h100-f9c489a-matrix_depthwise_1.json",
+    "bench/results/2026-11-28-h100-f9c489a-matrix_depthwise_2.json",
 ]
 
 # Families auto never picks (xconv_variant_auto_eligible): their records are not candidates.

@@ -14,6 +14,7 @@
 #include "families/gemm/plan_mma.h"
 #include "plan/variant.h"
 #include "xconv/xconv.h"
+#include "tests/shape_args.h"
 
 #define MAX_PROGRAMS 20000
 #define MAX_SHAPES 512
@@ -231,22 +232,9 @@ int main(int argc, char **argv)
     }
     if (argc > 1) {
         static xconv_problem shapes[MAX_SHAPES];
-        int count = 0;
-        for (int a = 1; a < argc; a++) {
-            int n = 0;
-            const xconv_named_shape *suite = xconv_suite_find(argv[a], &n);
-            xconv_shape_entry *entries = NULL;
-            if (!suite && xconv_shapes_read(argv[a], &entries, &n, &err) != XCONV_OK) {
-                fprintf(stderr, "%s: %s\n", argv[a], err.msg);
-                return 2;
-            }
-            for (int i = 0; i < n && count < MAX_SHAPES; i++)
-                if (entries)
-                    shapes[count++] = entries[i].problem;
-                else if (xconv_shape_parse(suite[i].spec, &shapes[count], &err) == XCONV_OK)
-                    count++;
-            xconv_shapes_free(entries);
-        }
+        int count = read_shape_args(argc, argv, shapes, MAX_SHAPES);
+        if (count < 0)
+            return 2;
         count_programs(dev, shapes, count);
         xconv_device_close(dev);
         return 0;

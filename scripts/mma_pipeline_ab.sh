@@ -11,26 +11,8 @@
 # on cuda:0, and vgg3x3 on NVIDIA's OpenCL. A summary of each step's exit status ends the log.
 # Usage: scripts/mma_pipeline_ab.sh OUTDIR XCONV [REPEAT]
 set -u
-out=${1:?usage: mma_pipeline_ab.sh OUTDIR XCONV [REPEAT]}
-x=${2:?usage: mma_pipeline_ab.sh OUTDIR XCONV [REPEAT]}
-repeat=${3:-20}
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
-x=$(cd "$(dirname "$x")" && pwd)/$(basename "$x")
-cd "$(dirname "$0")/.." || exit 1
-# shellcheck source=scripts/gpu_env.sh
-source scripts/gpu_env.sh .gpu >/dev/null 2>&1  # NVIDIA's OpenCL ICD, cuDNN
-log="$out/mma_pipeline_ab.log"
-summary=()
-run() {  # run NAME CMD...: logs the command and its output, keeps its exit status for the end
-    local name=$1
-    shift
-    echo "+ $*" >>"$log"
-    "$@" >>"$log" 2>&1
-    local rc=$?
-    summary+=("$name: exit $rc")
-    echo "$name: exit $rc"
-}
+# shellcheck source=scripts/gpu_steps.bash
+source "$(dirname "$0")/gpu_steps.bash"
 dtype_of() {  # the storage a math mode reads
     [ "$1" = tf32 ] && echo f32 || echo "$1"
 }
@@ -89,7 +71,4 @@ for m in tf32 f16; do
     done
 done
 
-{
-    echo "== summary"
-    printf '%s\n' "${summary[@]}"
-} | tee -a "$log"
+summary

@@ -9,26 +9,8 @@
 # planner's own choice. A summary of each step's exit status ends the log.
 # Usage: scripts/mma_tile_sweep.sh OUTDIR XCONV [REPEAT]
 set -u
-out=${1:?usage: mma_tile_sweep.sh OUTDIR XCONV [REPEAT]}
-x=${2:?usage: mma_tile_sweep.sh OUTDIR XCONV [REPEAT]}
-repeat=${3:-20}
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
-x=$(cd "$(dirname "$x")" && pwd)/$(basename "$x")
-cd "$(dirname "$0")/.." || exit 1
-# shellcheck source=scripts/gpu_env.sh
-source scripts/gpu_env.sh .gpu >/dev/null 2>&1  # NVIDIA's OpenCL ICD, cuDNN
-log="$out/mma_tile_sweep.log"
-summary=()
-run() {  # run NAME CMD...: logs the command and its output, keeps its exit status for the end
-    local name=$1
-    shift
-    echo "+ $*" >>"$log"
-    "$@" >>"$log" 2>&1
-    local rc=$?
-    summary+=("$name: exit $rc")
-    echo "$name: exit $rc"
-}
+# shellcheck source=scripts/gpu_steps.bash
+source "$(dirname "$0")/gpu_steps.bash"
 vgg3x3=n=16,c=64,h=224,w=224,k=64,r=3,pad=1
 res5=n=50,c=512,h=7,w=7,k=512,r=3,pad=1
 # Tile sets TM,TN,TK,WM,WN[,STAGES] in f16 (TK in elements), each within 48 KiB a work-group.
@@ -76,7 +58,4 @@ for shape in vgg3x3 res5; do
         --json "$out/bench_${shape}_planner.json"
 done
 
-{
-    echo "== summary"
-    printf '%s\n' "${summary[@]}"
-} | tee -a "$log"
+summary

@@ -7,6 +7,11 @@
 //   implicit_mma_pack_w: the filters (K, CG, R, S) into A = (K, R, S, CP) in the workspace, a
 //     group's channels padded with zeros to CP, a multiple of a 16-byte chunk (4 TF32 words or
 //     8 fp16/bf16 elements), tf32 values rounded to TF32 (cvt.rna) as implicit_mma rounds them.
+//     A tiled transpose through local memory where R S > 1: a work-group takes one filter and
+//     a block of PACK_W_CHUNKS chunks of its channels, reads the block's channels x R S
+//     elements in their stored order (contiguous) into local rows of one tap each, then writes
+//     the (R, S, chunk) chunks, each tap's chunks contiguous. A 1x1 filter is already
+//     channels-fastest: one work-item a chunk, no local memory (PACK_W_CHUNKS 0).
 //   implicit_mma_pack_x: x (N, C, H, W) into (N, H, W, G, CP): a pixel's channels of a group
 //     contiguous, padded alike, so two consecutive k of a 16-bit type share one aligned word.
 //   implicit_mma_packed: the product, k walked as (r, s, c) over the padded channels (k < R S
@@ -42,6 +47,12 @@
 
 #ifndef XC_MMA_STAGES
 #define XC_MMA_STAGES 3     // local-memory stages of the ring: 2, 3 or 4
+#endif
+#ifndef XC_MMA_PACK_W_CHUNKS
+#define XC_MMA_PACK_W_CHUNKS 0  // 16-byte chunks of pack_w's channel block (32, 64); 0: untiled
+#endif
+#ifndef XC_MMA_PACK_W_THREADS
+#define XC_MMA_PACK_W_THREADS 256  // work-items of a tiled pack_w work-group: 64 to 256
 #endif
 
 #include "xconv_matrix_operands.h"
@@ -83,7 +94,8 @@
 #endif
 
 // ---------------------------------------------------------------------------------------------
-// The packing steps (one 16-byte chunk a work-item; their launch is 1-D for w, 2-D for x)
+// The packing steps (w: tiled through local memory, 2-D launch, or a 16-byte chunk a work-item,
+// 1-D; x: a chunk a work-item, 2-D)
 
 // Word q of a packed chunk: elements (chunk * 4 + q) * PACK + h (h < PACK) of a group's
 // channels, read through `at` (the element of channel 0) every `stride` elements; zeros past CG.
@@ -99,6 +111,7 @@ XC_FUNC unsigned int xc_mma_pack_word(const XC_GLOBAL XC_MMA_SRC *at, const int 
 #endif
 }
 
+#if XC_MMA_PACK_W_CHUNKS == 0
 // A = the filters as (K, R, S, CP): work-item i writes chunk i % (CPW / 4) of filter tap
 // (i / (CPW / 4)) % RS of filter i / (CPW / 4) / RS.
 XC_KERNEL void implicit_mma_pack_w(const XC_GLOBAL XC_MMA_SRC *XC_RESTRICT w,
@@ -118,6 +131,39 @@ XC_KERNEL void implicit_mma_pack_w(const XC_GLOBAL XC_MMA_SRC *XC_RESTRICT w,
                  xc_mma_pack_word(at, XC_R * XC_S, c0 + 2 * XC_MMA_PACK),
                  xc_mma_pack_word(at, XC_R * XC_S, c0 + 3 * XC_MMA_PACK));
 }
+#else
+#define XC_MMA_PW_WORDS (4 * XC_MMA_PACK_W_CHUNKS)  // words of a block of one tap
+#define XC_MMA_PW_LD (XC_MMA_PW_WORDS + 4)          // words of a local row: a spare chunk
+                                                    // spreads a read round's taps over banks
+// A = the filters as (K, R, S, CP), tiled: group (block, filter) packs words [w0, w0 + words)
+// of every tap of the filter. Read round: word e = (m, rs), tap fastest, so consecutive
+// work-items read consecutive stored elements; it lands at local row rs, word m. Write round:
+// chunk e = (rs, ch), chunk fastest, one 16-byte store from local row rs.
+XC_KERNEL XC_WORK_GROUP_SIZE(XC_MMA_PACK_W_THREADS, 1, 1)
+void implicit_mma_pack_w(const XC_GLOBAL XC_MMA_SRC *XC_RESTRICT w,
+                         XC_GLOBAL unsigned int *XC_RESTRICT ws, const int w_off XC_BATCH_PARAM)
+{
+    XC_LOCAL uint4 tile_units[XC_R * XC_S * XC_MMA_PW_LD / 4];  // a row of words a tap
+    XC_LOCAL_PTR unsigned int *tile = (XC_LOCAL_PTR unsigned int *)tile_units;
+    const int tid = XC_LOCAL_ID(0);                    // bound PACK_W_THREADS
+    const int w0 = XC_GROUP_ID(0) * XC_MMA_PW_WORDS;   // the block's first word of CPW
+    const int row = XC_GROUP_ID(1);                    // filter, bound K
+    const int words = XC_MMA_CPW - w0 < XC_MMA_PW_WORDS ? XC_MMA_CPW - w0 : XC_MMA_PW_WORDS;
+    const XC_GLOBAL XC_MMA_SRC *at = w + row * XC_CG * (XC_R * XC_S);
+    for (int e = tid; e < words * (XC_R * XC_S); e += XC_MMA_PACK_W_THREADS) {
+        const int m = e / (XC_R * XC_S), rs = e % (XC_R * XC_S);  // word of the block, tap
+        tile[rs * XC_MMA_PW_LD + m] =
+            xc_mma_pack_word(at + rs, XC_R * XC_S, (w0 + m) * XC_MMA_PACK);
+    }
+    XC_BARRIER();
+    for (int e = tid; e < words / 4 * (XC_R * XC_S); e += XC_MMA_PACK_W_THREADS) {
+        const int rs = e / (words / 4), ch = e % (words / 4);     // tap, chunk of the block
+        const uint4 v = tile_units[(rs * XC_MMA_PW_LD) / 4 + ch];
+        XC_ST_WORDS4(ws + w_off + (row * (XC_R * XC_S) + rs) * XC_MMA_CPW + w0 + ch * 4, v.x,
+                     v.y, v.z, v.w);
+    }
+}
+#endif
 
 // x as (N, H, W, G, CP): work-item (pos, gc) writes chunk gc of pixel pos. Work-groups of 8
 // pixels x 8 chunks: a warp's 8 pixels x 4 chunks read 32 contiguous bytes of each channel and

@@ -10,7 +10,8 @@
 // Oclgrind's memory checker and race detector instead (no reports; the emulation's exchange
 // buffer beside the eight- and sixteen-warp tiles passes Oclgrind's default 32 KiB); with the
 // argument `packed` only the packed pipeline's emulated checks run, with `forced` only those of
-// forced tiles (XCONV_MMA_TILES) and split-K. Every output of the packed pipeline, split or not,
+// forced tiles (XCONV_MMA_TILES) and split-K, with `pack_w` only those of the filter packing
+// (its workspace words against a model). Every output of the packed pipeline, split or not,
 // must equal to the bit a model of the emulation's fp32 sums (slices added in order).
 #include <math.h>
 #include <stdint.h>
@@ -97,6 +98,52 @@ static void test_applicability(void)
     xconv_plan_destroy(plan);
     xconv_device_close(h100);
     xconv_device_close(amd);
+}
+
+// The tiled filter packing's channel blocks and launch on the sm_90 profile (48 KiB of local
+// memory, a quarter for a block): res5_3x3's 512 channels whole in f16 (64 chunks, 9 taps:
+// 9360 bytes), in two blocks of 64 chunks in tf32; 49 taps of 3 channels one chunk; a 1x1
+// filter untiled (a work-item a chunk, no local memory).
+static void test_pack_w_plan(void)
+{
+    xconv_device *h100 = open_target("sm_90");
+    xconv_error err;
+    const xconv_variant *v = xconv_variant_find("implicit_mma", &err);
+    static const struct {
+        const char *spec, *types;
+        int chunks;
+        size_t blocks, local_bytes;
+    } cases[] = {{"n=50,c=512,h=7,w=7,k=512,r=3,pad=1", "dtype=f16,math=f16", 64, 1, 9360},
+                 {"n=50,c=512,h=7,w=7,k=512,r=3,pad=1", "math=tf32", 64, 2, 9360},
+                 {"n=32,c=3,h=224,w=224,k=64,r=7,stride=2,pad=3", "math=tf32", 1, 1, 1568},
+                 {"n=50,c=1024,h=14,w=14,k=256,r=1", "dtype=f16,math=f16", 0, 0, 0}};
+    xconv_plan_options opts;
+    xconv_plan_options_default(&opts);
+    opts.mma_pipeline = XCONV_MMA_PIPELINE_PACKED;
+    for (size_t i = 0; h100 && v && i < sizeof cases / sizeof cases[0]; i++) {
+        xconv_problem p;
+        xconv_plan *plan = NULL;
+        CHECK(parse_with(cases[i].spec, cases[i].types, &p));
+        CHECK(xconv_mma_pack_w_chunks(&h100->info, &p) == cases[i].chunks);
+        if (xconv_variant_plan(v, h100, &p, &opts, &plan, &err) != XCONV_OK) {
+            CHECK_MSG(false, "%s %s: %s", cases[i].spec, cases[i].types, err.msg);
+            continue;
+        }
+        const xconv_step *pw = xconv_plan_step(plan, 0);
+        CHECK(strcmp(pw->kernel, "implicit_mma_pack_w") == 0 &&
+              xconv_step_value(pw, "XC_MMA_PACK_W_CHUNKS", -1) == cases[i].chunks &&
+              pw->local_mem_bytes == cases[i].local_bytes);
+        if (cases[i].chunks)
+            CHECK_MSG(pw->dims == 2 && pw->local[0] == 256 && pw->local[1] == 1 &&
+                          pw->global[0] == cases[i].blocks * 256 &&
+                          pw->global[1] == (size_t)p.k,
+                      "%s %s: pack_w %zux%zu over %zux%zu", cases[i].spec, cases[i].types,
+                      pw->global[0], pw->global[1], pw->local[0], pw->local[1]);
+        else
+            CHECK(pw->dims == 1 && pw->local[0] == 64);
+        xconv_plan_destroy(plan);
+    }
+    xconv_device_close(h100);
 }
 
 // Every small-suite shape plans in every math mode on the sm_90 profile with the register
@@ -825,6 +872,164 @@ static void check_same_bits(xconv_device *dev, const xconv_variant *v, int index
     free(x), free(w), free(y[0]), free(y[1]);
 }
 
+// The packed filters (K, R, S, CP) as implicit_mma_pack_w writes them, from w as stored
+// (storage bits; tf32 rounded to TF32): word (k, rs, cw) holds channels cw * PACK.. of tap rs,
+// zeros past a group's channels.
+static void model_packed_w(const xconv_problem *p, const float *w, uint32_t *words)
+{
+    int64_t cg = p->c / p->groups, rs_n = p->r * p->s, wn = xconv_problem_w_elems(p);
+    int pack = p->math == XCONV_MATH_TF32 ? 1 : 2;
+    int64_t cpw = xconv_mma_packed_channels(p) / pack;
+    uint16_t *half = malloc((size_t)wn * 2);
+    float *tf = malloc((size_t)wn * 4);
+    CHECK(half && tf);
+    if (half && tf) {
+        if (pack == 2)
+            CHECK(xconv_dtype_from_f32(p->dtype, w, half, (size_t)wn));
+        memcpy(tf, w, (size_t)wn * 4);
+        round_tf32(tf, (size_t)wn);
+        for (int64_t k = 0; k < p->k; k++)
+            for (int64_t rs = 0; rs < rs_n; rs++)
+                for (int64_t cw = 0; cw < cpw; cw++) {
+                    uint32_t word = 0;
+                    for (int h = 0; h < pack; h++) {
+                        int64_t c = cw * pack + h, at = (k * cg + c) * rs_n + rs;
+                        uint32_t bits = 0;
+                        if (c < cg && pack == 1)
+                            memcpy(&bits, &tf[at], 4);
+                        else if (c < cg)
+                            bits = half[at];
+                        word |= bits << (16 * h);
+                    }
+                    words[(k * rs_n + rs) * cpw + cw] = word;
+                }
+    }
+    free(half), free(tf);
+}
+
+// The packed pipeline of spec in `types` emulated on dev with its local memory capped at
+// local_cap bytes: the packed filters in the workspace (filled with all-ones words first) must
+// equal model_packed_w's words, padding included, and y model_packed's, to the bit; the filter
+// packing tiled (in `blocks` channel blocks: 0 untiled) as expected.
+static void check_packed_filters(xconv_device *dev, const xconv_variant *v, const char *spec,
+                                 const char *types, size_t local_cap, int blocks)
+{
+    xconv_problem p;
+    xconv_error err;
+    if (!parse_with(spec, types, &p))
+        return;
+    xconv_plan_options opts;
+    xconv_plan_options_default(&opts);
+    opts.mma_pipeline = XCONV_MMA_PIPELINE_PACKED;
+    opts.mma_split_k = 1;
+    xconv_plan *plan = NULL;
+    xconv_device_info saved = dev->info;
+    size_t room = dev->info.local_mem_bytes - 512 * 6 * 4;  // the emulation's exchange buffer
+    dev->info.local_mem_bytes = local_cap < room ? local_cap : room;  // (as check_emulated_with)
+    xconv_status st = xconv_variant_plan(v, dev, &p, &opts, &plan, &err);
+    dev->info = saved;
+    CHECK_MSG(st == XCONV_OK, "%s %s: %s", spec, types, err.msg);
+    if (st != XCONV_OK)
+        return;
+    for (int j = 0; j < plan->nsteps; j++) {
+        xconv_step *sj = xconv_plan_step(plan, j);
+        for (int i = 0; i < sj->ndefines; i++)
+            if (strcmp(sj->defines[i].name, "XC_MMA_PTX") == 0)
+                sj->defines[i].value = 0;
+    }
+    const xconv_step *pw = xconv_plan_step(plan, 0);
+    int pack = p.math == XCONV_MATH_TF32 ? 1 : 2;
+    long long chunks = xconv_step_value(pw, "XC_MMA_PACK_W_CHUNKS", -1);
+    long long cp_chunks = xconv_mma_packed_channels(&p) / (4 * pack);
+    long long got_blocks = chunks > 0 ? (cp_chunks + chunks - 1) / chunks : 0;
+    CHECK_MSG(strcmp(pw->kernel, "implicit_mma_pack_w") == 0 && got_blocks == blocks,
+              "%s %s: %lld-chunk blocks (%lld), expected %d blocks", spec, types, chunks,
+              got_blocks, blocks);
+    int region = -1;
+    for (int r = 0; r < plan->nregions; r++)
+        if (strcmp(plan->regions[r].name, "packed w") == 0)
+            region = r;
+    CHECK(region >= 0);
+    size_t eb = xconv_problem_elem_bytes(&p), wn = (size_t)xconv_problem_w_elems(&p);
+    size_t xn = (size_t)xconv_problem_x_elems(&p), yn = (size_t)xconv_problem_y_elems(&p);
+    size_t nwords = region >= 0 ? plan->regions[region].bytes / 4 : 0;
+    float *x = malloc(xn * 4), *w = malloc(wn * 4), *y = malloc(yn * 4), *model = malloc(yn * 4);
+    float *xt = malloc(xn * 4), *wt = malloc(wn * 4);
+    void *xs = malloc(xn * eb), *wsd = malloc(wn * eb), *ys = malloc(yn * eb);
+    uint32_t *got = malloc(nwords * 4 + 4), *want = malloc(nwords * 4 + 4);
+    xconv_tensors t = {.x = xconv_buffer_create(dev, xn * eb, &err),
+                       .w = xconv_buffer_create(dev, wn * eb, &err),
+                       .y = xconv_buffer_create(dev, (yn * eb + 3) / 4 * 4, &err),
+                       .workspace = xconv_buffer_create(dev, xconv_plan_workspace_size(plan),
+                                                        &err)};
+    st = x && w && y && model && xt && wt && xs && wsd && ys && got && want && t.x && t.w &&
+                 t.y && t.workspace && region >= 0
+             ? XCONV_OK
+             : XCONV_ERR_OUT_OF_MEMORY;
+    if (st == XCONV_OK) {
+        xconv_random_fill(x, xn, 5, 1);
+        xconv_random_fill(w, wn, 5, 2);
+        xconv_dtype_round(p.dtype, x, xn);
+        xconv_dtype_round(p.dtype, w, wn);
+        CHECK(xconv_dtype_from_f32(p.dtype, x, xs, xn) &&
+              xconv_dtype_from_f32(p.dtype, w, wsd, wn));
+        uint32_t ones = 0xffffffffu;
+        float poison;
+        memcpy(&poison, &ones, 4);
+        st = xconv_buffer_fill_f32(t.workspace, xconv_plan_workspace_size(plan) / 4, poison,
+                                   &err);
+        st = st ? st : xconv_buffer_upload(t.x, 0, xn * eb, xs, &err);
+        st = st ? st : xconv_buffer_upload(t.w, 0, wn * eb, wsd, &err);
+        st = st ? st : xconv_plan_run(plan, &t, &err);
+        st = st ? st : xconv_device_wait(dev, &err);
+        st = st ? st : xconv_buffer_download(t.workspace, plan->regions[region].offset,
+                                             nwords * 4, got, &err);
+        st = st ? st : xconv_buffer_download(t.y, 0, yn * eb, ys, &err);
+    }
+    CHECK_MSG(st == XCONV_OK, "%s %s: %s", spec, types, err.msg);
+    if (st == XCONV_OK) {
+        int64_t w_words = p.k * p.r * p.s * xconv_mma_packed_channels(&p) / pack;
+        model_packed_w(&p, w, want);
+        size_t differ = 0;
+        for (int64_t i = 0; i < w_words; i++)
+            differ += got[i] != want[i];
+        xconv_dtype_to_f32(p.dtype, ys, y, yn);
+        memcpy(xt, x, xn * 4), memcpy(wt, w, wn * 4);
+        if (p.math == XCONV_MATH_TF32)
+            round_tf32(xt, xn), round_tf32(wt, wn);
+        model_packed(&p, xt, wt, INT64_MAX, model);
+        size_t y_differ = 0;
+        for (size_t i = 0; i < yn; i++)
+            y_differ += memcmp(&model[i], &y[i], 4) != 0;
+        printf("  %-44s %-21s pack_w %lld block%s of %lld chunks: %zu of %lld words, %zu of "
+               "%zu outputs differ\n", spec, types, got_blocks, got_blocks == 1 ? "" : "s",
+               chunks, differ, (long long)w_words, y_differ, yn);
+        CHECK(differ == 0 && y_differ == 0);
+    }
+    xconv_buffer_destroy(t.x), xconv_buffer_destroy(t.w), xconv_buffer_destroy(t.y);
+    xconv_buffer_destroy(t.workspace);
+    free(x), free(w), free(y), free(model), free(xt), free(wt), free(xs), free(wsd), free(ys);
+    free(got), free(want);
+    xconv_plan_destroy(plan);
+}
+
+// The tiled filter packing on dev: taps of 9, 25 and 49 (and a 1x1 filter, untiled), odd
+// channel counts padded, groups, one block and several (local memory capped at 48 KiB: a
+// quarter of it holds 14 chunks of 49 taps), in every math mode.
+static void test_packed_filters(xconv_device *dev, const xconv_variant *v)
+{
+    const size_t all = (size_t)-1, kib48 = 48 << 10;
+    check_packed_filters(dev, v, "n=1,c=5,h=3,w=3,k=3,r=3,pad=1", math_specs[1], all, 1);
+    check_packed_filters(dev, v, "n=1,c=13,h=5,w=5,k=3,r=5,pad=2", math_specs[0], all, 1);
+    check_packed_filters(dev, v, "n=1,c=13,h=5,w=5,k=3,r=5,pad=2", math_specs[2], all, 1);
+    check_packed_filters(dev, v, "n=1,c=3,h=7,w=7,k=2,r=7,pad=3", math_specs[2], all, 1);
+    check_packed_filters(dev, v, "n=1,c=6,h=3,w=3,k=4,r=3,pad=1,groups=2", math_specs[0], all,
+                         1);
+    check_packed_filters(dev, v, "n=1,c=130,h=7,w=7,k=3,r=7,pad=3", math_specs[0], kib48, 3);
+    check_packed_filters(dev, v, "n=1,c=130,h=7,w=7,k=3,r=7,pad=3", math_specs[1], kib48, 2);
+    check_packed_filters(dev, v, "n=1,c=9,h=4,w=4,k=3,r=1", math_specs[1], all, 0);
+}
+
 static void check_emulated(xconv_device *dev, const xconv_variant *v, int index,
                            const char *types)
 {
@@ -908,6 +1113,8 @@ static void test_emulated(bool packed_only, bool forced_only)
         check_emulated_with(dev, v, 8, math_specs[m], packed_pipe, 48 << 10, 3, NULL, 1);
     }
     if (v)
+        test_packed_filters(dev, v);
+    if (v)
         test_forced_emulated(dev, v);
     for (int m = 0; v && m < 3; m++) {
         check_same_bits(dev, v, 7, math_specs[m]);  // 32 channels: whole K steps in every mode
@@ -917,8 +1124,29 @@ static void test_emulated(bool packed_only, bool forced_only)
     xconv_device_close(dev);
 }
 
+// Only the tiled filter packing's checks (`test_mma pack_w`).
+static void test_pack_w_only(void)
+{
+    xconv_error err;
+    xconv_device *dev = open_cpu();
+    const xconv_variant *v = xconv_variant_find("implicit_mma", &err);
+    if (!dev || !v) {
+        printf("  no OpenCL CPU device: the emulated kernel is not run\n");
+        xconv_device_close(dev);
+        return;
+    }
+    dev->info.cc_major = XCONV_MMA_MIN_CC_MAJOR;  // planned as for tensor cores, run emulated
+    test_packed_filters(dev, v);
+    dev->info.cc_major = 0;
+    xconv_device_close(dev);
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "pack_w") == 0) {
+        test_pack_w_only();
+        return check_summary("test_mma pack_w");
+    }
     if (argc > 1 && (strcmp(argv[1], "packed") == 0 || strcmp(argv[1], "forced") == 0)) {
         bool forced = strcmp(argv[1], "forced") == 0;
         test_emulated(true, forced);
@@ -926,6 +1154,7 @@ int main(int argc, char **argv)
     }
     test_applicability();
     test_plans();
+    test_pack_w_plan();
     test_forced_and_split();
     test_auto();
     test_thresholds();

@@ -200,6 +200,38 @@ int64_t xconv_mma_packed_channels(const xconv_problem *p)
     return (p->c / p->groups + chunk - 1) / chunk * chunk;
 }
 
+// The share of the device's local memory a tiled filter packing work-group takes at most: a
+// quarter leaves room for several work-groups a compute unit to overlap their reads.
+#define MMA_PACK_W_LOCAL_SHARE 4
+#define MMA_PACK_W_THREADS 256  // work-items of a tiled filter packing work-group (at most)
+
+size_t xconv_mma_pack_w_local_bytes(const xconv_problem *p, int chunks)
+{
+    return chunks ? (size_t)(p->r * p->s) * (size_t)(chunks + 1) * 16 : 0;
+}
+
+int xconv_mma_pack_w_chunks(const xconv_device_info *info, const xconv_problem *p)
+{
+    int64_t rs = p->r * p->s, chunks = xconv_mma_packed_channels(p) / (4 * mma_pack(p->math));
+    uint64_t row_bytes = 16 * (uint64_t)rs;  // a chunk of every tap
+    int64_t most = (int64_t)(info->local_mem_bytes / MMA_PACK_W_LOCAL_SHARE / row_bytes) - 1;
+    if (rs == 1 || most < 1)
+        return 0;
+    int64_t blocks = (chunks + most - 1) / most;
+    return (int)((chunks + blocks - 1) / blocks);
+}
+
+// Work-items of a tiled filter packing work-group on info's device: MMA_PACK_W_THREADS, or the
+// largest power of two the device's work-groups take.
+static int pack_w_threads(const xconv_device_info *info)
+{
+    int threads = MMA_PACK_W_THREADS;
+    while (threads > 1 && ((size_t)threads > info->max_work_group_size ||
+                           (size_t)threads > info->max_work_item_sizes[0]))
+        threads /= 2;
+    return threads;
+}
+
 size_t xconv_mma_packed_local_bytes(const xconv_mma_tiles *t, int64_t math, int stages)
 {
     // The ring: each stage TILE_M rows of A and TILE_N columns of B of a K step's words; or
@@ -311,11 +343,12 @@ int xconv_mma_split_choose(const xconv_device_info *info, const xconv_problem *p
 // ---------------------------------------------------------------------------------------------
 // The packed pipeline's steps
 
-// Adds the defines every step of the packed pipeline compiles with: the batch baked in (the
-// workspace's size depends on it), the problem's, the tiles', the stages and the split (its
-// slices' K steps and the partials' row stride when split).
-static xconv_status packed_defines(xconv_step *s, const xconv_problem *p,
-                                   const xconv_mma_tiles *t, int stages,
+// Adds the defines every step of the packed pipeline compiles with (one program): the batch
+// baked in (the workspace's size depends on it), the problem's, the tiles', the stages, the
+// filter packing's channel block and work-group on info's device, and the split (its slices'
+// K steps and the partials' row stride when split).
+static xconv_status packed_defines(xconv_step *s, const xconv_device_info *info,
+                                   const xconv_problem *p, const xconv_mma_tiles *t, int stages,
                                    const xconv_gemm_layout *L, xconv_error *err)
 {
     s->bake_batch = true;
@@ -326,6 +359,8 @@ static xconv_status packed_defines(xconv_step *s, const xconv_problem *p,
         {"XC_MMA_TILE_M", t->tile_m}, {"XC_MMA_TILE_N", t->tile_n},
         {"XC_MMA_TILE_K", t->tile_k}, {"XC_MMA_WARPS_M", t->warps_m},
         {"XC_MMA_WARPS_N", t->warps_n}, {"XC_MMA_STAGES", stages},
+        {"XC_MMA_PACK_W_CHUNKS", xconv_mma_pack_w_chunks(info, p)},
+        {"XC_MMA_PACK_W_THREADS", pack_w_threads(info)},
         {"XC_MMA_SPLIT", L->split_k},
         {"XC_MMA_SPLIT_STEPS", (steps + L->split_k - 1) / L->split_k},
         {"XC_MMA_PART_LD", xconv_gemm_part_ld(L)},
@@ -420,13 +455,21 @@ xconv_status xconv_mma_plan_packed(const xconv_device_info *info, const xconv_pr
                        : NULL;
     if (!s)
         return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for a step");
-    st = packed_defines(pw, p, t, stages, &L, err);
-    st = st ? st : packed_defines(px, p, t, stages, &L, err);
-    st = st ? st : packed_defines(s, p, t, stages, &L, err);
+    st = packed_defines(pw, info, p, t, stages, &L, err);
+    st = st ? st : packed_defines(px, info, p, t, stages, &L, err);
+    st = st ? st : packed_defines(s, info, p, t, stages, &L, err);
     if (st != XCONV_OK)
         return st;
-    // Packing: a work-item a 16-byte chunk (4 words).
-    xconv_step_set_1d(pw, xconv_round_up((size_t)(w_words / 4), 64), 64);
+    // Packing w: a work-group a channel block of a filter (tiled), or a work-item a 16-byte
+    // chunk (4 words); x: a work-item a chunk.
+    int pw_chunks = xconv_mma_pack_w_chunks(info, p);
+    if (pw_chunks) {
+        int64_t blocks = (cp / (4 * pack) + pw_chunks - 1) / pw_chunks;
+        size_t pw_threads = (size_t)pack_w_threads(info);
+        xconv_step_set_2d(pw, (size_t)blocks * pw_threads, (size_t)p->k, pw_threads, 1);
+        pw->local_mem_bytes = xconv_mma_pack_w_local_bytes(p, pw_chunks);
+    } else
+        xconv_step_set_1d(pw, xconv_round_up((size_t)(w_words / 4), 64), 64);
     xconv_step_set_2d(px, (size_t)(p->n * p->h * p->w), (size_t)(p->groups * cp / pack / 4), 8,
                       8);
     xconv_step_arg_buffer(pw, XCONV_REF_W);

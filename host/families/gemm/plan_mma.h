@@ -70,6 +70,16 @@ enum {
 // TF32 values, 8 fp16 or bf16).
 int64_t xconv_mma_packed_channels(const xconv_problem *p);
 
+// The channel block of the tiled filter packing (XC_MMA_PACK_W_CHUNKS) for p on info's device,
+// in 16-byte chunks: 0 (untiled, a work-item a chunk) for a 1x1 filter or where one chunk a tap
+// does not fit; else the fewest blocks of a group's CP channels whose local rows (R S rows of
+// the block's chunks and a spare chunk, 16 bytes each) fit a quarter of the device's local
+// memory, made even.
+int xconv_mma_pack_w_chunks(const xconv_device_info *info, const xconv_problem *p);
+
+// Bytes of local memory the tiled filter packing declares for blocks of `chunks` (0: none).
+size_t xconv_mma_pack_w_local_bytes(const xconv_problem *p, int chunks);
+
 // The packed pipeline's tiles for p on info's device: xconv_mma_choose's, 128 x 128 tiles on
 // 2 x 4 warps of 64 x 32 instead of 4 x 4 of 32 x 32. Fills *t.
 void xconv_mma_packed_choose(const xconv_device_info *info, const xconv_problem *p,

@@ -39,6 +39,18 @@
 // words in four lanes' slots, which a 16-byte copy cannot write; hence rows and ldmatrix here.
 // XC_MMA_PTX 0 reads the same words with plain loads.
 //
+// Direct B (XC_MMA_B_DIRECT 1: a 1x1 filter, stride 1, no padding, one group, H W a multiple
+// of a chunk's pixels): B's row k is x's channel k of an image, contiguous along the output
+// positions, so the product copies B straight from x and implicit_mma_pack_x does not run. A
+// stage then holds B as TILE_K rows of k (elements) of TILE_N columns, 16-byte chunks of 8
+// fp16/bf16 or 4 fp32 pixels (one image each: H W is a multiple of them), chunk c of row k at
+// c ^ (k % 8) for 16 bits, c ^ (2 (k % 4)) for fp32. For f16/bf16 `ldmatrix.x4.trans` gives the
+// B fragments from those rows (lane (g, t): k 2t and 2t + 1 of column g, and k + 8); for tf32
+// (32-bit words, no .trans) the lane reads B(t, g) and B(t + 4, g) with plain local loads (the
+// swizzle puts the warp's 32 words in 32 banks) and rounds them to TF32 there, as packing x
+// does. k runs over the same channels in the same steps and slices as packed x, with zeros past
+// C: the mma sees the same fragments, so the sums are the same bits as the packed pipeline's.
+//
 // Split-K (XC_MMA_SPLIT S > 1, for grids under a wave of the device): group id 2 runs over
 // groups x S; slice s walks K steps [s SPLIT_STEPS, (s + 1) SPLIT_STEPS) through the same ring
 // and stores its fp32 sums as partial C (common/xconv_mma.h) in the workspace, the partials of
@@ -53,6 +65,9 @@
 #endif
 #ifndef XC_MMA_PACK_W_THREADS
 #define XC_MMA_PACK_W_THREADS 256  // work-items of a tiled pack_w work-group: 64 to 256
+#endif
+#ifndef XC_MMA_B_DIRECT
+#define XC_MMA_B_DIRECT 0   // 1: B copied from x as it lies (1x1, stride 1, unpadded, 1 group)
 #endif
 
 #include "xconv_matrix_operands.h"
@@ -88,6 +103,16 @@
 #if XC_MMA_SPLIT < 1 || XC_MMA_SPLIT_STEPS * XC_MMA_SPLIT < XC_MMA_PSTEPS || \
     XC_MMA_SPLIT_STEPS * (XC_MMA_SPLIT - 1) >= XC_MMA_PSTEPS
 #error "implicit_mma_packed.cl: SPLIT slices of SPLIT_STEPS K steps, none empty, cover K"
+#endif
+#if XC_MMA_B_DIRECT
+#define XC_MMA_BPIX (4 * XC_MMA_PACK)                         // pixels of a 16-byte chunk of x
+#define XC_MMA_BNC (XC_MMA_TILE_N / XC_MMA_BPIX)              // chunks of a local row of B
+#define XC_MMA_BROW (XC_MMA_TILE_N / XC_MMA_PACK)             // words of a local row of B
+#if XC_R != 1 || XC_S != 1 || XC_STRIDE_H != 1 || XC_STRIDE_W != 1 || XC_PAD_H || XC_PAD_W || \
+    XC_GROUPS != 1 || (XC_H * XC_W) % XC_MMA_BPIX || XC_MMA_BNC % 8
+#error "implicit_mma_packed.cl: direct B takes 1x1, stride 1, unpadded, 1 group, H W a multiple \
+of a chunk's pixels and TILE_N of 8 chunks"
+#endif
 #endif
 #if XC_MMA_THREADS % XC_MMA_KC
 #error "implicit_mma_packed.cl: a work-item copies one chunk column of every row it copies"
@@ -195,6 +220,20 @@ XC_FUNC int xc_mma_chunk_at(const int row, const int chunk)
     return row * XC_MMA_KW + (chunk ^ (row / (8 / XC_MMA_KC) % XC_MMA_KC)) * 4;
 }
 
+#if XC_MMA_B_DIRECT
+// Chunk `chunk` of local row k of direct B (from B's first word): its first word. 16 bits: the
+// 8 rows of an ldmatrix phase at one chunk in 8 chunks of the 32 banks; fp32: rows t and t + 4
+// (t < 4) at chunks 2j and 2j + 1 likewise.
+XC_FUNC int xc_mma_b_chunk_at(const int k, const int chunk)
+{
+#if XC_MMA_PACK == 1
+    return k * XC_MMA_BROW + (chunk ^ (2 * (k % 4))) * 4;
+#else
+    return k * XC_MMA_BROW + (chunk ^ (k % 8)) * 4;
+#endif
+}
+#endif
+
 #if XC_MMA_PTX
 // One 16-byte copy global -> local, zeros when !ok (src then only a valid address).
 XC_FUNC void xc_mma_copy(XC_LOCAL_PTR unsigned int *dst, const XC_GLOBAL unsigned int *src,
@@ -283,6 +322,18 @@ typedef struct xc_mma_packed_col {
     int offset, ih0, iw0;
 } xc_mma_packed_col;
 
+#if XC_MMA_B_DIRECT
+// Direct B: offset = where the chunk of pixels from column j starts in x, channel 0 (-1 past
+// C's columns; a chunk lies in one image); ih0 and iw0 unused.
+XC_FUNC xc_mma_packed_col xc_mma_packed_column(const int j XC_BATCH_PARAM)
+{
+    xc_mma_packed_col col;
+    const int n = j / (XC_H * XC_W), hw = j % (XC_H * XC_W);
+    col.offset = j < XC_MMA_COLS ? n * XC_C * (XC_H * XC_W) + hw : -1;
+    col.ih0 = col.iw0 = 0;
+    return col;
+}
+#else
 XC_FUNC xc_mma_packed_col xc_mma_packed_column(const int j XC_BATCH_PARAM)
 {
     xc_mma_packed_col col;
@@ -294,6 +345,7 @@ XC_FUNC xc_mma_packed_col xc_mma_packed_column(const int j XC_BATCH_PARAM)
     col.iw0 = q * XC_STRIDE_W - XC_PAD_W;
     return col;
 }
+#endif
 
 // Issues this work-item's copies of K step `step` into `stage`: chunk ch (= tid % KC) of its
 // rows of A and columns of B, all in one filter tap.
@@ -316,6 +368,25 @@ XC_FUNC void xc_mma_issue(XC_LOCAL_PTR unsigned int *stage, const XC_GLOBAL unsi
                         ok ? wp + (row0 + row) * XC_MMA_KPW + kw : wp, ok);
         }
     }
+#if XC_MMA_B_DIRECT
+    // B: chunk e % BNC of row k = e / BNC (channel step TILE_K + k) from x as it lies.
+    const XC_GLOBAL XC_MMA_SRC *x = (const XC_GLOBAL XC_MMA_SRC *)xp;
+    const XC_GLOBAL XC_MMA_SRC *xs = x + step * XC_MMA_TILE_K * (XC_H * XC_W);  // the step's
+#pragma unroll                                                                  // channel 0
+    for (int i = 0; i < XC_MMA_B_ITERS; i++) {
+        const int e = tid + i * XC_MMA_THREADS;
+        if (XC_MMA_B_CHUNKS % XC_MMA_THREADS == 0 || e < XC_MMA_B_CHUNKS) {
+            const int k = e / XC_MMA_BNC;
+            // A work-item's chunk column is the same every iteration where BNC divides THREADS.
+            const int offset = cols[XC_MMA_THREADS % XC_MMA_BNC ? i : 0].offset;
+            const bool ok = step * XC_MMA_TILE_K + k < XC_C && offset >= 0;
+            xc_mma_copy(stage + XC_MMA_TILE_M * XC_MMA_KW + xc_mma_b_chunk_at(k, e % XC_MMA_BNC),
+                        (const XC_GLOBAL unsigned int *)(ok ? xs + offset + k * (XC_H * XC_W)
+                                                            : x),
+                        ok);
+        }
+    }
+#else
 #pragma unroll
     for (int i = 0; i < XC_MMA_B_ITERS; i++) {
         const int e = tid + i * XC_MMA_THREADS;
@@ -328,7 +399,60 @@ XC_FUNC void xc_mma_issue(XC_LOCAL_PTR unsigned int *stage, const XC_GLOBAL unsi
                         ok ? xp + cols[i].offset + (ih * XC_W + iw) * XC_MMA_GCPW + cw : xp, ok);
         }
     }
+#endif
 }
+
+#if XC_MMA_B_DIRECT
+// This warp's B fragments of 8-word slice `slice` from direct B (rows of k): 8-column tile j
+// at columns n0 + 8 j. Lane (g, t): 16 bits, word 0 = k 2t, 2t + 1 of column g (low half k
+// 2t), word 1 the same 8 k further; tf32, B(t, g) and B(t + 4, g) rounded to TF32.
+XC_FUNC void xc_mma_b_direct(unsigned int b[XC_MMA_N][2], XC_LOCAL_PTR const unsigned int *bs,
+                             const int slice, const int n0, const int lane)
+{
+    const int g = lane / 4, t = lane % 4;
+#if XC_MMA_PACK == 1
+#pragma unroll
+    for (int j = 0; j < XC_MMA_N; j++) {
+        const int n = n0 + 8 * j + g, k = 8 * slice + t;
+        b[j][0] = xc_mma_tf32(XC_AS_FLOAT(bs[xc_mma_b_chunk_at(k, n / 4) + n % 4]));
+        b[j][1] = xc_mma_tf32(XC_AS_FLOAT(bs[xc_mma_b_chunk_at(k + 4, n / 4) + n % 4]));
+    }
+#elif XC_MMA_PTX
+    // Matrix m of an x4 .trans: rows k 16 slice + (lane % 8) + 8 (m & 1) at the chunk of
+    // columns n0 + 16 j2 + 8 (m >> 1): registers b[2 j2][0..1], b[2 j2 + 1][0..1].
+    (void)g;
+    (void)t;
+    const int m = lane / 8, k = 16 * slice + lane % 8 + 8 * (m & 1);
+    const unsigned int row = XC_LOCAL_ADDR(bs + k * XC_MMA_BROW);  // k % 8 == lane % 8
+#pragma unroll
+    for (int j2 = 0; j2 < XC_MMA_N / 2; j2++) {
+        const int chunk = (n0 + 16 * j2 + 8 * (m >> 1)) / 8;
+        unsigned int v0, v1, v2, v3;
+        asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+                     : "=r"(v0), "=r"(v1), "=r"(v2), "=r"(v3)
+                     : "r"(row + (unsigned int)(chunk ^ (lane % 8)) * 16u)
+                     : "memory");
+        b[2 * j2][0] = v0;
+        b[2 * j2][1] = v1;
+        b[2 * j2 + 1][0] = v2;
+        b[2 * j2 + 1][1] = v3;
+    }
+#else
+#pragma unroll
+    for (int j = 0; j < XC_MMA_N; j++) {
+        const int n = n0 + 8 * j + g, upper = n % 2;  // the element's half of its word
+#pragma unroll
+        for (int r = 0; r < 2; r++) {
+            const int k = 16 * slice + 2 * t + 8 * r;
+            const unsigned int lo = bs[xc_mma_b_chunk_at(k, n / 8) + n % 8 / 2] >> (16 * upper);
+            const unsigned int hi =
+                bs[xc_mma_b_chunk_at(k + 1, n / 8) + n % 8 / 2] >> (16 * upper);
+            b[j][r] = (lo & 0xffffu) | (hi << 16);
+        }
+    }
+#endif
+}
+#endif
 
 // acc += this warp's A rows times its B columns over one stage, 8 words of k at a time: one
 // x4 ldmatrix a 16-row tile of A and a pair of 8-column tiles of B.
@@ -342,6 +466,10 @@ XC_FUNC void xc_mma_packed_multiply(XC_LOCAL_PTR const unsigned int *stage, cons
 #pragma unroll
         for (int i = 0; i < XC_MMA_M; i++)
             xc_mma_ldsm(a[i], stage, warp_m * XC_MMA_WARP_M + 16 * i, 2 * slice, 0, lane);
+#if XC_MMA_B_DIRECT
+        xc_mma_b_direct(b, stage + XC_MMA_TILE_M * XC_MMA_KW, slice, warp_n * XC_MMA_WARP_N,
+                        lane);
+#else
 #pragma unroll
         for (int j = 0; j < XC_MMA_N / 2; j++) {
             unsigned int v[4];
@@ -352,6 +480,7 @@ XC_FUNC void xc_mma_packed_multiply(XC_LOCAL_PTR const unsigned int *stage, cons
             b[2 * j + 1][0] = v[2];
             b[2 * j + 1][1] = v[3];
         }
+#endif
 #pragma unroll
         for (int i = 0; i < XC_MMA_M; i++) {
 #pragma unroll
@@ -403,12 +532,18 @@ void implicit_mma_packed(const XC_GLOBAL unsigned int *XC_RESTRICT xws, const in
     y += group * XC_MMA_GEMM_M * XC_P * XC_Q;
 #endif
 
-    // This work-item's columns of B: column (tid + i THREADS) / KC of the tile.
+    // This work-item's columns of B: column (tid + i THREADS) / KC of the tile (direct B: the
+    // chunk of columns (tid + i THREADS) % BNC).
     xc_mma_packed_col cols[XC_MMA_B_ITERS];
 #pragma unroll
     for (int i = 0; i < XC_MMA_B_ITERS; i++)
+#if XC_MMA_B_DIRECT
+        cols[i] = xc_mma_packed_column(col0 + (tid + i * XC_MMA_THREADS) % XC_MMA_BNC *
+                                                  XC_MMA_BPIX XC_BATCH_ARG);
+#else
         cols[i] = xc_mma_packed_column(col0 + (tid + i * XC_MMA_THREADS) / XC_MMA_KC
                                        XC_BATCH_ARG);
+#endif
 
     float acc[XC_MMA_M * XC_MMA_N * 4];
 #pragma unroll

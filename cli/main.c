@@ -89,7 +89,8 @@ static const environment_entry environment[] = {
     {PLANNING, "  XCONV_FFT_PLANES   forces the planes per work-group of the FFT transforms: 2, 4, "
                "8\n"},
     {PLANNING, "  XCONV_MMA_PIPELINE implicit_mma's pipeline: 0 the planner's, 1 registers, 2 packed\n"
-               "                     operands through a cp.async ring\n"},
+               "                     operands through a cp.async ring, 3 as 2 with B read from x\n"
+               "                     (1x1, stride 1, unpadded)\n"},
     {PLANNING, "  XCONV_MMA_TILES    forces implicit_mma's tiles TM,TN,TK,WM,WN[,STAGES]\n"
                "                     (docs/guide/cli.md)\n"},
     {PLANNING, "  XCONV_MMA_SPLIT    forces implicit_mma's split-K (packed pipeline): 1 none,\n"

@@ -384,8 +384,8 @@ static const forcing forcings[] = {
     {"XCONV_FFT_TILE", "a transform size L or HxW, each from 2 to 4096"},
     {"XCONV_FFT_CHUNK", "a whole number of images (0: as many as fit)"},
     {"XCONV_FFT_PLANES", "2, 4 or 8 planes per work-group (0: chosen)"},
-    {"XCONV_MMA_PIPELINE", "0 (the planner's choice), 1 (registers) or 2 (packed operands, "
-                           "cp.async ring)"},
+    {"XCONV_MMA_PIPELINE", "0 (the planner's choice), 1 (registers), 2 (packed operands, "
+                           "cp.async ring) or 3 (packed filters, B read from x: 1x1 stride 1)"},
     {"XCONV_MMA_TILES", "TM,TN,TK,WM,WN[,STAGES] (5 or 6 integers: implicit_mma's tiles, k step "
                         "in elements, warps, the packed ring's stages 2 to 4)"},
     {"XCONV_MMA_SPLIT", "an integer from 0 (chosen per product) to 16 (implicit_mma's packed "
@@ -422,7 +422,7 @@ static bool read_forcing(int i, xconv_plan_options *plan)
         plan->fft_planes = (int)split;
         return true;
     case 9:
-        if (!env_int(name, 0, 2, &split))
+        if (!env_int(name, 0, 3, &split))
             return false;
         plan->mma_pipeline = (int)split;
         return true;

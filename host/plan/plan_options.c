@@ -142,7 +142,7 @@ xconv_status xconv_plan_options_check(const xconv_plan_options *opts, xconv_erro
                       : opts->runtime_dims < XCONV_BATCH_DEFAULT ||
                               opts->runtime_dims > XCONV_BATCH_BAKED ? "runtime_dims"
                       : opts->fp32_math < 0 || opts->fp32_math > 1 ? "fp32_math"
-                      : opts->mma_pipeline < 0 || opts->mma_pipeline > 2 ? "mma_pipeline"
+                      : opts->mma_pipeline < 0 || opts->mma_pipeline > 3 ? "mma_pipeline"
                       : opts->mma_split_k < 0 || opts->mma_split_k > 16 ? "mma_split_k"
                       : opts->fft_tile_h < 0 || opts->fft_tile_w < 0 ? "fft_tile_h/fft_tile_w"
                       : opts->fft_planes != 0 && opts->fft_planes != 2 &&

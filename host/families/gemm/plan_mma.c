@@ -343,12 +343,32 @@ int xconv_mma_split_choose(const xconv_device_info *info, const xconv_problem *p
 // ---------------------------------------------------------------------------------------------
 // The packed pipeline's steps
 
+bool xconv_mma_direct_b_applies(const xconv_problem *p, const xconv_mma_tiles *t, char *why,
+                                size_t len)
+{
+    int64_t pix = 4 * mma_pack(p->math);  // pixels of a 16-byte chunk of x
+    const char *bad = p->r != 1 || p->s != 1 ? "the filter is not 1x1"
+                      : p->stride_h != 1 || p->stride_w != 1 ? "the stride is not 1"
+                      : p->pad_h || p->pad_w ? "the input is padded"
+                      : p->groups != 1 ? "the convolution is grouped"
+                      : (p->h * p->w) % pix ? (pix == 8 ? "H x W is not a multiple of 8"
+                                                         : "H x W is not a multiple of 4")
+                      : t->tile_n % (8 * pix) ? (pix == 8 ? "TN is not a multiple of 64"
+                                                          : "TN is not a multiple of 32")
+                                              : NULL;
+    if (bad && why)
+        snprintf(why, len, "implicit_mma: B read from x (mma_pipeline 3) needs a 1x1 filter, "
+                 "stride 1, no padding, one group, H x W a multiple of a 16-byte chunk's pixels "
+                 "and TN of 8 chunks: %s", bad);
+    return bad == NULL;
+}
+
 // Adds the defines every step of the packed pipeline compiles with (one program): the batch
 // baked in (the workspace's size depends on it), the problem's, the tiles', the stages, the
 // filter packing's channel block and work-group on info's device, and the split (its slices'
 // K steps and the partials' row stride when split).
 static xconv_status packed_defines(xconv_step *s, const xconv_device_info *info,
-                                   const xconv_problem *p, const xconv_mma_tiles *t, int stages,
+                                   const xconv_problem *p, const xconv_mma_tiles *t, int stages, bool direct_b,
                                    const xconv_gemm_layout *L, xconv_error *err)
 {
     s->bake_batch = true;
@@ -361,7 +381,7 @@ static xconv_status packed_defines(xconv_step *s, const xconv_device_info *info,
         {"XC_MMA_WARPS_N", t->warps_n}, {"XC_MMA_STAGES", stages},
         {"XC_MMA_PACK_W_CHUNKS", xconv_mma_pack_w_chunks(info, p)},
         {"XC_MMA_PACK_W_THREADS", pack_w_threads(info)},
-        {"XC_MMA_SPLIT", L->split_k},
+        {"XC_MMA_B_DIRECT", direct_b}, {"XC_MMA_SPLIT", L->split_k},
         {"XC_MMA_SPLIT_STEPS", (steps + L->split_k - 1) / L->split_k},
         {"XC_MMA_PART_LD", xconv_gemm_part_ld(L)},
     };
@@ -397,7 +417,7 @@ static xconv_status packed_ring(const xconv_device_info *info, const xconv_probl
 
 // Adds the packed product's summary lines: the product and, when split, its slices.
 static void packed_summary(xconv_plan *plan, const xconv_problem *p, const xconv_mma_tiles *t,
-                           int stages, const xconv_gemm_layout *L)
+                           int stages, bool direct_b, const xconv_gemm_layout *L)
 {
     int64_t cp = xconv_mma_packed_channels(p), rs = p->r * p->s;
     xconv_plan_summarize(plan, "mma.sync %s, fp32 accumulation: %lldx%lldx%lld x %lld group%s, "
@@ -407,6 +427,11 @@ static void packed_summary(xconv_plan *plan, const xconv_problem *p, const xconv
                          (long long)p->groups, p->groups == 1 ? "" : "s", t->tile_m, t->tile_n,
                          t->warps_m, t->warps_n, t->tile_k,
                          (long long)cp, stages);
+    if (direct_b)
+        xconv_plan_summarize(plan, "B read from x as it lies (1x1, stride 1: rows of k along the "
+                             "output positions, %s), x not packed",
+                             p->math == XCONV_MATH_TF32 ? "fragments by 32-bit loads"
+                                                        : "fragments by ldmatrix.trans");
     if (L->split_k > 1) {
         int64_t steps = xconv_mma_packed_steps(p, t);
         xconv_plan_summarize(plan, "split-K: %d K slices of %lld steps (%.1f MiB of fp32 "
@@ -417,15 +442,17 @@ static void packed_summary(xconv_plan *plan, const xconv_problem *p, const xconv
 }
 
 xconv_status xconv_mma_plan_packed(const xconv_device_info *info, const xconv_problem *p,
-                                   const xconv_mma_tiles *t, int stages, int split,
+                                   const xconv_mma_tiles *t, int stages, int split, bool direct_b,
                                    xconv_plan *plan, xconv_error *err)
 {
-    char why[256];
-    if (!xconv_mma_tiles_take(t, p->math, true, why, sizeof why))
+    char why[320];
+    if (!xconv_mma_tiles_take(t, p->math, true, why, sizeof why) ||
+        (direct_b && !xconv_mma_direct_b_applies(p, t, why, sizeof why)))
         return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE, "%s", why);
     int64_t cp = xconv_mma_packed_channels(p), rs = p->r * p->s;
     int64_t pack = mma_pack(p->math);
-    int64_t x_words = p->n * p->h * p->w * p->groups * cp / pack, w_words = p->k * rs * cp / pack;
+    int64_t x_words = direct_b ? 0 : p->n * p->h * p->w * p->groups * cp / pack;
+    int64_t w_words = p->k * rs * cp / pack;
     int64_t pq = xconv_problem_out_h(p) * xconv_problem_out_w(p);
     xconv_gemm_layout L = split_layout(p, xconv_mma_split_normalize(p, t, split));
     int64_t part_words = (int64_t)(xconv_gemm_split_bytes(&L) / 4);
@@ -441,27 +468,29 @@ xconv_status xconv_mma_plan_packed(const xconv_device_info *info, const xconv_pr
     if (st != XCONV_OK)
         return st;
     int w_region = xconv_plan_region(plan, "packed w", (size_t)w_words * 4);
-    int x_region = xconv_plan_region(plan, "packed x", (size_t)x_words * 4);
+    int x_region = direct_b ? -1 : xconv_plan_region(plan, "packed x", (size_t)x_words * 4);
     int part_region = L.split_k > 1 ? xconv_plan_region(plan, "split-K partials",
                                                          xconv_gemm_split_bytes(&L))
                                     : -1;
     xconv_step *pw = xconv_plan_add_step(plan, "pack filters (K,R,S,C)", "implicit_mma_packed",
                                          "implicit_mma_pack_w");
-    xconv_step *px = pw ? xconv_plan_add_step(plan, "pack x (N,H,W,C)", "implicit_mma_packed",
-                                              "implicit_mma_pack_x")
+    xconv_step *px = pw && !direct_b ? xconv_plan_add_step(plan, "pack x (N,H,W,C)",
+                                                           "implicit_mma_packed",
+                                                           "implicit_mma_pack_x")
+                                     : NULL;
+    xconv_step *s = pw && (px || direct_b)
+                        ? xconv_plan_add_step(plan, "tensor-core implicit GEMM (packed)",
+                                              "implicit_mma_packed", "implicit_mma_packed")
                         : NULL;
-    xconv_step *s = px ? xconv_plan_add_step(plan, "tensor-core implicit GEMM (packed)",
-                                             "implicit_mma_packed", "implicit_mma_packed")
-                       : NULL;
     if (!s)
         return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for a step");
-    st = packed_defines(pw, info, p, t, stages, &L, err);
-    st = st ? st : packed_defines(px, info, p, t, stages, &L, err);
-    st = st ? st : packed_defines(s, info, p, t, stages, &L, err);
+    st = packed_defines(pw, info, p, t, stages, direct_b, &L, err);
+    st = st || !px ? st : packed_defines(px, info, p, t, stages, direct_b, &L, err);
+    st = st ? st : packed_defines(s, info, p, t, stages, direct_b, &L, err);
     if (st != XCONV_OK)
         return st;
     // Packing w: a work-group a channel block of a filter (tiled), or a work-item a 16-byte
-    // chunk (4 words); x: a work-item a chunk.
+    // chunk (4 words); x (where it is packed): a work-item a chunk.
     int pw_chunks = xconv_mma_pack_w_chunks(info, p);
     if (pw_chunks) {
         int64_t blocks = (cp / (4 * pack) + pw_chunks - 1) / pw_chunks;
@@ -470,12 +499,14 @@ xconv_status xconv_mma_plan_packed(const xconv_device_info *info, const xconv_pr
         pw->local_mem_bytes = xconv_mma_pack_w_local_bytes(p, pw_chunks);
     } else
         xconv_step_set_1d(pw, xconv_round_up((size_t)(w_words / 4), 64), 64);
-    xconv_step_set_2d(px, (size_t)(p->n * p->h * p->w), (size_t)(p->groups * cp / pack / 4), 8,
-                      8);
     xconv_step_arg_buffer(pw, XCONV_REF_W);
     xconv_step_arg_region(pw, plan, w_region);
-    xconv_step_arg_buffer(px, XCONV_REF_X);
-    xconv_step_arg_region(px, plan, x_region);
+    if (px) {
+        xconv_step_set_2d(px, (size_t)(p->n * p->h * p->w), (size_t)(p->groups * cp / pack / 4),
+                          8, 8);
+        xconv_step_arg_buffer(px, XCONV_REF_X);
+        xconv_step_arg_region(px, plan, x_region);
+    }
     size_t threads = (size_t)(t->warps_m * t->warps_n * MMA_WARP);
     size_t global[3] = {(size_t)((L.n + t->tile_n - 1) / t->tile_n) * threads,
                         (size_t)((L.m + t->tile_m - 1) / t->tile_m),
@@ -483,7 +514,11 @@ xconv_status xconv_mma_plan_packed(const xconv_device_info *info, const xconv_pr
     size_t local[3] = {threads, 1, 1};
     xconv_step_set_3d(s, global, local);
     s->local_mem_bytes = xconv_mma_packed_local_bytes(t, p->math, stages);
-    xconv_step_arg_region(s, plan, x_region);
+    if (direct_b) {  // x itself, from element 0
+        xconv_step_arg_buffer(s, XCONV_REF_X);
+        xconv_step_arg_int(s, 0);
+    } else
+        xconv_step_arg_region(s, plan, x_region);
     xconv_step_arg_region(s, plan, w_region);
     if (L.split_k > 1)  // the partials, then their sum into y
         xconv_step_arg_region(s, plan, part_region);
@@ -495,6 +530,6 @@ xconv_status xconv_mma_plan_packed(const xconv_device_info *info, const xconv_pr
                                                 L.n, 0, err)
                        : XCONV_OK;
     if (st == XCONV_OK)
-        packed_summary(plan, p, t, stages, &L);
+        packed_summary(plan, p, t, stages, direct_b, &L);
     return st;
 }

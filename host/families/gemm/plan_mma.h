@@ -58,13 +58,23 @@ xconv_status xconv_mma_plan_step(const xconv_device_info *info, const xconv_prob
 // workspace, channels fastest and padded to whole 16-byte chunks, then the product fed through
 // a ring of `stages` local-memory stages by 16-byte cp.async copies.
 
-// The pipelines of implicit_mma (xconv_plan_options.mma_pipeline): the planner's choice (today
-// the register path), registers double-buffered from x and w as stored, packed operands.
+// The pipelines of implicit_mma (xconv_plan_options.mma_pipeline): the planner's choice,
+// registers double-buffered from x and w as stored, packed operands (x packed too), and packed
+// filters with B copied from x as it lies (xconv_mma_direct_b_applies; the planner's packed
+// pipeline wherever it applies).
 enum {
     XCONV_MMA_PIPELINE_AUTO = 0,
     XCONV_MMA_PIPELINE_REGISTERS = 1,
     XCONV_MMA_PIPELINE_PACKED = 2,
+    XCONV_MMA_PIPELINE_DIRECT_B = 3,
 };
+
+// Whether the packed product can read B straight from x for p with tiles t (XC_MMA_B_DIRECT):
+// a 1x1 filter, stride 1, no padding, one group, H W a multiple of a 16-byte chunk's pixels (8
+// fp16/bf16, 4 fp32) and TN of 8 chunks (64 columns in f16/bf16, 32 in tf32). When not, and
+// `why` is not NULL, writes the first condition it fails there.
+bool xconv_mma_direct_b_applies(const xconv_problem *p, const xconv_mma_tiles *t, char *why,
+                                size_t len);
 
 // Channels of a group as packed: p's rounded up to a 16-byte chunk of the math mode's words (4
 // TF32 values, 8 fp16 or bf16).
@@ -126,9 +136,10 @@ int xconv_mma_split_choose(const xconv_device_info *info, const xconv_problem *p
 // summed into fp32 partials (workspace region "split-K partials"), and a reduce step
 // (cl/splitk_reduce.cl) adds them in slice order into y. Returns XCONV_OK,
 // XCONV_ERR_NOT_APPLICABLE when p passes the kernels' 32-bit index range or t does not fit the
-// device in two stages (or in the forced stages), or XCONV_ERR_OUT_OF_MEMORY.
+// device in two stages (or in the forced stages), or XCONV_ERR_OUT_OF_MEMORY. With direct_b
+// (xconv_mma_direct_b_applies must hold) the product reads B from x: no "pack x" step or region.
 xconv_status xconv_mma_plan_packed(const xconv_device_info *info, const xconv_problem *p,
-                                   const xconv_mma_tiles *t, int stages, int split,
+                                   const xconv_mma_tiles *t, int stages, int split, bool direct_b,
                                    xconv_plan *plan, xconv_error *err);
 
 #endif // XCONV_PLAN_MMA_H

@@ -48,8 +48,9 @@ static bool packed_pays(const xconv_problem *p)
 
 // One step: the product on tensor cores, gathering B from x, storing y; or the packed
 // pipeline (asked for, a split asked for, or where it pays: packed_pays), x and w packed first
-// and the product fed by a cp.async ring, split over K where its tiles leave the device's
-// compute units idle (xconv_mma_split_choose) or as forced. Forced tiles (opts->mma_tiles)
+// (x not where the product can read B from x as it lies: 1x1, stride 1, unpadded, ungrouped,
+// unless mma_pipeline 2 forces the packing) and the product fed by a cp.async ring, split over
+// K where its tiles leave the device's compute units idle (xconv_mma_split_choose) or as forced. Forced tiles (opts->mma_tiles)
 // replace the planner's in either pipeline.
 static xconv_status plan_implicit_mma(const xconv_device *dev, const xconv_problem *p,
                                       const xconv_plan_options *opts, xconv_plan *plan,
@@ -65,6 +66,7 @@ static xconv_status plan_implicit_mma(const xconv_device *dev, const xconv_probl
                                split > 1 ? "split-K (mma_split_k)" : "a ring's stages");
     xconv_status st;
     bool packed = pipeline == XCONV_MMA_PIPELINE_PACKED ||
+                  pipeline == XCONV_MMA_PIPELINE_DIRECT_B ||
                   (pipeline == XCONV_MMA_PIPELINE_AUTO && (split > 1 || stages || packed_pays(p)));
     if (packed) {
         char why[256];
@@ -73,7 +75,11 @@ static xconv_status plan_implicit_mma(const xconv_device *dev, const xconv_probl
         if (!xconv_mma_tiles_take(&t, p->math, true, why, sizeof why))  // before the split's
             return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE, "%s", why);  // model uses t
         split = split ? split : xconv_mma_split_choose(&dev->info, p, &t);
-        st = xconv_mma_plan_packed(&dev->info, p, &t, stages, split, plan, err);
+        // B straight from x where it applies, unless the packing of x is forced (2).
+        bool direct_b = pipeline == XCONV_MMA_PIPELINE_DIRECT_B ||
+                        (pipeline == XCONV_MMA_PIPELINE_AUTO &&
+                         xconv_mma_direct_b_applies(p, &t, NULL, 0));
+        st = xconv_mma_plan_packed(&dev->info, p, &t, stages, split, direct_b, plan, err);
     } else {
         xconv_mma_choose(&dev->info, p, &t);
         t = forced ? forced_t : t;

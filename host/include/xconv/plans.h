@@ -168,7 +168,9 @@ typedef struct xconv_plan_options {
     int mma_pipeline;           // implicit_mma's pipeline: 0 the planner's choice; 1
                                 // registers double-buffered from x and w as stored; 2 x and w
                                 // packed into the workspace (channels fastest) and fed through
-                                // a cp.async ring (cl/implicit_mma_packed.cl)
+                                // a cp.async ring (cl/implicit_mma_packed.cl); 3 as 2 but B
+                                // read from x as it lies, not packed (1x1, stride 1, unpadded,
+                                // one group: the choice of 0 wherever 2 is chosen and it fits)
     xconv_forced_mma_tiles mma_tiles;  // forces implicit_mma's tiles; zeros: chosen per product
     int mma_split_k;            // forces the packed pipeline's split-K: 1 no split, 2..16 K
                                 // slices (fewer where K has fewer steps); 0: chosen per product

@@ -19,29 +19,21 @@ from collections import OrderedDict
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-# The committed H100 records that time every variant auto may choose on each of their shapes:
-# the standard suite through CUDA and NVIDIA's OpenCL (16b5a22), ResNet-50's 23 layers at batch
-# 32 through CUDA (find, f4d1cb2), the small suite and ten network layers at batch 1 through
-# both backends (2c24c36); the rules-only matrices of an earlier rule table (84d39d6): the
-# standard suite, the small suite and the cut network layers through both backends; and the
-# standard suite's every-variant runs of later builds (fe03b55 with a cold and a warm driver
-# cache, 96bc74d with the batch baked in, the default); the rules-only matrices of lines 7, 12
-# and 16-17 (bc6674b, two runs) and of the direct family on MobileNet-v2's depthwise layers at
-# batch 32 (3a64594, two runs); the direct family with direct_depthwise and the GEMMs on every
-# depthwise shape of those files (f9c489a, two runs: the older files' depthwise groups, which did
-# not time direct_depthwise, are left out where these timed it). b9729f0's standard matrix is left out:
-# its OpenCL winograd_f43 on res3x3 ran 1.5x its time in the seven other records.
+# The committed H100 records that time every variant auto may choose on each of their shapes.
+# In the device-time region (the timed region starts behind a device-side delay, c029fce): the
+# small suite with ten network layers at batch 1, and the standard suite, through both backends
+# (they replace the records of the same shapes made before that region, whose times held the
+# host's launch path: a plan of several steps paid it once a step). Earlier records of larger
+# kernels, where the region moved times by a few percent at most: ResNet-50's 23 layers at batch
+# 32 through CUDA (find, f4d1cb2); the rules-only matrices of lines 7, 13 and 17-18 (bc6674b,
+# two runs) and of the direct family on MobileNet-v2's depthwise layers at batch 32 (3a64594,
+# two runs); the direct family with direct_depthwise and the GEMMs on every depthwise shape of
+# those files (f9c489a, two runs: the older files' depthwise groups, which did not time
+# direct_depthwise, are left out where these timed it).
 DEFAULT_FILES = [
-    "bench/results/2026-11-27-h100-16b5a22-matrix_gpu_cold_after.json",
+    "bench/results/2026-11-28-h100-c029fce-matrix_rules_small_networks.json",
+    "bench/results/2026-11-28-h100-c029fce-matrix_rules_standard.json",
     "bench/results/2026-11-27-h100-f4d1cb2-find_resnet50_cold_after.json",
-    "bench/results/2026-11-27-h100-2c24c36-matrix_cuda_auto_after_find.json",
-    "bench/results/2026-11-27-h100-2c24c36-matrix_opencl_auto_after_find.json",
-    "bench/results/2026-11-27-h100-84d39d6-matrix_rules_standard.json",
-    "bench/results/2026-11-27-h100-84d39d6-matrix_rules_networks_cuda.json",
-    "bench/results/2026-11-27-h100-84d39d6-matrix_rules_networks_opencl.json",
-    "bench/results/2026-11-27-h100-fe03b55-matrix_gpu_cold_drivercache.json",
-    "bench/results/2026-11-27-h100-fe03b55-matrix_gpu_warm_drivercache.json",
-    "bench/results/2026-11-27-h100-96bc74d-bake_batch_standard_on1.json",
     "bench/results/2026-11-27-h100-bc6674b-matrix_rules_r37_1.json",
     "bench/results/2026-11-27-h100-bc6674b-matrix_rules_r37_2.json",
     "bench/results/2026-11-27-h100-3a64594-matrix_depthwise_b32_1.json",

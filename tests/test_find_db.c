@@ -236,13 +236,14 @@ static xconv_auto_info choose(xconv_device *dev, const char *spec)
 }
 
 // The rules on a GPU (an H100-like description, 132 units, 48 KiB of local memory): Winograd
-// F(4x4,3x3) for wide 3x3 stride-1 layers with >= 2e7 FLOPs a unit and F(2x2,3x3) from a
-// quarter of that, tiled FFT for busy wide ones with larger filters, implicit_precomp for other
-// busy wide ones whose offset table takes at most 1/8 of local memory, direct_regblock for busy
-// stems over few channels at stride 4, gemm_1x1 for wide 1x1 layers with >= 128 filters over
-// >= 256 channels and planes of whole float4s, the implicit GEMM for the other wide ones,
-// direct_depthwise for depthwise ones (in fp32 math under a reduced mode too), direct_naive for
-// those whose filter it does not take, direct_regblock for other narrow or small ones.
+// F(4x4,3x3) for wide 3x3 stride-1 layers with >= 2e7 FLOPs a unit and F(2x2,3x3) from a quarter
+// of that or on 56x56 planes from 1e6, F(2x2,5x5) for wide 5x5 ones from 1e6, tiled FFT for busy
+// wide ones with larger filters, implicit_precomp for other busy wide ones whose offset table
+// takes at most 1/8 of local memory, direct_regblock for busy stems over few channels at stride 4,
+// gemm_1x1 for wide 1x1 layers with >= 128 filters over >= 256 channels and planes of whole
+// float4s, the implicit GEMM for the other wide ones, direct_depthwise for depthwise ones (in fp32
+// math under a reduced mode too), direct_naive for those whose filter it does not take,
+// direct_regblock for other narrow or small ones.
 static void test_auto_gpu_rules(void)
 {
     xconv_device dev = {.info = gpu_info()};
@@ -251,10 +252,13 @@ static void test_auto_gpu_rules(void)
     } want[] = {
         {"n=32,c=64,h=56,w=56,k=64,r=3,pad=1", "winograd_f43"},        // 5.6e7 FLOPs a unit
         {"n=8,c=64,h=56,w=56,k=64,r=3,pad=1", "winograd_f23"},         // 1.4e7
-        {"n=1,c=64,h=56,w=56,k=64,r=3,pad=1", "implicit_gemm"},        // 1.8e6
+        {"n=1,c=64,h=56,w=56,k=64,r=3,pad=1", "winograd_f23"},         // 1.8e6, 56x56 planes
+        {"n=1,c=512,h=7,w=7,k=512,r=3,pad=1", "implicit_gemm"},        // 1.8e6, 7x7 planes
+        {"n=1,c=128,h=28,w=28,k=128,r=3,pad=1", "implicit_gemm"},      // 1.8e6, 28x28 planes
         {"n=32,c=64,h=32,w=32,k=64,r=5,pad=2", "fft_tiled"},
         {"n=8,c=64,h=64,w=64,k=64,r=11,pad=5", "fft_tiled"},
-        {"n=1,c=96,h=27,w=27,k=256,r=5,pad=2,groups=2", "implicit_gemm"},  // 3.4e6
+        {"n=1,c=96,h=27,w=27,k=256,r=5,pad=2,groups=2", "winograd_f25"},  // 3.4e6
+        {"n=1,c=32,h=27,w=27,k=96,r=5,pad=2", "implicit_gemm"},        // 8.5e5: below 1e6
         {"n=32,c=3,h=224,w=224,k=64,r=7,stride=2,pad=3", "implicit_precomp"},  // 1176 bytes
         {"n=32,c=64,h=56,w=56,k=64,r=3,dil=2,pad=2", "implicit_precomp"},      // 4608 bytes
         {"n=32,c=256,h=28,w=28,k=256,r=3,stride=2,pad=1", "implicit_gemm"},    // 18432 bytes

@@ -181,6 +181,29 @@ static bool wide_3x3_quarter_busy(const xconv_device_info *dev, const xconv_prob
     return wide_3x3(dev, p) && flops_per_unit(dev, p) >= AUTO_BUSY_FLOPS_PER_UNIT / 4;
 }
 
+// Below a quarter of the busy work, Winograd's products still fill the units where the output
+// planes are large: each 2x2 tile of a 56x56 plane is a GEMM column, 784 of them an image. In
+// the device-time region (the H100, both backends: 2026-11-28-h100-c029fce-matrix_rules_*.json)
+// ResNet-50's res2_3x3 at batch 1 (1.8e6 FLOPs a unit) ran F(2x2,3x3) 1.19-1.20x ahead of the
+// implicit GEMM; its 7x7 res5_3x3 (1.8e6) and AlexNet's 13x13 conv3 (2.3e6) 1.2-1.6x behind.
+#define AUTO_WINO_LIGHT_FLOPS_PER_UNIT 1e6
+#define AUTO_WINO_LIGHT_MIN_PLANE (56 * 56)
+
+// Whether p is a wide stride-1 product (3x3, or r x r for the caller) with at least
+// AUTO_WINO_LIGHT_FLOPS_PER_UNIT a unit and output planes of AUTO_WINO_LIGHT_MIN_PLANE or more.
+static bool light_large_plane(const xconv_device_info *dev, const xconv_problem *p)
+{
+    return flops_per_unit(dev, p) >= AUTO_WINO_LIGHT_FLOPS_PER_UNIT &&
+           xconv_problem_out_h(p) * xconv_problem_out_w(p) >= AUTO_WINO_LIGHT_MIN_PLANE;
+}
+
+// Whether p is a wide stride-1 3x3 product with a quarter of the busy work a unit, or less
+// work on large planes (above).
+static bool wide_3x3_quarter_busy_or_plane(const xconv_device_info *dev, const xconv_problem *p)
+{
+    return wide_3x3_quarter_busy(dev, p) || (wide_3x3(dev, p) && light_large_plane(dev, p));
+}
+
 // On CPUs F(4x4,3x3) takes outputs at least this wide; narrower ones take F(2x2,3x3).
 #define AUTO_CPU_F43_MIN_OUT_W 28
 
@@ -194,6 +217,15 @@ static bool wide_3x3_wide_out(const xconv_device_info *dev, const xconv_problem 
 static bool wide_5x5(const xconv_device_info *dev, const xconv_problem *p)
 {
     return wide_stride1(dev, p) && p->r == 5 && p->s == 5;
+}
+
+// Whether p is a wide stride-1 5x5 product with at least AUTO_WINO_LIGHT_FLOPS_PER_UNIT a unit
+// (the FFT's line takes the busy ones first). F(2x2,5x5) makes a GEMM column of each 2x2 tile:
+// on AlexNet's conv2 at batch 1 (27x27 planes, 3.4e6 FLOPs a unit) it ran 1.24-1.26x ahead of
+// the implicit GEMM through both backends (the records of light_large_plane).
+static bool wide_5x5_light(const xconv_device_info *dev, const xconv_problem *p)
+{
+    return wide_5x5(dev, p) && flops_per_unit(dev, p) >= AUTO_WINO_LIGHT_FLOPS_PER_UNIT;
 }
 
 // Whether p is a wide stride-1 product with a filter of at least 7x7 in both directions.
@@ -302,12 +334,16 @@ static const auto_rule rules[] = {
     {"winograd_f43", ON_GPU, wide_3x3_busy,
      "a wide 3x3 stride-1 layer with >= 2e7 FLOPs a compute unit on a GPU: Winograd F(4x4,3x3) "
      "(error checked over 4x4 blocks)"},
-    {"winograd_f23", ON_GPU, wide_3x3_quarter_busy,
-     "a wide 3x3 stride-1 layer with 5e6 to 2e7 FLOPs a compute unit on a GPU: Winograd "
-     "F(2x2,3x3), whose GEMMs have 4x the columns of F(4x4,3x3)'s"},
+    {"winograd_f23", ON_GPU, wide_3x3_quarter_busy_or_plane,
+     "a wide 3x3 stride-1 layer with 5e6 to 2e7 FLOPs a compute unit, or >= 1e6 on output "
+     "planes of >= 56x56, on a GPU: Winograd F(2x2,3x3), whose GEMMs have 4x the columns of "
+     "F(4x4,3x3)'s"},
     {"fft_tiled", ON_GPU, wide_5x5_up_busy,
      "a wide stride-1 layer with a 5x5 or larger filter and >= 2e7 FLOPs a compute unit on a "
      "GPU: tiled FFT convolution"},
+    {"winograd_f25", ON_GPU, wide_5x5_light,
+     "a wide 5x5 stride-1 layer with 1e6 to 2e7 FLOPs a compute unit on a GPU: Winograd "
+     "F(2x2,5x5), a GEMM column each 2x2 output tile"},
     {"direct_regblock", ON_GPU, wide_busy_strided_stem,
      "a wide layer over <= 4 input channels a group at stride >= 4 with >= 2e7 FLOPs a compute "
      "unit on a GPU (an image's stem): register-blocked direct convolution"},

@@ -361,6 +361,7 @@ static void test_networks(void)
     check_network("vgg16.shapes", 13, 9, 15350);       // 15.47 GMAC less 123.6 MMAC classifier
     check_network("alexnet.shapes", 5, 5, 666);        // 724 MMAC less 58.6 MMAC classifier
     check_network("mobilenet_v2.shapes", 52, 30, 299); // 300 MMAC less 1.3 MMAC classifier
+    check_network("mobilenet_v1.shapes", 27, 19, 568); // 569 MMAC less 1.0 MMAC classifier
 }
 
 // bench/shapes/standard_cut.shapes is the standard suite with smaller batches, shape for shape.

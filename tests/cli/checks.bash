@@ -13,6 +13,14 @@ check() {
     fi
 }
 
+# `begin_test XCONV` sets $xconv to XCONV's full path (the test may change directory) and $tmp
+# to a new directory removed when the test exits.
+begin_test() {
+    xconv=$(realpath "$1")
+    tmp=$(mktemp -d)
+    trap 'rm -rf "$tmp"' EXIT
+}
+
 # `skip_without_nvrtc` ends the test with exit 77 (skipped) when "$xconv" has no NVRTC to
 # compile for sm_90 (the CUDA toolkit's libnvrtc not installed).
 skip_without_nvrtc() {

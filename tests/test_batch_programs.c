@@ -14,47 +14,9 @@
 #include "families/gemm/plan_mma.h"
 #include "plan/variant.h"
 #include "xconv/xconv.h"
-#include "tests/shape_args.h"
+#include "tests/program_counting.h"
 
-#define MAX_PROGRAMS 20000
-#define MAX_SHAPES 512
-
-// The distinct programs seen: kernel source and options, one string each.
-typedef struct program_set {
-    char *keys[MAX_PROGRAMS];
-    int count;
-} program_set;
-
-static int failures;
 static char last_error[512];  // why the last plan that failed failed
-
-#define CHECK(cond, ...)                                                        \
-    do {                                                                        \
-        if (!(cond)) {                                                          \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                \
-            fprintf(stderr, __VA_ARGS__);                                       \
-            fprintf(stderr, "\n");                                              \
-            failures++;                                                         \
-        }                                                                       \
-    } while (0)
-
-// Adds key to set unless it holds it; returns true when it was new.
-static bool add_key(program_set *set, const char *key)
-{
-    for (int i = 0; i < set->count; i++)
-        if (strcmp(set->keys[i], key) == 0)
-            return false;
-    if (set->count < MAX_PROGRAMS)
-        set->keys[set->count++] = strdup(key);
-    return true;
-}
-
-static void free_set(program_set *set)
-{
-    for (int i = 0; i < set->count; i++)
-        free(set->keys[i]);
-    set->count = 0;
-}
 
 // Plans variant v for p at batch n with options base (NULL: the defaults) and the batch mode
 // `mode` (an xconv_batch_mode) on dev, and adds its programs to set (and to *plan_set, when not
@@ -223,22 +185,12 @@ static void check_defaults(xconv_device *dev, const xconv_problem *shapes, int n
 
 int main(int argc, char **argv)
 {
-    xconv_error err = {0};
-    const xconv_target *t = xconv_target_find("sm_90", &err);
-    xconv_device *dev = t ? xconv_device_open_target(t, &err) : NULL;
-    if (!dev) {
-        fprintf(stderr, "no sm_90 profile: %s\n", err.msg);
+    xconv_device *dev = open_sm90_profile();
+    if (!dev)
         return 1;
-    }
-    if (argc > 1) {
-        static xconv_problem shapes[MAX_SHAPES];
-        int count = read_shape_args(argc, argv, shapes, MAX_SHAPES);
-        if (count < 0)
-            return 2;
-        count_programs(dev, shapes, count);
-        xconv_device_close(dev);
-        return 0;
-    }
+    if (argc > 1)
+        return count_shape_args(dev, argc, argv, count_programs);
+    xconv_error err = {0};
     // Every variant of ours: the default follows its field, the forced modes win.
     const char *default_specs[] = {"n=8,c=16,h=20,w=20,k=16,r=3,pad=1",
                                    "n=8,c=16,h=20,w=20,k=16,r=5,pad=2",

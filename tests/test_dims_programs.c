@@ -15,44 +15,7 @@
 
 #include "plan/plan.h"
 #include "xconv/xconv.h"
-#include "tests/shape_args.h"
-
-#define MAX_PROGRAMS 20000
-#define MAX_SHAPES 512
-
-static int failures;
-
-#define CHECK(cond, ...)                                                        \
-    do {                                                                        \
-        if (!(cond)) {                                                          \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                \
-            fprintf(stderr, __VA_ARGS__);                                       \
-            fprintf(stderr, "\n");                                              \
-            failures++;                                                         \
-        }                                                                       \
-    } while (0)
-
-// The distinct programs seen: kernel text and options, one string each.
-typedef struct program_set {
-    char *keys[MAX_PROGRAMS];
-    int count;
-} program_set;
-
-static void add_key(program_set *set, const char *key)
-{
-    for (int i = 0; i < set->count; i++)
-        if (strcmp(set->keys[i], key) == 0)
-            return;
-    if (set->count < MAX_PROGRAMS)
-        set->keys[set->count++] = strdup(key);
-}
-
-static void free_set(program_set *set)
-{
-    for (int i = 0; i < set->count; i++)
-        free(set->keys[i]);
-    set->count = 0;
-}
+#include "tests/program_counting.h"
 
 // Plans variant v for spec with opts (its runtime_dims set to `mode`); returns the plan, or
 // NULL after a failed check.
@@ -218,22 +181,11 @@ static void count_programs(xconv_device *dev, const xconv_problem *shapes, int n
 
 int main(int argc, char **argv)
 {
-    xconv_error err = {0};
-    const xconv_target *t = xconv_target_find("sm_90", &err);
-    xconv_device *dev = t ? xconv_device_open_target(t, &err) : NULL;
-    if (!dev) {
-        fprintf(stderr, "no sm_90 profile: %s\n", err.msg);
+    xconv_device *dev = open_sm90_profile();
+    if (!dev)
         return 1;
-    }
-    if (argc > 1) {
-        static xconv_problem shapes[MAX_SHAPES];
-        int count = read_shape_args(argc, argv, shapes, MAX_SHAPES);
-        if (count < 0)
-            return 2;
-        count_programs(dev, shapes, count);
-        xconv_device_close(dev);
-        return 0;
-    }
+    if (argc > 1)
+        return count_shape_args(dev, argc, argv, count_programs);
     xconv_plan_options forced;
     xconv_plan_options_default(&forced);
     forced.gemm_tiles = (xconv_forced_gemm_tiles){64, 64, 16, 4, 4, 4, 4, 1};

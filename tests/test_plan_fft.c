@@ -3,9 +3,7 @@
 // X-macro lists, refusals with their reasons (stride, dilation, local memory, workspace, forced
 // sizes), every plan of the small and standard suites within the device's limits (steps,
 // regions, geometry, error block), chunked passes and forced sizes through the planning
-// options, the target shapes' choices; where an OpenCL device is present, forced tiles and
-// chunks run against float64 over their error block and give the same bits whatever the chunk,
-// and the transforms on raw planes match a float64 DFT;
+// options, the target shapes' choices (the plans run on a device: tests/test_plan_fft_runs.c);
 // where NVRTC is present, the GPU plans of the target shapes compile for sm_90 and keep their
 // arrays in registers.
 #include <math.h>
@@ -15,73 +13,18 @@
 
 #include "../host/families/fft/plan_fft.h"
 #include "tests/check.h"
+#include "tests/fft_fixtures.h"
+#include "tests/synthetic_devices.h"
 #include "measure/check.h"
 #include "../host/plan/variant.h"
 #ifdef XCONV_HAVE_CUDA
 #include "cuda/nvrtc_compile.h"
 #endif
 
-// ---------------------------------------------------------------------------------------------
-// Synthetic devices
-
-// A GPU like an H100: 48 KiB local memory per work-group, 1024 work-items, warps of 32.
-static xconv_device_info gpu_info(void)
-{
-    xconv_device_info i = {.is_gpu = true, .compute_units = 132, .local_mem_bytes = 48 << 10,
-                           .max_alloc_bytes = 20ull << 30, .global_mem_bytes = 80ull << 30,
-                           .const_mem_bytes = 64 << 10, .max_work_group_size = 1024,
-                           .max_work_item_sizes = {1024, 1024, 64}, .preferred_multiple = 32};
-    snprintf(i.name, sizeof i.name, "synthetic GPU");
-    return i;
-}
-
-// A CPU as PoCL reports one: 2 cores, 1 MiB "local" memory, work-groups up to 4096.
-static xconv_device_info cpu_info(void)
-{
-    xconv_device_info i = {.is_cpu = true, .compute_units = 2, .local_mem_bytes = 1 << 20,
-                           .max_alloc_bytes = 1ull << 30, .global_mem_bytes = 4ull << 30,
-                           .max_work_group_size = 4096,
-                           .max_work_item_sizes = {4096, 4096, 4096}, .preferred_multiple = 8};
-    snprintf(i.name, sizeof i.name, "synthetic CPU");
-    return i;
-}
-
-// A small GPU: 16 KiB local memory, 256 work-items, 128 MiB allocations.
-static xconv_device_info small_gpu_info(void)
-{
-    xconv_device_info i = gpu_info();
-    i.compute_units = 8;
-    i.local_mem_bytes = 16 << 10;
-    i.max_work_group_size = 256;
-    i.max_work_item_sizes[0] = i.max_work_item_sizes[1] = 128;
-    i.max_alloc_bytes = 128ull << 20;
-    i.global_mem_bytes = 1ull << 30;
-    snprintf(i.name, sizeof i.name, "synthetic small GPU");
-    return i;
-}
-
-static xconv_problem parse(const char *spec)
-{
-    xconv_problem p;
-    xconv_error err = {0};
-    CHECK_MSG(xconv_shape_parse(spec, &p, &err) == XCONV_OK, "%s: %s", spec, err.msg);
-    return p;
-}
-
+// The variant an FFT kind plans as.
 static const char *kind_name(xconv_fft_kind kind)
 {
     return kind == XCONV_FFT_WHOLE ? "fft" : "fft_tiled";
-}
-
-// Planning options forcing a transform size and images per pass (0: chosen).
-static xconv_plan_options forced(int tile_h, int tile_w, int64_t chunk)
-{
-    xconv_plan_options o;
-    xconv_plan_options_default(&o);
-    o.fft_tile_h = tile_h;
-    o.fft_tile_w = tile_w;
-    o.fft_chunk = chunk;
-    return o;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -550,232 +493,6 @@ static void test_register_rule(void)
 }
 
 // ---------------------------------------------------------------------------------------------
-// Running on a device: forced tiles and chunks against float64 over their error block
-
-// Opens the first OpenCL device, or returns NULL (the run tests are then skipped).
-static xconv_device *open_device(void)
-{
-    xconv_error err = {0};
-    return xconv_device_open("opencl:0", &err);
-}
-
-// The inputs, output and float64 reference of one problem.
-typedef struct run_case {
-    xconv_problem p;
-    float *x, *w, *y;
-    double *ref, *norm, *block;
-    size_t yn;
-} run_case;
-
-static bool case_init(run_case *rc, const char *spec)
-{
-    memset(rc, 0, sizeof *rc);
-    rc->p = parse(spec);
-    size_t xn = (size_t)xconv_problem_x_elems(&rc->p), wn = (size_t)xconv_problem_w_elems(&rc->p);
-    rc->yn = (size_t)xconv_problem_y_elems(&rc->p);
-    rc->x = malloc(xn * 4), rc->w = malloc(wn * 4), rc->y = malloc(rc->yn * 4);
-    rc->ref = malloc(rc->yn * 8), rc->norm = malloc(rc->yn * 8), rc->block = malloc(rc->yn * 8);
-    xconv_error err = {0};
-    if (!rc->x || !rc->w || !rc->y || !rc->ref || !rc->norm || !rc->block)
-        return false;
-    xconv_random_fill(rc->x, xn, 11, 1);
-    xconv_random_fill(rc->w, wn, 11, 2);
-    return xconv_reference_conv(&rc->p, rc->x, rc->w, rc->ref, rc->norm, 0, &err) == XCONV_OK;
-}
-
-static void case_free(run_case *rc)
-{
-    free(rc->x), free(rc->w), free(rc->y), free(rc->ref), free(rc->norm), free(rc->block);
-}
-
-// Runs `name` on rc under opts and checks y against float64 over the plan's error block, with
-// the variant's threshold; returns false when it did not run.
-static bool check_run(xconv_device *dev, run_case *rc, const char *name,
-                      const xconv_plan_options *opts, const char *what)
-{
-    xconv_error err = {0};
-    xconv_plan *plan = xconv_plan_create(dev, &rc->p, name, opts, &err);
-    CHECK_MSG(plan != NULL, "%s %s: %s", name, what, err.msg);
-    if (!plan)
-        return false;
-    int64_t bh, bw;
-    xconv_plan_error_block(plan, &bh, &bw);
-    xconv_status st = xconv_plan_forward(plan, rc->x, rc->w, NULL, rc->y, &err);
-    xconv_plan_destroy(plan);
-    CHECK_MSG(st == XCONV_OK, "%s %s: %s", name, what, err.msg);
-    if (st != XCONV_OK)
-        return false;
-    xconv_block_scale_f64(&rc->p, bh, bw, rc->norm, rc->block);
-    xconv_compare_result res;
-    xconv_compare_full(rc->y, rc->ref, rc->block, (int64_t)rc->yn, &res);
-    const xconv_variant *v = xconv_variant_find(name, &err);
-    double limit = xconv_threshold_for_variant(xconv_variant_get_info(v));
-    CHECK_MSG(res.nonfinite == 0 && res.max_norm_err <= limit,
-              "%s %s: %lld non-finite, error %.3g over %lldx%lld blocks (threshold %.1g)", name,
-              what, (long long)res.nonfinite, res.max_norm_err, (long long)bh, (long long)bw,
-              limit);
-    return true;
-}
-
-// Forced tiles (square, not square, with partial tiles at the edges, on grouped filters and
-// even filter sizes) and forced whole-image sizes against float64.
-static void test_forced_runs(xconv_device *dev)
-{
-    static const struct {
-        const char *name, *spec;
-        int tile_h, tile_w;
-    } cases[] = {
-        {"fft_tiled", "n=3,c=5,h=19,w=23,k=6,r=3,s=5,pad_h=1,pad_w=2", 8, 12},
-        {"fft_tiled", "n=2,c=8,h=20,w=20,k=12,r=4,pad=1,groups=4", 16, 16},
-        {"fft_tiled", "n=2,c=3,h=30,w=17,k=4,r=5,pad=2", 27, 10},
-        {"fft", "n=2,c=3,h=20,w=24,k=5,r=5,pad=2", 27, 32},
-        {"fft", "n=1,c=2,h=9,w=7,k=3,r=2,s=3", 10, 15},
-    };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        run_case rc;
-        xconv_plan_options o = forced(cases[i].tile_h, cases[i].tile_w, 0);
-        char what[256];
-        snprintf(what, sizeof what, "%s with %dx%d transforms", cases[i].spec, cases[i].tile_h,
-                 cases[i].tile_w);
-        if (case_init(&rc, cases[i].spec))
-            check_run(dev, &rc, cases[i].name, &o, what);
-        else
-            CHECK_MSG(false, "no host memory for %s", cases[i].spec);
-        case_free(&rc);
-    }
-}
-
-// Passes of 4, 2 and 1 image(s), the last one shorter, against float64; passes of an even
-// number of spectrum columns give the same bits as one pass.
-static void test_chunked_runs(xconv_device *dev)
-{
-    static const char *const names[] = {"fft", "fft_tiled"};
-    for (int v = 0; v < 2; v++) {
-        run_case rc;
-        if (!case_init(&rc, "n=5,c=3,h=14,w=13,k=4,r=3,pad=1")) {
-            CHECK_MSG(false, "no host memory");
-            case_free(&rc);
-            continue;
-        }
-        float *whole = malloc(rc.yn * 4);
-        xconv_plan_options o = forced(v ? 8 : 0, v ? 8 : 0, 0);
-        bool ran = whole && check_run(dev, &rc, names[v], &o, "in one pass");
-        if (ran)
-            memcpy(whole, rc.y, rc.yn * 4);
-        static const int64_t chunks[] = {4, 2, 1};
-        for (int i = 0; ran && i < 3; i++) {
-            o.fft_chunk = chunks[i];
-            char what[64];
-            snprintf(what, sizeof what, "in passes of %lld image(s)", (long long)chunks[i]);
-            if (check_run(dev, &rc, names[v], &o, what) && chunks[i] > 1)
-                CHECK_MSG(memcmp(whole, rc.y, rc.yn * 4) == 0,
-                          "%s %s: not the bits of one pass", names[v], what);
-        }
-        free(whole);
-        case_free(&rc);
-    }
-}
-
-// Two, four and eight planes a work-group give the same bits (each pair's transform is the
-// same arithmetic whichever work-group holds it), with a last work-group of fewer columns.
-static void test_planes_runs(xconv_device *dev)
-{
-    static const char *const names[] = {"fft", "fft_tiled"};
-    for (int v = 0; v < 2; v++) {
-        run_case rc;
-        if (!case_init(&rc, "n=3,c=5,h=14,w=13,k=6,r=3,s=4,pad=1")) {
-            CHECK_MSG(false, "no host memory");
-            case_free(&rc);
-            continue;
-        }
-        float *two = malloc(rc.yn * 4);
-        xconv_plan_options o = forced(v ? 8 : 0, v ? 8 : 0, 0);
-        o.fft_planes = 2;
-        bool ran = two && check_run(dev, &rc, names[v], &o, "with 2 planes a work-group");
-        if (ran)
-            memcpy(two, rc.y, rc.yn * 4);
-        for (int planes = 4; ran && planes <= 8; planes *= 2) {
-            o.fft_planes = planes;
-            char what[64];
-            snprintf(what, sizeof what, "with %d planes a work-group", planes);
-            if (check_run(dev, &rc, names[v], &o, what))
-                CHECK_MSG(memcmp(two, rc.y, rc.yn * 4) == 0, "%s %s: not the bits of 2 planes",
-                          names[v], what);
-        }
-        free(two);
-        case_free(&rc);
-    }
-}
-
-// The transforms on raw planes (xconv_fft2d): the forward against a float64 DFT, the inverse
-// of the forward as lh * lw times the planes, for radices 4, 3, 5 and 2 and an odd batch.
-static void test_planes(xconv_device *dev)
-{
-    const int64_t lh = 12, lw = 10, batch = 3;
-    xconv_error err = {0};
-    xconv_fft2d *f = xconv_fft2d_create(dev, lh, lw, batch, NULL, &err);
-    CHECK_MSG(f != NULL, "%s", err.msg);
-    if (!f)
-        return;
-    size_t pn = xconv_fft2d_planes_bytes(f) / 4, sn = xconv_fft2d_spectra_bytes(f) / 4;
-    CHECK(pn == (size_t)(batch * lh * lw) && sn == (size_t)(batch * lh * (lw / 2 + 1) * 2));
-    float *x = malloc(pn * 4), *spec = malloc(sn * 4), *back = malloc(pn * 4);
-    xconv_buffer *dx = xconv_buffer_create(dev, pn * 4, &err);
-    xconv_buffer *ds = xconv_buffer_create(dev, sn * 4, &err);
-    xconv_buffer *db = xconv_buffer_create(dev, pn * 4, &err);
-    CHECK(x && spec && back && dx && ds && db);
-    xconv_status st = XCONV_ERR_OUT_OF_MEMORY;
-    if (x && spec && back && dx && ds && db) {
-        xconv_random_fill(x, pn, 5, 1);
-        st = xconv_buffer_upload(dx, 0, pn * 4, x, &err);
-        if (st == XCONV_OK)
-            st = xconv_fft2d_forward(f, dx, ds, &err);
-        if (st == XCONV_OK)
-            st = xconv_fft2d_inverse(f, ds, db, &err);
-        if (st == XCONV_OK)
-            st = xconv_buffer_download(ds, 0, sn * 4, spec, &err);
-        if (st == XCONV_OK)
-            st = xconv_buffer_download(db, 0, pn * 4, back, &err);
-    }
-    CHECK_MSG(st == XCONV_OK, "%s", err.msg);
-    double worst = 0, worst_back = 0, pi = acos(-1.0);
-    for (int64_t b = 0; st == XCONV_OK && b < batch; b++) {
-        const float *plane = x + b * lh * lw;
-        double sum_abs = 0, max_abs = 0;
-        for (int64_t i = 0; i < lh * lw; i++) {
-            sum_abs += fabs(plane[i]);
-            max_abs = fmax(max_abs, fabs(plane[i]));
-        }
-        for (int64_t u = 0; u < lh; u++)
-            for (int64_t v = 0; v <= lw / 2; v++) {
-                double re = 0, im = 0;
-                for (int64_t i = 0; i < lh; i++)
-                    for (int64_t j = 0; j < lw; j++) {
-                        double a = -2 * pi * ((double)(u * i) / lh + (double)(v * j) / lw);
-                        re += plane[i * lw + j] * cos(a);
-                        im += plane[i * lw + j] * sin(a);
-                    }
-                const float *z = spec + 2 * ((u * (lw / 2 + 1) + v) * batch + b);
-                double e = fmax(fabs(z[0] - re), fabs(z[1] - im)) / sum_abs;
-                worst = e > worst ? e : worst;
-            }
-        for (int64_t i = 0; i < lh * lw; i++) {
-            double e = fabs(back[b * lh * lw + i] / (double)(lh * lw) - plane[i]) / max_abs;
-            worst_back = e > worst_back ? e : worst_back;
-        }
-    }
-    CHECK_MSG(worst < 1e-6 && worst_back < 1e-6, "%s: forward error %.3g, round trip %.3g",
-              xconv_fft2d_summary(f), worst, worst_back);
-    printf("  %s: error %.2g of sum |x|, round trip %.2g of max |x|\n", xconv_fft2d_summary(f),
-           worst, worst_back);
-    CHECK(xconv_fft2d_create(dev, 14, 10, 3, NULL, &err) == NULL && err.status == XCONV_ERR_INVALID);
-    CHECK_CONTAINS(err.msg, "2^a 3^b 5^c");
-    free(x), free(spec), free(back);
-    xconv_buffer_destroy(dx), xconv_buffer_destroy(ds), xconv_buffer_destroy(db);
-    xconv_fft2d_destroy(f);
-}
-
-// ---------------------------------------------------------------------------------------------
 // NVRTC: the GPU plans compile and keep their arrays in registers
 
 #ifdef XCONV_HAVE_CUDA
@@ -860,16 +577,6 @@ int main(void)
     test_forced_planes();
     test_targets();
     test_register_rule();
-    xconv_device *dev = open_device();
-    if (dev) {
-        test_forced_runs(dev);
-        test_chunked_runs(dev);
-        test_planes_runs(dev);
-        test_planes(dev);
-        xconv_device_close(dev);
-    } else {
-        printf("no OpenCL device: forced tiles and chunks not run\n");
-    }
 #ifdef XCONV_HAVE_CUDA
     test_nvrtc();
 #endif

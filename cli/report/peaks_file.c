@@ -4,11 +4,13 @@
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "file_open.h"
+#include "json_fields.h"
 #include "json_read.h"
 #include "peaks_file.h"
 #include "record.h"
@@ -25,21 +27,22 @@ static const char *mma_key(int m)
     return keys[m];
 }
 
-// Reads peak member key of obj into *out: a positive number, or null / missing for 0
-// (unknown); returns XCONV_OK or an error naming where.key.
-static xconv_status get_peak(const json_t *obj, const char *key, double *out, const char *where,
-                             xconv_error *err)
-{
-    double v = NAN;
-    xconv_status st = xconv_json_get_double(obj, key, false, true, where, &v, err);
-    *out = 0;
-    if (!st && json_object_get(obj, key) && !isnan(v) && !(v > 0))
-        st = xconv_error_set(err, XCONV_ERR_PARSE, "%s.%s: wants a positive number or null",
-                             where, key);
-    if (!st && v > 0)
-        *out = v;
-    return st;
-}
+#define STR(member, req) \
+    { #member, XCONV_FIELD_STRING, offsetof(xconv_peaks_entry, member), \
+      sizeof(((xconv_peaks_entry *)0)->member), req }
+#define PEAK(key, member) \
+    { key, XCONV_FIELD_POSITIVE, offsetof(xconv_peaks_entry, member), sizeof(double), false }
+
+// An entry's keys (docs/peaks.md): the identity, then the peaks (positive, or null / missing
+// for 0: unknown), the tensor cores' under mma_key's names.
+static const xconv_json_field entry_fields[] = {
+    STR(name, true),    STR(backend, true), STR(driver, true),
+    STR(platform, false), STR(date, false), STR(commit, false),
+    PEAK("fp32_gflops", fp32_gflops), PEAK("gbps", gbps), PEAK("gbps_read", gbps_read),
+    PEAK("tf32_gflops", mma_gflops[XCONV_MATH_TF32]),
+    PEAK("f16_gflops", mma_gflops[XCONV_MATH_F16]),
+    PEAK("bf16_gflops", mma_gflops[XCONV_MATH_BF16]),
+};
 
 // Reads devices[i] into *e; returns XCONV_OK or an error.
 static xconv_status read_entry(const json_t *obj, size_t i, xconv_peaks_entry *e,
@@ -48,30 +51,9 @@ static xconv_status read_entry(const json_t *obj, size_t i, xconv_peaks_entry *e
     char where[48];
     snprintf(where, sizeof where, "devices[%zu]", i);
     memset(e, 0, sizeof *e);
-    xconv_status st =
-        xconv_json_get_string(obj, "name", true, where, e->name, sizeof e->name, err);
-    if (!st)
-        st = xconv_json_get_string(obj, "backend", true, where, e->backend, sizeof e->backend,
-                                   err);
-    if (!st)
-        st = xconv_json_get_string(obj, "driver", true, where, e->driver, sizeof e->driver, err);
-    if (!st)
-        st = xconv_json_get_string(obj, "platform", false, where, e->platform,
-                                   sizeof e->platform, err);
-    if (!st)
-        st = xconv_json_get_string(obj, "date", false, where, e->date, sizeof e->date, err);
-    if (!st)
-        st = xconv_json_get_string(obj, "commit", false, where, e->commit, sizeof e->commit,
-                                   err);
-    if (!st)
-        st = get_peak(obj, "fp32_gflops", &e->fp32_gflops, where, err);
-    if (!st)
-        st = get_peak(obj, "gbps", &e->gbps, where, err);
-    if (!st)
-        st = get_peak(obj, "gbps_read", &e->gbps_read, where, err);
-    for (int m = XCONV_MATH_TF32; !st && m <= XCONV_MATH_BF16; m++)
-        st = get_peak(obj, mma_key(m), &e->mma_gflops[m], where, err);
-    return st;
+    return xconv_json_load_fields(obj, entry_fields,
+                                  (int)(sizeof entry_fields / sizeof entry_fields[0]), e, where,
+                                  err);
 }
 
 // Checks root's kind and version and reads its devices into out; returns XCONV_OK or an error.

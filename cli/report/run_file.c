@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "file_open.h"
+#include "json_fields.h"
 #include "json_read.h"
 #include "matrix.h"
 
@@ -21,174 +22,72 @@
 // ---------------------------------------------------------------------------------------------
 // Fields
 
-typedef enum field_kind {
-    F_STRING,   // char array; a longer string is refused
-    F_U64,      // uint64_t from an integer literal, at most INT64_MAX (Jansson holds int64)
-    F_INT,      // int from an integer literal
-    F_I64,      // int64_t from an integer literal
-    F_DOUBLE,   // double; null reads as NAN (or 0 with zero_null)
-    F_OUTCOME,  // xconv_outcome from its word
-    F_PICK,     // int: true 1, false 0, null -1
-} field_kind;
-
-typedef struct load_field {
-    const char *name;
-    field_kind kind;
-    size_t offset;
-    size_t size;
-    bool required;
-} load_field;
-
 #define REC(member, kind, req) \
-    { #member, kind, offsetof(xconv_matrix_record, rec.member), \
+    { #member, XCONV_FIELD_##kind, offsetof(xconv_matrix_record, rec.member), \
       sizeof(((xconv_record *)0)->member), req }
 #define EXT(member, kind) \
-    { #member, kind, offsetof(xconv_matrix_record, member), \
+    { #member, XCONV_FIELD_##kind, offsetof(xconv_matrix_record, member), \
       sizeof(((xconv_matrix_record *)0)->member), false }
 
 // A record's keys (docs/matrix_schema.md); "pass" is checked against "outcome" separately.
-static const load_field record_fields[] = {
-    REC(device, F_STRING, true),      REC(backend, F_STRING, false),
-    REC(driver, F_STRING, false),     REC(libraries, F_STRING, false),
-    REC(variant, F_STRING, true),
-    REC(family, F_STRING, false),     REC(shape_name, F_STRING, false),
-    REC(shape, F_STRING, true),       REC(dtype, F_STRING, false),
-    REC(math, F_STRING, false),       REC(reference, F_STRING, false),
-    REC(seed, F_U64, false),          REC(repeat, F_INT, false),
-    REC(median_ms, F_DOUBLE, false),  REC(min_ms, F_DOUBLE, false),
-    REC(max_ms, F_DOUBLE, false),     REC(compile_ms, F_DOUBLE, false),
-    REC(gflops, F_DOUBLE, false),     REC(gbps, F_DOUBLE, false),
-    REC(max_norm_err, F_DOUBLE, false), REC(error_block_h, F_I64, false),
-    REC(error_block_w, F_I64, false), REC(max_block_err, F_DOUBLE, false),
-    REC(threshold, F_DOUBLE, false),
-    REC(worst_index, F_I64, false),   REC(outcome, F_OUTCOME, true),
-    REC(note, F_STRING, false),       REC(floor_ms, F_DOUBLE, false),
-    REC(floor_share, F_DOUBLE, false), EXT(auto_pick, F_PICK),
+static const xconv_json_field record_fields[] = {
+    REC(device, STRING, true),      REC(backend, STRING, false),
+    REC(driver, STRING, false),     REC(libraries, STRING, false),
+    REC(variant, STRING, true),
+    REC(family, STRING, false),     REC(shape_name, STRING, false),
+    REC(shape, STRING, true),       REC(dtype, STRING, false),
+    REC(math, STRING, false),       REC(reference, STRING, false),
+    REC(seed, U64, false),          REC(repeat, INT, false),
+    REC(median_ms, DOUBLE, false),  REC(min_ms, DOUBLE, false),
+    REC(max_ms, DOUBLE, false),     REC(compile_ms, DOUBLE, false),
+    REC(gflops, DOUBLE, false),     REC(gbps, DOUBLE, false),
+    REC(max_norm_err, DOUBLE, false), REC(error_block_h, I64, false),
+    REC(error_block_w, I64, false), REC(max_block_err, DOUBLE, false),
+    REC(threshold, DOUBLE, false),
+    REC(worst_index, I64, false),   REC(outcome, OUTCOME, true),
+    REC(note, STRING, false),       REC(floor_ms, DOUBLE, false),
+    REC(floor_share, DOUBLE, false), EXT(auto_pick, PICK),
 };
 
 #define DEV(member, kind, req) \
-    { #member, kind, offsetof(xconv_matrix_device, member), \
+    { #member, XCONV_FIELD_##kind, offsetof(xconv_matrix_device, member), \
       sizeof(((xconv_matrix_device *)0)->member), req }
 
-static const load_field device_fields[] = {
-    DEV(id, F_STRING, true),          DEV(name, F_STRING, false),
-    DEV(backend, F_STRING, false),    DEV(driver, F_STRING, false),
-    DEV(platform, F_STRING, false),   DEV(compute_units, F_INT, false),
-    DEV(clock_mhz, F_INT, false),
+static const xconv_json_field device_fields[] = {
+    DEV(id, STRING, true),          DEV(name, STRING, false),
+    DEV(backend, STRING, false),    DEV(driver, STRING, false),
+    DEV(platform, STRING, false),   DEV(compute_units, INT, false),
+    DEV(clock_mhz, INT, false),
 };
 
 #define PEAK(key, member) \
-    { key, F_DOUBLE, offsetof(xconv_matrix_device, member), sizeof(double), false }
+    { key, XCONV_FIELD_DOUBLE, offsetof(xconv_matrix_device, member), sizeof(double), false }
 
-static const load_field peak_fields[] = {
+static const xconv_json_field peak_fields[] = {
     PEAK("fp32_gflops", peak_gflops), PEAK("gbps", peak_gbps), PEAK("gbps_read", peak_gbps_read),
-    {"source", F_STRING, offsetof(xconv_matrix_device, peaks_source),
+    {"source", XCONV_FIELD_STRING, offsetof(xconv_matrix_device, peaks_source),
      sizeof(((xconv_matrix_device *)0)->peaks_source), false},
 };
 
 #define SHP(member, kind, req) \
-    { #member, kind, offsetof(xconv_matrix_shape, member), \
+    { #member, XCONV_FIELD_##kind, offsetof(xconv_matrix_shape, member), \
       sizeof(((xconv_matrix_shape *)0)->member), req }
 
-static const load_field shape_fields[] = {
-    SHP(name, F_STRING, false), SHP(shape, F_STRING, true), SHP(weight, F_DOUBLE, false),
-    SHP(set, F_STRING, false),
+static const xconv_json_field shape_fields[] = {
+    SHP(name, STRING, false), SHP(shape, STRING, true), SHP(weight, DOUBLE, false),
+    SHP(set, STRING, false),
 };
 
 #define RUN(key, member) \
-    { key, F_STRING, offsetof(xconv_run_file, member), \
+    { key, XCONV_FIELD_STRING, offsetof(xconv_run_file, member), \
       sizeof(((xconv_run_file *)0)->member), false }
 
-static const load_field run_fields[] = {
+static const xconv_json_field run_fields[] = {
     RUN("version", info.tool_version), RUN("commit", info.commit), RUN("date", info.date),
     RUN("command", info.command),      RUN("host", host),
 };
 
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
-
-// ---------------------------------------------------------------------------------------------
-// Errors
-
-// ---------------------------------------------------------------------------------------------
-// Values
-
-// Returns the outcome named by word, or -1.
-static int outcome_from_word(const char *word)
-{
-    static const char *const words[] = {
-        [XCONV_OUTCOME_PASS] = "pass", [XCONV_OUTCOME_FAIL] = "fail",
-        [XCONV_OUTCOME_NOT_APPLICABLE] = "not_applicable", [XCONV_OUTCOME_ERROR] = "error",
-    };
-    for (int i = 0; i < COUNT(words); i++)
-        if (strcmp(word, words[i]) == 0)
-            return i;
-    return -1;
-}
-
-// Reads member fd->name of obj, if present, into base (obj named where); returns XCONV_OK or an
-// error naming where.name.
-static xconv_status store(const load_field *fd, const json_t *obj, void *base, const char *where,
-                          xconv_error *err)
-{
-    void *dst = (char *)base + fd->offset;
-    const json_t *v = json_object_get(obj, fd->name);
-    int64_t i = 0;
-    xconv_status st = XCONV_OK;
-    switch (fd->kind) {
-    case F_STRING:
-        return xconv_json_get_string(obj, fd->name, false, where, dst, fd->size, err);
-    case F_U64:
-        if ((st = xconv_json_get_int64(obj, fd->name, false, 0, INT64_MAX, where, &i, err)))
-            return st;
-        if (v)
-            *(uint64_t *)dst = (uint64_t)i;
-        return XCONV_OK;
-    case F_INT:
-        if ((st = xconv_json_get_int64(obj, fd->name, false, INT_MIN, INT_MAX, where, &i, err)))
-            return st;
-        if (v)
-            *(int *)dst = (int)i;
-        return XCONV_OK;
-    case F_I64:
-        return xconv_json_get_int64(obj, fd->name, false, INT64_MIN, INT64_MAX, where, dst, err);
-    case F_DOUBLE:
-        return xconv_json_get_double(obj, fd->name, false, true, where, dst, err);
-    case F_OUTCOME: {
-        int o = json_is_string(v) ? outcome_from_word(json_string_value(v)) : -1;
-        if (v && o < 0)
-            return xconv_error_set(err, XCONV_ERR_PARSE, "%s.%s: wants \"pass\", \"fail\", "
-                                   "\"not_applicable\" or \"error\"", where, fd->name);
-        if (v)
-            *(xconv_outcome *)dst = (xconv_outcome)o;
-        return XCONV_OK;
-    }
-    case F_PICK:
-        if (v && !json_is_boolean(v) && !json_is_null(v))
-            return xconv_error_set(err, XCONV_ERR_PARSE, "%s.%s: wants true, false or null, "
-                                   "got %s", where, fd->name, xconv_json_type_name(v));
-        if (v)
-            *(int *)dst = json_is_null(v) ? -1 : json_is_true(v);
-        return XCONV_OK;
-    }
-    return XCONV_OK;
-}
-
-// Reads the fields of object obj into base (where names it in messages: "records[3]");
-// returns XCONV_OK or an error for a required field missing or a value of the wrong kind.
-static xconv_status load_fields(const json_t *obj, const load_field *fields, int nfields,
-                                void *base, const char *where, xconv_error *err)
-{
-    if (!json_is_object(obj))
-        return xconv_json_bad(err, where, "wants an object, got %s", xconv_json_type_name(obj));
-    for (int i = 0; i < nfields; i++) {
-        if (fields[i].required && !json_object_get(obj, fields[i].name))
-            return xconv_json_bad(err, where, "lacks \"%s\"", fields[i].name);
-        xconv_status st = store(&fields[i], obj, base, where, err);
-        if (st)
-            return st;
-    }
-    return XCONV_OK;
-}
 
 // ---------------------------------------------------------------------------------------------
 // The blocks
@@ -205,7 +104,8 @@ static xconv_status load_devices(const json_t *arr, xconv_run_file *run, xconv_e
         snprintf(where, sizeof where, "devices[%zu]", i);
         const json_t *item = json_array_get(arr, i);
         xconv_matrix_device *d = &run->devices[i];
-        xconv_status st = load_fields(item, device_fields, COUNT(device_fields), d, where, err);
+        xconv_status st =
+            xconv_json_load_fields(item, device_fields, COUNT(device_fields), d, where, err);
         if (st)
             return st;
         if (xconv_run_file_device(run, d->id))  // searches the devices before this one
@@ -214,7 +114,8 @@ static xconv_status load_devices(const json_t *arr, xconv_run_file *run, xconv_e
         const json_t *peaks = json_object_get(item, "peaks");
         if (peaks && !json_is_null(peaks)) {
             snprintf(where, sizeof where, "devices[%zu].peaks", i);
-            if ((st = load_fields(peaks, peak_fields, COUNT(peak_fields), d, where, err)))
+            if ((st = xconv_json_load_fields(peaks, peak_fields, COUNT(peak_fields), d, where,
+                                             err)))
                 return st;
         }
         // Unknown peaks read as 0 (null in the file).
@@ -238,8 +139,8 @@ static xconv_status load_shapes(const json_t *arr, xconv_run_file *run, xconv_er
         snprintf(where, sizeof where, "shapes[%zu]", i);
         xconv_matrix_shape *s = &run->shapes[i];
         s->weight = 1;
-        xconv_status st = load_fields(json_array_get(arr, i), shape_fields, COUNT(shape_fields),
-                                      s, where, err);
+        xconv_status st = xconv_json_load_fields(json_array_get(arr, i), shape_fields,
+                                                 COUNT(shape_fields), s, where, err);
         if (st)
             return st;
         if (!(s->weight > 0))
@@ -264,7 +165,8 @@ static xconv_status load_record(const json_t *obj, size_t i, xconv_matrix_record
         *nan_fields[k] = NAN;
     r->rec.worst_index = -1;
     r->auto_pick = -1;
-    xconv_status st = load_fields(obj, record_fields, COUNT(record_fields), r, where, err);
+    xconv_status st =
+        xconv_json_load_fields(obj, record_fields, COUNT(record_fields), r, where, err);
     if (st)
         return st;
     const json_t *pass = json_object_get(obj, "pass");
@@ -335,7 +237,7 @@ static xconv_status load_tree(const json_t *root, xconv_run_file *run, xconv_err
 {
     xconv_status st = check_kind(root, run, err);
     if (!st)
-        st = load_fields(root, run_fields, COUNT(run_fields), run, NULL, err);
+        st = xconv_json_load_fields(root, run_fields, COUNT(run_fields), run, NULL, err);
     const json_t *complete = json_object_get(root, "complete");
     run->complete = json_is_boolean(complete) ? json_is_true(complete) : -1;
     bool unused;

@@ -9,12 +9,9 @@
 # Skips (exit 77) without an OpenCL CPU device.
 # Usage: bake_batch.sh PATH/TO/xconv
 set -u
-xconv=$(realpath "$1")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 # shellcheck source=checks.bash
 source "$(dirname "${BASH_SOURCE[0]}")/checks.bash"
-
+begin_test "$1"
 skip_without_cpu_device
 
 # same_output WHAT ARGS...: `xconv run ARGS` with the batch baked and not: both exit 0 and

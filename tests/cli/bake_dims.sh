@@ -9,12 +9,9 @@
 # Skips (exit 77) without an OpenCL CPU device.
 # Usage: bake_dims.sh PATH/TO/xconv
 set -u
-xconv=$(realpath "$1")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 # shellcheck source=checks.bash
 source "$(dirname "${BASH_SOURCE[0]}")/checks.bash"
-
+begin_test "$1"
 skip_without_cpu_device
 
 gathered="n=3,c=6,h=9,w=11,k=10,r=3,pad=1

@@ -13,12 +13,40 @@ check() {
     fi
 }
 
+# `begin_test XCONV` sets $xconv to XCONV's full path (the test may change directory) and $tmp
+# to a new directory removed when the test exits.
+begin_test() {
+    xconv=$(realpath "$1")
+    tmp=$(mktemp -d)
+    trap 'rm -rf "$tmp"' EXIT
+}
+
 # `skip_without_nvrtc` ends the test with exit 77 (skipped) when "$xconv" has no NVRTC to
 # compile for sm_90 (the CUDA toolkit's libnvrtc not installed).
 skip_without_nvrtc() {
     if ! "$xconv" compile --list-targets 2>/dev/null |
         grep -q "compiler nvrtc for sm_90: installed"; then
         echo "SKIP: NVRTC is not installed (the CUDA toolkit's libnvrtc)"
+        exit 77
+    fi
+}
+
+# `build_fake_libcuda DIR` builds the stand-in libcuda (scripts/fake_libcuda.c: host memory,
+# launches that do nothing) as DIR/libcuda.so.1, or ends the test with exit 77 (skipped) when
+# there is no C compiler to build it.
+build_fake_libcuda() {
+    if ! cc -shared -fPIC -O1 -std=c11 -o "$1/libcuda.so.1" \
+        "$(dirname "${BASH_SOURCE[0]}")/../../scripts/fake_libcuda.c"; then
+        echo "SKIP: no C compiler to build the stand-in libcuda"
+        exit 77
+    fi
+}
+
+# `skip_without_fake_cuda` ends the test with exit 77 (skipped) when "$xconv", run over the
+# stand-in libcuda (LD_LIBRARY_PATH), lists no CUDA device: built without the CUDA toolkit.
+skip_without_fake_cuda() {
+    if ! "$xconv" devices 2>/dev/null | grep -q "Fake H100"; then
+        echo "SKIP: this xconv has no CUDA backend (built without the CUDA toolkit)"
         exit 77
     fi
 }

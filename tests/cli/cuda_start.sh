@@ -14,19 +14,12 @@ trap 'rm -rf "$tmp"' EXIT
 # shellcheck source=checks.bash
 source "$(dirname "${BASH_SOURCE[0]}")/checks.bash"
 skip_without_nvrtc
-if ! cc -shared -fPIC -O1 -std=c11 -o "$tmp/libcuda.so.1" \
-    "$(dirname "${BASH_SOURCE[0]}")/../../scripts/fake_libcuda.c"; then
-    echo "SKIP: no C compiler to build the stand-in libcuda"
-    exit 77
-fi
+build_fake_libcuda "$tmp"
 # Only the stand-in is found, with a slow context; no driver cache of NVRTC's or PoCL's in play.
 export LD_LIBRARY_PATH=$tmp FAKE_CU_TRACE=1 FAKE_CU_INIT_MS=0 FAKE_CU_CTX_MS=1500
 export CUDA_CACHE_DISABLE=1
 shape=n=2,c=8,h=12,w=14,k=8,r=3,pad=1
-if ! "$xconv" devices 2>/dev/null | grep -q "Fake H100"; then
-    echo "SKIP: this xconv has no CUDA backend (built without the CUDA toolkit)"
-    exit 77
-fi
+skip_without_fake_cuda
 
 # A run through a context that takes 1.5 s to make.
 XCONV_CACHE_DIR=$tmp/c1 "$xconv" run --device cuda:0 --shape $shape --output "$tmp/y.npy" \

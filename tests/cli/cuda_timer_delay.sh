@@ -15,17 +15,10 @@ trap 'rm -rf "$tmp"' EXIT
 # shellcheck source=checks.bash
 source "$(dirname "${BASH_SOURCE[0]}")/checks.bash"
 skip_without_nvrtc
-if ! cc -shared -fPIC -O1 -std=c11 -o "$tmp/libcuda.so.1" \
-    "$(dirname "${BASH_SOURCE[0]}")/../../scripts/fake_libcuda.c"; then
-    echo "SKIP: no C compiler to build the stand-in libcuda"
-    exit 77
-fi
+build_fake_libcuda "$tmp"
 export LD_LIBRARY_PATH=$tmp FAKE_CU_TRACE=1 FAKE_CU_INIT_MS=0 FAKE_CU_CTX_MS=0
 export CUDA_CACHE_DISABLE=1 XCONV_CACHE_DIR=$tmp/cache XDG_CACHE_HOME=$tmp/xdg
-if ! "$xconv" devices 2>/dev/null | grep -q "Fake H100"; then
-    echo "SKIP: this xconv has no CUDA backend (built without the CUDA toolkit)"
-    exit 77
-fi
+skip_without_fake_cuda
 
 # The driver calls of `peaks`, one a line without their times.
 calls() {

@@ -4,6 +4,7 @@
 //   <xconv/core.h>       the contract of every call, status and errors, devices, buffers
 //   <xconv/problem.h>    the convolution problem, SPEC shapes, benchdnn descriptors, shape files
 //   <xconv/plans.h>      variants, plans, running them, tunings and the automatic choice
+//   <xconv/plan_options.h>  the planning options: forced choices (included by plans.h)
 //   <xconv/caches.h>     the cache on disk: compiled kernels, bundles and the find-db
 //   <xconv/reference.h>  the float64 reference results are checked against
 //   <xconv/timing.h>     the measuring primitive and the device's measured peaks

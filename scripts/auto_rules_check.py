@@ -19,20 +19,23 @@ from collections import OrderedDict
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-# The committed H100 records that time every variant auto may choose on each of their shapes.
-# In the device-time region (the timed region starts behind a device-side delay, c029fce): the
-# small suite with ten network layers at batch 1, and the standard suite, through both backends
-# (they replace the records of the same shapes made before that region, whose times held the
+# The committed H100 records that time every variant auto may choose on each of their shapes. In
+# the device-time region (the timed region starts behind a device-side delay, c029fce): the small
+# suite with ten network layers at batch 1, the standard suite (c029fce), and the network files
+# ResNet-50 at batch 1, AlexNet, VGG-16, MobileNet v1 and v2 (b66cac2), through both backends (the
+# first two replace the records of the same shapes made before that region, whose times held the
 # host's launch path: a plan of several steps paid it once a step). Earlier records of larger
-# kernels, where the region moved times by a few percent at most: ResNet-50's 23 layers at batch
-# 32 through CUDA (find, f4d1cb2); the rules-only matrices of lines 7, 13 and 17-18 (bc6674b,
-# two runs) and of the direct family on MobileNet-v2's depthwise layers at batch 32 (3a64594,
-# two runs); the direct family with direct_depthwise and the GEMMs on every depthwise shape of
-# those files (f9c489a, two runs: the older files' depthwise groups, which did not time
-# direct_depthwise, are left out where these timed it).
+# kernels, where the region moved times by a few percent at most: ResNet-50's 23 layers at batch 32
+# through CUDA (find, f4d1cb2); the rules-only matrices of lines 7, 13 and 17-18 (bc6674b, two
+# runs) and of the direct family on MobileNet-v2's depthwise layers at batch 32 (3a64594, two
+# runs); the direct family with direct_depthwise and the GEMMs on every depthwise shape of those
+# files (f9c489a, two runs: the older files' depthwise groups, which did not time direct_depthwise,
+# are left out where these timed it).
 DEFAULT_FILES = [
     "bench/results/2026-11-28-h100-c029fce-matrix_rules_small_networks.json",
     "bench/results/2026-11-28-h100-c029fce-matrix_rules_standard.json",
+    "bench/results/2026-11-28-h100-b66cac2-matrix_rules_resnet50_b1_alexnet_vgg16.json",
+    "bench/results/2026-11-28-h100-b66cac2-matrix_rules_mobilenet_v1_v2.json",
     "bench/results/2026-11-27-h100-f4d1cb2-find_resnet50_cold_after.json",
     "bench/results/2026-11-27-h100-bc6674b-matrix_rules_r37_1.json",
     "bench/results/2026-11-27-h100-bc6674b-matrix_rules_r37_2.json",

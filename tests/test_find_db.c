@@ -242,8 +242,9 @@ static xconv_auto_info choose(xconv_device *dev, const char *spec)
 // takes at most 1/8 of local memory, direct_regblock for busy stems over few channels at stride 4,
 // gemm_1x1 for wide 1x1 layers with >= 128 filters over >= 256 channels and planes of whole
 // float4s, the implicit GEMM for the other wide ones, direct_depthwise for depthwise ones (in fp32
-// math under a reduced mode too), direct_naive for those whose filter it does not take,
-// direct_regblock for other narrow or small ones.
+// math under a reduced mode too), direct_naive for those whose filter it does not take, the
+// implicit GEMM for large products that are not wide, direct_regblock for other narrow or
+// small ones.
 static void test_auto_gpu_rules(void)
 {
     xconv_device dev = {.info = gpu_info()};
@@ -273,6 +274,10 @@ static void test_auto_gpu_rules(void)
         {"n=32,c=256,h=56,w=56,k=512,r=1,stride=2", "implicit_gemm"},
         {"n=1,c=144,h=28,w=28,k=32,r=1", "direct_regblock"},     // 7.2e6 FLOPs: small
         {"n=100,c=1,h=48,w=48,k=6,r=5", "direct_regblock"},
+        {"n=10000,c=6,h=22,w=22,k=16,r=5", "direct_regblock"},     // 16 filters, 5x5
+        {"n=32,c=3,h=224,w=224,k=32,r=3,stride=2,pad=1", "implicit_gemm"},  // 27 taps, 6.9e8
+        {"n=32,c=144,h=56,w=56,k=24,r=1", "implicit_gemm"},      // 24 filters, 1x1, 6.9e8
+        {"n=1,c=64,h=56,w=56,k=64,r=1", "implicit_gemm"},        // 1x1, 2.6e7 FLOPs
         {"n=1,c=144,h=56,w=56,k=144,r=3,pad=1,groups=144", "direct_depthwise"},  // 6.2e4 a unit
         {"n=32,c=144,h=56,w=56,k=144,r=3,pad=1,groups=144", "direct_depthwise"},  // 2.0e6
         {"n=32,c=144,h=56,w=56,k=144,r=3,stride=2,pad=1,groups=144", "direct_depthwise"},

@@ -154,6 +154,30 @@ static bool depthwise(const xconv_device_info *dev, const xconv_problem *p)
     return p->groups > 1 && p->c == p->groups && p->k == p->groups;
 }
 
+// Products that are not wide (few taps, or few filters on a 1x1 filter) but large: in the
+// device-time matrices of the network files (2026-11-28-h100-b66cac2-matrix_rules_*.json, both
+// backends) the implicit GEMM ran ahead of direct_regblock, or within 3% of the fastest, on every
+// such layer: 3x3 stems over 3 channels with 32 or 64 filters (MobileNet v1/v2 1.37-1.42x,
+// VGG-16's conv1_1 1.52-1.58x), 1x1 layers over 16 to 32 channels (MobileNet-v2's expands and
+// v1's first pointwise, 1.12-1.30x), and 1x1 projections to 16 or 24 filters (1.04-1.59x), and
+// ResNet-50's res2_reduce_first at batch 1 (2.6e7 FLOPs, 1.42-1.46x). direct_regblock stays the
+// fastest on the ece408 layers (5x5 over 1 and 6 channels to 6 and 16 filters, 3-6x ahead: too
+// few filters for the GEMM's 64-row tiles) and on 1x1 layers under 1e7 FLOPs (the cut
+// MobileNet-v2 projection at batch 1, 7.2e6; pw1x1, 3.2e6).
+#define AUTO_GEMM_1X1_NARROW_MIN_FLOPS 2e7
+
+// Whether p is not depthwise and has >= AUTO_GEMM_MIN_KG filters a group and
+// AUTO_GEMM_MIN_FLOPS, or is a 1x1 product with AUTO_GEMM_1X1_NARROW_MIN_FLOPS.
+static bool large_not_wide(const xconv_device_info *dev, const xconv_problem *p)
+{
+    if (depthwise(dev, p))
+        return false;
+    double flops = xconv_problem_flops(p);
+    return (p->k / p->groups >= AUTO_GEMM_MIN_KG && flops >= AUTO_GEMM_MIN_FLOPS) ||
+           (p->r == 1 && p->s == 1 && flops >= AUTO_GEMM_1X1_NARROW_MIN_FLOPS);
+}
+
+
 // Whether p is a wide product (above) at stride 1 and dilation 1.
 static bool wide_stride1(const xconv_device_info *dev, const xconv_problem *p)
 {
@@ -366,6 +390,9 @@ static const auto_rule rules[] = {
     {"direct_naive", ON_GPU | FP32_MATH, depthwise,
      "a depthwise layer on a GPU whose filter direct_depthwise does not take: one work-item an "
      "output (a reduced math mode in fp32 math: more accurate than asked)"},
+    {"implicit_gemm", ON_GPU, large_not_wide,
+     "a large product that is not wide on a GPU (>= 32 filters a group and >= 1e8 FLOPs over "
+     "< 64 taps, or a 1x1 filter and >= 2e7 FLOPs): the implicit GEMM"},
     {"direct_regblock", ON_GPU, NULL,
      "a narrow or small product on a GPU (< 32 filters a group, < 64 taps or < 1e8 FLOPs): "
      "register-blocked direct convolution"},

@@ -42,8 +42,11 @@ walk() {
     gdb -q -batch -x "$tmp/walk.gdb" --args "$xconv" run --shape "$shape" "${@:2}" \
         >"$tmp/$1.log" 2>&1
     grep -E '^(=== stop|#[0-9]+ )' "$tmp/$1.log"
-    grep -q '^=== stop clEnqueueNDRangeKernel$' "$tmp/$1.log" ||
-        { echo "run_walk.sh: the $1 run reached no launch:" >&2; tail -20 "$tmp/$1.log" >&2; exit 1; }
+    if ! grep -q '^=== stop clEnqueueNDRangeKernel$' "$tmp/$1.log"; then
+        echo "run_walk.sh: the $1 run reached no launch:" >&2
+        tail -20 "$tmp/$1.log" >&2
+        exit 1
+    fi
 }
 walk cold "$@"
 walk warm "$@"

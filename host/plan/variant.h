@@ -72,10 +72,15 @@ const xconv_variant *xconv_winograd_variants(int *count);
 const xconv_variant *xconv_fft_variants(int *count);
 const xconv_variant *xconv_peer_variants(int *count);
 
+// Returns true when v's kernels take p's storage type and math mode, else false with the reason
+// (host/plan/registry.c).
+bool xconv_variant_types_apply(const xconv_variant *v, const xconv_problem *p, char *reason,
+                               size_t len);
+
 // Plans v for p on dev under opts (NULL: defaults) after checking that it applies
 // (XCONV_ERR_NOT_APPLICABLE with the reason); checks the plan (xconv_plan_check). dev may be a
 // device description without a context (planning alone). Returns XCONV_OK and *out, or the
-// failure with *out NULL.
+// failure with *out NULL. (host/plan/plan.c)
 xconv_status xconv_variant_plan(const xconv_variant *v, xconv_device *dev,
                                 const xconv_problem *p, const xconv_plan_options *opts,
                                 xconv_plan **out, xconv_error *err);

@@ -137,7 +137,7 @@ bool xconv_variant_applies(const xconv_variant *v, const xconv_device *dev,
         return false;
     if (v->info.backends == 0) {
         if (!dev)
-            return v->applies ? v->applies(NULL, p, reason, len) : true;
+            return v->applies ? v->applies(v, NULL, p, reason, len) : true;
         snprintf(reason, len, "%s runs on the host, not on a device", v->info.name);
         return false;
     }
@@ -152,7 +152,7 @@ bool xconv_variant_applies(const xconv_variant *v, const xconv_device *dev,
     }
     // A variant that does not fuse computes the convolution alone; the epilogue's steps follow.
     xconv_problem conv = xconv_problem_conv_only(p);
-    return v->applies ? v->applies(dev, v->fuses ? p : &conv, reason, len) : true;
+    return v->applies ? v->applies(v, dev, v->fuses ? p : &conv, reason, len) : true;
 }
 
 // ---------------------------------------------------------------------------------------------

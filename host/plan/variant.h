@@ -37,12 +37,19 @@ struct xconv_variant {
     // N anyway. A variant not measured, or past 2% within the runs' noise, stays false.
     bool runtime_batch;
 
-    // Returns true when the variant can run p on dev (NULL for host variants: on the host),
-    // else false with the reason in `reason`. NULL means it applies to every valid problem.
-    bool (*applies)(const xconv_device *dev, const xconv_problem *p, char *reason, size_t len);
+    // The variant's kind in its family, for a family planner that plans several variants with
+    // one function (xconv_direct_kind, xconv_fft_kind, XCONV_WINO_KIND): applies gets the
+    // variant, plan finds it in plan->variant. 0 where the family has a planner per variant.
+    int kind;
 
-    // Fills plan (its steps, regions and summary) for p on dev under opts; returns XCONV_OK or
-    // a negative status with a message.
+    // Returns true when v (this variant) can run p on dev (NULL for host variants: on the
+    // host), else false with the reason in `reason`. NULL means it applies to every valid
+    // problem.
+    bool (*applies)(const xconv_variant *v, const xconv_device *dev, const xconv_problem *p,
+                    char *reason, size_t len);
+
+    // Fills plan (its steps, regions and summary) for p on dev under opts; plan->variant is this
+    // variant. Returns XCONV_OK or a negative status with a message.
     xconv_status (*plan)(const xconv_device *dev, const xconv_problem *p,
                          const xconv_plan_options *opts, xconv_plan *plan, xconv_error *err);
 

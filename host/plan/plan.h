@@ -6,7 +6,7 @@
 #ifndef XCONV_PLAN_H
 #define XCONV_PLAN_H
 
-#include "core/program_cache.h"
+#include "caches/programs.h"
 
 #define XCONV_MAX_REGIONS 16
 #define XCONV_RUNTIME_DIMS 6    // C, H, W, K, P, Q (common/xconv_problem_fields.h)

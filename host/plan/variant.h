@@ -38,8 +38,9 @@ struct xconv_variant {
     bool runtime_batch;
 
     // The variant's kind in its family, for a family planner that plans several variants with
-    // one function (xconv_direct_kind, xconv_fft_kind, XCONV_WINO_KIND): applies gets the
-    // variant, plan finds it in plan->variant. 0 where the family has a planner per variant.
+    // one function (an xconv_direct_kind, an xconv_fft_kind, Winograd's F(m, r) and fusion as
+    // WINO_KIND packs them): applies gets the variant, plan finds it in plan->variant. 0 where
+    // the family has a planner per variant.
     int kind;
 
     // Returns true when v (this variant) can run p on dev (NULL for host variants: on the

@@ -73,7 +73,7 @@ static bool applies_direct_const(const xconv_variant *v, const xconv_device *dev
 
 // Fills out with the tilings of v's kind to time for p on dev as forced-tiling strings; returns
 // their count.
-static int tunings_direct_tiled(const xconv_variant *v, xconv_device *dev,
+static int tunings_direct_kind(const xconv_variant *v, xconv_device *dev,
                                 const xconv_problem *p, xconv_tuning *out, int max)
 {
     xconv_direct_kind kind = (xconv_direct_kind)v->kind;
@@ -119,7 +119,7 @@ static const xconv_variant direct_variants[] = {
         .dtypes = XCONV_DTYPE_BIT(XCONV_DTYPE_F16) | XCONV_DTYPE_BIT(XCONV_DTYPE_BF16),
         .kind = XCONV_DIRECT_CONST,
         .plan = xconv_direct_plan_variant,
-        .tunings = tunings_direct_tiled,
+        .tunings = tunings_direct_kind,
     },
     {
         .info = DIRECT_INFO(direct_tiled, "input tile + halo in local memory per channel chunk, "
@@ -128,7 +128,7 @@ static const xconv_variant direct_variants[] = {
         .dtypes = XCONV_DTYPE_BIT(XCONV_DTYPE_F16) | XCONV_DTYPE_BIT(XCONV_DTYPE_BF16),
         .kind = XCONV_DIRECT_TILED,
         .plan = xconv_direct_plan_variant,
-        .tunings = tunings_direct_tiled,
+        .tunings = tunings_direct_kind,
     },
     {
         .info = DIRECT_INFO(direct_tiled_db, "as direct_tiled with two tile buffers: one barrier "
@@ -137,7 +137,7 @@ static const xconv_variant direct_variants[] = {
         .dtypes = XCONV_DTYPE_BIT(XCONV_DTYPE_F16) | XCONV_DTYPE_BIT(XCONV_DTYPE_BF16),
         .kind = XCONV_DIRECT_TILED_DB,
         .plan = xconv_direct_plan_variant,
-        .tunings = tunings_direct_tiled,
+        .tunings = tunings_direct_kind,
         .runtime_batch = true,
     },
     {
@@ -156,7 +156,7 @@ static const xconv_variant direct_variants[] = {
         .dtypes = XCONV_DTYPE_BIT(XCONV_DTYPE_F16) | XCONV_DTYPE_BIT(XCONV_DTYPE_BF16),
         .kind = XCONV_DIRECT_REGBLOCK,
         .plan = xconv_direct_plan_variant,
-        .tunings = tunings_direct_tiled,
+        .tunings = tunings_direct_kind,
     },
 };
 

@@ -124,7 +124,7 @@ void xconv_opencl_timer_release(opencl_context *ctx);
 void xconv_opencl_clblast_release(void);
 
 // ---------------------------------------------------------------------------------------------
-// Built programs and their kernel objects (cl/opencl_programs.c)
+// Built programs, their kernel objects and launches (cl/opencl_programs.c)
 
 // A kernel object created from a program, kept for the program's life.
 typedef struct opencl_kernel {
@@ -161,6 +161,12 @@ xconv_status xconv_opencl_program_load(void *vctx, const void *data, size_t len,
 
 // The options every program gets beside its defines, for the keys of stored binaries.
 void xconv_opencl_compiler_id(void *vctx, char *buf, size_t len);
+
+// The launch slot: enqueues kernel l->kernel of prog with l's arguments and geometry on the
+// context's queue; returns XCONV_OK, or XCONV_ERR_INVALID naming a bad kernel, argument or
+// size, or the enqueue's failure explained with the kernel's limits.
+xconv_status xconv_opencl_launch(void *vctx, xconv_backend_program *prog,
+                                 const xconv_launch *l, xconv_error *err);
 
 // Compiles text with options for the context's device; returns XCONV_OK and the program in
 // *out, or XCONV_ERR_BUILD with the log (the whole of it in *log, when log is not NULL).

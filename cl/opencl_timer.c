@@ -3,7 +3,7 @@
 // delay kernel, cl/timer_delay.cl), the end mark, and the check that the device's clock advances.
 #include <time.h>
 
-#include "core/program_cache.h"
+#include "core/program.h"
 #include "opencl_internal.h"
 
 // A timed region may hold several of our launches and CLBlast calls, and CLBlast enqueues

@@ -131,6 +131,12 @@ xconv_status cuda_program_load(void *vctx, const void *data, size_t len,
 void cuda_compiler_id(void *vctx, char *buf, size_t len);
 void cuda_program_free(void *vctx, xconv_backend_program *prog);
 
+// The launch slot (cuda_programs.c): launches function l->kernel of prog with l's arguments and
+// geometry on the context's stream; returns XCONV_OK, XCONV_ERR_INVALID or XCONV_ERR_NOT_FOUND
+// naming what is wrong, or the driver's failure.
+xconv_status cuda_launch(void *vctx, xconv_backend_program *prog, const xconv_launch *l,
+                         xconv_error *err);
+
 // How long the timer's delay lasts at first, and at most (cuda_timer.c).
 #define XCONV_CUDA_DELAY_NS 100000.0
 #define XCONV_CUDA_DELAY_MAX_NS 1600000.0

@@ -23,12 +23,12 @@ LAYERS = [
                                                  # ones for tests (not installed)
     ["host/core"],                               # problem, status, devices, buffers, programs
     ["cl", "cuda"],                              # the backends, behind core/backend.h's table
-    ["host/caches"],                             # the cache on disk, kernels and the find-db
-    ["host/plan"],                               # the plan model, registry, auto, epilogues
+    ["host/caches"],                             # programs (memory and disk), the find-db
+    ["host/plan"],                               # plans and their API, registry, auto, epilogues
     ["host/families/gemm", "host/families/direct", "host/families/winograd",
-     "host/families/fft"],                       # each family's planner and variants
+     "host/families/fft"],                       # each family: planner, variants, handles
     ["host/reference", "host/shapes"],           # the references; shapes, files and suites
-    ["host/measure", "host/api"],                # checking and timing; the public functions
+    ["host/measure"],                            # checking, timing, peaks
     ["cli/report", "cli/peers"],                 # the CLI's records and report; the FFT peers
     ["cli"],                                     # the command-line tool
 ]

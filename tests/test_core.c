@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "../host/core/device.h"
-#include "../host/core/program_cache.h"
+#include "../host/caches/programs.h"
 #include "tests/check.h"
 
 // ---------------------------------------------------------------------------------------------

@@ -9,8 +9,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "../host/caches/kernel_cache.h"
-#include "../host/core/program_cache.h"
+#include "../host/caches/programs.h"
 
 #ifdef XCONV_HAVE_CUDA
 #include "../cuda/nvrtc_compile.h"

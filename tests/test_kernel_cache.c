@@ -11,7 +11,7 @@
 
 #include "../host/caches/cache.h"
 #include "check.h"
-#include "../host/caches/kernel_cache.h"
+#include "../host/caches/programs.h"
 #include "../host/plan/plan.h"
 
 static char folder[256];

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../host/core/program_cache.h"
+#include "../host/caches/programs.h"
 #include "tests/check.h"
 
 // Returns the contents of path as a malloc'd string, or NULL when it cannot be read.

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "../host/core/device.h"
-#include "core/program_cache.h"
+#include "caches/programs.h"
 #include "tests/check.h"
 #include "tests/fixtures.h"
 #ifdef XCONV_HAVE_CUDA

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "../host/core/device.h"
-#include "../host/core/program_cache.h"
+#include "../host/caches/programs.h"
 #include "../host/plan/variant.h"
 #include "families/gemm/plan_xmx.h"
 #include "tests/check.h"

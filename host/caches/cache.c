@@ -14,8 +14,7 @@
 #include "caches/cache.h"
 #include "core/device.h"
 #include "caches/find_db.h"
-#include "caches/kernel_cache.h"
-#include "core/program_cache.h"
+#include "caches/programs.h"
 
 // ---------------------------------------------------------------------------------------------
 // Hashing
@@ -345,5 +344,4 @@ void xconv_device_set_cache(xconv_device *dev, xconv_cache *cache)
     if (!dev)
         return;
     dev->cache = cache;
-    dev->store = cache ? &xconv_kernel_cache_store : NULL;
 }

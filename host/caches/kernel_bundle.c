@@ -10,8 +10,7 @@
 
 #include "caches/cache.h"
 #include "core/contract.h"
-#include "caches/kernel_cache.h"
-#include "core/program_cache.h"
+#include "caches/programs.h"
 
 #define BUNDLE_MAGIC "xconv-kernel-bundle "
 #define BUNDLE_FORMAT 1

@@ -9,7 +9,31 @@
 
 #include "core/contract.h"
 #include "core/device.h"
-#include "core/program_cache.h"
+#include "core/program.h"
+
+// ---------------------------------------------------------------------------------------------
+// The device's programs (built by host/caches/programs.c)
+
+// Frees every program of dev through its backend.
+static void programs_free(xconv_device *dev)
+{
+    while (dev->programs) {
+        xconv_program *e = dev->programs;
+        dev->programs = e->next;
+        dev->be->program_free(dev->ctx, e->handle);
+        free(e);
+    }
+}
+
+// Frees the backend's programs of dev but keeps the entries (plans point at them) with a NULL
+// handle, which the next xconv_program_get builds again. For a context lost at a fault.
+static void programs_drop(xconv_device *dev)
+{
+    for (xconv_program *e = dev->programs; e; e = e->next) {
+        dev->be->program_free(dev->ctx, e->handle);
+        e->handle = NULL;
+    }
+}
 
 // ---------------------------------------------------------------------------------------------
 // Backends
@@ -131,7 +155,7 @@ void xconv_device_close(xconv_device *dev)
         dev->be->finish(dev->ctx, &ignored);
     while (dev->buffers)
         xconv_buffer_destroy(dev->buffers);
-    xconv_program_cache_free(dev);
+    programs_free(dev);
     dev->be->close(dev->ctx);
     free(dev->build_log);
     free(dev);
@@ -219,7 +243,7 @@ xconv_status xconv_device_fault(xconv_device *dev, xconv_status st, xconv_error 
         b->handle = NULL;
         b->lost = true;
     }
-    xconv_program_cache_drop(dev);
+    programs_drop(dev);
     dev->lost = true;
     xconv_error why = {0};
     xconv_status rebuilt = rebuild(dev, &why);

@@ -6,26 +6,7 @@
 
 #include "core/backend.h"
 
-typedef struct xconv_program xconv_program;  // host/core/program_cache.h
-
-// Where built programs are kept between processes: the compiled-kernel cache on disk
-// (host/caches/kernel_cache.c) sets this table on a device given a cache, so that the core
-// builds through it without depending on the caches.
-typedef struct xconv_program_store {
-    // Whether dev's store keeps kernels now (and its backend can store them).
-    bool (*usable)(const xconv_device *dev);
-    // Loads the program of (source, text, options); XCONV_ERR_NOT_FOUND when it holds none.
-    xconv_status (*get)(xconv_device *dev, const char *source, const char *text,
-                        const char *options, xconv_backend_program **out);
-    // Stores a program just built; a failure to write is the store's warning, not an error.
-    void (*put)(xconv_device *dev, const char *source, const char *text, const char *options,
-                xconv_backend_program *prog);
-    // Whether dev, a target profile without a backend, compiles into the store (NVRTC for a
-    // CUDA architecture), and that compile, stored under the key its devices look up.
-    bool (*compiles)(const xconv_device *dev);
-    xconv_status (*compile)(xconv_device *dev, const char *source, const char *text,
-                            const char *options, xconv_error *err);
-} xconv_program_store;
+typedef struct xconv_program xconv_program;  // host/core/program.h
 
 // An open device. The core enqueues work on it through be and ctx.
 struct xconv_device {
@@ -33,7 +14,7 @@ struct xconv_device {
     void *ctx;
     xconv_device_info info;
     double compile_ms;          // program build time accumulated since open or the last reset
-    xconv_program *programs;    // the program cache, most recently used first
+    xconv_program *programs;    // its built programs, most recently used first
     xconv_buffer *buffers;      // every live buffer, freed on close
     unsigned resets;            // contexts rebuilt after a fault since open
     bool lost;                  // the context is broken and its rebuild has not succeeded yet
@@ -41,7 +22,6 @@ struct xconv_device {
     char gone_msg[XCONV_ERROR_MSG_LEN];  // why, as every call on a gone device reports it
     int test_fault;             // XCONV_TEST_FAULT_* armed for the next plan run (tests only)
     xconv_cache *cache;         // compiled kernels and the find-db on disk (NULL: none)
-    const xconv_program_store *store;  // the cache's kernels, as the core builds through them
     char *build_log;            // the whole log of the last failed build (malloc'd, or NULL)
 };
 

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT
-// The plan model: steps and their defines, arguments and geometry, workspace regions, the
-// im2col step the im2col + GEMM variants share, and the checks of a filled plan.
+// The plan model: a variant's plan made and checked, steps and their defines, arguments and
+// geometry, workspace regions, and the im2col step the im2col + GEMM variants share.
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "plan/plan_epilogue.h"
 #include "plan/variant.h"
 #include "xconv_problem_fields.h"
 
@@ -40,6 +41,53 @@ void xconv_plan_destroy(xconv_plan *plan)
     }
     free(plan->steps);
     free(plan);
+}
+
+xconv_status xconv_variant_plan(const xconv_variant *v, xconv_device *dev,
+                                const xconv_problem *p, const xconv_plan_options *opts,
+                                xconv_plan **out, xconv_error *err)
+{
+    *out = NULL;
+    char reason[512] = "";
+    // fp32_math plans a reduced math mode in strict fp32 math: more accurate than asked.
+    xconv_problem fp32_math = *p;
+    bool widened = opts && opts->fp32_math && p->math != XCONV_MATH_F32;
+    if (widened) {
+        fp32_math.math = XCONV_MATH_F32;
+        p = &fp32_math;
+    }
+    xconv_plan *plan = xconv_plan_new(dev, v, p, opts);
+    if (!plan)
+        return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for a plan");
+    // The variant's own steps see the whole problem when it fuses and is allowed to, else the
+    // convolution alone (xconv_plan_epilogue appends the rest).
+    bool epilogue = xconv_problem_has_epilogue(p);
+    if (epilogue && (!v->fuses || plan->opts.epilogue == XCONV_EPILOGUE_UNFUSED))
+        plan->conv = xconv_problem_conv_only(p);
+    xconv_status st = XCONV_OK;
+    if (!xconv_variant_types_apply(v, p, reason, sizeof reason) ||
+        !xconv_variant_applies(v, dev, &plan->conv, reason, sizeof reason))
+        st = xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE, "%s", reason);
+    if (st == XCONV_OK)
+        st = v->plan(dev, &plan->conv, &plan->opts, plan, err);
+    if (st == XCONV_OK && epilogue)
+        st = xconv_plan_epilogue(&dev->info, p, plan, err);
+    if (st == XCONV_OK) {
+        char text[384];
+        xconv_plan_add_batch_args(plan);
+        const char *baked = xconv_plan_baked_values(plan, text, sizeof text);
+        if (baked)
+            xconv_plan_summarize(plan, "%s", baked);
+        if (widened)
+            xconv_plan_summarize(plan, "in fp32 math (more accurate than asked)");
+        st = xconv_plan_check(plan, err);
+    }
+    if (st != XCONV_OK) {
+        xconv_plan_destroy(plan);
+        return st;
+    }
+    *out = plan;
+    return XCONV_OK;
 }
 
 bool xconv_plan_runtime_batch(const xconv_plan *plan)

@@ -2,11 +2,11 @@
 // The plan model variants write against: a plan is any number of typed steps (our kernels, the
 // vendor's SGEMM, the vendor's convolution), each owning its defines and its argument list, and
 // named regions of one workspace whose offsets reach kernels as int arguments. A generic runner
-// (host/plan/plan_run.c) enqueues the steps in order (internal header).
+// (host/plan/plan_api.c) enqueues the steps in order (internal header).
 #ifndef XCONV_PLAN_H
 #define XCONV_PLAN_H
 
-#include "core/program_cache.h"
+#include "caches/programs.h"
 
 #define XCONV_MAX_REGIONS 16
 #define XCONV_RUNTIME_DIMS 6    // C, H, W, K, P, Q (common/xconv_problem_fields.h)
@@ -293,7 +293,7 @@ xconv_status xconv_plan_im2col(const xconv_device_info *info, const xconv_proble
                                xconv_error *err);
 
 // ---------------------------------------------------------------------------------------------
-// Making, checking, preparing and running plans (host/plan/plan.c, host/plan/plan_run.c)
+// Making, checking, preparing and running plans (host/plan/plan.c, host/plan/plan_api.c)
 
 // Runs the test fault plan->test_fault asks for (host/plan/test_fault.c) instead of the plan's
 // work on tensors t; returns the XCONV_ERR_DEVICE_LOST it meets, or another failure.

@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: MIT
 // The variant registry: every family's table in listing order, lookup, applicability and
-// planning.
+// tunings. (Planning a variant is host/plan/plan.c's.)
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "core/contract.h"
-#include "plan/plan_epilogue.h"
 #include "plan/variant.h"
 
 #define XCONV_MAX_VARIANTS 64
@@ -77,7 +76,7 @@ const xconv_variant *xconv_variant_find(const char *name, xconv_error *err)
 }
 
 // ---------------------------------------------------------------------------------------------
-// Applicability and planning
+// Applicability
 
 // Returns the math modes of XCONV_MATH_BIT set `maths` as a reason names them.
 static const char *math_list(unsigned maths)
@@ -89,12 +88,12 @@ static const char *math_list(unsigned maths)
     return reduced ? lists[reduced] : lists[0];
 }
 
-// Returns true when v's kernels take p's storage type and math mode, else false with the reason.
 // A variant computes only the math modes it declares (xconv_variant.maths; strict fp32 when it
 // declares none), so strict fp32 never gets a reduced mode and a reduced mode never silently
 // runs another; reduced storage is read and written by the variants that declare it
 // (xconv_variant.dtypes), without an epilogue.
-static bool types_apply(const xconv_variant *v, const xconv_problem *p, char *reason, size_t len)
+bool xconv_variant_types_apply(const xconv_variant *v, const xconv_problem *p, char *reason,
+                               size_t len)
 {
     unsigned maths = v->maths ? v->maths : XCONV_MATH_BIT(XCONV_MATH_F32);
     if (p->math < 0 || p->math > XCONV_MATH_BF16 || !(maths & XCONV_MATH_BIT(p->math))) {
@@ -134,11 +133,11 @@ bool xconv_variant_applies(const xconv_variant *v, const xconv_device *dev,
         snprintf(reason, len, "%s is NULL", v ? "p" : "v");
         return false;
     }
-    if (!types_apply(v, p, reason, len))
+    if (!xconv_variant_types_apply(v, p, reason, len))
         return false;
     if (v->info.backends == 0) {
         if (!dev)
-            return v->applies ? v->applies(NULL, p, reason, len) : true;
+            return v->applies ? v->applies(v, NULL, p, reason, len) : true;
         snprintf(reason, len, "%s runs on the host, not on a device", v->info.name);
         return false;
     }
@@ -153,54 +152,7 @@ bool xconv_variant_applies(const xconv_variant *v, const xconv_device *dev,
     }
     // A variant that does not fuse computes the convolution alone; the epilogue's steps follow.
     xconv_problem conv = xconv_problem_conv_only(p);
-    return v->applies ? v->applies(dev, v->fuses ? p : &conv, reason, len) : true;
-}
-
-xconv_status xconv_variant_plan(const xconv_variant *v, xconv_device *dev,
-                                const xconv_problem *p, const xconv_plan_options *opts,
-                                xconv_plan **out, xconv_error *err)
-{
-    *out = NULL;
-    char reason[512] = "";
-    // fp32_math plans a reduced math mode in strict fp32 math: more accurate than asked.
-    xconv_problem fp32_math = *p;
-    bool widened = opts && opts->fp32_math && p->math != XCONV_MATH_F32;
-    if (widened) {
-        fp32_math.math = XCONV_MATH_F32;
-        p = &fp32_math;
-    }
-    xconv_plan *plan = xconv_plan_new(dev, v, p, opts);
-    if (!plan)
-        return xconv_error_set(err, XCONV_ERR_OUT_OF_MEMORY, "no memory for a plan");
-    // The variant's own steps see the whole problem when it fuses and is allowed to, else the
-    // convolution alone (xconv_plan_epilogue appends the rest).
-    bool epilogue = xconv_problem_has_epilogue(p);
-    if (epilogue && (!v->fuses || plan->opts.epilogue == XCONV_EPILOGUE_UNFUSED))
-        plan->conv = xconv_problem_conv_only(p);
-    xconv_status st = XCONV_OK;
-    if (!types_apply(v, p, reason, sizeof reason) ||
-        !xconv_variant_applies(v, dev, &plan->conv, reason, sizeof reason))
-        st = xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE, "%s", reason);
-    if (st == XCONV_OK)
-        st = v->plan(dev, &plan->conv, &plan->opts, plan, err);
-    if (st == XCONV_OK && epilogue)
-        st = xconv_plan_epilogue(&dev->info, p, plan, err);
-    if (st == XCONV_OK) {
-        char text[384];
-        xconv_plan_add_batch_args(plan);
-        const char *baked = xconv_plan_baked_values(plan, text, sizeof text);
-        if (baked)
-            xconv_plan_summarize(plan, "%s", baked);
-        if (widened)
-            xconv_plan_summarize(plan, "in fp32 math (more accurate than asked)");
-        st = xconv_plan_check(plan, err);
-    }
-    if (st != XCONV_OK) {
-        xconv_plan_destroy(plan);
-        return st;
-    }
-    *out = plan;
-    return XCONV_OK;
+    return v->applies ? v->applies(v, dev, v->fuses ? p : &conv, reason, len) : true;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -37,12 +37,20 @@ struct xconv_variant {
     // N anyway. A variant not measured, or past 2% within the runs' noise, stays false.
     bool runtime_batch;
 
-    // Returns true when the variant can run p on dev (NULL for host variants: on the host),
-    // else false with the reason in `reason`. NULL means it applies to every valid problem.
-    bool (*applies)(const xconv_device *dev, const xconv_problem *p, char *reason, size_t len);
+    // The variant's kind in its family, for a family planner that plans several variants with
+    // one function (an xconv_direct_kind, an xconv_fft_kind, Winograd's F(m, r) and fusion as
+    // WINO_KIND packs them): applies gets the variant, plan finds it in plan->variant. 0 where
+    // the family has a planner per variant.
+    int kind;
 
-    // Fills plan (its steps, regions and summary) for p on dev under opts; returns XCONV_OK or
-    // a negative status with a message.
+    // Returns true when v (this variant) can run p on dev (NULL for host variants: on the
+    // host), else false with the reason in `reason`. NULL means it applies to every valid
+    // problem.
+    bool (*applies)(const xconv_variant *v, const xconv_device *dev, const xconv_problem *p,
+                    char *reason, size_t len);
+
+    // Fills plan (its steps, regions and summary) for p on dev under opts; plan->variant is this
+    // variant. Returns XCONV_OK or a negative status with a message.
     xconv_status (*plan)(const xconv_device *dev, const xconv_problem *p,
                          const xconv_plan_options *opts, xconv_plan *plan, xconv_error *err);
 
@@ -72,10 +80,15 @@ const xconv_variant *xconv_winograd_variants(int *count);
 const xconv_variant *xconv_fft_variants(int *count);
 const xconv_variant *xconv_peer_variants(int *count);
 
+// Returns true when v's kernels take p's storage type and math mode, else false with the reason
+// (host/plan/registry.c).
+bool xconv_variant_types_apply(const xconv_variant *v, const xconv_problem *p, char *reason,
+                               size_t len);
+
 // Plans v for p on dev under opts (NULL: defaults) after checking that it applies
 // (XCONV_ERR_NOT_APPLICABLE with the reason); checks the plan (xconv_plan_check). dev may be a
 // device description without a context (planning alone). Returns XCONV_OK and *out, or the
-// failure with *out NULL.
+// failure with *out NULL. (host/plan/plan.c)
 xconv_status xconv_variant_plan(const xconv_variant *v, xconv_device *dev,
                                 const xconv_problem *p, const xconv_plan_options *opts,
                                 xconv_plan **out, xconv_error *err);

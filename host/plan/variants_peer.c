@@ -47,25 +47,25 @@ static xconv_status plan_vendor_conv(const xconv_device *dev, const char *algo,
     return XCONV_OK;
 }
 
-// One applies/plan pair per peer, each passing its own algorithm name to the backend.
-#define PEER(ident, backend_bit, types, fuses_epilogue, accuracy_family, numerics, text)    \
-    static bool applies_##ident(const xconv_device *dev, const xconv_problem *p,            \
-                                char *reason, size_t len)                                   \
-    {                                                                                       \
-        size_t workspace = 0;                                                               \
-        return vendor_conv_applies(dev, #ident, p, &workspace, reason, len);                \
-    }                                                                                       \
-    static xconv_status plan_##ident(const xconv_device *dev, const xconv_problem *p,       \
-                                     const xconv_plan_options *opts, xconv_plan *plan,      \
-                                     xconv_error *err)                                      \
-    {                                                                                       \
-        (void)opts;                                                                         \
-        return plan_vendor_conv(dev, #ident, p, plan, err);                                 \
-    }
+// Every peer's applies and plan: the vendor's algorithm is the variant's name.
+static bool peer_applies(const xconv_variant *v, const xconv_device *dev, const xconv_problem *p,
+                         char *reason, size_t len)
+{
+    size_t workspace = 0;
+    return vendor_conv_applies(dev, v->info.name, p, &workspace, reason, len);
+}
+
+static xconv_status peer_plan(const xconv_device *dev, const xconv_problem *p,
+                              const xconv_plan_options *opts, xconv_plan *plan, xconv_error *err)
+{
+    (void)opts;
+    return plan_vendor_conv(dev, plan->variant->info.name, p, plan, err);
+}
+
 #define PEER_ROW(ident, backend_bit, types, fuses_epilogue, accuracy_family, numerics, text) \
     {.info = {.name = #ident, .family = "peer", .summary = text, .accuracy = accuracy_family, \
               .notes = numerics, .backends = backend_bit},                                  \
-     .fuses = fuses_epilogue, types, .applies = applies_##ident, .plan = plan_##ident},
+     .fuses = fuses_epilogue, types, .applies = peer_applies, .plan = peer_plan},
 
 #define OPENCL_ONLY XCONV_BACKEND_BIT(XCONV_BACKEND_OPENCL)
 #define CUDA_ONLY XCONV_BACKEND_BIT(XCONV_BACKEND_CUDA)
@@ -106,8 +106,6 @@ static xconv_status plan_vendor_conv(const xconv_device *dev, const char *algo,
     X(cudnn_fused_bias_act_pool, CUDA_ONLY, EVERY_MODE, true, "peer", "",                   \
       "cuDNN's ConvolutionBiasActivationForward (IMPLICIT_PRECOMP_GEMM, the mode's math "   \
       "type), then its PoolingForward: problems with a bias, fp32 storage")
-
-XCONV_PEERS(PEER)
 
 static const xconv_variant peer_variants[] = {XCONV_PEERS(PEER_ROW)};
 

@@ -28,9 +28,10 @@ static xconv_status run_cpu_ref(const xconv_problem *p, const float *x, const fl
 
 // Returns true when the host's physical memory holds what cpu_ref works with: the caller's x, w
 // and y in float32 and y again in float64; else false with the numbers in reason.
-static bool cpu_ref_applies(const xconv_device *dev, const xconv_problem *p, char *reason,
-                            size_t len)
+static bool cpu_ref_applies(const xconv_variant *v, const xconv_device *dev,
+                            const xconv_problem *p, char *reason, size_t len)
 {
+    (void)v;
     (void)dev;
     double bytes = 4.0 * ((double)xconv_problem_x_elems(p) + (double)xconv_problem_w_elems(p) +
                           (double)xconv_problem_y_elems(p)) +
@@ -47,9 +48,10 @@ static bool cpu_ref_applies(const xconv_device *dev, const xconv_problem *p, cha
 // ---------------------------------------------------------------------------------------------
 // vendor_gemm: im2col into a workspace, then the vendor's SGEMM (CLBlast, cuBLAS)
 
-static bool vendor_gemm_applies(const xconv_device *dev, const xconv_problem *p, char *reason,
-                                size_t len)
+static bool vendor_gemm_applies(const xconv_variant *v, const xconv_device *dev,
+                                const xconv_problem *p, char *reason, size_t len)
 {
+    (void)v;
     (void)p;
     if (!dev->be || !dev->be->sgemm) {
         snprintf(reason, len, "the %s backend has no vendor BLAS",

@@ -8,6 +8,7 @@
 
 #include "families/direct/plan_direct.h"
 #include "plan/plan_epilogue.h"
+#include "plan/variant.h"
 #include "xconv_direct_params.h"
 
 // ---------------------------------------------------------------------------------------------
@@ -768,4 +769,12 @@ xconv_status xconv_direct_plan(const xconv_device_info *info, const xconv_proble
     return xconv_step_fuse_epilogue(step, p, XCONV_FUSED_BIAS_ACT |
                                                  (t.pool_h ? XCONV_FUSED_POOL : 0u),
                                     plan, err);
+}
+
+xconv_status xconv_direct_plan_variant(const xconv_device *dev, const xconv_problem *p,
+                                       const xconv_plan_options *opts, xconv_plan *plan,
+                                       xconv_error *err)
+{
+    return xconv_direct_plan(&dev->info, p, (xconv_direct_kind)plan->variant->kind, opts, plan,
+                             err);
 }

@@ -81,4 +81,10 @@ xconv_status xconv_direct_plan(const xconv_device_info *info, const xconv_proble
                                xconv_direct_kind kind, const xconv_plan_options *opts,
                                xconv_plan *plan, xconv_error *err);
 
+// The tiled variants' planner (their xconv_variant.plan): xconv_direct_plan of the kind of
+// plan->variant on dev.
+xconv_status xconv_direct_plan_variant(const xconv_device *dev, const xconv_problem *p,
+                                       const xconv_plan_options *opts, xconv_plan *plan,
+                                       xconv_error *err);
+
 #endif // XCONV_PLAN_DIRECT_H

@@ -40,9 +40,10 @@ static xconv_status plan_direct_naive(const xconv_device *dev, const xconv_probl
 // direct_depthwise: strips of outputs down a column, one input channel per output channel
 
 // direct_depthwise applies where every output channel reads one input channel.
-static bool applies_direct_depthwise(const xconv_device *dev, const xconv_problem *p,
-                                     char *reason, size_t len)
+static bool applies_direct_depthwise(const xconv_variant *v, const xconv_device *dev,
+                                     const xconv_problem *p, char *reason, size_t len)
 {
+    (void)v;
     return xconv_depthwise_applies(&dev->info, p, reason, len);
 }
 
@@ -56,36 +57,26 @@ static xconv_status plan_direct_depthwise(const xconv_device *dev, const xconv_p
 }
 
 // ---------------------------------------------------------------------------------------------
-// The tiled variants: one planner (host/families/direct/plan_direct.c), one kernel each
+// The tiled variants: one planner (xconv_direct_plan_variant, host/families/direct/plan_direct.c)
+// of their kind (xconv_variant.kind), one kernel each
 
 // direct_const applies while the whole filter tensor fits the device's constant buffer.
-static bool applies_direct_const(const xconv_device *dev, const xconv_problem *p, char *reason,
-                                 size_t len)
+static bool applies_direct_const(const xconv_variant *v, const xconv_device *dev,
+                                 const xconv_problem *p, char *reason, size_t len)
 {
+    (void)v;
     return xconv_direct_const_fits(&dev->info, p, reason, len);
 }
-
-// One planner function per kind, each passing its kind to xconv_direct_plan.
-#define DIRECT_PLANNER(ident, kind)                                                        \
-    static xconv_status plan_##ident(const xconv_device *dev, const xconv_problem *p,      \
-                                     const xconv_plan_options *opts, xconv_plan *plan,     \
-                                     xconv_error *err)                                     \
-    {                                                                                      \
-        return xconv_direct_plan(&dev->info, p, kind, opts, plan, err);                    \
-    }
-DIRECT_PLANNER(direct_const, XCONV_DIRECT_CONST)
-DIRECT_PLANNER(direct_tiled, XCONV_DIRECT_TILED)
-DIRECT_PLANNER(direct_tiled_db, XCONV_DIRECT_TILED_DB)
-DIRECT_PLANNER(direct_regblock, XCONV_DIRECT_REGBLOCK)
 
 // The most tilings of one kind a tuning times: the planner's choice and the model's next best.
 #define DIRECT_TUNINGS_MAX 8
 
-// Fills out with the tilings of `kind` to time for p on dev as forced-tiling strings; returns
+// Fills out with the tilings of v's kind to time for p on dev as forced-tiling strings; returns
 // their count.
-static int direct_tunings(xconv_direct_kind kind, const xconv_device *dev,
-                          const xconv_problem *p, xconv_tuning *out, int max)
+static int tunings_direct_kind(const xconv_variant *v, xconv_device *dev,
+                                const xconv_problem *p, xconv_tuning *out, int max)
 {
+    xconv_direct_kind kind = (xconv_direct_kind)v->kind;
     xconv_direct_tiling t[DIRECT_TUNINGS_MAX];
     int n = xconv_direct_candidates(&dev->info, p, kind, t,
                                     max < DIRECT_TUNINGS_MAX ? max : DIRECT_TUNINGS_MAX);
@@ -96,19 +87,6 @@ static int direct_tunings(xconv_direct_kind kind, const xconv_device *dev,
     }
     return n;
 }
-
-// One tunings function per tiled kind.
-#define DIRECT_TUNINGS(ident, kind)                                                        \
-    static int tunings_##ident(const xconv_variant *v, xconv_device *dev,                  \
-                               const xconv_problem *p, xconv_tuning *out, int max)         \
-    {                                                                                      \
-        (void)v;                                                                           \
-        return direct_tunings(kind, dev, p, out, max);                                     \
-    }
-DIRECT_TUNINGS(direct_const, XCONV_DIRECT_CONST)
-DIRECT_TUNINGS(direct_tiled, XCONV_DIRECT_TILED)
-DIRECT_TUNINGS(direct_tiled_db, XCONV_DIRECT_TILED_DB)
-DIRECT_TUNINGS(direct_regblock, XCONV_DIRECT_REGBLOCK)
 
 // ---------------------------------------------------------------------------------------------
 // The family's table
@@ -139,24 +117,27 @@ static const xconv_variant direct_variants[] = {
         .applies = applies_direct_const,
         .fuses = true,
         .dtypes = XCONV_DTYPE_BIT(XCONV_DTYPE_F16) | XCONV_DTYPE_BIT(XCONV_DTYPE_BF16),
-        .plan = plan_direct_const,
-        .tunings = tunings_direct_const,
+        .kind = XCONV_DIRECT_CONST,
+        .plan = xconv_direct_plan_variant,
+        .tunings = tunings_direct_kind,
     },
     {
         .info = DIRECT_INFO(direct_tiled, "input tile + halo in local memory per channel chunk, "
                                           "register blocks"),
         .fuses = true,
         .dtypes = XCONV_DTYPE_BIT(XCONV_DTYPE_F16) | XCONV_DTYPE_BIT(XCONV_DTYPE_BF16),
-        .plan = plan_direct_tiled,
-        .tunings = tunings_direct_tiled,
+        .kind = XCONV_DIRECT_TILED,
+        .plan = xconv_direct_plan_variant,
+        .tunings = tunings_direct_kind,
     },
     {
         .info = DIRECT_INFO(direct_tiled_db, "as direct_tiled with two tile buffers: one barrier "
                                              "per channel chunk"),
         .fuses = true,
         .dtypes = XCONV_DTYPE_BIT(XCONV_DTYPE_F16) | XCONV_DTYPE_BIT(XCONV_DTYPE_BF16),
-        .plan = plan_direct_tiled_db,
-        .tunings = tunings_direct_tiled_db,
+        .kind = XCONV_DIRECT_TILED_DB,
+        .plan = xconv_direct_plan_variant,
+        .tunings = tunings_direct_kind,
         .runtime_batch = true,
     },
     {
@@ -173,8 +154,9 @@ static const xconv_variant direct_variants[] = {
                                              "filters staged in local memory"),
         .fuses = true,
         .dtypes = XCONV_DTYPE_BIT(XCONV_DTYPE_F16) | XCONV_DTYPE_BIT(XCONV_DTYPE_BF16),
-        .plan = plan_direct_regblock,
-        .tunings = tunings_direct_regblock,
+        .kind = XCONV_DIRECT_REGBLOCK,
+        .plan = xconv_direct_plan_variant,
+        .tunings = tunings_direct_kind,
     },
 };
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "plan/plan_epilogue.h"
+#include "plan/variant.h"
 #include "families/fft/plan_fft.h"
 #include "xconv_fft_params.h"
 
@@ -621,6 +622,19 @@ xconv_status xconv_fft_plan(const xconv_device_info *info, const xconv_problem *
     plan->error_block_w = c.out_w;
     summarize(&c, plan);
     return XCONV_OK;
+}
+
+bool xconv_fft_applies_variant(const xconv_variant *v, const xconv_device *dev,
+                               const xconv_problem *p, char *reason, size_t len)
+{
+    return xconv_fft_applies((xconv_fft_kind)v->kind, &dev->info, p, reason, len);
+}
+
+xconv_status xconv_fft_plan_variant(const xconv_device *dev, const xconv_problem *p,
+                                    const xconv_plan_options *opts, xconv_plan *plan,
+                                    xconv_error *err)
+{
+    return xconv_fft_plan(&dev->info, p, (xconv_fft_kind)plan->variant->kind, opts, plan, err);
 }
 
 // ---------------------------------------------------------------------------------------------

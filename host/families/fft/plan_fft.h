@@ -104,6 +104,14 @@ xconv_status xconv_fft_plan(const xconv_device_info *info, const xconv_problem *
                             xconv_fft_kind kind, const xconv_plan_options *opts,
                             xconv_plan *plan, xconv_error *err);
 
+// The FFT variants' applies and plan (their xconv_variant's): xconv_fft_applies and
+// xconv_fft_plan of the variant's kind (v, or plan->variant) on dev.
+bool xconv_fft_applies_variant(const xconv_variant *v, const xconv_device *dev,
+                               const xconv_problem *p, char *reason, size_t len);
+xconv_status xconv_fft_plan_variant(const xconv_device *dev, const xconv_problem *p,
+                                    const xconv_plan_options *opts, xconv_plan *plan,
+                                    xconv_error *err);
+
 // ---------------------------------------------------------------------------------------------
 // The transforms alone, on raw planes (xconv_fft2d in the public header)
 

@@ -6,25 +6,7 @@
 #include "plan/variant.h"
 
 // ---------------------------------------------------------------------------------------------
-// One applies/plan pair per kind
-
-#define FFT_PLANNER(ident, kind)                                                            \
-    static bool applies_##ident(const xconv_device *dev, const xconv_problem *p,            \
-                                char *reason, size_t len)                                   \
-    {                                                                                       \
-        return xconv_fft_applies(kind, &dev->info, p, reason, len);                         \
-    }                                                                                       \
-    static xconv_status plan_##ident(const xconv_device *dev, const xconv_problem *p,       \
-                                     const xconv_plan_options *opts, xconv_plan *plan,      \
-                                     xconv_error *err)                                      \
-    {                                                                                       \
-        return xconv_fft_plan(&dev->info, p, kind, opts, plan, err);                        \
-    }
-FFT_PLANNER(fft, XCONV_FFT_WHOLE)
-FFT_PLANNER(fft_tiled, XCONV_FFT_TILED)
-
-// ---------------------------------------------------------------------------------------------
-// The family's table
+// The family's table: one planner of the variant's kind (xconv_variant.kind)
 
 #define FFT_INFO(ident, text) \
     {.name = #ident, .family = "fft", .summary = text, .accuracy = "fft", .notes = "fft", \
@@ -38,8 +20,9 @@ static const xconv_variant fft_variants[] = {
                               "filters, complex GEMM over channels, C2R and crop"),
         .fuses = true,
         .dtypes = XCONV_DTYPE_BIT(XCONV_DTYPE_F16) | XCONV_DTYPE_BIT(XCONV_DTYPE_BF16),
-        .applies = applies_fft,
-        .plan = plan_fft,
+        .kind = XCONV_FFT_WHOLE,
+        .applies = xconv_fft_applies_variant,
+        .plan = xconv_fft_plan_variant,
         .runtime_batch = true,
     },
     {
@@ -47,8 +30,9 @@ static const xconv_variant fft_variants[] = {
                                     "memory (tile size from the filter size)"),
         .fuses = true,
         .dtypes = XCONV_DTYPE_BIT(XCONV_DTYPE_F16) | XCONV_DTYPE_BIT(XCONV_DTYPE_BF16),
-        .applies = applies_fft_tiled,
-        .plan = plan_fft_tiled,
+        .kind = XCONV_FFT_TILED,
+        .applies = xconv_fft_applies_variant,
+        .plan = xconv_fft_plan_variant,
         .runtime_batch = true,
     },
 };

@@ -236,9 +236,10 @@ static xconv_status plan_im2col_gemm(const xconv_device *dev, const xconv_proble
 // ---------------------------------------------------------------------------------------------
 // gemm_1x1: a 1x1, stride-1, unpadded convolution is y[n][g] = w[g] * x[n][g] over channels
 
-static bool gemm_1x1_applies(const xconv_device *dev, const xconv_problem *p, char *reason,
-                             size_t len)
+static bool gemm_1x1_applies(const xconv_variant *v, const xconv_device *dev,
+                             const xconv_problem *p, char *reason, size_t len)
 {
+    (void)v;
     (void)dev;
     if (p->r == 1 && p->s == 1 && p->stride_h == 1 && p->stride_w == 1 && p->pad_h == 0 &&
         p->pad_w == 0)
@@ -300,9 +301,10 @@ static xconv_status plan_implicit_gemm(const xconv_device *dev, const xconv_prob
 }
 
 // The table packs each tap's displacement as dh << 16 | dw.
-static bool implicit_precomp_applies(const xconv_device *dev, const xconv_problem *p,
-                                     char *reason, size_t len)
+static bool implicit_precomp_applies(const xconv_variant *v, const xconv_device *dev,
+                                     const xconv_problem *p, char *reason, size_t len)
 {
+    (void)v;
     (void)dev;
     if ((p->r - 1) * p->dil_h < 32768 && (p->s - 1) * p->dil_w < 32768)
         return true;

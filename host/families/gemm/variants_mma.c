@@ -9,9 +9,10 @@
 // Tensor cores from the device's capabilities: compute capability 8.0 or later, as the CUDA
 // backend and NVIDIA's OpenCL (cl_nv_device_attribute_query) report it. The math mode (tf32,
 // f16 or bf16; never strict fp32) was checked by the core.
-static bool implicit_mma_applies(const xconv_device *dev, const xconv_problem *p, char *reason,
-                                 size_t len)
+static bool implicit_mma_applies(const xconv_variant *v, const xconv_device *dev,
+                                 const xconv_problem *p, char *reason, size_t len)
 {
+    (void)v;
     (void)p;
     if (xconv_mma_supported(&dev->info))
         return true;

@@ -12,9 +12,10 @@
 // The engines from the device's capabilities: the extension reported with a sub-group size of
 // 8 or 16 (host/core/targets.c for the dg2 and pvc profiles). The math mode (f16 or bf16; tf32
 // is not in this extension) was checked by the core.
-static bool implicit_xmx_applies(const xconv_device *dev, const xconv_problem *p, char *reason,
-                                 size_t len)
+static bool implicit_xmx_applies(const xconv_variant *v, const xconv_device *dev,
+                                 const xconv_problem *p, char *reason, size_t len)
 {
+    (void)v;
     (void)p;
     if (xconv_xmx_sub_group(&dev->info))
         return true;

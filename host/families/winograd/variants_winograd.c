@@ -260,29 +260,32 @@ static xconv_status plan_fused(const xconv_device *dev, const xconv_problem *p,
 // ---------------------------------------------------------------------------------------------
 // The family's table
 
-// applies and plan of F(M x M, R x R), fused or not, for the variant `ident`.
-#define WINO_ENTRY(ident, M, R, FUSED)                                                       \
-    static bool ident##_applies(const xconv_device *dev, const xconv_problem *p,             \
-                                char *reason, size_t len)                                    \
-    {                                                                                        \
-        return xconv_wino_applies(&dev->info, p, &(xconv_wino_algo){M, R, FUSED}, reason,    \
-                                  len);                                                      \
-    }                                                                                        \
-    static xconv_status ident##_plan(const xconv_device *dev, const xconv_problem *p,        \
-                                     const xconv_plan_options *opts, xconv_plan *plan,       \
-                                     xconv_error *err)                                       \
-    {                                                                                        \
-        const xconv_wino_algo a = {M, R, FUSED};                                             \
-        return FUSED ? plan_fused(dev, p, opts, plan, &a, err)                               \
-                     : plan_nonfused(dev, p, opts, plan, &a, err);                           \
-    }
+// A variant's algorithm F(m x m, r x r), fused or not, as its kind (xconv_variant.kind) holds it.
+#define WINO_KIND(m, r, fused) ((m) | (r) << 4 | (fused) << 8)
 
-WINO_ENTRY(winograd_f23_fused, 2, 3, true)
-WINO_ENTRY(winograd_f43_fused, 4, 3, true)
-WINO_ENTRY(winograd_f25_fused, 2, 5, true)
-WINO_ENTRY(winograd_f23, 2, 3, false)
-WINO_ENTRY(winograd_f43, 4, 3, false)
-WINO_ENTRY(winograd_f25, 2, 5, false)
+// Returns the algorithm of WINO_KIND kind.
+static xconv_wino_algo algo_of(int kind)
+{
+    return (xconv_wino_algo){.m = kind & 15, .r = kind >> 4 & 15, .fused = kind >> 8 & 1};
+}
+
+// Whether v's algorithm applies to p on dev.
+static bool winograd_applies(const xconv_variant *v, const xconv_device *dev,
+                             const xconv_problem *p, char *reason, size_t len)
+{
+    const xconv_wino_algo a = algo_of(v->kind);
+    return xconv_wino_applies(&dev->info, p, &a, reason, len);
+}
+
+// Plans the algorithm of plan->variant, fused or not.
+static xconv_status winograd_plan(const xconv_device *dev, const xconv_problem *p,
+                                  const xconv_plan_options *opts, xconv_plan *plan,
+                                  xconv_error *err)
+{
+    const xconv_wino_algo a = algo_of(plan->variant->kind);
+    return a.fused ? plan_fused(dev, p, opts, plan, &a, err)
+                   : plan_nonfused(dev, p, opts, plan, &a, err);
+}
 
 // The storage types beside fp32 of the non-fused variants: their transforms read x and w and
 // write y in the storage type (XC_LD, XC_ST); the workspace and its GEMMs are fp32. The fused
@@ -295,30 +298,30 @@ WINO_ENTRY(winograd_f25, 2, 5, false)
 // (xconv_variant.runtime_batch): where the H100 measured it at most 2% slower than baked
 // (f23 1.014, f25 1.001, f25_fused 1.017 at worst), baked where it cost more (f43 1.024,
 // f23_fused 1.032, f43_fused 1.031; docs/guide/compile.md, "What baking N buys").
-#define WINO_ROW(ident, accuracy_entry, storage, runtime_n, text)                           \
+#define WINO_ROW(ident, kind_of, accuracy_entry, storage, runtime_n, text)                  \
     {.info = {.name = #ident, .family = "winograd", .summary = text,                        \
               .accuracy = accuracy_entry, .notes = "winograd",                              \
               .backends = XCONV_ON_ALL_BACKENDS},                                           \
-     .fuses = true, .dtypes = storage, .runtime_batch = runtime_n,                          \
-     .applies = ident##_applies, .plan = ident##_plan}
+     .fuses = true, .dtypes = storage, .runtime_batch = runtime_n, .kind = kind_of,         \
+     .applies = winograd_applies, .plan = winograd_plan}
 
 static const xconv_variant winograd_variants[] = {
-    WINO_ROW(winograd_f23_fused, "winograd_f23", 0, false,
+    WINO_ROW(winograd_f23_fused, WINO_KIND(2, 3, 1), "winograd_f23", 0, false,
              "Winograd F(2x2,3x3) in one kernel: tiles "
              "transformed in local memory, products in registers"),
-    WINO_ROW(winograd_f43_fused, "winograd_f43", 0, false,
+    WINO_ROW(winograd_f43_fused, WINO_KIND(4, 3, 1), "winograd_f43", 0, false,
              "Winograd F(4x4,3x3) in one kernel: tiles "
              "transformed in local memory, products in registers"),
-    WINO_ROW(winograd_f25_fused, "winograd_f25", 0, true,
+    WINO_ROW(winograd_f25_fused, WINO_KIND(2, 5, 1), "winograd_f25", 0, true,
              "Winograd F(2x2,5x5) in one kernel: tiles "
              "transformed in local memory, products in registers"),
-    WINO_ROW(winograd_f23, "winograd_f23", WINO_HALF, true,
+    WINO_ROW(winograd_f23, WINO_KIND(2, 3, 0), "winograd_f23", WINO_HALF, true,
              "Winograd F(2x2,3x3): transforms into a "
              "workspace around 16 batched SGEMMs over channels"),
-    WINO_ROW(winograd_f43, "winograd_f43", WINO_HALF, false,
+    WINO_ROW(winograd_f43, WINO_KIND(4, 3, 0), "winograd_f43", WINO_HALF, false,
              "Winograd F(4x4,3x3): transforms into a "
              "workspace around 36 batched SGEMMs over channels"),
-    WINO_ROW(winograd_f25, "winograd_f25", WINO_HALF, true,
+    WINO_ROW(winograd_f25, WINO_KIND(2, 5, 0), "winograd_f25", WINO_HALF, true,
              "Winograd F(2x2,5x5): transforms into a "
              "workspace around 36 batched SGEMMs over channels"),
 };

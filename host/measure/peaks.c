@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/program_cache.h"
+#include "caches/programs.h"
 
 #include "core/contract.h"
 

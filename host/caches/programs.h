@@ -1,15 +1,43 @@
 // SPDX-License-Identifier: MIT
-// The compiled-kernel cache on disk (internal header): programs stored as the driver's binaries,
-// keyed by device, driver, compiler, source text and defines, so a second process does not
-// compile again.
-#ifndef XCONV_KERNEL_CACHE_H
-#define XCONV_KERNEL_CACHE_H
+// A device's programs (internal header): found or built by (kernel source name, defines), built
+// ahead on worker threads, and kept between processes in the compiled-kernel cache on disk as
+// the driver's binaries, keyed by device, driver, compiler, source text and defines, so a second
+// process does not compile again.
+#ifndef XCONV_PROGRAMS_H
+#define XCONV_PROGRAMS_H
 
-#include "core/device.h"
+#include "core/program.h"
 
-// The store the core builds programs through on a device with a cache (device.h): the three
-// functions below.
-extern const xconv_program_store xconv_kernel_cache_store;
+// Writes defines as compiler options ("-DXC_N=1 -DXC_C=3 ..."); returns the length, as snprintf.
+int xconv_defines_format(const xconv_define *defines, int ndefines, char *buf, size_t len);
+
+// Finds or builds the program of embedded kernel source `source` (cl/<source>.cl) with exactly
+// these defines (same names, values and order) on dev; a hit moves it to the front (and is
+// built again when a lost context dropped its program). Adds a
+// build's time to dev->compile_ms and *compile_ms (when not NULL). Returns XCONV_OK and *out,
+// XCONV_ERR_NOT_FOUND for a source that is not embedded, or the build's failure.
+xconv_status xconv_program_get(xconv_device *dev, const char *source,
+                               const xconv_define *defines, int ndefines, xconv_program **out,
+                               double *compile_ms, xconv_error *err);
+
+// One program a caller will need: kernel source `source` built with `defines` on dev.
+typedef struct xconv_program_request {
+    xconv_device *dev;
+    const char *source;
+    const xconv_define *defines;
+    int ndefines;
+} xconv_program_request;
+
+// Builds the requested programs that their devices do not hold yet, each distinct one once, on
+// up to `threads` worker threads (for the public xconv_plans_build: the plans' kernel steps).
+// Returns XCONV_OK (a failed build is left to the prepare that needs it), or
+// XCONV_ERR_OUT_OF_MEMORY.
+xconv_status xconv_program_build_ahead(const xconv_program_request *requests, int nrequests,
+                                       int threads, xconv_build_progress_fn progress, void *user,
+                                       xconv_build_stats *stats, xconv_error *err);
+
+// ---------------------------------------------------------------------------------------------
+// The compiled-kernel cache on disk
 
 // Returns true when dev has a cache attached that keeps kernels and its backend can store them.
 bool xconv_kernel_cache_usable(const xconv_device *dev);
@@ -47,4 +75,4 @@ bool xconv_kernel_cache_file(const xconv_device *dev, const char *key, char *buf
 // before its "bytes=" line) in *key_len.
 bool xconv_kernel_file_check(const char *data, size_t len, size_t *key_len);
 
-#endif // XCONV_KERNEL_CACHE_H
+#endif // XCONV_PROGRAMS_H

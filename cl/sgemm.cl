@@ -362,10 +362,12 @@ XC_FUNC xc_gemm_col xc_gemm_b_column(const int j, const int cols XC_BATCH_PARAM)
 #endif
 
 // One gathered element: x at the column's corner moved by the tap (dh, dw) and `offset`, or 0
-// in the padding and past K.
+// in the padding and past K. The tests are joined with `&`, not `&&`, whose short circuit
+// NVIDIA's OpenCL compiler keeps as a branch per test: with one predicate, ptxas predicates
+// the load on both backends (docs/cuda.md).
 #define XC_GEMM_GATHER(reg, k, tap_offset, tap_dh, tap_dw)                                \
-    reg = ((k) < XC_GEMM_K && (unsigned)(col.ih0 + (tap_dh)) < (unsigned)XC_H &&          \
-           (unsigned)(col.iw0 + (tap_dw)) < (unsigned)XC_W)                               \
+    reg = (((k) < XC_GEMM_K) & ((unsigned)(col.ih0 + (tap_dh)) < (unsigned)XC_H) &        \
+           ((unsigned)(col.iw0 + (tap_dw)) < (unsigned)XC_W))                               \
               ? XC_LD(b, col.offset + (tap_offset))                                       \
               : 0.0f
 

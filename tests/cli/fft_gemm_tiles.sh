@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # fft_cgemm's tiles (XCONV_FFT_GEMM) do not change results: fft_tiled's and fft's outputs are
-# the same bit for bit under the planner's tiles and under forced ones (the sweep's candidates:
-# work-groups of 64 to 256 work-items, 4x4 to 8x8 sums a work-item, all channels in one step or
-# 8 a step; and odd ones, single rows and columns a work-item, partial blocks of channels,
-# filters and columns), on shapes with C/groups not a multiple of the step (5 channels, 3 a step), groups, and blocks
+# the same bit for bit under the planner's tiles and under forced ones (some of the sweep's
+# candidates: 8 channels a step or all in one, 8x4 and 8x8 sums a work-item; odd ones with
+# single rows and columns a work-item, partial blocks of channels, filters and columns), on
+# shapes with C/groups not a multiple of the step (5 channels, 3 a step), groups, and blocks
 # larger than K. Tiles the kernel or the device does not take are refused with the reason.
 # Skips (exit 77) without an OpenCL CPU device.
 # Usage: fft_gemm_tiles.sh PATH/TO/xconv

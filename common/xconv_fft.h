@@ -242,9 +242,20 @@ XC_FFT_PASS_FUNC void xc_fft_pass(XC_LOCAL_PTR float2 *data, XC_LOCAL_PTR const 
 {
     const int stride = span / radix;  // distance of a butterfly's elements, in elements
     const int per_line = L / radix;   // butterflies per line
+    // Butterfly b is (line, t) = (b % count, b / count) with line_fastest, else (b / per_line,
+    // b % per_line): its faster index `lo` (bound `minor`) and slower `hi` step by THREADS
+    // butterflies with an add and a carry, not a division and a remainder per butterfly.
+    const int minor = ln.line_fastest ? ln.count : per_line;
+    int lo = XC_LOCAL_ID(0) % minor, hi = XC_LOCAL_ID(0) / minor;
     for (int b = XC_LOCAL_ID(0); b < ln.count * per_line; b += XC_FFT_THREADS) {
-        const int line = ln.line_fastest ? b % ln.count : b / per_line;  // bound ln.count
-        const int t = ln.line_fastest ? b / ln.count : b % per_line;     // bound per_line
+        const int line = ln.line_fastest ? lo : hi;  // bound ln.count
+        const int t = ln.line_fastest ? hi : lo;     // bound per_line
+        lo += XC_FFT_THREADS % minor;
+        hi += XC_FFT_THREADS / minor;
+        if (lo >= minor) {
+            lo -= minor;
+            hi++;
+        }
         const int block = t / stride;                                     // sub-transform
         const int j = t - block * stride;                                 // bound stride
         const int base = (line / ln.per_plane) * ln.plane_stride +

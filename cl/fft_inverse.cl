@@ -144,11 +144,11 @@ XC_FUNC float2 xc_fft_combine(float4 y, const int mirror)
     return XC_MAKE_FLOAT2(y.x - y.w, y.y + y.z);
 }
 
-// Local position of natural frequency (u, v) of the full spectrum within a pair's frame.
-XC_FUNC int xc_fft_frame_position(const int u, const int v)
+// Local position of natural frequency (u, v) of the full spectrum within a pair's frame, from
+// the position table (xc_fft_position_table).
+XC_FUNC int xc_fft_frame_position(XC_LOCAL_PTR const float2 *pos, const int u, const int v)
 {
-    return xc_fft_position(u, XC_FFT_LH, XC_FFT_RADIX_H) * XC_FFT_PITCH +
-           xc_fft_position(v, XC_FFT_LW, XC_FFT_RADIX_W);
+    return XC_FFT_POS(pos, u) + XC_FFT_POS(pos, XC_FFT_LH + v);
 }
 
 // Transforms the work-group's spectrum columns b0, b0 + 1, ... of output channel k back to
@@ -160,8 +160,10 @@ XC_FUNC void xc_fft_inverse_body(XC_LOCAL_PTR float2 *buf, const XC_GLOBAL float
 {
     XC_LOCAL_PTR float2 *tw_h = buf + XC_FFT_PAIRS * XC_FFT_PLANE_STRIDE;
     XC_LOCAL_PTR float2 *tw_w = tw_h + XC_FFT_LH;
-    xc_fft_twiddles(tw_h, XC_FFT_LH);
-    xc_fft_twiddles(tw_w, XC_FFT_LW);
+    // The load places frequencies by the position table, which the twiddles then replace.
+    XC_LOCAL_PTR const float2 *pos = tw_h;
+    xc_fft_position_table(tw_h);
+    XC_BARRIER();
 
     // Load: each stored frequency (u, v), v <= LW/2, once, as one 16-byte read of both
     // columns' halves, into Z(u, v) and, where v has a mirror -v past the stored half, into
@@ -190,12 +192,15 @@ XC_FUNC void xc_fft_inverse_body(XC_LOCAL_PTR float2 *buf, const XC_GLOBAL float
                 break;
             const int u = f / XC_FFT_COLS, v = f % XC_FFT_COLS;  // frequency row, column
             XC_LOCAL_PTR float2 *pair = buf + p * XC_FFT_PLANE_STRIDE;
-            pair[xc_fft_frame_position(u, v)] = xc_fft_combine(got[r], 0);
+            pair[xc_fft_frame_position(pos, u, v)] = xc_fft_combine(got[r], 0);
             if (v > 0 && v <= XC_FFT_LW - XC_FFT_COLS)  // -v is not stored: v's mirror
-                pair[xc_fft_frame_position(u ? XC_FFT_LH - u : 0, XC_FFT_LW - v)] =
+                pair[xc_fft_frame_position(pos, u ? XC_FFT_LH - u : 0, XC_FFT_LW - v)] =
                     xc_fft_combine(got[r], 1);
         }
     }
+    XC_BARRIER();  // the table's reads are done: the twiddles take its place
+    xc_fft_twiddles(tw_h, XC_FFT_LH);
+    xc_fft_twiddles(tw_w, XC_FFT_LW);
     XC_BARRIER();
 
     // Columns, then the rows the crop keeps.

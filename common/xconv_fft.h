@@ -342,4 +342,28 @@ XC_FUNC int xc_fft_position(int q, const int L, const int code)
     return pos;
 }
 
+// Fills the frames' position table over the twiddles' LH + LW float2s (which must no longer be
+// read): entry u < LH holds xc_fft_position(u, LH) * PITCH, the local row of natural frequency
+// row u, and entry LH + v, v < LW, xc_fft_position(v, LW), its column, so that placing a
+// frequency costs two local reads instead of a digit loop of divisions by the radices per
+// coordinate. The integers are stored as the bits of each float2's x (XC_FFT_POS reads them):
+// the memory keeps one type, so no compiler's type-based alias analysis can move the table's
+// stores past the twiddles' loads. Every work-item takes its share; a barrier must follow
+// before the table is read. Two loops, not one over LH + LW choosing the length per entry:
+// Oclgrind's compiler got that one's column entries wrong (a row's position, not the column's).
+XC_FUNC void xc_fft_position_table(XC_LOCAL_PTR float2 *tab)
+{
+    for (int u = XC_LOCAL_ID(0); u < XC_FFT_LH; u += XC_FFT_THREADS) {  // bound LH
+        const int pos = xc_fft_position(u, XC_FFT_LH, XC_FFT_RADIX_H) * XC_FFT_PITCH;
+        tab[u] = XC_MAKE_FLOAT2(XC_AS_FLOAT((unsigned int)pos), 0.0f);
+    }
+    for (int v = XC_LOCAL_ID(0); v < XC_FFT_LW; v += XC_FFT_THREADS) {  // bound LW
+        const int pos = xc_fft_position(v, XC_FFT_LW, XC_FFT_RADIX_W);
+        tab[XC_FFT_LH + v] = XC_MAKE_FLOAT2(XC_AS_FLOAT((unsigned int)pos), 0.0f);
+    }
+}
+
+// Entry i of a position table (xc_fft_position_table).
+#define XC_FFT_POS(tab, i) ((int)XC_AS_UINT((tab)[(i)].x))
+
 #endif // XCONV_FFT_H

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # The FFT channel sum (cl/fft_cgemm.cl) over forced tiles on a GPU host (XCONV_FFT_GEMM=TM,TN,
-# TK,WM,WN; docs/guide/fft-family.md, "Forcing plans"). Checks first: the small suite and
-# conv5x5 validated with fft and fft_tiled under the two most different candidates on cuda:0
-# and NVIDIA's OpenCL. Then fft_tiled and fft timed on the standard suite's conv5x5 and
-# big11x11 for each candidate and the planner's own tiles ("planner"), on cuda:0 and on
-# NVIDIA's OpenCL: one JSON per candidate and device (the plan's defines carry the tiles).
-# Under two minutes on an H100 with the default REPEAT 10. A summary of each step's exit status
-# ends the log.
+# TK,WM,WN; docs/guide/fft-family.md, "Forcing plans"). Checks first: conv5x5 and big11x11
+# validated with fft and fft_tiled under the two most different candidates on cuda:0 and
+# NVIDIA's OpenCL (tests/cli/fft_gemm_tiles.sh checks the edges on CPUs, bit for bit). Then
+# fft_tiled and fft timed on the standard suite's conv5x5 and big11x11 for each candidate and
+# the planner's own tiles ("planner"), on cuda:0 and on NVIDIA's OpenCL: one JSON per candidate
+# and device (the plan's defines carry the tiles). About two minutes on an H100 with the default
+# REPEAT 10. A summary of each step's exit status ends the log.
 # Usage: scripts/fft_gemm_sweep.sh OUTDIR XCONV [REPEAT]
 set -u
 # shellcheck source=scripts/gpu_steps.bash
@@ -38,8 +38,8 @@ run explain "$x" explain --device cuda:0 --variant fft_tiled --shape "$conv5x5"
 for t in 64,64,32,8,8 16,64,32,4,4; do
     for dev in cuda:0 nvidia; do
         name="validate_${t//,/x}_${dev%%:*}"
-        run "$name" env XCONV_FFT_GEMM="$t" "$x" validate --suite small --shape "$conv5x5" \
-            --device "$dev" --variant fft_tiled,fft --json "$out/$name.json"
+        run "$name" env XCONV_FFT_GEMM="$t" "$x" validate --shape "$conv5x5" \
+            --shape "$big11x11" --device "$dev" --variant fft_tiled,fft --json "$out/$name.json"
     done
 done
 

@@ -88,7 +88,8 @@ XC_FUNC float xc_fft_frame(const xc_fft_plane pl, const int i, const int j)
 // Loads the work-group's pairs (planes first + 2p and first + 2p + 1 of xc_fft_source, as
 // real and imaginary parts) as LH x LW frames, transforms rows [row0, row1) along the width
 // and then every column along the height. buf holds the pairs, then the height's and the
-// width's twiddles.
+// width's twiddles, which the frames' position table (xc_fft_position_table) replaces at the
+// end, ready to read.
 XC_FUNC void xc_fft_forward_2d(XC_LOCAL_PTR float2 *buf, const XC_GLOBAL XC_DATA *src,
                                const int filter, const int first, const int c, const int n0,
                                const int columns, const int row0, const int row1)
@@ -101,10 +102,18 @@ XC_FUNC void xc_fft_forward_2d(XC_LOCAL_PTR float2 *buf, const XC_GLOBAL XC_DATA
     for (int p = 0; p < XC_FFT_PAIRS; p++) {
         const xc_fft_plane re = xc_fft_source(src, filter, first + 2 * p, c, n0, columns);
         const xc_fft_plane im = xc_fft_source(src, filter, first + 2 * p + 1, c, n0, columns);
+        // Element e = i * LW + j: (i, j) steps by THREADS elements with an add and a carry,
+        // not a division and a remainder by LW (rarely a power of two) per element.
+        int i = XC_LOCAL_ID(0) / XC_FFT_LW, j = XC_LOCAL_ID(0) % XC_FFT_LW;  // row, column
         for (int e = XC_LOCAL_ID(0); e < XC_FFT_LH * XC_FFT_LW; e += XC_FFT_THREADS) {
-            const int i = e / XC_FFT_LW, j = e % XC_FFT_LW;  // frame row and column
             buf[p * XC_FFT_PLANE_STRIDE + i * XC_FFT_PITCH + j] =
                 XC_MAKE_FLOAT2(xc_fft_frame(re, i, j), xc_fft_frame(im, i, j));
+            i += XC_FFT_THREADS / XC_FFT_LW;
+            j += XC_FFT_THREADS % XC_FFT_LW;
+            if (j >= XC_FFT_LW) {
+                j -= XC_FFT_LW;
+                i++;
+            }
         }
     }
     XC_BARRIER();
@@ -114,19 +123,21 @@ XC_FUNC void xc_fft_forward_2d(XC_LOCAL_PTR float2 *buf, const XC_GLOBAL XC_DATA
     const xc_fft_lines cols = {XC_FFT_PAIRS * XC_FFT_LW, XC_FFT_LW, XC_FFT_PLANE_STRIDE, 1,
                                XC_FFT_PITCH, 1};
     XC_FFT_FORWARD_LINES(buf, tw_h, XC_FFT_LH, XC_FFT_RADIX_H, cols)
+    xc_fft_position_table(tw_h);  // the passes' last barrier is behind
+    XC_BARRIER();
 }
 
 // The two planes of pair p at frequency f (natural order), separated from the transform of
-// its planes (real and imaginary parts): .xy the first plane's, .zw the second's.
+// its planes (real and imaginary parts): .xy the first plane's, .zw the second's. buf holds the
+// pairs, then the position table (xc_fft_forward_2d leaves it there).
 XC_FUNC float4 xc_fft_separate(XC_LOCAL_PTR const float2 *buf, const int p, const int f)
 {
+    XC_LOCAL_PTR const float2 *pos = buf + XC_FFT_PAIRS * XC_FFT_PLANE_STRIDE;
     const int u = f / XC_FFT_COLS, v = f % XC_FFT_COLS;
     XC_LOCAL_PTR const float2 *pair = buf + p * XC_FFT_PLANE_STRIDE;
-    const float2 z = pair[xc_fft_position(u, XC_FFT_LH, XC_FFT_RADIX_H) * XC_FFT_PITCH +
-                          xc_fft_position(v, XC_FFT_LW, XC_FFT_RADIX_W)];
+    const float2 z = pair[XC_FFT_POS(pos, u) + XC_FFT_POS(pos, XC_FFT_LH + v)];
     const int um = u ? XC_FFT_LH - u : 0, vm = v ? XC_FFT_LW - v : 0;  // -u, -v
-    const float2 zm = pair[xc_fft_position(um, XC_FFT_LH, XC_FFT_RADIX_H) * XC_FFT_PITCH +
-                           xc_fft_position(vm, XC_FFT_LW, XC_FFT_RADIX_W)];
+    const float2 zm = pair[XC_FFT_POS(pos, um) + XC_FFT_POS(pos, XC_FFT_LH + vm)];
     return XC_MAKE_FLOAT4((z.x + zm.x) * 0.5f, (z.y - zm.y) * 0.5f, (z.y + zm.y) * 0.5f,
                           (zm.x - z.x) * 0.5f);
 }

@@ -103,13 +103,21 @@ XC_FUNC void xc_fft_crop_pair(XC_GLOBAL XC_DATA *y, XC_LOCAL_PTR const float2 *f
     const int q1 = (t1 % XC_FFT_TILES_W) * XC_FFT_OUT_W;
     const int p2 = (t2 / XC_FFT_TILES_W) * XC_FFT_OUT_H;
     const int q2 = (t2 % XC_FFT_TILES_W) * XC_FFT_OUT_W;
+    // Element e = i * OUT_W + j: (i, j) steps by THREADS elements with an add and a carry, not
+    // a division and a remainder by OUT_W per element.
+    int i = XC_LOCAL_ID(0) / XC_FFT_OUT_W, j = XC_LOCAL_ID(0) % XC_FFT_OUT_W;  // row, column
     for (int e = XC_LOCAL_ID(0); e < XC_FFT_ROWS_OUT * XC_FFT_OUT_W; e += XC_FFT_THREADS) {
-        const int i = e / XC_FFT_OUT_W, j = e % XC_FFT_OUT_W;  // frame row, column
         const float2 z = frame[i * XC_FFT_PITCH + j];
         if (p1 + i < XC_P && q1 + j < XC_Q)
             XC_ST(y, o1 + (p1 + i) * XC_Q + q1 + j, XC_EPI(z.x, k));
         if (second && p2 + i < XC_P && q2 + j < XC_Q)
             XC_ST(y, o2 + (p2 + i) * XC_Q + q2 + j, XC_EPI(z.y, k));
+        i += XC_FFT_THREADS / XC_FFT_OUT_W;
+        j += XC_FFT_THREADS % XC_FFT_OUT_W;
+        if (j >= XC_FFT_OUT_W) {
+            j -= XC_FFT_OUT_W;
+            i++;
+        }
     }
 }
 #endif
@@ -136,11 +144,11 @@ XC_FUNC float2 xc_fft_combine(float4 y, const int mirror)
     return XC_MAKE_FLOAT2(y.x - y.w, y.y + y.z);
 }
 
-// Local position of natural frequency (u, v) of the full spectrum within a pair's frame.
-XC_FUNC int xc_fft_frame_position(const int u, const int v)
+// Local position of natural frequency (u, v) of the full spectrum within a pair's frame, from
+// the position table (xc_fft_position_table).
+XC_FUNC int xc_fft_frame_position(XC_LOCAL_PTR const float2 *pos, const int u, const int v)
 {
-    return xc_fft_position(u, XC_FFT_LH, XC_FFT_RADIX_H) * XC_FFT_PITCH +
-           xc_fft_position(v, XC_FFT_LW, XC_FFT_RADIX_W);
+    return XC_FFT_POS(pos, u) + XC_FFT_POS(pos, XC_FFT_LH + v);
 }
 
 // Transforms the work-group's spectrum columns b0, b0 + 1, ... of output channel k back to
@@ -152,8 +160,10 @@ XC_FUNC void xc_fft_inverse_body(XC_LOCAL_PTR float2 *buf, const XC_GLOBAL float
 {
     XC_LOCAL_PTR float2 *tw_h = buf + XC_FFT_PAIRS * XC_FFT_PLANE_STRIDE;
     XC_LOCAL_PTR float2 *tw_w = tw_h + XC_FFT_LH;
-    xc_fft_twiddles(tw_h, XC_FFT_LH);
-    xc_fft_twiddles(tw_w, XC_FFT_LW);
+    // The load places frequencies by the position table, which the twiddles then replace.
+    XC_LOCAL_PTR const float2 *pos = tw_h;
+    xc_fft_position_table(tw_h);
+    XC_BARRIER();
 
     // Load: each stored frequency (u, v), v <= LW/2, once, as one 16-byte read of both
     // columns' halves, into Z(u, v) and, where v has a mirror -v past the stored half, into
@@ -182,12 +192,15 @@ XC_FUNC void xc_fft_inverse_body(XC_LOCAL_PTR float2 *buf, const XC_GLOBAL float
                 break;
             const int u = f / XC_FFT_COLS, v = f % XC_FFT_COLS;  // frequency row, column
             XC_LOCAL_PTR float2 *pair = buf + p * XC_FFT_PLANE_STRIDE;
-            pair[xc_fft_frame_position(u, v)] = xc_fft_combine(got[r], 0);
+            pair[xc_fft_frame_position(pos, u, v)] = xc_fft_combine(got[r], 0);
             if (v > 0 && v <= XC_FFT_LW - XC_FFT_COLS)  // -v is not stored: v's mirror
-                pair[xc_fft_frame_position(u ? XC_FFT_LH - u : 0, XC_FFT_LW - v)] =
+                pair[xc_fft_frame_position(pos, u ? XC_FFT_LH - u : 0, XC_FFT_LW - v)] =
                     xc_fft_combine(got[r], 1);
         }
     }
+    XC_BARRIER();  // the table's reads are done: the twiddles take its place
+    xc_fft_twiddles(tw_h, XC_FFT_LH);
+    xc_fft_twiddles(tw_w, XC_FFT_LW);
     XC_BARRIER();
 
     // Columns, then the rows the crop keeps.

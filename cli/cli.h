@@ -66,7 +66,8 @@ int cli_collect_variants(const cli_options *opts, bool allow_auto,
 // family's tiling), XCONV_GEMM_TILES (GEMM tiles), XCONV_GEMM_SPLIT (the GEMM family's split-K),
 // XCONV_GEMM_CHUNK (images per im2col pass), XCONV_WINO_CHUNK and XCONV_WINO_FUSED (the
 // Winograd family's), XCONV_FFT_TILE (the FFT transform size), XCONV_FFT_CHUNK (images per
-// FFT pass), XCONV_FFT_PLANES (planes per work-group of the FFT transforms), XCONV_MMA_PIPELINE,
+// FFT pass), XCONV_FFT_PLANES (planes per work-group of the FFT transforms), XCONV_FFT_GEMM (the
+// FFT channel sum's tiles), XCONV_MMA_PIPELINE,
 // XCONV_MMA_TILES and XCONV_MMA_SPLIT (implicit_mma's pipeline, tiles and split-K). Each is read
 // strictly: a variable set to text it does not take ("", "2abc", "8y8")
 // returns CLI_USAGE after one line naming it; else 0. main() checks them before any command

@@ -88,6 +88,8 @@ static const environment_entry environment[] = {
     {PLANNING, "  XCONV_FFT_CHUNK    caps the images per FFT pass\n"},
     {PLANNING, "  XCONV_FFT_PLANES   forces the planes per work-group of the FFT transforms: 2, 4, "
                "8\n"},
+    {PLANNING, "  XCONV_FFT_GEMM     forces the FFT channel sum's tiles TM,TN,TK,WM,WN\n"
+               "                     (docs/guide/fft-family.md)\n"},
     {PLANNING, "  XCONV_MMA_PIPELINE implicit_mma's pipeline: 0 the planner's, 1 registers, 2 packed\n"
                "                     operands through a cp.async ring, 3 as 2 with B read from x\n"
                "                     (1x1, stride 1, unpadded)\n"},

@@ -336,6 +336,14 @@ static bool wino_fused(const char *text, xconv_forced_wino_block *b)
     return n >= 0 && (v[0] || v[1] || v[2] || v[3] || v[4] || v[5]);
 }
 
+// Reads text, "TM,TN,TK,WM,WN" (fft_cgemm's tiles), into v; returns false for any other text
+// and for all zeros (which in the library leave the tiles to the planner).
+static bool fft_gemm(const char *text, int v[5])
+{
+    int n = int_list(text, 5, 5, v);
+    return n >= 0 && (v[0] || v[1] || v[2] || v[3] || v[4]);
+}
+
 // Returns true when text is a transform size "L" or "HxW", each from 2 to 4096; fills h and w.
 static bool fft_tile(const char *text, int64_t *h, int64_t *w)
 {
@@ -390,6 +398,8 @@ static const forcing forcings[] = {
                         "in elements, warps, the packed ring's stages 2 to 4)"},
     {"XCONV_MMA_SPLIT", "an integer from 0 (chosen per product) to 16 (implicit_mma's packed "
                         "pipeline: 1 none, 2..16 K slices)"},
+    {"XCONV_FFT_GEMM", "TM,TN,TK,WM,WN (5 integers: fft_cgemm's block of output channels and "
+                       "spectrum columns, input channels per step, the block per work-item)"},
 };
 
 // Reads forcing variable i into plan (an unset one leaves the default); returns false when it
@@ -432,6 +442,7 @@ static bool read_forcing(int i, xconv_plan_options *plan)
             return false;
         plan->mma_split_k = (int)split;
         return true;
+    case 12: return !text || fft_gemm(text, plan->fft_gemm);
     }
     return true;
 }

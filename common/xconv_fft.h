@@ -242,9 +242,20 @@ XC_FFT_PASS_FUNC void xc_fft_pass(XC_LOCAL_PTR float2 *data, XC_LOCAL_PTR const 
 {
     const int stride = span / radix;  // distance of a butterfly's elements, in elements
     const int per_line = L / radix;   // butterflies per line
+    // Butterfly b is (line, t) = (b % count, b / count) with line_fastest, else (b / per_line,
+    // b % per_line): its faster index `lo` (bound `minor`) and slower `hi` step by THREADS
+    // butterflies with an add and a carry, not a division and a remainder per butterfly.
+    const int minor = ln.line_fastest ? ln.count : per_line;
+    int lo = XC_LOCAL_ID(0) % minor, hi = XC_LOCAL_ID(0) / minor;
     for (int b = XC_LOCAL_ID(0); b < ln.count * per_line; b += XC_FFT_THREADS) {
-        const int line = ln.line_fastest ? b % ln.count : b / per_line;  // bound ln.count
-        const int t = ln.line_fastest ? b / ln.count : b % per_line;     // bound per_line
+        const int line = ln.line_fastest ? lo : hi;  // bound ln.count
+        const int t = ln.line_fastest ? hi : lo;     // bound per_line
+        lo += XC_FFT_THREADS % minor;
+        hi += XC_FFT_THREADS / minor;
+        if (lo >= minor) {
+            lo -= minor;
+            hi++;
+        }
         const int block = t / stride;                                     // sub-transform
         const int j = t - block * stride;                                 // bound stride
         const int base = (line / ln.per_plane) * ln.plane_stride +
@@ -330,5 +341,29 @@ XC_FUNC int xc_fft_position(int q, const int L, const int code)
     }
     return pos;
 }
+
+// Fills the frames' position table over the twiddles' LH + LW float2s (which must no longer be
+// read): entry u < LH holds xc_fft_position(u, LH) * PITCH, the local row of natural frequency
+// row u, and entry LH + v, v < LW, xc_fft_position(v, LW), its column, so that placing a
+// frequency costs two local reads instead of a digit loop of divisions by the radices per
+// coordinate. The integers are stored as the bits of each float2's x (XC_FFT_POS reads them):
+// the memory keeps one type, so no compiler's type-based alias analysis can move the table's
+// stores past the twiddles' loads. Every work-item takes its share; a barrier must follow
+// before the table is read. Two loops, not one over LH + LW choosing the length per entry:
+// Oclgrind's compiler got that one's column entries wrong (a row's position, not the column's).
+XC_FUNC void xc_fft_position_table(XC_LOCAL_PTR float2 *tab)
+{
+    for (int u = XC_LOCAL_ID(0); u < XC_FFT_LH; u += XC_FFT_THREADS) {  // bound LH
+        const int pos = xc_fft_position(u, XC_FFT_LH, XC_FFT_RADIX_H) * XC_FFT_PITCH;
+        tab[u] = XC_MAKE_FLOAT2(XC_AS_FLOAT((unsigned int)pos), 0.0f);
+    }
+    for (int v = XC_LOCAL_ID(0); v < XC_FFT_LW; v += XC_FFT_THREADS) {  // bound LW
+        const int pos = xc_fft_position(v, XC_FFT_LW, XC_FFT_RADIX_W);
+        tab[XC_FFT_LH + v] = XC_MAKE_FLOAT2(XC_AS_FLOAT((unsigned int)pos), 0.0f);
+    }
+}
+
+// Entry i of a position table (xc_fft_position_table).
+#define XC_FFT_POS(tab, i) ((int)XC_AS_UINT((tab)[(i)].x))
 
 #endif // XCONV_FFT_H

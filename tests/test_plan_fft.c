@@ -492,6 +492,65 @@ static void test_register_rule(void)
     }
 }
 
+// The channel sum's channels a step: all of a group's up to 32 where the blocks take at most an
+// eighth of a compute unit's local memory (228 KiB on an H100: conv5x5's 32 x 64 block, 25 KiB),
+// else 8; 8 where the device does not say its per-unit memory. Forced tiles are taken as given,
+// and refused with the reason where they pass the kernel's or the device's limits.
+static void test_gemm_tiles(void)
+{
+    xconv_device_info gpu = gpu_info(), h100 = gpu;
+    h100.local_mem_per_unit_bytes = 228 << 10;
+    const char *spec = "n=32,c=32,h=56,w=56,k=64,r=5,pad=2";  // conv5x5
+    xconv_problem p = parse(spec);
+    xconv_fft_choice c;
+    xconv_error err;
+    CHECK(plan_and_check(XCONV_FFT_TILED, &gpu, &p, NULL, spec, &c, &err) == XCONV_OK);
+    CHECK(c.params.gemm_tile_k == 8);
+    CHECK(plan_and_check(XCONV_FFT_TILED, &h100, &p, NULL, spec, &c, &err) == XCONV_OK);
+    CHECK(c.params.gemm_tile_m == 32 && c.params.gemm_tile_n == 64 &&
+          c.params.gemm_tile_k == 32 && c.params.gemm_wpt_m == 4 && c.params.gemm_wpt_n == 4);
+    xconv_device_info small_unit = h100;  // 25 KiB of blocks pass an eighth of 128 KiB
+    small_unit.local_mem_per_unit_bytes = 128 << 10;
+    CHECK(plan_and_check(XCONV_FFT_TILED, &small_unit, &p, NULL, spec, &c, &err) == XCONV_OK);
+    CHECK(c.params.gemm_tile_k == 8);
+    const char *few = "n=4,c=6,h=20,w=20,k=8,r=3,pad=1";  // 6 channels: one step of 6
+    xconv_problem q = parse(few);
+    CHECK(plan_and_check(XCONV_FFT_TILED, &h100, &q, NULL, few, &c, &err) == XCONV_OK);
+    CHECK(c.params.gemm_tile_k == 6);
+
+    xconv_plan_options o;
+    xconv_plan_options_default(&o);
+    const int taken[5] = {64, 64, 32, 8, 4};
+    memcpy(o.fft_gemm, taken, sizeof taken);
+    CHECK(plan_and_check(XCONV_FFT_TILED, &h100, &p, &o, spec, &c, &err) == XCONV_OK);
+    CHECK(c.params.gemm_tile_m == 64 && c.params.gemm_tile_n == 64 &&
+          c.params.gemm_tile_k == 32 && c.params.gemm_wpt_m == 8 && c.params.gemm_wpt_n == 4);
+    static const struct {
+        int v[5];
+        const char *why;
+    } bad[] = {
+        {{30, 64, 8, 4, 4}, "multiple of WM"},
+        {{64, 64, 8, 16, 4}, "WM and WN 1..8"},
+        {{-1, 64, 8, 4, 4}, "WM and WN 1..8"},
+        {{256, 512, 8, 1, 1}, "work-groups of"},
+        {{64, 512, 64, 8, 8}, "bytes of local memory"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        memcpy(o.fft_gemm, bad[i].v, sizeof bad[i].v);
+        CHECK(plan_and_check(XCONV_FFT_TILED, &h100, &p, &o, spec, &c, &err) ==
+              XCONV_ERR_NOT_APPLICABLE);
+        CHECK_CONTAINS(err.msg, bad[i].why);
+        CHECK_CONTAINS(err.msg, "fft_gemm");
+    }
+    xconv_device_info narrow = h100;  // 64 registers a work-item: 8x8 sums do not fit
+    narrow.max_registers_per_item = 64;
+    const int wide[5] = {64, 64, 32, 8, 8};
+    memcpy(o.fft_gemm, wide, sizeof wide);
+    CHECK(plan_and_check(XCONV_FFT_TILED, &narrow, &p, &o, spec, &c, &err) ==
+          XCONV_ERR_NOT_APPLICABLE);
+    CHECK_CONTAINS(err.msg, "registers");
+}
+
 // ---------------------------------------------------------------------------------------------
 // NVRTC: the GPU plans compile and keep their arrays in registers
 
@@ -577,6 +636,7 @@ int main(void)
     test_forced_planes();
     test_targets();
     test_register_rule();
+    test_gemm_tiles();
 #ifdef XCONV_HAVE_CUDA
     test_nvrtc();
 #endif

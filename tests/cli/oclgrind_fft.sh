@@ -4,8 +4,8 @@
 # local memory): fft and fft_tiled on small shapes chosen for their edges (a last work-group
 # with fewer planes than it holds, partial tiles, groups with a rectangular filter, a 1x2
 # filter, depthwise, channel sums over partial blocks of channels and filters), then forced
-# tiles, passes of one image and eight planes a work-group, and the transforms on raw planes
-# (bench --fft, VkFFT's too).
+# tiles, passes of one image, eight planes a work-group and forced channel-sum tiles, and the
+# transforms on raw planes (bench --fft, VkFFT's too).
 # Any out-of-bounds access or data race in our kernels fails the test.
 # Skips (exit 77) when oclgrind is not installed, and in the sanitizer build, as
 # oclgrind_kernels.sh does: the simulated kernels are the same there.
@@ -64,6 +64,10 @@ memcheck "tiles of 8x12 with partial edges, 2 images a pass" 4 XCONV_FFT_TILE=8x
 memcheck "one image a pass" 2 XCONV_FFT_CHUNK=1 -- n=3,c=3,h=7,w=8,k=2,r=3,pad=1
 memcheck "8 planes a work-group, the last one short" 4 XCONV_FFT_PLANES=8 -- \
     n=3,c=3,h=7,w=8,k=5,r=3,pad=1 n=5,c=4,h=9,w=7,k=6,r=2,s=3,pad_w=1,groups=2
+memcheck "forced channel-sum tiles: pairs, one step, partial blocks" 4 \
+    XCONV_FFT_GEMM=16,8,8,4,2 -- n=3,c=3,h=7,w=8,k=5,r=3,pad=1 n=2,c=11,h=5,w=5,k=40,r=3,pad=1
+memcheck "forced channel-sum tiles: single rows and columns, steps of 3 channels" 4 \
+    XCONV_FFT_GEMM=6,10,3,3,5 -- n=3,c=3,h=7,w=8,k=5,r=3,pad=1 n=2,c=11,h=5,w=5,k=40,r=3,pad=1
 
 # The transforms alone, ours and VkFFT's. No data-race check here: VkFFT's in-place kernels read
 # and write the same global addresses across a local-memory barrier, which Oclgrind reports;

@@ -322,12 +322,78 @@ static int64_t gemm_registers(const xconv_fft_params *t)
     return 2 * ((int64_t)t->gemm_wpt_m * t->gemm_wpt_n + t->gemm_wpt_m + t->gemm_wpt_n);
 }
 
+// Local memory of the channel sum's blocks (cl/fft_cgemm.cl): TILE_K rows of W, TILE_M + 2
+// long, and of X, TILE_N long, each rounded up to 16 bytes.
+static size_t gemm_local_bytes(const xconv_fft_params *t)
+{
+    size_t w = (size_t)t->gemm_tile_k * (size_t)(t->gemm_tile_m + 2) * 8;
+    size_t x = (size_t)t->gemm_tile_k * (size_t)t->gemm_tile_n * 8;
+    return (w + 15) / 16 * 16 + (x + 15) / 16 * 16;
+}
+
+// Input channels per step of the channel sum: all of a group's up to 32 (one step, one
+// barrier, every block loaded at once), where the blocks take at most an eighth of a compute
+// unit's local memory (on the H100, 228 KiB an SM: conv5x5's 32 x 64 block over 32 channels
+// takes 25 KiB, as many work-groups an SM as its registers allow), else 8 (two barriers per 8
+// channels); devices that do not say their per-unit memory keep 8. XCONV_FFT_GEMM
+// (xconv_plan_options.fft_gemm) reaches the others, 8 included.
+static int gemm_step_channels(const xconv_device_info *info, const xconv_fft_params *t,
+                              int64_t cg)
+{
+    xconv_fft_params whole = *t;
+    whole.gemm_tile_k = (int)(cg < 32 ? cg : 32);
+    uint64_t unit = info->local_mem_per_unit_bytes;
+    if (unit && gemm_local_bytes(&whole) <= unit / 8 &&
+        gemm_local_bytes(&whole) <= info->local_mem_bytes)
+        return whole.gemm_tile_k;
+    return (int)(cg < 8 ? cg : 8);
+}
+
+// Takes forced channel sum tiles `v` (TM, TN, TK, WM, WN) into t; returns false with the reason
+// when the kernel or the device does not take them.
+static bool gemm_forced(const xconv_device_info *info, const int v[5], xconv_fft_params *t,
+                        char *why, size_t len)
+{
+    xconv_fft_params f = *t;
+    f.gemm_tile_m = v[0], f.gemm_tile_n = v[1], f.gemm_tile_k = v[2];
+    f.gemm_wpt_m = v[3], f.gemm_wpt_n = v[4];
+    size_t tm = v[3] > 0 ? (size_t)(v[0] / v[3]) : 0, tn = v[4] > 0 ? (size_t)(v[1] / v[4]) : 0;
+    size_t item0 = info->max_work_item_sizes[0], item1 = info->max_work_item_sizes[1];
+    if (v[0] < 1 || v[1] < 1 || v[2] < 1 || v[3] < 1 || v[4] < 1 || v[0] > 256 || v[1] > 512 ||
+        v[2] > 64 || v[3] > 8 || v[4] > 8)
+        snprintf(why, len, "the forced channel-sum tiles (fft_gemm %d,%d,%d,%d,%d) must be TM "
+                 "1..256, TN 1..512, TK 1..64, WM and WN 1..8", v[0], v[1], v[2], v[3], v[4]);
+    else if (v[0] % v[3] || v[1] % v[4])
+        snprintf(why, len, "the forced channel-sum tiles (fft_gemm %d,%d,%d,%d,%d): TM must be "
+                 "a multiple of WM and TN of WN", v[0], v[1], v[2], v[3], v[4]);
+    else if (tm * tn > info->max_work_group_size || (item0 && tn > item0) ||
+             (item1 && tm > item1))
+        snprintf(why, len, "the forced channel-sum tiles (fft_gemm %d,%d,%d,%d,%d) make "
+                 "work-groups of %zu x %zu work-items; the device takes %zu (%zu x %zu)", v[0],
+                 v[1], v[2], v[3], v[4], tn, tm, info->max_work_group_size, item0, item1);
+    else if (gemm_local_bytes(&f) > info->local_mem_bytes)
+        snprintf(why, len, "the forced channel-sum tiles (fft_gemm %d,%d,%d,%d,%d) need %zu bytes "
+                 "of local memory; the device has %llu", v[0], v[1], v[2], v[3], v[4],
+                 gemm_local_bytes(&f), (unsigned long long)info->local_mem_bytes);
+    else if (!xconv_registers_fit(info, gemm_registers(&f)))
+        snprintf(why, len, "the forced channel-sum tiles (fft_gemm %d,%d,%d,%d,%d) hold %lld "
+                 "values a work-item, past the device's registers", v[0], v[1], v[2], v[3],
+                 v[4], (long long)gemm_registers(&f));
+    else
+        return *t = f, true;
+    return false;
+}
+
 // Sets t's channel sum tiles: every output channel of a group up to 32 per work-group, columns
 // up to 128 (of t->batch), four by four complex sums per work-item, fewer (columns first) where
-// those pass the registers of a work-item (xconv_registers_fit).
-static void gemm_tiles(const xconv_device_info *info, const xconv_problem *p,
-                       xconv_fft_params *t)
+// those pass the registers of a work-item (xconv_registers_fit), input channels per step by
+// gemm_step_channels; or the forced tiles `forced` (TM, TN, TK, WM, WN; NULL or zeros: chosen).
+// Returns false with the reason when forced tiles do not fit.
+static bool gemm_tiles(const xconv_device_info *info, const xconv_problem *p,
+                       const int *forced, xconv_fft_params *t, char *why, size_t len)
 {
+    if (forced && (forced[0] || forced[1] || forced[2] || forced[3] || forced[4]))
+        return gemm_forced(info, forced, t, why, len);
     int64_t kg = p->k / p->groups, cg = p->c / p->groups, batch = t->batch;
     t->gemm_tile_m = next_pow2(kg < 32 ? kg : 32);
     t->gemm_wpt_m = t->gemm_tile_m < 4 ? t->gemm_tile_m : 4;
@@ -335,7 +401,6 @@ static void gemm_tiles(const xconv_device_info *info, const xconv_problem *p,
     if (t->gemm_tile_n < 4)
         t->gemm_tile_n = 4;
     t->gemm_wpt_n = 4;
-    t->gemm_tile_k = (int)(cg < 8 ? cg : 8);
     while (!xconv_registers_fit(info, gemm_registers(t)) &&
            (t->gemm_wpt_n > 1 || t->gemm_wpt_m > 1)) {
         if (t->gemm_wpt_n >= t->gemm_wpt_m)
@@ -348,6 +413,8 @@ static void gemm_tiles(const xconv_device_info *info, const xconv_problem *p,
                info->max_work_group_size &&
            t->gemm_tile_n > t->gemm_wpt_n)
         t->gemm_tile_n /= 2;
+    t->gemm_tile_k = gemm_step_channels(info, t, cg);
+    return true;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -454,7 +521,8 @@ xconv_status xconv_fft_choose(xconv_fft_kind kind, const xconv_device_info *info
     int forced = opts ? opts->fft_planes : 0;
     if (!transform_work(info, &c->params, c->batch, forced, why, sizeof why))
         return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE, "%s: %s", name, why);
-    gemm_tiles(info, p, &c->params);
+    if (!gemm_tiles(info, p, opts ? opts->fft_gemm : NULL, &c->params, why, sizeof why))
+        return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE, "%s: %s", name, why);
     c->filter = c->params;
     transform_work(info, &c->filter, p->k * (p->c / p->groups), forced, why, sizeof why);
     return XCONV_OK;
@@ -499,9 +567,7 @@ static void gemm_geometry(xconv_step *s, const xconv_fft_choice *c, int64_t colu
                         (size_t)c->freqs};
     size_t local[3] = {tn, tm, 1};
     xconv_step_set_3d(s, global, local);
-    // The W block's rows are TILE_M + 2 long (cl/fft_cgemm.cl: XC_FFT_GEMM_W_PITCH).
-    s->local_mem_bytes =
-        (size_t)g->gemm_tile_k * (size_t)(g->gemm_tile_m + 2 + g->gemm_tile_n) * 8;
+    s->local_mem_bytes = gemm_local_bytes(g);
 }
 
 // Appends a kernel step with the problem's defines and t's; returns it in *out, or the failure.
@@ -681,7 +747,7 @@ xconv_status xconv_fft_plan_planes(const xconv_device_info *info, int64_t lh, in
     c.passes = 1;
     c.params = shared_params(info, &c);
     transform_work(info, &c.params, batch, 0, why, sizeof why);
-    gemm_tiles(info, &p, &c.params);
+    gemm_tiles(info, &p, NULL, &c.params, why, sizeof why);
     xconv_step *s;
     xconv_status st = inverse ? add_step(plan, &c, "inverse transform", "fft_inverse",
                                          "fft_output", &c.params, &s, err)

@@ -122,6 +122,7 @@ typedef struct xconv_plan_options {
     int fft_planes;             // forces the real planes per work-group of the FFT family's
                                 // transforms: 2, 4 or 8 (1, 2 or 4 pairs; the results do not
                                 // depend on it); 0: chosen from the device's local memory
+    int fft_gemm[5];            // forces fft_cgemm's tiles TM,TN,TK,WM,WN; zeros: chosen
     int mma_pipeline;           // implicit_mma's pipeline: 0 the planner's choice; 1
                                 // registers double-buffered from x and w as stored; 2 x and w
                                 // packed into the workspace (channels fastest) and fed through

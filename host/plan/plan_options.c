@@ -126,6 +126,19 @@ static const char *wino_bad(const xconv_forced_wino_block *b)
                                                         : NULL;
 }
 
+// The first field of a forced fft_cgemm tiling out of range: all zeros (chosen) or each >= 1.
+static const char *fft_gemm_bad(const int t[5])
+{
+    static const char *names[5] = {"fft_gemm[0] (TM)", "fft_gemm[1] (TN)", "fft_gemm[2] (TK)",
+                                   "fft_gemm[3] (WM)", "fft_gemm[4] (WN)"};
+    if (!(t[0] | t[1] | t[2] | t[3] | t[4]))
+        return NULL;
+    for (int i = 0; i < 5; i++)
+        if (t[i] < 1)
+            return names[i];
+    return NULL;
+}
+
 xconv_status xconv_plan_options_check(const xconv_plan_options *opts, xconv_error *err)
 {
     if (!opts)
@@ -147,6 +160,7 @@ xconv_status xconv_plan_options_check(const xconv_plan_options *opts, xconv_erro
                       : opts->fft_tile_h < 0 || opts->fft_tile_w < 0 ? "fft_tile_h/fft_tile_w"
                       : opts->fft_planes != 0 && opts->fft_planes != 2 &&
                               opts->fft_planes != 4 && opts->fft_planes != 8 ? "fft_planes"
+                      : fft_gemm_bad(opts->fft_gemm) ? fft_gemm_bad(opts->fft_gemm)
                       : gemm_bad(&opts->gemm_tiles) ? gemm_bad(&opts->gemm_tiles)
                       : wino_bad(&opts->winograd_fused) ? wino_bad(&opts->winograd_fused)
                       : mma_bad(&opts->mma_tiles) ? mma_bad(&opts->mma_tiles)

@@ -9,11 +9,9 @@
 # Skips (exit 77) without an OpenCL CPU device.
 # Usage: fft_gemm_tiles.sh PATH/TO/xconv
 set -u
-xconv=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 # shellcheck source=checks.bash
 source "$(dirname "${BASH_SOURCE[0]}")/checks.bash"
+begin_test "$1"
 skip_without_cpu_device
 unset XCONV_FFT_GEMM XCONV_FFT_TILE XCONV_FFT_CHUNK XCONV_FFT_PLANES
 

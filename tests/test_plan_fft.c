@@ -494,7 +494,8 @@ static void test_register_rule(void)
 
 // The channel sum's channels a step: all of a group's up to 32 where the blocks take at most an
 // eighth of a compute unit's local memory (228 KiB on an H100: conv5x5's 32 x 64 block, 25 KiB),
-// else 8; 8 where the device does not say its per-unit memory. Forced tiles are taken as given,
+// else 8; 8 where the device does not say its per-unit memory. Its columns: the block computing
+// the fewest past a pass's columns (big11x11's 96: 32). Forced tiles are taken as given,
 // and refused with the reason where they pass the kernel's or the device's limits.
 static void test_gemm_tiles(void)
 {
@@ -509,6 +510,41 @@ static void test_gemm_tiles(void)
     CHECK(plan_and_check(XCONV_FFT_TILED, &h100, &p, NULL, spec, &c, &err) == XCONV_OK);
     CHECK(c.params.gemm_tile_m == 32 && c.params.gemm_tile_n == 64 &&
           c.params.gemm_tile_k == 32 && c.params.gemm_wpt_m == 4 && c.params.gemm_wpt_n == 4);
+    // The column block: of the powers of two from the one holding a pass's B (at most 128) down
+    // to 32, the one computing the fewest columns, the wider on a tie. big11x11's fft_tiled
+    // (B = 96): 32 x 32 blocks of 32 channels (128-column blocks computed 32 zero columns and,
+    // at 41 KiB, took 8 channels a step); the whole-image passes (B = 16, 32) as wide as B;
+    // then B = 4 tiles an image x a forced chunk (176: 64 and 32 both compute 192; 120: 128,
+    // 64 and 32 all compute 128).
+    static const struct {
+        xconv_fft_kind kind;
+        const char *spec;
+        int64_t chunk;
+        int batch, tile_n, tile_k;
+    } columns[] = {
+        {XCONV_FFT_TILED, "n=16,c=64,h=64,w=64,k=64,r=11,pad=5", 0, 96, 32, 32},  // big11x11
+        {XCONV_FFT_WHOLE, "n=16,c=64,h=64,w=64,k=64,r=11,pad=5", 0, 16, 16, 32},
+        {XCONV_FFT_WHOLE, "n=32,c=32,h=56,w=56,k=64,r=5,pad=2", 0, 32, 32, 32},   // conv5x5
+        {XCONV_FFT_TILED, "n=48,c=64,h=64,w=64,k=64,r=11,pad=5", 44, 176, 64, 32},
+        {XCONV_FFT_TILED, "n=48,c=64,h=64,w=64,k=64,r=11,pad=5", 30, 120, 128, 8},
+        {XCONV_FFT_TILED, "n=48,c=64,h=64,w=64,k=64,r=11,pad=5", 21, 84, 32, 32},
+        {XCONV_FFT_TILED, "n=48,c=64,h=64,w=64,k=64,r=11,pad=5", 3, 12, 16, 32},
+        {XCONV_FFT_TILED, "n=48,c=64,h=64,w=64,k=64,r=11,pad=5", 1, 4, 4, 32},
+    };
+    for (size_t i = 0; i < sizeof columns / sizeof columns[0]; i++) {
+        xconv_problem q = parse(columns[i].spec);
+        xconv_plan_options o = forced(0, 0, columns[i].chunk);
+        CHECK(plan_and_check(columns[i].kind, &h100, &q, &o, columns[i].spec, &c, &err) ==
+              XCONV_OK);
+        CHECK_MSG(c.batch == columns[i].batch && c.params.gemm_tile_m == 32 &&
+                      c.params.gemm_tile_n == columns[i].tile_n &&
+                      c.params.gemm_tile_k == columns[i].tile_k && c.params.gemm_wpt_m == 4 &&
+                      c.params.gemm_wpt_n == 4,
+                  "%s %s chunk %lld: B %lld, tiles %d,%d,%d,%d,%d", kind_name(columns[i].kind),
+                  columns[i].spec, (long long)columns[i].chunk, (long long)c.batch,
+                  c.params.gemm_tile_m, c.params.gemm_tile_n, c.params.gemm_tile_k,
+                  c.params.gemm_wpt_m, c.params.gemm_wpt_n);
+    }
     xconv_device_info small_unit = h100;  // 25 KiB of blocks pass an eighth of 128 KiB
     small_unit.local_mem_per_unit_bytes = 128 << 10;
     CHECK(plan_and_check(XCONV_FFT_TILED, &small_unit, &p, NULL, spec, &c, &err) == XCONV_OK);

@@ -384,8 +384,41 @@ static bool gemm_forced(const xconv_device_info *info, const int v[5], xconv_fft
     return false;
 }
 
+// Columns of the channel sum's block for a pass of `batch` columns: among the powers of two from
+// the one holding the batch (at most 128, at least 4) down to 32 (the narrowest timed), the one
+// whose blocks compute the fewest columns, ceil(batch / TN) * TN, the wider on a tie (each W
+// block it loads serves more columns).
+// Columns past the batch are zeros that every work-item of their block still sums. On the H100,
+// big11x11's fft_tiled (96 columns a pass: 16 images of 3x2 tiles; 736 frequencies, K = C = 64)
+// had 128-column blocks: 128 columns computed, 1472 work-groups of 256 work-items, a quarter of
+// them summing zeros, and 8 channels a step (32 x 128 blocks of 32 channels take 41 KiB, past
+// an eighth of an SM's 228). 32-column blocks compute the 96: 4416 work-groups of 64 (282624
+// work-items against 376832), 32 channels a step in 16.5 KiB, 216.6 -> 191.7 us through CUDA,
+// 219.0 -> 188.7 through OpenCL (of that, 8 -> 32 channels a step on 32 x 64 blocks 214.7 ->
+// 199.1, 64 -> 32 columns 199.1 -> 191.7, CUDA). Waves do not tell them apart: at sm_90's 76
+// and 72 registers a work-item, 3 work-groups an SM (by registers) and 13 (by local memory)
+// make 3.7 and 2.6 waves over 132 SMs, the last 72% and 57% full: the fewer, emptier won.
+// Where both compute every column (conv5x5's fft_tiled, 64 a pass) the wider block won, 120.4
+// against 126.1 us (117.6 against 123.4), though its 1984 work-groups of 128 make 1.9 waves to
+// 32 x 32's 2.3: each W block serves twice the columns. The whole-image passes keep one block
+// as wide as the batch: conv5x5's 32 columns, 32 x 32 (187.1 us); big11x11's 16, 32 x 16
+// (405.2 us against 32 x 32's 423.7, half of whose columns are zeros). Records:
+// bench/results/2026-11-28-h100-4bbf516-fft_gemm_{planner,32x32x32x4x4,32x64x8x4x4,
+// 64x64x32x4x4}_{cuda,nvidia}.json and ..._fft_gemm_sweep.log (every candidate).
+static int gemm_block_columns(int64_t batch)
+{
+    int widest = next_pow2(batch < 128 ? batch : 128);
+    if (widest < 4)
+        widest = 4;
+    int narrowest = widest < 32 ? widest : 32, best = widest;
+    for (int tn = widest / 2; tn >= narrowest; tn /= 2)
+        if (ceil_div(batch, tn) * tn < ceil_div(batch, best) * best)
+            best = tn;
+    return best;
+}
+
 // Sets t's channel sum tiles: every output channel of a group up to 32 per work-group, columns
-// up to 128 (of t->batch), four by four complex sums per work-item, fewer (columns first) where
+// by gemm_block_columns, four by four complex sums per work-item, fewer (columns first) where
 // those pass the registers of a work-item (xconv_registers_fit), input channels per step by
 // gemm_step_channels; or the forced tiles `forced` (TM, TN, TK, WM, WN; NULL or zeros: chosen).
 // Returns false with the reason when forced tiles do not fit.
@@ -397,9 +430,7 @@ static bool gemm_tiles(const xconv_device_info *info, const xconv_problem *p,
     int64_t kg = p->k / p->groups, cg = p->c / p->groups, batch = t->batch;
     t->gemm_tile_m = next_pow2(kg < 32 ? kg : 32);
     t->gemm_wpt_m = t->gemm_tile_m < 4 ? t->gemm_tile_m : 4;
-    t->gemm_tile_n = next_pow2(batch < 128 ? batch : 128);
-    if (t->gemm_tile_n < 4)
-        t->gemm_tile_n = 4;
+    t->gemm_tile_n = gemm_block_columns(batch);
     t->gemm_wpt_n = 4;
     while (!xconv_registers_fit(info, gemm_registers(t)) &&
            (t->gemm_wpt_n > 1 || t->gemm_wpt_m > 1)) {

@@ -55,6 +55,15 @@ typedef struct xconv_fft_params {
 // xconv_step_define.
 xconv_status xconv_fft_define(xconv_step *s, const xconv_fft_params *t, xconv_error *err);
 
+// Sets t's channel sum tiles for problem p over a pass of t->batch columns
+// (host/families/fft/fft_gemm_tiles.c), or takes the forced ones (TM, TN, TK, WM, WN; NULL or
+// zeros: chosen). Returns false with the reason in why when forced tiles do not fit.
+bool xconv_fft_gemm_tiles(const xconv_device_info *info, const xconv_problem *p,
+                          const int *forced, xconv_fft_params *t, char *why, size_t len);
+
+// Local memory of t's channel sum blocks, in bytes.
+size_t xconv_fft_gemm_local_bytes(const xconv_fft_params *t);
+
 // ---------------------------------------------------------------------------------------------
 // Choosing
 

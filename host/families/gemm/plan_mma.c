@@ -253,9 +253,10 @@ int xconv_mma_packed_stages(const xconv_device_info *info, const xconv_mma_tiles
 }
 
 void xconv_mma_packed_choose(const xconv_device_info *info, const xconv_problem *p,
-                             xconv_mma_tiles *t)
+                             xconv_mma_tiles *t, int *split)
 {
     xconv_mma_choose(info, p, t);
+    *split = 0;
     // Where 128 x 128 tiles make less than two waves, split-K (xconv_mma_split_choose) can still
     // fill one with them: take them over 64 x 128 when their split grid covers every compute
     // unit. On the H100, ResNet-50's res5_3x3 at batch 50 in f16: 128 x 128 split 3 0.0846 ms
@@ -268,14 +269,16 @@ void xconv_mma_packed_choose(const xconv_device_info *info, const xconv_problem 
         (size_t)(big.warps_m * big.warps_n * MMA_WARP) <= info->max_work_group_size) {
         int64_t cols = p->n * xconv_problem_out_h(p) * xconv_problem_out_w(p);
         int64_t tiles = (p->k / p->groups + 127) / 128 * ((cols + 127) / 128) * p->groups;
-        int split = xconv_mma_split_choose(info, p, &big);
-        if (split > 1 && tiles * split >= (int64_t)info->compute_units)
-            *t = big;
+        int big_split = xconv_mma_split_choose(info, p, &big);
+        if (big_split > 1 && tiles * big_split >= (int64_t)info->compute_units)
+            *t = big, *split = big_split;
     }
     // 128 x 128 tiles on 2 x 4 warps of 64 x 32 (256 work-items): per 8-word slice a warp's four
     // A and two B ldmatrix feed 16 mma rather than 2 + 2 feeding 8 (4 x 4 warps of 32 x 32).
     if (t->tile_m == 128 && t->tile_n == 128)
         t->warps_m = 2, t->warps_n = 4;
+    if (!*split)  // the split depends on the tiles' sizes, not on their warps
+        *split = xconv_mma_split_choose(info, p, t);
 }
 
 // ---------------------------------------------------------------------------------------------

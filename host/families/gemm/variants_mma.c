@@ -71,11 +71,13 @@ static xconv_status plan_implicit_mma(const xconv_device *dev, const xconv_probl
                   (pipeline == XCONV_MMA_PIPELINE_AUTO && (split > 1 || stages || packed_pays(p)));
     if (packed) {
         char why[256];
-        xconv_mma_packed_choose(&dev->info, p, &t);
+        int chosen_split;
+        xconv_mma_packed_choose(&dev->info, p, &t, &chosen_split);
         t = forced ? forced_t : t;
         if (!xconv_mma_tiles_take(&t, p->math, true, why, sizeof why))  // before the split's
             return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE, "%s", why);  // model uses t
-        split = split ? split : xconv_mma_split_choose(&dev->info, p, &t);
+        if (!split)  // the planner's split: the one chosen with its tiles, else for the forced
+            split = forced ? xconv_mma_split_choose(&dev->info, p, &t) : chosen_split;
         // B straight from x where it applies, unless the packing of x is forced (2).
         bool direct_b = pipeline == XCONV_MMA_PIPELINE_DIRECT_B ||
                         (pipeline == XCONV_MMA_PIPELINE_AUTO &&

@@ -6,6 +6,7 @@
 
 #include "families/gemm/plan_gemm.h"
 #include "families/gemm/plan_mma.h"
+#include "plan/variant.h"
 
 // Words of k per K step: two 8-word mma slices (16 TF32 or 32 fp16/bf16 elements).
 #define MMA_K_WORDS 16
@@ -193,6 +194,26 @@ xconv_status xconv_mma_plan_step(const xconv_device_info *info, const xconv_prob
 // The packed-operand pipeline (cl/implicit_mma_packed.cl)
 
 #define MMA_MAX_STAGES 4  // the ring's most stages (the kernel takes 2 to 4)
+
+// Where the packed pipeline runs when the options leave the choice to the planner: a filter of
+// more than one tap (x is read R x S times, packed once), or output planes of at most 28x28
+// with at least 256 filters a group (the product's columns long enough to repay the pass that
+// packs x); and at least 32 channels a group (the packing pads them to 16-byte chunks). On the
+// H100 (2026-11-27-h100-09db270-mma_pipeline_*.json, two runs of each) packed against registers:
+// vgg3x3 1.30x (tf32) and 1.38x (f16); ResNet-50's batch-50 layers with 28x28 planes or less
+// and >= 256 filters 1.32-2.52x in tf32 and 1.01-1.85x in f16; on its 56x56 1x1 layers 0.56-0.96x
+// and on res3_reduce (128 filters) 0.79x in f16, which keep the register pipeline.
+#define MMA_PACKED_MAX_PLANE (28 * 28)
+#define MMA_PACKED_MIN_FILTERS 256
+#define MMA_PACKED_MIN_CHANNELS 32
+
+bool xconv_mma_packed_pays(const xconv_problem *p)
+{
+    int64_t kg = p->k / p->groups, cg = p->c / p->groups;
+    int64_t plane = xconv_problem_out_h(p) * xconv_problem_out_w(p);
+    return cg >= MMA_PACKED_MIN_CHANNELS &&
+           (p->r * p->s > 1 || (plane <= MMA_PACKED_MAX_PLANE && kg >= MMA_PACKED_MIN_FILTERS));
+}
 
 int64_t xconv_mma_packed_channels(const xconv_problem *p)
 {

@@ -283,23 +283,8 @@ void implicit_mma(const XC_GLOBAL XC_MMA_SRC *XC_RESTRICT x,
                   const XC_GLOBAL XC_MMA_SRC *XC_RESTRICT w, XC_GLOBAL XC_DATA *XC_RESTRICT y
                   XC_BATCH_PARAM)
 {
-    // The operands' two buffers, and then the staged sums of C (16-byte aligned).
-    XC_LOCAL uint4 lds_units[XC_MMA_LOCAL_WORDS / 4];
-    XC_LOCAL_PTR unsigned int *lds = (XC_LOCAL_PTR unsigned int *)lds_units;
-#if XC_MMA_PTX
-    XC_LOCAL_PTR unsigned int *scratch = lds;  // unused
-#else
-    XC_LOCAL unsigned int scratch_all[XC_MMA_SCRATCH];
-#endif
-    // Bound THREADS (a power of two): the mask tells the compiler so, which folds the places of
-    // the staged words.
-    const int tid = XC_LOCAL_ID(0) & (XC_MMA_THREADS - 1);
-    const int lane = tid % XC_MMA_WARP;                 // lane of its warp
-    const int warp = tid / XC_MMA_WARP;                 // bound WARPS_M * WARPS_N
-    const int warp_m = warp / XC_MMA_WARPS_N, warp_n = warp % XC_MMA_WARPS_N;
-#if !XC_MMA_PTX
-    XC_LOCAL_PTR unsigned int *scratch = scratch_all + warp * XC_MMA_WARP * 6;
-#endif
+    // lds: the operands' two buffers, and then the staged sums of C; scratch, tid, lane, warp.
+    XC_MMA_KERNEL_LOCALS;
     const int col0 = XC_GROUP_ID(0) * XC_MMA_TILE_N;    // first column of the tile
     const int row0 = XC_GROUP_ID(1) * XC_MMA_TILE_M;    // first row of the tile
     const int group = XC_GROUP_ID(2);                   // bound GROUPS

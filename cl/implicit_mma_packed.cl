@@ -502,20 +502,8 @@ void implicit_mma_packed(const XC_GLOBAL unsigned int *XC_RESTRICT xws, const in
                          const XC_GLOBAL unsigned int *XC_RESTRICT wws, const int w_off,
                          XC_GLOBAL XC_MMA_OUT *XC_RESTRICT y, const int y_off XC_BATCH_PARAM)
 {
-    XC_LOCAL uint4 lds_units[XC_MMA_LOCAL_WORDS / 4];  // the ring, then the staged sums of C
-    XC_LOCAL_PTR unsigned int *lds = (XC_LOCAL_PTR unsigned int *)lds_units;
-#if XC_MMA_PTX
-    XC_LOCAL_PTR unsigned int *scratch = lds;  // unused
-#else
-    XC_LOCAL unsigned int scratch_all[XC_MMA_SCRATCH];
-#endif
-    const int tid = XC_LOCAL_ID(0) & (XC_MMA_THREADS - 1);
-    const int lane = tid % XC_MMA_WARP;
-    const int warp = tid / XC_MMA_WARP;
-    const int warp_m = warp / XC_MMA_WARPS_N, warp_n = warp % XC_MMA_WARPS_N;
-#if !XC_MMA_PTX
-    XC_LOCAL_PTR unsigned int *scratch = scratch_all + warp * XC_MMA_WARP * 6;
-#endif
+    // lds: the ring, then the staged sums of C; scratch, tid, lane, warp.
+    XC_MMA_KERNEL_LOCALS;
     const int col0 = XC_GROUP_ID(0) * XC_MMA_TILE_N;
     const int row0 = XC_GROUP_ID(1) * XC_MMA_TILE_M;
     const int group = XC_GROUP_ID(2) / XC_MMA_SPLIT;   // bound GROUPS

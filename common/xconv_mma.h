@@ -180,6 +180,31 @@ XC_FUNC unsigned int xc_mma_tf32(const float f)
 #endif
 
 // ---------------------------------------------------------------------------------------------
+// A kernel's local memory and work-item ids
+
+// Declares, first in a tensor-core kernel: lds, the kernel's XC_MMA_LOCAL_WORDS words of local
+// memory (16-byte aligned: lds_units); scratch, the warp's 32 lanes x 6 words of the emulated
+// mma (with PTX an unused alias of lds); tid, the work-item, bound THREADS (a power of two: the
+// mask tells the compiler so, which folds the places of the staged words); lane, its lane of
+// its warp; warp, bound WARPS_M * WARPS_N, at warp_m of WARPS_M and warp_n of WARPS_N.
+#if XC_MMA_PTX
+#define XC_MMA_SCRATCH_ALL
+#define XC_MMA_WARP_SCRATCH lds  // unused
+#else
+#define XC_MMA_SCRATCH_ALL XC_LOCAL unsigned int scratch_all[XC_MMA_SCRATCH];
+#define XC_MMA_WARP_SCRATCH (scratch_all + warp * XC_MMA_WARP * 6)
+#endif
+#define XC_MMA_KERNEL_LOCALS                                                  \
+    XC_LOCAL uint4 lds_units[XC_MMA_LOCAL_WORDS / 4];                         \
+    XC_LOCAL_PTR unsigned int *lds = (XC_LOCAL_PTR unsigned int *)lds_units;  \
+    XC_MMA_SCRATCH_ALL                                                        \
+    const int tid = XC_LOCAL_ID(0) & (XC_MMA_THREADS - 1);                    \
+    const int lane = tid % XC_MMA_WARP;                                       \
+    const int warp = tid / XC_MMA_WARP;                                       \
+    const int warp_m = warp / XC_MMA_WARPS_N, warp_n = warp % XC_MMA_WARPS_N; \
+    XC_LOCAL_PTR unsigned int *scratch = XC_MMA_WARP_SCRATCH
+
+// ---------------------------------------------------------------------------------------------
 // Storing C
 
 // Writes this warp's tiles into y through local memory, one 16-row tile of its block at a time:

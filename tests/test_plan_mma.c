@@ -194,8 +194,10 @@ static void test_plans(void)
     CHECK(xconv_mma_channels_first(&p, &t));  // 256 channels: k walked as (r, s, c)
     // The packed pipeline: 128 x 128 tiles on 2 x 4 warps with a 3-stage ring (48 KiB), 64 x
     // 128 with 4 stages; x and w packed in the workspace, three steps.
-    xconv_mma_packed_choose(&h100->info, &p, &t);
+    int split = 0;
+    xconv_mma_packed_choose(&h100->info, &p, &t, &split);
     CHECK(t.tile_m == 128 && t.tile_n == 128 && t.warps_m == 2 && t.warps_n == 4);
+    CHECK(split == xconv_mma_split_choose(&h100->info, &p, &t));
     CHECK(xconv_mma_packed_stages(&h100->info, &t, p.math) == 3);
     CHECK(xconv_mma_packed_local_bytes(&t, p.math, 3) == 49152);
     xconv_plan_options opts;

@@ -80,6 +80,10 @@ const xconv_variant *xconv_winograd_variants(int *count);
 const xconv_variant *xconv_fft_variants(int *count);
 const xconv_variant *xconv_peer_variants(int *count);
 
+// Returns true where implicit_mma's planner takes the packed pipeline for p when the options
+// leave it the choice (host/families/gemm/plan_mma.c, declared here for auto's rules as well).
+bool xconv_mma_packed_pays(const xconv_problem *p);
+
 // Returns true when v's kernels take p's storage type and math mode, else false with the reason
 // (host/plan/registry.c).
 bool xconv_variant_types_apply(const xconv_variant *v, const xconv_problem *p, char *reason,

@@ -282,24 +282,19 @@ static bool reduced_large_filter(const xconv_device_info *dev, const xconv_probl
 // implicit_mma in tf32 on 28x28, 14x14 and 7x7 planes, 1.26x slower on 56x56.
 #define AUTO_TF32_WINOGRAD_MAX_PLANE 28
 
-// Output planes of at most 28x28 with at least 256 filters a group: where implicit_mma runs its
-// packed pipeline (host/families/gemm/variants_mma.c), which ran ResNet-50's channel-reducing
-// 1x1 layers of that kind at batch 50 in tf32 1.4-2.0x faster than the fp32 GEMMs of the line
-// below (res1x1, res4_reduce, res4_reduce_first, res5_reduce, res5_reduce_first:
-// 2026-11-27-h100-08c3a2a-mma_new_tf32.json); res3_reduce (128 filters) kept the fp32 GEMM
-// 1.10x ahead of implicit_mma's register pipeline.
-static bool tf32_packed_mma(const xconv_problem *p)
-{
-    return xconv_problem_out_h(p) * xconv_problem_out_w(p) <= 28 * 28 && p->k / p->groups >= 256;
-}
-
 // Whether p asks for tf32 and is a wide 1x1 layer that reduces channels (filters a group at
 // most half its input channels): there implicit_mma's blocks hold few rows over a long K, and
-// the fp32 GEMMs ran 1.1-3x faster on ResNet-50's and MobileNet-v2's projections.
+// the fp32 GEMMs ran 1.1-3x faster on ResNet-50's and MobileNet-v2's projections. Not where
+// implicit_mma runs its packed pipeline (xconv_mma_packed_pays: on such a layer, output planes
+// of at most 28x28 with at least 256 filters a group), which ran ResNet-50's channel-reducing
+// 1x1 layers of that kind at batch 50 in tf32 1.4-2.0x faster than the fp32 GEMMs (res1x1,
+// res4_reduce, res4_reduce_first, res5_reduce, res5_reduce_first:
+// 2026-11-27-h100-08c3a2a-mma_new_tf32.json); res3_reduce (128 filters) kept the fp32 GEMM
+// 1.10x ahead of implicit_mma's register pipeline.
 static bool tf32_projection(const xconv_device_info *dev, const xconv_problem *p)
 {
     return p->math == XCONV_MATH_TF32 && wide(dev, p) && pointwise(p) &&
-           2 * (p->k / p->groups) <= p->c / p->groups && !tf32_packed_mma(p);
+           2 * (p->k / p->groups) <= p->c / p->groups && !xconv_mma_packed_pays(p);
 }
 
 // tf32_projection with gemm_1x1's condition (wide_pointwise_vectors).

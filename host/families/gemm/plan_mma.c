@@ -6,6 +6,7 @@
 
 #include "families/gemm/plan_gemm.h"
 #include "families/gemm/plan_mma.h"
+#include "plan/variant.h"
 
 // Words of k per K step: two 8-word mma slices (16 TF32 or 32 fp16/bf16 elements).
 #define MMA_K_WORDS 16
@@ -194,6 +195,26 @@ xconv_status xconv_mma_plan_step(const xconv_device_info *info, const xconv_prob
 
 #define MMA_MAX_STAGES 4  // the ring's most stages (the kernel takes 2 to 4)
 
+// Where the packed pipeline runs when the options leave the choice to the planner: a filter of
+// more than one tap (x is read R x S times, packed once), or output planes of at most 28x28
+// with at least 256 filters a group (the product's columns long enough to repay the pass that
+// packs x); and at least 32 channels a group (the packing pads them to 16-byte chunks). On the
+// H100 (2026-11-27-h100-09db270-mma_pipeline_*.json, two runs of each) packed against registers:
+// vgg3x3 1.30x (tf32) and 1.38x (f16); ResNet-50's batch-50 layers with 28x28 planes or less
+// and >= 256 filters 1.32-2.52x in tf32 and 1.01-1.85x in f16; on its 56x56 1x1 layers 0.56-0.96x
+// and on res3_reduce (128 filters) 0.79x in f16, which keep the register pipeline.
+#define MMA_PACKED_MAX_PLANE (28 * 28)
+#define MMA_PACKED_MIN_FILTERS 256
+#define MMA_PACKED_MIN_CHANNELS 32
+
+bool xconv_mma_packed_pays(const xconv_problem *p)
+{
+    int64_t kg = p->k / p->groups, cg = p->c / p->groups;
+    int64_t plane = xconv_problem_out_h(p) * xconv_problem_out_w(p);
+    return cg >= MMA_PACKED_MIN_CHANNELS &&
+           (p->r * p->s > 1 || (plane <= MMA_PACKED_MAX_PLANE && kg >= MMA_PACKED_MIN_FILTERS));
+}
+
 int64_t xconv_mma_packed_channels(const xconv_problem *p)
 {
     int64_t chunk = 4 * mma_pack(p->math);  // elements of a 16-byte chunk
@@ -253,9 +274,10 @@ int xconv_mma_packed_stages(const xconv_device_info *info, const xconv_mma_tiles
 }
 
 void xconv_mma_packed_choose(const xconv_device_info *info, const xconv_problem *p,
-                             xconv_mma_tiles *t)
+                             xconv_mma_tiles *t, int *split)
 {
     xconv_mma_choose(info, p, t);
+    *split = 0;
     // Where 128 x 128 tiles make less than two waves, split-K (xconv_mma_split_choose) can still
     // fill one with them: take them over 64 x 128 when their split grid covers every compute
     // unit. On the H100, ResNet-50's res5_3x3 at batch 50 in f16: 128 x 128 split 3 0.0846 ms
@@ -268,14 +290,16 @@ void xconv_mma_packed_choose(const xconv_device_info *info, const xconv_problem 
         (size_t)(big.warps_m * big.warps_n * MMA_WARP) <= info->max_work_group_size) {
         int64_t cols = p->n * xconv_problem_out_h(p) * xconv_problem_out_w(p);
         int64_t tiles = (p->k / p->groups + 127) / 128 * ((cols + 127) / 128) * p->groups;
-        int split = xconv_mma_split_choose(info, p, &big);
-        if (split > 1 && tiles * split >= (int64_t)info->compute_units)
-            *t = big;
+        int big_split = xconv_mma_split_choose(info, p, &big);
+        if (big_split > 1 && tiles * big_split >= (int64_t)info->compute_units)
+            *t = big, *split = big_split;
     }
     // 128 x 128 tiles on 2 x 4 warps of 64 x 32 (256 work-items): per 8-word slice a warp's four
     // A and two B ldmatrix feed 16 mma rather than 2 + 2 feeding 8 (4 x 4 warps of 32 x 32).
     if (t->tile_m == 128 && t->tile_n == 128)
         t->warps_m = 2, t->warps_n = 4;
+    if (!*split)  // the split depends on the tiles' sizes, not on their warps
+        *split = xconv_mma_split_choose(info, p, t);
 }
 
 // ---------------------------------------------------------------------------------------------

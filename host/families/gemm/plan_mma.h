@@ -91,9 +91,11 @@ int xconv_mma_pack_w_chunks(const xconv_device_info *info, const xconv_problem *
 size_t xconv_mma_pack_w_local_bytes(const xconv_problem *p, int chunks);
 
 // The packed pipeline's tiles for p on info's device: xconv_mma_choose's, 128 x 128 tiles on
-// 2 x 4 warps of 64 x 32 instead of 4 x 4 of 32 x 32. Fills *t.
+// 2 x 4 warps of 64 x 32 instead of 4 x 4 of 32 x 32, or 128 x 128 over 64 x 128 where their
+// split-K fills the device. Fills *t and *split with xconv_mma_split_choose's split for those
+// tiles (1: none).
 void xconv_mma_packed_choose(const xconv_device_info *info, const xconv_problem *p,
-                             xconv_mma_tiles *t);
+                             xconv_mma_tiles *t, int *split);
 
 // Bytes of local memory of the packed kernel with tiles t and `stages` stages in math `math`.
 size_t xconv_mma_packed_local_bytes(const xconv_mma_tiles *t, int64_t math, int stages);

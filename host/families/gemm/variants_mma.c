@@ -26,33 +26,12 @@ static bool implicit_mma_applies(const xconv_variant *v, const xconv_device *dev
     return false;
 }
 
-// Where the packed pipeline runs when the options leave the choice to the planner: a filter of
-// more than one tap (x is read R x S times, packed once), or output planes of at most 28x28
-// with at least 256 filters a group (the product's columns long enough to repay the pass that
-// packs x); and at least 32 channels a group (the packing pads them to 16-byte chunks). On the
-// H100 (2026-11-27-h100-09db270-mma_pipeline_*.json, two runs of each) packed against registers:
-// vgg3x3 1.30x (tf32) and 1.38x (f16); ResNet-50's batch-50 layers with 28x28 planes or less
-// and >= 256 filters 1.32-2.52x in tf32 and 1.01-1.85x in f16; on its 56x56 1x1 layers 0.56-0.96x
-// and on res3_reduce (128 filters) 0.79x in f16, which keep the register pipeline.
-#define MMA_PACKED_MAX_PLANE (28 * 28)
-#define MMA_PACKED_MIN_FILTERS 256
-#define MMA_PACKED_MIN_CHANNELS 32
-
-// Whether the planner's choice for p is the packed pipeline.
-static bool packed_pays(const xconv_problem *p)
-{
-    int64_t kg = p->k / p->groups, cg = p->c / p->groups;
-    int64_t plane = xconv_problem_out_h(p) * xconv_problem_out_w(p);
-    return cg >= MMA_PACKED_MIN_CHANNELS &&
-           (p->r * p->s > 1 || (plane <= MMA_PACKED_MAX_PLANE && kg >= MMA_PACKED_MIN_FILTERS));
-}
-
 // One step: the product on tensor cores, gathering B from x, storing y; or the packed
-// pipeline (asked for, a split asked for, or where it pays: packed_pays), x and w packed first
-// (x not where the product can read B from x as it lies: 1x1, stride 1, unpadded, ungrouped,
-// unless mma_pipeline 2 forces the packing) and the product fed by a cp.async ring, split over
-// K where its tiles leave the device's compute units idle (xconv_mma_split_choose) or as forced. Forced tiles (opts->mma_tiles)
-// replace the planner's in either pipeline.
+// pipeline (asked for, a split asked for, or where it pays: xconv_mma_packed_pays), x and w
+// packed first (x not where the product can read B from x as it lies: 1x1, stride 1, unpadded,
+// ungrouped, unless mma_pipeline 2 forces the packing) and the product fed by a cp.async ring,
+// split over K where its tiles leave the device's compute units idle (xconv_mma_split_choose)
+// or as forced. Forced tiles (opts->mma_tiles) replace the planner's in either pipeline.
 static xconv_status plan_implicit_mma(const xconv_device *dev, const xconv_problem *p,
                                       const xconv_plan_options *opts, xconv_plan *plan,
                                       xconv_error *err)
@@ -68,14 +47,16 @@ static xconv_status plan_implicit_mma(const xconv_device *dev, const xconv_probl
     xconv_status st;
     bool packed = pipeline == XCONV_MMA_PIPELINE_PACKED ||
                   pipeline == XCONV_MMA_PIPELINE_DIRECT_B ||
-                  (pipeline == XCONV_MMA_PIPELINE_AUTO && (split > 1 || stages || packed_pays(p)));
+                  (pipeline == XCONV_MMA_PIPELINE_AUTO && (split > 1 || stages || xconv_mma_packed_pays(p)));
     if (packed) {
         char why[256];
-        xconv_mma_packed_choose(&dev->info, p, &t);
+        int chosen_split;
+        xconv_mma_packed_choose(&dev->info, p, &t, &chosen_split);
         t = forced ? forced_t : t;
         if (!xconv_mma_tiles_take(&t, p->math, true, why, sizeof why))  // before the split's
             return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE, "%s", why);  // model uses t
-        split = split ? split : xconv_mma_split_choose(&dev->info, p, &t);
+        if (!split)  // the planner's split: the one chosen with its tiles, else for the forced
+            split = forced ? xconv_mma_split_choose(&dev->info, p, &t) : chosen_split;
         // B straight from x where it applies, unless the packing of x is forced (2).
         bool direct_b = pipeline == XCONV_MMA_PIPELINE_DIRECT_B ||
                         (pipeline == XCONV_MMA_PIPELINE_AUTO &&

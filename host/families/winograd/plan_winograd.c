@@ -186,14 +186,18 @@ static bool chunk_fits(const xconv_problem *p, int alpha, int64_t tiles, int64_t
     return total <= budget && total / sizeof(float) <= (uint64_t)XCONV_MAX_INDEX;
 }
 
-// On GPUs, the products' k step of 8 becomes 16 where the same tiles fit: the products read
-// B from the workspace as it lies (K = C channels, N = the pass's tiles), and on an H100 a k step
-// of 16 ran res3x3 and vgg3x3's products 2.5% faster than 8 (half the barriers a K step; the
-// GEMM family's gathered B prefers 8, plan_gemm.c). Unchanged where 16 does not fit.
+// On GPUs that give their register file a work-group, the products' k step of 8 becomes 16
+// where the same tiles fit: the products read B from the workspace as it lies (K = C channels,
+// N = the pass's tiles), and on an H100 a k step of 16 ran res3x3 and vgg3x3's products 2.5%
+// faster than 8 (half the barriers a K step; the GEMM family's gathered B prefers 8,
+// plan_gemm.c). There the GEMM step caps the block's registers (gemm_step.c). Devices that give
+// only a bound a work-item keep 8: for gfx1030 clang spilled 76 registers of the deeper step's
+// 8x8 blocks (`xconv compile --target gfx1030`, tests/cli/vendor_compile.sh).
 static void deepen_k_step(const xconv_device_info *info, const xconv_gemm_layout *L,
                           xconv_gemm_tiles *t)
 {
-    if (info->is_cpu || t->tile_k != 8 || L->split_k > 1)
+    if (info->is_cpu || info->max_registers_per_work_group <= 0 || t->tile_k != 8 ||
+        L->split_k > 1)
         return;
     xconv_forced_gemm_tiles deeper = {t->tile_m, t->tile_n, 16, t->wpt_m, t->wpt_n, t->vw,
                                       t->pad, 0};

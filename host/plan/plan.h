@@ -244,6 +244,12 @@ void xconv_step_set_3d(xconv_step *step, const size_t g[3], const size_t l[3]);
 // Rounds v up to a multiple of m (m > 0).
 size_t xconv_round_up(size_t v, size_t m);
 
+// a / b rounded up (a >= 0, b > 0): the planners' count of tiles, blocks and steps.
+static inline int64_t xconv_ceil_div(int64_t a, int64_t b)
+{
+    return (a + b - 1) / b;
+}
+
 // Returns the smaller of a work-group size limit from the device and `want` in each dim
 // (work-group volume <= max_work_group_size); used by planners instead of vendor constants.
 size_t xconv_fit_work_group(const xconv_device_info *info, size_t want);

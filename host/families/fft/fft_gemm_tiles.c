@@ -6,11 +6,6 @@
 
 #include "families/fft/plan_fft.h"
 
-static int64_t ceil_div(int64_t a, int64_t b)
-{
-    return (a + b - 1) / b;
-}
-
 static int next_pow2(int64_t v)
 {
     int p = 1;
@@ -116,7 +111,7 @@ static int gemm_block_columns(int64_t batch)
         widest = 4;
     int narrowest = widest < 32 ? widest : 32, best = widest;
     for (int tn = widest / 2; tn >= narrowest; tn /= 2)
-        if (ceil_div(batch, tn) * tn < ceil_div(batch, best) * best)
+        if (xconv_ceil_div(batch, tn) * tn < xconv_ceil_div(batch, best) * best)
             best = tn;
     return best;
 }

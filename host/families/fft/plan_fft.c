@@ -99,11 +99,6 @@ xconv_status xconv_fft_define(xconv_step *s, const xconv_fft_params *t, xconv_er
 #define MAX_TILE 64         // fft_tiled's largest tile side
 #define MAX_GRID_YZ 65535   // work-groups along dimensions 1 and 2 (CUDA's limit)
 
-static int64_t ceil_div(int64_t a, int64_t b)
-{
-    return (a + b - 1) / b;
-}
-
 // Local memory of a transform step: `pairs` complex lh x pitch frames and both twiddle tables.
 static size_t transform_local_bytes(int lh, int pitch, int lw, int pairs)
 {
@@ -187,7 +182,7 @@ static bool choose_size(xconv_fft_kind kind, const xconv_device_info *info,
                 th = (int)out_h;
             if (tw > out_w)
                 tw = (int)out_w;
-            int64_t tiles = ceil_div(out_h, th) * ceil_div(out_w, tw);
+            int64_t tiles = xconv_ceil_div(out_h, th) * xconv_ceil_div(out_w, tw);
             double cost = size_cost(info, p, hs[i], ws[j], tiles);
             if (cost < best * 0.999) {
                 best = cost;
@@ -195,8 +190,8 @@ static bool choose_size(xconv_fft_kind kind, const xconv_device_info *info,
                 plan->lw = ws[j];
                 plan->out_h = th;
                 plan->out_w = tw;
-                plan->tiles_h = (int)ceil_div(out_h, th);
-                plan->tiles_w = (int)ceil_div(out_w, tw);
+                plan->tiles_h = (int)xconv_ceil_div(out_h, th);
+                plan->tiles_w = (int)xconv_ceil_div(out_w, tw);
             }
         }
     }
@@ -240,7 +235,7 @@ static int choose_threads(const xconv_device_info *info, int lh, int lw, int pai
     if (info->is_cpu && want > 64)
         want = 64;
     int64_t multiple = info->preferred_multiple ? (int64_t)info->preferred_multiple : 1;
-    want = ceil_div(want, multiple) * multiple;
+    want = xconv_ceil_div(want, multiple) * multiple;
     int64_t limit = (int64_t)info->max_work_group_size;
     if (info->max_work_item_sizes[0] && (int64_t)info->max_work_item_sizes[0] < limit)
         limit = (int64_t)info->max_work_item_sizes[0];
@@ -307,7 +302,6 @@ static bool transform_work(const xconv_device_info *info, xconv_fft_params *t,
     return true;
 }
 
-
 // ---------------------------------------------------------------------------------------------
 // Images per pass and regions
 
@@ -366,7 +360,7 @@ static bool choose_passes(const xconv_device_info *info, const xconv_plan_option
     // the same whatever the chunk (a device with smaller allocations gives the same bits).
     if (c->chunk < p->n && c->chunk > 1 && (c->chunk * tiles) % 2)
         c->chunk--;
-    c->passes = ceil_div(p->n, c->chunk);
+    c->passes = xconv_ceil_div(p->n, c->chunk);
     c->batch = c->chunk * tiles;
     size_t f = (size_t)c->freqs * 8;
     c->input_bytes = f * (size_t)p->c * (size_t)c->batch;
@@ -438,8 +432,8 @@ bool xconv_fft_applies(xconv_fft_kind kind, const xconv_device_info *info,
 static void transform_geometry(xconv_step *s, const xconv_fft_params *t,
                                int64_t planes, int64_t rows)
 {
-    size_t global[3] = {(size_t)ceil_div(planes, t->planes) * (size_t)t->threads, (size_t)rows,
-                        1};
+    size_t global[3] = {(size_t)xconv_ceil_div(planes, t->planes) * (size_t)t->threads,
+                        (size_t)rows, 1};
     size_t local[3] = {(size_t)t->threads, 1, 1};
     xconv_step_set_3d(s, global, local);
     s->local_mem_bytes = transform_local_bytes(t->lh, t->pitch, t->lw, t->planes / 2);
@@ -453,8 +447,8 @@ static void gemm_geometry(xconv_step *s, const xconv_fft_choice *c, int64_t colu
     const xconv_problem *p = &c->problem;
     size_t tn = (size_t)(g->gemm_tile_n / g->gemm_wpt_n);
     size_t tm = (size_t)(g->gemm_tile_m / g->gemm_wpt_m);
-    size_t global[3] = {(size_t)ceil_div(columns, g->gemm_tile_n) * tn,
-                        (size_t)(p->groups * ceil_div(p->k / p->groups, g->gemm_tile_m)) * tm,
+    size_t global[3] = {(size_t)xconv_ceil_div(columns, g->gemm_tile_n) * tn,
+                        (size_t)(p->groups * xconv_ceil_div(p->k / p->groups, g->gemm_tile_m)) * tm,
                         (size_t)c->freqs};
     size_t local[3] = {tn, tm, 1};
     xconv_step_set_3d(s, global, local);

@@ -7,18 +7,13 @@
 #include "families/gemm/plan_gemm.h"
 #include "xconv_gemm_params.h"
 
-static int64_t ceil_div(int64_t a, int64_t b)
-{
-    return (a + b - 1) / b;
-}
-
 // ---------------------------------------------------------------------------------------------
 // Defines and geometry
 
 // True when every element offset the kernel forms for L stays in the 32-bit index range.
 static bool fits_index(const xconv_gemm_layout *L)
 {
-    int64_t segs = ceil_div(L->n, L->seg);
+    int64_t segs = xconv_ceil_div(L->n, L->seg);
     int64_t b_end = (L->groups - 1) * L->b_group_stride + (segs - 1) * L->b_seg_stride +
                     L->k * L->ldb + L->seg;
     int64_t c_end = (L->groups - 1) * L->c_group_stride + (segs - 1) * L->c_seg_stride +
@@ -138,8 +133,8 @@ xconv_status xconv_gemm_plan_step(const xconv_device_info *info, const xconv_pro
     if (st != XCONV_OK)
         return st;
     size_t threads_n = (size_t)(t->tile_n / t->wpt_n), threads_m = (size_t)(t->tile_m / t->wpt_m);
-    size_t global[3] = {(size_t)ceil_div(L->n, t->tile_n) * threads_n,
-                        (size_t)ceil_div(L->m, t->tile_m) * threads_m,
+    size_t global[3] = {(size_t)xconv_ceil_div(L->n, t->tile_n) * threads_n,
+                        (size_t)xconv_ceil_div(L->m, t->tile_m) * threads_m,
                         (size_t)L->groups * (size_t)(L->split_k > 1 ? L->split_k : 1)};
     size_t local[3] = {threads_n, threads_m, 1};
     // Two work-groups a compute unit, so that one's FMAs run while the other waits at the k
@@ -164,7 +159,7 @@ xconv_status xconv_gemm_plan_step(const xconv_device_info *info, const xconv_pro
 
 int64_t xconv_gemm_table_rows(const xconv_gemm_layout *L, const xconv_gemm_tiles *t)
 {
-    return ceil_div(L->k, t->tile_k) * t->tile_k;
+    return xconv_ceil_div(L->k, t->tile_k) * t->tile_k;
 }
 
 bool xconv_gemm_table_const(const xconv_device_info *info, const xconv_gemm_layout *L,
@@ -186,7 +181,7 @@ bool xconv_gemm_table_local(const xconv_device_info *info, const xconv_gemm_layo
 void xconv_gemm_step_set_cols(xconv_step *step, int64_t cols)
 {
     long long tile_n = xconv_step_value(step, "XC_GEMM_TILE_N", 1);
-    step->global[0] = (size_t)ceil_div(cols, tile_n) * step->local[0];
+    step->global[0] = (size_t)xconv_ceil_div(cols, tile_n) * step->local[0];
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -160,11 +160,6 @@ static bool candidate_fits(const xconv_device_info *info, const xconv_gemm_layou
 // ---------------------------------------------------------------------------------------------
 // Choosing
 
-static int64_t ceil_div(int64_t a, int64_t b)
-{
-    return (a + b - 1) / b;
-}
-
 // A relative time for t on L: the busiest compute unit's tiles times each tile's padded work,
 // over the tile's efficiency and over how well the work-groups resident on a compute unit fill
 // it. On GPUs efficiency follows arithmetic intensity (a 128x128 tile's is 64 FLOP per loaded
@@ -186,10 +181,11 @@ static int64_t ceil_div(int64_t a, int64_t b)
 static double tile_cost(const xconv_device_info *info, const xconv_gemm_layout *L,
                         const xconv_gemm_tiles *t)
 {
-    int64_t tiles = ceil_div(L->m, t->tile_m) * ceil_div(L->n, t->tile_n) * L->groups;
+    int64_t tiles = xconv_ceil_div(L->m, t->tile_m) * xconv_ceil_div(L->n, t->tile_n) * L->groups;
     int64_t units = info->compute_units > 0 ? info->compute_units : 1;
-    double per_unit = (double)ceil_div(tiles, units);
-    double work = (double)t->tile_m * t->tile_n * (double)(ceil_div(L->k, t->tile_k) * t->tile_k);
+    double per_unit = (double)xconv_ceil_div(tiles, units);
+    double work =
+        (double)t->tile_m * t->tile_n * (double)(xconv_ceil_div(L->k, t->tile_k) * t->tile_k);
     double intensity = (double)t->tile_m * t->tile_n / (t->tile_m + t->tile_n);
     double threads = (double)xconv_gemm_threads(t);
     double fill = 1.0;
@@ -311,23 +307,24 @@ int xconv_gemm_tiles_format(const xconv_gemm_tiles *t, char *buf, size_t len)
 
 int xconv_gemm_split_normalize(const xconv_gemm_layout *L, const xconv_gemm_tiles *t, int parts)
 {
-    int64_t k_steps = ceil_div(L->k, t->tile_k);
+    int64_t k_steps = xconv_ceil_div(L->k, t->tile_k);
     if (parts < 2 || k_steps < 2)
         return 1;
     if (parts > k_steps)
         parts = (int)k_steps;
-    return (int)ceil_div(k_steps, ceil_div(k_steps, parts));  // slices of whole steps, none empty
+    // slices of whole steps, none empty
+    return (int)xconv_ceil_div(k_steps, xconv_ceil_div(k_steps, parts));
 }
 
 int64_t xconv_gemm_split_steps(const xconv_gemm_layout *L, const xconv_gemm_tiles *t)
 {
-    int64_t k_steps = ceil_div(L->k, t->tile_k);
-    return L->split_k > 1 ? ceil_div(k_steps, L->split_k) : k_steps;
+    int64_t k_steps = xconv_ceil_div(L->k, t->tile_k);
+    return L->split_k > 1 ? xconv_ceil_div(k_steps, L->split_k) : k_steps;
 }
 
 int64_t xconv_gemm_part_ld(const xconv_gemm_layout *L)
 {
-    return ceil_div(L->n, 4) * 4;
+    return xconv_ceil_div(L->n, 4) * 4;
 }
 
 size_t xconv_gemm_split_bytes(const xconv_gemm_layout *L)
@@ -368,7 +365,7 @@ static double split_cost(const xconv_device_info *info, const xconv_gemm_layout 
 {
     xconv_gemm_layout S = *L;
     S.groups = L->groups * parts;                            // every slice is a work-group
-    S.k = ceil_div(ceil_div(L->k, t->tile_k), parts) * t->tile_k;  // of one slice's work
+    S.k = xconv_ceil_div(xconv_ceil_div(L->k, t->tile_k), parts) * t->tile_k;  // one slice's work
     double cost = tile_cost(info, &S, t);
     if (parts > 1) {
         int64_t units = info->compute_units > 0 ? info->compute_units : 1;
@@ -384,7 +381,7 @@ static double split_cost(const xconv_device_info *info, const xconv_gemm_layout 
 static bool underfilled(const xconv_device_info *info, const xconv_gemm_layout *L,
                         const xconv_gemm_tiles *t)
 {
-    int64_t tiles = ceil_div(L->m, t->tile_m) * ceil_div(L->n, t->tile_n) * L->groups;
+    int64_t tiles = xconv_ceil_div(L->m, t->tile_m) * xconv_ceil_div(L->n, t->tile_n) * L->groups;
     int64_t units = info->compute_units > 0 ? info->compute_units : 1;
     int64_t resident = info->is_cpu ? 1 : 1024 / (int64_t)xconv_gemm_threads(t);
     return tiles < units * (resident > 1 ? resident : 1);
@@ -401,12 +398,12 @@ static int rule_split(const xconv_device_info *info, const xconv_gemm_layout *L,
     *cost = only_split ? INFINITY : split_cost(info, L, t, 1);
     if (!underfilled(info, L, t))
         return best;
-    int64_t k_steps = ceil_div(L->k, t->tile_k);
+    int64_t k_steps = xconv_ceil_div(L->k, t->tile_k);
     for (int parts = 2; parts <= XCONV_GEMM_SPLIT_MAX; parts++) {
         xconv_gemm_layout S = *L;
         S.split_k = parts;
         if (xconv_gemm_split_normalize(L, t, parts) != parts ||
-            ceil_div(k_steps, parts) < SPLIT_MIN_STEPS ||
+            xconv_ceil_div(k_steps, parts) < SPLIT_MIN_STEPS ||
             xconv_gemm_split_bytes(&S) > info->max_alloc_bytes / 4)
             continue;
         double c = split_cost(info, L, t, parts);

@@ -45,11 +45,6 @@
 
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
-static int64_t ceil_div(int64_t a, int64_t b)
-{
-    return (a + b - 1) / b;
-}
-
 static uint64_t align_up(uint64_t v, uint64_t a)
 {
     return (v + a - 1) / a * a;
@@ -250,8 +245,8 @@ xconv_status xconv_wino_plan_nonfused(const xconv_device_info *info, const xconv
     if (st != XCONV_OK)
         return st;
     int64_t groups = p->groups, cg = p->c / groups, kg = p->k / groups, aa = alpha * alpha;
-    int64_t tiles_h = ceil_div(xconv_problem_out_h(p), m);
-    int64_t tiles_w = ceil_div(xconv_problem_out_w(p), m);
+    int64_t tiles_h = xconv_ceil_div(xconv_problem_out_h(p), m);
+    int64_t tiles_w = xconv_ceil_div(xconv_problem_out_w(p), m);
     int64_t tiles = tiles_h * tiles_w;
     if ((st = check_grid(p->c, "input channels", err)) != XCONV_OK ||
         (st = check_grid(p->k, "output channels", err)) != XCONV_OK ||
@@ -282,7 +277,7 @@ xconv_status xconv_wino_plan_nonfused(const xconv_device_info *info, const xconv
     if (opts && opts->winograd_chunk > 0 && opts->winograd_chunk < lo)
         lo = opts->winograd_chunk;
     out->chunk = lo;
-    out->passes = ceil_div(p->n, lo);
+    out->passes = xconv_ceil_div(p->n, lo);
     nonfused_regions(p, alpha, tiles, lo, out->region_bytes, &out->tiles.t_ld);
     out->filter = (xconv_wino_filter_params){.m = m, .u_ck = 0};
     out->tiles.m = m;
@@ -301,12 +296,12 @@ xconv_status xconv_wino_plan_nonfused(const xconv_device_info *info, const xconv
     const xconv_gemm_tiles *t = &out->gemm_tiles;
     int64_t slices = out->gemm.split_k > 1 ? out->gemm.split_k : 1;
     size_t threads_n = (size_t)(t->tile_n / t->wpt_n), threads_m = (size_t)(t->tile_m / t->wpt_m);
-    if ((st = check_grid(ceil_div(kg, t->tile_m), "GEMM row tiles", err)) != XCONV_OK)
+    if ((st = check_grid(xconv_ceil_div(kg, t->tile_m), "GEMM row tiles", err)) != XCONV_OK)
         return st;
     out->gemm_launch = (xconv_wino_launch){
         .dims = 3,
-        .global = {(size_t)ceil_div(out->gemm.n, t->tile_n) * threads_n,
-                   (size_t)ceil_div(kg, t->tile_m) * threads_m,
+        .global = {(size_t)xconv_ceil_div(out->gemm.n, t->tile_n) * threads_n,
+                   (size_t)xconv_ceil_div(kg, t->tile_m) * threads_m,
                    (size_t)(aa * groups * slices)},
         .local = {threads_n, threads_m, 1},
         .local_mem_bytes = xconv_gemm_local_bytes(t)};
@@ -386,9 +381,9 @@ static bool fused_valid(const xconv_device_info *info, const xconv_problem *p,
         return snprintf(why, len, "about %llu registers pass the device's %llu per work-group",
                         (unsigned long long)regs,
                         (unsigned long long)xconv_wino_register_budget(info)), false;
-    if (p->groups * ceil_div(p->k / p->groups, f->k_block) > MAX_GRID_YZ)
+    if (p->groups * xconv_ceil_div(p->k / p->groups, f->k_block) > MAX_GRID_YZ)
         return snprintf(why, len, "%lld channel blocks pass a launch dimension's %d",
-                        (long long)(p->groups * ceil_div(p->k / p->groups, f->k_block)),
+                        (long long)(p->groups * xconv_ceil_div(p->k / p->groups, f->k_block)),
                         MAX_GRID_YZ), false;
     return true;
 }
@@ -414,15 +409,16 @@ static double fused_cost(const xconv_device_info *info, const xconv_problem *p,
     double alpha = f->m + r - 1, aa = alpha * alpha;
     int64_t cg = p->c / p->groups, kg = p->k / p->groups;
     int64_t all_tiles = p->n * f->tiles_h * f->tiles_w;
-    int64_t groups = ceil_div(all_tiles, f->tile_block) * p->groups * ceil_div(kg, f->k_block);
+    int64_t groups =
+        xconv_ceil_div(all_tiles, f->tile_block) * p->groups * xconv_ceil_div(kg, f->k_block);
     int64_t units = info->compute_units > 0 ? info->compute_units : 1;
-    double per_unit = (double)ceil_div(groups, units);
-    double c_pad = (double)(ceil_div(cg, f->c_chunk) * f->c_chunk);
+    double per_unit = (double)xconv_ceil_div(groups, units);
+    double c_pad = (double)(xconv_ceil_div(cg, f->c_chunk) * f->c_chunk);
     double threads = (double)xconv_wino_fused_threads(f, r);
     double fma = aa * f->tile_block * f->k_block * c_pad;
     double stage = c_pad * aa * (f->tile_block * FUSED_INPUT_COST + f->k_block * FUSED_FILTER_COST);
     double output = aa * f->tile_block * f->k_block * FUSED_OUTPUT_COST / alpha;
-    double barriers = 2.0 * (double)ceil_div(cg, f->c_chunk) + 2.0 * f->wpt_k;
+    double barriers = 2.0 * (double)xconv_ceil_div(cg, f->c_chunk) + 2.0 * f->wpt_k;
     double intensity = (double)f->wpt_t * f->wpt_k / (f->wpt_t + f->wpt_k);
     double efficiency = pow(fmin(1.0, intensity / 4.0), 0.75);
     // A unit runs the work-items at once, as many work-groups as its registers hold.
@@ -509,10 +505,10 @@ static double vec_cost(const xconv_device_info *info, const xconv_problem *p,
     double alpha = f->m + r - 1, aa = alpha * alpha, m2 = (double)f->m * f->m;
     int64_t cg = p->c / p->groups, kg = p->k / p->groups;
     int64_t all_tiles = p->n * f->tiles_h * f->tiles_w;
-    int64_t items = ceil_div(all_tiles, f->vec) * p->groups * ceil_div(kg, f->k_block);
+    int64_t items = xconv_ceil_div(all_tiles, f->vec) * p->groups * xconv_ceil_div(kg, f->k_block);
     int64_t units = info->compute_units > 0 ? info->compute_units : 1;
-    double per_unit = (double)ceil_div(items, units);
-    double kb = f->k_block, blocks = kb / f->wpt_k, chunks = (double)ceil_div(cg, f->c_chunk);
+    double per_unit = (double)xconv_ceil_div(items, units);
+    double kb = f->k_block, blocks = kb / f->wpt_k, chunks = (double)xconv_ceil_div(cg, f->c_chunk);
     double fma = aa * kb * (double)cg;
     double loads = aa * blocks * (double)cg + 2.0 * aa * kb * chunks;
     double input = (double)cg * (aa * f->vec * VEC_GATHER_COST + aa * VEC_TRANSFORM_COST);
@@ -571,8 +567,8 @@ xconv_status xconv_wino_plan_fused(const xconv_device_info *info, const xconv_pr
                                out->workspace_bytes / 1048576.0,
                                workspace_budget(info) / 1048576.0);
     xconv_wino_fused_params f = {.m = m,
-                                 .tiles_h = ceil_div(xconv_problem_out_h(p), m),
-                                 .tiles_w = ceil_div(xconv_problem_out_w(p), m),
+                                 .tiles_h = xconv_ceil_div(xconv_problem_out_h(p), m),
+                                 .tiles_w = xconv_ceil_div(xconv_problem_out_w(p), m),
                                  .unroll_c = info->is_cpu ? 0 : 1};
     if (opts && xconv_forced_wino_block_set(&opts->winograd_fused)) {
         st = forced_block(info, p, &opts->winograd_fused, &f, err);
@@ -595,8 +591,8 @@ xconv_status xconv_wino_plan_fused(const xconv_device_info *info, const xconv_pr
     int64_t all_tiles = p->n * fp->tiles_h * fp->tiles_w;
     out->fused_launch = (xconv_wino_launch){
         .dims = 2,
-        .global = {(size_t)ceil_div(all_tiles, fp->tile_block) * threads,
-                   (size_t)(p->groups * ceil_div(p->k / p->groups, fp->k_block)), 1},
+        .global = {(size_t)xconv_ceil_div(all_tiles, fp->tile_block) * threads,
+                   (size_t)(p->groups * xconv_ceil_div(p->k / p->groups, fp->k_block)), 1},
         .local = {threads, 1, 1},
         .local_mem_bytes = xconv_wino_fused_local_bytes(fp, r)};
     return XCONV_OK;

@@ -232,7 +232,8 @@ static void test_planes(xconv_device *dev)
               xconv_fft2d_summary(f), worst, worst_back);
     printf("  %s: error %.2g of sum |x|, round trip %.2g of max |x|\n", xconv_fft2d_summary(f),
            worst, worst_back);
-    CHECK(xconv_fft2d_create(dev, 14, 10, 3, NULL, &err) == NULL && err.status == XCONV_ERR_INVALID);
+    CHECK(xconv_fft2d_create(dev, 14, 10, 3, NULL, &err) == NULL &&
+          err.status == XCONV_ERR_INVALID);
     CHECK_CONTAINS(err.msg, "2^a 3^b 5^c");
     free(x), free(spec), free(back);
     xconv_buffer_destroy(dx), xconv_buffer_destroy(ds), xconv_buffer_destroy(db);

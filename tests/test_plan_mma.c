@@ -242,8 +242,8 @@ static xconv_plan *plan_f16(xconv_device *dev, const char *spec, const xconv_pla
 // Forced tiles and split-K on the sm_90 profile: the tiles of the lead's sweep plan in both
 // pipelines, tiles the kernels cannot take and rings past the local memory are refused saying
 // why; the planner takes 128 x 128 tiles for res5_3x3 at batch 50 (80 of them for 132 compute
-// units) and splits them three ways, and leaves vgg3x3 whole; a forced split is normalised; split-K with the register
-// pipeline forced is refused.
+// units) and splits them three ways, and leaves vgg3x3 whole; a forced split is normalised;
+// split-K with the register pipeline forced is refused.
 // Direct B (mma_pipeline 3; the planner's packed pipeline wherever it applies): on a 1x1,
 // stride-1, unpadded layer the filters are packed and the product reads B from x (two steps, no
 // packed x in the workspace), in every mode; mma_pipeline 2 still packs x. Where it does not

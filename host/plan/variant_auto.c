@@ -177,7 +177,6 @@ static bool large_not_wide(const xconv_device_info *dev, const xconv_problem *p)
            (p->r == 1 && p->s == 1 && flops >= AUTO_GEMM_1X1_NARROW_MIN_FLOPS);
 }
 
-
 // Whether p is a wide product (above) at stride 1 and dilation 1.
 static bool wide_stride1(const xconv_device_info *dev, const xconv_problem *p)
 {
@@ -213,8 +212,8 @@ static bool wide_3x3_quarter_busy(const xconv_device_info *dev, const xconv_prob
 #define AUTO_WINO_LIGHT_FLOPS_PER_UNIT 1e6
 #define AUTO_WINO_LIGHT_MIN_PLANE (56 * 56)
 
-// Whether p is a wide stride-1 product (3x3, or r x r for the caller) with at least
-// AUTO_WINO_LIGHT_FLOPS_PER_UNIT a unit and output planes of AUTO_WINO_LIGHT_MIN_PLANE or more.
+// Whether p has at least AUTO_WINO_LIGHT_FLOPS_PER_UNIT a unit and output planes of
+// AUTO_WINO_LIGHT_MIN_PLANE or more.
 static bool light_large_plane(const xconv_device_info *dev, const xconv_problem *p)
 {
     return flops_per_unit(dev, p) >= AUTO_WINO_LIGHT_FLOPS_PER_UNIT &&
@@ -246,7 +245,7 @@ static bool wide_5x5(const xconv_device_info *dev, const xconv_problem *p)
 // Whether p is a wide stride-1 5x5 product with at least AUTO_WINO_LIGHT_FLOPS_PER_UNIT a unit
 // (the FFT's line takes the busy ones first). F(2x2,5x5) makes a GEMM column of each 2x2 tile:
 // on AlexNet's conv2 at batch 1 (27x27 planes, 3.4e6 FLOPs a unit) it ran 1.24-1.26x ahead of
-// the implicit GEMM through both backends (the records of light_large_plane).
+// the implicit GEMM through both backends (2026-11-28-h100-c029fce-matrix_rules_*.json).
 static bool wide_5x5_light(const xconv_device_info *dev, const xconv_problem *p)
 {
     return wide_5x5(dev, p) && flops_per_unit(dev, p) >= AUTO_WINO_LIGHT_FLOPS_PER_UNIT;

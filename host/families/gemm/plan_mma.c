@@ -392,8 +392,9 @@ bool xconv_mma_direct_b_applies(const xconv_problem *p, const xconv_mma_tiles *t
 // filter packing's channel block and work-group on info's device, and the split (its slices'
 // K steps and the partials' row stride when split).
 static xconv_status packed_defines(xconv_step *s, const xconv_device_info *info,
-                                   const xconv_problem *p, const xconv_mma_tiles *t, int stages, bool direct_b,
-                                   const xconv_gemm_layout *L, xconv_error *err)
+                                   const xconv_problem *p, const xconv_mma_tiles *t,
+                                   int stages, bool direct_b, const xconv_gemm_layout *L,
+                                   xconv_error *err)
 {
     s->bake_batch = true;
     xconv_status st = xconv_step_define_problem(s, p, err);

@@ -47,7 +47,8 @@ static xconv_status plan_implicit_mma(const xconv_device *dev, const xconv_probl
     xconv_status st;
     bool packed = pipeline == XCONV_MMA_PIPELINE_PACKED ||
                   pipeline == XCONV_MMA_PIPELINE_DIRECT_B ||
-                  (pipeline == XCONV_MMA_PIPELINE_AUTO && (split > 1 || stages || xconv_mma_packed_pays(p)));
+                  (pipeline == XCONV_MMA_PIPELINE_AUTO &&
+                   (split > 1 || stages || xconv_mma_packed_pays(p)));
     if (packed) {
         char why[256];
         int chosen_split;

@@ -102,18 +102,12 @@ XC_FUNC void xc_fft_forward_2d(XC_LOCAL_PTR float2 *buf, const XC_GLOBAL XC_DATA
     for (int p = 0; p < XC_FFT_PAIRS; p++) {
         const xc_fft_plane re = xc_fft_source(src, filter, first + 2 * p, c, n0, columns);
         const xc_fft_plane im = xc_fft_source(src, filter, first + 2 * p + 1, c, n0, columns);
-        // Element e = i * LW + j: (i, j) steps by THREADS elements with an add and a carry,
-        // not a division and a remainder by LW (rarely a power of two) per element.
+        // Element e = i * LW + j: (i, j) steps by THREADS elements (XC_FFT_STEP_2D).
         int i = XC_LOCAL_ID(0) / XC_FFT_LW, j = XC_LOCAL_ID(0) % XC_FFT_LW;  // row, column
         for (int e = XC_LOCAL_ID(0); e < XC_FFT_LH * XC_FFT_LW; e += XC_FFT_THREADS) {
             buf[p * XC_FFT_PLANE_STRIDE + i * XC_FFT_PITCH + j] =
                 XC_MAKE_FLOAT2(xc_fft_frame(re, i, j), xc_fft_frame(im, i, j));
-            i += XC_FFT_THREADS / XC_FFT_LW;
-            j += XC_FFT_THREADS % XC_FFT_LW;
-            if (j >= XC_FFT_LW) {
-                j -= XC_FFT_LW;
-                i++;
-            }
+            XC_FFT_STEP_2D(i, j, XC_FFT_LW);
         }
     }
     XC_BARRIER();

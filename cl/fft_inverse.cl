@@ -103,8 +103,7 @@ XC_FUNC void xc_fft_crop_pair(XC_GLOBAL XC_DATA *y, XC_LOCAL_PTR const float2 *f
     const int q1 = (t1 % XC_FFT_TILES_W) * XC_FFT_OUT_W;
     const int p2 = (t2 / XC_FFT_TILES_W) * XC_FFT_OUT_H;
     const int q2 = (t2 % XC_FFT_TILES_W) * XC_FFT_OUT_W;
-    // Element e = i * OUT_W + j: (i, j) steps by THREADS elements with an add and a carry, not
-    // a division and a remainder by OUT_W per element.
+    // Element e = i * OUT_W + j: (i, j) steps by THREADS elements (XC_FFT_STEP_2D).
     int i = XC_LOCAL_ID(0) / XC_FFT_OUT_W, j = XC_LOCAL_ID(0) % XC_FFT_OUT_W;  // row, column
     for (int e = XC_LOCAL_ID(0); e < XC_FFT_ROWS_OUT * XC_FFT_OUT_W; e += XC_FFT_THREADS) {
         const float2 z = frame[i * XC_FFT_PITCH + j];
@@ -112,12 +111,7 @@ XC_FUNC void xc_fft_crop_pair(XC_GLOBAL XC_DATA *y, XC_LOCAL_PTR const float2 *f
             XC_ST(y, o1 + (p1 + i) * XC_Q + q1 + j, XC_EPI(z.x, k));
         if (second && p2 + i < XC_P && q2 + j < XC_Q)
             XC_ST(y, o2 + (p2 + i) * XC_Q + q2 + j, XC_EPI(z.y, k));
-        i += XC_FFT_THREADS / XC_FFT_OUT_W;
-        j += XC_FFT_THREADS % XC_FFT_OUT_W;
-        if (j >= XC_FFT_OUT_W) {
-            j -= XC_FFT_OUT_W;
-            i++;
-        }
+        XC_FFT_STEP_2D(i, j, XC_FFT_OUT_W);
     }
 }
 #endif

@@ -233,6 +233,19 @@ typedef struct xc_fft_lines {
 #define XC_FFT_UNROLL_RADIX  // a run-time radix: loops the compiler cannot unroll stay loops
 #endif
 
+// Steps the coordinates (hi, lo), lo bound n, of a flat index hi * n + lo by XC_FFT_THREADS
+// with an add and a carry: the work-group loops' way of following their index without a
+// division and a remainder by n (rarely a power of two) per element.
+#define XC_FFT_STEP_2D(hi, lo, n)                                                              \
+    do {                                                                                       \
+        (lo) += XC_FFT_THREADS % (n);                                                          \
+        (hi) += XC_FFT_THREADS / (n);                                                          \
+        if ((lo) >= (n)) {                                                                     \
+            (lo) -= (n);                                                                       \
+            (hi)++;                                                                            \
+        }                                                                                      \
+    } while (0)
+
 // One pass of radix `radix` over sub-transforms of length `span` (L / span twiddle steps),
 // in place. DIF: butterfly, then twiddle the outputs; DIT (transposed): twiddle the inputs,
 // then butterfly. tw holds exp(-2 pi i m / L); inverse passes use its conjugates.
@@ -244,18 +257,13 @@ XC_FFT_PASS_FUNC void xc_fft_pass(XC_LOCAL_PTR float2 *data, XC_LOCAL_PTR const 
     const int per_line = L / radix;   // butterflies per line
     // Butterfly b is (line, t) = (b % count, b / count) with line_fastest, else (b / per_line,
     // b % per_line): its faster index `lo` (bound `minor`) and slower `hi` step by THREADS
-    // butterflies with an add and a carry, not a division and a remainder per butterfly.
+    // butterflies (XC_FFT_STEP_2D).
     const int minor = ln.line_fastest ? ln.count : per_line;
     int lo = XC_LOCAL_ID(0) % minor, hi = XC_LOCAL_ID(0) / minor;
     for (int b = XC_LOCAL_ID(0); b < ln.count * per_line; b += XC_FFT_THREADS) {
         const int line = ln.line_fastest ? lo : hi;  // bound ln.count
         const int t = ln.line_fastest ? hi : lo;     // bound per_line
-        lo += XC_FFT_THREADS % minor;
-        hi += XC_FFT_THREADS / minor;
-        if (lo >= minor) {
-            lo -= minor;
-            hi++;
-        }
+        XC_FFT_STEP_2D(hi, lo, minor);
         const int block = t / stride;                                     // sub-transform
         const int j = t - block * stride;                                 // bound stride
         const int base = (line / ln.per_plane) * ln.plane_stride +

@@ -51,9 +51,11 @@ static xconv_status plan_implicit_mma(const xconv_device *dev, const xconv_probl
                    (split > 1 || stages || xconv_mma_packed_pays(p)));
     if (packed) {
         char why[256];
-        int chosen_split;
-        xconv_mma_packed_choose(&dev->info, p, &t, &chosen_split);
-        t = forced ? forced_t : t;
+        int chosen_split = 0;  // the planner's tiles come with their split
+        if (forced)
+            t = forced_t;
+        else
+            xconv_mma_packed_choose(&dev->info, p, &t, &chosen_split);
         if (!xconv_mma_tiles_take(&t, p->math, true, why, sizeof why))  // before the split's
             return xconv_error_set(err, XCONV_ERR_NOT_APPLICABLE, "%s", why);  // model uses t
         if (!split)  // the planner's split: the one chosen with its tiles, else for the forced
@@ -64,8 +66,10 @@ static xconv_status plan_implicit_mma(const xconv_device *dev, const xconv_probl
                          xconv_mma_direct_b_applies(p, &t, NULL, 0));
         st = xconv_mma_plan_packed(&dev->info, p, &t, stages, split, direct_b, plan, err);
     } else {
-        xconv_mma_choose(&dev->info, p, &t);
-        t = forced ? forced_t : t;
+        if (forced)
+            t = forced_t;
+        else
+            xconv_mma_choose(&dev->info, p, &t);
         st = xconv_mma_plan_step(&dev->info, p, &t, plan, err);
     }
     if (st == XCONV_OK && forced)
